@@ -1,0 +1,29 @@
+# Sourced by ./colony, ./run-tests and .ci/run: exports JAVA_HOME pointing at a JDK 21+.
+# Order: $JAVA_HOME, the java on PATH, then the usual JVM install directories (newest first).
+
+colony_java_major() {
+  # prints the feature version of the java binary given as $1 (e.g. 17, 21, 25)
+  "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = \([0-9.]*\).*/\1/p' | head -n 1 | sed 's/^1\.//'
+}
+
+colony_find_jdk() {
+  local candidates=() c v
+  [ -n "${JAVA_HOME:-}" ] && candidates+=("$JAVA_HOME")
+  if command -v java >/dev/null 2>&1; then
+    c=$(readlink -f "$(command -v java)" 2>/dev/null) && candidates+=("${c%/bin/java}")
+  fi
+  for c in $(ls -d /usr/lib/jvm/* /opt/java/* /opt/jdk* /Library/Java/JavaVirtualMachines/*/Contents/Home "$HOME"/.sdkman/candidates/java/* 2>/dev/null | sort -rV); do
+    candidates+=("$c")
+  done
+  for c in "${candidates[@]}"; do
+    [ -x "$c/bin/java" ] && [ -x "$c/bin/javac" ] || continue
+    v=$(colony_java_major "$c/bin/java")
+    if [ -n "$v" ] && [ "$v" -ge 21 ] 2>/dev/null; then
+      export JAVA_HOME="$c"
+      return 0
+    fi
+  done
+  echo "colony: no JDK 21 or newer found (looked at \$JAVA_HOME, java on PATH and /usr/lib/jvm)." >&2
+  echo "colony: install one (e.g. 'apt-get install openjdk-21-jdk' or https://adoptium.net) or set JAVA_HOME to it." >&2
+  return 1
+}

@@ -1,0 +1,36 @@
+package dev.colony.ant;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The state an ant carries from one workflow run to the next across continue-as-new. Nothing
+ * an operator relies on may be missing here: queued messages, counters, pause state, a pending
+ * wait and the statistics all survive.
+ */
+public record AntMemory(
+    int sessions,
+    int consecutiveErrors,
+    boolean paused,
+    String pauseReason,
+    List<String> queue,
+    long postSequence,
+    boolean announced,
+    Long wakeAtMillis,
+    Lifecycle waitKind,
+    boolean scheduledRunDue,
+    String lastOutcome,
+    String lastDetail,
+    long startedAtMillis,
+    Map<String, Integer> sessionsByOutcome,
+    long turns,
+    double costUsd,
+    boolean costReported,
+    long inputTokens,
+    long outputTokens) {
+
+  public AntMemory {
+    queue = queue == null ? List.of() : List.copyOf(queue);
+    sessionsByOutcome = sessionsByOutcome == null ? Map.of() : Map.copyOf(sessionsByOutcome);
+  }
+}

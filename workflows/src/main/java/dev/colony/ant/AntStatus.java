@@ -1,0 +1,23 @@
+package dev.colony.ant;
+
+/**
+ * The {@code status} query's answer.
+ *
+ * @param pauseReason {@code operator}, {@code billing}, {@code auth} or {@code budget}; null when
+ *     not paused
+ * @param nextWakeTime ISO-8601 instant of the pending timer (backoff, rate limit, sleep, cron);
+ *     null when none
+ */
+public record AntStatus(
+    String colony,
+    String ant,
+    Lifecycle state,
+    boolean paused,
+    String pauseReason,
+    int queueDepth,
+    int sessions,
+    int consecutiveErrors,
+    String nextWakeTime,
+    String lastOutcome,
+    String lastDetail,
+    String engine) {}

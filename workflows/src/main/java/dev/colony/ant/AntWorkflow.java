@@ -1,0 +1,48 @@
+package dev.colony.ant;
+
+import dev.colony.spec.AntSpec;
+import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * One ant, supervised for its whole life. Handler names are public API: operators use them with
+ * {@code temporal workflow signal --name pause} and the like, so they never change.
+ */
+@WorkflowInterface
+public interface AntWorkflow {
+
+  @WorkflowMethod(name = "AntWorkflow")
+  void run(AntRun run);
+
+  /** Pause after the current session; acknowledged at once. */
+  @SignalMethod(name = "pause")
+  void pause();
+
+  /** Resume a paused ant; also cuts a running backoff, rate-limit or sleep wait short. */
+  @SignalMethod(name = "resume")
+  void resume();
+
+  /** Stop for good: cancels a running session and completes the workflow. */
+  @SignalMethod(name = "stop")
+  void stop();
+
+  /** Queue a work instruction for the next session; a paused ant resumes to handle it. */
+  @SignalMethod(name = "message")
+  void message(String text);
+
+  /** Discard all queued work instructions. */
+  @SignalMethod(name = "clear")
+  void clear();
+
+  /** Replace the spec (sent by {@code colony start} with signal-with-start); applies between sessions. */
+  @SignalMethod(name = "configure")
+  void configure(AntSpec spec);
+
+  @QueryMethod(name = "status")
+  AntStatus status();
+
+  @QueryMethod(name = "stats")
+  AntStats stats();
+}

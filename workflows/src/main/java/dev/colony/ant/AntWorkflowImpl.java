@@ -1,0 +1,450 @@
+package dev.colony.ant;
+
+import static dev.colony.supervisor.OperatorMessages.trim;
+
+import dev.colony.chat.ChatActivities;
+import dev.colony.chat.ChatPost;
+import dev.colony.schedule.CronSchedule;
+import dev.colony.session.SessionActivities;
+import dev.colony.session.SessionRequest;
+import dev.colony.session.SessionResult;
+import dev.colony.spec.AntSpec;
+import dev.colony.supervisor.Backoff;
+import dev.colony.supervisor.OperatorMessages;
+import dev.colony.supervisor.Outcome;
+import dev.colony.workspace.WorkspaceActivities;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowInit;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+
+/**
+ * The supervisor of one ant. The loop: wait for a reason to run (a pending backoff, rate-limit
+ * or sleep timer; the schedule; a human message), wait while paused, prepare the workspace, run
+ * one session, classify its outcome and act on it. All waits are {@code Workflow.await} with a
+ * condition, so signals act at once, and a paused ant holds no timer at all.
+ */
+public class AntWorkflowImpl implements AntWorkflow {
+  private static final Logger log = Workflow.getLogger(AntWorkflowImpl.class);
+  /** A single queued instruction is bounded so one paste cannot bloat the history. */
+  static final int MAX_MESSAGE_CHARS = 16_000;
+  private static final String OPERATOR = "operator";
+
+  private AntSpec spec;
+  private AntSpec pendingSpec;
+  private SessionActivities sessions;
+  private WorkspaceActivities workspaces;
+  private final ChatActivities chat;
+
+  // Carried across continue-as-new (see AntMemory).
+  private int sessionCount;
+  private int consecutiveErrors;
+  private boolean paused;
+  private String pauseReason;
+  private final List<String> queue = new ArrayList<>();
+  private long postSequence;
+  private boolean announced;
+  private Long wakeAtMillis;
+  private Lifecycle waitKind;
+  private boolean scheduledRunDue;
+  private String lastOutcome;
+  private String lastDetail;
+  private final long startedAtMillis;
+  private final TreeMap<String, Integer> sessionsByOutcome = new TreeMap<>();
+  private long turns;
+  private double costUsd;
+  private boolean costReported;
+  private long inputTokens;
+  private long outputTokens;
+
+  // Per run only.
+  private Lifecycle lifecycle = Lifecycle.STARTING;
+  private boolean stopRequested;
+  private boolean wakeEarly;
+  private boolean sessionRunning;
+  private final List<ChatPost> outbox = new ArrayList<>();
+
+  @WorkflowInit
+  public AntWorkflowImpl(AntRun run) {
+    this.spec = run.spec();
+    this.chat = Workflow.newActivityStub(ChatActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(30))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofSeconds(1))
+            .setMaximumInterval(Duration.ofSeconds(30))
+            .setMaximumAttempts(10)
+            .build())
+        .build());
+    buildSessionStubs();
+    AntMemory m = run.memory();
+    if (m == null) {
+      startedAtMillis = Workflow.currentTimeMillis();
+      return;
+    }
+    sessionCount = m.sessions();
+    consecutiveErrors = m.consecutiveErrors();
+    paused = m.paused();
+    pauseReason = m.pauseReason();
+    queue.addAll(m.queue());
+    postSequence = m.postSequence();
+    announced = m.announced();
+    wakeAtMillis = m.wakeAtMillis();
+    waitKind = m.waitKind();
+    scheduledRunDue = m.scheduledRunDue();
+    lastOutcome = m.lastOutcome();
+    lastDetail = m.lastDetail();
+    startedAtMillis = m.startedAtMillis();
+    sessionsByOutcome.putAll(m.sessionsByOutcome());
+    turns = m.turns();
+    costUsd = m.costUsd();
+    costReported = m.costReported();
+    inputTokens = m.inputTokens();
+    outputTokens = m.outputTokens();
+  }
+
+  private void buildSessionStubs() {
+    // Outcomes are values: retries here are only for infrastructure faults (a worker crash,
+    // a lost heartbeat). The session bound itself is enforced inside the activity; the
+    // start-to-close timeout is a backstop a little beyond it.
+    this.sessions = Workflow.newActivityStub(SessionActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(spec.sessionTimeoutSeconds() + 120))
+        .setHeartbeatTimeout(Duration.ofSeconds(spec.heartbeatTimeoutSeconds()))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofSeconds(1))
+            .setMaximumInterval(Duration.ofSeconds(30))
+            .setMaximumAttempts(10)
+            .build())
+        .build());
+    this.workspaces = Workflow.newActivityStub(WorkspaceActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofMinutes(15))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofSeconds(2))
+            .setMaximumInterval(Duration.ofSeconds(30))
+            .setMaximumAttempts(5)
+            .build())
+        .build());
+  }
+
+  @Override
+  public void run(AntRun run) {
+    Async.procedure(this::deliverPosts);
+    if (!announced) {
+      announced = true;
+      say(OperatorMessages.started(spec.name()));
+    }
+    int sessionsThisRun = 0;
+    while (!stopRequested) {
+      applyPendingSpec();
+      if (sessionsThisRun > 0
+          && (sessionsThisRun >= spec.continueAsNewEvery()
+              || Workflow.getInfo().isContinueAsNewSuggested())) {
+        continueAsNew();
+        return;
+      }
+      if (readyToRun()) {
+        runOneSession();
+        sessionsThisRun++;
+      }
+    }
+    lifecycle = Lifecycle.STOPPED;
+    wakeAtMillis = null;
+    say(OperatorMessages.stopped(spec.name()));
+    Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished());
+  }
+
+  /**
+   * Does at most one wait and says whether a session should start now. Returning false sends
+   * the loop back to its top so stop, a new spec and continue-as-new are looked at between waits.
+   */
+  private boolean readyToRun() {
+    if (wakeAtMillis != null) {
+      lifecycle = waitKind;
+      long remaining = wakeAtMillis - Workflow.currentTimeMillis();
+      boolean interrupted = remaining > 0
+          && Workflow.await(Duration.ofMillis(remaining), () -> stopRequested || wakeEarly);
+      if (!interrupted && waitKind == Lifecycle.WAITING) {
+        scheduledRunDue = true;
+      }
+      clearWait();
+      return false;
+    }
+    if (paused) {
+      lifecycle = Lifecycle.PAUSED;
+      Workflow.await(() -> !paused || stopRequested || pendingSpec != null);
+      return false;
+    }
+    if (spec.eventDriven() && queue.isEmpty() && !scheduledRunDue) {
+      lifecycle = Lifecycle.WAITING;
+      Long tick = spec.cron() == null ? null
+          : CronSchedule.nextTick(spec.cron(), spec.timezone(), Workflow.currentTimeMillis());
+      if (tick != null) {
+        scheduleWait(tick, Lifecycle.WAITING);
+      } else {
+        // Triggers only: nothing to time, wake on a message (or, later, a trigger signal).
+        Workflow.await(() -> !queue.isEmpty() || paused || stopRequested || pendingSpec != null);
+      }
+      return false;
+    }
+    return !stopRequested;
+  }
+
+  private void runOneSession() {
+    scheduledRunDue = false;
+    sessionRunning = true;
+    lifecycle = Lifecycle.PREPARING;
+    String workspace;
+    try {
+      workspace = workspaces.prepareWorkspace(spec);
+    } catch (ActivityFailure f) {
+      sessionRunning = false;
+      sessionCount++;
+      act(SessionResult.of(Outcome.TRANSIENT, "workspace setup failed: " + rootMessage(f)), List.of());
+      return;
+    }
+    List<String> delivered = new ArrayList<>(queue);
+    queue.clear();
+    int number = sessionCount + 1;
+    lifecycle = Lifecycle.RUNNING;
+    SessionRequest request = new SessionRequest(spec, number, delivered, workspace);
+    List<Promise<SessionResult>> holder = new ArrayList<>(1);
+    CancellationScope scope = Workflow.newCancellationScope(
+        () -> holder.add(Async.function(sessions::runSession, request)));
+    scope.run();
+    Promise<SessionResult> session = holder.get(0);
+    Workflow.await(() -> session.isCompleted() || stopRequested);
+    if (!session.isCompleted()) {
+      scope.cancel();
+    }
+    SessionResult result;
+    try {
+      result = session.get();
+    } catch (ActivityFailure f) {
+      sessionRunning = false;
+      if (f.getCause() instanceof CanceledFailure || stopRequested) {
+        queue.addAll(0, delivered);
+        return;
+      }
+      result = SessionResult.of(Outcome.TRANSIENT, "session failed: " + rootMessage(f));
+    } catch (CanceledFailure c) {
+      sessionRunning = false;
+      queue.addAll(0, delivered);
+      return;
+    }
+    sessionRunning = false;
+    sessionCount = number;
+    act(result, delivered);
+  }
+
+  /** Applies the supervisor policy for one finished session. */
+  private void act(SessionResult r, List<String> delivered) {
+    Outcome outcome = r.outcome() == null ? Outcome.TRANSIENT : r.outcome();
+    record(outcome, r);
+    String name = spec.name();
+    long now = Workflow.currentTimeMillis();
+    switch (outcome.action()) {
+      case CONTINUE -> {
+        consecutiveErrors = 0;
+        say(OperatorMessages.succeeded(name, sessionCount, r.detail()));
+        if (!spec.eventDriven() && spec.pollIntervalSeconds() > 0) {
+          scheduleWait(now + spec.pollIntervalSeconds() * 1000, Lifecycle.SLEEPING);
+        }
+      }
+      case RESTART_NOW -> consecutiveErrors = 0;
+      case BACK_OFF -> {
+        queue.addAll(0, delivered);
+        consecutiveErrors++;
+        Duration delay = Backoff.delay(consecutiveErrors);
+        say(outcome == Outcome.PERMANENT
+            ? OperatorMessages.permanent(name, r.detail(), delay.toSeconds())
+            : OperatorMessages.crashed(name, r.detail(), delay.toSeconds()));
+        scheduleWait(now + delay.toMillis(), Lifecycle.BACKING_OFF);
+      }
+      case WAIT_FOR_RESET -> {
+        queue.addAll(0, delivered);
+        long waitMillis;
+        if (r.resetAtEpochMillis() != null) {
+          waitMillis = Math.max(0, r.resetAtEpochMillis() - now);
+        } else {
+          consecutiveErrors++;
+          waitMillis = Backoff.delay(consecutiveErrors).toMillis();
+        }
+        say(OperatorMessages.rateLimited(name, (waitMillis + 999) / 1000));
+        scheduleWait(now + waitMillis, Lifecycle.RATE_LIMITED);
+      }
+      case PAUSE -> {
+        queue.addAll(0, delivered);
+        paused = true;
+        pauseReason = outcome.configName();
+        say(OperatorMessages.paused(name, outcome));
+      }
+    }
+  }
+
+  private void record(Outcome outcome, SessionResult r) {
+    lastOutcome = outcome.configName();
+    lastDetail = trim(r.detail());
+    sessionsByOutcome.merge(lastOutcome, 1, Integer::sum);
+    turns += r.turns();
+    if (r.costUsd() > 0) {
+      costUsd += r.costUsd();
+      costReported = true;
+    }
+    inputTokens += r.inputTokens();
+    outputTokens += r.outputTokens();
+  }
+
+  private void scheduleWait(long atMillis, Lifecycle kind) {
+    wakeAtMillis = atMillis;
+    waitKind = kind;
+    wakeEarly = false;
+  }
+
+  private void clearWait() {
+    wakeAtMillis = null;
+    waitKind = null;
+    wakeEarly = false;
+  }
+
+  private void applyPendingSpec() {
+    if (pendingSpec == null) {
+      return;
+    }
+    spec = pendingSpec;
+    pendingSpec = null;
+    buildSessionStubs();
+    say(OperatorMessages.reconfigured(spec.name()));
+  }
+
+  private void continueAsNew() {
+    // Handlers may still be posting; wait so nothing they queued is lost with this run.
+    Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished());
+    applyPendingSpec();
+    Workflow.continueAsNew(new AntRun(spec, memory()));
+  }
+
+  AntMemory memory() {
+    return new AntMemory(sessionCount, consecutiveErrors, paused, pauseReason, queue, postSequence,
+        announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail,
+        startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens);
+  }
+
+  // ---- chat: posts leave in order, one at a time, from a single workflow thread ----
+
+  private void say(String text) {
+    postSequence++;
+    String key = Workflow.getInfo().getWorkflowId() + "/" + Workflow.getInfo().getRunId() + "/" + postSequence;
+    outbox.add(new ChatPost(spec.colony(), spec.name(), spec.discordChannel(), text, key));
+  }
+
+  private void deliverPosts() {
+    while (true) {
+      Workflow.await(() -> !outbox.isEmpty());
+      ChatPost post = outbox.get(0);
+      try {
+        chat.post(post);
+      } catch (ActivityFailure f) {
+        log.warn("giving up on chat post {} after retries: {}", post.idempotencyKey(), rootMessage(f));
+      }
+      outbox.remove(0);
+    }
+  }
+
+  // ---- signals ----
+
+  @Override
+  public void pause() {
+    if (!paused) {
+      paused = true;
+      pauseReason = OPERATOR;
+    }
+    wakeEarly = true;
+    say(OperatorMessages.pausing(spec.name(), sessionRunning));
+  }
+
+  @Override
+  public void resume() {
+    if (paused) {
+      paused = false;
+      pauseReason = null;
+      say(OperatorMessages.resuming(spec.name()));
+    } else if (wakeAtMillis != null && waitKind != Lifecycle.WAITING) {
+      wakeEarly = true;
+      say(OperatorMessages.resuming(spec.name()));
+    } else {
+      say(OperatorMessages.notPaused(spec.name()));
+    }
+  }
+
+  @Override
+  public void stop() {
+    stopRequested = true;
+  }
+
+  @Override
+  public void message(String text) {
+    if (text == null || text.isBlank()) {
+      return;
+    }
+    String bounded = text.length() <= MAX_MESSAGE_CHARS ? text
+        : text.substring(0, MAX_MESSAGE_CHARS) + "\n[message truncated at " + MAX_MESSAGE_CHARS + " characters]";
+    queue.add(bounded);
+    wakeEarly = true;
+    if (paused) {
+      paused = false;
+      pauseReason = null;
+      say(OperatorMessages.resuming(spec.name()));
+    } else {
+      say(OperatorMessages.queued(spec.name(), queue.size(), sessionRunning));
+    }
+  }
+
+  @Override
+  public void clear() {
+    int dropped = queue.size();
+    queue.clear();
+    say(OperatorMessages.cleared(spec.name(), dropped));
+  }
+
+  @Override
+  public void configure(AntSpec newSpec) {
+    if (newSpec != null && !newSpec.equals(pendingSpec == null ? spec : pendingSpec)) {
+      pendingSpec = newSpec;
+    }
+  }
+
+  // ---- queries ----
+
+  @Override
+  public AntStatus status() {
+    String wake = wakeAtMillis == null ? null : Instant.ofEpochMilli(wakeAtMillis).toString();
+    return new AntStatus(spec.colony(), spec.name(), lifecycle, paused, pauseReason, queue.size(),
+        sessionCount, consecutiveErrors, wake, lastOutcome, lastDetail, spec.engine().configName());
+  }
+
+  @Override
+  public AntStats stats() {
+    long uptime = Math.max(0, (Workflow.currentTimeMillis() - startedAtMillis) / 1000);
+    return new AntStats(spec.name(), startedAtMillis, uptime, sessionCount, sessionsByOutcome,
+        turns, costUsd, costReported, inputTokens, outputTokens);
+  }
+
+  private static String rootMessage(Throwable t) {
+    Throwable c = t;
+    while (c.getCause() != null && c.getCause() != c) {
+      c = c.getCause();
+    }
+    String m = c.getMessage();
+    return m == null ? c.getClass().getSimpleName() : m;
+  }
+}

@@ -1,0 +1,17 @@
+package dev.colony.session;
+
+import dev.colony.spec.AntSpec;
+import java.util.List;
+
+/**
+ * One session to run.
+ *
+ * @param session 1-based session number over the ant's whole life
+ * @param messages queued human instructions to deliver in this session's prompt
+ * @param workspace absolute path of the prepared working directory
+ */
+public record SessionRequest(AntSpec spec, int session, List<String> messages, String workspace) {
+  public SessionRequest {
+    messages = messages == null ? List.of() : List.copyOf(messages);
+  }
+}

@@ -1,0 +1,32 @@
+package dev.colony.session;
+
+import dev.colony.supervisor.Outcome;
+
+/**
+ * What a session came to. Engine failures are values here, never exceptions: the workflow
+ * decides what to do with each outcome.
+ *
+ * @param detail one short line for operators (error text or a summary)
+ * @param resetAtEpochMillis when a rate limit lifts, if the engine said so
+ * @param transcript path of the full session output on the worker's disk
+ */
+public record SessionResult(
+    Outcome outcome,
+    String detail,
+    Long resetAtEpochMillis,
+    int turns,
+    double costUsd,
+    long inputTokens,
+    long outputTokens,
+    long durationMillis,
+    String sessionId,
+    String transcript) {
+
+  public static SessionResult of(Outcome outcome, String detail) {
+    return new SessionResult(outcome, detail, null, 0, 0, 0, 0, 0, null, null);
+  }
+
+  public static SessionResult rateLimited(String detail, Long resetAtEpochMillis) {
+    return new SessionResult(Outcome.RATE_LIMIT, detail, resetAtEpochMillis, 0, 0, 0, 0, 0, null, null);
+  }
+}

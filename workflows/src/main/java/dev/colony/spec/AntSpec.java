@@ -1,0 +1,74 @@
+package dev.colony.spec;
+
+import java.util.List;
+
+/**
+ * Everything an ant's workflow needs, as validated from {@code ants/<name>.yaml} merged with the
+ * colony defaults. Holds no secret values: free text keeps its {@code ${VAR}} names, which the
+ * worker resolves from its own environment when a session runs.
+ *
+ * @param colonyDir absolute path of the colony directory the spec was loaded from
+ * @param sourceFile the ant's file, relative to the colony directory (for messages)
+ * @param cron 5-field cron expression of the schedule, or null
+ * @param timezone zone the cron expression is read in (IANA id)
+ * @param pollIntervalSeconds sleep between sessions of a continuous ant (0 = none)
+ * @param sessionTimeoutSeconds hard bound on one session
+ * @param heartbeatTimeoutSeconds how long a silent session activity is trusted before retry
+ * @param continueAsNewEvery sessions per workflow run before continue-as-new
+ */
+public record AntSpec(
+    String colony,
+    String name,
+    String description,
+    String instructions,
+    EngineKind engine,
+    ClaudeSpec claude,
+    GeminiSpec gemini,
+    CommandSpec command,
+    String discordChannel,
+    List<String> githubRepos,
+    String cron,
+    String timezone,
+    List<TriggerSpec> triggers,
+    Autonomy autonomy,
+    ConfirmationSpec confirmation,
+    ToolCallLogging toolCalls,
+    LmOutput lmOutput,
+    RecoveryPolicy recovery,
+    long pollIntervalSeconds,
+    long confirmationTimeoutSeconds,
+    long sessionTimeoutSeconds,
+    long heartbeatTimeoutSeconds,
+    int continueAsNewEvery,
+    WorkspaceSpec workspace,
+    GitIdentity git,
+    String colonyDir,
+    String sourceFile) {
+
+  public static final long DEFAULT_SESSION_TIMEOUT_SECONDS = 2 * 3600;
+  public static final long DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 30;
+  public static final long DEFAULT_CONFIRMATION_TIMEOUT_SECONDS = 30 * 60;
+  public static final int DEFAULT_CONTINUE_AS_NEW_EVERY = 100;
+
+  public AntSpec {
+    githubRepos = githubRepos == null ? List.of() : List.copyOf(githubRepos);
+    triggers = triggers == null ? List.of() : List.copyOf(triggers);
+  }
+
+  /** Ants with a schedule or triggers run only when one fires (or a human writes). */
+  public boolean eventDriven() {
+    return (cron != null && !cron.isBlank()) || !triggers.isEmpty();
+  }
+
+  /** The workflow id of this ant: {@code ant/<colony>/<ant>}. */
+  public String workflowId() {
+    return AntIds.workflowId(colony, name);
+  }
+
+  public AntSpec withContinueAsNewEvery(int every) {
+    return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
+        discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
+        recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,
+        heartbeatTimeoutSeconds, every, workspace, git, colonyDir, sourceFile);
+  }
+}

@@ -1,0 +1,22 @@
+package dev.colony.supervisor;
+
+import java.time.Duration;
+
+/** Restart delay after consecutive crashes: 10 s, 20 s, 40 s, 80 s, then a 5 minute cap. */
+public final class Backoff {
+  private static final long[] STEPS_SECONDS = {10, 20, 40, 80};
+  public static final Duration CAP = Duration.ofMinutes(5);
+
+  private Backoff() {}
+
+  /** @param consecutiveErrors the counter after counting this crash (1 for the first) */
+  public static Duration delay(int consecutiveErrors) {
+    if (consecutiveErrors < 1) {
+      return Duration.ZERO;
+    }
+    if (consecutiveErrors > STEPS_SECONDS.length) {
+      return CAP;
+    }
+    return Duration.ofSeconds(STEPS_SECONDS[consecutiveErrors - 1]);
+  }
+}

@@ -1,0 +1,109 @@
+package dev.colony.supervisor;
+
+/**
+ * The text an ant posts to its channel for each supervisor event. One place so the console, the
+ * CLI and Discord say exactly the same thing and tests can assert it.
+ */
+public final class OperatorMessages {
+  private static final int DETAIL_LIMIT = 300;
+
+  private OperatorMessages() {}
+
+  private static String bold(String ant) {
+    return "**" + ant + "**";
+  }
+
+  public static String started(String ant) {
+    return "🐜 " + bold(ant) + " is starting up.";
+  }
+
+  public static String succeeded(String ant, int session, String detail) {
+    String d = trim(detail);
+    return "✅ " + bold(ant) + " finished session " + session + (d.isEmpty() ? "." : ": " + d);
+  }
+
+  public static String crashed(String ant, String detail, long seconds) {
+    return "❌ " + bold(ant) + " crashed: " + orUnknown(detail) + ". Restarting in " + seconds + "s…";
+  }
+
+  public static String rateLimited(String ant, long seconds) {
+    return "⏳ " + bold(ant) + " is rate limited. Resuming in " + seconds + "s…";
+  }
+
+  public static String permanent(String ant, String detail, long seconds) {
+    return "🚫 " + bold(ant) + " encountered a permanent error: " + orUnknown(detail)
+        + ". Restarting in " + seconds + "s…";
+  }
+
+  public static String billing(String ant) {
+    return "💳 " + bold(ant) + " has a billing error — check your account with the model provider."
+        + " Paused until resumed.";
+  }
+
+  public static String auth(String ant) {
+    return "🔐 " + bold(ant) + " could not authenticate — check its credentials."
+        + " Paused until resumed.";
+  }
+
+  public static String budget(String ant) {
+    return "💰 " + bold(ant) + " went over its USD budget cap. Paused until resumed.";
+  }
+
+  public static String pausing(String ant, boolean sessionRunning) {
+    return sessionRunning
+        ? "⏸️ " + bold(ant) + " will pause after the current session."
+        : "⏸️ " + bold(ant) + " paused.";
+  }
+
+  public static String resuming(String ant) {
+    return "▶️ " + bold(ant) + " resuming.";
+  }
+
+  public static String notPaused(String ant) {
+    return "ℹ️ " + bold(ant) + " is not paused.";
+  }
+
+  public static String queued(String ant, int depth, boolean sessionRunning) {
+    return "📥 " + bold(ant) + " queued your message (" + depth + " waiting)"
+        + (sessionRunning ? "; it will be in the next session." : ".");
+  }
+
+  public static String cleared(String ant, int dropped) {
+    return "🧹 " + bold(ant) + " discarded " + dropped + " queued message" + (dropped == 1 ? "" : "s") + ".";
+  }
+
+  public static String stopped(String ant) {
+    return "⏹️ " + bold(ant) + " stopped.";
+  }
+
+  public static String reconfigured(String ant) {
+    return "🔧 " + bold(ant) + " picked up a new configuration.";
+  }
+
+  /** Message text for an outcome that pauses the ant. */
+  public static String paused(String ant, Outcome outcome) {
+    return switch (outcome) {
+      case BILLING -> billing(ant);
+      case AUTH -> auth(ant);
+      case BUDGET -> budget(ant);
+      default -> throw new IllegalArgumentException(outcome + " does not pause");
+    };
+  }
+
+  static String orUnknown(String detail) {
+    String d = trim(detail);
+    return d.isEmpty() ? "unknown error" : d;
+  }
+
+  /** One line, bounded, with a visible marker when cut. */
+  public static String trim(String detail) {
+    if (detail == null) {
+      return "";
+    }
+    String d = detail.strip().replaceAll("\\s*\\R\\s*", " ");
+    while (d.endsWith(".")) {
+      d = d.substring(0, d.length() - 1);
+    }
+    return d.length() <= DETAIL_LIMIT ? d : d.substring(0, DETAIL_LIMIT) + "… [truncated]";
+  }
+}

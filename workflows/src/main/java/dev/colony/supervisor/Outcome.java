@@ -1,0 +1,91 @@
+package dev.colony.supervisor;
+
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * How a session ended: success, or one of the seven supervisor categories. Every engine reduces
+ * its own error vocabulary to these values; the workflow decides what each one means.
+ */
+public enum Outcome {
+  SUCCESS(Action.CONTINUE),
+  /** The turn limit was reached: a normal end for long tasks; restart at once, silently. */
+  MAX_TURNS(Action.RESTART_NOW),
+  /** Expected to pass on retry: back off exponentially. */
+  TRANSIENT(Action.BACK_OFF),
+  /** Wait until the reset time when known, else back off. */
+  RATE_LIMIT(Action.WAIT_FOR_RESET),
+  /** A configuration or prompt problem: back off exponentially. */
+  PERMANENT(Action.BACK_OFF),
+  BILLING(Action.PAUSE),
+  AUTH(Action.PAUSE),
+  BUDGET(Action.PAUSE);
+
+  /** What the supervisor does about an outcome. */
+  public enum Action { CONTINUE, RESTART_NOW, BACK_OFF, WAIT_FOR_RESET, PAUSE }
+
+  private final Action action;
+
+  Outcome(Action action) {
+    this.action = action;
+  }
+
+  public Action action() {
+    return action;
+  }
+
+  /** Lower-case name as written in config and shown to operators, e.g. {@code rate_limit}. */
+  public String configName() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  // Error values of the Claude Agent SDK / Claude Code (assistant `error` and result `subtype`).
+  private static final Map<String, Outcome> SDK_VALUES = Map.ofEntries(
+      Map.entry("server_error", TRANSIENT),
+      Map.entry("unknown", TRANSIENT),
+      Map.entry("max_output_tokens", TRANSIENT),
+      Map.entry("error_during_execution", TRANSIENT),
+      Map.entry("rate_limit", RATE_LIMIT),
+      Map.entry("invalid_request", PERMANENT),
+      Map.entry("error_max_structured_output_retries", PERMANENT),
+      Map.entry("error_max_turns", MAX_TURNS),
+      Map.entry("billing_error", BILLING),
+      Map.entry("authentication_failed", AUTH),
+      Map.entry("error_max_budget_usd", BUDGET));
+
+  /**
+   * Classifies an SDK error value. Values not known here are treated as transient: the SDK adds
+   * new values over time, and retrying with backoff is the safe reading of an unknown failure.
+   */
+  public static Outcome fromSdkValue(String value) {
+    if (value == null) {
+      return TRANSIENT;
+    }
+    return SDK_VALUES.getOrDefault(value.trim().toLowerCase(Locale.ROOT), TRANSIENT);
+  }
+
+  /** True when {@code value} is a known SDK error value. */
+  public static boolean isSdkValue(String value) {
+    return value != null && SDK_VALUES.containsKey(value.trim().toLowerCase(Locale.ROOT));
+  }
+
+  /**
+   * Parses a category name ({@code transient}, {@code rate_limit}, ..., {@code success}) or an
+   * SDK error value; returns null when it is neither.
+   */
+  public static Outcome parse(String value) {
+    if (value == null) {
+      return null;
+    }
+    String v = value.trim().toLowerCase(Locale.ROOT).replace('-', '_');
+    for (Outcome o : values()) {
+      if (o.configName().equals(v)) {
+        return o;
+      }
+    }
+    if ("ratelimit".equals(v) || "rate_limited".equals(v)) {
+      return RATE_LIMIT;
+    }
+    return SDK_VALUES.get(v);
+  }
+}

@@ -1,0 +1,380 @@
+package dev.colony.ant;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.session.SessionResult;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.TriggerSpec;
+import dev.colony.supervisor.Outcome;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Seed 000, row by row, on Temporal's time-skipping test environment. */
+class AntWorkflowTest {
+  private static final String QUEUE = "test";
+
+  private TestWorkflowEnvironment env;
+  private Fakes.ScriptedSessions sessions;
+  private Fakes.RecordingChat chat;
+  private WorkflowClient client;
+
+  @BeforeEach
+  void setUp() {
+    env = TestWorkflowEnvironment.newInstance();
+    Worker worker = env.newWorker(QUEUE);
+    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+    sessions = new Fakes.ScriptedSessions();
+    sessions.clock = env::currentTimeMillis;
+    chat = new Fakes.RecordingChat();
+    worker.registerActivitiesImplementations(sessions, chat, new Fakes.FixedWorkspace());
+    env.start();
+    client = env.getWorkflowClient();
+  }
+
+  @AfterEach
+  void tearDown() {
+    env.close();
+  }
+
+  private AntWorkflow start(AntSpec spec) {
+    AntWorkflow ant = client.newWorkflowStub(AntWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(spec.workflowId()).setTaskQueue(QUEUE).build());
+    WorkflowClient.start(ant::run, new AntRun(spec, null));
+    return ant;
+  }
+
+  /** Continuous ant that sleeps an hour after each success, so tests control how far it runs. */
+  private static AntSpec ant(String name) {
+    return Fakes.withPoll(Fakes.spec(name), 3600);
+  }
+
+  private void advance(Duration d) {
+    env.sleep(d);
+  }
+
+  /** Waits (real time, bounded) for background workers; virtual time does not move meanwhile. */
+  private static void eventually(BooleanSupplier condition) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not reached within 10 s");
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  private List<Long> gapsSeconds() {
+    List<Long> gaps = new ArrayList<>();
+    for (int i = 1; i < sessions.startedAt.size(); i++) {
+      gaps.add(Math.round((sessions.startedAt.get(i) - sessions.startedAt.get(i - 1)) / 1000.0));
+    }
+    return gaps;
+  }
+
+  @Test
+  void transientCrashesBackOffExponentiallyWithCapThenSuccessResetsCounter() {
+    for (int i = 0; i < 6; i++) {
+      sessions.then(Outcome.TRANSIENT, "boom");
+    }
+    sessions.then(Outcome.SUCCESS, "all good");
+    sessions.then(Outcome.TRANSIENT, "again");
+    AntWorkflow ant = start(ant("worker"));
+    advance(Duration.ofMinutes(75));
+    eventually(() -> sessions.requests.size() >= 8);
+    // 10, 20, 40, 80, then the 5 minute cap (twice); the success is followed by the hour of
+    // poll_interval sleep, then a crash that counts from 1 again.
+    assertEquals(List.of(10L, 20L, 40L, 80L, 300L, 300L, 3600L), gapsSeconds().subList(0, 7));
+    eventually(() -> chat.texts().size() >= 10);
+    List<String> texts = chat.texts();
+    assertEquals("🐜 **worker** is starting up.", texts.get(0));
+    assertEquals("❌ **worker** crashed: boom. Restarting in 10s…", texts.get(1));
+    assertEquals("❌ **worker** crashed: boom. Restarting in 20s…", texts.get(2));
+    assertEquals("❌ **worker** crashed: boom. Restarting in 40s…", texts.get(3));
+    assertEquals("❌ **worker** crashed: boom. Restarting in 80s…", texts.get(4));
+    assertEquals("❌ **worker** crashed: boom. Restarting in 300s…", texts.get(5));
+    assertEquals("❌ **worker** crashed: boom. Restarting in 300s…", texts.get(6));
+    assertEquals("✅ **worker** finished session 7: all good", texts.get(7));
+    // The counter restarted at 0 after the success: the next crash waits 10 s again.
+    assertEquals("❌ **worker** crashed: again. Restarting in 10s…", texts.get(8));
+    AntStatus status = ant.status();
+    assertEquals(1, status.consecutiveErrors());
+    assertEquals(8, status.sessions());
+  }
+
+  @Test
+  void permanentErrorsBackOffWithTheirOwnMessage() {
+    sessions.then(Outcome.PERMANENT, "invalid model name").then(Outcome.PERMANENT, "invalid model name");
+    start(ant("perm"));
+    advance(Duration.ofSeconds(31));
+    eventually(() -> sessions.requests.size() >= 3);
+    assertEquals(List.of(10L, 20L), gapsSeconds().subList(0, 2));
+    eventually(() -> chat.texts().size() >= 3);
+    assertEquals("🚫 **perm** encountered a permanent error: invalid model name. Restarting in 10s…",
+        chat.texts().get(1));
+    assertEquals("🚫 **perm** encountered a permanent error: invalid model name. Restarting in 20s…",
+        chat.texts().get(2));
+  }
+
+  @Test
+  void maxTurnsRestartsAtOnceSilentlyAndResetsTheCounter() {
+    sessions.then(Outcome.TRANSIENT, "a").then(Outcome.TRANSIENT, "b")
+        .then(Outcome.MAX_TURNS, "turn limit").then(Outcome.TRANSIENT, "c");
+    AntWorkflow ant = start(ant("long"));
+    advance(Duration.ofSeconds(45));
+    eventually(() -> sessions.requests.size() >= 5);
+    assertEquals(List.of(10L, 20L, 0L, 10L), gapsSeconds().subList(0, 4));
+    eventually(() -> chat.texts().size() >= 4);
+    assertTrue(chat.texts().stream().noneMatch(t -> t.contains("turn limit")), chat.texts().toString());
+    assertEquals("❌ **long** crashed: c. Restarting in 10s…", chat.texts().get(3));
+    assertEquals(0, ant.status().consecutiveErrors());
+  }
+
+  @Test
+  void rateLimitWaitsExactlyUntilResetElseBacksOff() {
+    sessions.then(() -> SessionResult.rateLimited("429", env.currentTimeMillis() + 95_000));
+    sessions.then(() -> SessionResult.rateLimited("429", null));
+    AntWorkflow ant = start(ant("limited"));
+    eventually(() -> sessions.requests.size() >= 1);
+    eventually(() -> ant.status().state() == Lifecycle.RATE_LIMITED);
+    AntStatus waiting = ant.status();
+    assertEquals(0, waiting.consecutiveErrors());
+    assertEquals(sessions.startedAt.get(0) + 95_000, Instant.parse(waiting.nextWakeTime()).toEpochMilli(), 1000);
+    advance(Duration.ofSeconds(110));
+    eventually(() -> sessions.requests.size() >= 3);
+    assertEquals(List.of(95L, 10L), gapsSeconds().subList(0, 2));
+    eventually(() -> chat.texts().size() >= 3);
+    assertEquals("⏳ **limited** is rate limited. Resuming in 95s…", chat.texts().get(1));
+    assertEquals("⏳ **limited** is rate limited. Resuming in 10s…", chat.texts().get(2));
+  }
+
+  @Test
+  void billingAuthAndBudgetPauseWithoutTimerUntilResumed() {
+    record Case(Outcome outcome, String text) {}
+    List<Case> cases = List.of(
+        new Case(Outcome.BILLING, "💳 **payer** has a billing error — check your account with the model provider. Paused until resumed."),
+        new Case(Outcome.AUTH, "🔐 **payer** could not authenticate — check its credentials. Paused until resumed."),
+        new Case(Outcome.BUDGET, "💰 **payer** went over its USD budget cap. Paused until resumed."));
+    sessions.then(Outcome.TRANSIENT, "flaky");
+    for (Case c : cases) {
+      sessions.then(c.outcome(), "blocked");
+    }
+    AntWorkflow ant = start(ant("payer"));
+    advance(Duration.ofSeconds(11));
+    int expectedSessions = 2;
+    for (Case c : cases) {
+      final int n = expectedSessions;
+      eventually(() -> sessions.requests.size() == n);
+      eventually(() -> ant.status().state() == Lifecycle.PAUSED);
+      AntStatus st = ant.status();
+      assertTrue(st.paused());
+      assertEquals(c.outcome().configName(), st.pauseReason());
+      assertNull(st.nextWakeTime());
+      // The crash counter is untouched by blocking errors.
+      assertEquals(1, st.consecutiveErrors());
+      assertNoPendingTimer(ant);
+      advance(Duration.ofDays(30));
+      assertEquals(n, sessions.requests.size(), "a paused ant must not run");
+      eventually(() -> chat.texts().contains(c.text()));
+      ant.resume();
+      expectedSessions++;
+    }
+    eventually(() -> sessions.requests.size() == 5);
+    eventually(() -> chat.texts().stream().filter(t -> t.equals("▶️ **payer** resuming.")).count() == 3);
+  }
+
+  private void assertNoPendingTimer(AntWorkflow ant) {
+    WorkflowStub stub = WorkflowStub.fromTyped(ant);
+    List<HistoryEvent> events = client.fetchHistory(stub.getExecution().getWorkflowId()).getEvents();
+    long started = events.stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_TIMER_STARTED).count();
+    long ended = events.stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_TIMER_FIRED
+        || e.getEventType() == EventType.EVENT_TYPE_TIMER_CANCELED).count();
+    assertEquals(started, ended, "no timer may be pending while paused");
+  }
+
+  @Test
+  void resumeCutsABackoffShort() {
+    for (int i = 0; i < 5; i++) {
+      sessions.then(Outcome.TRANSIENT, "down");
+    }
+    AntWorkflow ant = start(ant("eager"));
+    advance(Duration.ofSeconds(151));
+    eventually(() -> sessions.requests.size() == 5);
+    eventually(() -> ant.status().state() == Lifecycle.BACKING_OFF);
+    long before = env.currentTimeMillis();
+    assertEquals(before + 300_000, Instant.parse(ant.status().nextWakeTime()).toEpochMilli(), 2000);
+    ant.resume();
+    eventually(() -> sessions.requests.size() == 6);
+    assertTrue(sessions.startedAt.get(5) - before < 5_000, "resume must end the 5 minute wait at once");
+  }
+
+  @Test
+  void pauseTakesEffectAfterTheCurrentSessionAndIsAcknowledgedAtOnce() throws Exception {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    sessions.then(() -> {
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return SessionResult.of(Outcome.SUCCESS, "first");
+    });
+    AntWorkflow ant = start(Fakes.spec("busy"));
+    eventually(() -> sessions.requests.size() == 1);
+    ant.pause();
+    eventually(() -> chat.texts().contains("⏸️ **busy** will pause after the current session."));
+    assertEquals(Lifecycle.RUNNING, ant.status().state());
+    release.countDown();
+    eventually(() -> ant.status().state() == Lifecycle.PAUSED);
+    advance(Duration.ofHours(5));
+    assertEquals(1, sessions.requests.size());
+    assertEquals("operator", ant.status().pauseReason());
+    ant.resume();
+    eventually(() -> sessions.requests.size() >= 2);
+  }
+
+  @Test
+  void messageResumesAPausedAntAndIsDeliveredInTheNextPrompt() {
+    sessions.then(Outcome.AUTH, "bad key");
+    AntWorkflow ant = start(ant("helper"));
+    eventually(() -> ant.status().paused());
+    ant.message("Refactor the auth module");
+    eventually(() -> sessions.requests.size() == 2);
+    assertEquals(List.of("Refactor the auth module"), sessions.requests.get(1).messages());
+    eventually(() -> chat.texts().contains("▶️ **helper** resuming."));
+    assertFalse(ant.status().paused());
+  }
+
+  @Test
+  void messagesSurviveACrashAndClearDiscardsThem() {
+    sessions.then(Outcome.TRANSIENT, "crash");
+    AntWorkflow ant = start(ant("keeper"));
+    eventually(() -> ant.status().state() == Lifecycle.SLEEPING || ant.status().state() == Lifecycle.BACKING_OFF);
+    ant.pause();
+    ant.message("one");
+    ant.message("two");
+    // the messages resumed the paused ant and cut its backoff short: both go to session 2
+    eventually(() -> sessions.requests.size() >= 2);
+    assertEquals(List.of("one", "two"), sessions.requests.get(1).messages());
+    ant.pause();
+    eventually(() -> ant.status().state() == Lifecycle.PAUSED || ant.status().state() == Lifecycle.SLEEPING);
+    ant.clear();
+    eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("🧹 **keeper** discarded")));
+    assertEquals(0, ant.status().queueDepth());
+  }
+
+  @Test
+  void failedSessionPutsItsMessagesBackForTheNextOne() {
+    sessions.then(Outcome.SUCCESS, "first").then(Outcome.TRANSIENT, "lost").then(Outcome.SUCCESS, "ok");
+    AntWorkflow ant = start(ant("retry"));
+    eventually(() -> ant.status().state() == Lifecycle.SLEEPING);
+    ant.message("fix bug 12");
+    eventually(() -> sessions.requests.size() == 2);
+    eventually(() -> ant.status().state() == Lifecycle.BACKING_OFF);
+    assertEquals(1, ant.status().queueDepth());
+    advance(Duration.ofSeconds(11));
+    eventually(() -> sessions.requests.size() == 3);
+    assertEquals(List.of("fix bug 12"), sessions.requests.get(2).messages());
+  }
+
+  @Test
+  void stopEndsTheWorkflow() {
+    AntWorkflow ant = start(ant("quitter"));
+    eventually(() -> ant.status().state() == Lifecycle.SLEEPING);
+    ant.stop();
+    WorkflowStub.fromTyped(ant).getResult(Void.class);
+    eventually(() -> chat.texts().contains("⏹️ **quitter** stopped."));
+  }
+
+  @Test
+  void continueAsNewKeepsCountersQueuePauseStateAndStats() {
+    AntSpec spec = ant("marathon").withContinueAsNewEvery(2);
+    sessions.then(Outcome.SUCCESS, "1").then(Outcome.TRANSIENT, "2").then(Outcome.MAX_TURNS, "3")
+        .then(Outcome.TRANSIENT, "4").then(Outcome.BILLING, "5");
+    AntWorkflow ant = start(spec);
+    String firstRun = WorkflowStub.fromTyped(ant).getExecution().getRunId();
+    advance(Duration.ofHours(2));
+    eventually(() -> sessions.requests.size() == 5);
+    eventually(() -> ant.status().paused());
+    ant.message("while paused");
+    // a new typed stub follows the latest run of the workflow id
+    AntWorkflow latest = client.newWorkflowStub(AntWorkflow.class, spec.workflowId());
+    eventually(() -> sessions.requests.size() == 6);
+    assertEquals(List.of("while paused"), sessions.requests.get(5).messages());
+    AntStatus status = latest.status();
+    assertEquals(6, status.sessions());
+    AntStats stats = latest.stats();
+    assertEquals(6, stats.sessions());
+    assertEquals(2, stats.sessionsByOutcome().get("transient"));
+    assertEquals(1, stats.sessionsByOutcome().get("billing"));
+    String currentRun = client.newUntypedWorkflowStub(spec.workflowId()).describe().getExecution().getRunId();
+    assertNotEquals(firstRun, currentRun, "the ant should have continued as new");
+    // the start message is posted once per ant, not once per run
+    assertEquals(1, chat.texts().stream().filter(t -> t.startsWith("🐜")).count());
+    // idempotency keys never repeat across runs
+    assertEquals(chat.posts.size(), chat.posts.stream().map(p -> p.idempotencyKey()).distinct().count());
+  }
+
+  @Test
+  void continueAsNewKeepsAPendingBackoffDeadline() {
+    AntSpec spec = ant("deadline").withContinueAsNewEvery(1);
+    sessions.then(Outcome.TRANSIENT, "x").then(Outcome.TRANSIENT, "y");
+    AntWorkflow ant = start(spec);
+    advance(Duration.ofSeconds(35));
+    eventually(() -> sessions.requests.size() >= 3);
+    assertEquals(List.of(10L, 20L), gapsSeconds().subList(0, 2));
+  }
+
+  @Test
+  void scheduledAntRunsOnCronTicksAndWhenAHumanWrites() {
+    AntSpec spec = Fakes.withSchedule(Fakes.spec("cron"), "0 9 * * *", List.of());
+    AntWorkflow ant = start(spec);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING && ant.status().nextWakeTime() != null);
+    Instant tick = Instant.parse(ant.status().nextWakeTime());
+    assertEquals(9, tick.atZone(java.time.ZoneOffset.UTC).getHour());
+    assertEquals(0, tick.atZone(java.time.ZoneOffset.UTC).getMinute());
+    assertEquals(0, sessions.requests.size());
+    ant.message("run now please");
+    eventually(() -> sessions.requests.size() == 1);
+    advance(Duration.ofDays(2));
+    eventually(() -> sessions.requests.size() >= 3);
+    for (int i = 1; i < 3; i++) {
+      Instant at = Instant.ofEpochMilli(sessions.startedAt.get(i));
+      assertEquals(9, at.atZone(java.time.ZoneOffset.UTC).getHour());
+    }
+  }
+
+  @Test
+  void triggerOnlyAntWaitsForAMessageWithNoTimer() {
+    AntSpec spec = Fakes.withSchedule(Fakes.spec("listener"), null,
+        List.of(new TriggerSpec(TriggerSpec.Type.DISCORD_COMMAND, null)));
+    AntWorkflow ant = start(spec);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING);
+    advance(Duration.ofDays(3));
+    assertEquals(0, sessions.requests.size());
+    assertNoPendingTimer(ant);
+    ant.message("answer this");
+    eventually(() -> sessions.requests.size() == 1);
+  }
+}

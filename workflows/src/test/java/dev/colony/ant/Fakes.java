@@ -1,0 +1,115 @@
+package dev.colony.ant;
+
+import dev.colony.chat.ChatActivities;
+import dev.colony.chat.ChatPost;
+import dev.colony.session.SessionActivities;
+import dev.colony.session.SessionRequest;
+import dev.colony.session.SessionResult;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.Autonomy;
+import dev.colony.spec.ClaudeSpec;
+import dev.colony.spec.ConfirmationSpec;
+import dev.colony.spec.EngineKind;
+import dev.colony.spec.GeminiSpec;
+import dev.colony.spec.LmOutput;
+import dev.colony.spec.RecoveryPolicy;
+import dev.colony.spec.ToolCallLogging;
+import dev.colony.spec.TriggerSpec;
+import dev.colony.spec.WorkspaceSpec;
+import dev.colony.supervisor.Outcome;
+import dev.colony.workspace.WorkspaceActivities;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+
+/** Scripted activities for workflow tests: each session takes the next scripted result. */
+final class Fakes {
+  private Fakes() {}
+
+  static AntSpec spec(String name) {
+    return new AntSpec("test", name, "an ant under test", "do the work", EngineKind.COMMAND,
+        ClaudeSpec.DEFAULTS, GeminiSpec.DEFAULTS, null, name, List.of(), null, null, List.of(),
+        Autonomy.HUMAN, ConfirmationSpec.NONE, ToolCallLogging.IMPACTFUL, LmOutput.DISCORD,
+        RecoveryPolicy.RESUME, 0, 1800, 3600, 30, 100, new WorkspaceSpec("/tmp", null, null), null,
+        "/tmp", "ants/" + name + ".yaml");
+  }
+
+  static AntSpec withPoll(AntSpec s, long seconds) {
+    return new AntSpec(s.colony(), s.name(), s.description(), s.instructions(), s.engine(), s.claude(),
+        s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), s.cron(), s.timezone(),
+        s.triggers(), s.autonomy(), s.confirmation(), s.toolCalls(), s.lmOutput(), s.recovery(),
+        seconds, s.confirmationTimeoutSeconds(), s.sessionTimeoutSeconds(),
+        s.heartbeatTimeoutSeconds(), s.continueAsNewEvery(), s.workspace(), s.git(), s.colonyDir(),
+        s.sourceFile());
+  }
+
+  static AntSpec withSchedule(AntSpec s, String cron, List<TriggerSpec> triggers) {
+    return new AntSpec(s.colony(), s.name(), s.description(), s.instructions(), s.engine(), s.claude(),
+        s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), cron, "UTC",
+        triggers, s.autonomy(), s.confirmation(), s.toolCalls(), s.lmOutput(), s.recovery(),
+        s.pollIntervalSeconds(), s.confirmationTimeoutSeconds(), s.sessionTimeoutSeconds(),
+        s.heartbeatTimeoutSeconds(), s.continueAsNewEvery(), s.workspace(), s.git(), s.colonyDir(),
+        s.sourceFile());
+  }
+
+  /** A session activity that plays a script; once the script is exhausted it blocks on success. */
+  static final class ScriptedSessions implements SessionActivities {
+    final Deque<Supplier<SessionResult>> script = new ConcurrentLinkedDeque<>();
+    final List<SessionRequest> requests = new CopyOnWriteArrayList<>();
+    final List<Long> startedAt = new CopyOnWriteArrayList<>();
+    volatile Supplier<SessionResult> fallback = () -> SessionResult.of(Outcome.SUCCESS, "done");
+    volatile java.util.function.LongSupplier clock = System::currentTimeMillis;
+
+    ScriptedSessions then(Outcome o, String detail) {
+      script.add(() -> SessionResult.of(o, detail));
+      return this;
+    }
+
+    ScriptedSessions then(Supplier<SessionResult> s) {
+      script.add(s);
+      return this;
+    }
+
+    @Override
+    public SessionResult runSession(SessionRequest request) {
+      requests.add(request);
+      startedAt.add(clock.getAsLong());
+      Supplier<SessionResult> next = script.poll();
+      return (next == null ? fallback : next).get();
+    }
+
+    List<List<String>> deliveredMessages() {
+      List<List<String>> out = new ArrayList<>();
+      for (SessionRequest r : requests) {
+        out.add(r.messages());
+      }
+      return out;
+    }
+  }
+
+  static final class RecordingChat implements ChatActivities {
+    final List<ChatPost> posts = Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public void post(ChatPost post) {
+      posts.add(post);
+    }
+
+    List<String> texts() {
+      synchronized (posts) {
+        return posts.stream().map(ChatPost::text).toList();
+      }
+    }
+  }
+
+  static final class FixedWorkspace implements WorkspaceActivities {
+    @Override
+    public String prepareWorkspace(AntSpec spec) {
+      return "/tmp/ws/" + spec.name();
+    }
+  }
+}
