@@ -20,10 +20,21 @@ colony_find_jdk() {
     v=$(colony_java_major "$c/bin/java")
     if [ -n "$v" ] && [ "$v" -ge 21 ] 2>/dev/null; then
       export JAVA_HOME="$c"
+      export COLONY_JAVA_MAJOR="$v"
       return 0
     fi
   done
   echo "colony: no JDK 21 or newer found (looked at \$JAVA_HOME, java on PATH and /usr/lib/jvm)." >&2
   echo "colony: install one (e.g. 'apt-get install openjdk-21-jdk' or https://adoptium.net) or set JAVA_HOME to it." >&2
   return 1
+}
+
+# JVM flags for running Colony on the JDK found: grpc/netty/protobuf use JNI and sun.misc.Unsafe,
+# which JDK 24+ warn about on every start unless allowed explicitly.
+colony_jvm_flags() {
+  local flags="--enable-native-access=ALL-UNNAMED"
+  if [ "${COLONY_JAVA_MAJOR:-21}" -ge 23 ] 2>/dev/null; then
+    flags="$flags --sun-misc-unsafe-memory-access=allow"
+  fi
+  echo "$flags"
 }

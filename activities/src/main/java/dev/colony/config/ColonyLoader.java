@@ -1,0 +1,541 @@
+package dev.colony.config;
+
+import dev.colony.schedule.CronSchedule;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.Autonomy;
+import dev.colony.spec.ClaudeSpec;
+import dev.colony.spec.CommandSpec;
+import dev.colony.spec.ConfirmationSpec;
+import dev.colony.spec.EngineKind;
+import dev.colony.spec.GeminiSpec;
+import dev.colony.spec.GitIdentity;
+import dev.colony.spec.LmOutput;
+import dev.colony.spec.OutcomeRule;
+import dev.colony.spec.RecoveryPolicy;
+import dev.colony.spec.ToolCallLogging;
+import dev.colony.spec.TriggerSpec;
+import dev.colony.spec.WorkspaceSpec;
+import dev.colony.supervisor.Outcome;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.DateTimeException;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+
+/**
+ * Loads and validates a colony directory: {@code colony.yaml} plus every {@code .yaml}/{@code .yml}
+ * file in {@code ants/}. Every problem in every file is collected before failing, so one run of
+ * {@code colony validate} shows them all.
+ */
+public final class ColonyLoader {
+  public static final String COLONY_FILE = "colony.yaml";
+  public static final String ANTS_DIR = "ants";
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
+  private static final Pattern REPO = Pattern.compile("[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+");
+  private static final long DEFAULT_CONFIRMATION_TIMEOUT = AntSpec.DEFAULT_CONFIRMATION_TIMEOUT_SECONDS;
+
+  private final Function<String, String> env;
+
+  public ColonyLoader(Map<String, String> env) {
+    Map<String, String> copy = new HashMap<>(env);
+    this.env = copy::get;
+  }
+
+  /** Loads with the process environment and the colony's {@code .env}. */
+  public static LoadedColony load(Path dir) throws ConfigException {
+    Path abs = dir.toAbsolutePath().normalize();
+    return new ColonyLoader(Environment.forColony(abs)).loadDir(abs);
+  }
+
+  public LoadedColony loadDir(Path dir) throws ConfigException {
+    Path colonyDir = dir.toAbsolutePath().normalize();
+    List<Problem> problems = new ArrayList<>();
+    if (!Files.isDirectory(colonyDir)) {
+      throw new ConfigException(List.of(new Problem(colonyDir.toString(), "",
+          "not a directory (a colony directory holds colony.yaml and ants/)")));
+    }
+    ColonySettings colony = null;
+    Defaults defaults = Defaults.NONE;
+    Map<?, ?> colonyMap = parse(colonyDir, COLONY_FILE, problems);
+    if (colonyMap != null) {
+      Node root = new Node(COLONY_FILE, "", colonyMap, env, problems);
+      defaults = readDefaults(root);
+      colony = readColony(root, colonyDir, defaults);
+    }
+
+    List<AntSpec> ants = new ArrayList<>();
+    Map<String, String> fileOfAnt = new HashMap<>();
+    Path antsDir = colonyDir.resolve(ANTS_DIR);
+    List<String> antFiles = antFiles(antsDir, problems);
+    String colonyName = colony == null ? "colony" : colony.name();
+    for (String rel : antFiles) {
+      Map<?, ?> map = parse(colonyDir, rel, problems);
+      if (map == null) {
+        continue;
+      }
+      AntSpec ant = readAnt(new Node(rel, "", map, env, problems), rel, colonyDir, colonyName,
+          colony, defaults);
+      if (ant == null) {
+        continue;
+      }
+      String other = fileOfAnt.putIfAbsent(ant.name(), rel);
+      if (other != null) {
+        problems.add(new Problem(rel, "name", "duplicate ant name '" + ant.name()
+            + "': also used by " + other + " (ant names must be unique in a colony)"));
+        continue;
+      }
+      ants.add(ant);
+    }
+    if (colony != null) {
+      requireGithubToken(colony, ants, problems);
+    }
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
+    return new LoadedColony(colony, ants);
+  }
+
+  private static List<String> antFiles(Path antsDir, List<Problem> problems) {
+    if (!Files.isDirectory(antsDir)) {
+      problems.add(new Problem(ANTS_DIR + "/", "", "directory not found: create " + ANTS_DIR
+          + "/ with one <name>.yaml file per ant"));
+      return List.of();
+    }
+    List<String> names = new ArrayList<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(antsDir, "*.{yaml,yml}")) {
+      for (Path p : ds) {
+        if (Files.isRegularFile(p)) {
+          names.add(ANTS_DIR + "/" + p.getFileName());
+        }
+      }
+    } catch (IOException e) {
+      problems.add(new Problem(ANTS_DIR + "/", "", "cannot list: " + e.getMessage()));
+    }
+    names.sort(null);
+    if (names.isEmpty()) {
+      problems.add(new Problem(ANTS_DIR + "/", "", "no ant files (.yaml or .yml) found: a colony needs at least one ant"));
+    }
+    return names;
+  }
+
+  private static Map<?, ?> parse(Path colonyDir, String rel, List<Problem> problems) {
+    Path file = colonyDir.resolve(rel);
+    if (!Files.isRegularFile(file)) {
+      problems.add(new Problem(rel, "", "file not found in " + colonyDir));
+      return null;
+    }
+    LoaderOptions options = new LoaderOptions();
+    options.setAllowDuplicateKeys(false);
+    Yaml yaml = new Yaml(new SafeConstructor(options));
+    Object doc;
+    try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      doc = yaml.load(r);
+    } catch (MarkedYAMLException e) {
+      String where = e.getProblemMark() == null ? ""
+          : "line " + (e.getProblemMark().getLine() + 1) + ", column " + (e.getProblemMark().getColumn() + 1) + ": ";
+      problems.add(new Problem(rel, "", "not valid YAML: " + where + e.getProblem()));
+      return null;
+    } catch (YAMLException | IOException e) {
+      problems.add(new Problem(rel, "", "cannot read: " + e.getMessage()));
+      return null;
+    }
+    if (doc == null) {
+      problems.add(new Problem(rel, "", "the file is empty"));
+      return null;
+    }
+    if (!(doc instanceof Map<?, ?> map)) {
+      problems.add(new Problem(rel, "", "expected a mapping of keys at the top level, found " + Node.describe(doc)));
+      return null;
+    }
+    return map;
+  }
+
+  private record Defaults(long confirmationTimeout, long pollInterval, long sessionTimeout,
+      long heartbeatTimeout, GitIdentity git) {
+    static final Defaults NONE = new Defaults(DEFAULT_CONFIRMATION_TIMEOUT, 0,
+        AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS, AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS, null);
+  }
+
+  private Defaults readDefaults(Node root) {
+    Node d = root.child("defaults");
+    if (d == null) {
+      return Defaults.NONE;
+    }
+    d.allowOnly("confirmation_timeout", "poll_interval", "git", "session_timeout", "heartbeat_timeout");
+    Long confirmation = d.durationSeconds("confirmation_timeout");
+    Long poll = d.durationSeconds("poll_interval");
+    Long session = positive(d, "session_timeout", d.durationSeconds("session_timeout"));
+    Long heartbeat = positive(d, "heartbeat_timeout", d.durationSeconds("heartbeat_timeout"));
+    GitIdentity git = null;
+    Node g = d.child("git");
+    if (g != null) {
+      g.allowOnly("user_name", "user_email");
+      git = new GitIdentity(g.string("user_name", false), g.string("user_email", false));
+    }
+    return new Defaults(
+        confirmation == null ? DEFAULT_CONFIRMATION_TIMEOUT : confirmation,
+        poll == null ? 0 : poll,
+        session == null ? AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS : session,
+        heartbeat == null ? AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS : heartbeat,
+        git);
+  }
+
+  private static Long positive(Node n, String key, Long seconds) {
+    if (seconds != null && seconds <= 0) {
+      n.problem(key, "must be longer than 0s");
+      return null;
+    }
+    return seconds;
+  }
+
+  private ColonySettings readColony(Node root, Path dir, Defaults defaults) {
+    root.allowOnly("name", "integrations", "defaults", "state");
+    String name = root.string("name", true);
+    if (name != null && !NAME.matcher(name).matches()) {
+      root.problem("name", "invalid colony name '" + name
+          + "': use letters, digits, '-', '_' or '.', starting with a letter or digit (at most 63)");
+      name = null;
+    }
+    ColonySettings.Discord discord = null;
+    String githubTokenVar = null;
+    Node integrations = root.child("integrations");
+    if (integrations != null) {
+      integrations.allowOnly("discord", "github");
+      Node d = integrations.child("discord");
+      if (d != null) {
+        d.allowOnly("token", "guild");
+        String tokenVar = secretReference(d, "token", true);
+        String guild = d.string("guild", true);
+        discord = new ColonySettings.Discord(tokenVar, guild);
+      }
+      Node g = integrations.child("github");
+      if (g != null) {
+        g.allowOnly("token");
+        githubTokenVar = secretReference(g, "token", false);
+      }
+    }
+    String backend = "memory";
+    String statePath = "./colony-state.db";
+    Node state = root.child("state");
+    if (state != null) {
+      String[] s = readState(state);
+      backend = s[0];
+      statePath = s[1];
+    }
+    if (name == null) {
+      return null;
+    }
+    return new ColonySettings(name, dir.toString(), discord, githubTokenVar,
+        defaults.confirmationTimeout(), defaults.pollInterval(), backend, statePath);
+  }
+
+  /** Reads a secret: it must be written as a single {@code ${VAR}} and the variable must be set. */
+  private String secretReference(Node n, String key, boolean required) {
+    String raw = n.raw(key);
+    if (raw == null) {
+      if (required) {
+        n.problem(key, "required");
+      }
+      return null;
+    }
+    if (!Interpolation.isSingleReference(raw)) {
+      n.problem(key, "write secrets as an environment variable reference such as ${DISCORD_TOKEN}, "
+          + "never the value itself");
+      return null;
+    }
+    String resolved = n.string(key, true);
+    return resolved == null ? null : Interpolation.variables(raw).iterator().next();
+  }
+
+  private static String[] readState(Node state) {
+    state.allowOnly("backend", "path");
+    String backend = state.string("backend", false);
+    if (backend != null && !backend.equals("memory") && !backend.equals("sqlite")) {
+      state.problem("backend", "invalid value '" + backend + "': expected \"memory\" or \"sqlite\"");
+    }
+    String path = state.string("path", false);
+    return new String[] {backend == null ? "memory" : backend, path == null ? "./colony-state.db" : path};
+  }
+
+  private AntSpec readAnt(Node n, String rel, Path colonyDir, String colonyName,
+      ColonySettings colony, Defaults defaults) {
+    n.allowOnly("name", "description", "instructions", "engine", "gemini", "claude", "command",
+        "integrations", "schedule", "triggers", "autonomy", "confirmation", "logging", "state",
+        "poll_interval", "session_timeout", "workspace", "recovery");
+    String name = n.string("name", true);
+    if (name != null && !NAME.matcher(name).matches()) {
+      n.problem("name", "invalid ant name '" + name
+          + "': use letters, digits, '-', '_' or '.', starting with a letter or digit (at most 63)");
+      name = null;
+    }
+    String description = n.text("description", true);
+    String instructions = n.text("instructions", true);
+    EngineKind engine = n.enumValue("engine", EngineKind.class, EngineKind.CLAUDE);
+
+    GeminiSpec gemini = GeminiSpec.DEFAULTS;
+    Node g = n.child("gemini");
+    if (g != null) {
+      g.allowOnly("model", "max_turns");
+      String model = g.string("model", false);
+      Integer maxTurns = g.positiveInt("max_turns");
+      gemini = new GeminiSpec(model == null ? GeminiSpec.DEFAULT_MODEL : model,
+          maxTurns == null ? GeminiSpec.DEFAULT_MAX_TURNS : maxTurns);
+    }
+    ClaudeSpec claude = ClaudeSpec.DEFAULTS;
+    Node c = n.child("claude");
+    if (c != null) {
+      c.allowOnly("model", "max_turns", "max_budget_usd");
+      claude = new ClaudeSpec(c.string("model", false), c.positiveInt("max_turns"),
+          c.positiveNumber("max_budget_usd"));
+    }
+    CommandSpec command = readCommand(n, engine);
+
+    String channel = null;
+    List<String> repos = List.of();
+    Node integrations = n.child("integrations");
+    if (integrations != null) {
+      integrations.allowOnly("discord", "github");
+      Node d = integrations.child("discord");
+      if (d != null) {
+        d.allowOnly("channel");
+        channel = d.string("channel", true);
+      }
+      Node gh = integrations.child("github");
+      if (gh != null) {
+        gh.allowOnly("repos");
+        List<String> list = gh.stringList("repos", false);
+        if (list != null) {
+          for (int i = 0; i < list.size(); i++) {
+            if (!REPO.matcher(list.get(i)).matches()) {
+              gh.problem("repos[" + i + "]", "invalid repository '" + list.get(i) + "': expected owner/repo");
+            }
+          }
+          repos = list;
+        }
+      }
+    }
+    if (channel == null && colony != null && colony.discord() != null
+        && (integrations == null || integrations.child("discord") == null)) {
+      n.problem("integrations.discord.channel",
+          "required: the colony uses Discord, so every ant names the channel it posts and listens in");
+    }
+
+    String cron = null;
+    String timezone = null;
+    Node schedule = n.child("schedule");
+    if (schedule != null) {
+      schedule.allowOnly("cron", "timezone");
+      cron = schedule.string("cron", true);
+      if (cron != null) {
+        try {
+          if (cron.trim().split("\\s+").length != 5) {
+            throw new IllegalArgumentException("expected 5 fields (minute hour day-of-month month day-of-week)");
+          }
+          CronSchedule.validate(cron.trim());
+          cron = cron.trim();
+        } catch (IllegalArgumentException e) {
+          schedule.problem("cron", "invalid cron expression '" + cron + "': " + e.getMessage());
+          cron = null;
+        }
+      }
+      timezone = schedule.string("timezone", false);
+      if (timezone != null) {
+        try {
+          ZoneId.of(timezone);
+        } catch (DateTimeException e) {
+          schedule.problem("timezone", "unknown time zone '" + timezone + "' (use an IANA name such as Europe/Paris)");
+          timezone = null;
+        }
+      }
+    }
+    if (timezone == null) {
+      timezone = ZoneId.systemDefault().getId();
+    }
+
+    List<TriggerSpec> triggers = new ArrayList<>();
+    for (Node t : n.mappingList("triggers")) {
+      t.allowOnly("type", "labels");
+      String type = t.string("type", true);
+      if (type == null) {
+        continue;
+      }
+      switch (type) {
+        case "github_issue" -> {
+          List<String> labels = t.stringList("labels", false);
+          triggers.add(new TriggerSpec(TriggerSpec.Type.GITHUB_ISSUE, labels));
+          if (repos.isEmpty()) {
+            t.problem("type", "github_issue needs integrations.github.repos: the repositories to watch");
+          }
+        }
+        case "discord_command" -> {
+          if (t.has("labels")) {
+            t.problem("labels", "only github_issue triggers take labels");
+          }
+          triggers.add(new TriggerSpec(TriggerSpec.Type.DISCORD_COMMAND, null));
+        }
+        default -> t.problem("type", "invalid trigger type '" + type
+            + "': expected \"github_issue\" or \"discord_command\"");
+      }
+    }
+
+    Autonomy autonomy = n.enumValue("autonomy", Autonomy.class, Autonomy.HUMAN);
+    ConfirmationSpec confirmation = ConfirmationSpec.NONE;
+    Node conf = n.child("confirmation");
+    if (conf != null) {
+      conf.allowOnly("always_confirm_tools", "dangerous_patterns");
+      List<String> tools = conf.stringList("always_confirm_tools", false);
+      List<String> patterns = conf.stringList("dangerous_patterns", false);
+      List<String> valid = new ArrayList<>();
+      if (patterns != null) {
+        for (int i = 0; i < patterns.size(); i++) {
+          String ok = conf.regex("dangerous_patterns[" + i + "]", patterns.get(i));
+          if (ok != null) {
+            valid.add(ok);
+          }
+        }
+      }
+      confirmation = new ConfirmationSpec(tools, valid);
+    }
+    ToolCallLogging toolCalls = ToolCallLogging.IMPACTFUL;
+    LmOutput lmOutput = LmOutput.DISCORD;
+    Node logging = n.child("logging");
+    if (logging != null) {
+      logging.allowOnly("tool_calls", "lm_output");
+      toolCalls = logging.enumValue("tool_calls", ToolCallLogging.class, ToolCallLogging.IMPACTFUL);
+      lmOutput = logging.enumValue("lm_output", LmOutput.class, LmOutput.DISCORD);
+    }
+    Node state = n.child("state");
+    if (state != null) {
+      readState(state);
+    }
+    RecoveryPolicy recovery = n.enumValue("recovery", RecoveryPolicy.class, RecoveryPolicy.RESUME);
+    Long poll = n.durationSeconds("poll_interval");
+    Long sessionTimeout = positive(n, "session_timeout", n.durationSeconds("session_timeout"));
+
+    String repo = null;
+    String branch = null;
+    Node ws = n.child("workspace");
+    if (ws != null) {
+      ws.allowOnly("repo", "branch");
+      repo = ws.string("repo", false);
+      branch = ws.string("branch", false);
+      if (repo != null && !looksLikeUrl(repo)) {
+        Path p = colonyDir.resolve(repo).normalize();
+        if (!Files.isDirectory(p)) {
+          ws.problem("repo", "no such directory: " + p + " (give a git repository path or URL)");
+        }
+        repo = p.toString();
+      }
+    }
+
+    if (name == null || description == null || instructions == null) {
+      return null;
+    }
+    WorkspaceSpec workspace = new WorkspaceSpec(
+        colonyDir.resolve(".colony").resolve("workspaces").toString(), repo, branch);
+    return new AntSpec(colonyName, name, description, instructions, engine, claude, gemini, command,
+        channel, repos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
+        recovery, poll == null ? defaults.pollInterval() : poll, defaults.confirmationTimeout(),
+        sessionTimeout == null ? defaults.sessionTimeout() : sessionTimeout,
+        defaults.heartbeatTimeout(), AntSpec.DEFAULT_CONTINUE_AS_NEW_EVERY, workspace,
+        defaults.git(), colonyDir.toString(), rel);
+  }
+
+  private static boolean looksLikeUrl(String repo) {
+    return repo.contains("://") || repo.startsWith("git@");
+  }
+
+  private CommandSpec readCommand(Node n, EngineKind engine) {
+    Node c = n.child("command");
+    if (c == null) {
+      if (engine == EngineKind.COMMAND) {
+        n.problem("command", "required when engine is \"command\": give command.argv, the program to run");
+      }
+      return null;
+    }
+    if (engine != EngineKind.COMMAND) {
+      c.problem(null, "only used when engine is \"command\" (this ant's engine is \""
+          + engine.configName() + "\")");
+    }
+    c.allowOnly("argv", "env", "outcomes");
+    List<String> argv;
+    if (c.has("argv") && !c.isList("argv")) {
+      // A single string is a shell command line.
+      String line = c.text("argv", true);
+      argv = line == null ? List.of() : List.of("/bin/sh", "-c", line);
+    } else {
+      argv = c.stringList("argv", true);
+    }
+    if (argv == null || argv.isEmpty()) {
+      if (!c.has("argv")) {
+        c.problem("argv", "required: the program and its arguments, e.g. [\"./agent.sh\", \"--fast\"]");
+      }
+      argv = List.of();
+    }
+    Map<String, String> envVars = c.stringMap("env");
+    List<OutcomeRule> rules = new ArrayList<>();
+    for (Node r : c.mappingList("outcomes")) {
+      r.allowOnly("exit_code", "pattern", "outcome");
+      Integer exit = null;
+      String exitText = r.string("exit_code", false);
+      if (exitText != null) {
+        try {
+          exit = Integer.parseInt(exitText.trim());
+        } catch (NumberFormatException e) {
+          r.problem("exit_code", "expected a whole number, found '" + exitText + "'");
+        }
+      }
+      String pattern = r.string("pattern", false);
+      if (pattern != null) {
+        pattern = r.regex("pattern", pattern);
+      }
+      String outcomeText = r.string("outcome", true);
+      Outcome outcome = outcomeText == null ? null : Outcome.parse(outcomeText);
+      if (outcomeText != null && outcome == null) {
+        List<String> names = new ArrayList<>();
+        for (Outcome o : Outcome.values()) {
+          names.add(o.configName());
+        }
+        r.problem("outcome", "invalid outcome '" + outcomeText + "': expected one of "
+            + String.join(", ", names) + " (or an SDK error value such as billing_error)");
+      }
+      if (!r.has("exit_code") && !r.has("pattern")) {
+        r.problem(null, "a rule needs exit_code, pattern or both");
+      }
+      if (outcome != null) {
+        rules.add(new OutcomeRule(exit, pattern, outcome));
+      }
+    }
+    return new CommandSpec(argv, envVars == null ? Map.of() : new TreeMap<>(envVars), rules);
+  }
+
+  private static void requireGithubToken(ColonySettings colony, List<AntSpec> ants, List<Problem> problems) {
+    if (colony.githubTokenVar() != null) {
+      return;
+    }
+    for (AntSpec a : ants) {
+      boolean usesGithub = !a.githubRepos().isEmpty()
+          || a.triggers().stream().anyMatch(t -> t.type() == TriggerSpec.Type.GITHUB_ISSUE);
+      if (usesGithub) {
+        problems.add(new Problem(COLONY_FILE, "integrations.github.token", "required: ant '" + a.name()
+            + "' (" + a.sourceFile() + ") uses GitHub; set token: ${GITHUB_TOKEN}"));
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,292 @@
+package dev.colony.config;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * A typed, error-collecting view of one YAML mapping. Reads never throw: each problem is
+ * recorded with the file and the full field path, and the read returns null (or the default).
+ */
+final class Node {
+  private final String file;
+  private final String prefix;
+  private final Map<?, ?> map;
+  private final Function<String, String> env;
+  private final List<Problem> problems;
+
+  Node(String file, String prefix, Map<?, ?> map, Function<String, String> env, List<Problem> problems) {
+    this.file = file;
+    this.prefix = prefix;
+    this.map = map;
+    this.env = env;
+    this.problems = problems;
+  }
+
+  String path(String key) {
+    return prefix.isEmpty() ? key : prefix + "." + key;
+  }
+
+  void problem(String key, String message) {
+    problems.add(new Problem(file, key == null ? prefix : path(key), message));
+  }
+
+  boolean isList(String key) {
+    return map.get(key) instanceof List;
+  }
+
+  boolean has(String key) {
+    return map.containsKey(key) && map.get(key) != null;
+  }
+
+  /** Rejects keys outside {@code allowed}, naming the key and the keys that are allowed here. */
+  void allowOnly(String... allowed) {
+    Set<String> ok = Set.of(allowed);
+    for (Object k : map.keySet()) {
+      String key = String.valueOf(k);
+      if (!ok.contains(key)) {
+        problems.add(new Problem(file, path(key), "unknown key '" + key + "' (allowed here: "
+            + String.join(", ", allowed) + ")"));
+      }
+    }
+  }
+
+  /** The value as written, placeholders untouched; null when absent or not a scalar. */
+  String raw(String key) {
+    Object v = map.get(key);
+    if (v == null) {
+      return null;
+    }
+    if (v instanceof Map || v instanceof List) {
+      problem(key, "expected a text value, found a " + (v instanceof Map ? "mapping" : "list"));
+      return null;
+    }
+    return String.valueOf(v);
+  }
+
+  /**
+   * The value with placeholders resolved. A placeholder naming an unset variable is reported in
+   * the reference's words and makes the read return null.
+   */
+  String string(String key, boolean required) {
+    String raw = raw(key);
+    if (raw == null) {
+      if (required && !map.containsKey(key)) {
+        problem(key, "required");
+      } else if (required && map.get(key) == null) {
+        problem(key, "required (it is empty)");
+      }
+      return null;
+    }
+    return resolveChecked(key, raw, required);
+  }
+
+  private String resolveChecked(String pathKey, String raw, boolean required) {
+    boolean missing = false;
+    for (String var : Interpolation.variables(raw)) {
+      if (env.apply(var) == null) {
+        problem(pathKey, "Missing environment variable: " + var);
+        missing = true;
+      }
+    }
+    if (missing) {
+      return null;
+    }
+    String value = Interpolation.resolve(raw, env);
+    if (required && value.isBlank()) {
+      problem(pathKey, "required (it is empty)");
+      return null;
+    }
+    return value;
+  }
+
+  /** Like {@link #string} but keeps placeholders for the worker to resolve (free text). */
+  String text(String key, boolean required) {
+    String checked = string(key, required);
+    return checked == null ? null : raw(key);
+  }
+
+  Long durationSeconds(String key) {
+    String v = string(key, false);
+    if (v == null) {
+      return null;
+    }
+    try {
+      return Durations.parseSeconds(v);
+    } catch (IllegalArgumentException e) {
+      problem(key, e.getMessage());
+      return null;
+    }
+  }
+
+  <E extends Enum<E>> E enumValue(String key, Class<E> type, E fallback) {
+    String v = string(key, false);
+    if (v == null) {
+      return fallback;
+    }
+    for (E e : type.getEnumConstants()) {
+      if (e.name().equalsIgnoreCase(v.trim())) {
+        return e;
+      }
+    }
+    List<String> names = new ArrayList<>();
+    for (E e : type.getEnumConstants()) {
+      names.add('"' + e.name().toLowerCase(Locale.ROOT) + '"');
+    }
+    problem(key, "invalid value '" + v + "': expected one of " + String.join(", ", names));
+    return fallback;
+  }
+
+  Integer positiveInt(String key) {
+    String v = string(key, false);
+    if (v == null) {
+      return null;
+    }
+    try {
+      int n = Integer.parseInt(v.trim());
+      if (n > 0) {
+        return n;
+      }
+    } catch (NumberFormatException ignored) {
+      // reported below
+    }
+    problem(key, "expected a whole number greater than 0, found '" + v + "'");
+    return null;
+  }
+
+  Double positiveNumber(String key) {
+    String v = string(key, false);
+    if (v == null) {
+      return null;
+    }
+    try {
+      double d = Double.parseDouble(v.trim());
+      if (d > 0 && Double.isFinite(d)) {
+        return d;
+      }
+    } catch (NumberFormatException ignored) {
+      // reported below
+    }
+    problem(key, "expected a number greater than 0, found '" + v + "'");
+    return null;
+  }
+
+  /** A nested mapping; null when absent. A scalar or list here is reported. */
+  Node child(String key) {
+    Object v = map.get(key);
+    if (v == null) {
+      return null;
+    }
+    if (!(v instanceof Map<?, ?> m)) {
+      problem(key, "expected a mapping of keys, found " + describe(v));
+      return null;
+    }
+    return new Node(file, path(key), m, env, problems);
+  }
+
+  /** A list of text values; a single text value is accepted as a list of one. */
+  List<String> stringList(String key, boolean keepPlaceholders) {
+    Object v = map.get(key);
+    if (v == null) {
+      return null;
+    }
+    List<?> items = v instanceof List<?> l ? l : List.of(v);
+    if (v instanceof Map) {
+      problem(key, "expected a list, found a mapping");
+      return null;
+    }
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < items.size(); i++) {
+      Object item = items.get(i);
+      String itemPath = key + "[" + i + "]";
+      if (item == null || item instanceof Map || item instanceof List) {
+        problem(itemPath, "expected a text value, found " + describe(item));
+        continue;
+      }
+      String raw = String.valueOf(item);
+      String resolved = resolveChecked(itemPath, raw, false);
+      if (resolved != null) {
+        out.add(keepPlaceholders ? raw : resolved);
+      }
+    }
+    return out;
+  }
+
+  /** A list of mappings, each handed to {@code each} with its index. */
+  List<Node> mappingList(String key) {
+    Object v = map.get(key);
+    if (v == null) {
+      return List.of();
+    }
+    if (!(v instanceof List<?> items)) {
+      problem(key, "expected a list, found " + describe(v));
+      return List.of();
+    }
+    List<Node> out = new ArrayList<>();
+    for (int i = 0; i < items.size(); i++) {
+      Object item = items.get(i);
+      if (item instanceof Map<?, ?> m) {
+        out.add(new Node(file, path(key) + "[" + i + "]", m, env, problems));
+      } else {
+        problems.add(new Problem(file, path(key) + "[" + i + "]",
+            "expected a mapping of keys, found " + describe(item)));
+      }
+    }
+    return out;
+  }
+
+  /** A mapping of text to text (e.g. environment variables); values keep placeholders. */
+  Map<String, String> stringMap(String key) {
+    Object v = map.get(key);
+    if (v == null) {
+      return null;
+    }
+    if (!(v instanceof Map<?, ?> m)) {
+      problem(key, "expected a mapping of keys, found " + describe(v));
+      return null;
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Map.Entry<?, ?> e : m.entrySet()) {
+      String k = String.valueOf(e.getKey());
+      Object val = e.getValue();
+      if (val instanceof Map || val instanceof List) {
+        problem(key + "." + k, "expected a text value, found " + describe(val));
+        continue;
+      }
+      String raw = val == null ? "" : String.valueOf(val);
+      if (resolveChecked(key + "." + k, raw, false) != null) {
+        out.put(k, raw);
+      }
+    }
+    return out;
+  }
+
+  String regex(String pathKey, String pattern) {
+    try {
+      Pattern.compile(pattern);
+      return pattern;
+    } catch (PatternSyntaxException e) {
+      problem(pathKey, "invalid regular expression '" + pattern + "': " + e.getDescription());
+      return null;
+    }
+  }
+
+  static String describe(Object v) {
+    if (v == null) {
+      return "nothing";
+    }
+    if (v instanceof Map) {
+      return "a mapping";
+    }
+    if (v instanceof List) {
+      return "a list";
+    }
+    return "'" + v + "'";
+  }
+}

@@ -1,0 +1,45 @@
+package dev.colony.engine;
+
+import dev.colony.config.Interpolation;
+import dev.colony.spec.AntSpec;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Assembles the prompt of a session: who the ant is, its instructions, the colony conventions
+ * every ant follows, and the human instructions queued since the last session.
+ */
+public final class PromptBuilder {
+  private PromptBuilder() {}
+
+  public static String build(AntSpec spec, int session, List<String> messages, Map<String, String> env) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("You are ").append(spec.name()).append(", an autonomous agent of the colony '")
+        .append(spec.colony()).append("'. Session ").append(session).append(".\n");
+    sb.append("Role: ").append(Interpolation.resolve(spec.description(), env)).append("\n\n");
+    sb.append("## Instructions\n").append(Interpolation.resolve(spec.instructions(), env).strip()).append("\n\n");
+    sb.append("## Colony conventions\n");
+    sb.append("- Keep your plan in PLAN.md at the root of your working directory. Read it first to pick up")
+        .append(" where the last session stopped; create it if it is missing, with the sections")
+        .append(" '## Current Goal', '## Active Tasks' (- [ ] items) and '## Completed' (- [x] items).")
+        .append(" Update it as you go and commit each change:")
+        .append(" git add PLAN.md && git commit -m \"chore: update PLAN.md\".\n");
+    if (spec.git() != null && spec.git().userName() != null) {
+      sb.append("- Commit as the project owner: run git config user.name \"").append(spec.git().userName())
+          .append("\"");
+      if (spec.git().userEmail() != null) {
+        sb.append(" and git config user.email \"").append(spec.git().userEmail()).append("\"");
+      }
+      sb.append(" before committing.\n");
+    }
+    sb.append("- Never commit as a bot identity (such as claude or github-actions[bot]).\n");
+    if (!messages.isEmpty()) {
+      sb.append("\n## Messages from your humans (handle these first)\n");
+      int i = 1;
+      for (String m : messages) {
+        sb.append(i++).append(". ").append(m.strip()).append('\n');
+      }
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,226 @@
+package dev.colony.engine.command;
+
+import dev.colony.config.Interpolation;
+import dev.colony.engine.Engine;
+import dev.colony.engine.SessionCancelledException;
+import dev.colony.engine.SessionContext;
+import dev.colony.session.SessionResult;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.CommandSpec;
+import dev.colony.spec.OutcomeRule;
+import dev.colony.supervisor.Outcome;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code command} engine: any CLI agent. Runs {@code command.argv} in the workspace with the
+ * prompt on stdin and in {@code COLONY_PROMPT}; exit 0 is success; {@code command.outcomes} rules
+ * map exit codes and output patterns to the supervisor's categories.
+ */
+public final class CommandEngine implements Engine {
+  /** Output kept in memory for rule matching; the transcript file has all of it. */
+  static final int TAIL_BYTES = 256 * 1024;
+
+  private final Clock clock;
+
+  public CommandEngine(Clock clock) {
+    this.clock = clock;
+  }
+
+  public CommandEngine() {
+    this(Clock.systemUTC());
+  }
+
+  @Override
+  public SessionResult run(SessionContext ctx) throws InterruptedException {
+    AntSpec spec = ctx.spec();
+    CommandSpec command = spec.command();
+    if (command == null || command.argv().isEmpty()) {
+      return SessionResult.of(Outcome.PERMANENT, "engine \"command\" needs command.argv in " + spec.sourceFile());
+    }
+    List<String> argv = new ArrayList<>();
+    for (String a : command.argv()) {
+      argv.add(Interpolation.resolve(a, ctx.env()));
+    }
+    String program = argv.get(0);
+    if (program.contains("/") && !Path.of(program).isAbsolute()) {
+      // Relative programs are written relative to the colony directory, like every other path.
+      argv.set(0, Path.of(spec.colonyDir()).resolve(program).normalize().toString());
+    }
+    ProcessBuilder pb = new ProcessBuilder(argv).directory(ctx.workspace().toFile()).redirectErrorStream(true);
+    Map<String, String> env = pb.environment();
+    for (Map.Entry<String, String> e : command.env().entrySet()) {
+      env.put(e.getKey(), Interpolation.resolve(e.getValue(), ctx.env()));
+    }
+    env.put("COLONY_PROMPT", ctx.prompt());
+    env.put("COLONY_ANT", spec.name());
+    env.put("COLONY_COLONY", spec.colony());
+    env.put("COLONY_SESSION", Integer.toString(ctx.session()));
+    env.put("COLONY_WORKSPACE", ctx.workspace().toString());
+    String previous = ctx.progress().previousConversationId();
+    if (previous != null) {
+      env.put("COLONY_RETRY_OF", previous);
+    }
+
+    long started = clock.millis();
+    Process process;
+    try {
+      Files.createDirectories(ctx.transcript().getParent());
+      process = pb.start();
+    } catch (IOException e) {
+      return SessionResult.of(Outcome.PERMANENT, "cannot start " + argv.get(0) + ": " + e.getMessage());
+    }
+    String conversation = "pid-" + process.pid();
+    OutputPump pump = new OutputPump(process.getInputStream(), ctx.transcript());
+    pump.start();
+    writePrompt(process, ctx.prompt());
+    try {
+      long deadline = started + ctx.timeout().toMillis();
+      while (!process.waitFor(ctx.heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS)) {
+        ctx.progress().beat(conversation);
+        if (clock.millis() >= deadline) {
+          kill(process);
+          pump.join(2000);
+          return new SessionResult(Outcome.TRANSIENT,
+              "session timed out after " + ctx.timeout().toSeconds() + "s and was stopped",
+              null, 0, 0, 0, 0, clock.millis() - started, conversation, ctx.transcript().toString());
+        }
+      }
+    } catch (SessionCancelledException | InterruptedException e) {
+      kill(process);
+      throw e;
+    }
+    pump.join(5000);
+    int exit = process.exitValue();
+    return classify(command, exit, pump.tail(), clock.millis() - started, conversation,
+        ctx.transcript().toString());
+  }
+
+  SessionResult classify(CommandSpec command, int exit, String output, long durationMillis,
+      String conversation, String transcript) {
+    for (OutcomeRule rule : command.outcomes()) {
+      if (rule.exitCode() != null && rule.exitCode() != exit) {
+        continue;
+      }
+      Matcher m = null;
+      if (rule.pattern() != null) {
+        m = Pattern.compile(rule.pattern(), Pattern.MULTILINE).matcher(output);
+        if (!m.find()) {
+          continue;
+        }
+      }
+      Long resetAt = m == null ? null : resetTime(m);
+      String detail = m == null ? lastLine(output, exit) : m.group().strip();
+      return new SessionResult(rule.outcome(), detail, resetAt, 0, 0, 0, 0, durationMillis,
+          conversation, transcript);
+    }
+    Outcome outcome = exit == 0 ? Outcome.SUCCESS : Outcome.TRANSIENT;
+    return new SessionResult(outcome, lastLine(output, exit), null, 0, 0, 0, 0, durationMillis,
+        conversation, transcript);
+  }
+
+  private Long resetTime(Matcher m) {
+    String at = group(m, "resetsAt");
+    if (at != null) {
+      return Long.parseLong(at) * 1000;
+    }
+    String after = group(m, "retryAfter");
+    if (after != null) {
+      return clock.millis() + Long.parseLong(after) * 1000;
+    }
+    return null;
+  }
+
+  private static String group(Matcher m, String name) {
+    try {
+      String v = m.group(name);
+      return v != null && v.matches("\\d{1,12}") ? v : null;
+    } catch (IllegalArgumentException noSuchGroup) {
+      return null;
+    }
+  }
+
+  static String lastLine(String output, int exit) {
+    String[] lines = output.strip().split("\\R");
+    String last = lines.length == 0 ? "" : lines[lines.length - 1].strip();
+    if (exit == 0) {
+      return last;
+    }
+    return "exit code " + exit + (last.isEmpty() ? "" : ": " + last);
+  }
+
+  private static void writePrompt(Process process, String prompt) {
+    try (OutputStream in = process.getOutputStream()) {
+      in.write(prompt.getBytes(StandardCharsets.UTF_8));
+    } catch (IOException ignored) {
+      // The agent may not read stdin at all; the prompt is also in COLONY_PROMPT.
+    }
+  }
+
+  private static void kill(Process process) {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
+  }
+
+  /** Copies process output to the transcript and keeps the last {@link #TAIL_BYTES} for rules. */
+  private static final class OutputPump extends Thread {
+    private final InputStream in;
+    private final Path transcript;
+    private final byte[] tail = new byte[TAIL_BYTES];
+    private int tailLength;
+    private boolean wrapped;
+
+    OutputPump(InputStream in, Path transcript) {
+      super("colony-output-pump");
+      setDaemon(true);
+      this.in = in;
+      this.transcript = transcript;
+    }
+
+    @Override
+    public void run() {
+      try (OutputStream out = Files.newOutputStream(transcript)) {
+        byte[] buf = new byte[8192];
+        int n;
+        while ((n = in.read(buf)) >= 0) {
+          out.write(buf, 0, n);
+          out.flush();
+          append(buf, n);
+        }
+      } catch (IOException ignored) {
+        // process gone; what was read is kept
+      }
+    }
+
+    private synchronized void append(byte[] buf, int n) {
+      for (int i = 0; i < n; i++) {
+        tail[tailLength] = buf[i];
+        tailLength = (tailLength + 1) % TAIL_BYTES;
+        if (tailLength == 0) {
+          wrapped = true;
+        }
+      }
+    }
+
+    synchronized String tail() {
+      if (!wrapped) {
+        return new String(tail, 0, tailLength, StandardCharsets.UTF_8);
+      }
+      byte[] ordered = new byte[TAIL_BYTES];
+      System.arraycopy(tail, tailLength, ordered, 0, TAIL_BYTES - tailLength);
+      System.arraycopy(tail, 0, ordered, TAIL_BYTES - tailLength, tailLength);
+      return new String(ordered, StandardCharsets.UTF_8);
+    }
+  }
+}

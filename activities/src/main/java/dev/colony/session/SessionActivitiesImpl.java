@@ -1,0 +1,102 @@
+package dev.colony.session;
+
+import dev.colony.config.Environment;
+import dev.colony.engine.Engine;
+import dev.colony.engine.Progress;
+import dev.colony.engine.PromptBuilder;
+import dev.colony.engine.SessionCancelledException;
+import dev.colony.engine.SessionContext;
+import dev.colony.engine.Transcripts;
+import dev.colony.engine.command.CommandEngine;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.EngineKind;
+import dev.colony.spec.RecoveryPolicy;
+import dev.colony.supervisor.Outcome;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
+import io.temporal.client.ActivityCompletionException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Runs one session with the ant's engine, heartbeating, within the ant's session bound. */
+public final class SessionActivitiesImpl implements SessionActivities {
+  private static final Logger log = LoggerFactory.getLogger(SessionActivitiesImpl.class);
+
+  private final Map<EngineKind, Engine> engines;
+
+  public SessionActivitiesImpl(Map<EngineKind, Engine> engines) {
+    this.engines = new EnumMap<>(engines);
+  }
+
+  /** The engines this build provides. */
+  public static SessionActivitiesImpl withDefaultEngines() {
+    return new SessionActivitiesImpl(Map.of(EngineKind.COMMAND, new CommandEngine()));
+  }
+
+  @Override
+  public SessionResult runSession(SessionRequest request) {
+    AntSpec spec = request.spec();
+    Engine engine = engines.get(spec.engine());
+    if (engine == null) {
+      return SessionResult.of(Outcome.PERMANENT, "engine \"" + spec.engine().configName()
+          + "\" is not available on this worker (available: " + available() + ")");
+    }
+    ActivityExecutionContext activity = Activity.getExecutionContext();
+    Map<String, String> env = Environment.forColony(Path.of(spec.colonyDir()));
+    String prompt = PromptBuilder.build(spec, request.session(), request.messages(), env);
+    long heartbeatTimeout = Math.max(2, spec.heartbeatTimeoutSeconds());
+    // Heartbeats are throttled to 0.8 x the timeout; beating at a quarter keeps us well inside.
+    Duration interval = Duration.ofMillis(Math.max(500, heartbeatTimeout * 1000 / 4));
+    SessionContext ctx = new SessionContext(spec, request.session(), prompt,
+        Path.of(request.workspace()), env, Transcripts.forSession(spec, request.session()),
+        Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec));
+    log.info("{}: session {} starting (attempt {})", spec.name(), request.session(),
+        activity.getInfo().getAttempt());
+    try {
+      SessionResult result = engine.run(ctx);
+      log.info("{}: session {} ended: {} {}", spec.name(), request.session(), result.outcome(), result.detail());
+      return result;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Activity.wrap(e);
+    } catch (SessionCancelledException e) {
+      log.info("{}: session {} cancelled", spec.name(), request.session());
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
+  }
+
+  private String available() {
+    return String.join(", ", engines.keySet().stream().map(EngineKind::configName).toList());
+  }
+
+  private static final class HeartbeatProgress implements Progress {
+    private final ActivityExecutionContext activity;
+    private final String previous;
+
+    HeartbeatProgress(ActivityExecutionContext activity, AntSpec spec) {
+      this.activity = activity;
+      Optional<String> details = activity.getInfo().getAttempt() > 1
+          ? activity.getHeartbeatDetails(String.class) : Optional.empty();
+      this.previous = spec.recovery() == RecoveryPolicy.RESUME ? details.orElse(null) : null;
+    }
+
+    @Override
+    public void beat(String conversationId) {
+      try {
+        activity.heartbeat(conversationId);
+      } catch (ActivityCompletionException e) {
+        throw new SessionCancelledException(e);
+      }
+    }
+
+    @Override
+    public String previousConversationId() {
+      return previous;
+    }
+  }
+}

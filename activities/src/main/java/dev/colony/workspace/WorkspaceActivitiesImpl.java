@@ -1,0 +1,121 @@
+package dev.colony.workspace;
+
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.WorkspaceSpec;
+import io.temporal.activity.Activity;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A directory per ant under the workspace root; a git worktree on branch {@code colony/<ant>}
+ * (or the configured branch) when the ant names a repository. Safe to call again: an existing
+ * worktree is reused as it is.
+ */
+public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
+
+  @Override
+  public String prepareWorkspace(AntSpec spec) {
+    try {
+      return prepare(spec).toString();
+    } catch (IOException e) {
+      throw Activity.wrap(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Activity.wrap(e);
+    }
+  }
+
+  public Path prepare(AntSpec spec) throws IOException, InterruptedException {
+    WorkspaceSpec ws = spec.workspace();
+    Path root = Path.of(ws.root());
+    Path dir = root.resolve(spec.name());
+    if (ws.repo() == null) {
+      Files.createDirectories(dir);
+      return dir;
+    }
+    if (Files.exists(dir.resolve(".git"))) {
+      configureIdentity(spec, dir);
+      return dir;
+    }
+    Files.createDirectories(root);
+    Path repo = Path.of(ws.repo());
+    if (ws.repo().contains("://") || ws.repo().startsWith("git@")) {
+      repo = root.resolve(".repos").resolve(spec.name());
+      if (!Files.exists(repo.resolve(".git"))) {
+        Files.createDirectories(repo.getParent());
+        git(null, "clone", "--quiet", ws.repo(), repo.toString());
+      } else {
+        git(repo, "fetch", "--quiet", "origin");
+      }
+    }
+    String branch = ws.branch() != null ? ws.branch() : "colony/" + spec.name();
+    if (Files.exists(dir) && isEmptyDir(dir)) {
+      Files.delete(dir);
+    }
+    git(repo, "worktree", "prune");
+    if (branchExists(repo, branch)) {
+      git(repo, "worktree", "add", "--quiet", dir.toString(), branch);
+    } else {
+      git(repo, "worktree", "add", "--quiet", "-b", branch, dir.toString());
+    }
+    configureIdentity(spec, dir);
+    return dir;
+  }
+
+  private static void configureIdentity(AntSpec spec, Path dir) throws IOException, InterruptedException {
+    if (spec.git() == null) {
+      return;
+    }
+    if (spec.git().userName() != null) {
+      git(dir, "config", "user.name", spec.git().userName());
+    }
+    if (spec.git().userEmail() != null) {
+      git(dir, "config", "user.email", spec.git().userEmail());
+    }
+  }
+
+  private static boolean isEmptyDir(Path dir) throws IOException {
+    try (var s = Files.list(dir)) {
+      return s.findAny().isEmpty();
+    }
+  }
+
+  private static boolean branchExists(Path repo, String branch) throws IOException, InterruptedException {
+    return run(repo, List.of("rev-parse", "--verify", "--quiet", "refs/heads/" + branch)).exit == 0;
+  }
+
+  private static void git(Path cwd, String... args) throws IOException, InterruptedException {
+    Result r = run(cwd, List.of(args));
+    if (r.exit != 0) {
+      // A bad repository path or URL will not fix itself: fail without retries.
+      throw ApplicationFailure.newNonRetryableFailure(
+          "git " + String.join(" ", args) + " failed (exit " + r.exit + "): " + r.output.strip(), "GitFailed");
+    }
+  }
+
+  private record Result(int exit, String output) {}
+
+  private static Result run(Path cwd, List<String> args) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add("git");
+    if (cwd != null) {
+      cmd.add("-C");
+      cmd.add(cwd.toString());
+    }
+    cmd.addAll(args);
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    p.getOutputStream().close();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(10, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      return new Result(-1, "timed out");
+    }
+    return new Result(p.exitValue(), out);
+  }
+}

@@ -1,0 +1,73 @@
+package dev.colony.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** The {@code colony} command. Exit codes: 0 ok, 1 failure, 2 usage. */
+@Command(name = "colony", mixinStandardHelpOptions = true, versionProvider = ColonyCli.Version.class,
+    description = "Keeps a colony of autonomous coding agents (ants) working, supervised by Temporal.",
+    subcommands = {
+        ValidateCommand.class, DevCommand.class, ServerCommand.class, WorkerCommand.class,
+        StartCommand.class, RunCommand.class, StatusCommand.class,
+        SignalCommands.Pause.class, SignalCommands.Resume.class, SignalCommands.Send.class,
+        SignalCommands.Stop.class, SignalCommands.Clear.class,
+        CommandLine.HelpCommand.class})
+public final class ColonyCli implements Runnable {
+  @Option(names = {"-v", "--verbose"}, scope = CommandLine.ScopeType.INHERIT,
+      description = "Log what the worker and the SDK do.")
+  void verbose(boolean on) {
+    if (on) {
+      Logging.verbose();
+    }
+  }
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  public static void main(String[] args) {
+    Logging.init();
+    int code = commandLine().execute(args);
+    System.exit(code);
+  }
+
+  static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new ColonyCli());
+    cl.setExecutionExceptionHandler(ColonyCli::handle);
+    return cl;
+  }
+
+  private static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+    PrintWriter err = cmd.getErr();
+    if (e instanceof UserError) {
+      err.println("colony: " + e.getMessage());
+    } else if (e instanceof io.grpc.StatusRuntimeException s
+        && s.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
+      err.println("colony: lost the connection to Temporal (" + s.getStatus().getDescription()
+          + "). Is the server still running?");
+    } else {
+      err.println("colony: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+      if (Logging.isVerbose()) {
+        e.printStackTrace(err);
+      } else {
+        err.println("colony: run again with --verbose for details.");
+      }
+    }
+    err.flush();
+    return 1;
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = ColonyCli.class.getPackage().getImplementationVersion();
+      return new String[] {"colony " + (v == null ? "dev" : v)};
+    }
+  }
+}

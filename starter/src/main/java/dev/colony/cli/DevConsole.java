@@ -1,0 +1,98 @@
+package dev.colony.cli;
+
+import dev.colony.ant.AntStatus;
+import dev.colony.ant.AntWorkflow;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The chat of {@code colony dev} without Discord: type {@code <ant> /pause}, {@code <ant> /status}
+ * or {@code <ant> some instruction}. Same commands as the Discord channel, same signals.
+ */
+final class DevConsole {
+  static final String HELP = """
+      commands:  <ant> /pause | /resume | /status | /stats | /clear | /stop
+                 <ant> <any text>     queue a work instruction for the ant's next session
+                 /status              all ants
+                 /help                this help""";
+  private static final Set<String> ANT_COMMANDS = Set.of("/pause", "/resume", "/status", "/stats",
+      "/usage", "/clear", "/stop", "/start", "/help");
+
+  private final Temporal temporal;
+  private final String colony;
+  private final PrintStream out;
+
+  DevConsole(Temporal temporal, String colony, PrintStream out) {
+    this.temporal = temporal;
+    this.colony = colony;
+    this.out = out;
+  }
+
+  void run(BufferedReader in) throws IOException {
+    String line;
+    while ((line = in.readLine()) != null) {
+      try {
+        handle(line.strip());
+      } catch (UserError e) {
+        out.println("colony: " + e.getMessage());
+      } catch (RuntimeException e) {
+        out.println("colony: " + e.getMessage());
+      }
+    }
+  }
+
+  void handle(String line) {
+    if (line.isEmpty()) {
+      return;
+    }
+    if (line.equals("/help") || line.equals("help")) {
+      out.println(HELP);
+      return;
+    }
+    if (line.equals("/status")) {
+      List<AntStatus> all = new ArrayList<>();
+      for (Ants.Ref r : Ants.list(temporal)) {
+        all.add(Ants.status(temporal, r));
+      }
+      out.print(StatusView.table(all, Instant.now()));
+      return;
+    }
+    if (line.startsWith("/")) {
+      out.println("colony: start with the ant's name, e.g. 'worker " + line + "'; /help lists commands");
+      return;
+    }
+    int space = line.indexOf(' ');
+    if (space < 0) {
+      out.println("colony: '" + line + "' needs a command or a message after the ant's name; /help lists commands");
+      return;
+    }
+    String name = line.substring(0, space);
+    String rest = line.substring(space + 1).strip();
+    Ants.Ref ref = Ants.resolve(temporal, name, colony);
+    AntWorkflow ant = Ants.stub(temporal, ref);
+    if (rest.startsWith("/")) {
+      String cmd = rest.split("\\s+", 2)[0];
+      if (!ANT_COMMANDS.contains(cmd)) {
+        out.println("colony: unknown command " + cmd + "; /help lists commands");
+        return;
+      }
+      switch (cmd) {
+        case "/pause" -> ant.pause();
+        case "/resume", "/start" -> ant.resume();
+        case "/stop" -> ant.stop();
+        case "/clear" -> ant.clear();
+        case "/status" -> out.print(StatusView.detail(Ants.status(temporal, ref), null, Instant.now()));
+        case "/stats", "/usage" -> out.print(StatusView.detail(Ants.status(temporal, ref),
+            Ants.stats(temporal, ref), Instant.now()));
+        default -> out.println(HELP);
+      }
+      return;
+    }
+    ant.message(rest);
+  }
+}

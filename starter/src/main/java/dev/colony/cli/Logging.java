@@ -1,0 +1,36 @@
+package dev.colony.cli;
+
+/** slf4j-simple setup: quiet by default (the console is the ants' chat), verbose on request. */
+final class Logging {
+  private static volatile boolean verbose;
+
+  private Logging() {}
+
+  static void init() {
+    setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    setIfAbsent("org.slf4j.simpleLogger.log.dev.colony", "warn");
+    // The test server logs every user-visible signal race at WARN; those are normal here.
+    setIfAbsent("org.slf4j.simpleLogger.log.io.temporal.internal.testservice", "error");
+    // Worker heartbeats to the server are optional; the embedded server does not take them.
+    setIfAbsent("org.slf4j.simpleLogger.log.io.temporal.internal.worker.HeartbeatManager", "error");
+    setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
+    setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS");
+    setIfAbsent("org.slf4j.simpleLogger.logFile", "System.err");
+  }
+
+  static void verbose() {
+    verbose = true;
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
+    System.setProperty("org.slf4j.simpleLogger.log.dev.colony", "info");
+  }
+
+  static boolean isVerbose() {
+    return verbose;
+  }
+
+  private static void setIfAbsent(String key, String value) {
+    if (System.getProperty(key) == null) {
+      System.setProperty(key, value);
+    }
+  }
+}

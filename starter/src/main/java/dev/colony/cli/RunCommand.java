@@ -1,0 +1,39 @@
+package dev.colony.cli;
+
+import dev.colony.config.LoadedColony;
+import dev.colony.worker.ColonyWorker;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "run", mixinStandardHelpOptions = true,
+    description = "Run a worker and start every ant of the colony (against a running Temporal).")
+final class RunCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "DIR", description = "The colony directory.")
+  Path dir;
+
+  @Mixin
+  TemporalOptions temporal;
+
+  @Option(names = "--sticky-queue", defaultValue = "auto", paramLabel = "auto|on|off",
+      converter = WorkerCommand.StickyConverter.class,
+      description = "See 'colony worker --help'.")
+  StickyMode sticky;
+
+  @Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    LoadedColony colony = ColonyDir.load(dir);
+    Temporal t = Temporal.connect(temporal);
+    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky, System.out);
+    StartCommand.startAll(t, temporal.taskQueue, colony.ants(), spec.commandLine().getOut());
+    worker.awaitTermination();
+    return 0;
+  }
+}

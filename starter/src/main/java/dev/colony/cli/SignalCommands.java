@@ -1,0 +1,94 @@
+package dev.colony.cli;
+
+import dev.colony.ant.AntWorkflow;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** Commands that send one signal to one ant. */
+final class SignalCommands {
+  private SignalCommands() {}
+
+  abstract static class AntCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "ANT", description = "An ant name, or colony/ant.")
+    String ant;
+
+    @Option(names = "--colony", paramLabel = "NAME", description = "The ant's colony, when names clash.")
+    String colony;
+
+    @Mixin
+    TemporalOptions temporal;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    int send(Consumer<AntWorkflow> signal, String done) {
+      try (Temporal t = Temporal.connect(temporal)) {
+        Ants.Ref ref = Ants.resolve(t, ant, colony);
+        Ants.requireRunning(t, ref);
+        signal.accept(Ants.stub(t, ref));
+        spec.commandLine().getOut().println(ref.colony() + "/" + ref.ant() + ": " + done);
+        spec.commandLine().getOut().flush();
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "pause", mixinStandardHelpOptions = true,
+      description = "Pause an ant after its current session (signal 'pause').")
+  static final class Pause extends AntCommand {
+    @Override
+    public Integer call() {
+      return send(AntWorkflow::pause, "pause sent; it pauses after its current session");
+    }
+  }
+
+  @Command(name = "resume", mixinStandardHelpOptions = true,
+      description = "Resume a paused ant, or cut its backoff / rate-limit wait short (signal 'resume').")
+  static final class Resume extends AntCommand {
+    @Override
+    public Integer call() {
+      return send(AntWorkflow::resume, "resume sent");
+    }
+  }
+
+  @Command(name = "stop", mixinStandardHelpOptions = true,
+      description = "Stop an ant for good; a running session is cancelled (signal 'stop').")
+  static final class Stop extends AntCommand {
+    @Override
+    public Integer call() {
+      return send(AntWorkflow::stop, "stop sent");
+    }
+  }
+
+  @Command(name = "clear", mixinStandardHelpOptions = true,
+      description = "Discard an ant's queued messages (signal 'clear').")
+  static final class Clear extends AntCommand {
+    @Override
+    public Integer call() {
+      return send(AntWorkflow::clear, "clear sent");
+    }
+  }
+
+  @Command(name = "send", mixinStandardHelpOptions = true,
+      description = "Queue a work instruction for an ant's next session; a paused ant resumes for it "
+          + "(signal 'message').")
+  static final class Send extends AntCommand {
+    @Parameters(index = "1..*", arity = "1..*", paramLabel = "TEXT", description = "The instruction.")
+    List<String> words;
+
+    @Override
+    public Integer call() {
+      String text = String.join(" ", words);
+      if (text.isBlank()) {
+        throw new UserError("the message is empty");
+      }
+      return send(a -> a.message(text), "message queued");
+    }
+  }
+}

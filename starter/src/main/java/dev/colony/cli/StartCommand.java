@@ -1,0 +1,61 @@
+package dev.colony.cli;
+
+import dev.colony.config.LoadedColony;
+import dev.colony.spec.AntSpec;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "start", mixinStandardHelpOptions = true,
+    description = "Start the colony's ants (all, or those named). Running it again never duplicates an "
+        + "ant: a running ant picks up the new configuration instead.")
+final class StartCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "DIR", description = "The colony directory.")
+  Path dir;
+
+  @Parameters(index = "1..*", paramLabel = "ANT", description = "Ants to start (default: all).")
+  List<String> names = new ArrayList<>();
+
+  @Mixin
+  TemporalOptions temporal;
+
+  @Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    LoadedColony colony = ColonyDir.load(dir);
+    List<AntSpec> chosen = select(colony, names);
+    try (Temporal t = Temporal.connect(temporal)) {
+      startAll(t, temporal.taskQueue, chosen, spec.commandLine().getOut());
+    }
+    return 0;
+  }
+
+  static List<AntSpec> select(LoadedColony colony, List<String> names) {
+    if (names == null || names.isEmpty()) {
+      return colony.ants();
+    }
+    List<AntSpec> out = new ArrayList<>();
+    for (String n : names) {
+      out.add(colony.ant(n).orElseThrow(() -> new UserError("no ant named '" + n + "' in colony '"
+          + colony.colony().name() + "' (ants: " + String.join(", ",
+              colony.ants().stream().map(AntSpec::name).toList()) + ")")));
+    }
+    return out;
+  }
+
+  static void startAll(Temporal t, String taskQueue, List<AntSpec> ants, PrintWriter out) {
+    for (AntSpec a : ants) {
+      var execution = Ants.start(t.client, taskQueue, a);
+      out.printf("started %s (workflow %s, run %s)%n", a.name(), execution.getWorkflowId(), execution.getRunId());
+    }
+    out.flush();
+  }
+}

@@ -1,0 +1,126 @@
+package dev.colony.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.colony.ant.AntStats;
+import dev.colony.ant.AntStatus;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+
+/** Renders ant status for people (a table) and programs (one JSON document). */
+final class StatusView {
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private StatusView() {}
+
+  static String table(List<AntStatus> ants, Instant now) {
+    if (ants.isEmpty()) {
+      return "no ants are running.\n";
+    }
+    StringBuilder sb = new StringBuilder();
+    String fmt = "%-18s %-13s %-9s %8s %6s %5s  %-22s %s%n";
+    sb.append(String.format(fmt, "ANT", "STATE", "PAUSED", "SESSIONS", "ERRORS", "QUEUE", "NEXT WAKE", "LAST OUTCOME"));
+    for (AntStatus a : ants) {
+      String name = a.colony() + "/" + a.ant();
+      sb.append(String.format(fmt, name, a.state().name().toLowerCase(Locale.ROOT),
+          a.paused() ? "yes" : "no", a.sessions(), a.consecutiveErrors(), a.queueDepth(),
+          wake(a.nextWakeTime(), now), last(a)));
+    }
+    return sb.toString();
+  }
+
+  static String detail(AntStatus a, AntStats s, Instant now) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(a.colony()).append('/').append(a.ant()).append(" (engine ").append(a.engine()).append(")\n");
+    sb.append("  state:              ").append(a.state().name().toLowerCase(Locale.ROOT)).append('\n');
+    sb.append("  paused:             ").append(a.paused() ? "yes (" + a.pauseReason() + ")" : "no").append('\n');
+    sb.append("  queued messages:    ").append(a.queueDepth()).append('\n');
+    sb.append("  sessions:           ").append(a.sessions()).append('\n');
+    sb.append("  consecutive errors: ").append(a.consecutiveErrors()).append('\n');
+    sb.append("  next wake:          ").append(wake(a.nextWakeTime(), now)).append('\n');
+    sb.append("  last outcome:       ").append(last(a)).append('\n');
+    if (s != null) {
+      sb.append("  uptime:             ").append(human(Duration.ofSeconds(s.uptimeSeconds()))).append('\n');
+      sb.append("  sessions by outcome: ").append(s.sessionsByOutcome().isEmpty() ? "-" : s.sessionsByOutcome()).append('\n');
+      sb.append("  turns:              ").append(s.turns()).append('\n');
+      sb.append("  cost:               ").append(s.costReported() ? String.format(Locale.ROOT, "$%.4f", s.costUsd()) : "not reported").append('\n');
+      sb.append("  tokens in/out:      ").append(s.inputTokens()).append(" / ").append(s.outputTokens()).append('\n');
+    }
+    return sb.toString();
+  }
+
+  static String json(String address, String namespace, List<AntStatus> ants, Map<String, AntStats> stats) {
+    ObjectNode root = JSON.createObjectNode();
+    TreeSet<String> colonies = new TreeSet<>();
+    ants.forEach(a -> colonies.add(a.colony()));
+    root.put("colony", colonies.size() == 1 ? colonies.first() : null);
+    ArrayNode cs = root.putArray("colonies");
+    colonies.forEach(cs::add);
+    root.put("address", address);
+    root.put("namespace", namespace);
+    ArrayNode list = root.putArray("ants");
+    for (AntStatus a : ants) {
+      ObjectNode n = list.addObject();
+      n.put("colony", a.colony());
+      n.put("name", a.ant());
+      n.put("state", a.state().name().toLowerCase(Locale.ROOT));
+      n.put("paused", a.paused());
+      n.put("pauseReason", a.pauseReason());
+      n.put("queueDepth", a.queueDepth());
+      n.put("sessions", a.sessions());
+      n.put("consecutiveErrors", a.consecutiveErrors());
+      n.put("nextWakeTime", a.nextWakeTime());
+      n.put("lastOutcome", a.lastOutcome());
+      n.put("lastDetail", a.lastDetail());
+      n.put("engine", a.engine());
+      AntStats s = stats.get(a.colony() + "/" + a.ant());
+      if (s != null) {
+        n.set("stats", JSON.valueToTree(s));
+      }
+    }
+    try {
+      return JSON.writeValueAsString(root) + "\n";
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String last(AntStatus a) {
+    if (a.lastOutcome() == null) {
+      return "-";
+    }
+    String d = a.lastDetail() == null || a.lastDetail().isEmpty() ? "" : ": " + a.lastDetail();
+    String line = a.lastOutcome() + d;
+    return line.length() > 60 ? line.substring(0, 59) + "…" : line;
+  }
+
+  static String wake(String iso, Instant now) {
+    if (iso == null) {
+      return "-";
+    }
+    Instant at = Instant.parse(iso);
+    long s = Duration.between(now, at).toSeconds();
+    String when = s <= 0 ? "now" : "in " + human(Duration.ofSeconds(s));
+    return when + " (" + iso.substring(11, Math.min(19, iso.length())) + "Z)";
+  }
+
+  static String human(Duration d) {
+    long s = d.toSeconds();
+    if (s < 60) {
+      return s + "s";
+    }
+    if (s < 3600) {
+      return s / 60 + "m" + (s % 60 == 0 ? "" : s % 60 + "s");
+    }
+    if (s < 86400) {
+      return s / 3600 + "h" + (s % 3600 / 60 == 0 ? "" : s % 3600 / 60 + "m");
+    }
+    return s / 86400 + "d" + (s % 86400 / 3600 == 0 ? "" : s % 86400 / 3600 + "h");
+  }
+}

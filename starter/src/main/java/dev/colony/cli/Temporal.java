@@ -1,0 +1,74 @@
+package dev.colony.cli;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.workflowservice.v1.GetClusterInfoRequest;
+import io.temporal.api.workflowservice.v1.GetSystemInfoRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/** A checked connection to a Temporal frontend. */
+final class Temporal implements AutoCloseable {
+  final String address;
+  final String namespace;
+  final WorkflowServiceStubs stubs;
+  final WorkflowClient client;
+
+  private Temporal(String address, String namespace, WorkflowServiceStubs stubs) {
+    this.address = address;
+    this.namespace = namespace;
+    this.stubs = stubs;
+    this.client = WorkflowClient.newInstance(stubs,
+        WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
+  }
+
+  /** Connects and checks the server answers, or fails with one line saying what to do. */
+  static Temporal connect(TemporalOptions o) {
+    return connect(o.address(), o.namespace);
+  }
+
+  static Temporal connect(String address, String namespace) {
+    WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
+        WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
+    try {
+      stubs.blockingStub().withDeadlineAfter(5, TimeUnit.SECONDS)
+          .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
+    } catch (StatusRuntimeException e) {
+      stubs.shutdownNow();
+      throw new UserError("cannot reach Temporal at " + address + " (" + e.getStatus().getCode()
+          + "). Start one with './colony server' (or see docker-compose.temporal.yml), "
+          + "or point --address / $TEMPORAL_ADDRESS at yours.");
+    }
+    return new Temporal(address, namespace, stubs);
+  }
+
+  /**
+   * True when the server is Temporal's embedded test server (it does not implement
+   * GetClusterInfo). That server has no sticky schedule-to-start timeout, so workers must not
+   * use sticky queues against it.
+   */
+  boolean isEmbeddedTestServer() {
+    try {
+      stubs.blockingStub().withDeadlineAfter(5, TimeUnit.SECONDS)
+          .getClusterInfo(GetClusterInfoRequest.getDefaultInstance());
+      return false;
+    } catch (StatusRuntimeException e) {
+      return e.getStatus().getCode() == Status.Code.UNIMPLEMENTED;
+    }
+  }
+
+  @Override
+  public void close() {
+    stubs.shutdown();
+    stubs.awaitTermination(2, TimeUnit.SECONDS);
+    stubs.shutdownNow();
+  }
+
+  static Duration timeout() {
+    return Duration.ofSeconds(10);
+  }
+}

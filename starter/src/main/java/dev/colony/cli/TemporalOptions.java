@@ -1,0 +1,27 @@
+package dev.colony.cli;
+
+import dev.colony.spec.AntIds;
+import picocli.CommandLine.Option;
+
+/** Connection options shared by every command that talks to Temporal. */
+final class TemporalOptions {
+  @Option(names = "--address", paramLabel = "HOST:PORT",
+      description = "Temporal frontend address (default: $TEMPORAL_ADDRESS, else localhost:7233).")
+  String address;
+
+  @Option(names = "--namespace", paramLabel = "NAME", defaultValue = "default",
+      description = "Temporal namespace (default: ${DEFAULT-VALUE}).")
+  String namespace;
+
+  @Option(names = "--task-queue", paramLabel = "NAME", defaultValue = AntIds.DEFAULT_TASK_QUEUE,
+      description = "Task queue the ants run on (default: ${DEFAULT-VALUE}).")
+  String taskQueue;
+
+  String address() {
+    if (address != null && !address.isBlank()) {
+      return address;
+    }
+    String env = System.getenv("TEMPORAL_ADDRESS");
+    return env == null || env.isBlank() ? "localhost:7233" : env;
+  }
+}

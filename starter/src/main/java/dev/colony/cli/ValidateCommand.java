@@ -1,0 +1,47 @@
+package dev.colony.cli;
+
+import dev.colony.config.Durations;
+import dev.colony.config.LoadedColony;
+import dev.colony.spec.AntSpec;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "validate", mixinStandardHelpOptions = true,
+    description = "Check a colony directory (colony.yaml + ants/*.yaml). Exit 0 when valid, 1 when not.")
+final class ValidateCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "DIR", description = "The colony directory.")
+  Path dir;
+
+  @Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    LoadedColony colony = ColonyDir.load(dir);
+    var out = spec.commandLine().getOut();
+    out.printf("colony '%s' is valid: %d ant%s, chat on %s%n", colony.colony().name(),
+        colony.ants().size(), colony.ants().size() == 1 ? "" : "s",
+        colony.colony().discord() == null ? "the console" : "Discord (" + colony.colony().discord().guild() + ")");
+    for (AntSpec a : colony.ants()) {
+      out.printf("  %-20s engine %-8s %s%n", a.name(), a.engine().configName(), rhythm(a));
+    }
+    out.flush();
+    return 0;
+  }
+
+  static String rhythm(AntSpec a) {
+    if (a.cron() != null) {
+      return "on schedule '" + a.cron() + "' (" + a.timezone() + ")"
+          + (a.triggers().isEmpty() ? "" : " and on triggers");
+    }
+    if (!a.triggers().isEmpty()) {
+      return "on triggers and messages";
+    }
+    return a.pollIntervalSeconds() > 0
+        ? "continuous, sleeping " + Durations.format(a.pollIntervalSeconds()) + " between sessions"
+        : "continuous";
+  }
+}

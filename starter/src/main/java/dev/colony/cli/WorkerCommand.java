@@ -1,0 +1,49 @@
+package dev.colony.cli;
+
+import dev.colony.config.LoadedColony;
+import dev.colony.worker.ColonyWorker;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "worker", mixinStandardHelpOptions = true,
+    description = "Run a worker that hosts the colony's ants (their workflows and sessions).")
+final class WorkerCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "DIR", description = "The colony directory.")
+  Path dir;
+
+  @Mixin
+  TemporalOptions temporal;
+
+  @Option(names = "--sticky-queue", defaultValue = "auto", paramLabel = "auto|on|off",
+      converter = StickyConverter.class,
+      description = "Cache workflows on a per-worker queue. auto (default): off against the embedded "
+          + "server, on against a real Temporal.")
+  StickyMode sticky;
+
+  @Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    LoadedColony colony = ColonyDir.load(dir);
+    Temporal t = Temporal.connect(temporal);
+    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky, System.out);
+    spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' at %s%n",
+        colony.colony().name(), temporal.taskQueue, t.address);
+    spec.commandLine().getOut().flush();
+    worker.awaitTermination();
+    return 0;
+  }
+
+  static final class StickyConverter implements picocli.CommandLine.ITypeConverter<StickyMode> {
+    @Override
+    public StickyMode convert(String value) {
+      return StickyMode.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
+    }
+  }
+}

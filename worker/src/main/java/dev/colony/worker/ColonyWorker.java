@@ -1,0 +1,68 @@
+package dev.colony.worker;
+
+import dev.colony.ant.AntWorkflowImpl;
+import dev.colony.chat.ChatActivitiesImpl;
+import dev.colony.session.SessionActivitiesImpl;
+import dev.colony.workspace.WorkspaceActivitiesImpl;
+import io.temporal.client.WorkflowClient;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
+import io.temporal.worker.WorkerOptions;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Hosts AntWorkflow and the activities on a task queue. */
+public final class ColonyWorker implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ColonyWorker.class);
+  /** How long a stopping worker waits for running activities to finish or heartbeat a last time. */
+  public static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(10);
+
+  private final WorkerFactory factory;
+
+  private ColonyWorker(WorkerFactory factory) {
+    this.factory = factory;
+  }
+
+  public static ColonyWorker start(WorkflowClient client, WorkerSettings settings) {
+    WorkerFactory factory = WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder()
+        .setUsingVirtualWorkflowThreads(Runtime.version().feature() >= 21)
+        .build());
+    WorkerOptions.Builder options = WorkerOptions.newBuilder();
+    if (!settings.stickyQueue()) {
+      options.setStickyQueueScheduleToStartTimeout(Duration.ZERO);
+    }
+    if (settings.identity() != null) {
+      options.setIdentity(settings.identity());
+    }
+    Worker worker = factory.newWorker(settings.taskQueue(), options.build());
+    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+    worker.registerActivitiesImplementations(
+        SessionActivitiesImpl.withDefaultEngines(),
+        new WorkspaceActivitiesImpl(),
+        new ChatActivitiesImpl(settings.chat()));
+    factory.start();
+    log.info("worker polling task queue '{}' (sticky queue {})", settings.taskQueue(),
+        settings.stickyQueue() ? "on" : "off");
+    return new ColonyWorker(factory);
+  }
+
+  /** Stops polling, gives running activities {@link #SHUTDOWN_GRACE} to finish, then stops. */
+  @Override
+  public void close() {
+    factory.shutdown();
+    factory.awaitTermination(SHUTDOWN_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    if (!factory.isTerminated()) {
+      factory.shutdownNow();
+      factory.awaitTermination(2, TimeUnit.SECONDS);
+    }
+  }
+
+  public void awaitTermination() {
+    while (!factory.isTerminated()) {
+      factory.awaitTermination(1, TimeUnit.HOURS);
+    }
+  }
+}
