@@ -1,0 +1,246 @@
+package dev.colony.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.Autonomy;
+import dev.colony.spec.EngineKind;
+import dev.colony.spec.LmOutput;
+import dev.colony.spec.ToolCallLogging;
+import dev.colony.spec.TriggerSpec;
+import dev.colony.supervisor.Outcome;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ColonyLoaderTest {
+  private static final Map<String, String> ENV = Map.of("DISCORD_TOKEN", "discord-secret-value",
+      "GITHUB_TOKEN", "github-secret-value");
+
+  @TempDir
+  Path tmp;
+
+  private static Path fixture(String name) {
+    return Path.of("src/test/resources/seed004", name);
+  }
+
+  private LoadedColony load(Path dir, Map<String, String> env) throws ConfigException {
+    return new ColonyLoader(env).loadDir(dir);
+  }
+
+  /** Writes a colony: files as path -> content. */
+  private Path colony(Map<String, String> files) throws IOException {
+    Path dir = Files.createTempDirectory(tmp, "colony");
+    for (Map.Entry<String, String> f : files.entrySet()) {
+      Path p = dir.resolve(f.getKey());
+      Files.createDirectories(p.getParent());
+      Files.writeString(p, f.getValue());
+    }
+    return dir;
+  }
+
+  private static final String CONSOLE_COLONY = "name: c\n";
+  private static final String ANT = "name: a\ndescription: d\ninstructions: do it\n";
+
+  private String errors(Map<String, String> files, Map<String, String> env) throws IOException {
+    Path dir = colony(files);
+    ConfigException e = assertThrows(ConfigException.class, () -> load(dir, env));
+    return e.getMessage();
+  }
+
+  @Test
+  void minimalExampleValidatesWithDefaults() throws Exception {
+    LoadedColony c = load(fixture("minimal"), ENV);
+    assertEquals("my-colony", c.colony().name());
+    assertEquals("DISCORD_TOKEN", c.colony().discord().tokenVar());
+    assertEquals("My Server", c.colony().discord().guild());
+    AntSpec a = c.ants().get(0);
+    assertEquals(EngineKind.CLAUDE, a.engine());
+    assertEquals(Autonomy.HUMAN, a.autonomy());
+    assertEquals(ToolCallLogging.IMPACTFUL, a.toolCalls());
+    assertEquals(LmOutput.DISCORD, a.lmOutput());
+    assertEquals(1800, a.confirmationTimeoutSeconds());
+    assertEquals(0, a.pollIntervalSeconds());
+    assertEquals("worker-logs", a.discordChannel());
+    assertEquals("ant/my-colony/worker", a.workflowId());
+  }
+
+  @Test
+  void fullExampleAndEveryCompleteAntExampleMeanWhatTheySay() throws Exception {
+    LoadedColony c = load(fixture("full"), ENV);
+    assertEquals("GITHUB_TOKEN", c.colony().githubTokenVar());
+    assertEquals(List.of("dep-updater", "issue-triager", "monitor", "researcher"),
+        c.ants().stream().map(AntSpec::name).toList());
+
+    AntSpec researcher = c.ant("researcher").orElseThrow();
+    assertEquals(EngineKind.GEMINI, researcher.engine());
+    assertEquals("gemini-2.5-pro", researcher.gemini().model());
+    assertEquals(100, researcher.gemini().maxTurns());
+    assertEquals(List.of(new TriggerSpec(TriggerSpec.Type.DISCORD_COMMAND, List.of())), researcher.triggers());
+    assertTrue(researcher.eventDriven());
+
+    AntSpec triager = c.ant("issue-triager").orElseThrow();
+    assertEquals("0 9 * * 1-5", triager.cron());
+    assertEquals(List.of(new TriggerSpec(TriggerSpec.Type.GITHUB_ISSUE, List.of("needs-triage"))), triager.triggers());
+    assertEquals(List.of("acme/platform"), triager.githubRepos());
+    assertEquals("issue-triage", triager.discordChannel());
+
+    AntSpec updater = c.ant("dep-updater").orElseThrow();
+    assertEquals("0 2 * * 1", updater.cron());
+    assertEquals(Autonomy.HUMAN, updater.autonomy());
+    assertEquals(List.of("\\bgit\\s+push\\b"), updater.confirmation().dangerousPatterns());
+
+    AntSpec monitor = c.ant("monitor").orElseThrow();
+    assertFalse(monitor.eventDriven());
+    assertEquals(600, monitor.pollIntervalSeconds());
+    assertEquals("Jane Smith", monitor.git().userName());
+    assertEquals("jane@acme.example.com", monitor.git().userEmail());
+    assertEquals(1800, monitor.confirmationTimeoutSeconds());
+  }
+
+  @Test
+  void missingVariableUsesTheReferenceMessage() {
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> load(fixture("minimal"), Map.of()));
+    assertTrue(e.getMessage().startsWith("Validation failed: Invalid colony.yaml:\n"), e.getMessage());
+    assertTrue(e.getMessage().contains("integrations.discord.token: Missing environment variable: DISCORD_TOKEN"),
+        e.getMessage());
+  }
+
+  @Test
+  void secretsNeverReachTheSpec() throws Exception {
+    Path dir = colony(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT
+        + "engine: command\ncommand:\n  argv: [\"./agent\", \"--key=${API_KEY}\"]\n  env:\n    TOKEN: ${API_KEY}\n"));
+    LoadedColony c = load(dir, Map.of("API_KEY", "sk-very-secret"));
+    AntSpec a = c.ants().get(0);
+    assertEquals("${API_KEY}", a.command().env().get("TOKEN"));
+    String json = new ObjectMapper().writeValueAsString(a);
+    assertFalse(json.contains("sk-very-secret"), json);
+    assertFalse(new ObjectMapper().writeValueAsString(load(fixture("minimal"), ENV)).contains("discord-secret-value"));
+  }
+
+  @Test
+  void literalTokensAreRejected() throws Exception {
+    String msg = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: abc.def\n    guild: g\n",
+        "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: x\n"), ENV);
+    assertTrue(msg.contains("integrations.discord.token: write secrets as an environment variable reference"), msg);
+  }
+
+  @Test
+  void durationsAcceptOnlyWholeSecondsMinutesHours() throws Exception {
+    assertEquals(90, Durations.parseSeconds("90s"));
+    assertEquals(300, Durations.parseSeconds("5m"));
+    assertEquals(3600, Durations.parseSeconds("1h"));
+    for (String bad : List.of("1h30m", "1.5h", "90", "5 min", "-5m", "5d")) {
+      String msg = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "poll_interval: " + bad + "\n"), ENV);
+      assertTrue(msg.contains("Invalid ants/a.yaml:"), msg);
+      assertTrue(msg.contains("poll_interval: invalid duration '" + bad + "': use a whole number followed by s, m or h"), msg);
+    }
+  }
+
+  @Test
+  void unknownKeysAreNamed() throws Exception {
+    String msg = errors(Map.of("colony.yaml", CONSOLE_COLONY + "defaults:\n  pol_interval: 5m\n",
+        "ants/a.yaml", ANT + "autonomyy: full\n"), ENV);
+    assertTrue(msg.contains("defaults.pol_interval: unknown key 'pol_interval'"), msg);
+    assertTrue(msg.contains("autonomyy: unknown key 'autonomyy'"), msg);
+  }
+
+  @Test
+  void allErrorsOfARunAreReportedTogetherByFile() throws Exception {
+    String msg = errors(Map.of("colony.yaml", "integrations:\n  discord:\n    token: ${NOPE}\n",
+        "ants/a.yaml", "name: a\n", "ants/b.yml", ANT.replace("name: a", "name: b") + "engine: gpt\n"), Map.of());
+    assertTrue(msg.contains("Invalid colony.yaml:\n"), msg);
+    assertTrue(msg.contains("  name: required"), msg);
+    assertTrue(msg.contains("integrations.discord.token: Missing environment variable: NOPE"), msg);
+    assertTrue(msg.contains("integrations.discord.guild: required"), msg);
+    assertTrue(msg.contains("Invalid ants/a.yaml:\n  description: required\n  instructions: required"), msg);
+    assertTrue(msg.contains("Invalid ants/b.yml:\n  engine: invalid value 'gpt': expected one of \"claude\", \"gemini\", \"command\""), msg);
+  }
+
+  @Test
+  void duplicateAntNamesNameBothFiles() throws Exception {
+    String msg = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT, "ants/copy.yaml", ANT), ENV);
+    assertTrue(msg.contains("Invalid ants/copy.yaml:\n  name: duplicate ant name 'a': also used by ants/a.yaml"), msg);
+  }
+
+  @Test
+  void discordChannelIsRequiredOnlyWhenTheColonyUsesDiscord() throws Exception {
+    String msg = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: ${DISCORD_TOKEN}\n    guild: g\n",
+        "ants/a.yaml", ANT), ENV);
+    assertTrue(msg.contains("Invalid ants/a.yaml:\n  integrations.discord.channel: required"), msg);
+    LoadedColony console = load(colony(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT)), ENV);
+    assertNull(console.colony().discord());
+    assertNull(console.ants().get(0).discordChannel());
+  }
+
+  @Test
+  void stateBackendIsAcceptedForCompatibility() throws Exception {
+    load(colony(Map.of("colony.yaml", CONSOLE_COLONY + "state:\n  backend: sqlite\n",
+        "ants/a.yaml", ANT + "state:\n  backend: memory\n")), ENV);
+    String msg = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "state:\n  backend: redis\n"), ENV);
+    assertTrue(msg.contains("state.backend: invalid value 'redis'"), msg);
+  }
+
+  @Test
+  void schedulesTriggersAndGithubAreChecked() throws Exception {
+    String msg = errors(Map.of("colony.yaml", CONSOLE_COLONY,
+        "ants/a.yaml", ANT + "schedule:\n  cron: \"61 9 * * *\"\ntriggers:\n  - type: github_issue\n  - type: webhook\n"), ENV);
+    assertTrue(msg.contains("schedule.cron: invalid cron expression '61 9 * * *'"), msg);
+    assertTrue(msg.contains("triggers[0].type: github_issue needs integrations.github.repos"), msg);
+    assertTrue(msg.contains("triggers[1].type: invalid trigger type 'webhook'"), msg);
+    String token = errors(Map.of("colony.yaml", CONSOLE_COLONY,
+        "ants/a.yaml", ANT + "integrations:\n  github:\n    repos: [acme/platform]\n"), ENV);
+    assertTrue(token.contains("Invalid colony.yaml:\n  integrations.github.token: required: ant 'a' (ants/a.yaml) uses GitHub"), token);
+    String repo = errors(Map.of("colony.yaml", CONSOLE_COLONY,
+        "ants/a.yaml", ANT + "integrations:\n  github:\n    repos: [platform]\n"), ENV);
+    assertTrue(repo.contains("integrations.github.repos[0]: invalid repository 'platform': expected owner/repo"), repo);
+  }
+
+  @Test
+  void commandEngineRules() throws Exception {
+    String msg = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "engine: command\n"), ENV);
+    assertTrue(msg.contains("command: required when engine is \"command\""), msg);
+    String rules = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT
+        + "engine: command\ncommand:\n  argv: [x]\n  outcomes:\n    - outcome: melted\n      exit_code: 2\n"
+        + "    - pattern: \"(unclosed\"\n      outcome: transient\n    - outcome: billing\n"), ENV);
+    assertTrue(rules.contains("command.outcomes[0].outcome: invalid outcome 'melted'"), rules);
+    assertTrue(rules.contains("command.outcomes[1].pattern: invalid regular expression '(unclosed'"), rules);
+    assertTrue(rules.contains("command.outcomes[2]: a rule needs exit_code, pattern or both"), rules);
+    AntSpec ok = load(colony(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT
+        + "engine: command\ncommand:\n  argv: ./agent.sh --fast\n  outcomes:\n    - exit_code: 7\n      outcome: error_max_budget_usd\n")), ENV)
+        .ants().get(0);
+    assertEquals(List.of("/bin/sh", "-c", "./agent.sh --fast"), ok.command().argv());
+    assertEquals(Outcome.BUDGET, ok.command().outcomes().get(0).outcome());
+  }
+
+  @Test
+  void brokenYamlAndMissingFilesAreReportedWithWhere() throws Exception {
+    String yaml = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", "name: a\n  description: : x\n"), ENV);
+    assertTrue(yaml.contains("Invalid ants/a.yaml:\n  not valid YAML: line 2"), yaml);
+    String none = errors(Map.of("ants/a.yaml", ANT), ENV);
+    assertTrue(none.contains("Invalid colony.yaml:\n  file not found"), none);
+    String noAnts = errors(Map.of("colony.yaml", CONSOLE_COLONY), ENV);
+    assertTrue(noAnts.contains("Invalid ants/:\n  directory not found"), noAnts);
+    String dupKey = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "name: b\n"), ENV);
+    assertTrue(dupKey.contains("not valid YAML") && dupKey.contains("duplicate key name"), dupKey);
+  }
+
+  @Test
+  void dotEnvFillsInVariablesTheEnvironmentDoesNotSet() throws Exception {
+    Path dir = colony(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: ${COLONY_TEST_DOTENV_TOKEN}\n    guild: g\n",
+        "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: x\n",
+        ".env", "COLONY_TEST_DOTENV_TOKEN=from-dotenv\n"));
+    LoadedColony c = ColonyLoader.load(dir);
+    assertEquals("COLONY_TEST_DOTENV_TOKEN", c.colony().discord().tokenVar());
+  }
+}

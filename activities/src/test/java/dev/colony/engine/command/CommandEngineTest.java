@@ -1,0 +1,156 @@
+package dev.colony.engine.command;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.engine.Progress;
+import dev.colony.engine.SessionCancelledException;
+import dev.colony.engine.SessionContext;
+import dev.colony.session.SessionResult;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.Autonomy;
+import dev.colony.spec.ClaudeSpec;
+import dev.colony.spec.CommandSpec;
+import dev.colony.spec.ConfirmationSpec;
+import dev.colony.spec.EngineKind;
+import dev.colony.spec.GeminiSpec;
+import dev.colony.spec.LmOutput;
+import dev.colony.spec.OutcomeRule;
+import dev.colony.spec.RecoveryPolicy;
+import dev.colony.spec.ToolCallLogging;
+import dev.colony.spec.WorkspaceSpec;
+import dev.colony.supervisor.Outcome;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CommandEngineTest {
+  @TempDir
+  Path tmp;
+
+  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
+
+  private AntSpec spec(String script, List<OutcomeRule> rules, Map<String, String> env) {
+    return new AntSpec("c", "a", "desc", "instr", EngineKind.COMMAND, ClaudeSpec.DEFAULTS,
+        GeminiSpec.DEFAULTS, new CommandSpec(List.of("/bin/sh", "-c", script), env, rules), null,
+        List.of(), null, null, List.of(), Autonomy.HUMAN, ConfirmationSpec.NONE,
+        ToolCallLogging.IMPACTFUL, LmOutput.DISCORD, RecoveryPolicy.RESUME, 0, 1800, 3600, 30, 100,
+        new WorkspaceSpec(tmp.toString(), null, null), null, tmp.toString(), "ants/a.yaml");
+  }
+
+  private SessionResult run(String script, List<OutcomeRule> rules) throws Exception {
+    return run(spec(script, rules, Map.of()), Duration.ofSeconds(30), Progress.NONE, new CommandEngine(CLOCK));
+  }
+
+  private SessionResult run(AntSpec spec, Duration timeout, Progress progress, CommandEngine engine) throws Exception {
+    return engine.run(new SessionContext(spec, 4, "the prompt\nline two", tmp, Map.of("SECRET", "s3cret"),
+        tmp.resolve("t/session.log"), timeout, Duration.ofMillis(50), progress));
+  }
+
+  @Test
+  void exitZeroIsSuccessWithTheLastLineAsDetail() throws Exception {
+    SessionResult r = run("echo working; echo done here", List.of());
+    assertEquals(Outcome.SUCCESS, r.outcome());
+    assertEquals("done here", r.detail());
+    assertTrue(Files.readString(tmp.resolve("t/session.log")).contains("working"));
+  }
+
+  @Test
+  void nonZeroWithoutARuleIsTransient() throws Exception {
+    SessionResult r = run("echo oops >&2; exit 4", List.of());
+    assertEquals(Outcome.TRANSIENT, r.outcome());
+    assertEquals("exit code 4: oops", r.detail());
+  }
+
+  @Test
+  void theFirstMatchingRuleWinsAndCarriesTheResetTime() throws Exception {
+    List<OutcomeRule> rules = List.of(
+        new OutcomeRule(9, null, Outcome.PERMANENT),
+        new OutcomeRule(null, "resets at (?<resetsAt>\\d+)", Outcome.RATE_LIMIT),
+        new OutcomeRule(null, "retry in (?<retryAfter>\\d+)s", Outcome.RATE_LIMIT),
+        new OutcomeRule(1, "billing", Outcome.BILLING));
+    SessionResult at = run("echo 'limited; resets at 1767225700'; exit 1", rules);
+    assertEquals(Outcome.RATE_LIMIT, at.outcome());
+    assertEquals(1767225700_000L, at.resetAtEpochMillis());
+    SessionResult after = run("echo 'retry in 42s'; exit 1", rules);
+    assertEquals(CLOCK.millis() + 42_000, after.resetAtEpochMillis());
+    SessionResult billing = run("echo 'billing problem'; exit 1", rules);
+    assertEquals(Outcome.BILLING, billing.outcome());
+    assertNull(billing.resetAtEpochMillis());
+    // exit code 2 with "billing": the rule requires exit 1, so no rule matches
+    assertEquals(Outcome.TRANSIENT, run("echo billing; exit 2", rules).outcome());
+    assertEquals(Outcome.PERMANENT, run("exit 9", rules).outcome());
+  }
+
+  @Test
+  void promptArrivesOnStdinAndInTheEnvironmentAndVariablesResolveOnTheWorker() throws Exception {
+    AntSpec spec = spec("read first; echo \"stdin=$first env=$(echo \"$COLONY_PROMPT\" | tail -1) "
+        + "session=$COLONY_SESSION key=$KEY\"", List.of(), Map.of("KEY", "${SECRET}"));
+    SessionResult r = run(spec, Duration.ofSeconds(30), Progress.NONE, new CommandEngine(CLOCK));
+    assertEquals("stdin=the prompt env=line two session=4 key=s3cret", r.detail());
+  }
+
+  @Test
+  void aMissingProgramIsAPermanentError() throws Exception {
+    AntSpec spec = spec("x", List.of(), Map.of());
+    AntSpec missing = new AntSpec(spec.colony(), spec.name(), spec.description(), spec.instructions(),
+        spec.engine(), spec.claude(), spec.gemini(),
+        new CommandSpec(List.of("./no-such-agent"), Map.of(), List.of()), null, List.of(), null,
+        null, List.of(), spec.autonomy(), spec.confirmation(), spec.toolCalls(), spec.lmOutput(),
+        spec.recovery(), 0, 1800, 3600, 30, 100, spec.workspace(), null, spec.colonyDir(), spec.sourceFile());
+    SessionResult r = run(missing, Duration.ofSeconds(30), Progress.NONE, new CommandEngine(CLOCK));
+    assertEquals(Outcome.PERMANENT, r.outcome());
+    assertTrue(r.detail().startsWith("cannot start " + tmp.resolve("no-such-agent")), r.detail());
+  }
+
+  @Test
+  void aSessionOverItsBoundIsStoppedAndCountsAsTransient() throws Exception {
+    AtomicInteger beats = new AtomicInteger();
+    Progress counting = new Progress() {
+      @Override
+      public void beat(String id) {
+        beats.incrementAndGet();
+      }
+
+      @Override
+      public String previousConversationId() {
+        return null;
+      }
+    };
+    SessionResult r = run(spec("sleep 30", List.of(), Map.of()), Duration.ofMillis(300), counting,
+        new CommandEngine());
+    assertEquals(Outcome.TRANSIENT, r.outcome());
+    assertTrue(r.detail().startsWith("session timed out"), r.detail());
+    assertTrue(beats.get() >= 2, "heartbeats while running: " + beats.get());
+  }
+
+  @Test
+  void cancellationKillsTheProcess() throws Exception {
+    Path marker = tmp.resolve("finished");
+    Progress cancelling = new Progress() {
+      @Override
+      public void beat(String id) {
+        throw new SessionCancelledException(new RuntimeException("cancelled"));
+      }
+
+      @Override
+      public String previousConversationId() {
+        return null;
+      }
+    };
+    assertThrows(SessionCancelledException.class, () -> run(
+        spec("sleep 2; touch " + marker, List.of(), Map.of()), Duration.ofMinutes(1), cancelling, new CommandEngine()));
+    Thread.sleep(2500);
+    assertTrue(Files.notExists(marker), "the killed session must not finish its work");
+  }
+}

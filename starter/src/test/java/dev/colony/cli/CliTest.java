@@ -1,0 +1,118 @@
+package dev.colony.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class CliTest {
+  @TempDir
+  Path tmp;
+
+  record Result(int code, String out, String err) {}
+
+  static Result run(String... args) {
+    CommandLine cl = ColonyCli.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    int code = cl.execute(args);
+    return new Result(code, out.toString(), err.toString());
+  }
+
+  private Path colony(String colonyYaml, String antFile, String antYaml) throws IOException {
+    Path dir = Files.createTempDirectory(tmp, "c");
+    Files.writeString(dir.resolve("colony.yaml"), colonyYaml);
+    Files.createDirectories(dir.resolve("ants"));
+    Files.writeString(dir.resolve("ants").resolve(antFile), antYaml);
+    return dir;
+  }
+
+  @Test
+  void validateExitsZeroOnTheHelloExample() {
+    Result r = run("validate", "../examples/hello");
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().startsWith("colony 'hello' is valid: 2 ants, chat on the console"), r.out());
+  }
+
+  @Test
+  void validateExitsOneNamingFileAndFieldWithoutAStackTrace() throws IOException {
+    Path dir = colony("name: broken\n", "worker.yaml",
+        "name: worker\ndescription: d\ninstructions: i\npoll_interval: 1h30m\nengine: gpt\n");
+    Result r = run("validate", dir.toString());
+    assertEquals(1, r.code());
+    assertEquals("", r.out());
+    assertTrue(r.err().startsWith("colony: Validation failed: Invalid ants/worker.yaml:\n"), r.err());
+    assertTrue(r.err().contains("  poll_interval: invalid duration '1h30m'"), r.err());
+    assertTrue(r.err().contains("  engine: invalid value 'gpt'"), r.err());
+    assertFalse(r.err().contains("\tat "), "no stack trace: " + r.err());
+  }
+
+  @Test
+  void validateReportsAMissingVariableInTheReferenceFormat() throws IOException {
+    Path dir = colony("name: c\nintegrations:\n  discord:\n    token: ${COLONY_TEST_UNSET_TOKEN}\n    guild: g\n",
+        "a.yaml", "name: a\ndescription: d\ninstructions: i\nintegrations:\n  discord:\n    channel: x\n");
+    Result r = run("validate", dir.toString());
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("Validation failed: Invalid colony.yaml:\n"
+        + "  integrations.discord.token: Missing environment variable: COLONY_TEST_UNSET_TOKEN"), r.err());
+  }
+
+  @Test
+  void validateOnAMissingDirectoryIsAnError() {
+    Result r = run("validate", tmp.resolve("nope").toString());
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("not a directory"), r.err());
+  }
+
+  @Test
+  void usageErrorsExitTwo() {
+    assertEquals(2, run("validate").code());
+    assertEquals(2, run("frobnicate").code());
+    assertEquals(2, run("status", "--no-such-flag").code());
+  }
+
+  @Test
+  void everyCommandHasHelp() {
+    for (String cmd : List.of("validate", "dev", "server", "worker", "start", "run", "status", "pause",
+        "resume", "send", "stop", "clear")) {
+      Result r = run(cmd, "--help");
+      assertEquals(0, r.code(), cmd);
+      assertTrue(r.out().contains("Usage: colony " + cmd), cmd + ": " + r.out());
+    }
+  }
+
+  @Test
+  void commandsThatConnectTakeAddressAndNamespace() {
+    for (String cmd : List.of("worker", "start", "run", "status", "pause", "resume", "send", "stop")) {
+      String help = run(cmd, "--help").out();
+      assertTrue(help.contains("--address") && help.contains("--namespace"), cmd + ": " + help);
+    }
+  }
+
+  @Test
+  void anUnreachableServerIsOneClearLine() throws IOException {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    Result r = run("status", "--address", "127.0.0.1:" + port);
+    assertEquals(1, r.code());
+    assertTrue(r.err().startsWith("colony: cannot reach Temporal at 127.0.0.1:" + port), r.err());
+    assertEquals(1, r.err().strip().lines().count(), r.err());
+    Result pause = run("pause", "worker", "--address", "127.0.0.1:" + port);
+    assertEquals(1, pause.code());
+    assertTrue(pause.err().contains("cannot reach Temporal"), pause.err());
+  }
+}

@@ -1,0 +1,139 @@
+package dev.colony.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.colony.chat.ChatPost;
+import dev.colony.worker.ColonyWorker;
+import dev.colony.worker.WorkerSettings;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The CLI against a real embedded server on a real port, in real time, with the hello example. */
+class EmbeddedColonyTest {
+  private EmbeddedServer server;
+  private Temporal temporal;
+  private ColonyWorker worker;
+  private String address;
+  private final List<ChatPost> posts = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void setUp() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    server = EmbeddedServer.start(port);
+    address = "127.0.0.1:" + port;
+    temporal = Temporal.connect(address, "default");
+    assertTrue(temporal.isEmbeddedTestServer());
+    worker = ColonyWorker.start(temporal.client, new WorkerSettings("colony", false, posts::add, "test-worker"));
+  }
+
+  @AfterEach
+  void tearDown() {
+    worker.close();
+    temporal.close();
+    server.close();
+  }
+
+  private CliTest.Result cli(String... args) {
+    String[] full = new String[args.length + 2];
+    System.arraycopy(args, 0, full, 0, args.length);
+    full[args.length] = "--address";
+    full[args.length + 1] = address;
+    return CliTest.run(full);
+  }
+
+  private JsonNode statusJson() throws Exception {
+    CliTest.Result r = cli("status", "--json");
+    assertEquals(0, r.code(), r.err());
+    return new ObjectMapper().readTree(r.out());
+  }
+
+  private JsonNode ant(String name) throws Exception {
+    for (JsonNode a : statusJson().get("ants")) {
+      if (a.get("name").asText().equals(name)) {
+        return a;
+      }
+    }
+    throw new AssertionError("no ant " + name);
+  }
+
+  private static void eventually(Duration limit, BooleanSupplier c) throws InterruptedException {
+    long end = System.nanoTime() + limit.toNanos();
+    while (!c.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("not reached within " + limit);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private boolean posted(String text) {
+    return posts.stream().anyMatch(p -> p.text().equals(text));
+  }
+
+  @Test
+  void startTwiceNeverDuplicatesAndTheCliDrivesTheAnts() throws Exception {
+    CliTest.Result first = cli("start", "../examples/hello");
+    assertEquals(0, first.code(), first.err());
+    CliTest.Result again = cli("start", "../examples/hello");
+    assertEquals(0, again.code(), again.err());
+    JsonNode doc = statusJson();
+    assertEquals("hello", doc.get("colony").asText());
+    assertEquals(2, doc.get("ants").size());
+    for (JsonNode a : doc.get("ants")) {
+      for (String field : List.of("name", "state", "paused", "pauseReason", "queueDepth", "sessions",
+          "consecutiveErrors", "nextWakeTime")) {
+        assertTrue(a.has(field), field + " in " + a);
+      }
+    }
+    assertEquals(1, posts.stream().filter(p -> p.text().equals("🐜 **greeter** is starting up.")).count());
+
+    eventually(Duration.ofSeconds(20), () -> posts.stream().anyMatch(p -> p.text().startsWith("✅ **greeter** finished session 1")));
+    assertEquals(0, cli("pause", "greeter").code());
+    eventually(Duration.ofSeconds(20), () -> {
+      try {
+        return ant("greeter").get("state").asText().equals("paused");
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    JsonNode paused = ant("greeter");
+    assertTrue(paused.get("paused").asBoolean());
+    assertEquals("operator", paused.get("pauseReason").asText());
+    int sessions = paused.get("sessions").asInt();
+
+    CliTest.Result send = cli("send", "greeter", "say", "hi", "to", "the", "team");
+    assertEquals(0, send.code(), send.err());
+    eventually(Duration.ofSeconds(5), () -> posted("▶️ **greeter** resuming."));
+    eventually(Duration.ofSeconds(20), () -> {
+      try {
+        return ant("greeter").get("sessions").asInt() > sessions;
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+
+    // the rate-limited ant waits for its reset and then recovers
+    eventually(Duration.ofSeconds(40), () -> posts.stream().anyMatch(p -> p.text().startsWith("⏳ **flaky** is rate limited. Resuming in")));
+    eventually(Duration.ofSeconds(40), () -> posts.stream().anyMatch(p -> p.text().startsWith("✅ **flaky** finished session 3")));
+
+    CliTest.Result human = cli("status", "greeter");
+    assertTrue(human.out().contains("hello/greeter (engine command)"), human.out());
+    assertEquals(0, cli("stop", "flaky").code());
+    eventually(Duration.ofSeconds(20), () -> posted("⏹️ **flaky** stopped."));
+    CliTest.Result gone = cli("pause", "flaky");
+    assertEquals(1, gone.code());
+    assertTrue(gone.err().contains("no running ant named 'flaky'"), gone.err());
+  }
+}

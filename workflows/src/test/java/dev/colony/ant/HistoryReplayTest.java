@@ -1,0 +1,78 @@
+package dev.colony.ant;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import dev.colony.session.SessionResult;
+import dev.colony.supervisor.Outcome;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.WorkflowReplayer;
+import io.temporal.worker.Worker;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * Determinism guard: every history committed under {@code src/test/resources/histories} (from
+ * workflow tests and from the process-level fault tests) must replay against today's
+ * AntWorkflowImpl. A change that alters command order fails here, in CI, before it can strand a
+ * running ant. Record new histories with {@code -Dcolony.recordHistories=true}.
+ */
+class HistoryReplayTest {
+  static final Path HISTORIES = Path.of("src/test/resources/histories");
+
+  @Test
+  void everyCommittedHistoryReplays() throws Exception {
+    List<Path> files;
+    try (Stream<Path> s = Files.list(HISTORIES)) {
+      files = s.filter(p -> p.toString().endsWith(".json")).sorted().toList();
+    }
+    assertFalse(files.isEmpty(), "no committed histories under " + HISTORIES);
+    for (Path f : files) {
+      WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(Files.readString(f));
+      WorkflowReplayer.replayWorkflowExecution(history, AntWorkflowImpl.class);
+    }
+  }
+
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordSupervisorScenario() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      Worker worker = env.newWorker("record");
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+      Fakes.ScriptedSessions sessions = new Fakes.ScriptedSessions();
+      sessions.then(Outcome.SUCCESS, "first").then(Outcome.TRANSIENT, "crash")
+          .then(Outcome.PERMANENT, "bad request").then(Outcome.MAX_TURNS, "limit")
+          .then(() -> SessionResult.rateLimited("429", env.currentTimeMillis() + 30_000))
+          .then(Outcome.BILLING, "card declined");
+      worker.registerActivitiesImplementations(sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace());
+      env.start();
+      var spec = Fakes.withPoll(Fakes.spec("recorded"), 60);
+      AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
+      WorkflowClient.start(ant::run, new AntRun(spec, null));
+      env.sleep(Duration.ofMinutes(5));
+      ant.pause();
+      ant.message("from a human");
+      ant.clear();
+      ant.message("second instruction");
+      env.sleep(Duration.ofMinutes(2));
+      ant.stop();
+      WorkflowStub.fromTyped(ant).getResult(Void.class);
+      write("supervisor-scenario.json", env.getWorkflowClient().fetchHistory(spec.workflowId()));
+    }
+  }
+
+  static void write(String name, WorkflowExecutionHistory history) throws IOException {
+    Files.createDirectories(HISTORIES);
+    Files.writeString(HISTORIES.resolve(name), history.toJson(true));
+  }
+}
