@@ -8,7 +8,9 @@ import java.util.Set;
 
 /**
  * Delivers posts to a sink at most once per idempotency key: a retried or replayed post whose
- * key was already delivered by this worker is dropped.
+ * key was already delivered is dropped. Keys are remembered in memory, and, when a
+ * {@link DeliveryJournal} is given, in a file every worker on the machine shares, so a post
+ * retried on a new worker after a crash is dropped too.
  */
 public final class ChatActivitiesImpl implements ChatActivities {
   private static final int REMEMBERED_KEYS = 10_000;
@@ -22,8 +24,15 @@ public final class ChatActivitiesImpl implements ChatActivities {
         }
       }));
 
+  private final DeliveryJournal journal;
+
   public ChatActivitiesImpl(ChatSink sink) {
+    this(sink, null);
+  }
+
+  public ChatActivitiesImpl(ChatSink sink, DeliveryJournal journal) {
     this.sink = sink;
+    this.journal = journal;
   }
 
   @Override
@@ -32,7 +41,11 @@ public final class ChatActivitiesImpl implements ChatActivities {
       return;
     }
     try {
-      sink.deliver(post);
+      if (journal != null) {
+        journal.deliverOnce(post.idempotencyKey(), () -> sink.deliver(post));
+      } else {
+        sink.deliver(post);
+      }
     } catch (Exception e) {
       throw Activity.wrap(e);
     }

@@ -31,7 +31,7 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() {
     LoadedColony colony = ColonyDir.load(dir);
     Temporal t = Temporal.connect(temporal);
-    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky, System.out);
+    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky, System.out, colony.colony().dir());
     StartCommand.startAll(t, temporal.taskQueue, colony.ants(), spec.commandLine().getOut());
     worker.awaitTermination();
     return 0;

@@ -32,7 +32,7 @@ final class WorkerCommand implements Callable<Integer> {
   public Integer call() {
     LoadedColony colony = ColonyDir.load(dir);
     Temporal t = Temporal.connect(temporal);
-    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky, System.out);
+    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky, System.out, colony.colony().dir());
     spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' at %s%n",
         colony.colony().name(), temporal.taskQueue, t.address);
     spec.commandLine().getOut().flush();

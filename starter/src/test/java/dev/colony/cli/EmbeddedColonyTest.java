@@ -35,7 +35,7 @@ class EmbeddedColonyTest {
     address = "127.0.0.1:" + port;
     temporal = Temporal.connect(address, "default");
     assertTrue(temporal.isEmbeddedTestServer());
-    worker = ColonyWorker.start(temporal.client, new WorkerSettings("colony", false, posts::add, "test-worker"));
+    worker = ColonyWorker.start(temporal.client, new WorkerSettings("colony", false, posts::add, "test-worker", null));
   }
 
   @AfterEach

@@ -2,6 +2,7 @@ package dev.colony.worker;
 
 import dev.colony.ant.AntWorkflowImpl;
 import dev.colony.chat.ChatActivitiesImpl;
+import dev.colony.chat.DeliveryJournal;
 import dev.colony.session.SessionActivitiesImpl;
 import dev.colony.workspace.WorkspaceActivitiesImpl;
 import io.temporal.client.WorkflowClient;
@@ -42,7 +43,8 @@ public final class ColonyWorker implements AutoCloseable {
     worker.registerActivitiesImplementations(
         SessionActivitiesImpl.withDefaultEngines(),
         new WorkspaceActivitiesImpl(),
-        new ChatActivitiesImpl(settings.chat()));
+        new ChatActivitiesImpl(settings.chat(),
+            settings.chatJournal() == null ? null : new DeliveryJournal(settings.chatJournal())));
     factory.start();
     log.info("worker polling task queue '{}' (sticky queue {})", settings.taskQueue(),
         settings.stickyQueue() ? "on" : "off");

@@ -40,6 +40,12 @@ public class AntWorkflowImpl implements AntWorkflow {
   /** A single queued instruction is bounded so one paste cannot bloat the history. */
   static final int MAX_MESSAGE_CHARS = 16_000;
   private static final String OPERATOR = "operator";
+  /**
+   * Workflow code changes that alter the commands a workflow issues are gated by a version
+   * marker so ants already running (and the histories committed under test resources) replay
+   * exactly as they were recorded. See "Changing workflow code safely" in the README.
+   */
+  static final String PAUSE_NOTICE_CHANGE = "pause-effect-notice";
 
   private AntSpec spec;
   private AntSpec pendingSpec;
@@ -243,7 +249,14 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
     sessionRunning = false;
     sessionCount = number;
+    boolean pauseWasPending = paused && OPERATOR.equals(pauseReason);
     act(result, delivered);
+    // Version 1: when a pause asked for during the session takes effect, say so, so the
+    // operator who read "will pause after the current session" knows it happened.
+    if (pauseWasPending && paused && OPERATOR.equals(pauseReason)
+        && Workflow.getVersion(PAUSE_NOTICE_CHANGE, Workflow.DEFAULT_VERSION, 1) == 1) {
+      say(OperatorMessages.pausing(spec.name(), false));
+    }
   }
 
   /** Applies the supervisor policy for one finished session. */

@@ -252,6 +252,8 @@ class AntWorkflowTest {
     assertEquals(Lifecycle.RUNNING, ant.status().state());
     release.countDown();
     eventually(() -> ant.status().state() == Lifecycle.PAUSED);
+    // when the pending pause takes effect the operator is told (workflow version 1)
+    eventually(() -> chat.texts().contains("⏸️ **busy** paused."));
     advance(Duration.ofHours(5));
     assertEquals(1, sessions.requests.size());
     assertEquals("operator", ant.status().pauseReason());

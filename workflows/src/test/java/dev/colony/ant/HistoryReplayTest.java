@@ -71,6 +71,45 @@ class HistoryReplayTest {
     }
   }
 
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordPauseDuringSession() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      Worker worker = env.newWorker("record");
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+      Fakes.ScriptedSessions sessions = new Fakes.ScriptedSessions();
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      sessions.then(() -> {
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return SessionResult.of(Outcome.SUCCESS, "long session");
+      });
+      worker.registerActivitiesImplementations(sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace());
+      env.start();
+      var spec = Fakes.withPoll(Fakes.spec("pauser"), 60);
+      AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
+      WorkflowClient.start(ant::run, new AntRun(spec, null));
+      while (sessions.requests.isEmpty()) {
+        Thread.sleep(20);
+      }
+      ant.pause();
+      Thread.sleep(500);
+      release.countDown();
+      while (ant.status().state() != Lifecycle.PAUSED) {
+        Thread.sleep(20);
+      }
+      ant.resume();
+      env.sleep(Duration.ofSeconds(30));
+      ant.stop();
+      WorkflowStub.fromTyped(ant).getResult(Void.class);
+      write("pause-during-session.json", env.getWorkflowClient().fetchHistory(spec.workflowId()));
+    }
+  }
+
   static void write(String name, WorkflowExecutionHistory history) throws IOException {
     Files.createDirectories(HISTORIES);
     Files.writeString(HISTORIES.resolve(name), history.toJson(true));

@@ -97,7 +97,17 @@ public final class CommandEngine implements Engine {
               null, 0, 0, 0, 0, clock.millis() - started, conversation, ctx.transcript().toString());
         }
       }
-    } catch (SessionCancelledException | InterruptedException e) {
+    } catch (SessionCancelledException e) {
+      kill(process);
+      throw e;
+    } catch (InterruptedException e) {
+      // The worker is shutting down: record where we were, then stop the agent. The session is
+      // retried elsewhere once the heartbeat times out.
+      try {
+        ctx.progress().beat(conversation);
+      } catch (RuntimeException ignored) {
+        // best effort
+      }
       kill(process);
       throw e;
     }
