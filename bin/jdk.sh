@@ -38,3 +38,13 @@ colony_jvm_flags() {
   fi
   echo "$flags"
 }
+
+# Maven itself runs on the JDK found; keep JDK 24+ from warning about its use of Unsafe.
+colony_maven_opts() {
+  if [ "${COLONY_JAVA_MAJOR:-21}" -ge 23 ] 2>/dev/null; then
+    case " ${MAVEN_OPTS:-} " in
+      *sun-misc-unsafe-memory-access*) ;;
+      *) export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" ;;
+    esac
+  fi
+}

@@ -86,6 +86,8 @@ public final class CommandEngine implements Engine {
     pump.start();
     writePrompt(process, ctx.prompt());
     try {
+      // Record the conversation at once, so an attempt retried after a crash knows it.
+      ctx.progress().beat(conversation);
       long deadline = started + ctx.timeout().toMillis();
       while (!process.waitFor(ctx.heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS)) {
         ctx.progress().beat(conversation);

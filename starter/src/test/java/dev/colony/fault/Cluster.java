@@ -1,0 +1,304 @@
+package dev.colony.fault;
+
+import dev.colony.ant.AntStatus;
+import dev.colony.ant.AntWorkflow;
+import io.temporal.api.workflowservice.v1.GetSystemInfoRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+/**
+ * Real processes on loopback: {@code colony server} and {@code colony worker} launched from the
+ * built jar, a copy of the fault colony, and a Temporal client for queries. Workers can be
+ * killed with SIGKILL.
+ */
+final class Cluster implements AutoCloseable {
+  static final Path JAR = Path.of(System.getProperty("colony.jar", "target/colony.jar")).toAbsolutePath();
+  static final String JAVA = ProcessHandle.current().info().command().orElse("java");
+  static final Path FIXTURE = Path.of("src/test/resources/fault-colony").toAbsolutePath();
+
+  final Path dir;
+  final Path logs;
+  final int port;
+  final String address;
+  private Process server;
+  private final List<WorkerProcess> workers = new ArrayList<>();
+  private WorkflowServiceStubs stubs;
+  WorkflowClient client;
+
+  /** A worker process and its output. */
+  record WorkerProcess(String name, Process process, Path log) {}
+
+  Cluster(Path tmp) throws IOException {
+    this.dir = tmp.resolve("colony");
+    this.logs = tmp.resolve("logs");
+    Files.createDirectories(logs);
+    copy(FIXTURE, dir);
+    this.port = freePort();
+    this.address = "127.0.0.1:" + port;
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static void copy(Path from, Path to) throws IOException {
+    try (Stream<Path> files = Files.walk(from)) {
+      for (Path p : files.toList()) {
+        Path target = to.resolve(from.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(p, target, StandardCopyOption.COPY_ATTRIBUTES);
+        }
+      }
+    }
+  }
+
+  static List<String> jvm(String... args) {
+    List<String> cmd = new ArrayList<>(List.of(JAVA, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+        "--enable-native-access=ALL-UNNAMED"));
+    if (Runtime.version().feature() >= 23) {
+      cmd.add("--sun-misc-unsafe-memory-access=allow");
+    }
+    cmd.add("-jar");
+    cmd.add(JAR.toString());
+    cmd.addAll(List.of(args));
+    return cmd;
+  }
+
+  private Process spawn(Path log, String... args) throws IOException {
+    return new ProcessBuilder(jvm(args)).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+  }
+
+  /** Starts {@code colony server} and connects a client once it answers. */
+  Cluster startServer() throws Exception {
+    server = spawn(logs.resolve("server.log"), "server", "--port", Integer.toString(port));
+    stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
+    eventually(Duration.ofSeconds(60), () -> {
+      try {
+        stubs.blockingStub().withDeadlineAfter(1, TimeUnit.SECONDS).getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
+        return true;
+      } catch (RuntimeException e) {
+        if (!server.isAlive()) {
+          throw new AssertionError("server exited: " + read(logs.resolve("server.log")));
+        }
+        return false;
+      }
+    });
+    client = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
+    return this;
+  }
+
+  /** Starts {@code colony worker} against {@code target} and waits until it polls. */
+  WorkerProcess startWorker(String name, String target) throws Exception {
+    Path log = logs.resolve("worker-" + name + ".log");
+    Files.deleteIfExists(log);
+    Files.createFile(log);
+    Process p = spawn(log, "worker", dir.toString(), "--address", target);
+    WorkerProcess w = new WorkerProcess(name, p, log);
+    workers.add(w);
+    eventually(Duration.ofSeconds(60), () -> {
+      if (!p.isAlive()) {
+        throw new AssertionError("worker " + name + " exited: " + read(log));
+      }
+      return read(log).contains("polling 'colony'");
+    });
+    return w;
+  }
+
+  WorkerProcess startWorker(String name) throws Exception {
+    return startWorker(name, address);
+  }
+
+  /** SIGKILL: no shutdown hook, no goodbye. */
+  static void kill9(WorkerProcess w) throws InterruptedException {
+    w.process().destroyForcibly();
+    if (!w.process().waitFor(10, TimeUnit.SECONDS)) {
+      throw new AssertionError("worker " + w.name() + " did not die");
+    }
+  }
+
+  /** Runs the CLI to completion and returns its output; fails on a non-zero exit. */
+  String cli(String... args) throws Exception {
+    List<String> full = new ArrayList<>(List.of(args));
+    full.add("--address");
+    full.add(address);
+    Process p = new ProcessBuilder(jvm(full.toArray(String[]::new))).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new AssertionError("colony " + String.join(" ", args) + " failed: " + out);
+    }
+    return out;
+  }
+
+  /** Starts ants through the real CLI (signal-with-start). */
+  void start(String... ants) throws Exception {
+    List<String> args = new ArrayList<>(List.of("start", dir.toString()));
+    args.addAll(List.of(ants));
+    cli(args.toArray(String[]::new));
+  }
+
+  AntWorkflow ant(String name) {
+    return client.newWorkflowStub(AntWorkflow.class, "ant/fault/" + name);
+  }
+
+  AntStatus status(String name) {
+    return ant(name).status();
+  }
+
+  // ---- the agent script's control files ----
+
+  Path control(String ant) throws IOException {
+    return Files.createDirectories(dir.resolve("control").resolve(ant));
+  }
+
+  void mode(String ant, String mode) throws IOException {
+    Files.writeString(control(ant).resolve("mode"), mode);
+  }
+
+  void mode(String ant, int session, String mode) throws IOException {
+    Files.writeString(control(ant).resolve("mode-" + session), mode);
+  }
+
+  void release(String ant, int session) throws IOException {
+    Files.writeString(control(ant).resolve("release-" + session), "");
+  }
+
+  /** One line per session attempt started: session number, epoch millis, retry marker. */
+  record Start(int session, long atMillis, boolean retry) {}
+
+  List<Start> starts(String ant) {
+    List<String> lines;
+    try {
+      Path f = control(ant).resolve("starts.log");
+      if (!Files.exists(f)) {
+        return List.of();
+      }
+      lines = Files.readAllLines(f);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    List<Start> out = new ArrayList<>();
+    for (String line : lines) {
+      String[] p = line.trim().split(" ");
+      if (p.length >= 2) {
+        out.add(new Start(Integer.parseInt(p[0]), Long.parseLong(p[1]), p.length > 2 && !p[2].equals("first")));
+      }
+    }
+    return out;
+  }
+
+  long startsOf(String ant, int session) {
+    return starts(ant).stream().filter(s -> s.session() == session).count();
+  }
+
+  String prompt(String ant, int session) throws IOException {
+    return Files.readString(control(ant).resolve("prompt-" + session + ".txt"));
+  }
+
+  /** Every chat line every worker printed, in order per worker. */
+  List<String> chat() {
+    List<String> lines = new ArrayList<>();
+    for (WorkerProcess w : workers) {
+      for (String l : read(w.log()).split("\n")) {
+        if (l.startsWith("[")) {
+          lines.add(l);
+        }
+      }
+    }
+    return lines;
+  }
+
+  long count(String chatLine) {
+    return chat().stream().filter(chatLine::equals).count();
+  }
+
+  /** Writes every run of each ant's history, for the replay guard (when recording). */
+  List<WorkflowExecutionHistory> histories(String ant) {
+    return List.of(client.fetchHistory("ant/fault/" + ant));
+  }
+
+  static String read(Path p) {
+    try {
+      return Files.exists(p) ? Files.readString(p) : "";
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static void eventually(Duration limit, BooleanSupplier condition) throws InterruptedException {
+    long end = System.nanoTime() + limit.toNanos();
+    while (true) {
+      boolean ok;
+      try {
+        ok = condition.getAsBoolean();
+      } catch (io.grpc.StatusRuntimeException | io.temporal.client.WorkflowServiceException e) {
+        ok = false;
+      }
+      if (ok) {
+        return;
+      }
+      if (System.nanoTime() > end) {
+        throw new AssertionError("not reached within " + limit);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  String diagnostics() {
+    StringBuilder sb = new StringBuilder();
+    try (Stream<Path> s = Files.list(logs)) {
+      for (Path p : s.sorted(Comparator.naturalOrder()).toList()) {
+        String text = read(p);
+        sb.append("==== ").append(p.getFileName()).append('\n')
+            .append(text.length() > 6000 ? text.substring(text.length() - 6000) : text).append('\n');
+      }
+    } catch (IOException e) {
+      sb.append(e);
+    }
+    return sb.toString();
+  }
+
+  @Override
+  public void close() {
+    for (WorkerProcess w : workers) {
+      w.process().destroyForcibly();
+    }
+    if (server != null) {
+      server.destroyForcibly();
+    }
+    if (stubs != null) {
+      stubs.shutdownNow();
+    }
+    // orphaned agent scripts wait on release files; release them so nothing lingers
+    try (Stream<Path> s = Files.exists(dir.resolve("control")) ? Files.walk(dir.resolve("control")) : Stream.empty()) {
+      for (Path p : s.filter(Files::isDirectory).toList()) {
+        for (int i = 1; i <= 50; i++) {
+          Files.writeString(p.resolve("release-" + i), "");
+        }
+      }
+    } catch (IOException ignored) {
+      // best effort
+    }
+  }
+}

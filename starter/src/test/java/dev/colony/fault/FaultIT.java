@@ -1,0 +1,338 @@
+package dev.colony.fault;
+
+import static dev.colony.fault.Cluster.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.ant.AntStatus;
+import dev.colony.ant.AntWorkflowImpl;
+import dev.colony.ant.Lifecycle;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.WorkflowReplayer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * "Resumes exactly where it left off", proven with real processes: an embedded Temporal server
+ * process, worker processes killed with SIGKILL, the CLI, and a TCP proxy that cuts the
+ * network. Every test also checks that no chat post was shown twice and that the histories it
+ * produced replay against the current workflow code.
+ */
+class FaultIT {
+  private static final Duration LONG = Duration.ofSeconds(60);
+  /** The fixture's heartbeat_timeout. */
+  private static final long HEARTBEAT_MS = 3000;
+
+  @TempDir
+  Path tmp;
+
+  private Cluster cluster;
+  private String testName;
+
+  @BeforeEach
+  void setUp(TestInfo info) throws Exception {
+    testName = info.getTestMethod().orElseThrow().getName();
+    cluster = new Cluster(tmp).startServer();
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    try {
+      replayAndMaybeRecord();
+    } finally {
+      cluster.close();
+    }
+  }
+
+  private void replayAndMaybeRecord() throws Exception {
+    boolean record = Boolean.getBoolean("colony.recordHistories");
+    for (String ant : List.of("alpha", "beta", "gamma", "delta")) {
+      List<WorkflowExecutionHistory> histories;
+      try {
+        histories = cluster.histories(ant);
+      } catch (RuntimeException notStarted) {
+        continue;
+      }
+      for (WorkflowExecutionHistory h : histories) {
+        WorkflowReplayer.replayWorkflowExecution(h, AntWorkflowImpl.class);
+        if (record) {
+          Path dir = Path.of("../workflows/src/test/resources/histories");
+          Files.writeString(dir.resolve("fault-" + testName + "-" + ant + ".json"), h.toJson(true));
+        }
+      }
+    }
+  }
+
+  private String line(String ant, String text) {
+    return "[" + ant + "] " + text;
+  }
+
+  /** No post may appear twice: each text below is unique by construction (session numbers). */
+  private void assertEachPostOnce(String ant, String... texts) {
+    for (String t : texts) {
+      assertEquals(1, cluster.count(line(ant, t)), "exactly once: " + t + "\n" + String.join("\n", cluster.chat()));
+    }
+  }
+
+  /** Posts carrying a session number are unique by construction: none may repeat. */
+  private void assertNoNumberedPostRepeats() {
+    Map<String, Integer> seen = new HashMap<>();
+    for (String l : cluster.chat()) {
+      if (l.matches(".*(session \\d+|resets at \\d+).*") || l.contains("🐜")) {
+        seen.merge(l, 1, Integer::sum);
+      }
+    }
+    seen.forEach((l, n) -> assertEquals(1, n, "shown " + n + " times: " + l));
+  }
+
+  private AntStatus status(String ant) {
+    return cluster.status(ant);
+  }
+
+  private void awaitState(String ant, Lifecycle state) throws InterruptedException {
+    eventually(LONG, () -> status(ant).state() == state);
+  }
+
+  @Test
+  void workerKilledMidSessionIsRetriedByANewWorkerWithNothingLost() throws Exception {
+    Cluster.WorkerProcess first = cluster.startWorker("first");
+    cluster.mode("alpha", 1, "crash");
+    cluster.mode("alpha", 2, "block");
+    cluster.start("alpha");
+    eventually(LONG, () -> status("alpha").consecutiveErrors() == 1);
+    cluster.ant("alpha").resume(); // cut the 10 s backoff short
+    eventually(LONG, () -> startsOf("alpha", 2) == 1);
+    cluster.ant("alpha").message("first instruction");
+    cluster.ant("alpha").pause();
+    eventually(LONG, () -> status("alpha").queueDepth() == 1 && status("alpha").paused());
+
+    Cluster.kill9(first);
+    cluster.startWorker("second");
+    // the session activity is retried on the new worker once its heartbeat times out
+    eventually(LONG, () -> startsOf("alpha", 2) == 2);
+    assertTrue(cluster.starts("alpha").get(cluster.starts("alpha").size() - 1).retry(),
+        "the retried attempt knows which conversation it continues");
+    AntStatus during = status("alpha");
+    assertEquals(1, during.sessions());
+    assertEquals(1, during.consecutiveErrors());
+    assertEquals(1, during.queueDepth());
+    assertTrue(during.paused());
+    assertEquals(Lifecycle.RUNNING, during.state());
+
+    cluster.release("alpha", 2);
+    awaitState("alpha", Lifecycle.PAUSED);
+    AntStatus paused = status("alpha");
+    assertEquals(2, paused.sessions());
+    assertEquals(0, paused.consecutiveErrors());
+    assertEquals(1, paused.queueDepth());
+
+    cluster.ant("alpha").resume();
+    eventually(LONG, () -> status("alpha").sessions() >= 4);
+    assertTrue(cluster.prompt("alpha", 3).contains("1. first instruction"), cluster.prompt("alpha", 3));
+    assertFalse(cluster.prompt("alpha", 4).contains("first instruction"));
+    assertEachPostOnce("alpha",
+        "🐜 **alpha** is starting up.",
+        "❌ **alpha** crashed: exit code 1: boom in session 1. Restarting in 10s…",
+        "⏸️ **alpha** will pause after the current session.",
+        "✅ **alpha** finished session 2: released session 2",
+        "⏸️ **alpha** paused.",
+        "✅ **alpha** finished session 3: work done in session 3");
+    assertNoNumberedPostRepeats();
+  }
+
+  private long startsOf(String ant, int session) {
+    return cluster.startsOf(ant, session);
+  }
+
+  @Test
+  void killedDuringBackoffAndRateLimitWaitTheWaitEndsAtTheOriginalTime() throws Exception {
+    Cluster.WorkerProcess first = cluster.startWorker("first");
+    cluster.mode("beta", 1, "crash");
+    cluster.mode("beta", 2, "ratelimit");
+    Files.writeString(cluster.control("beta").resolve("reset-in"), "12");
+    cluster.start("beta");
+
+    awaitState("beta", Lifecycle.BACKING_OFF);
+    long backoffEnds = Instant.parse(status("beta").nextWakeTime()).toEpochMilli();
+    Cluster.kill9(first);
+    Thread.sleep(2000);
+    Cluster.WorkerProcess second = cluster.startWorker("second");
+    long secondReady = System.currentTimeMillis();
+    assertEquals(backoffEnds, Instant.parse(status("beta").nextWakeTime()).toEpochMilli(),
+        "the restarted ant keeps its original deadline");
+    eventually(LONG, () -> startsOf("beta", 2) == 1);
+    long session2 = cluster.starts("beta").get(1).atMillis();
+    assertTrue(session2 >= backoffEnds - 250, "started before the backoff ended");
+    assertTrue(session2 <= Math.max(backoffEnds, secondReady) + 3000,
+        "a fresh 10 s wait would start it at " + (secondReady + 10_000) + ", it started at " + session2);
+
+    awaitState("beta", Lifecycle.RATE_LIMITED);
+    long resetAt = Instant.parse(status("beta").nextWakeTime()).toEpochMilli();
+    Cluster.kill9(second);
+    Thread.sleep(2000);
+    cluster.startWorker("third");
+    long thirdReady = System.currentTimeMillis();
+    assertEquals(resetAt, Instant.parse(status("beta").nextWakeTime()).toEpochMilli());
+    eventually(LONG, () -> startsOf("beta", 3) == 1);
+    long session3 = cluster.starts("beta").get(2).atMillis();
+    assertTrue(session3 >= resetAt - 250, "started before the rate limit reset");
+    assertTrue(session3 <= Math.max(resetAt, thirdReady) + 3000, "waited past the reset time");
+    assertEquals(0, status("beta").consecutiveErrors() > 1 ? -1 : 0);
+    assertEachPostOnce("beta", "🐜 **beta** is starting up.",
+        "❌ **beta** crashed: exit code 1: boom in session 1. Restarting in 10s…");
+    assertEquals(1, cluster.chat().stream().filter(l -> l.startsWith("[beta] ⏳ **beta** is rate limited")).count());
+    assertNoNumberedPostRepeats();
+  }
+
+  @Test
+  void killedWhilePausedOnBillingAuthAndBudgetStaysPausedUntilResumed() throws Exception {
+    Cluster.WorkerProcess first = cluster.startWorker("first");
+    cluster.mode("alpha", 1, "billing");
+    cluster.mode("beta", 1, "auth");
+    cluster.mode("gamma", 1, "budget");
+    cluster.start("alpha", "beta", "gamma");
+    Map<String, String> reasons = Map.of("alpha", "billing", "beta", "auth", "gamma", "budget");
+    for (var e : reasons.entrySet()) {
+      eventually(LONG, () -> status(e.getKey()).paused() && e.getValue().equals(status(e.getKey()).pauseReason()));
+    }
+    Cluster.kill9(first);
+    cluster.startWorker("second");
+    Thread.sleep(HEARTBEAT_MS + 2000);
+    for (var e : reasons.entrySet()) {
+      AntStatus s = status(e.getKey());
+      assertTrue(s.paused(), e.getKey());
+      assertEquals(e.getValue(), s.pauseReason());
+      assertEquals(Lifecycle.PAUSED, s.state());
+      assertEquals(1, s.sessions());
+      assertNull(s.nextWakeTime(), "no timer while paused");
+      assertEquals(0, startsOf(e.getKey(), 2), "a paused ant must not run");
+    }
+    cluster.cli("resume", "alpha");
+    cluster.ant("beta").resume();
+    cluster.ant("gamma").resume();
+    for (String ant : reasons.keySet()) {
+      eventually(LONG, () -> status(ant).sessions() >= 2 && !status(ant).paused());
+    }
+    assertEachPostOnce("alpha", "💳 **alpha** has a billing error — check your account with the model provider. Paused until resumed.",
+        "▶️ **alpha** resuming.");
+    assertEachPostOnce("beta", "🔐 **beta** could not authenticate — check its credentials. Paused until resumed.");
+    assertEachPostOnce("gamma", "💰 **gamma** went over its USD budget cap. Paused until resumed.");
+    assertNoNumberedPostRepeats();
+  }
+
+  @Test
+  void signalsSentWhileNoWorkerRunsAreAllAppliedInOrderOnce() throws Exception {
+    Cluster.WorkerProcess first = cluster.startWorker("first");
+    cluster.start("delta");
+    eventually(LONG, () -> status("delta").sessions() >= 2);
+    Cluster.kill9(first);
+    cluster.cli("pause", "delta");
+    cluster.cli("send", "delta", "one");
+    cluster.cli("send", "delta", "two");
+    cluster.cli("send", "delta", "three");
+    cluster.cli("resume", "delta");
+    int before = cluster.starts("delta").stream().mapToInt(Cluster.Start::session).max().orElse(0);
+    cluster.startWorker("second");
+    eventually(LONG, () -> status("delta").sessions() >= before + 2);
+    int delivered = -1;
+    for (int s = 1; s <= before + 2; s++) {
+      String p = Files.exists(cluster.control("delta").resolve("prompt-" + s + ".txt")) ? cluster.prompt("delta", s) : "";
+      if (p.contains("one")) {
+        assertEquals(-1, delivered, "instructions delivered twice (sessions " + delivered + " and " + s + ")");
+        delivered = s;
+        assertTrue(p.contains("1. one\n2. two\n3. three\n"), p);
+      }
+    }
+    assertTrue(delivered > 0, "the instructions never reached a session");
+    assertFalse(status("delta").paused());
+    assertEquals(0, status("delta").queueDepth());
+    assertEachPostOnce("delta", "📥 **delta** queued your message (2 waiting).",
+        "📥 **delta** queued your message (3 waiting).");
+    assertNoNumberedPostRepeats();
+  }
+
+  @Test
+  void twoWorkersOnOneQueueTheSurvivorCarriesEveryAnt() throws Exception {
+    Cluster.WorkerProcess first = cluster.startWorker("first");
+    cluster.startWorker("second");
+    List<String> ants = List.of("alpha", "beta", "gamma", "delta");
+    cluster.start(ants.toArray(String[]::new));
+    for (String a : ants) {
+      eventually(LONG, () -> status(a).sessions() >= 2);
+    }
+    long killedAt = System.currentTimeMillis();
+    Cluster.kill9(first);
+    for (String a : ants) {
+      eventually(LONG, () -> cluster.starts(a).stream().anyMatch(s -> s.atMillis() > killedAt + 100));
+      long resumedAt = cluster.starts(a).stream().mapToLong(Cluster.Start::atMillis)
+          .filter(t -> t > killedAt + 100).min().orElseThrow();
+      // an ant whose session ran on the dead worker waits out the heartbeat timeout, the others
+      // continue at once; allow a few seconds for a loaded 2-core machine
+      assertTrue(resumedAt - killedAt <= HEARTBEAT_MS + 6000,
+          a + " resumed " + (resumedAt - killedAt) + " ms after the kill");
+      int now = status(a).sessions();
+      eventually(LONG, () -> status(a).sessions() >= now + 1);
+    }
+    assertNoNumberedPostRepeats();
+  }
+
+  @Test
+  void aThirtySecondConnectionLossHealsByItselfWithNothingLost() throws Exception {
+    try (TcpProxy proxy = new TcpProxy(cluster.port)) {
+      Cluster.WorkerProcess worker = cluster.startWorker("proxied", proxy.address());
+      cluster.start("gamma");
+      eventually(LONG, () -> status("gamma").sessions() >= 2);
+      proxy.down();
+      int before = cluster.starts("gamma").size();
+      // signals sent during the outage reach the server directly and wait there
+      cluster.ant("gamma").message("sent during the outage");
+      Thread.sleep(30_000);
+      assertTrue(worker.process().isAlive());
+      proxy.up();
+      eventually(Duration.ofSeconds(150), () -> cluster.starts("gamma").size() >= before + 3);
+      assertTrue(worker.process().isAlive(), "the worker reconnected by itself");
+      int deliveredIn = 0;
+      for (Cluster.Start s : cluster.starts("gamma")) {
+        if (cluster.prompt("gamma", s.session()).contains("sent during the outage")) {
+          deliveredIn++;
+        }
+      }
+      assertTrue(deliveredIn >= 1, "the message sent during the outage was lost");
+      eventually(LONG, () -> status("gamma").queueDepth() == 0);
+      assertNoNumberedPostRepeats();
+    }
+  }
+
+  @Test
+  void sigtermStopsTheWorkerWithinItsBoundAndTheSessionContinuesElsewhere() throws Exception {
+    Cluster.WorkerProcess first = cluster.startWorker("first");
+    cluster.mode("delta", 1, "block");
+    cluster.start("delta");
+    eventually(LONG, () -> startsOf("delta", 1) == 1);
+    long sent = System.nanoTime();
+    first.process().destroy(); // SIGTERM
+    assertTrue(first.process().waitFor(20, java.util.concurrent.TimeUnit.SECONDS), "worker ignored SIGTERM");
+    long tookMs = (System.nanoTime() - sent) / 1_000_000;
+    // documented bound: 10 s grace for running activities + 2 s to stop, plus JVM exit
+    assertTrue(tookMs <= 15_000, "SIGTERM took " + tookMs + " ms");
+    cluster.startWorker("second");
+    eventually(LONG, () -> startsOf("delta", 1) == 2);
+    assertTrue(cluster.starts("delta").get(1).retry(), "the retry continues the heartbeated conversation");
+    cluster.release("delta", 1);
+    eventually(LONG, () -> status("delta").sessions() >= 2);
+    assertEachPostOnce("delta", "✅ **delta** finished session 1: released session 1");
+    assertNoNumberedPostRepeats();
+  }
+}
