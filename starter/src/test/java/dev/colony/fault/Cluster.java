@@ -30,6 +30,7 @@ import java.util.stream.Stream;
  */
 final class Cluster implements AutoCloseable {
   static final Path JAR = Path.of(System.getProperty("colony.jar", "target/colony.jar")).toAbsolutePath();
+  // Cluster runs with the starter module as working directory (surefire, failsafe, bench/recovery).
   static final String JAVA = ProcessHandle.current().info().command().orElse("java");
   static final Path FIXTURE = Path.of("src/test/resources/fault-colony").toAbsolutePath();
 
