@@ -1,5 +1,6 @@
 package dev.colony.engine;
 
+import dev.colony.autonomy.ToolGate;
 import dev.colony.spec.AntSpec;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,6 +11,8 @@ import java.util.Map;
  * worker: {@code env} holds the values, and never leaves the worker.
  *
  * @param transcript file the engine writes the full session output to
+ * @param gate what the ant's autonomy says about each tool call
+ * @param narrator where the agent's words and tool calls go
  */
 public record SessionContext(
     AntSpec spec,
@@ -20,4 +23,6 @@ public record SessionContext(
     Path transcript,
     Duration timeout,
     Duration heartbeatInterval,
-    Progress progress) {}
+    Progress progress,
+    ToolGate gate,
+    Narrator narrator) {}

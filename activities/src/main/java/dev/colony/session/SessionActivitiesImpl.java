@@ -1,6 +1,11 @@
 package dev.colony.session;
 
+import dev.colony.autonomy.ToolGate;
+import dev.colony.autonomy.WorkflowConfirmer;
+import dev.colony.chat.ChatSink;
 import dev.colony.config.Environment;
+import dev.colony.engine.Narrator;
+import dev.colony.engine.claude.ClaudeEngine;
 import dev.colony.engine.Engine;
 import dev.colony.engine.Progress;
 import dev.colony.engine.PromptBuilder;
@@ -15,6 +20,7 @@ import dev.colony.supervisor.Outcome;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.client.ActivityCompletionException;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -28,14 +34,25 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private static final Logger log = LoggerFactory.getLogger(SessionActivitiesImpl.class);
 
   private final Map<EngineKind, Engine> engines;
+  private final ChatSink chat;
+  private final PrintStream console;
 
-  public SessionActivitiesImpl(Map<EngineKind, Engine> engines) {
+  /**
+   * @param chat where narration and tool logs are posted (the ant's channel)
+   * @param console the worker's terminal, for {@code lm_output: console}
+   */
+  public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console) {
     this.engines = new EnumMap<>(engines);
+    this.chat = chat;
+    this.console = console;
   }
 
   /** The engines this build provides. */
-  public static SessionActivitiesImpl withDefaultEngines() {
-    return new SessionActivitiesImpl(Map.of(EngineKind.COMMAND, new CommandEngine()));
+  public static SessionActivitiesImpl withDefaultEngines(ChatSink chat, PrintStream console) {
+    return new SessionActivitiesImpl(Map.of(
+        EngineKind.COMMAND, new CommandEngine(),
+        EngineKind.CLAUDE, new ClaudeEngine(),
+        EngineKind.GEMINI, new dev.colony.engine.gemini.GeminiEngine()), chat, console);
   }
 
   @Override
@@ -52,9 +69,13 @@ public final class SessionActivitiesImpl implements SessionActivities {
     long heartbeatTimeout = Math.max(2, spec.heartbeatTimeoutSeconds());
     // Heartbeats are throttled to 0.8 x the timeout; beating at a quarter keeps us well inside.
     Duration interval = Duration.ofMillis(Math.max(500, heartbeatTimeout * 1000 / 4));
+    String keyPrefix = activity.getInfo().getWorkflowId() + "/s" + request.session() + "/a"
+        + activity.getInfo().getAttempt();
     SessionContext ctx = new SessionContext(spec, request.session(), prompt,
         Path.of(request.workspace()), env, Transcripts.forSession(spec, request.session()),
-        Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec));
+        Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec),
+        new ToolGate(spec, request.session(), new WorkflowConfirmer(activity)),
+        new Narrator(spec, chat, console, keyPrefix));
     log.info("{}: session {} starting (attempt {})", spec.name(), request.session(),
         activity.getInfo().getAttempt());
     try {

@@ -41,7 +41,7 @@ public final class ColonyWorker implements AutoCloseable {
     Worker worker = factory.newWorker(settings.taskQueue(), options.build());
     worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
     worker.registerActivitiesImplementations(
-        SessionActivitiesImpl.withDefaultEngines(),
+        SessionActivitiesImpl.withDefaultEngines(settings.chat(), System.out),
         new WorkspaceActivitiesImpl(),
         new ChatActivitiesImpl(settings.chat(),
             settings.chatJournal() == null ? null : new DeliveryJournal(settings.chatJournal())));

@@ -1,5 +1,8 @@
 package dev.colony.ant;
 
+import dev.colony.autonomy.PendingConfirmation;
+import java.util.List;
+
 /**
  * The {@code status} query's answer.
  *
@@ -7,6 +10,7 @@ package dev.colony.ant;
  *     not paused
  * @param nextWakeTime ISO-8601 instant of the pending timer (backoff, rate limit, sleep, cron);
  *     null when none
+ * @param confirmations dangerous tool calls waiting for a human
  */
 public record AntStatus(
     String colony,
@@ -20,4 +24,10 @@ public record AntStatus(
     String nextWakeTime,
     String lastOutcome,
     String lastDetail,
-    String engine) {}
+    String engine,
+    List<PendingConfirmation> confirmations) {
+
+  public AntStatus {
+    confirmations = confirmations == null ? List.of() : List.copyOf(confirmations);
+  }
+}

@@ -1,8 +1,12 @@
 package dev.colony.ant;
 
+import dev.colony.autonomy.ConfirmationDecision;
+import dev.colony.autonomy.ConfirmationRequest;
+import dev.colony.autonomy.Decide;
 import dev.colony.spec.AntSpec;
 import io.temporal.workflow.QueryMethod;
 import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.UpdateMethod;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
 
@@ -39,6 +43,17 @@ public interface AntWorkflow {
   /** Replace the spec (sent by {@code colony start} with signal-with-start); applies between sessions. */
   @SignalMethod(name = "configure")
   void configure(AntSpec spec);
+
+  /**
+   * Asks a human to approve a dangerous tool call (sent by the session activity); completes with
+   * the decision, or a denial once {@code confirmation_timeout} passes.
+   */
+  @UpdateMethod(name = "confirm")
+  ConfirmationDecision confirm(ConfirmationRequest request);
+
+  /** A human's answer to a confirmation (✅/❌, {@code colony approve|deny}). */
+  @SignalMethod(name = "decide")
+  void decide(Decide decision);
 
   @QueryMethod(name = "status")
   AntStatus status();

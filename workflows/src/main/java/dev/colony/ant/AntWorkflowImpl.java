@@ -2,6 +2,10 @@ package dev.colony.ant;
 
 import static dev.colony.supervisor.OperatorMessages.trim;
 
+import dev.colony.autonomy.ConfirmationDecision;
+import dev.colony.autonomy.ConfirmationRequest;
+import dev.colony.autonomy.Decide;
+import dev.colony.autonomy.PendingConfirmation;
 import dev.colony.chat.ChatActivities;
 import dev.colony.chat.ChatPost;
 import dev.colony.schedule.CronSchedule;
@@ -25,7 +29,9 @@ import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 
@@ -80,6 +86,23 @@ public class AntWorkflowImpl implements AntWorkflow {
   private boolean wakeEarly;
   private boolean sessionRunning;
   private final List<ChatPost> outbox = new ArrayList<>();
+  /** Dangerous tool calls of the current session, by request key; cleared between sessions. */
+  private final Map<String, Confirmation> confirmations = new LinkedHashMap<>();
+  private int confirmationSequence;
+
+  /** One confirmation: the request, when it is denied by default, and the decision once made. */
+  private static final class Confirmation {
+    final int id;
+    final ConfirmationRequest request;
+    final long deadlineMillis;
+    ConfirmationDecision decision;
+
+    Confirmation(int id, ConfirmationRequest request, long deadlineMillis) {
+      this.id = id;
+      this.request = request;
+      this.deadlineMillis = deadlineMillis;
+    }
+  }
 
   @WorkflowInit
   public AntWorkflowImpl(AntRun run) {
@@ -249,6 +272,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
     sessionRunning = false;
     sessionCount = number;
+    confirmations.values().removeIf(c -> c.request.session() <= number);
     boolean pauseWasPending = paused && OPERATOR.equals(pauseReason);
     act(result, delivered);
     // Version 1: when a pause asked for during the session takes effect, say so, so the
@@ -436,13 +460,73 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
   }
 
+  // ---- confirmations ----
+
+  @Override
+  public ConfirmationDecision confirm(ConfirmationRequest request) {
+    Confirmation c = confirmations.get(request.key());
+    if (c == null) {
+      c = new Confirmation(++confirmationSequence, request,
+          Workflow.currentTimeMillis() + spec.confirmationTimeoutSeconds() * 1000);
+      confirmations.put(request.key(), c);
+      say(OperatorMessages.confirmationRequested(spec.name(), c.id, request.tool(), request.summary(),
+          request.reason(), spec.confirmationTimeoutSeconds()));
+    }
+    Confirmation pending = c;
+    if (pending.decision == null) {
+      long remaining = pending.deadlineMillis - Workflow.currentTimeMillis();
+      if (remaining > 0) {
+        Workflow.await(Duration.ofMillis(remaining), () -> pending.decision != null);
+      }
+      if (pending.decision == null) {
+        pending.decision = new ConfirmationDecision(pending.id, false, "timeout",
+            "nobody answered within " + spec.confirmationTimeoutSeconds() + "s");
+        say(OperatorMessages.confirmationTimedOut(spec.name(), pending.id));
+      }
+    }
+    return pending.decision;
+  }
+
+  @Override
+  public void decide(Decide d) {
+    if (d == null) {
+      return;
+    }
+    Confirmation target = null;
+    for (Confirmation c : confirmations.values()) {
+      if (c.decision == null && (d.id() == null || d.id() == c.id)) {
+        target = c;
+        break;
+      }
+    }
+    if (target == null) {
+      say(OperatorMessages.nothingToDecide(spec.name(), d.id()));
+      return;
+    }
+    String by = d.by() == null || d.by().isBlank() ? "an operator" : d.by();
+    target.decision = new ConfirmationDecision(target.id, d.approve(), by, d.note());
+    say(OperatorMessages.decided(spec.name(), target.id, d.approve(), by));
+  }
+
+  private List<PendingConfirmation> pendingConfirmations() {
+    List<PendingConfirmation> out = new ArrayList<>();
+    for (Confirmation c : confirmations.values()) {
+      if (c.decision == null) {
+        out.add(new PendingConfirmation(c.id, c.request.session(), c.request.tool(), c.request.summary(),
+            c.request.reason(), Instant.ofEpochMilli(c.deadlineMillis).toString()));
+      }
+    }
+    return out;
+  }
+
   // ---- queries ----
 
   @Override
   public AntStatus status() {
     String wake = wakeAtMillis == null ? null : Instant.ofEpochMilli(wakeAtMillis).toString();
     return new AntStatus(spec.colony(), spec.name(), lifecycle, paused, pauseReason, queue.size(),
-        sessionCount, consecutiveErrors, wake, lastOutcome, lastDetail, spec.engine().configName());
+        sessionCount, consecutiveErrors, wake, lastOutcome, lastDetail, spec.engine().configName(),
+        pendingConfirmations());
   }
 
   @Override

@@ -80,6 +80,37 @@ public final class OperatorMessages {
     return "🔧 " + bold(ant) + " picked up a new configuration.";
   }
 
+  public static String confirmationRequested(String ant, int id, String tool, String summary,
+      String reason, long timeoutSeconds) {
+    return "⚙️ " + bold(ant) + " wants to use " + tool + " (" + reason + "), request #" + id + ":\n"
+        + summary + "\nApprove with ✅ or `colony approve " + ant + " " + id + "`, deny with ❌ or `colony deny "
+        + ant + " " + id + "`. Denied automatically in " + humanSeconds(timeoutSeconds) + ".";
+  }
+
+  public static String decided(String ant, int id, boolean approved, String by) {
+    return (approved ? "✅ " : "❌ ") + bold(ant) + ": request #" + id + (approved ? " approved" : " denied")
+        + " by " + by + ".";
+  }
+
+  public static String confirmationTimedOut(String ant, int id) {
+    return "⌛ " + bold(ant) + ": nobody answered request #" + id + " in time; denied.";
+  }
+
+  public static String nothingToDecide(String ant, Integer id) {
+    return "ℹ️ " + bold(ant) + (id == null ? " has no request waiting for a decision."
+        : " has no request #" + id + " waiting for a decision.");
+  }
+
+  static String humanSeconds(long s) {
+    if (s % 3600 == 0 && s > 0) {
+      return s / 3600 + "h";
+    }
+    if (s % 60 == 0 && s > 0) {
+      return s / 60 + "m";
+    }
+    return s + "s";
+  }
+
   /** Message text for an outcome that pauses the ant. */
   public static String paused(String ant, Outcome outcome) {
     return switch (outcome) {

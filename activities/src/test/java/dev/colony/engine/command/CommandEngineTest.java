@@ -54,7 +54,7 @@ class CommandEngineTest {
 
   private SessionResult run(AntSpec spec, Duration timeout, Progress progress, CommandEngine engine) throws Exception {
     return engine.run(new SessionContext(spec, 4, "the prompt\nline two", tmp, Map.of("SECRET", "s3cret"),
-        tmp.resolve("t/session.log"), timeout, Duration.ofMillis(50), progress));
+        tmp.resolve("t/session.log"), timeout, Duration.ofMillis(50), progress, null, null));
   }
 
   @Test

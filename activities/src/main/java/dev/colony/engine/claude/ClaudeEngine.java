@@ -1,0 +1,408 @@
+package dev.colony.engine.claude;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.colony.autonomy.ToolGate;
+import dev.colony.engine.Engine;
+import dev.colony.engine.SessionCancelledException;
+import dev.colony.engine.SessionContext;
+import dev.colony.session.SessionResult;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.Autonomy;
+import dev.colony.spec.ClaudeSpec;
+import dev.colony.supervisor.Outcome;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code engine: claude}: the Claude Code CLI in headless stream-json mode. The prompt goes in as
+ * a stream-json user message; every line that comes out is parsed (system init, assistant, user,
+ * result, rate_limit_event, api_retry, control_request). Tool permission requests arrive as
+ * {@code can_use_tool} control requests and are answered by the ant's {@link ToolGate}.
+ */
+public final class ClaudeEngine implements Engine {
+  private static final Logger log = LoggerFactory.getLogger(ClaudeEngine.class);
+  static final ObjectMapper JSON = new ObjectMapper();
+  public static final String INSTALL_HINT =
+      "install it with `npm install -g @anthropic-ai/claude-code` (Node.js 18+), or point COLONY_CLAUDE_BIN at it";
+
+  private final Clock clock;
+
+  public ClaudeEngine() {
+    this(Clock.systemUTC());
+  }
+
+  ClaudeEngine(Clock clock) {
+    this.clock = clock;
+  }
+
+  static String binary(Map<String, String> env) {
+    String configured = env.get("COLONY_CLAUDE_BIN");
+    return configured == null || configured.isBlank() ? "claude" : configured;
+  }
+
+  List<String> argv(SessionContext ctx, String resumeId) {
+    AntSpec spec = ctx.spec();
+    ClaudeSpec c = spec.claude() == null ? ClaudeSpec.DEFAULTS : spec.claude();
+    List<String> argv = new ArrayList<>(List.of(binary(ctx.env()), "-p", "--output-format", "stream-json",
+        "--verbose", "--input-format", "stream-json"));
+    if (c.model() != null) {
+      argv.addAll(List.of("--model", c.model()));
+    }
+    if (c.maxTurns() != null) {
+      argv.addAll(List.of("--max-turns", c.maxTurns().toString()));
+    }
+    if (c.maxBudgetUsd() != null) {
+      argv.addAll(List.of("--max-budget-usd", String.format(Locale.ROOT, "%.2f", c.maxBudgetUsd())));
+    }
+    if (spec.autonomy() == Autonomy.FULL) {
+      argv.add("--dangerously-skip-permissions");
+    } else {
+      argv.addAll(List.of("--permission-prompt-tool", "stdio"));
+    }
+    if (resumeId != null) {
+      argv.addAll(List.of("--resume", resumeId));
+    }
+    return argv;
+  }
+
+  @Override
+  public SessionResult run(SessionContext ctx) throws InterruptedException {
+    String resumeId = ctx.progress().previousConversationId();
+    List<String> argv = argv(ctx, resumeId);
+    ProcessBuilder pb = new ProcessBuilder(argv).directory(ctx.workspace().toFile());
+    for (String key : List.of("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")) {
+      String v = ctx.env().get(key);
+      if (v != null) {
+        pb.environment().put(key, v);
+      }
+    }
+    pb.redirectError(ProcessBuilder.Redirect.PIPE);
+    long started = clock.millis();
+    Process process;
+    try {
+      Files.createDirectories(ctx.transcript().getParent());
+      process = pb.start();
+    } catch (IOException e) {
+      return SessionResult.of(Outcome.PERMANENT, "the claude CLI could not be started (" + argv.get(0) + ": "
+          + e.getMessage() + "); " + INSTALL_HINT);
+    }
+    Session session = new Session(ctx, process);
+    String prompt = resumeId == null ? ctx.prompt()
+        : "The worker running this session restarted. Continue the task where you left off.\n\n" + ctx.prompt();
+    session.send(userMessage(prompt));
+    Thread reader = new Thread(session::readAll, "claude-reader-" + ctx.spec().name());
+    reader.setDaemon(true);
+    reader.start();
+    Thread errReader = new Thread(session::readErrors, "claude-stderr-" + ctx.spec().name());
+    errReader.setDaemon(true);
+    errReader.start();
+    try {
+      long deadline = started + ctx.timeout().toMillis();
+      ctx.progress().beat(null);
+      while (!process.waitFor(ctx.heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS)) {
+        ctx.progress().beat(session.sessionId);
+        if (clock.millis() >= deadline) {
+          session.kill();
+          return new SessionResult(Outcome.TRANSIENT, "session timed out after " + ctx.timeout().toSeconds()
+              + "s and was stopped", null, 0, 0, 0, 0, clock.millis() - started, session.sessionId,
+              ctx.transcript().toString());
+        }
+      }
+    } catch (SessionCancelledException e) {
+      session.kill();
+      throw e;
+    } catch (InterruptedException e) {
+      try {
+        ctx.progress().beat(session.sessionId);
+      } catch (RuntimeException ignored) {
+        // best effort
+      }
+      session.kill();
+      throw e;
+    } finally {
+      session.permissions.shutdownNow();
+    }
+    reader.join(5000);
+    errReader.join(2000);
+    ClaudeOutcome.Classified c = ClaudeOutcome.classify(session.observed, process.exitValue(), session.stderr.toString());
+    JsonNode r = session.observed.result;
+    int turns = r == null ? 0 : r.path("num_turns").asInt(0);
+    double cost = r == null ? 0 : r.path("total_cost_usd").asDouble(0);
+    long in = r == null ? 0 : r.path("usage").path("input_tokens").asLong(0);
+    long out = r == null ? 0 : r.path("usage").path("output_tokens").asLong(0);
+    return new SessionResult(c.outcome(), c.detail(), c.resetAtMillis(), turns, cost, in, out,
+        clock.millis() - started, session.sessionId, ctx.transcript().toString());
+  }
+
+  static String userMessage(String text) {
+    ObjectNode m = JSON.createObjectNode();
+    m.put("type", "user");
+    ObjectNode message = m.putObject("message");
+    message.put("role", "user");
+    message.put("content", text);
+    return m.toString();
+  }
+
+  /** One running CLI process and what it has told us so far. */
+  private final class Session {
+    final SessionContext ctx;
+    final Process process;
+    final OutputStream stdin;
+    final ClaudeOutcome.Observed observed = new ClaudeOutcome.Observed();
+    final StringBuilder stderr = new StringBuilder();
+    final Map<String, JsonNode> toolUses = new HashMap<>();
+    final ExecutorService permissions = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "claude-permission");
+      t.setDaemon(true);
+      return t;
+    });
+    volatile String sessionId;
+    private boolean stdinOpen = true;
+
+    Session(SessionContext ctx, Process process) {
+      this.ctx = ctx;
+      this.process = process;
+      this.stdin = process.getOutputStream();
+    }
+
+    synchronized void send(String line) {
+      if (!stdinOpen) {
+        return;
+      }
+      try {
+        stdin.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        stdin.flush();
+      } catch (IOException e) {
+        stdinOpen = false;
+      }
+    }
+
+    synchronized void closeInput() {
+      if (stdinOpen) {
+        stdinOpen = false;
+        try {
+          stdin.close();
+        } catch (IOException ignored) {
+          // already gone
+        }
+      }
+    }
+
+    void kill() {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    }
+
+    void readErrors() {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = r.readLine()) != null) {
+          synchronized (stderr) {
+            if (stderr.length() < 64_000) {
+              stderr.append(line).append('\n');
+            }
+          }
+        }
+      } catch (IOException ignored) {
+        // process gone
+      }
+    }
+
+    void readAll() {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+           Writer transcript = Files.newBufferedWriter(ctx.transcript())) {
+        String line;
+        while ((line = r.readLine()) != null) {
+          transcript.write(line);
+          transcript.write('\n');
+          transcript.flush();
+          handle(line);
+        }
+      } catch (IOException e) {
+        log.debug("claude output ended: {}", e.toString());
+      } finally {
+        closeInput();
+      }
+    }
+
+    void handle(String line) {
+      JsonNode m;
+      try {
+        m = JSON.readTree(line);
+      } catch (IOException e) {
+        return; // not JSON (a warning line): kept in the transcript only
+      }
+      if (m == null || !m.isObject()) {
+        return;
+      }
+      String type = m.path("type").asText();
+      switch (type) {
+        case "system" -> {
+          String sub = m.path("subtype").asText();
+          if ("init".equals(sub) && m.hasNonNull("session_id")) {
+            sessionId = m.get("session_id").asText();
+          } else if ("api_retry".equals(sub)) {
+            apiRetry(m);
+          }
+        }
+        case "api_retry" -> apiRetry(m);
+        case "assistant" -> assistant(m);
+        case "user" -> toolResults(m);
+        case "rate_limit_event" -> {
+          JsonNode info = m.path("rate_limit_info");
+          if ("rejected".equals(info.path("status").asText())) {
+            observed.rateLimitRejected = true;
+            if (info.path("resetsAt").canConvertToLong()) {
+              observed.rateLimitResetsAtMillis = info.path("resetsAt").asLong() * 1000;
+            }
+          }
+        }
+        case "result" -> {
+          observed.result = m;
+          if (m.hasNonNull("session_id")) {
+            sessionId = m.get("session_id").asText();
+          }
+          closeInput();
+        }
+        case "control_request" -> controlRequest(m);
+        default -> { }
+      }
+    }
+
+    void apiRetry(JsonNode m) {
+      observed.apiRetries++;
+      log.info("{}: API retry {} ({})", ctx.spec().name(), m.path("attempt").asText("?"),
+          m.path("error").asText(m.path("error_status").asText("")));
+    }
+
+    void assistant(JsonNode m) {
+      if (m.hasNonNull("error")) {
+        observed.lastAssistantError = m.get("error").asText();
+      }
+      for (JsonNode block : m.path("message").path("content")) {
+        String kind = block.path("type").asText();
+        if ("text".equals(kind)) {
+          observed.lastText = block.path("text").asText();
+          ctx.narrator().text(observed.lastText);
+        } else if ("tool_use".equals(kind)) {
+          toolUses.put(block.path("id").asText(), block);
+        }
+      }
+    }
+
+    void toolResults(JsonNode m) {
+      JsonNode content = m.path("message").path("content");
+      if (!content.isArray()) {
+        return;
+      }
+      for (JsonNode block : content) {
+        if (!"tool_result".equals(block.path("type").asText())) {
+          continue;
+        }
+        JsonNode use = toolUses.remove(block.path("tool_use_id").asText());
+        String tool = use == null ? "tool" : use.path("name").asText("tool");
+        String input = use == null ? null : describe(use.path("input"));
+        ctx.narrator().toolUsed(tool, input, text(block.path("content")), block.path("is_error").asBoolean(false));
+      }
+    }
+
+    void controlRequest(JsonNode m) {
+      String requestId = m.path("request_id").asText();
+      JsonNode req = m.path("request");
+      if (!"can_use_tool".equals(req.path("subtype").asText())) {
+        send(controlError(requestId, "unsupported control request " + req.path("subtype").asText()));
+        return;
+      }
+      String tool = req.path("tool_name").asText();
+      JsonNode input = req.path("input");
+      permissions.submit(() -> {
+        String response;
+        try {
+          @SuppressWarnings("unchecked")
+          Map<String, Object> map = JSON.convertValue(input, Map.class);
+          ToolGate.Verdict v = ctx.gate().check(tool, map);
+          response = v.allowed() ? allow(requestId, input) : deny(requestId, v.message());
+        } catch (RuntimeException e) {
+          log.warn("{}: permission check for {} failed: {}", ctx.spec().name(), tool, e.toString());
+          response = deny(requestId, "Colony could not get this call approved (" + e.getMessage() + "); do not retry it.");
+        }
+        send(response);
+      });
+    }
+  }
+
+  static String allow(String requestId, JsonNode input) {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("behavior", "allow");
+    body.set("updatedInput", input == null || input.isMissingNode() ? JSON.createObjectNode() : input);
+    return controlResponse(requestId, body);
+  }
+
+  static String deny(String requestId, String message) {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("behavior", "deny");
+    body.put("message", message);
+    return controlResponse(requestId, body);
+  }
+
+  private static String controlResponse(String requestId, ObjectNode body) {
+    ObjectNode m = JSON.createObjectNode();
+    m.put("type", "control_response");
+    ObjectNode response = m.putObject("response");
+    response.put("subtype", "success");
+    response.put("request_id", requestId);
+    response.set("response", body);
+    return m.toString();
+  }
+
+  private static String controlError(String requestId, String error) {
+    ObjectNode m = JSON.createObjectNode();
+    m.put("type", "control_response");
+    ObjectNode response = m.putObject("response");
+    response.put("subtype", "error");
+    response.put("request_id", requestId);
+    response.put("error", error);
+    return m.toString();
+  }
+
+  static String describe(JsonNode input) {
+    if (input.hasNonNull("command")) {
+      return "`" + input.get("command").asText() + "`";
+    }
+    if (input.hasNonNull("file_path")) {
+      return input.get("file_path").asText();
+    }
+    return input.toString();
+  }
+
+  static String text(JsonNode content) {
+    if (content.isTextual()) {
+      return content.asText();
+    }
+    StringBuilder sb = new StringBuilder();
+    for (JsonNode c : content) {
+      if (c.hasNonNull("text")) {
+        sb.append(c.get("text").asText());
+      }
+    }
+    return sb.toString();
+  }
+}

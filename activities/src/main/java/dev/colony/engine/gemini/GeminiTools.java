@@ -1,0 +1,207 @@
+package dev.colony.engine.gemini;
+
+import com.google.genai.types.FunctionDeclaration;
+import com.google.genai.types.Schema;
+import dev.colony.autonomy.ToolGate;
+import dev.colony.engine.Narrator;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import java.util.stream.Stream;
+
+/**
+ * The tools a Gemini ant works with, all confined to its workspace: run a shell command, read,
+ * write and edit files, list and search them, and post to its channel. Every call passes through
+ * the ant's {@link ToolGate} first, exactly as Claude Code's tool calls do.
+ */
+final class GeminiTools {
+  static final int OUTPUT_LIMIT = 20_000;
+  private static final Duration SHELL_TIMEOUT = new Duration(10, TimeUnit.MINUTES);
+
+  private record Duration(long amount, TimeUnit unit) {}
+
+  private final Path workspace;
+  private final ToolGate gate;
+  private final Narrator narrator;
+
+  GeminiTools(Path workspace, ToolGate gate, Narrator narrator) {
+    this.workspace = workspace.toAbsolutePath().normalize();
+    this.gate = gate;
+    this.narrator = narrator;
+  }
+
+  static List<FunctionDeclaration> declarations() {
+    return List.of(
+        fn("run_shell", "Run a shell command (sh -c) in the workspace; returns exit code and output.",
+            Map.of("command", str("The command line to run.")), "command"),
+        fn("read_file", "Read a text file of the workspace.", Map.of("path", str("Path relative to the workspace.")), "path"),
+        fn("write_file", "Create or overwrite a file of the workspace.",
+            Map.of("path", str("Path relative to the workspace."), "content", str("The full new content.")), "path", "content"),
+        fn("edit_file", "Replace one exact occurrence of old_text with new_text in a file.",
+            Map.of("path", str("Path relative to the workspace."), "old_text", str("Text to find, exactly once."),
+                "new_text", str("Replacement.")), "path", "old_text", "new_text"),
+        fn("list_files", "List files under a directory of the workspace (recursive, up to 500).",
+            Map.of("path", str("Directory relative to the workspace; '.' for all.")), "path"),
+        fn("search_files", "Search file contents with a regular expression; returns path:line: text.",
+            Map.of("pattern", str("Java regular expression."), "path", str("Directory to search; '.' for all.")), "pattern"),
+        fn("notify_discord", "Post a short message to your humans' channel (milestones, questions, blockers).",
+            Map.of("message", str("The message.")), "message"));
+  }
+
+  private static FunctionDeclaration fn(String name, String description, Map<String, Schema> props, String... required) {
+    return FunctionDeclaration.builder().name(name).description(description)
+        .parameters(Schema.builder().type("OBJECT").properties(new LinkedHashMap<>(props)).required(List.of(required)))
+        .build();
+  }
+
+  private static Schema str(String description) {
+    return Schema.builder().type("STRING").description(description).build();
+  }
+
+  /** Runs one call and returns the response object the model sees. */
+  Map<String, Object> call(String name, Map<String, Object> args) {
+    Map<String, Object> a = args == null ? Map.of() : args;
+    ToolGate.Verdict verdict = gate.check(name, a);
+    if (!verdict.allowed()) {
+      narrator.toolUsed(name, describe(name, a), "blocked: " + verdict.message(), true);
+      return Map.of("error", verdict.message());
+    }
+    Map<String, Object> result;
+    try {
+      result = switch (name) {
+        case "run_shell" -> shell(text(a, "command"));
+        case "read_file" -> Map.of("content", clip(Files.readString(resolve(text(a, "path")), StandardCharsets.UTF_8)));
+        case "write_file" -> write(text(a, "path"), text(a, "content"));
+        case "edit_file" -> edit(text(a, "path"), text(a, "old_text"), text(a, "new_text"));
+        case "list_files" -> Map.of("files", list(a.getOrDefault("path", ".").toString()));
+        case "search_files" -> Map.of("matches", search(text(a, "pattern"), a.getOrDefault("path", ".").toString()));
+        case "notify_discord" -> {
+          narrator.notifyChannel(text(a, "message"));
+          yield Map.of("posted", true);
+        }
+        default -> Map.of("error", "unknown tool " + name);
+      };
+    } catch (IOException | IllegalArgumentException e) {
+      result = Map.of("error", e.getMessage() == null ? e.toString() : e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      result = Map.of("error", "interrupted");
+    }
+    if (!"notify_discord".equals(name)) {
+      Object err = result.get("error");
+      narrator.toolUsed(name, describe(name, a), err != null ? err.toString() : summary(result), err != null);
+    }
+    return result;
+  }
+
+  private static String describe(String name, Map<String, Object> a) {
+    if (a.get("command") != null) {
+      return "`" + a.get("command") + "`";
+    }
+    return a.get("path") == null ? "" : a.get("path").toString();
+  }
+
+  private static String summary(Map<String, Object> result) {
+    Object out = result.getOrDefault("output", result.getOrDefault("content", result.get("files")));
+    return out == null ? result.toString() : out.toString();
+  }
+
+  private static String text(Map<String, Object> a, String key) {
+    Object v = a.get(key);
+    if (v == null) {
+      throw new IllegalArgumentException("missing argument '" + key + "'");
+    }
+    return v.toString();
+  }
+
+  /** A workspace path; anything resolving outside the workspace is refused. */
+  Path resolve(String relative) {
+    Path p = workspace.resolve(relative).toAbsolutePath().normalize();
+    if (!p.startsWith(workspace)) {
+      throw new IllegalArgumentException("path '" + relative + "' is outside the workspace");
+    }
+    return p;
+  }
+
+  private Map<String, Object> shell(String command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder("/bin/sh", "-c", command).directory(workspace.toFile())
+        .redirectErrorStream(true).start();
+    p.getOutputStream().close();
+    byte[] out = p.getInputStream().readNBytes(OUTPUT_LIMIT * 4);
+    if (!p.waitFor(SHELL_TIMEOUT.amount(), SHELL_TIMEOUT.unit())) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+      return Map.of("exit_code", -1, "output", clip(new String(out, StandardCharsets.UTF_8)) + "\n[killed after 10 minutes]");
+    }
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("exit_code", p.exitValue());
+    r.put("output", clip(new String(out, StandardCharsets.UTF_8)));
+    return r;
+  }
+
+  private Map<String, Object> write(String path, String content) throws IOException {
+    Path p = resolve(path);
+    Files.createDirectories(p.getParent());
+    Files.writeString(p, content, StandardCharsets.UTF_8);
+    return Map.of("written", path, "bytes", content.getBytes(StandardCharsets.UTF_8).length);
+  }
+
+  private Map<String, Object> edit(String path, String oldText, String newText) throws IOException {
+    Path p = resolve(path);
+    String content = Files.readString(p, StandardCharsets.UTF_8);
+    int first = content.indexOf(oldText);
+    if (first < 0) {
+      return Map.of("error", "old_text not found in " + path);
+    }
+    if (content.indexOf(oldText, first + 1) >= 0) {
+      return Map.of("error", "old_text occurs more than once in " + path + "; include more context");
+    }
+    Files.writeString(p, content.substring(0, first) + newText + content.substring(first + oldText.length()));
+    return Map.of("edited", path);
+  }
+
+  private List<String> list(String dir) throws IOException {
+    Path root = resolve(dir);
+    try (Stream<Path> s = Files.walk(root)) {
+      return s.filter(Files::isRegularFile)
+          .filter(f -> !workspace.relativize(f).toString().startsWith(".git/"))
+          .limit(500).map(f -> workspace.relativize(f).toString()).sorted().toList();
+    }
+  }
+
+  private List<String> search(String regex, String dir) throws IOException {
+    Pattern pattern;
+    try {
+      pattern = Pattern.compile(regex);
+    } catch (PatternSyntaxException e) {
+      throw new IllegalArgumentException("invalid pattern: " + e.getDescription());
+    }
+    List<String> hits = new ArrayList<>();
+    for (String rel : list(dir)) {
+      List<String> lines;
+      try {
+        lines = Files.readAllLines(workspace.resolve(rel), StandardCharsets.UTF_8);
+      } catch (IOException notText) {
+        continue;
+      }
+      for (int i = 0; i < lines.size() && hits.size() < 200; i++) {
+        if (pattern.matcher(lines.get(i)).find()) {
+          hits.add(rel + ":" + (i + 1) + ": " + lines.get(i).strip());
+        }
+      }
+    }
+    return hits;
+  }
+
+  static String clip(String s) {
+    return s.length() <= OUTPUT_LIMIT ? s : s.substring(0, OUTPUT_LIMIT) + "\n[truncated, " + (s.length() - OUTPUT_LIMIT) + " more characters]";
+  }
+}
