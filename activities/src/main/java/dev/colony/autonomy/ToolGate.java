@@ -64,9 +64,9 @@ public final class ToolGate {
     if (d.approved()) {
       return Verdict.allow();
     }
-    String who = "timeout".equals(d.by()) ? "nobody approved it in time" : "it was denied by " + d.by();
-    return new Verdict(false, "A human did not approve this " + tool + " call (" + who + ")"
-        + (d.note() == null || d.note().isBlank() ? "" : ": " + d.note())
+    String why = "timeout".equals(d.by()) ? "nobody approved it in time" : "denied by " + d.by();
+    return new Verdict(false, "This " + tool + " call was not approved: " + why
+        + (d.note() == null || d.note().isBlank() ? "" : " (" + d.note() + ")")
         + ". Do not retry it; continue without it or explain what you need.");
   }
 

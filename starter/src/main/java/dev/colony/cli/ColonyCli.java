@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
         ValidateCommand.class, DevCommand.class, ServerCommand.class, WorkerCommand.class,
         StartCommand.class, RunCommand.class, StatusCommand.class,
         SignalCommands.Pause.class, SignalCommands.Resume.class, SignalCommands.Send.class,
-        SignalCommands.Stop.class, SignalCommands.Clear.class,
+        SignalCommands.Stop.class, SignalCommands.Clear.class, SignalCommands.Approve.class,
+        SignalCommands.Deny.class,
         CommandLine.HelpCommand.class})
 public final class ColonyCli implements Runnable {
   @Option(names = {"-v", "--verbose"}, scope = CommandLine.ScopeType.INHERIT,

@@ -17,11 +17,12 @@ import java.util.Set;
 final class DevConsole {
   static final String HELP = """
       commands:  <ant> /pause | /resume | /status | /stats | /clear | /stop
+                 <ant> /approve [id] | /deny [id]   answer a ⚙️ confirmation request
                  <ant> <any text>     queue a work instruction for the ant's next session
                  /status              all ants
                  /help                this help""";
   private static final Set<String> ANT_COMMANDS = Set.of("/pause", "/resume", "/status", "/stats",
-      "/usage", "/clear", "/stop", "/start", "/help");
+      "/usage", "/clear", "/stop", "/start", "/help", "/approve", "/deny");
 
   private final Temporal temporal;
   private final String colony;
@@ -87,6 +88,12 @@ final class DevConsole {
         case "/stop" -> ant.stop();
         case "/clear" -> ant.clear();
         case "/status" -> out.print(StatusView.detail(Ants.status(temporal, ref), null, Instant.now()));
+        case "/approve", "/deny" -> {
+          String[] parts = rest.split("\\s+");
+          Integer id = parts.length > 1 && parts[1].matches("\\d+") ? Integer.valueOf(parts[1]) : null;
+          ant.decide(new dev.colony.autonomy.Decide(id, cmd.equals("/approve"),
+              System.getProperty("user.name", "someone") + " (dev console)", null));
+        }
         case "/stats", "/usage" -> out.print(StatusView.detail(Ants.status(temporal, ref),
             Ants.stats(temporal, ref), Instant.now()));
         default -> out.println(HELP);

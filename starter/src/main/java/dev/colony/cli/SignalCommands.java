@@ -1,6 +1,7 @@
 package dev.colony.cli;
 
 import dev.colony.ant.AntWorkflow;
+import dev.colony.autonomy.Decide;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
@@ -89,6 +90,54 @@ final class SignalCommands {
         throw new UserError("the message is empty");
       }
       return send(a -> a.message(text), "message queued");
+    }
+  }
+
+  /** Who a decision is recorded as made by, when the user does not say. */
+  static String defaultDecider() {
+    String user = System.getenv().getOrDefault("USER", System.getProperty("user.name", "someone"));
+    String host;
+    try {
+      host = java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      host = "localhost";
+    }
+    return user + "@" + host + " (cli)";
+  }
+
+  abstract static class DecideCommand extends AntCommand {
+    @Parameters(index = "1", arity = "0..1", paramLabel = "ID",
+        description = "The request number from the ⚙️ message (default: the oldest waiting).")
+    Integer id;
+
+    @Option(names = "--by", paramLabel = "NAME", description = "Who decides, for the history (default: user@host).")
+    String by;
+
+    @Option(names = "--note", paramLabel = "TEXT", description = "A reason, passed on to the agent.")
+    String note;
+
+    int decide(boolean approve) {
+      String who = by == null ? defaultDecider() : by;
+      return send(a -> a.decide(new Decide(id, approve, who, note)),
+          (approve ? "approval" : "denial") + " sent" + (id == null ? " for the oldest waiting request" : " for request #" + id));
+    }
+  }
+
+  @Command(name = "approve", mixinStandardHelpOptions = true,
+      description = "Approve a dangerous action an ant is waiting on (signal 'decide').")
+  static final class Approve extends DecideCommand {
+    @Override
+    public Integer call() {
+      return decide(true);
+    }
+  }
+
+  @Command(name = "deny", mixinStandardHelpOptions = true,
+      description = "Deny a dangerous action an ant is waiting on (signal 'decide').")
+  static final class Deny extends DecideCommand {
+    @Override
+    public Integer call() {
+      return decide(false);
     }
   }
 }

@@ -30,7 +30,8 @@ final class StatusView {
       String name = a.colony() + "/" + a.ant();
       sb.append(String.format(fmt, name, a.state().name().toLowerCase(Locale.ROOT),
           a.paused() ? "yes" : "no", a.sessions(), a.consecutiveErrors(), a.queueDepth(),
-          wake(a.nextWakeTime(), now), last(a)));
+          wake(a.nextWakeTime(), now), a.confirmations().isEmpty() ? last(a)
+              : "⚙️ " + a.confirmations().size() + " waiting for approval"));
     }
     return sb.toString();
   }
@@ -45,6 +46,11 @@ final class StatusView {
     sb.append("  consecutive errors: ").append(a.consecutiveErrors()).append('\n');
     sb.append("  next wake:          ").append(wake(a.nextWakeTime(), now)).append('\n');
     sb.append("  last outcome:       ").append(last(a)).append('\n');
+    for (var c : a.confirmations()) {
+      sb.append("  waiting for you:    #").append(c.id()).append(' ').append(c.tool()).append(": ")
+          .append(c.summary()).append(" (").append(c.reason()).append("; denied at ").append(c.deadline())
+          .append(")\n");
+    }
     if (s != null) {
       sb.append("  uptime:             ").append(human(Duration.ofSeconds(s.uptimeSeconds()))).append('\n');
       sb.append("  sessions by outcome: ").append(s.sessionsByOutcome().isEmpty() ? "-" : s.sessionsByOutcome()).append('\n');
@@ -79,6 +85,7 @@ final class StatusView {
       n.put("lastOutcome", a.lastOutcome());
       n.put("lastDetail", a.lastDetail());
       n.put("engine", a.engine());
+      n.set("confirmations", JSON.valueToTree(a.confirmations()));
       AntStats s = stats.get(a.colony() + "/" + a.ant());
       if (s != null) {
         n.set("stats", JSON.valueToTree(s));

@@ -86,7 +86,7 @@ class CliTest {
   @Test
   void everyCommandHasHelp() {
     for (String cmd : List.of("validate", "dev", "server", "worker", "start", "run", "status", "pause",
-        "resume", "send", "stop", "clear")) {
+        "resume", "send", "stop", "clear", "approve", "deny")) {
       Result r = run(cmd, "--help");
       assertEquals(0, r.code(), cmd);
       assertTrue(r.out().contains("Usage: colony " + cmd), cmd + ": " + r.out());
@@ -95,7 +95,7 @@ class CliTest {
 
   @Test
   void commandsThatConnectTakeAddressAndNamespace() {
-    for (String cmd : List.of("worker", "start", "run", "status", "pause", "resume", "send", "stop")) {
+    for (String cmd : List.of("worker", "start", "run", "status", "pause", "resume", "send", "stop", "approve", "deny")) {
       String help = run(cmd, "--help").out();
       assertTrue(help.contains("--address") && help.contains("--namespace"), cmd + ": " + help);
     }
