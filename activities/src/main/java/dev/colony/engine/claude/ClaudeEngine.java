@@ -88,12 +88,9 @@ public final class ClaudeEngine implements Engine {
     String resumeId = ctx.progress().previousConversationId();
     List<String> argv = argv(ctx, resumeId);
     ProcessBuilder pb = new ProcessBuilder(argv).directory(ctx.workspace().toFile());
-    for (String key : List.of("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")) {
-      String v = ctx.env().get(key);
-      if (v != null) {
-        pb.environment().put(key, v);
-      }
-    }
+    // The agent sees the worker's environment plus the colony's .env (ANTHROPIC_API_KEY,
+    // GITHUB_TOKEN for gh, ...): resolved here on the worker, never sent through Temporal.
+    pb.environment().putAll(ctx.env());
     pb.redirectError(ProcessBuilder.Redirect.PIPE);
     long started = clock.millis();
     Process process;

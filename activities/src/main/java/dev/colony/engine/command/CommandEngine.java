@@ -60,6 +60,7 @@ public final class CommandEngine implements Engine {
     }
     ProcessBuilder pb = new ProcessBuilder(argv).directory(ctx.workspace().toFile()).redirectErrorStream(true);
     Map<String, String> env = pb.environment();
+    env.putAll(ctx.env());
     for (Map.Entry<String, String> e : command.env().entrySet()) {
       env.put(e.getKey(), Interpolation.resolve(e.getValue(), ctx.env()));
     }
