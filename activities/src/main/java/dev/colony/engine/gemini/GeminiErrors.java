@@ -37,6 +37,11 @@ final class GeminiErrors {
     }
     String lower = (message + " " + reason + " " + status).toLowerCase(Locale.ROOT);
     String detail = "Gemini API " + code + (status.isEmpty() ? "" : " " + status) + ": " + firstLine(message);
+    // A project spend cap is the Gemini counterpart of Claude's per-session USD budget.
+    if (lower.contains("spend cap") || lower.contains("spending cap") || lower.contains("spending limit")
+        || lower.contains("budget")) {
+      return SessionResult.of(Outcome.BUDGET, detail);
+    }
     if (code == 429 || "RESOURCE_EXHAUSTED".equals(status)) {
       if (lower.contains("billing") || lower.contains("prepayment") || lower.contains("credits")) {
         return SessionResult.of(Outcome.BILLING, detail);
