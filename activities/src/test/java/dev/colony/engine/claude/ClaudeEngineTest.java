@@ -28,7 +28,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,11 +72,7 @@ class ClaudeEngineTest {
   @BeforeEach
   void setUp() throws Exception {
     fake = Files.createDirectories(tmp.resolve("fake"));
-    bin = tmp.resolve("claude");
-    String java = ProcessHandle.current().info().command().orElse("java");
-    Files.writeString(bin, "#!/bin/sh\nexec '" + java + "' -XX:TieredStopAtLevel=1 -cp '"
-        + System.getProperty("java.class.path") + "' dev.colony.engine.claude.FakeClaude \"$@\"\n");
-    Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
+    bin = FakeClaude.install(tmp);
   }
 
   private AntSpec spec(Autonomy autonomy, RecoveryPolicy recovery, ToolCallLogging tools, LmOutput lm) {

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -19,6 +20,16 @@ import java.util.regex.Pattern;
  * arguments in {@code args.txt} and the first stdin line (the prompt message) in {@code prompt.json}.
  */
 public final class FakeClaude {
+  /** Writes an executable {@code claude} wrapper that runs this class with the test classpath. */
+  public static Path install(Path dir) throws IOException {
+    Path bin = dir.resolve("claude");
+    String java = ProcessHandle.current().info().command().orElse("java");
+    Files.writeString(bin, "#!/bin/sh\nexec '" + java + "' -XX:TieredStopAtLevel=1 -cp '"
+        + System.getProperty("java.class.path") + "' dev.colony.engine.claude.FakeClaude \"$@\"\n");
+    Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
+    return bin;
+  }
+
   private static final Pattern REQUEST_ID = Pattern.compile("\"request_id\"\\s*:\\s*\"([^\"]+)\"");
 
   public static void main(String[] args) throws Exception {
