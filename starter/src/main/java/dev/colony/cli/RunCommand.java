@@ -30,6 +30,7 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     LoadedColony colony = ColonyDir.load(dir);
+    Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Temporal t = Temporal.connect(temporal);
     ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky, System.out, colony.colony().dir());
     StartCommand.startAll(t, temporal.taskQueue, colony.ants(), spec.commandLine().getOut());

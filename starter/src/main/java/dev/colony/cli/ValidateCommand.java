@@ -29,6 +29,7 @@ final class ValidateCommand implements Callable<Integer> {
       out.printf("  %-20s engine %-8s %s%n", a.name(), a.engine().configName(), rhythm(a));
     }
     out.flush();
+    Preflight.print(colony, spec.commandLine().getErr());
     return 0;
   }
 

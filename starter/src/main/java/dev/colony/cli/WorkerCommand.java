@@ -31,6 +31,7 @@ final class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     LoadedColony colony = ColonyDir.load(dir);
+    Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Temporal t = Temporal.connect(temporal);
     ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky, System.out, colony.colony().dir());
     spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' at %s%n",

@@ -1,0 +1,64 @@
+package dev.colony.cli;
+
+import dev.colony.config.Environment;
+import dev.colony.config.LoadedColony;
+import dev.colony.engine.claude.ClaudeEngine;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.EngineKind;
+import java.io.File;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks what the ants of a colony need on this machine (the claude CLI, API keys) and warns.
+ * Warnings only: the workers that run the sessions may live elsewhere.
+ */
+final class Preflight {
+  private Preflight() {}
+
+  static List<String> warnings(LoadedColony colony) {
+    Map<String, String> env = Environment.forColony(Path.of(colony.colony().dir()));
+    List<String> out = new ArrayList<>();
+    for (AntSpec a : colony.ants()) {
+      if (a.engine() == EngineKind.CLAUDE) {
+        String bin = env.getOrDefault("COLONY_CLAUDE_BIN", "claude");
+        if (!onPath(bin, env.get("PATH"))) {
+          out.add("ant '" + a.name() + "' uses engine claude, but '" + bin + "' is not installed here: "
+              + ClaudeEngine.INSTALL_HINT + ".");
+        } else if (!env.containsKey("ANTHROPIC_API_KEY") && !env.containsKey("CLAUDE_CODE_OAUTH_TOKEN")) {
+          out.add("ant '" + a.name() + "' uses engine claude, but neither ANTHROPIC_API_KEY nor "
+              + "CLAUDE_CODE_OAUTH_TOKEN is set (environment or .env).");
+        }
+      } else if (a.engine() == EngineKind.GEMINI && !env.containsKey("GEMINI_API_KEY") && !env.containsKey("GOOGLE_API_KEY")) {
+        out.add("ant '" + a.name() + "' uses engine gemini, but GEMINI_API_KEY is not set (environment or .env).");
+      }
+    }
+    return out;
+  }
+
+  static void print(LoadedColony colony, PrintWriter err) {
+    for (String w : warnings(colony)) {
+      err.println("colony: warning: " + w);
+    }
+    err.flush();
+  }
+
+  private static boolean onPath(String bin, String path) {
+    if (bin.contains("/")) {
+      return Files.isExecutable(Path.of(bin));
+    }
+    if (path == null) {
+      return false;
+    }
+    for (String dir : path.split(File.pathSeparator)) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, bin))) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
