@@ -58,7 +58,7 @@ class FaultIT {
 
   private void replayAndMaybeRecord() throws Exception {
     boolean record = Boolean.getBoolean("colony.recordHistories");
-    for (String ant : List.of("alpha", "beta", "gamma", "delta")) {
+    for (String ant : List.of("alpha", "beta", "gamma", "delta", "epsilon")) {
       List<WorkflowExecutionHistory> histories;
       try {
         histories = cluster.histories(ant);
@@ -334,5 +334,31 @@ class FaultIT {
     eventually(LONG, () -> status("delta").sessions() >= 2);
     assertEachPostOnce("delta", "✅ **delta** finished session 1: released session 1");
     assertNoNumberedPostRepeats();
+  }
+
+  @Test
+  void aWorkerKilledWhileAConfirmationIsPendingKeepsTheRequestAndTheDecision() throws Exception {
+    Files.writeString(cluster.dir.resolve(".env"), "COLONY_CLAUDE_BIN=" + cluster.dir.resolve("fake-claude.sh") + "\n");
+    Cluster.WorkerProcess first = cluster.startWorker("first");
+    cluster.start("epsilon");
+    eventually(LONG, () -> status("epsilon").confirmations().size() == 1);
+    var pending = status("epsilon").confirmations().get(0);
+    assertEquals("`git push origin main`", pending.summary());
+    Cluster.kill9(first);
+    // decided while no worker runs: the signal waits in the server
+    cluster.cli("approve", "epsilon", Integer.toString(pending.id()), "--by", "erin");
+    cluster.startWorker("second");
+    eventually(LONG, () -> status("epsilon").sessions() == 1);
+    Path log = cluster.control("epsilon");
+    List<String> args = Files.readAllLines(log.resolve("args.log"));
+    assertEquals(2, args.size(), "the session was retried once: " + args);
+    assertTrue(args.get(1).contains("--resume sess-fault"), "the retry resumes the conversation: " + args.get(1));
+    String decision = Files.readAllLines(log.resolve("decisions.log")).get(Files.readAllLines(log.resolve("decisions.log")).size() - 1);
+    assertTrue(decision.contains("\"behavior\":\"allow\""), decision);
+    assertTrue(status("epsilon").confirmations().isEmpty());
+    assertEquals(1, cluster.chat().stream().filter(l -> l.startsWith("[epsilon] ⚙️ **epsilon** wants to use Bash")).count(),
+        "asked once, not once per attempt: " + cluster.chat());
+    assertEachPostOnce("epsilon", "✅ **epsilon**: request #" + pending.id() + " approved by erin.",
+        "✅ **epsilon** finished session 1: pushed the fix");
   }
 }

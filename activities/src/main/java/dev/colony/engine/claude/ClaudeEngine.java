@@ -113,9 +113,12 @@ public final class ClaudeEngine implements Engine {
     errReader.start();
     try {
       long deadline = started + ctx.timeout().toMillis();
-      ctx.progress().beat(null);
       while (!process.waitFor(ctx.heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS)) {
-        ctx.progress().beat(session.sessionId);
+        // Heartbeats are throttled and only the first goes out at once: keep it for the
+        // conversation id (sent by the reader on system/init) unless init is slow to come.
+        if (session.sessionId != null || clock.millis() - started > 2 * ctx.heartbeatInterval().toMillis()) {
+          ctx.progress().beat(session.sessionId);
+        }
         if (clock.millis() >= deadline) {
           session.kill();
           return new SessionResult(Outcome.TRANSIENT, "session timed out after " + ctx.timeout().toSeconds()
@@ -256,6 +259,11 @@ public final class ClaudeEngine implements Engine {
           String sub = m.path("subtype").asText();
           if ("init".equals(sub) && m.hasNonNull("session_id")) {
             sessionId = m.get("session_id").asText();
+            try {
+              ctx.progress().beat(sessionId); // record it now: a retry resumes this conversation
+            } catch (SessionCancelledException e) {
+              kill();
+            }
           } else if ("api_retry".equals(sub)) {
             apiRetry(m);
           }
