@@ -2,6 +2,7 @@ package dev.colony.autonomy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.colony.config.SecretRedactor;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.Autonomy;
 import java.nio.charset.StandardCharsets;
@@ -32,12 +33,19 @@ public final class ToolGate {
   private final int session;
   private final DangerDetector detector;
   private final Confirmer confirmer;
+  private final SecretRedactor redactor;
 
   public ToolGate(AntSpec spec, int session, Confirmer confirmer) {
+    this(spec, session, confirmer, new SecretRedactor(Map.of()));
+  }
+
+  /** @param redactor keeps secret values out of the request, which goes into workflow history */
+  public ToolGate(AntSpec spec, int session, Confirmer confirmer, SecretRedactor redactor) {
     this.spec = spec;
     this.session = session;
     this.detector = new DangerDetector(spec.confirmation());
     this.confirmer = confirmer;
+    this.redactor = redactor;
   }
 
   /** False for {@code autonomy: full}: engines register no interception at all. */
@@ -59,7 +67,7 @@ public final class ToolGate {
           + " finish what you can without it and say what a human needs to do.");
     }
     ConfirmationRequest request = new ConfirmationRequest(session, key(tool, input), tool,
-        summary(tool, input), reason.get());
+        redactor.redact(summary(tool, input)), reason.get());
     ConfirmationDecision d = confirmer.confirm(request);
     if (d.approved()) {
       return Verdict.allow();

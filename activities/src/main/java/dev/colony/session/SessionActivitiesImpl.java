@@ -4,6 +4,7 @@ import dev.colony.autonomy.ToolGate;
 import dev.colony.autonomy.WorkflowConfirmer;
 import dev.colony.chat.ChatSink;
 import dev.colony.config.Environment;
+import dev.colony.config.SecretRedactor;
 import dev.colony.engine.Narrator;
 import dev.colony.engine.claude.ClaudeEngine;
 import dev.colony.engine.Engine;
@@ -66,6 +67,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     ActivityExecutionContext activity = Activity.getExecutionContext();
     Map<String, String> env = Environment.forColony(Path.of(spec.colonyDir()));
     String prompt = PromptBuilder.build(spec, request.session(), request.messages(), env);
+    SecretRedactor redactor = new SecretRedactor(env);
     long heartbeatTimeout = Math.max(2, spec.heartbeatTimeoutSeconds());
     // Heartbeats are throttled to 0.8 x the timeout; beating at a quarter keeps us well inside.
     Duration interval = Duration.ofMillis(Math.max(500, heartbeatTimeout * 1000 / 4));
@@ -74,12 +76,16 @@ public final class SessionActivitiesImpl implements SessionActivities {
     SessionContext ctx = new SessionContext(spec, request.session(), prompt,
         Path.of(request.workspace()), env, Transcripts.forSession(spec, request.session()),
         Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec),
-        new ToolGate(spec, request.session(), new WorkflowConfirmer(activity)),
+        new ToolGate(spec, request.session(), new WorkflowConfirmer(activity), redactor),
         new Narrator(spec, chat, console, keyPrefix));
     log.info("{}: session {} starting (attempt {})", spec.name(), request.session(),
         activity.getInfo().getAttempt());
     try {
-      SessionResult result = engine.run(ctx);
+      SessionResult raw = engine.run(ctx);
+      // The result goes into history: keep secret values an agent may have echoed out of it.
+      SessionResult result = new SessionResult(raw.outcome(), redactor.redact(raw.detail()),
+          raw.resetAtEpochMillis(), raw.turns(), raw.costUsd(), raw.inputTokens(), raw.outputTokens(),
+          raw.durationMillis(), raw.sessionId(), raw.transcript());
       log.info("{}: session {} ended: {} {}", spec.name(), request.session(), result.outcome(), result.detail());
       return result;
     } catch (InterruptedException e) {
