@@ -33,8 +33,11 @@ final class DevCommand implements Callable<Integer> {
     EmbeddedServer server = EmbeddedServer.start(port);
     String address = "localhost:" + port;
     Temporal t = Temporal.connect(address, "default");
-    ColonyWorker worker = WorkerRuntime.start(t, taskQueue, StickyMode.OFF, System.out, colony.colony().dir());
-    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "colony-dev-server-shutdown"));
+    ColonyWorker worker = WorkerRuntime.start(t, taskQueue, StickyMode.OFF, System.out, colony.colony().dir(),
+        () -> {
+          t.close();
+          server.close();
+        });
     System.out.printf("colony '%s': %d ants on an embedded in-memory Temporal at %s (state is lost on exit).%n",
         colony.colony().name(), colony.ants().size(), address);
     System.out.println("From another terminal: ./colony status | ./colony pause <ant> | ./colony resume <ant>");
