@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -19,10 +18,8 @@ final class RunCommand implements Callable<Integer> {
   @Mixin
   TemporalOptions temporal;
 
-  @Option(names = "--sticky-queue", defaultValue = "auto", paramLabel = "auto|on|off",
-      converter = WorkerCommand.StickyConverter.class,
-      description = "See 'colony worker --help'.")
-  StickyMode sticky;
+  @Mixin
+  StickyOption sticky;
 
   @Spec
   picocli.CommandLine.Model.CommandSpec spec;
@@ -32,7 +29,7 @@ final class RunCommand implements Callable<Integer> {
     LoadedColony colony = ColonyDir.load(dir);
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Temporal t = Temporal.connect(temporal);
-    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky, System.out, colony.colony().dir());
+    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky.mode, System.out, colony.colony().dir());
     StartCommand.startAll(t, temporal.taskQueue, colony.ants(), spec.commandLine().getOut());
     worker.awaitTermination();
     return 0;

@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -19,11 +18,8 @@ final class WorkerCommand implements Callable<Integer> {
   @Mixin
   TemporalOptions temporal;
 
-  @Option(names = "--sticky-queue", defaultValue = "auto", paramLabel = "auto|on|off",
-      converter = StickyConverter.class,
-      description = "Cache workflows on a per-worker queue. auto (default): off against the embedded "
-          + "server, on against a real Temporal.")
-  StickyMode sticky;
+  @Mixin
+  StickyOption sticky;
 
   @Spec
   picocli.CommandLine.Model.CommandSpec spec;
@@ -33,7 +29,7 @@ final class WorkerCommand implements Callable<Integer> {
     LoadedColony colony = ColonyDir.load(dir);
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Temporal t = Temporal.connect(temporal);
-    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky, System.out, colony.colony().dir());
+    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky.mode, System.out, colony.colony().dir());
     spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' at %s%n",
         colony.colony().name(), temporal.taskQueue, t.address);
     spec.commandLine().getOut().flush();
@@ -41,10 +37,4 @@ final class WorkerCommand implements Callable<Integer> {
     return 0;
   }
 
-  static final class StickyConverter implements picocli.CommandLine.ITypeConverter<StickyMode> {
-    @Override
-    public StickyMode convert(String value) {
-      return StickyMode.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
-    }
-  }
 }
