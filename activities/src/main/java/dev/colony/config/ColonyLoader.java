@@ -110,10 +110,9 @@ public final class ColonyLoader {
     return new LoadedColony(colony, ants);
   }
 
+  /** Ant files, sorted. None is valid config (nothing to run yet); commands that run ants check. */
   private static List<String> antFiles(Path antsDir, List<Problem> problems) {
     if (!Files.isDirectory(antsDir)) {
-      problems.add(new Problem(ANTS_DIR + "/", "", "directory not found: create " + ANTS_DIR
-          + "/ with one <name>.yaml file per ant"));
       return List.of();
     }
     List<String> names = new ArrayList<>();
@@ -127,9 +126,6 @@ public final class ColonyLoader {
       problems.add(new Problem(ANTS_DIR + "/", "", "cannot list: " + e.getMessage()));
     }
     names.sort(null);
-    if (names.isEmpty()) {
-      problems.add(new Problem(ANTS_DIR + "/", "", "no ant files (.yaml or .yml) found: a colony needs at least one ant"));
-    }
     return names;
   }
 

@@ -9,6 +9,16 @@ import java.nio.file.Path;
 final class ColonyDir {
   private ColonyDir() {}
 
+  /** Loads a colony that has ants to run; one without is an error naming where to add them. */
+  static LoadedColony loadRunnable(Path dir) {
+    LoadedColony colony = load(dir);
+    if (colony.ants().isEmpty()) {
+      throw new UserError("colony '" + colony.colony().name() + "' has no ants to run: add one <name>.yaml file per ant to "
+          + Path.of(colony.colony().dir(), ColonyLoader.ANTS_DIR));
+    }
+    return colony;
+  }
+
   static LoadedColony load(Path dir) {
     try {
       return ColonyLoader.load(dir);

@@ -28,7 +28,7 @@ final class DevCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    LoadedColony colony = ColonyDir.load(dir);
+    LoadedColony colony = ColonyDir.loadRunnable(dir);
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     EmbeddedServer server = EmbeddedServer.start(port);
     String address = "localhost:" + port;

@@ -26,7 +26,7 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    LoadedColony colony = ColonyDir.load(dir);
+    LoadedColony colony = ColonyDir.loadRunnable(dir);
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Temporal t = Temporal.connect(temporal);
     ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky.mode, System.out, colony.colony().dir());

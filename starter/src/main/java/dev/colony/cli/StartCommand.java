@@ -30,7 +30,7 @@ final class StartCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    LoadedColony colony = ColonyDir.load(dir);
+    LoadedColony colony = ColonyDir.loadRunnable(dir);
     List<AntSpec> chosen = select(colony, names);
     try (Temporal t = Temporal.connect(temporal)) {
       startAll(t, temporal.taskQueue, chosen, spec.commandLine().getOut());

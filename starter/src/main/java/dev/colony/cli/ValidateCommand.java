@@ -29,6 +29,10 @@ final class ValidateCommand implements Callable<Integer> {
       out.printf("  %-20s engine %-8s %s%n", a.name(), a.engine().configName(), rhythm(a));
     }
     out.flush();
+    if (colony.ants().isEmpty()) {
+      spec.commandLine().getErr().println("colony: warning: no ants yet: add one <name>.yaml file per ant to "
+          + dir.resolve("ants") + " before running the colony.");
+    }
     Preflight.print(colony, spec.commandLine().getErr());
     return 0;
   }

@@ -70,6 +70,18 @@ class CliTest {
   }
 
   @Test
+  void aColonyWithoutAntsValidatesButCannotStart() throws IOException {
+    Path dir = Files.createTempDirectory(tmp, "empty");
+    Files.writeString(dir.resolve("colony.yaml"), "name: empty\n");
+    Result v = run("validate", dir.toString());
+    assertEquals(0, v.code(), v.err());
+    assertTrue(v.err().contains("warning: no ants yet"), v.err());
+    Result s = run("start", dir.toString(), "--address", "127.0.0.1:1");
+    assertEquals(1, s.code());
+    assertTrue(s.err().contains("has no ants to run"), s.err());
+  }
+
+  @Test
   void validateOnAMissingDirectoryIsAnError() {
     Result r = run("validate", tmp.resolve("nope").toString());
     assertEquals(1, r.code());
