@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "worker", mixinStandardHelpOptions = true,
     description = "Run a worker that hosts the colony's ants (their workflows and sessions).")
-final class WorkerCommand implements Callable<Integer> {
+class WorkerCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "DIR", description = "The colony directory.")
   Path dir;
 
@@ -33,8 +33,11 @@ final class WorkerCommand implements Callable<Integer> {
     spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' at %s%n",
         colony.colony().name(), temporal.taskQueue, t.address);
     spec.commandLine().getOut().flush();
+    afterWorkerStarted(t, colony);
     worker.awaitTermination();
     return 0;
   }
 
+  /** What else to do once the worker polls ({@code run} starts the ants here). */
+  void afterWorkerStarted(Temporal t, LoadedColony colony) {}
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.colony.autonomy.ToolGate;
 import dev.colony.engine.Engine;
+import dev.colony.engine.Processes;
 import dev.colony.engine.SessionCancelledException;
 import dev.colony.engine.SessionContext;
 import dev.colony.session.SessionResult;
@@ -207,8 +208,7 @@ public final class ClaudeEngine implements Engine {
     }
 
     void kill() {
-      process.descendants().forEach(ProcessHandle::destroyForcibly);
-      process.destroyForcibly();
+      Processes.killTree(process);
     }
 
     void readErrors() {

@@ -2,6 +2,7 @@ package dev.colony.engine.command;
 
 import dev.colony.config.Interpolation;
 import dev.colony.engine.Engine;
+import dev.colony.engine.Processes;
 import dev.colony.engine.SessionCancelledException;
 import dev.colony.engine.SessionContext;
 import dev.colony.session.SessionResult;
@@ -93,7 +94,7 @@ public final class CommandEngine implements Engine {
       while (!process.waitFor(ctx.heartbeatInterval().toMillis(), TimeUnit.MILLISECONDS)) {
         ctx.progress().beat(conversation);
         if (clock.millis() >= deadline) {
-          kill(process);
+          Processes.killTree(process);
           pump.join(2000);
           return new SessionResult(Outcome.TRANSIENT,
               "session timed out after " + ctx.timeout().toSeconds() + "s and was stopped",
@@ -101,7 +102,7 @@ public final class CommandEngine implements Engine {
         }
       }
     } catch (SessionCancelledException e) {
-      kill(process);
+      Processes.killTree(process);
       throw e;
     } catch (InterruptedException e) {
       // The worker is shutting down: record where we were, then stop the agent. The session is
@@ -111,7 +112,7 @@ public final class CommandEngine implements Engine {
       } catch (RuntimeException ignored) {
         // best effort
       }
-      kill(process);
+      Processes.killTree(process);
       throw e;
     }
     pump.join(5000);
@@ -179,11 +180,6 @@ public final class CommandEngine implements Engine {
     } catch (IOException ignored) {
       // The agent may not read stdin at all; the prompt is also in COLONY_PROMPT.
     }
-  }
-
-  private static void kill(Process process) {
-    process.descendants().forEach(ProcessHandle::destroyForcibly);
-    process.destroyForcibly();
   }
 
   /** Copies process output to the transcript and keeps the last {@link #TAIL_BYTES} for rules. */

@@ -4,6 +4,7 @@ import com.google.genai.types.FunctionDeclaration;
 import com.google.genai.types.Schema;
 import dev.colony.autonomy.ToolGate;
 import dev.colony.engine.Narrator;
+import dev.colony.engine.Processes;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -137,8 +138,7 @@ final class GeminiTools {
     p.getOutputStream().close();
     byte[] out = p.getInputStream().readNBytes(OUTPUT_LIMIT * 4);
     if (!p.waitFor(SHELL_TIMEOUT.amount(), SHELL_TIMEOUT.unit())) {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
+      Processes.killTree(p);
       return Map.of("exit_code", -1, "output", clip(new String(out, StandardCharsets.UTF_8)) + "\n[killed after 10 minutes]");
     }
     Map<String, Object> r = new LinkedHashMap<>();
