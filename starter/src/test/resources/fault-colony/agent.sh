@@ -11,6 +11,8 @@ case "$mode" in
   ok) echo "work done in session $COLONY_SESSION" ;;
   block)
     while [ ! -f "$ctl/release-$COLONY_SESSION" ]; do sleep 0.1; done
+    # Work a real agent does in the workspace, whether or not anyone reads its output.
+    echo "$COLONY_SESSION $(date +%s%3N)" >> "$ctl/worked.log"
     echo "released session $COLONY_SESSION" ;;
   crash) echo "boom in session $COLONY_SESSION"; exit 1 ;;
   ratelimit) echo "rate limited, resets at $(( $(date +%s) + $(cat "$ctl/reset-in" 2>/dev/null || echo 12) ))"; exit 1 ;;

@@ -5,9 +5,7 @@ import dev.colony.config.LoadedColony;
 import dev.colony.engine.claude.ClaudeEngine;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.EngineKind;
-import java.io.File;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +24,7 @@ final class Preflight {
     for (AntSpec a : colony.ants()) {
       if (a.engine() == EngineKind.CLAUDE) {
         String bin = env.getOrDefault("COLONY_CLAUDE_BIN", "claude");
-        if (!onPath(bin, env.get("PATH"))) {
+        if (dev.colony.engine.Processes.findExecutable(bin, env.get("PATH")) == null) {
           out.add("ant '" + a.name() + "' uses engine claude, but '" + bin + "' is not installed here: "
               + ClaudeEngine.INSTALL_HINT + ".");
         } else if (!env.containsKey("ANTHROPIC_API_KEY") && !env.containsKey("CLAUDE_CODE_OAUTH_TOKEN")) {
@@ -47,18 +45,4 @@ final class Preflight {
     err.flush();
   }
 
-  private static boolean onPath(String bin, String path) {
-    if (bin.contains("/")) {
-      return Files.isExecutable(Path.of(bin));
-    }
-    if (path == null) {
-      return false;
-    }
-    for (String dir : path.split(File.pathSeparator)) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, bin))) {
-        return true;
-      }
-    }
-    return false;
-  }
 }

@@ -133,6 +133,10 @@ class FaultIT {
 
     cluster.release("alpha", 2);
     awaitState("alpha", Lifecycle.PAUSED);
+    Thread.sleep(500);
+    // The killed worker's agent died with it (pdeathsig): only the retried attempt finished.
+    assertEquals(1, Files.readAllLines(cluster.control("alpha").resolve("worked.log")).stream()
+        .filter(l -> l.startsWith("2 ")).count(), "the orphaned attempt kept working");
     AntStatus paused = status("alpha");
     assertEquals(2, paused.sessions());
     assertEquals(0, paused.consecutiveErrors());

@@ -88,7 +88,10 @@ public final class ClaudeEngine implements Engine {
   public SessionResult run(SessionContext ctx) throws InterruptedException {
     String resumeId = ctx.progress().previousConversationId();
     List<String> argv = argv(ctx, resumeId);
-    ProcessBuilder pb = new ProcessBuilder(argv).directory(ctx.workspace().toFile());
+    if (Processes.findExecutable(argv.get(0), ctx.env().getOrDefault("PATH", System.getenv("PATH"))) == null) {
+      return SessionResult.of(Outcome.PERMANENT, "the claude CLI was not found (" + argv.get(0) + "); " + INSTALL_HINT);
+    }
+    ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(argv)).directory(ctx.workspace().toFile());
     // The agent sees the worker's environment plus the colony's .env (ANTHROPIC_API_KEY,
     // GITHUB_TOKEN for gh, ...): resolved here on the worker, never sent through Temporal.
     pb.environment().putAll(ctx.env());

@@ -133,7 +133,7 @@ final class GeminiTools {
   }
 
   private Map<String, Object> shell(String command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder("/bin/sh", "-c", command).directory(workspace.toFile())
+    Process p = new ProcessBuilder(Processes.tiedToWorker(List.of("/bin/sh", "-c", command))).directory(workspace.toFile())
         .redirectErrorStream(true).start();
     p.getOutputStream().close();
     byte[] out = p.getInputStream().readNBytes(OUTPUT_LIMIT * 4);
