@@ -1,7 +1,6 @@
 package dev.colony.autonomy;
 
 import dev.colony.spec.ConfirmationSpec;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -208,10 +207,5 @@ public final class DangerDetector {
     } else if (value != null) {
       sb.append(value).append('\n');
     }
-  }
-
-  /** For messages: the list of built-in rules. */
-  public static List<String> builtInRules() {
-    return new ArrayList<>(List.of("git push", "rm -r*", "sudo", "pipe to shell", "DROP/TRUNCATE TABLE", "computer_use"));
   }
 }

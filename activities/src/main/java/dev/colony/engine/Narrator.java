@@ -92,9 +92,4 @@ public class Narrator {
     }
     return text.substring(0, limit) + "… [truncated, " + (text.length() - limit) + " more characters]";
   }
-
-  /** Discards everything: for tests and for engines run outside a worker. */
-  public static Narrator silent(AntSpec spec) {
-    return new Narrator(spec, p -> { }, new PrintStream(PrintStream.nullOutputStream()), "silent");
-  }
 }

@@ -8,7 +8,6 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /** A checked connection to a Temporal frontend. */
@@ -66,9 +65,5 @@ final class Temporal implements AutoCloseable {
     stubs.shutdown();
     stubs.awaitTermination(2, TimeUnit.SECONDS);
     stubs.shutdownNow();
-  }
-
-  static Duration timeout() {
-    return Duration.ofSeconds(10);
   }
 }

@@ -1,7 +1,6 @@
 package dev.colony.worker;
 
 import dev.colony.chat.ChatSink;
-import dev.colony.spec.AntIds;
 import java.nio.file.Path;
 
 /**
@@ -14,8 +13,4 @@ import java.nio.file.Path;
  *     so no post is shown twice after a crash; null to remember them in memory only
  */
 public record WorkerSettings(String taskQueue, boolean stickyQueue, ChatSink chat, String identity,
-    Path chatJournal) {
-  public static WorkerSettings defaults(ChatSink chat) {
-    return new WorkerSettings(AntIds.DEFAULT_TASK_QUEUE, true, chat, null, null);
-  }
-}
+    Path chatJournal) {}

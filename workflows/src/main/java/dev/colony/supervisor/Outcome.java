@@ -64,11 +64,6 @@ public enum Outcome {
     return SDK_VALUES.getOrDefault(value.trim().toLowerCase(Locale.ROOT), TRANSIENT);
   }
 
-  /** True when {@code value} is a known SDK error value. */
-  public static boolean isSdkValue(String value) {
-    return value != null && SDK_VALUES.containsKey(value.trim().toLowerCase(Locale.ROOT));
-  }
-
   /**
    * Parses a category name ({@code transient}, {@code rate_limit}, ..., {@code success}) or an
    * SDK error value; returns null when it is neither.
