@@ -8,14 +8,15 @@ import java.util.Set;
 
 /**
  * Delivers posts to a sink at most once per idempotency key: a retried or replayed post whose
- * key was already delivered is dropped. Keys are remembered in memory, and, when a
- * {@link DeliveryJournal} is given, in a file every worker on the machine shares, so a post
- * retried on a new worker after a crash is dropped too.
+ * key was already delivered is dropped. Keys are remembered in a {@link DeliveryJournal} file
+ * every worker on the machine shares (so a post retried on a new worker after a crash is dropped
+ * too), or, without one, in this worker's memory.
  */
 public final class ChatActivitiesImpl implements ChatActivities {
   private static final int REMEMBERED_KEYS = 10_000;
 
   private final ChatSink sink;
+  /** Used only without a journal (the journal keeps its own). */
   private final Set<String> delivered = Collections.newSetFromMap(
       Collections.synchronizedMap(new LinkedHashMap<>(1024, 0.75f, false) {
         @Override
@@ -37,18 +38,15 @@ public final class ChatActivitiesImpl implements ChatActivities {
 
   @Override
   public void post(ChatPost post) {
-    if (delivered.contains(post.idempotencyKey())) {
-      return;
-    }
     try {
       if (journal != null) {
         journal.deliverOnce(post.idempotencyKey(), () -> sink.deliver(post));
-      } else {
+      } else if (!delivered.contains(post.idempotencyKey())) {
         sink.deliver(post);
+        delivered.add(post.idempotencyKey());
       }
     } catch (Exception e) {
       throw Activity.wrap(e);
     }
-    delivered.add(post.idempotencyKey());
   }
 }

@@ -144,36 +144,27 @@ final class Node {
   }
 
   Integer positiveInt(String key) {
+    return positive(key, Integer::valueOf, n -> n > 0, "a whole number greater than 0");
+  }
+
+  Double positiveNumber(String key) {
+    return positive(key, Double::valueOf, d -> d > 0 && Double.isFinite(d), "a number greater than 0");
+  }
+
+  private <T> T positive(String key, Function<String, T> parse, java.util.function.Predicate<T> ok, String expected) {
     String v = string(key, false);
     if (v == null) {
       return null;
     }
     try {
-      int n = Integer.parseInt(v.trim());
-      if (n > 0) {
+      T n = parse.apply(v.trim());
+      if (ok.test(n)) {
         return n;
       }
     } catch (NumberFormatException ignored) {
       // reported below
     }
-    problem(key, "expected a whole number greater than 0, found '" + v + "'");
-    return null;
-  }
-
-  Double positiveNumber(String key) {
-    String v = string(key, false);
-    if (v == null) {
-      return null;
-    }
-    try {
-      double d = Double.parseDouble(v.trim());
-      if (d > 0 && Double.isFinite(d)) {
-        return d;
-      }
-    } catch (NumberFormatException ignored) {
-      // reported below
-    }
-    problem(key, "expected a number greater than 0, found '" + v + "'");
+    problem(key, "expected " + expected + ", found '" + v + "'");
     return null;
   }
 

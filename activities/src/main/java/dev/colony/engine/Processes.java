@@ -52,6 +52,11 @@ public final class Processes {
     return null;
   }
 
+  /** {@link #findExecutable(String, String)} with the PATH of an agent's environment. */
+  public static Path findExecutable(String program, java.util.Map<String, String> env) {
+    return findExecutable(program, env.getOrDefault("PATH", System.getenv("PATH")));
+  }
+
   /** Kills the agent and everything it started (shells, test runners, ...). */
   public static void killTree(Process process) {
     process.descendants().forEach(ProcessHandle::destroyForcibly);

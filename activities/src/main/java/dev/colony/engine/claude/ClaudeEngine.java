@@ -88,7 +88,7 @@ public final class ClaudeEngine implements Engine {
   public SessionResult run(SessionContext ctx) throws InterruptedException {
     String resumeId = ctx.progress().previousConversationId();
     List<String> argv = argv(ctx, resumeId);
-    if (Processes.findExecutable(argv.get(0), ctx.env().getOrDefault("PATH", System.getenv("PATH"))) == null) {
+    if (Processes.findExecutable(argv.get(0), ctx.env()) == null) {
       return SessionResult.of(Outcome.PERMANENT, "the claude CLI was not found (" + argv.get(0) + "); " + INSTALL_HINT);
     }
     ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(argv)).directory(ctx.workspace().toFile());

@@ -59,7 +59,7 @@ public final class CommandEngine implements Engine {
       // Relative programs are written relative to the colony directory, like every other path.
       argv.set(0, Path.of(spec.colonyDir()).resolve(program).normalize().toString());
     }
-    if (Processes.findExecutable(argv.get(0), ctx.env().getOrDefault("PATH", System.getenv("PATH"))) == null) {
+    if (Processes.findExecutable(argv.get(0), ctx.env()) == null) {
       return SessionResult.of(Outcome.PERMANENT, "cannot start " + argv.get(0) + ": no such executable file");
     }
     ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(argv)).directory(ctx.workspace().toFile())

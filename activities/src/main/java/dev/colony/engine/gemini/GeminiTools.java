@@ -25,9 +25,7 @@ import java.util.stream.Stream;
  */
 final class GeminiTools {
   static final int OUTPUT_LIMIT = 20_000;
-  private static final Duration SHELL_TIMEOUT = new Duration(10, TimeUnit.MINUTES);
-
-  private record Duration(long amount, TimeUnit unit) {}
+  private static final long SHELL_TIMEOUT_MINUTES = 10;
 
   private final Path workspace;
   private final ToolGate gate;
@@ -137,9 +135,9 @@ final class GeminiTools {
         .redirectErrorStream(true).start();
     p.getOutputStream().close();
     byte[] out = p.getInputStream().readNBytes(OUTPUT_LIMIT * 4);
-    if (!p.waitFor(SHELL_TIMEOUT.amount(), SHELL_TIMEOUT.unit())) {
+    if (!p.waitFor(SHELL_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
       Processes.killTree(p);
-      return Map.of("exit_code", -1, "output", clip(new String(out, StandardCharsets.UTF_8)) + "\n[killed after 10 minutes]");
+      return Map.of("exit_code", -1, "output", clip(new String(out, StandardCharsets.UTF_8)) + "\n[killed after " + SHELL_TIMEOUT_MINUTES + " minutes]");
     }
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("exit_code", p.exitValue());
