@@ -92,13 +92,15 @@ final class Ants {
   }
 
   /**
-   * Resolves what the user typed: {@code colony/ant}, or a bare ant name that must match exactly
-   * one running ant (optionally within {@code colony}).
+   * Resolves what the user typed to a running ant: {@code colony/ant} (checked with one describe),
+   * or a bare ant name that must match exactly one running ant (optionally within {@code colony}).
    */
   static Ref resolve(Temporal t, String name, String colony) {
     if (name.contains("/")) {
       String[] parts = name.split("/", 2);
-      return new Ref(parts[0], parts[1], AntIds.workflowId(parts[0], parts[1]));
+      Ref ref = new Ref(parts[0], parts[1], AntIds.workflowId(parts[0], parts[1]));
+      requireRunning(t, ref);
+      return ref;
     }
     List<Ref> running = list(t);
     List<Ref> matches = running.stream()
@@ -134,7 +136,7 @@ final class Ants {
   }
 
   /** Checks the ant exists and is running before signalling it. */
-  static void requireRunning(Temporal t, Ref ref) {
+  private static void requireRunning(Temporal t, Ref ref) {
     try {
       WorkflowStub s = t.client.newUntypedWorkflowStub(ref.workflowId());
       var d = s.describe();

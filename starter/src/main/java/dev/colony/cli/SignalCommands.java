@@ -31,7 +31,6 @@ final class SignalCommands {
     int send(Consumer<AntWorkflow> signal, String done) {
       try (Temporal t = Temporal.connect(temporal)) {
         Ants.Ref ref = Ants.resolve(t, ant, colony);
-        Ants.requireRunning(t, ref);
         signal.accept(Ants.stub(t, ref));
         spec.commandLine().getOut().println(ref.colony() + "/" + ref.ant() + ": " + done);
         spec.commandLine().getOut().flush();

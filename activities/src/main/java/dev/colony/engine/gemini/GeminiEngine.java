@@ -134,7 +134,8 @@ public final class GeminiEngine implements Engine {
 
     SessionResult run() throws IOException {
       GeminiSpec g = ctx.spec().gemini() == null ? GeminiSpec.DEFAULTS : ctx.spec().gemini();
-      // Our own OkHttp client, so the raw error body (with RetryInfo) can be read.
+      // Our own OkHttp client, so the raw error body (with RetryInfo) can be read. One per session
+      // on purpose: Client.close() shuts down the client's dispatcher and pool, so it cannot be shared.
       OkHttpClient http = new OkHttpClient.Builder()
           .readTimeout(10, TimeUnit.MINUTES)
           .addInterceptor(chain -> {
