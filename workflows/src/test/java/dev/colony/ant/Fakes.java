@@ -76,8 +76,9 @@ final class Fakes {
 
     @Override
     public SessionResult runSession(SessionRequest request) {
-      requests.add(request);
+      // startedAt first: tests wait on requests.size() and then read startedAt
       startedAt.add(clock.getAsLong());
+      requests.add(request);
       Supplier<SessionResult> next = script.poll();
       return (next == null ? fallback : next).get();
     }
