@@ -72,6 +72,7 @@ class ConfirmationFlowTest {
 
   private AntWorkflow start(AntSpec spec) {
     env = TestWorkflowEnvironment.newInstance();
+    dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
     Worker worker = env.newWorker("q");
     worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
     SessionActivities sessions = request -> {

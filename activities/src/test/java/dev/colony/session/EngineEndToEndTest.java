@@ -55,6 +55,7 @@ class EngineEndToEndTest {
     LoadedColony colony = ColonyLoader.load(dir);
     var spec = colony.ant(ant).orElseThrow();
     env = TestWorkflowEnvironment.newInstance();
+    dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
     Worker worker = env.newWorker("q");
     worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
     worker.registerActivitiesImplementations(

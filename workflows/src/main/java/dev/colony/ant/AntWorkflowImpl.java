@@ -16,7 +16,9 @@ import dev.colony.spec.AntSpec;
 import dev.colony.supervisor.Backoff;
 import dev.colony.supervisor.OperatorMessages;
 import dev.colony.supervisor.Outcome;
+import dev.colony.visibility.AntSearchAttributes;
 import dev.colony.workspace.WorkspaceActivities;
+import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
@@ -32,6 +34,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Arrays;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 
@@ -52,12 +55,17 @@ public class AntWorkflowImpl implements AntWorkflow {
    * exactly as they were recorded. See "Changing workflow code safely" in the README.
    */
   static final String PAUSE_NOTICE_CHANGE = "pause-effect-notice";
+  /**
+   * Version 1: the ant publishes its state to visibility (search attributes, memo, current
+   * details) from a thread of its own, which adds upsert commands to the history.
+   */
+  static final String VISIBILITY_CHANGE = "visibility-search-attributes";
 
   private AntSpec spec;
   private AntSpec pendingSpec;
-  private SessionActivities sessions;
-  private WorkspaceActivities workspaces;
-  private final ChatActivities chat;
+  private ActivityOptions sessionOptions;
+  private ActivityOptions workspaceOptions;
+  private final ActivityOptions chatOptions;
 
   // Carried across continue-as-new (see AntMemory).
   private int sessionCount;
@@ -89,6 +97,9 @@ public class AntWorkflowImpl implements AntWorkflow {
   /** Dangerous tool calls of the current session, by request key; cleared between sessions. */
   private final Map<String, Confirmation> confirmations = new LinkedHashMap<>();
   private int confirmationSequence;
+  /** What this run last wrote to visibility; null until the first write. */
+  private AntVisibility published;
+  private boolean publishing;
 
   /** One confirmation: the request, when it is denied by default, and the decision once made. */
   private static final class Confirmation {
@@ -107,14 +118,14 @@ public class AntWorkflowImpl implements AntWorkflow {
   @WorkflowInit
   public AntWorkflowImpl(AntRun run) {
     this.spec = run.spec();
-    this.chat = Workflow.newActivityStub(ChatActivities.class, ActivityOptions.newBuilder()
+    this.chatOptions = ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(30))
         .setRetryOptions(RetryOptions.newBuilder()
             .setInitialInterval(Duration.ofSeconds(1))
             .setMaximumInterval(Duration.ofSeconds(30))
             .setMaximumAttempts(10)
             .build())
-        .build());
+        .build();
     buildSessionStubs();
     AntMemory m = run.memory();
     if (m == null) {
@@ -146,7 +157,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     // Outcomes are values: retries here are only for infrastructure faults (a worker crash,
     // a lost heartbeat). The session bound itself is enforced inside the activity; the
     // start-to-close timeout is a backstop a little beyond it.
-    this.sessions = Workflow.newActivityStub(SessionActivities.class, ActivityOptions.newBuilder()
+    this.sessionOptions = ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(spec.sessionTimeoutSeconds() + 120))
         .setHeartbeatTimeout(Duration.ofSeconds(spec.heartbeatTimeoutSeconds()))
         .setRetryOptions(RetryOptions.newBuilder()
@@ -154,20 +165,41 @@ public class AntWorkflowImpl implements AntWorkflow {
             .setMaximumInterval(Duration.ofSeconds(30))
             .setMaximumAttempts(10)
             .build())
-        .build());
-    this.workspaces = Workflow.newActivityStub(WorkspaceActivities.class, ActivityOptions.newBuilder()
+        .build();
+    this.workspaceOptions = ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofMinutes(15))
         .setRetryOptions(RetryOptions.newBuilder()
             .setInitialInterval(Duration.ofSeconds(2))
             .setMaximumInterval(Duration.ofSeconds(30))
             .setMaximumAttempts(5)
             .build())
-        .build());
+        .build();
+  }
+
+  // Stubs are made per call so each activity carries a summary the Web UI shows in the history.
+
+  private SessionActivities sessions(int number) {
+    return Workflow.newActivityStub(SessionActivities.class, sessionOptions.toBuilder()
+        .setSummary("session " + number + " · " + spec.engine().configName()).build());
+  }
+
+  private WorkspaceActivities workspaces(int number) {
+    return Workflow.newActivityStub(WorkspaceActivities.class, workspaceOptions.toBuilder()
+        .setSummary("workspace for session " + number).build());
+  }
+
+  private ChatActivities chat(ChatPost post) {
+    return Workflow.newActivityStub(ChatActivities.class, chatOptions.toBuilder()
+        .setSummary("post · " + OperatorMessages.summary(post.text())).build());
   }
 
   @Override
   public void run(AntRun run) {
+    publishing = Workflow.getVersion(VISIBILITY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     Async.procedure(this::deliverPosts);
+    if (publishing) {
+      Async.procedure(this::publishVisibility);
+    }
     if (!announced) {
       announced = true;
       say(OperatorMessages.started(spec.name()));
@@ -189,7 +221,8 @@ public class AntWorkflowImpl implements AntWorkflow {
     lifecycle = Lifecycle.STOPPED;
     wakeAtMillis = null;
     say(OperatorMessages.stopped(spec.name()));
-    Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished());
+    Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished()
+        && (!publishing || visibility().equals(published)));
   }
 
   /**
@@ -234,7 +267,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     lifecycle = Lifecycle.PREPARING;
     String workspace;
     try {
-      workspace = workspaces.prepareWorkspace(spec);
+      workspace = workspaces(sessionCount + 1).prepareWorkspace(spec);
     } catch (ActivityFailure f) {
       sessionRunning = false;
       sessionCount++;
@@ -247,6 +280,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     lifecycle = Lifecycle.RUNNING;
     SessionRequest request = new SessionRequest(spec, number, delivered, workspace);
     List<Promise<SessionResult>> holder = new ArrayList<>(1);
+    SessionActivities sessions = sessions(number);
     CancellationScope scope = Workflow.newCancellationScope(
         () -> holder.add(Async.function(sessions::runSession, request)));
     scope.run();
@@ -389,12 +423,60 @@ public class AntWorkflowImpl implements AntWorkflow {
       Workflow.await(() -> !outbox.isEmpty());
       ChatPost post = outbox.get(0);
       try {
-        chat.post(post);
+        chat(post).post(post);
       } catch (ActivityFailure f) {
         log.warn("giving up on chat post {} after retries: {}", post.idempotencyKey(), rootMessage(f));
       }
       outbox.remove(0);
     }
+  }
+
+  // ---- visibility: search attributes, memo and current details, for lists without a worker ----
+
+  AntVisibility visibility() {
+    int waiting = 0;
+    for (Confirmation c : confirmations.values()) {
+      if (c.decision == null) {
+        waiting++;
+      }
+    }
+    return new AntVisibility(spec.colony(), spec.name(), lifecycle, paused, pauseReason, sessionCount,
+        consecutiveErrors, queue.size(), wakeAtMillis, waiting, lastOutcome);
+  }
+
+  /** Writes the ant's state to visibility whenever it changes, only the attributes that did. */
+  private void publishVisibility() {
+    // The memo this run started with (set by `colony start`, or carried over).
+    List<String> memoShown = Arrays.asList(
+        (String) Workflow.getMemo(AntSearchAttributes.MEMO_DESCRIPTION, String.class),
+        (String) Workflow.getMemo(AntSearchAttributes.MEMO_ENGINE, String.class));
+    while (true) {
+      Workflow.await(() -> !visibility().equals(published) || !memoShown.equals(memoValues()));
+      AntVisibility now = visibility();
+      if (!now.equals(published)) {
+        Workflow.upsertTypedSearchAttributes(now.changesSince(published).toArray(new SearchAttributeUpdate<?>[0]));
+        Workflow.setCurrentDetails(now.statusLine());
+        published = now;
+      }
+      List<String> memo = memoValues();
+      if (!memoShown.equals(memo)) {
+        Workflow.upsertMemo(memo(spec));
+        memoShown.set(0, memo.get(0));
+        memoShown.set(1, memo.get(1));
+      }
+    }
+  }
+
+  private List<String> memoValues() {
+    return Arrays.asList(spec.description(), spec.engine().configName());
+  }
+
+  /** The memo an ant carries: what the Web UI and {@code colony status} show beside its state. */
+  public static Map<String, Object> memo(AntSpec spec) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put(AntSearchAttributes.MEMO_DESCRIPTION, spec.description());
+    m.put(AntSearchAttributes.MEMO_ENGINE, spec.engine().configName());
+    return m;
   }
 
   // ---- signals ----

@@ -137,4 +137,13 @@ public final class OperatorMessages {
     }
     return d.length() <= DETAIL_LIMIT ? d : d.substring(0, DETAIL_LIMIT) + "… [truncated]";
   }
+
+  /** A post shortened to one line for the Web UI's activity summary. */
+  public static String summary(String text) {
+    if (text == null) {
+      return "";
+    }
+    String line = text.replace("**", "").strip().replaceAll("\\s*\\R\\s*", " ");
+    return line.length() <= 80 ? line : line.substring(0, 79) + "…";
+  }
 }

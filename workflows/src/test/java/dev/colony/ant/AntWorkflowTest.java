@@ -10,6 +10,7 @@ import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.TriggerSpec;
 import dev.colony.supervisor.Outcome;
+import dev.colony.visibility.AntSearchAttributes;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
@@ -38,6 +39,7 @@ class AntWorkflowTest {
   @BeforeEach
   void setUp() {
     env = TestWorkflowEnvironment.newInstance();
+    dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
     sessions = new Fakes.ScriptedSessions();
@@ -384,5 +386,65 @@ class AntWorkflowTest {
     assertNoPendingTimer(ant);
     ant.message("answer this");
     eventually(() -> sessions.requests.size() == 1);
+  }
+
+  private io.temporal.common.SearchAttributes attributes(String workflowId) {
+    return client.newUntypedWorkflowStub(workflowId).describe().getTypedSearchAttributes();
+  }
+
+  @Test
+  void stateIsPublishedToVisibilityAsItChanges() {
+    sessions.then(Outcome.TRANSIENT, "flaky").then(Outcome.BILLING, "card declined");
+    AntSpec spec = ant("seen");
+    AntWorkflow ant = start(spec);
+    eventually(() -> ant.status().state() == Lifecycle.BACKING_OFF);
+    eventually(() -> "backing_off".equals(attributes(spec.workflowId()).get(AntSearchAttributes.STATE)));
+    var a = attributes(spec.workflowId());
+    assertEquals("test", a.get(AntSearchAttributes.COLONY));
+    assertEquals("seen", a.get(AntSearchAttributes.ANT));
+    assertEquals(1L, a.get(AntSearchAttributes.SESSIONS));
+    assertEquals(1L, a.get(AntSearchAttributes.ERRORS));
+    assertEquals("transient", a.get(AntSearchAttributes.LAST_OUTCOME));
+    assertEquals(Instant.parse(ant.status().nextWakeTime()), a.get(AntSearchAttributes.NEXT_WAKE).toInstant());
+    assertEquals(false, a.get(AntSearchAttributes.NEEDS_HUMAN));
+
+    advance(Duration.ofSeconds(11));
+    eventually(() -> Boolean.TRUE.equals(attributes(spec.workflowId()).get(AntSearchAttributes.NEEDS_HUMAN)));
+    a = attributes(spec.workflowId());
+    assertEquals("paused", a.get(AntSearchAttributes.STATE));
+    assertEquals(true, a.get(AntSearchAttributes.PAUSED));
+    assertEquals("billing", a.get(AntSearchAttributes.PAUSE_REASON));
+    assertEquals(2L, a.get(AntSearchAttributes.SESSIONS));
+    assertFalse(a.containsKey(AntSearchAttributes.NEXT_WAKE), "no timer while paused");
+
+    ant.message("try again");
+    eventually(() -> sessions.requests.size() == 3);
+    eventually(() -> Boolean.FALSE.equals(attributes(spec.workflowId()).get(AntSearchAttributes.PAUSED)));
+    a = attributes(spec.workflowId());
+    assertFalse(a.containsKey(AntSearchAttributes.PAUSE_REASON));
+    assertEquals(false, a.get(AntSearchAttributes.NEEDS_HUMAN));
+
+    var d = client.newUntypedWorkflowStub(spec.workflowId()).describe();
+    assertEquals("an ant under test", d.getMemo(AntSearchAttributes.MEMO_DESCRIPTION, String.class));
+    assertEquals("command", d.getMemo(AntSearchAttributes.MEMO_ENGINE, String.class));
+  }
+
+  @Test
+  void activitiesCarrySummariesForTheWebUi() {
+    sessions.then(Outcome.SUCCESS, "done");
+    AntSpec spec = ant("named");
+    AntWorkflow ant = start(spec);
+    eventually(() -> ant.status().sessions() == 1);
+    eventually(() -> chat.texts().size() >= 2);
+    List<String> summaries = new ArrayList<>();
+    for (HistoryEvent e : client.fetchHistory(spec.workflowId()).getEvents()) {
+      if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && e.hasUserMetadata()) {
+        summaries.add(io.temporal.common.converter.DefaultDataConverter.STANDARD_INSTANCE.fromPayload(
+            e.getUserMetadata().getSummary(), String.class, String.class));
+      }
+    }
+    assertTrue(summaries.contains("session 1 · command"), summaries.toString());
+    assertTrue(summaries.contains("workspace for session 1"), summaries.toString());
+    assertTrue(summaries.contains("post · 🐜 named is starting up."), summaries.toString());
   }
 }

@@ -1,0 +1,41 @@
+package dev.colony.visibility;
+
+import io.temporal.common.SearchAttributeKey;
+import java.time.OffsetDateTime;
+import java.util.List;
+
+/**
+ * The search attributes every ant keeps up to date in Temporal visibility. Their names are public
+ * API: {@code colony status}, the Web UI and {@code temporal workflow list --query} read them
+ * without a worker, e.g. {@code AntState = 'paused'} or {@code AntNeedsHuman = true}.
+ */
+public final class AntSearchAttributes {
+  private AntSearchAttributes() {}
+
+  public static final SearchAttributeKey<String> COLONY = SearchAttributeKey.forKeyword("ColonyName");
+  public static final SearchAttributeKey<String> ANT = SearchAttributeKey.forKeyword("AntName");
+  /** The lifecycle state as {@code status} reports it, lower case: {@code running}, {@code paused}, ... */
+  public static final SearchAttributeKey<String> STATE = SearchAttributeKey.forKeyword("AntState");
+  public static final SearchAttributeKey<Boolean> PAUSED = SearchAttributeKey.forBoolean("AntPaused");
+  /** {@code operator}, {@code billing}, {@code auth} or {@code budget}; unset when not paused. */
+  public static final SearchAttributeKey<String> PAUSE_REASON = SearchAttributeKey.forKeyword("AntPauseReason");
+  public static final SearchAttributeKey<Long> SESSIONS = SearchAttributeKey.forLong("AntSessions");
+  /** Consecutive failed sessions (the backoff counter). */
+  public static final SearchAttributeKey<Long> ERRORS = SearchAttributeKey.forLong("AntErrors");
+  /** Queued work instructions. */
+  public static final SearchAttributeKey<Long> QUEUE = SearchAttributeKey.forLong("AntQueue");
+  /** When the pending timer (backoff, rate limit, sleep, cron tick) fires; unset when none. */
+  public static final SearchAttributeKey<OffsetDateTime> NEXT_WAKE = SearchAttributeKey.forOffsetDateTime("AntNextWake");
+  /** A confirmation is waiting, or the ant is paused on billing, auth or budget. */
+  public static final SearchAttributeKey<Boolean> NEEDS_HUMAN = SearchAttributeKey.forBoolean("AntNeedsHuman");
+  /** How the last session ended: {@code success}, {@code transient}, {@code rate_limit}, ... */
+  public static final SearchAttributeKey<String> LAST_OUTCOME = SearchAttributeKey.forKeyword("AntLastOutcome");
+
+  /** Every key, in the order the README documents them. */
+  public static final List<SearchAttributeKey<?>> ALL = List.of(COLONY, ANT, STATE, PAUSED, PAUSE_REASON,
+      SESSIONS, ERRORS, QUEUE, NEXT_WAKE, NEEDS_HUMAN, LAST_OUTCOME);
+
+  /** Memo keys (set at start, refreshed when the spec changes). */
+  public static final String MEMO_DESCRIPTION = "description";
+  public static final String MEMO_ENGINE = "engine";
+}
