@@ -4,6 +4,13 @@ import dev.colony.ant.AntRun;
 import dev.colony.ant.AntStats;
 import dev.colony.ant.AntStatus;
 import dev.colony.ant.AntWorkflow;
+import dev.colony.ant.AntWorkflowImpl;
+import dev.colony.visibility.AntSearchAttributes;
+import io.temporal.common.SearchAttributes;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import dev.colony.spec.AntIds;
 import dev.colony.spec.AntSpec;
 import io.grpc.Status;
@@ -12,11 +19,8 @@ import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.api.filter.v1.WorkflowTypeFilter;
-import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsResponse;
-import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
-import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
@@ -42,6 +46,14 @@ final class Ants {
     AntWorkflow ant = client.newWorkflowStub(AntWorkflow.class, WorkflowOptions.newBuilder()
         .setWorkflowId(spec.workflowId())
         .setTaskQueue(taskQueue)
+        // Listable at once, before the ant's first workflow task publishes the rest.
+        .setTypedSearchAttributes(SearchAttributes.newBuilder()
+            .set(AntSearchAttributes.COLONY, spec.colony())
+            .set(AntSearchAttributes.ANT, spec.name())
+            .set(AntSearchAttributes.STATE, "starting")
+            .build())
+        .setMemo(AntWorkflowImpl.memo(spec))
+        .setStaticSummary("ant " + spec.name() + " of colony " + spec.colony() + " · " + spec.engine().configName())
         .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
         .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
         .build());
@@ -51,43 +63,67 @@ final class Ants {
     return client.signalWithStart(request);
   }
 
-  /** Every running ant, sorted by colony then name. */
-  static List<Ref> list(Temporal t) {
-    TreeMap<String, Ref> found = new TreeMap<>();
+  /**
+   * Every running ant (of {@code colony}, when not null), sorted by colony then name, read from
+   * visibility: one paginated ListWorkflowExecutions on a real Temporal, no worker involved.
+   * The in-memory server has no such call: there, open workflows are listed and described.
+   */
+  static List<AntRow> list(Temporal t, String colony) {
+    TreeMap<String, AntRow> found = new TreeMap<>();
+    String query = "WorkflowType = '" + AntIds.WORKFLOW_TYPE + "' AND ExecutionStatus = 'Running'"
+        + (colony == null ? "" : " AND ColonyName = '" + colony.replace("'", "\\'") + "'");
     try {
-      ByteString token = ByteString.EMPTY;
-      do {
-        ListWorkflowExecutionsResponse r = t.stubs.blockingStub().listWorkflowExecutions(
-            ListWorkflowExecutionsRequest.newBuilder().setNamespace(t.namespace)
-                .setQuery("WorkflowType = '" + AntIds.WORKFLOW_TYPE + "' AND ExecutionStatus = 'Running'")
-                .setNextPageToken(token).build());
-        r.getExecutionsList().forEach(i -> add(found, i));
-        token = r.getNextPageToken();
-      } while (!token.isEmpty());
+      t.client.listExecutions(query).forEach(m -> add(found, AntRow.of(m)));
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() != Status.Code.UNIMPLEMENTED) {
         throw e;
       }
-      // The embedded server only has the older listing API.
-      ByteString token = ByteString.EMPTY;
-      do {
-        ListOpenWorkflowExecutionsResponse r = t.stubs.blockingStub().listOpenWorkflowExecutions(
-            ListOpenWorkflowExecutionsRequest.newBuilder().setNamespace(t.namespace)
-                .setTypeFilter(WorkflowTypeFilter.newBuilder().setName(AntIds.WORKFLOW_TYPE))
-                .setMaximumPageSize(1000)
-                .setNextPageToken(token).build());
-        r.getExecutionsList().forEach(i -> add(found, i));
-        token = r.getNextPageToken();
-      } while (!token.isEmpty());
+      listByDescribing(t, found);
+    }
+    if (colony != null) {
+      found.values().removeIf(r -> !r.colony().equals(colony));
     }
     return new ArrayList<>(found.values());
   }
 
-  private static void add(TreeMap<String, Ref> found, WorkflowExecutionInfo info) {
-    String id = info.getExecution().getWorkflowId();
-    String[] parts = AntIds.parse(id);
-    if (parts != null) {
-      found.put(id, new Ref(parts[0], parts[1], id));
+  private static void listByDescribing(Temporal t, TreeMap<String, AntRow> found) {
+    List<String> ids = new ArrayList<>();
+    ByteString token = ByteString.EMPTY;
+    do {
+      ListOpenWorkflowExecutionsResponse r = t.stubs.blockingStub().listOpenWorkflowExecutions(
+          ListOpenWorkflowExecutionsRequest.newBuilder().setNamespace(t.namespace)
+              .setTypeFilter(WorkflowTypeFilter.newBuilder().setName(AntIds.WORKFLOW_TYPE))
+              .setMaximumPageSize(1000)
+              .setNextPageToken(token).build());
+      r.getExecutionsList().forEach(i -> ids.add(i.getExecution().getWorkflowId()));
+      token = r.getNextPageToken();
+    } while (!token.isEmpty());
+    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(16, ids.size())));
+    try {
+      List<Future<AntRow>> rows = new ArrayList<>();
+      for (String id : ids) {
+        rows.add(pool.submit(() -> AntRow.of(t.client.newUntypedWorkflowStub(id).describe())));
+      }
+      for (Future<AntRow> f : rows) {
+        try {
+          add(found, f.get());
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof WorkflowNotFoundException)) { // ended meanwhile
+            throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new UserError("interrupted");
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static void add(TreeMap<String, AntRow> found, AntRow row) {
+    if (AntIds.parse(row.workflowId()) != null) {
+      found.put(row.workflowId(), row);
     }
   }
 
@@ -102,9 +138,10 @@ final class Ants {
       requireRunning(t, ref);
       return ref;
     }
-    List<Ref> running = list(t);
+    List<AntRow> running = list(t, colony);
     List<Ref> matches = running.stream()
-        .filter(r -> r.ant().equals(name) && (colony == null || r.colony().equals(colony)))
+        .filter(r -> r.ant().equals(name))
+        .map(r -> new Ref(r.colony(), r.ant(), r.workflowId()))
         .toList();
     if (matches.size() == 1) {
       return matches.get(0);
@@ -117,6 +154,15 @@ final class Ants {
     }
     throw new UserError("ant name '" + name + "' is used by several colonies; write it as "
         + String.join(" or ", matches.stream().map(r -> r.colony() + "/" + r.ant()).toList()));
+  }
+
+  /** One ant's visibility row (DescribeWorkflowExecution returns its search attributes). */
+  static AntRow row(Temporal t, Ref ref) {
+    try {
+      return AntRow.of(t.client.newUntypedWorkflowStub(ref.workflowId()).describe());
+    } catch (WorkflowNotFoundException e) {
+      throw new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
+    }
   }
 
   static AntWorkflow stub(Temporal t, Ref ref) {

@@ -7,20 +7,22 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.io.PrintWriter;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "dev", mixinStandardHelpOptions = true,
-    description = "All in one process: an embedded in-memory Temporal, a worker and every ant, with "
-        + "the console as the ants' chat. Type '<ant> /pause', '<ant> /status' or '<ant> <instruction>'.")
+    description = "All in one: a local Temporal (the real dev server with its Web UI; state kept in "
+        + "DIR/.colony/temporal.db, so ants continue where they were on the next run), a worker and every "
+        + "ant, with the console as the ants' chat. Type '<ant> /pause', '<ant> /status' or '<ant> <instruction>'.")
 final class DevCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "DIR", description = "The colony directory.")
   Path dir;
 
-  @Option(names = "--port", defaultValue = "7233",
-      description = "Port of the embedded Temporal server, for 'colony status' and friends (default: ${DEFAULT-VALUE}).")
-  int port;
+  @Mixin
+  ServerOptions server;
 
   @Option(names = "--task-queue", defaultValue = dev.colony.spec.AntIds.DEFAULT_TASK_QUEUE,
       description = "Task queue (default: ${DEFAULT-VALUE}).")
@@ -30,19 +32,32 @@ final class DevCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     LoadedColony colony = ColonyDir.loadRunnable(dir);
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
-    EmbeddedServer server = EmbeddedServer.start(port);
-    String address = "localhost:" + port;
-    Temporal t = Temporal.connect(address, "default");
-    ColonyWorker worker = WorkerRuntime.start(t, taskQueue, StickyMode.OFF, System.out, colony.colony().dir(),
+    Path state = Path.of(colony.colony().dir(), ".colony");
+    PrintWriter err = new PrintWriter(System.err, true);
+    LocalServer local = server.start(state.resolve("temporal.db"), state, err);
+    Temporal t;
+    try {
+      t = Temporal.connect(local.address(), "default");
+      SearchAttributeSetup.ensure(t);
+    } catch (RuntimeException e) {
+      local.close();
+      throw e;
+    }
+    ColonyWorker worker = WorkerRuntime.start(t, taskQueue, StickyMode.AUTO, System.out, colony.colony().dir(),
         () -> {
           t.close();
-          server.close();
+          local.close();
         });
-    System.out.printf("colony '%s': %d ants on an embedded in-memory Temporal at %s (state is lost on exit).%n",
-        colony.colony().name(), colony.ants().size(), address);
-    System.out.println("From another terminal: ./colony status | ./colony pause <ant> | ./colony resume <ant>");
+    PrintWriter out = new PrintWriter(System.out, true);
+    out.printf("colony '%s': %d ants on the %s%n", colony.colony().name(), colony.ants().size(), local.describe());
+    Banner.print(out, local, colony.colony().name());
+    out.println("From another terminal: ./colony status | ./colony pause <ant> | ./colony resume <ant>");
+    local.exited().thenRun(() -> {
+      err.println("colony: the Temporal server stopped by itself; stopping (see " + state.resolve("temporal.log") + ").");
+      System.exit(1);
+    });
     System.out.println(DevConsole.HELP);
-    StartCommand.startAll(t, taskQueue, colony.ants(), new java.io.PrintWriter(System.out, true));
+    StartCommand.startAll(t, taskQueue, colony.ants(), out);
     DevConsole console = new DevConsole(t, colony.colony().name(), System.out);
     Thread input = new Thread(() -> {
       try {

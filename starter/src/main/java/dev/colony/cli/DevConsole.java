@@ -1,13 +1,10 @@
 package dev.colony.cli;
 
-import dev.colony.ant.AntStatus;
 import dev.colony.ant.AntWorkflow;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -56,11 +53,7 @@ final class DevConsole {
       return;
     }
     if (line.equals("/status")) {
-      List<AntStatus> all = new ArrayList<>();
-      for (Ants.Ref r : Ants.list(temporal)) {
-        all.add(Ants.status(temporal, r));
-      }
-      out.print(StatusView.table(all, Instant.now()));
+      out.print(StatusView.table(Ants.list(temporal, colony), Instant.now()));
       return;
     }
     if (line.startsWith("/")) {

@@ -1,32 +1,51 @@
 package dev.colony.cli;
 
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "server", mixinStandardHelpOptions = true,
-    description = "Run an embedded, in-memory Temporal server (for development; state is lost when it stops).")
+    description = "Run a Temporal server for workers and the CLI: the real dev server (Web UI, "
+        + "SQLite, visibility) by default, or the in-memory one with --server memory.")
 final class ServerCommand implements Callable<Integer> {
-  @Option(names = "--port", defaultValue = "7233", description = "Port to listen on (default: ${DEFAULT-VALUE}).")
-  int port;
+  @Mixin
+  ServerOptions server;
+
+  @Option(names = "--db", paramLabel = "FILE", defaultValue = ".colony/temporal.db",
+      description = "The dev server's SQLite database (default: ${DEFAULT-VALUE}, under the current directory).")
+  Path db;
 
   @Spec
   picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws InterruptedException {
-    EmbeddedServer server = EmbeddedServer.start(port);
+    Path dbFile = db.toAbsolutePath();
+    var err = spec.commandLine().getErr();
+    LocalServer running = server.start(dbFile, dbFile.getParent(), err);
     CountDownLatch stopped = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean asked = new java.util.concurrent.atomic.AtomicBoolean();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      server.close();
+      asked.set(true);
+      running.close();
       stopped.countDown();
     }, "colony-server-shutdown"));
-    spec.commandLine().getOut().printf(
-        "Temporal (embedded, in memory) listening on localhost:%d, namespace 'default'. Ctrl-C to stop.%n", port);
-    spec.commandLine().getOut().flush();
+    var out = spec.commandLine().getOut();
+    out.println(running.describe() + ", namespace 'default'. Ctrl-C to stop.");
+    Banner.print(out, running, null);
+    out.flush();
+    running.exited().thenRun(stopped::countDown);
     stopped.await();
+    if (!asked.get()) {
+      // Not our Ctrl-C: the server went away by itself.
+      err.println("colony: the Temporal server stopped by itself; see " + dbFile.getParent().resolve("temporal.log"));
+      err.flush();
+      return 1;
+    }
     return 0;
   }
 }

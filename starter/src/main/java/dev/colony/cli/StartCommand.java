@@ -33,6 +33,7 @@ final class StartCommand implements Callable<Integer> {
     LoadedColony colony = ColonyDir.loadRunnable(dir);
     List<AntSpec> chosen = select(colony, names);
     try (Temporal t = Temporal.connect(temporal)) {
+      SearchAttributeSetup.ensure(t);
       startAll(t, temporal.taskQueue, chosen, spec.commandLine().getOut());
     }
     return 0;

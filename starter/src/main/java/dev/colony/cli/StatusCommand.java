@@ -2,11 +2,9 @@ package dev.colony.cli;
 
 import dev.colony.ant.AntStats;
 import dev.colony.ant.AntStatus;
+import io.temporal.client.WorkflowException;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -15,7 +13,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "status", mixinStandardHelpOptions = true,
-    description = "Show what every running ant (or one) is doing.")
+    description = "Show what every running ant (or one) is doing. Lists come from Temporal visibility, "
+        + "so they answer with no worker running.")
 final class StatusCommand implements Callable<Integer> {
   @Parameters(index = "0", arity = "0..1", paramLabel = "ANT", description = "An ant name, or colony/ant.")
   String ant;
@@ -34,37 +33,49 @@ final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    var out = spec.commandLine().getOut();
+    var err = spec.commandLine().getErr();
     try (Temporal t = Temporal.connect(temporal)) {
-      List<Ants.Ref> refs = new ArrayList<>();
+      WorkerCheck workers = WorkerCheck.of(t, temporal.taskQueue);
       if (ant != null) {
-        refs.add(Ants.resolve(t, ant, colony));
+        detail(t, workers, out);
       } else {
-        for (Ants.Ref r : Ants.list(t)) {
-          if (colony == null || colony.equals(r.colony())) {
-            refs.add(r);
-          }
-        }
-      }
-      List<AntStatus> statuses = new ArrayList<>();
-      Map<String, AntStats> stats = new HashMap<>();
-      for (Ants.Ref r : refs) {
-        statuses.add(Ants.status(t, r));
-        if (json || ant != null) {
-          stats.put(r.colony() + "/" + r.ant(), Ants.stats(t, r));
-        }
-      }
-      var out = spec.commandLine().getOut();
-      Instant now = Instant.now();
-      if (json) {
-        out.print(StatusView.json(t.address, t.namespace, statuses, stats));
-      } else if (ant != null) {
-        AntStatus s = statuses.get(0);
-        out.print(StatusView.detail(s, stats.get(s.colony() + "/" + s.ant()), now));
-      } else {
-        out.print(StatusView.table(statuses, now));
+        List<AntRow> rows = Ants.list(t, colony);
+        out.print(json ? StatusView.json(t.address, t.namespace, rows, workers) : StatusView.table(rows, Instant.now()));
       }
       out.flush();
+      if (workers.warning() != null) {
+        err.println("colony: " + workers.warning());
+        err.flush();
+      }
     }
     return 0;
+  }
+
+  /** One ant: its live status and stats from the workflow when a worker answers, else visibility. */
+  private void detail(Temporal t, WorkerCheck workers, java.io.PrintWriter out) {
+    Ants.Ref ref = Ants.resolve(t, ant, colony);
+    AntStatus status = null;
+    AntStats stats = null;
+    if (!Boolean.FALSE.equals(workers.polling())) {
+      try {
+        status = Ants.status(t, ref);
+        stats = Ants.stats(t, ref);
+      } catch (WorkflowException | io.grpc.StatusRuntimeException e) {
+        status = null;
+      }
+    }
+    if (status != null) {
+      out.print(json ? StatusView.json(t.address, t.namespace, status, stats) : StatusView.detail(status, stats, Instant.now()));
+      return;
+    }
+    AntRow row = Ants.row(t, ref);
+    if (json) {
+      out.print(StatusView.json(t.address, t.namespace, List.of(row), workers));
+    } else {
+      out.print(StatusView.detail(row, Instant.now()));
+      out.println("  (from visibility: no worker answered the status query within "
+          + Temporal.QUERY_TIMEOUT.toSeconds() + " s, so queue details and stats are not shown)");
+    }
   }
 }

@@ -19,20 +19,44 @@ final class StatusView {
 
   private StatusView() {}
 
-  static String table(List<AntStatus> ants, Instant now) {
+  static String table(List<AntRow> ants, Instant now) {
     if (ants.isEmpty()) {
       return "no ants are running.\n";
     }
-    StringBuilder sb = new StringBuilder();
-    String fmt = "%-18s %-13s %-9s %8s %6s %5s  %-22s %s%n";
-    sb.append(String.format(fmt, "ANT", "STATE", "PAUSED", "SESSIONS", "ERRORS", "QUEUE", "NEXT WAKE", "LAST OUTCOME"));
-    for (AntStatus a : ants) {
-      String name = a.colony() + "/" + a.ant();
-      sb.append(String.format(fmt, name, a.state().name().toLowerCase(Locale.ROOT),
-          a.paused() ? "yes" : "no", a.sessions(), a.consecutiveErrors(), a.queueDepth(),
-          wake(a.nextWakeTime(), now), a.confirmations().isEmpty() ? last(a)
-              : "⚙️ " + a.confirmations().size() + " waiting for approval"));
+    int width = 18;
+    for (AntRow a : ants) {
+      width = Math.max(width, a.colony().length() + 1 + a.ant().length());
     }
+    StringBuilder sb = new StringBuilder();
+    String fmt = "%-" + width + "s %-13s %-9s %8s %6s %5s  %-22s %s%n";
+    sb.append(String.format(fmt, "ANT", "STATE", "PAUSED", "SESSIONS", "ERRORS", "QUEUE", "NEXT WAKE", "LAST OUTCOME"));
+    for (AntRow a : ants) {
+      String paused = a.paused() ? (a.pauseReason() == null ? "yes" : a.pauseReason()) : "no";
+      String last = a.lastOutcome() == null ? "-" : a.lastOutcome();
+      if (a.needsHuman()) {
+        last = last + "  ⚠ needs a human";
+      }
+      sb.append(String.format(fmt, a.colony() + "/" + a.ant(), a.state(), paused, a.sessions(), a.errors(),
+          a.queue(), wake(a.nextWake() == null ? null : a.nextWake().toString(), now), last));
+    }
+    return sb.toString();
+  }
+
+  /** One ant from visibility only (no worker answered). */
+  static String detail(AntRow a, Instant now) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(a.colony()).append('/').append(a.ant()).append(" (engine ").append(a.engine() == null ? "?" : a.engine()).append(")\n");
+    if (a.description() != null) {
+      sb.append("  description:        ").append(a.description()).append('\n');
+    }
+    sb.append("  state:              ").append(a.state()).append('\n');
+    sb.append("  paused:             ").append(a.paused() ? "yes (" + a.pauseReason() + ")" : "no").append('\n');
+    sb.append("  queued messages:    ").append(a.queue()).append('\n');
+    sb.append("  sessions:           ").append(a.sessions()).append('\n');
+    sb.append("  consecutive errors: ").append(a.errors()).append('\n');
+    sb.append("  next wake:          ").append(wake(a.nextWake() == null ? null : a.nextWake().toString(), now)).append('\n');
+    sb.append("  last outcome:       ").append(a.lastOutcome() == null ? "-" : a.lastOutcome()).append('\n');
+    sb.append("  needs a human:      ").append(a.needsHuman() ? "yes" : "no").append('\n');
     return sb.toString();
   }
 
@@ -61,7 +85,8 @@ final class StatusView {
     return sb.toString();
   }
 
-  static String json(String address, String namespace, List<AntStatus> ants, Map<String, AntStats> stats) {
+  /** Every ant from visibility, plus whether a worker polls. */
+  static String json(String address, String namespace, List<AntRow> ants, WorkerCheck workers) {
     ObjectNode root = JSON.createObjectNode();
     TreeSet<String> colonies = new TreeSet<>();
     ants.forEach(a -> colonies.add(a.colony()));
@@ -70,27 +95,62 @@ final class StatusView {
     colonies.forEach(cs::add);
     root.put("address", address);
     root.put("namespace", namespace);
+    ObjectNode w = root.putObject("workers");
+    w.put("taskQueue", workers.taskQueue());
+    if (workers.polling() == null) {
+      w.putNull("polling");
+    } else {
+      w.put("polling", workers.polling());
+    }
+    w.put("pollers", workers.pollers());
+    w.put("lastPoll", workers.lastSeen() == null ? null : workers.lastSeen().toString());
     ArrayNode list = root.putArray("ants");
-    for (AntStatus a : ants) {
+    for (AntRow a : ants) {
       ObjectNode n = list.addObject();
       n.put("colony", a.colony());
       n.put("name", a.ant());
-      n.put("state", a.state().name().toLowerCase(Locale.ROOT));
+      n.put("workflowId", a.workflowId());
+      n.put("state", a.state());
       n.put("paused", a.paused());
       n.put("pauseReason", a.pauseReason());
-      n.put("queueDepth", a.queueDepth());
+      n.put("queueDepth", a.queue());
       n.put("sessions", a.sessions());
-      n.put("consecutiveErrors", a.consecutiveErrors());
-      n.put("nextWakeTime", a.nextWakeTime());
+      n.put("consecutiveErrors", a.errors());
+      n.put("nextWakeTime", a.nextWake() == null ? null : a.nextWake().toString());
+      n.put("needsHuman", a.needsHuman());
       n.put("lastOutcome", a.lastOutcome());
-      n.put("lastDetail", a.lastDetail());
       n.put("engine", a.engine());
-      n.set("confirmations", JSON.valueToTree(a.confirmations()));
-      AntStats s = stats.get(a.colony() + "/" + a.ant());
-      if (s != null) {
-        n.set("stats", JSON.valueToTree(s));
-      }
+      n.put("description", a.description());
     }
+    return write(root);
+  }
+
+  /** One ant as its workflow reports it (status and stats queries). */
+  static String json(String address, String namespace, AntStatus a, AntStats s) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("address", address);
+    root.put("namespace", namespace);
+    ObjectNode n = root.putObject("ant");
+    n.put("colony", a.colony());
+    n.put("name", a.ant());
+    n.put("state", a.state().name().toLowerCase(Locale.ROOT));
+    n.put("paused", a.paused());
+    n.put("pauseReason", a.pauseReason());
+    n.put("queueDepth", a.queueDepth());
+    n.put("sessions", a.sessions());
+    n.put("consecutiveErrors", a.consecutiveErrors());
+    n.put("nextWakeTime", a.nextWakeTime());
+    n.put("lastOutcome", a.lastOutcome());
+    n.put("lastDetail", a.lastDetail());
+    n.put("engine", a.engine());
+    n.set("confirmations", JSON.valueToTree(a.confirmations()));
+    if (s != null) {
+      n.set("stats", JSON.valueToTree(s));
+    }
+    return write(root);
+  }
+
+  private static String write(ObjectNode root) {
     try {
       return JSON.writeValueAsString(root) + "\n";
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {

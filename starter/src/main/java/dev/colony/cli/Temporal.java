@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 
 /** A checked connection to a Temporal frontend. */
 final class Temporal implements AutoCloseable {
+  static final java.time.Duration QUERY_TIMEOUT = java.time.Duration.ofSeconds(5);
+  static final java.time.Duration WORKER_LONG_POLL = java.time.Duration.ofSeconds(10);
   final String address;
   final String namespace;
   final WorkflowServiceStubs stubs;
@@ -32,7 +34,13 @@ final class Temporal implements AutoCloseable {
 
   static Temporal connect(String address, String namespace) {
     WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
-        WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
+        WorkflowServiceStubsOptions.newBuilder().setTarget(address)
+            // A query needs a worker; with none it would hang about a minute. Say so sooner.
+            .setRpcQueryTimeout(QUERY_TIMEOUT)
+            // Workers re-poll at least this often, so `colony status` can tell a dead worker
+            // from an idle one by the server's last-poll time (see WorkerCheck).
+            .setRpcLongPollTimeout(WORKER_LONG_POLL)
+            .build());
     try {
       stubs.blockingStub().withDeadlineAfter(5, TimeUnit.SECONDS)
           .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());

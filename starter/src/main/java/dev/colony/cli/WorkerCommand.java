@@ -29,6 +29,7 @@ class WorkerCommand implements Callable<Integer> {
     LoadedColony colony = ColonyDir.loadRunnable(dir);
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Temporal t = Temporal.connect(temporal);
+    SearchAttributeSetup.ensure(t);
     ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky.mode, System.out, colony.colony().dir());
     spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' at %s%n",
         colony.colony().name(), temporal.taskQueue, t.address);
