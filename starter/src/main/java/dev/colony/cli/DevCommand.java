@@ -49,7 +49,7 @@ final class DevCommand implements Callable<Integer> {
           local.close();
         });
     PrintWriter out = new PrintWriter(System.out, true);
-    out.printf("colony '%s': %d ants on the %s%n", colony.colony().name(), colony.ants().size(), local.describe());
+    out.printf("colony '%s': %d ants on %s%n", colony.colony().name(), colony.ants().size(), local.describe());
     Banner.print(out, local, colony.colony().name());
     out.println("From another terminal: ./colony status | ./colony pause <ant> | ./colony resume <ant>");
     local.exited().thenRun(() -> {

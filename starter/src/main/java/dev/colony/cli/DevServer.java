@@ -192,7 +192,7 @@ final class DevServer implements LocalServer {
 
   @Override
   public String describe() {
-    return "Temporal dev server (temporal server start-dev) at " + address() + ", Web UI " + webUi()
+    return "the Temporal dev server (temporal server start-dev) at " + address() + ", Web UI " + webUi()
         + (db == null ? ", state in memory" : ", state in " + db) + "; log " + log;
   }
 

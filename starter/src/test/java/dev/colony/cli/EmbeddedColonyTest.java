@@ -35,6 +35,7 @@ class EmbeddedColonyTest {
     address = "127.0.0.1:" + port;
     temporal = Temporal.connect(address, "default");
     assertTrue(temporal.isEmbeddedTestServer());
+    SearchAttributeSetup.ensure(temporal);
     worker = ColonyWorker.start(temporal.client, new WorkerSettings("colony", false, posts::add, "test-worker", null));
   }
 

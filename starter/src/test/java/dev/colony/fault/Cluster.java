@@ -37,7 +37,9 @@ final class Cluster implements AutoCloseable {
   final Path dir;
   final Path logs;
   final int port;
+  final int uiPort;
   final String address;
+  final Path db;
   private Process server;
   private final List<WorkerProcess> workers = new ArrayList<>();
   private WorkflowServiceStubs stubs;
@@ -52,7 +54,9 @@ final class Cluster implements AutoCloseable {
     Files.createDirectories(logs);
     copy(FIXTURE, dir);
     this.port = freePort();
+    this.uiPort = freePort();
     this.address = "127.0.0.1:" + port;
+    this.db = tmp.resolve("temporal.db");
   }
 
   static int freePort() throws IOException {
@@ -91,23 +95,83 @@ final class Cluster implements AutoCloseable {
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
   }
 
-  /** Starts {@code colony server} and connects a client once it answers. */
-  Cluster startServer() throws Exception {
-    server = spawn(logs.resolve("server.log"), "server", "--port", Integer.toString(port));
-    stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
-    eventually(Duration.ofSeconds(60), () -> {
-      try {
-        stubs.blockingStub().withDeadlineAfter(1, TimeUnit.SECONDS).getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
-        return true;
-      } catch (RuntimeException e) {
-        if (!server.isAlive()) {
-          throw new AssertionError("server exited: " + read(logs.resolve("server.log")));
+  /** The Temporal CLI the tests run the dev server with: what ./run-tests installed, or on PATH. */
+  static String temporalCli() {
+    String env = System.getenv("COLONY_TEMPORAL_CLI");
+    if (env != null && Files.isExecutable(Path.of(env))) {
+      return env;
+    }
+    Path local = Path.of("../.tools").toAbsolutePath();
+    try (Stream<Path> s = Files.exists(local) ? Files.list(local) : Stream.empty()) {
+      for (Path p : s.toList()) {
+        Path bin = p.resolve("bin/temporal");
+        if (Files.isExecutable(bin)) {
+          return bin.toString();
         }
-        return false;
       }
+    } catch (IOException ignored) {
+      // fall through to PATH
+    }
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+      Path p = Path.of(dir, "temporal");
+      if (!dir.isEmpty() && Files.isExecutable(p)) {
+        return p.toString();
+      }
+    }
+    throw new AssertionError("no Temporal CLI: run the tests with ./run-tests, which installs it "
+        + "(bin/temporal.sh), or put 'temporal' on PATH");
+  }
+
+  /** Starts {@code colony server} on the real Temporal dev server (SQLite file in the test's dir). */
+  Cluster startServer() throws Exception {
+    return startServer("dev");
+  }
+
+  /** Starts {@code colony server --server KIND} and connects a client once it serves. */
+  Cluster startServer(String kind) throws Exception {
+    Path log = logs.resolve("server.log");
+    ProcessBuilder pb = new ProcessBuilder(jvm("server", "--server", kind, "--port", Integer.toString(port),
+        "--ui-port", Integer.toString(uiPort), "--db", db.toString()))
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    if (kind.equals("dev")) {
+      pb.environment().put("COLONY_TEMPORAL_CLI", temporalCli());
+    }
+    long linesBefore = read(log).lines().filter(l -> l.contains("Ctrl-C to stop")).count();
+    server = pb.start();
+    eventually(Duration.ofSeconds(60), () -> {
+      if (!server.isAlive()) {
+        throw new AssertionError("server exited: " + read(log));
+      }
+      return read(log).lines().filter(l -> l.contains("Ctrl-C to stop")).count() > linesBefore;
     });
-    client = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
+    if (stubs == null) {
+      stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
+      client = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
+    }
+    eventually(Duration.ofSeconds(30), () -> {
+      stubs.blockingStub().withDeadlineAfter(1, TimeUnit.SECONDS).getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
+      return true;
+    });
     return this;
+  }
+
+  /**
+   * SIGKILL to {@code colony server}: the dev server it runs dies with it (parent-death signal),
+   * as if the machine running Temporal lost power. Its SQLite file stays.
+   */
+  void killServer() throws InterruptedException {
+    List<ProcessHandle> children = server.descendants().toList();
+    server.destroyForcibly();
+    if (!server.waitFor(10, TimeUnit.SECONDS)) {
+      throw new AssertionError("server did not die");
+    }
+    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (children.stream().anyMatch(ProcessHandle::isAlive)) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("the Temporal dev server outlived colony server: " + children);
+      }
+      Thread.sleep(50);
+    }
   }
 
   /** Starts {@code colony worker} against {@code target} and waits until it polls. */
@@ -123,6 +187,13 @@ final class Cluster implements AutoCloseable {
         throw new AssertionError("worker " + name + " exited: " + read(log));
       }
       return read(log).contains("polling 'colony'");
+    });
+    // The ants' workflows run only once the new worker's pollers reach the server.
+    eventually(Duration.ofSeconds(30), () -> {
+      var r = stubs.blockingStub().describeTaskQueue(io.temporal.api.workflowservice.v1.DescribeTaskQueueRequest.newBuilder()
+          .setNamespace("default").setTaskQueue(io.temporal.api.taskqueue.v1.TaskQueue.newBuilder().setName("colony"))
+          .build());
+      return r.getPollersList().stream().anyMatch(q -> q.getIdentity().startsWith(w.process().pid() + "@"));
     });
     return w;
   }

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,7 +45,9 @@ class FaultIT {
   @BeforeEach
   void setUp(TestInfo info) throws Exception {
     testName = info.getTestMethod().orElseThrow().getName();
-    cluster = new Cluster(tmp).startServer();
+    // The real Temporal dev server with sticky queues on, as in production; one smoke run on the
+    // in-memory server, which stays the fallback.
+    cluster = new Cluster(tmp).startServer(info.getTags().contains("memory") ? "memory" : "dev");
   }
 
   @AfterEach
@@ -107,6 +110,16 @@ class FaultIT {
 
   @Test
   void workerKilledMidSessionIsRetriedByANewWorkerWithNothingLost() throws Exception {
+    killedMidSession();
+  }
+
+  @Test
+  @Tag("memory")
+  void onTheInMemoryServerAWorkerKilledMidSessionIsRetriedWithNothingLost() throws Exception {
+    killedMidSession();
+  }
+
+  private void killedMidSession() throws Exception {
     Cluster.WorkerProcess first = cluster.startWorker("first");
     cluster.mode("alpha", 1, "crash");
     cluster.mode("alpha", 2, "block");
@@ -364,5 +377,48 @@ class FaultIT {
         "asked once, not once per attempt: " + cluster.chat());
     assertEachPostOnce("epsilon", "✅ **epsilon**: request #" + pending.id() + " approved by erin.",
         "✅ **epsilon** finished session 1: pushed the fix");
+  }
+
+  @Test
+  void theTemporalServerItselfKilledMidSessionComesBackWithEveryAntWhereItWas() throws Exception {
+    cluster.startWorker("only");
+    cluster.mode("alpha", 2, "block");
+    cluster.start("alpha", "delta");
+    eventually(LONG, () -> startsOf("alpha", 2) >= 1);
+    eventually(LONG, () -> status("delta").sessions() >= 2);
+    cluster.ant("delta").message("queued before the crash");
+    cluster.ant("delta").pause();
+    eventually(LONG, () -> status("delta").paused());
+    int deltaSessions = status("delta").sessions();
+
+    cluster.killServer(); // kill -9 of colony server; the dev server dies with it
+    Thread.sleep(2000);
+    cluster.startServer(); // same port, same SQLite file
+
+    // The in-flight session is still the same session (its attempt may be retried once if the
+    // heartbeat deadline passed while the server was down); nothing else moved.
+    AntStatus alpha = status("alpha");
+    assertEquals(1, alpha.sessions());
+    assertEquals(Lifecycle.RUNNING, alpha.state());
+    AntStatus delta = status("delta");
+    assertTrue(delta.paused(), "the pause survived");
+    assertEquals(1, delta.queueDepth(), "the queued message survived");
+    assertEquals(deltaSessions, delta.sessions());
+
+    cluster.release("alpha", 2);
+    eventually(LONG, () -> status("alpha").sessions() >= 3);
+    cluster.ant("delta").resume();
+    eventually(LONG, () -> status("delta").sessions() >= deltaSessions + 1);
+    eventually(LONG, () -> status("delta").queueDepth() == 0);
+    int delivered = 0;
+    for (Cluster.Start st : cluster.starts("delta")) {
+      if (cluster.prompt("delta", st.session()).contains("queued before the crash")) {
+        delivered++;
+      }
+    }
+    assertEquals(1, delivered, "the message queued before the crash reached exactly one session");
+    assertEachPostOnce("alpha", "🐜 **alpha** is starting up.", "✅ **alpha** finished session 2: released session 2");
+    assertEachPostOnce("delta", "🐜 **delta** is starting up.");
+    assertNoNumberedPostRepeats();
   }
 }

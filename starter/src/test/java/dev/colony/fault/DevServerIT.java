@@ -1,0 +1,160 @@
+package dev.colony.fault;
+
+import static dev.colony.fault.Cluster.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a user of the real Temporal dev server relies on: {@code colony status} with every worker
+ * dead, ant state in visibility, and the {@code temporal} CLI working on ants.
+ */
+class DevServerIT {
+  private static final Duration LONG = Duration.ofSeconds(60);
+
+  @TempDir
+  Path tmp;
+
+  private Cluster cluster;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    cluster = new Cluster(tmp).startServer();
+  }
+
+  @AfterEach
+  void tearDown() {
+    cluster.close();
+  }
+
+  /** The CLI's stdout and stderr, and how long it took. */
+  record Run(int code, String out, long millis) {}
+
+  private Run colony(String... args) throws Exception {
+    List<String> full = new ArrayList<>(List.of(args));
+    full.add("--address");
+    full.add(cluster.address);
+    long t0 = System.nanoTime();
+    Process p = new ProcessBuilder(Cluster.jvm(full.toArray(String[]::new))).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    // A hang detector, not a performance claim (bench/status measures that): the old
+    // query-based status hung about a minute with no worker.
+    assertTrue(p.waitFor(30, TimeUnit.SECONDS), "colony " + String.join(" ", args) + " hung");
+    return new Run(p.exitValue(), out, (System.nanoTime() - t0) / 1_000_000);
+  }
+
+  private Run temporal(String... args) throws Exception {
+    List<String> full = new ArrayList<>(List.of(Cluster.temporalCli()));
+    full.addAll(List.of(args));
+    full.add("--address");
+    full.add(cluster.address);
+    Process p = new ProcessBuilder(full).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(30, TimeUnit.SECONDS), "temporal " + String.join(" ", args) + " hung");
+    return new Run(p.exitValue(), out, 0);
+  }
+
+  @Test
+  void statusListsEveryAntWithItsStateAndNamesTheMissingWorkerWhenAllWorkersAreDead() throws Exception {
+    Cluster.WorkerProcess worker = cluster.startWorker("only");
+    cluster.mode("gamma", 1, "billing");
+    cluster.start("alpha", "beta", "gamma", "delta");
+    for (String a : List.of("alpha", "beta", "delta")) {
+      eventually(LONG, () -> cluster.status(a).sessions() >= 1);
+    }
+    eventually(LONG, () -> cluster.status("gamma").paused());
+    cluster.cli("pause", "alpha");
+    eventually(LONG, () -> cluster.status("alpha").paused());
+    Run live = colony("status");
+    assertEquals(0, live.code(), live.out());
+    assertTrue(!live.out().contains("no worker is polling"), live.out());
+
+    Cluster.kill9(worker);
+    // Signals never wait for a worker.
+    Run pause = colony("pause", "beta");
+    assertEquals(0, pause.code(), pause.out());
+    Run table = colony("status");
+    assertEquals(0, table.code(), table.out());
+    for (String a : List.of("alpha", "beta", "gamma", "delta")) {
+      assertTrue(table.out().contains("fault/" + a + " "), a + " missing:\n" + table.out());
+    }
+    String alphaLine = table.out().lines().filter(l -> l.startsWith("fault/alpha ")).findFirst().orElseThrow();
+    assertTrue(alphaLine.matches("fault/alpha\\s+paused\\s+operator\\s.*"), alphaLine);
+    String gammaLine = table.out().lines().filter(l -> l.startsWith("fault/gamma ")).findFirst().orElseThrow();
+    assertTrue(gammaLine.matches("fault/gamma\\s+paused\\s+billing\\s.*needs a human.*"), gammaLine);
+
+    // Once the dead worker's last poll is older than a live worker's re-poll interval, status
+    // says so (a live worker re-polls every 10 s).
+    eventually(LONG, () -> {
+      try {
+        return colony("status").out().contains(
+            "no worker is polling task queue 'colony' at " + cluster.address + ": start one with ./colony worker DIR");
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    Run json = colony("status", "--json");
+    int brace = json.out().indexOf('{');
+    JsonNode doc = new ObjectMapper().readTree(json.out().substring(brace, json.out().lastIndexOf('}') + 1));
+    assertEquals(false, doc.get("workers").get("polling").asBoolean(true));
+    assertEquals(4, doc.get("ants").size());
+    Run detail = colony("status", "gamma");
+    assertEquals(0, detail.code(), detail.out());
+    assertTrue(detail.out().contains("needs a human:      yes"), detail.out());
+    assertTrue(detail.out().contains("from visibility"), detail.out());
+    Files.writeString(Path.of("target/status-without-worker.txt"), table.out() + "\n(" + table.millis() + " ms)\n");
+  }
+
+  @Test
+  void theTemporalCliSignalsQueriesAndListsAnts() throws Exception {
+    cluster.startWorker("only");
+    cluster.start("delta");
+    eventually(LONG, () -> cluster.status("delta").sessions() >= 1);
+
+    Run signal = temporal("workflow", "signal", "--workflow-id", "ant/fault/delta", "--name", "pause");
+    assertEquals(0, signal.code(), signal.out());
+    eventually(LONG, () -> cluster.status("delta").paused());
+    Run query = temporal("workflow", "query", "--workflow-id", "ant/fault/delta", "--type", "status");
+    assertEquals(0, query.code(), query.out());
+    assertTrue(query.out().replace(" ", "").contains("\"paused\":true"), query.out());
+    eventually(LONG, () -> {
+      try {
+        return temporal("workflow", "list", "--query", "AntState = 'paused'").out().contains("ant/fault/delta");
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    Run message = temporal("workflow", "signal", "--workflow-id", "ant/fault/delta", "--name", "message",
+        "--input", "\"from the temporal cli\"");
+    assertEquals(0, message.code(), message.out());
+    eventually(LONG, () -> !cluster.status("delta").paused()
+        && cluster.starts("delta").stream().anyMatch(s -> {
+          try {
+            return cluster.prompt("delta", s.session()).contains("from the temporal cli");
+          } catch (java.io.IOException e) {
+            return false;
+          }
+        }));
+    eventually(LONG, () -> {
+      try {
+        String running = temporal("workflow", "list", "--query", "ColonyName = 'fault' AND AntPaused = false").out();
+        return running.contains("ant/fault/delta");
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+  }
+}

@@ -1,0 +1,111 @@
+package dev.colony.fault;
+
+import static dev.colony.fault.Cluster.eventually;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * The Web UI of the dev server, in Debian's headless Chromium (driven through its chromedriver;
+ * nothing downloads a browser): filter ants by {@code AntState}, open one, find its pause signal
+ * and a session activity in its history. Screenshots go to {@code target/webui-*.png}.
+ */
+class WebUiIT {
+  static final Path CHROMIUM = Path.of(System.getProperty("colony.chromium", "/usr/bin/chromium"));
+  static final Path CHROMEDRIVER = Path.of(System.getProperty("colony.chromedriver", "/usr/bin/chromedriver"));
+
+  @TempDir
+  Path tmp;
+
+  private Cluster cluster;
+  private WebDriver browser;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    assertTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+        "the Web UI test needs Debian's chromium and chromium-driver (" + CHROMIUM + ", " + CHROMEDRIVER
+            + "): ./run-tests installs them with apt-get when it can");
+    cluster = new Cluster(tmp).startServer();
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM.toFile());
+    // The flags keep Chromium off the network (this machine has none beyond loopback).
+    options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage", "--window-size=1500,1100", "--user-data-dir=" + tmp.resolve("chromium"));
+    ChromeDriverService service = new ChromeDriverService.Builder()
+        .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort()
+        .withLogFile(tmp.resolve("chromedriver.log").toFile()).build();
+    browser = new ChromeDriver(service, options);
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (browser != null) {
+      browser.quit();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private void screenshot(String name) throws Exception {
+    File shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
+    Files.createDirectories(Path.of("target"));
+    Files.copy(shot.toPath(), Path.of("target", "webui-" + name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private void awaitText(String text) throws InterruptedException {
+    eventually(Duration.ofSeconds(60), () -> browser.getPageSource().contains(text));
+  }
+
+  @Test
+  void theWebUiFiltersAntsByStateAndShowsTheirSessionsAndSignals() throws Exception {
+    cluster.startWorker("only");
+    cluster.start("alpha", "delta");
+    eventually(Duration.ofSeconds(60), () -> cluster.status("delta").sessions() >= 1
+        && cluster.status("alpha").sessions() >= 1);
+    cluster.cli("pause", "delta");
+    eventually(Duration.ofSeconds(60), () -> cluster.status("delta").paused());
+    String ui = "http://127.0.0.1:" + cluster.uiPort;
+
+    String query = URLEncoder.encode("AntState = 'paused'", StandardCharsets.UTF_8).replace("+", "%20");
+    browser.get(ui + "/namespaces/default/workflows?query=" + query);
+    try {
+      awaitText("ant/fault/delta");
+    } finally {
+      screenshot("paused-ants");
+    }
+    assertTrue(!browser.getPageSource().contains("ant/fault/alpha"), "the filter let a running ant through");
+
+    List<WebElement> links = browser.findElements(By.partialLinkText("ant/fault/delta"));
+    assertTrue(!links.isEmpty(), "no link to the ant in the list");
+    links.get(0).click();
+    try {
+      awaitText("RunSession");
+      awaitText("pause");
+    } finally {
+      screenshot("ant-history");
+    }
+    String page = browser.getPageSource();
+    assertTrue(page.contains("session 1 · command") || page.contains("RunSession"), "no session activity shown");
+  }
+}
