@@ -21,7 +21,11 @@ import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.api.filter.v1.WorkflowTypeFilter;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsResponse;
+import io.temporal.api.workflowservice.v1.CountWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
 import io.temporal.client.BatchRequest;
+import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
@@ -33,6 +37,9 @@ import java.util.TreeMap;
 
 /** Finding, starting and addressing ant workflows. */
 final class Ants {
+  /** The largest page Temporal's visibility serves by default. */
+  private static final int LIST_PAGE = 1000;
+
   private Ants() {}
 
   /** A running ant: its workflow id and the parts of it. */
@@ -69,11 +76,35 @@ final class Ants {
    * The in-memory server has no such call: there, open workflows are listed and described.
    */
   static List<AntRow> list(Temporal t, String colony) {
+    return list(t, colony, null, Integer.MAX_VALUE);
+  }
+
+  /** The visibility query for running ants (of {@code colony}), narrowed by {@code filter}. */
+  static String query(String colony, String filter) {
+    return "WorkflowType = '" + AntIds.WORKFLOW_TYPE + "' AND ExecutionStatus = 'Running'"
+        + (colony == null ? "" : " AND ColonyName = '" + colony.replace("'", "\\'") + "'")
+        + (filter == null ? "" : " AND (" + filter + ")");
+  }
+
+  /**
+   * Running ants matching {@code filter} (a visibility query, or null for all), at most about
+   * {@code limit} of them (whole pages). The in-memory server ignores the filter and the limit.
+   */
+  static List<AntRow> list(Temporal t, String colony, String filter, int limit) {
     TreeMap<String, AntRow> found = new TreeMap<>();
-    String query = "WorkflowType = '" + AntIds.WORKFLOW_TYPE + "' AND ExecutionStatus = 'Running'"
-        + (colony == null ? "" : " AND ColonyName = '" + colony.replace("'", "\\'") + "'");
+    String query = query(colony, filter);
     try {
-      t.client.listExecutions(query).forEach(m -> add(found, AntRow.of(m)));
+      ByteString token = ByteString.EMPTY;
+      var converter = t.client.getOptions().getDataConverter();
+      do {
+        ListWorkflowExecutionsResponse r = t.stubs.blockingStub().listWorkflowExecutions(
+            ListWorkflowExecutionsRequest.newBuilder().setNamespace(t.namespace).setQuery(query)
+                .setPageSize(LIST_PAGE).setNextPageToken(token).build());
+        for (var info : r.getExecutionsList()) {
+          add(found, AntRow.of(new WorkflowExecutionMetadata(info, converter)));
+        }
+        token = r.getNextPageToken();
+      } while (!token.isEmpty() && found.size() < limit);
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() != Status.Code.UNIMPLEMENTED) {
         throw e;
@@ -84,6 +115,19 @@ final class Ants {
       found.values().removeIf(r -> !r.colony().equals(colony));
     }
     return new ArrayList<>(found.values());
+  }
+
+  /** How many running ants (of {@code colony}) match {@code filter}; null on the in-memory server. */
+  static Long count(Temporal t, String colony, String filter) {
+    try {
+      return t.stubs.blockingStub().countWorkflowExecutions(CountWorkflowExecutionsRequest.newBuilder()
+          .setNamespace(t.namespace).setQuery(query(colony, filter)).build()).getCount();
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.UNIMPLEMENTED) {
+        return null;
+      }
+      throw e;
+    }
   }
 
   private static void listByDescribing(Temporal t, TreeMap<String, AntRow> found) {

@@ -21,6 +21,9 @@ final class DevCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "DIR", description = "The colony directory.")
   Path dir;
 
+  @Parameters(index = "1..*", paramLabel = "ANT", description = "Ants to start (default: all).")
+  java.util.List<String> names = new java.util.ArrayList<>();
+
   @Mixin
   ServerOptions server;
 
@@ -31,6 +34,7 @@ final class DevCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     LoadedColony colony = ColonyDir.loadRunnable(dir);
+    StartCommand.select(colony, names); // an unknown ant name fails here, before anything starts
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Path state = Path.of(colony.colony().dir(), ".colony");
     PrintWriter err = new PrintWriter(System.err, true);
@@ -57,7 +61,7 @@ final class DevCommand implements Callable<Integer> {
       System.exit(1);
     });
     System.out.println(DevConsole.HELP);
-    StartCommand.startAll(t, taskQueue, colony.ants(), out);
+    StartCommand.startAll(t, taskQueue, StartCommand.select(colony, names), out);
     DevConsole console = new DevConsole(t, colony.colony().name(), System.out);
     Thread input = new Thread(() -> {
       try {

@@ -6,7 +6,12 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import io.temporal.api.common.v1.WorkflowExecution;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -52,11 +57,30 @@ final class StartCommand implements Callable<Integer> {
     return out;
   }
 
+  /** Starts the ants a few at a time (each is one round trip), reporting them in order. */
   static void startAll(Temporal t, String taskQueue, List<AntSpec> ants, PrintWriter out) {
-    for (AntSpec a : ants) {
-      var execution = Ants.start(t.client, taskQueue, a);
-      out.printf("started %s (workflow %s, run %s)%n", a.name(), execution.getWorkflowId(), execution.getRunId());
+    ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(8, ants.size())));
+    try {
+      List<Future<WorkflowExecution>> started = new ArrayList<>();
+      for (AntSpec a : ants) {
+        started.add(pool.submit(() -> Ants.start(t.client, taskQueue, a)));
+      }
+      for (int i = 0; i < ants.size(); i++) {
+        WorkflowExecution execution;
+        try {
+          execution = started.get(i).get();
+        } catch (ExecutionException e) {
+          throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new UserError("interrupted while starting ants");
+        }
+        out.printf("started %s (workflow %s, run %s)%n", ants.get(i).name(), execution.getWorkflowId(),
+            execution.getRunId());
+      }
+    } finally {
+      pool.shutdownNow();
+      out.flush();
     }
-    out.flush();
   }
 }

@@ -25,6 +25,15 @@ final class StatusCommand implements Callable<Integer> {
   @Option(names = "--colony", paramLabel = "NAME", description = "Only ants of this colony.")
   String colony;
 
+  @Option(names = "--all", description = "List every ant in the table even when there are more than "
+      + TABLE_LIMIT + " (by default a big colony shows the ants that need attention and a summary).")
+  boolean all;
+
+  /** Above this many ants the table shows only those that need attention (--json always lists all). */
+  static final int TABLE_LIMIT = 1000;
+  /** Ants an operator should look at: waiting for a human, paused, or failing. */
+  static final String ATTENTION = "AntNeedsHuman = true OR AntPaused = true OR AntErrors > 0";
+
   @Mixin
   TemporalOptions temporal;
 
@@ -39,9 +48,22 @@ final class StatusCommand implements Callable<Integer> {
       WorkerCheck workers = WorkerCheck.of(t, temporal.taskQueue);
       if (ant != null) {
         detail(t, workers, out);
+      } else if (json) {
+        out.print(StatusView.json(t.address, t.namespace, Ants.list(t, colony), workers));
       } else {
-        List<AntRow> rows = Ants.list(t, colony);
-        out.print(json ? StatusView.json(t.address, t.namespace, rows, workers) : StatusView.table(rows, Instant.now()));
+        Long total = all ? null : Ants.count(t, colony, null);
+        if (total != null && total > TABLE_LIMIT) {
+          // Listing thousands of rows costs seconds on a small server and helps nobody read.
+          List<AntRow> attention = Ants.list(t, colony, ATTENTION, TABLE_LIMIT);
+          if (!attention.isEmpty()) {
+            out.print(StatusView.table(attention, Instant.now()));
+          }
+          out.printf("%,d ants running; %s. Every ant: colony status --all (or --json).%n", total,
+              attention.isEmpty() ? "none needs attention"
+                  : String.format("%,d shown (waiting for a human, paused or failing), the rest are fine", attention.size()));
+        } else {
+          out.print(StatusView.table(Ants.list(t, colony), Instant.now()));
+        }
       }
       out.flush();
       if (workers.warning() != null) {

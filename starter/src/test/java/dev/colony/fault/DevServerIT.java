@@ -32,7 +32,7 @@ class DevServerIT {
 
   @BeforeEach
   void setUp() throws Exception {
-    cluster = new Cluster(tmp).startServer();
+    cluster = new Cluster(tmp);
   }
 
   @AfterEach
@@ -69,6 +69,7 @@ class DevServerIT {
 
   @Test
   void statusListsEveryAntWithItsStateAndNamesTheMissingWorkerWhenAllWorkersAreDead() throws Exception {
+    cluster.startServer();
     Cluster.WorkerProcess worker = cluster.startWorker("only");
     cluster.mode("gamma", 1, "billing");
     cluster.start("alpha", "beta", "gamma", "delta");
@@ -120,6 +121,7 @@ class DevServerIT {
 
   @Test
   void theTemporalCliSignalsQueriesAndListsAnts() throws Exception {
+    cluster.startServer();
     cluster.startWorker("only");
     cluster.start("delta");
     eventually(LONG, () -> cluster.status("delta").sessions() >= 1);
@@ -156,5 +158,61 @@ class DevServerIT {
         throw new AssertionError(e);
       }
     });
+  }
+
+  /** {@code colony dev} as a process: its console output, and SIGTERM (what Ctrl-C amounts to). */
+  private Process dev(Path log, String... extra) throws Exception {
+    List<String> args = new ArrayList<>(List.of("dev", cluster.dir.toString(), "--port", Integer.toString(cluster.port),
+        "--ui-port", Integer.toString(cluster.uiPort)));
+    args.addAll(List.of(extra));
+    ProcessBuilder pb = new ProcessBuilder(Cluster.jvm(args.toArray(String[]::new)))
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pb.environment().put("COLONY_TEMPORAL_CLI", Cluster.temporalCli());
+    return pb.start();
+  }
+
+  private static int lastSession(Path log, String ant) {
+    int last = 0;
+    var m = java.util.regex.Pattern.compile("\\[" + ant + "\\] ✅ \\*\\*" + ant + "\\*\\* finished session (\\d+)")
+        .matcher(Cluster.read(log));
+    while (m.find()) {
+      last = Math.max(last, Integer.parseInt(m.group(1)));
+    }
+    return last;
+  }
+
+  private static void stop(Process p) throws InterruptedException {
+    p.destroy();
+    assertTrue(p.waitFor(30, TimeUnit.SECONDS), "colony dev ignored SIGTERM");
+  }
+
+  @Test
+  void devKeepsEveryAntAcrossRestartsAndFreshStartsOver() throws Exception {
+    Path first = cluster.logs.resolve("dev-1.log");
+    Process dev = dev(first, "delta");
+    eventually(LONG, () -> lastSession(first, "delta") >= 2);
+    String banner = Cluster.read(first);
+    assertTrue(banner.contains("Web UI:        http://localhost:" + cluster.uiPort), banner);
+    assertTrue(banner.contains("workflow list --address localhost:" + cluster.port + " --query \"ColonyName = 'fault'\""), banner);
+    assertTrue(Files.exists(cluster.dir.resolve(".colony/temporal.db")), "no database under .colony/");
+    stop(dev);
+    int before = lastSession(first, "delta");
+    assertTrue(!Cluster.read(first).contains("Exception"), Cluster.read(first));
+    assertTrue(ProcessHandle.allProcesses().noneMatch(ph -> ph.info().commandLine().orElse("")
+        .contains("--port " + cluster.port + " ")), "the Temporal dev server outlived colony dev");
+
+    Path second = cluster.logs.resolve("dev-2.log");
+    dev = dev(second, "delta");
+    eventually(LONG, () -> lastSession(second, "delta") >= before + 1);
+    assertTrue(!Cluster.read(second).contains("🐜"), "the ant started over instead of continuing");
+    assertTrue(!Cluster.read(second).contains("finished session 1:"), Cluster.read(second));
+    stop(dev);
+
+    Path third = cluster.logs.resolve("dev-3.log");
+    dev = dev(third, "delta", "--fresh");
+    eventually(LONG, () -> lastSession(third, "delta") >= 1);
+    assertTrue(Cluster.read(third).contains("[delta] 🐜 **delta** is starting up."), Cluster.read(third));
+    assertTrue(Cluster.read(third).contains("finished session 1:"), Cluster.read(third));
+    stop(dev);
   }
 }
