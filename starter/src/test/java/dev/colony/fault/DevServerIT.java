@@ -44,11 +44,17 @@ class DevServerIT {
   record Run(int code, String out, long millis) {}
 
   private Run colony(String... args) throws Exception {
+    return colonyWith(List.of(), args);
+  }
+
+  private Run colonyWith(List<String> jvmFlags, String... args) throws Exception {
     List<String> full = new ArrayList<>(List.of(args));
     full.add("--address");
     full.add(cluster.address);
+    List<String> cmd = new ArrayList<>(Cluster.jvm(full.toArray(String[]::new)));
+    cmd.addAll(cmd.indexOf("-jar"), jvmFlags);
     long t0 = System.nanoTime();
-    Process p = new ProcessBuilder(Cluster.jvm(full.toArray(String[]::new))).redirectErrorStream(true).start();
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     // A hang detector, not a performance claim (bench/status measures that): the old
     // query-based status hung about a minute with no worker.
@@ -112,6 +118,15 @@ class DevServerIT {
     JsonNode doc = new ObjectMapper().readTree(json.out().substring(brace, json.out().lastIndexOf('}') + 1));
     assertEquals(false, doc.get("workers").get("polling").asBoolean(true));
     assertEquals(4, doc.get("ants").size());
+    // A big colony (here: more than 2 ants) shows only the ants that need attention, and a count.
+    Run big = colonyWith(List.of("-Dcolony.status.tableLimit=2"), "status");
+    assertEquals(0, big.code(), big.out());
+    // (beta's pause waits for a worker to apply it, so visibility still shows it running)
+    assertTrue(big.out().contains("fault/alpha ") && big.out().contains("fault/gamma "), big.out());
+    assertTrue(!big.out().contains("fault/delta "), "a running ant was listed:\n" + big.out());
+    assertTrue(big.out().contains("4 ants running; 2 shown (waiting for a human, paused or failing)"), big.out());
+    Run all = colonyWith(List.of("-Dcolony.status.tableLimit=2"), "status", "--all");
+    assertTrue(all.out().contains("fault/delta "), all.out());
     Run detail = colony("status", "gamma");
     assertEquals(0, detail.code(), detail.out());
     assertTrue(detail.out().contains("needs a human:      yes"), detail.out());
