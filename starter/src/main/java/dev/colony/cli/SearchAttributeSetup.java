@@ -74,11 +74,19 @@ final class SearchAttributeSetup {
     }
   }
 
+  /** The {@code temporal} commands that add every attribute by hand: one per type, joined by {@code &&}. */
   static String createCommands(String namespace) {
-    StringBuilder sb = new StringBuilder("temporal operator search-attribute create --namespace ").append(namespace);
+    Map<String, List<String>> byType = new LinkedHashMap<>();
     for (SearchAttributeKey<?> key : AntSearchAttributes.ALL) {
-      sb.append(" --name ").append(key.getName()).append(" --type ").append(DevServer.typeName(key.getValueType()));
+      byType.computeIfAbsent(DevServer.typeName(key.getValueType()), k -> new ArrayList<>()).add(key.getName());
     }
-    return sb.toString();
+    List<String> commands = new ArrayList<>();
+    byType.forEach((type, names) -> {
+      StringBuilder sb = new StringBuilder("temporal operator search-attribute create --namespace ")
+          .append(namespace).append(" --type ").append(type);
+      names.forEach(n -> sb.append(" --name ").append(n));
+      commands.add(sb.toString());
+    });
+    return String.join(" && ", commands);
   }
 }

@@ -98,6 +98,8 @@ class EmbeddedColonyTest {
         assertTrue(a.has(field), field + " in " + a);
       }
     }
+    // status reads visibility and no longer waits for the worker: wait for the first post here
+    eventually(Duration.ofSeconds(20), () -> posted("🐜 **greeter** is starting up."));
     assertEquals(1, posts.stream().filter(p -> p.text().equals("🐜 **greeter** is starting up.")).count());
 
     eventually(Duration.ofSeconds(20), () -> posts.stream().anyMatch(p -> p.text().startsWith("✅ **greeter** finished session 1")));

@@ -28,7 +28,7 @@ import java.util.stream.Stream;
  * built jar, a copy of the fault colony, and a Temporal client for queries. Workers can be
  * killed with SIGKILL.
  */
-final class Cluster implements AutoCloseable {
+public final class Cluster implements AutoCloseable {
   static final Path JAR = Path.of(System.getProperty("colony.jar", "target/colony.jar")).toAbsolutePath();
   // Cluster runs with the starter module as working directory (surefire, failsafe, bench/recovery).
   static final String JAVA = ProcessHandle.current().info().command().orElse("java");
@@ -97,7 +97,7 @@ final class Cluster implements AutoCloseable {
   }
 
   /** The Temporal CLI the tests run the dev server with: what ./run-tests installed, or on PATH. */
-  static String temporalCli() {
+  public static String temporalCli() {
     String env = System.getenv("COLONY_TEMPORAL_CLI");
     if (env != null && Files.isExecutable(Path.of(env))) {
       return env;
