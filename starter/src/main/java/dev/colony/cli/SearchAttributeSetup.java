@@ -74,19 +74,16 @@ final class SearchAttributeSetup {
     }
   }
 
-  /** The {@code temporal} commands that add every attribute by hand: one per type, joined by {@code &&}. */
+  /**
+   * The {@code temporal} commands that add every attribute by hand, joined by {@code &&}: one per
+   * attribute (the CLI pairs one {@code --type} with one {@code --name}; extra names are ignored).
+   */
   static String createCommands(String namespace) {
-    Map<String, List<String>> byType = new LinkedHashMap<>();
-    for (SearchAttributeKey<?> key : AntSearchAttributes.ALL) {
-      byType.computeIfAbsent(DevServer.typeName(key.getValueType()), k -> new ArrayList<>()).add(key.getName());
-    }
     List<String> commands = new ArrayList<>();
-    byType.forEach((type, names) -> {
-      StringBuilder sb = new StringBuilder("temporal operator search-attribute create --namespace ")
-          .append(namespace).append(" --type ").append(type);
-      names.forEach(n -> sb.append(" --name ").append(n));
-      commands.add(sb.toString());
-    });
+    for (SearchAttributeKey<?> key : AntSearchAttributes.ALL) {
+      commands.add("temporal operator search-attribute create --namespace " + namespace + " --name "
+          + key.getName() + " --type " + DevServer.typeName(key.getValueType()));
+    }
     return String.join(" && ", commands);
   }
 }

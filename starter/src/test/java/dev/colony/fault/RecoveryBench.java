@@ -10,7 +10,7 @@ import java.util.Locale;
 
 /**
  * Measures how fast an ant's session runs again after its worker is killed with SIGKILL, with
- * real processes on loopback (embedded server, worker processes from the built jar). Run it
+ * real processes on loopback (the Temporal dev server, worker processes from the built jar). Run it
  * with {@code bench/recovery}; it writes {@code bench/RESULTS.md}.
  *
  * <ol>
@@ -82,9 +82,9 @@ public final class RecoveryBench {
     return """
         # Recovery after `kill -9` of a worker
 
-        Measured by `bench/recovery` (the `RecoveryBench` main, real processes on loopback: `colony server`,
-        `colony worker` processes from the built jar, one ant on the `command` engine blocked mid-session,
-        heartbeat timeout 3 s, sticky queues off as against the embedded server).
+        Measured by `bench/recovery` (the `RecoveryBench` main, real processes on loopback: `colony server`
+        running the real Temporal dev server (SQLite), `colony worker` processes from the built jar with
+        sticky queues on, one ant on the `command` engine blocked mid-session, heartbeat timeout 3 s).
         %d kills per figure.
 
         | figure | median | min | max | all runs |
