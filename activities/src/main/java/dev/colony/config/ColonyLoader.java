@@ -31,11 +31,13 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.representer.Representer;
 
 /**
  * Loads and validates a colony directory: {@code colony.yaml} plus every {@code .yaml}/{@code .yml}
@@ -112,6 +114,10 @@ public final class ColonyLoader {
 
   /** Ant files, sorted. None is valid config (nothing to run yet); commands that run ants check. */
   private static List<String> antFiles(Path antsDir, List<Problem> problems) {
+    if (Files.exists(antsDir) && !Files.isDirectory(antsDir)) {
+      problems.add(new Problem(ANTS_DIR, "", "is a file; it must be a directory holding one <name>.yaml per ant"));
+      return List.of();
+    }
     if (!Files.isDirectory(antsDir)) {
       return List.of();
     }
@@ -135,9 +141,21 @@ public final class ColonyLoader {
       problems.add(new Problem(rel, "", "file not found in " + colonyDir));
       return null;
     }
+    try {
+      // A symbolic link may point anywhere; only files inside the colony are read (and echoed).
+      Path real = file.toRealPath();
+      if (!real.startsWith(colonyDir.toRealPath())) {
+        problems.add(new Problem(rel, "", "is a symbolic link to a file outside the colony directory; refused"));
+        return null;
+      }
+    } catch (IOException e) {
+      problems.add(new Problem(rel, "", "cannot read: " + e.getMessage()));
+      return null;
+    }
     LoaderOptions options = new LoaderOptions();
     options.setAllowDuplicateKeys(false);
-    Yaml yaml = new Yaml(new SafeConstructor(options));
+    Yaml yaml = new Yaml(new SafeConstructor(options), new Representer(new DumperOptions()), new DumperOptions(),
+        options, new LiteralResolver());
     Object doc;
     try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       doc = yaml.load(r);
@@ -344,6 +362,9 @@ public final class ColonyLoader {
           }
           CronSchedule.validate(cron.trim());
           cron = cron.trim();
+          if (CronSchedule.nextTick(cron, "UTC", System.currentTimeMillis()) == null) {
+            throw new IllegalArgumentException("it never fires (no such date)");
+          }
         } catch (IllegalArgumentException e) {
           schedule.problem("cron", "invalid cron expression '" + cron + "': " + e.getMessage());
           cron = null;

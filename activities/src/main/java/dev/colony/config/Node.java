@@ -118,7 +118,13 @@ final class Node {
       return null;
     }
     try {
-      return Durations.parseSeconds(v);
+      long seconds = Durations.parseSeconds(v);
+      long max = Durations.maxSeconds(key);
+      if (seconds > max) {
+        problem(key, "'" + v + "' is too long: at most " + Durations.format(max));
+        return null;
+      }
+      return seconds;
     } catch (IllegalArgumentException e) {
       problem(key, e.getMessage());
       return null;

@@ -243,4 +243,75 @@ class ColonyLoaderTest {
     LoadedColony c = ColonyLoader.load(dir);
     assertEquals("COLONY_TEST_DOTENV_TOKEN", c.colony().discord().tokenVar());
   }
+
+  // ---- values read as written (no YAML 1.1 surprises), bounds, and safe messages ----
+
+  @Test
+  void scalarsAreReadAsWrittenNotAsYaml11BooleansOrOctals() throws Exception {
+    Path dir = colony(Map.of("colony.yaml", "name: yes\n",
+        "ants/a.yaml", ANT + "logging:\n  tool_calls: off\nengine: command\ncommand:\n  argv: [\"x\"]\n"
+            + "  env:\n    MODE: 0777\n    AT: 1:30\n  outcomes:\n    - exit_code: 3\n      outcome: billing\n"));
+    LoadedColony c = load(dir, ENV);
+    assertEquals("yes", c.colony().name());
+    AntSpec a = c.ants().get(0);
+    assertEquals("ant/yes/a", a.workflowId());
+    assertEquals(ToolCallLogging.OFF, a.toolCalls());
+    assertEquals("0777", a.command().env().get("MODE"));
+    assertEquals("1:30", a.command().env().get("AT"));
+    assertEquals(3, a.command().outcomes().get(0).exitCode());
+  }
+
+  @Test
+  void aChannelWithALeadingZeroKeepsIt() throws Exception {
+    Path dir = colony(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: ${DISCORD_TOKEN}\n    guild: 0042\n",
+        "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: 0123\n"));
+    LoadedColony c = load(dir, ENV);
+    assertEquals("0123", c.ants().get(0).discordChannel());
+    assertEquals("0042", c.colony().discord().guild());
+  }
+
+  @Test
+  void durationsHaveDocumentedBounds() throws IOException {
+    String e = errors(Map.of("colony.yaml", "name: c\ndefaults:\n  session_timeout: 999999999h\n  heartbeat_timeout: 2h\n",
+        "ants/a.yaml", ANT + "poll_interval: 9999h\n"), ENV);
+    assertTrue(e.contains("session_timeout: '999999999h' is too long: at most 168h"), e);
+    assertTrue(e.contains("heartbeat_timeout: '2h' is too long: at most 1h"), e);
+    assertTrue(e.contains("poll_interval: '9999h' is too long: at most 720h"), e);
+  }
+
+  @Test
+  void aCronThatNeverFiresIsAnError() throws IOException {
+    String e = errors(Map.of("colony.yaml", CONSOLE_COLONY,
+        "ants/a.yaml", ANT + "schedule:\n  cron: \"0 0 30 2 *\"\n"), ENV);
+    assertTrue(e.contains("schedule.cron: invalid cron expression '0 0 30 2 *': it never fires"), e);
+  }
+
+  @Test
+  void anAntsPathThatIsAFileIsAnError() throws IOException {
+    String e = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants", "oops"), ENV);
+    assertTrue(e.contains("Invalid ants:\n  is a file; it must be a directory"), e);
+  }
+
+  @Test
+  void aSymlinkLeadingOutOfTheColonyIsRefusedAndNotPrinted() throws IOException {
+    Path outside = Files.writeString(tmp.resolve("secret.txt"), "root:x:0:0:secret-line\n");
+    Path dir = colony(Map.of("colony.yaml", CONSOLE_COLONY));
+    Files.createDirectories(dir.resolve("ants"));
+    Files.createSymbolicLink(dir.resolve("ants/x.yaml"), outside);
+    ConfigException ex = assertThrows(ConfigException.class, () -> load(dir, ENV));
+    assertTrue(ex.getMessage().contains("ants/x.yaml:\n  is a symbolic link to a file outside the colony directory; refused"),
+        ex.getMessage());
+    assertFalse(ex.getMessage().contains("secret-line"));
+  }
+
+  @Test
+  void messagesAreBoundedAndControlCharactersEscaped() throws IOException {
+    String huge = "x".repeat(3_000_000);
+    String e = errors(Map.of("colony.yaml", CONSOLE_COLONY,
+        "ants/a.yaml", ANT + "engine: \"" + huge + "\"\nautonomy: \"a\\u001b[31mred\\u0007\"\n"), ENV);
+    assertTrue(e.length() < 2_000, "message of " + e.length() + " characters");
+    assertTrue(e.contains("more characters]"), e);
+    assertFalse(e.contains("\u001b") || e.contains("\u0007"), "raw control characters reach the terminal");
+    assertTrue(e.contains("\\u001b[31mred\\u0007"), e);
+  }
 }
