@@ -1,5 +1,5 @@
 #!/bin/sh
-# A stand-in agent: the prompt arrives on stdin (and in $COLONY_PROMPT).
+# A stand-in agent: the prompt arrives on stdin (and in the file $COLONY_PROMPT_FILE).
 prompt=$(cat)
 echo "session $COLONY_SESSION of $COLONY_ANT in $COLONY_WORKSPACE"
 sleep 2

@@ -46,6 +46,11 @@ public final class ColonyCli implements Runnable {
 
   private static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
     PrintWriter err = cmd.getErr();
+    if (e instanceof UsageError) {
+      err.println("colony: " + e.getMessage());
+      err.flush();
+      return 2;
+    }
     if (e instanceof UserError) {
       err.println("colony: " + e.getMessage());
     } else if (e instanceof io.grpc.StatusRuntimeException s

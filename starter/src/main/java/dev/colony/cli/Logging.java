@@ -3,6 +3,8 @@ package dev.colony.cli;
 /** slf4j-simple setup: quiet by default (the console is the ants' chat), verbose on request. */
 final class Logging {
   private static volatile boolean verbose;
+  /** gRPC logs through java.util.logging (name-resolution failures with stack traces): quiet it. */
+  private static final java.util.logging.Logger GRPC = java.util.logging.Logger.getLogger("io.grpc");
 
   private Logging() {}
 
@@ -16,12 +18,14 @@ final class Logging {
     setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
     setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS");
     setIfAbsent("org.slf4j.simpleLogger.logFile", "System.err");
+    GRPC.setLevel(java.util.logging.Level.OFF);
   }
 
   static void verbose() {
     verbose = true;
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
     System.setProperty("org.slf4j.simpleLogger.log.dev.colony", "info");
+    GRPC.setLevel(java.util.logging.Level.INFO);
   }
 
   static boolean isVerbose() {

@@ -49,6 +49,10 @@ final class ServerOptions {
    * @param logDir where the dev server's log goes
    */
   LocalServer start(Path db, Path logDir, PrintWriter err) {
+    Addresses.requirePort(port, "--port");
+    if (uiPort != null) {
+      Addresses.requirePort(uiPort, "--ui-port");
+    }
     if (kind == Kind.DEV) {
       TemporalCli cli = TemporalCli.find();
       if (cli != null) {

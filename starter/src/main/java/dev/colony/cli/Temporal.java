@@ -46,8 +46,10 @@ final class Temporal implements AutoCloseable {
           .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
     } catch (StatusRuntimeException e) {
       stubs.shutdownNow();
-      throw new UserError("cannot reach Temporal at " + address + " (" + e.getStatus().getCode()
-          + "). Start one with './colony server' (or see docker-compose.temporal.yml), "
+      String why = e.getStatus().getDescription();
+      boolean unknownHost = why != null && why.startsWith("Unable to resolve host");
+      throw new UserError("cannot reach Temporal at " + address + " (" + (unknownHost ? "unknown host "
+          + why.substring("Unable to resolve host".length()).strip() : e.getStatus().getCode()) + "). Start one with './colony server' (or see docker-compose.temporal.yml), "
           + "or point --address / $TEMPORAL_ADDRESS at yours.");
     }
     return new Temporal(address, namespace, stubs);

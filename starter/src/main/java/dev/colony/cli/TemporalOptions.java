@@ -18,10 +18,17 @@ final class TemporalOptions {
   String taskQueue;
 
   String address() {
-    if (address != null && !address.isBlank()) {
-      return address;
+    String chosen;
+    if (address != null) {
+      chosen = address;
+    } else {
+      String env = System.getenv("TEMPORAL_ADDRESS");
+      chosen = env == null || env.isBlank() ? "localhost:7233" : env;
     }
-    String env = System.getenv("TEMPORAL_ADDRESS");
-    return env == null || env.isBlank() ? "localhost:7233" : env;
+    String problem = Addresses.problem(chosen);
+    if (problem != null) {
+      throw new UsageError(address == null ? problem.replace("--address", "$TEMPORAL_ADDRESS") : problem);
+    }
+    return chosen.strip();
   }
 }

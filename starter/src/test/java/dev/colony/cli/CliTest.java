@@ -127,4 +127,29 @@ class CliTest {
     assertEquals(1, pause.code());
     assertTrue(pause.err().contains("cannot reach Temporal"), pause.err());
   }
+
+  @Test
+  void everyMalformedAddressIsOneLineAndExitTwo() {
+    record Case(String address, String says) {}
+    for (Case c : List.of(
+        new Case("localhost:99999", "the port must be a number from 1 to 65535"),
+        new Case("localhost:notaport", "the port must be a number from 1 to 65535"),
+        new Case("http://localhost:7233", "has a scheme: give host:port without it"),
+        new Case("localhost", "is not host:port"),
+        new Case("", "--address is empty"))) {
+      Result r = run("status", "--address", c.address());
+      assertEquals(2, r.code(), c.address() + ": " + r.err());
+      assertTrue(r.err().contains(c.says()), c.address() + ": " + r.err());
+      assertEquals(1, r.err().strip().lines().count(), "one line: " + r.err());
+      assertFalse(r.err().contains("Exception"), r.err());
+    }
+  }
+
+  @Test
+  void anUnknownHostIsOneLineNamingIt() {
+    Result r = run("status", "--address", "no-such-host.invalid:7233");
+    assertEquals(1, r.code(), r.err());
+    assertTrue(r.err().contains("cannot reach Temporal at no-such-host.invalid:7233 (unknown host no-such-host.invalid)"), r.err());
+    assertEquals(1, r.err().strip().lines().count(), "one line: " + r.err());
+  }
 }

@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
 
 /**
  * The {@code command} engine: any CLI agent. Runs {@code command.argv} in the workspace with the
- * prompt on stdin and in {@code COLONY_PROMPT}; exit 0 is success; {@code command.outcomes} rules
+ * prompt on stdin, in the file {@code COLONY_PROMPT_FILE} and (up to 32 KiB) in {@code COLONY_PROMPT}; exit 0 is success; {@code command.outcomes} rules
  * map exit codes and output patterns to the supervisor's categories.
  */
 public final class CommandEngine implements Engine {
@@ -69,7 +69,23 @@ public final class CommandEngine implements Engine {
     for (Map.Entry<String, String> e : command.env().entrySet()) {
       env.put(e.getKey(), Interpolation.resolve(e.getValue(), ctx.env()));
     }
-    env.put("COLONY_PROMPT", ctx.prompt());
+    // The prompt goes on stdin and in a file. The environment copy is only for small prompts:
+    // the kernel refuses a single value over 128 KiB (E2BIG) and any value with a NUL, and one
+    // long message must never stop the ant from starting at all.
+    Path promptFile;
+    try {
+      promptFile = writePromptFile(ctx.transcript(), ctx.prompt());
+    } catch (IOException e) {
+      return SessionResult.of(Outcome.TRANSIENT, "cannot write the prompt file: " + e.getMessage());
+    }
+    env.put("COLONY_PROMPT_FILE", promptFile.toString());
+    String inEnv = envSafe(ctx.prompt());
+    if (inEnv != null) {
+      env.put("COLONY_PROMPT", inEnv);
+    } else {
+      env.remove("COLONY_PROMPT");
+    }
+    env.replaceAll((k, v) -> v.indexOf('\0') < 0 ? v : v.replace("\0", ""));
     env.put("COLONY_ANT", spec.name());
     env.put("COLONY_COLONY", spec.colony());
     env.put("COLONY_SESSION", Integer.toString(ctx.session()));
@@ -178,11 +194,37 @@ public final class CommandEngine implements Engine {
     return "exit code " + exit + (last.isEmpty() ? "" : ": " + last);
   }
 
+  /** The longest prompt also passed in {@code COLONY_PROMPT} (well under the kernel's 128 KiB). */
+  static final int MAX_ENV_PROMPT_BYTES = 32 * 1024;
+
+  /** The prompt as an environment value, or null when it is too big for one. */
+  static String envSafe(String prompt) {
+    String clean = prompt.replace("\0", "");
+    return clean.getBytes(StandardCharsets.UTF_8).length <= MAX_ENV_PROMPT_BYTES ? clean : null;
+  }
+
+  /** Writes the prompt beside the transcript, readable by its owner only. */
+  static Path writePromptFile(Path transcript, String prompt) throws IOException {
+    Path dir = transcript.toAbsolutePath().getParent();
+    Files.createDirectories(dir);
+    String name = transcript.getFileName().toString().replaceFirst("\\.log$", "") + ".prompt.txt";
+    Path file = dir.resolve(name);
+    Files.deleteIfExists(file);
+    try {
+      Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+          java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+    } catch (UnsupportedOperationException notPosix) {
+      Files.createFile(file);
+    }
+    Files.writeString(file, prompt, StandardCharsets.UTF_8);
+    return file;
+  }
+
   private static void writePrompt(Process process, String prompt) {
     try (OutputStream in = process.getOutputStream()) {
       in.write(prompt.getBytes(StandardCharsets.UTF_8));
     } catch (IOException ignored) {
-      // The agent may not read stdin at all; the prompt is also in COLONY_PROMPT.
+      // The agent may not read stdin at all; the prompt is also in COLONY_PROMPT_FILE.
     }
   }
 

@@ -153,4 +153,21 @@ class CommandEngineTest {
     Thread.sleep(2500);
     assertTrue(Files.notExists(marker), "the killed session must not finish its work");
   }
+
+  @Test
+  void aHugePromptOrOneWithANulStillStartsTheAgentAndReachesItWhole() throws Exception {
+    String huge = "x".repeat(200_000) + "\0tail";
+    AntSpec spec = spec("echo \"stdin=$(wc -c | tr -d ' ') file=$(wc -c < \"$COLONY_PROMPT_FILE\" | tr -d ' ') "
+        + "env=${#COLONY_PROMPT} perms=$(stat -c %a \"$COLONY_PROMPT_FILE\")\"", List.of(), Map.of());
+    SessionResult r = new CommandEngine(CLOCK).run(new SessionContext(spec, 5, huge, tmp, Map.of(),
+        tmp.resolve("t/session-00005.log"), Duration.ofSeconds(30), Duration.ofMillis(50), Progress.NONE, null, null));
+    assertEquals(Outcome.SUCCESS, r.outcome(), r.detail());
+    assertEquals("stdin=200005 file=200005 env=0 perms=600", r.detail());
+  }
+
+  @Test
+  void aSmallPromptIsAlsoInTheEnvironmentWithoutNuls() {
+    assertEquals("ab", CommandEngine.envSafe("a\0b"));
+    assertEquals(null, CommandEngine.envSafe("y".repeat(CommandEngine.MAX_ENV_PROMPT_BYTES + 1)));
+  }
 }
