@@ -27,7 +27,8 @@ public record AntMemory(
     double costUsd,
     boolean costReported,
     long inputTokens,
-    long outputTokens) {
+    long outputTokens,
+    int deliveryFailures) {
 
   public AntMemory {
     queue = queue == null ? List.of() : List.copyOf(queue);

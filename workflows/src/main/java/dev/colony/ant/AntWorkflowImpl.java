@@ -60,6 +60,15 @@ public class AntWorkflowImpl implements AntWorkflow {
    * details) from a thread of its own, which adds upsert commands to the history.
    */
   static final String VISIBILITY_CHANGE = "visibility-search-attributes";
+  /**
+   * Version 1: no message can stop an ant. A session gets at most {@link #MAX_BATCH_CHARS} of
+   * queued instructions (the rest wait for the next session, which starts at once); instructions
+   * that {@link #MAX_DELIVERY_FAILURES} failed sessions in a row carried are dropped with a notice
+   * instead of going back to the queue for ever; NULs are removed from messages.
+   */
+  static final String DELIVERY_CHANGE = "bounded-delivery";
+  static final int MAX_BATCH_CHARS = 64_000;
+  static final int MAX_DELIVERY_FAILURES = 3;
 
   private AntSpec spec;
   private AntSpec pendingSpec;
@@ -87,6 +96,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   private boolean costReported;
   private long inputTokens;
   private long outputTokens;
+  private int deliveryFailures;
 
   // Per run only.
   private Lifecycle lifecycle = Lifecycle.STARTING;
@@ -100,6 +110,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   /** What this run last wrote to visibility; null until the first write. */
   private AntVisibility published;
   private boolean publishing;
+  private boolean boundedDelivery;
 
   /** One confirmation: the request, when it is denied by default, and the decision once made. */
   private static final class Confirmation {
@@ -151,6 +162,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     costReported = m.costReported();
     inputTokens = m.inputTokens();
     outputTokens = m.outputTokens();
+    deliveryFailures = m.deliveryFailures();
   }
 
   private void buildSessionStubs() {
@@ -195,7 +207,10 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   @Override
   public void run(AntRun run) {
+    // Version checks come first, before any other workflow thread exists: a getVersion call can
+    // yield, and anywhere later it would let the outbox thread schedule its post first on replay.
     publishing = Workflow.getVersion(VISIBILITY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    boundedDelivery = Workflow.getVersion(DELIVERY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     Async.procedure(this::deliverPosts);
     if (publishing) {
       Async.procedure(this::publishVisibility);
@@ -274,8 +289,13 @@ public class AntWorkflowImpl implements AntWorkflow {
       act(SessionResult.of(Outcome.TRANSIENT, "workspace setup failed: " + rootMessage(f)), List.of());
       return;
     }
-    List<String> delivered = new ArrayList<>(queue);
-    queue.clear();
+    List<String> delivered;
+    if (boundedDelivery()) {
+      delivered = takeBatch();
+    } else {
+      delivered = new ArrayList<>(queue);
+      queue.clear();
+    }
     int number = sessionCount + 1;
     lifecycle = Lifecycle.RUNNING;
     SessionRequest request = new SessionRequest(spec, number, delivered, workspace);
@@ -317,6 +337,38 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
   }
 
+  private boolean boundedDelivery() {
+    return boundedDelivery;
+  }
+
+  /** The queued instructions for one session: in order, at most MAX_BATCH_CHARS (at least one). */
+  private List<String> takeBatch() {
+    List<String> batch = new ArrayList<>();
+    int chars = 0;
+    while (!queue.isEmpty() && (batch.isEmpty() || chars + queue.get(0).length() <= MAX_BATCH_CHARS)) {
+      chars += queue.get(0).length();
+      batch.add(queue.remove(0));
+    }
+    return batch;
+  }
+
+  /**
+   * A failed session hands its instructions back to the queue, unless failed sessions carried
+   * them MAX_DELIVERY_FAILURES times in a row: then they are dropped with a notice, so a message
+   * the agent cannot take never keeps the ant backing off for ever.
+   */
+  private void requeueAfterFailure(List<String> delivered, boolean counts) {
+    if (delivered.isEmpty()) {
+      return;
+    }
+    if (counts && boundedDelivery() && ++deliveryFailures >= MAX_DELIVERY_FAILURES) {
+      say(OperatorMessages.undeliverable(spec.name(), delivered.size(), deliveryFailures, delivered.get(0)));
+      deliveryFailures = 0;
+      return;
+    }
+    queue.addAll(0, delivered);
+  }
+
   /** Applies the supervisor policy for one finished session. */
   private void act(SessionResult r, List<String> delivered) {
     Outcome outcome = r.outcome() == null ? Outcome.TRANSIENT : r.outcome();
@@ -326,14 +378,20 @@ public class AntWorkflowImpl implements AntWorkflow {
     switch (outcome.action()) {
       case CONTINUE -> {
         consecutiveErrors = 0;
+        deliveryFailures = 0;
         say(OperatorMessages.succeeded(name, sessionCount, r.detail()));
-        if (!spec.eventDriven() && spec.pollIntervalSeconds() > 0) {
+        // Instructions still queued (sent during the session, or beyond one batch) run at once.
+        boolean moreQueued = !queue.isEmpty() && boundedDelivery();
+        if (!spec.eventDriven() && spec.pollIntervalSeconds() > 0 && !moreQueued) {
           scheduleWait(now + spec.pollIntervalSeconds() * 1000, Lifecycle.SLEEPING);
         }
       }
-      case RESTART_NOW -> consecutiveErrors = 0;
+      case RESTART_NOW -> {
+        consecutiveErrors = 0;
+        deliveryFailures = 0;
+      }
       case BACK_OFF -> {
-        queue.addAll(0, delivered);
+        requeueAfterFailure(delivered, true);
         consecutiveErrors++;
         Duration delay = Backoff.delay(consecutiveErrors);
         say(outcome == Outcome.PERMANENT
@@ -342,7 +400,7 @@ public class AntWorkflowImpl implements AntWorkflow {
         scheduleWait(now + delay.toMillis(), Lifecycle.BACKING_OFF);
       }
       case WAIT_FOR_RESET -> {
-        queue.addAll(0, delivered);
+        requeueAfterFailure(delivered, false);
         long waitMillis;
         if (r.resetAtEpochMillis() != null) {
           waitMillis = Math.max(0, r.resetAtEpochMillis() - now);
@@ -354,7 +412,7 @@ public class AntWorkflowImpl implements AntWorkflow {
         scheduleWait(now + waitMillis, Lifecycle.RATE_LIMITED);
       }
       case PAUSE -> {
-        queue.addAll(0, delivered);
+        requeueAfterFailure(delivered, false);
         paused = true;
         pauseReason = outcome.configName();
         say(OperatorMessages.paused(name, outcome));
@@ -407,7 +465,8 @@ public class AntWorkflowImpl implements AntWorkflow {
   AntMemory memory() {
     return new AntMemory(sessionCount, consecutiveErrors, paused, pauseReason, queue, postSequence,
         announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail,
-        startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens);
+        startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
+        deliveryFailures);
   }
 
   // ---- chat: posts leave in order, one at a time, from a single workflow thread ----
@@ -512,6 +571,9 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   @Override
   public void message(String text) {
+    if (text != null && boundedDelivery()) {
+      text = withoutControlCharacters(text);
+    }
     if (text == null || text.isBlank()) {
       return;
     }
@@ -616,6 +678,18 @@ public class AntWorkflowImpl implements AntWorkflow {
     long uptime = Math.max(0, (Workflow.currentTimeMillis() - startedAtMillis) / 1000);
     return new AntStats(spec.name(), startedAtMillis, uptime, sessionCount, sessionsByOutcome,
         turns, costUsd, costReported, inputTokens, outputTokens);
+  }
+
+  /** Keeps text, line breaks and tabs; drops NULs and the other C0/C1 controls (terminal escapes). */
+  static String withoutControlCharacters(String text) {
+    StringBuilder sb = new StringBuilder(text.length());
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (!Character.isISOControl(c) || c == '\n' || c == '\t') {
+        sb.append(c);
+      }
+    }
+    return sb.toString();
   }
 
   private static String rootMessage(Throwable t) {

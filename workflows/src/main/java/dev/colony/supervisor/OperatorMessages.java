@@ -68,6 +68,12 @@ public final class OperatorMessages {
         + (sessionRunning ? "; it will be in the next session." : ".");
   }
 
+  public static String undeliverable(String ant, int count, int failures, String first) {
+    return "📭 " + bold(ant) + " dropped " + count + " queued message" + (count == 1 ? "" : "s")
+        + " after " + failures + " failed sessions in a row carried " + (count == 1 ? "it" : "them")
+        + ": \"" + summary(first) + "\". Send it again, shorter or split, if it still matters.";
+  }
+
   public static String cleared(String ant, int dropped) {
     return "🧹 " + bold(ant) + " discarded " + dropped + " queued message" + (dropped == 1 ? "" : "s") + ".";
   }

@@ -447,4 +447,66 @@ class AntWorkflowTest {
     assertTrue(summaries.contains("workspace for session 1"), summaries.toString());
     assertTrue(summaries.contains("post · 🐜 named is starting up."), summaries.toString());
   }
+
+  @Test
+  void aBatchTooBigForOneSessionIsSplitAndTheRestRunsAtOnce() {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    sessions.then(() -> {
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return SessionResult.of(Outcome.SUCCESS, "first");
+    });
+    AntWorkflow ant = start(ant("reader"));
+    eventually(() -> sessions.requests.size() == 1);
+    String big = "m".repeat(15_000);
+    for (int i = 0; i < 10; i++) {
+      ant.message(i + big);
+    }
+    eventually(() -> ant.status().queueDepth() == 10);
+    release.countDown();
+    try {
+      eventually(() -> sessions.requests.size() >= 4);
+    } catch (AssertionError e) {
+      throw new AssertionError(sessions.deliveredMessages().stream().map(List::size).toList() + " " + ant.status()
+          + " " + chat.texts(), e);
+    }
+    List<Integer> sizes = sessions.requests.subList(1, 4).stream().map(r -> r.messages().size()).toList();
+    assertEquals(List.of(4, 4, 2), sizes, "at most 64,000 characters a session, in order");
+    assertTrue(sessions.requests.get(3).messages().get(1).startsWith("9"));
+    // the rest ran at once, not after the hour of poll_interval sleep
+    assertTrue(sessions.startedAt.get(3) - sessions.startedAt.get(1) < 5_000, gapsSeconds().toString());
+    eventually(() -> ant.status().queueDepth() == 0 && ant.status().state() == Lifecycle.SLEEPING);
+  }
+
+  @Test
+  void instructionsThatKeepFailingSessionsAreDroppedWithANoticeNotRetriedForEver() {
+    sessions.then(Outcome.SUCCESS, "first");
+    AntWorkflow ant = start(ant("stuck"));
+    eventually(() -> ant.status().state() == Lifecycle.SLEEPING);
+    sessions.then(Outcome.TRANSIENT, "E2BIG").then(Outcome.TRANSIENT, "E2BIG").then(Outcome.TRANSIENT, "E2BIG");
+    ant.message("poison");
+    advance(Duration.ofMinutes(3));
+    eventually(() -> sessions.requests.size() >= 5);
+    assertEquals(List.of("poison"), sessions.requests.get(1).messages());
+    assertEquals(List.of("poison"), sessions.requests.get(2).messages());
+    assertEquals(List.of("poison"), sessions.requests.get(3).messages());
+    assertEquals(List.of(), sessions.requests.get(4).messages(), "dropped after three failed sessions");
+    eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith(
+        "📭 **stuck** dropped 1 queued message after 3 failed sessions in a row carried it: \"poison\"")));
+    assertEquals(0, ant.status().queueDepth());
+  }
+
+  @Test
+  void controlCharactersAreRemovedFromMessagesAtTheSignal() {
+    sessions.then(Outcome.AUTH, "bad key");
+    AntWorkflow ant = start(ant("clean"));
+    eventually(() -> ant.status().paused());
+    ant.message("fix\u0000 this\u001b[31m now\n\tplease\u0007");
+    ant.message("\u0000\u0001");
+    eventually(() -> sessions.requests.size() == 2);
+    assertEquals(List.of("fix this[31m now\n\tplease"), sessions.requests.get(1).messages());
+  }
 }

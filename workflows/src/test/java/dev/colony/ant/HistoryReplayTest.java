@@ -39,7 +39,11 @@ class HistoryReplayTest {
     assertFalse(files.isEmpty(), "no committed histories under " + HISTORIES);
     for (Path f : files) {
       WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(Files.readString(f));
-      WorkflowReplayer.replayWorkflowExecution(history, AntWorkflowImpl.class);
+      try {
+        WorkflowReplayer.replayWorkflowExecution(history, AntWorkflowImpl.class);
+      } catch (Exception e) {
+        throw new AssertionError(HISTORIES.relativize(f) + " no longer replays", e);
+      }
     }
   }
 
