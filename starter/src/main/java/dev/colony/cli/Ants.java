@@ -200,6 +200,21 @@ final class Ants {
         + String.join(" or ", matches.stream().map(r -> r.colony() + "/" + r.ant()).toList()));
   }
 
+  /** Whether the workflow {@code workflowId} exists and runs (one describe). */
+  static boolean isRunning(Temporal t, String workflowId) {
+    try {
+      return t.client.newUntypedWorkflowStub(workflowId).describe().getStatus()
+          == io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+    } catch (WorkflowNotFoundException e) {
+      return false;
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
   /** One ant's visibility row (DescribeWorkflowExecution returns its search attributes). */
   static AntRow row(Temporal t, Ref ref) {
     try {

@@ -88,7 +88,10 @@ final class SignalCommands {
       if (text.isBlank()) {
         throw new UserError("the message is empty");
       }
-      return send(a -> a.message(text), "message queued");
+      int max = dev.colony.ant.AntWorkflowImpl.MAX_MESSAGE_CHARS;
+      return send(a -> a.message(text), text.length() <= max ? "message queued"
+          : String.format("message queued, cut to its first %,d of %,d characters (send the rest separately)",
+              max, text.length()));
     }
   }
 
@@ -117,8 +120,44 @@ final class SignalCommands {
 
     int decide(boolean approve) {
       String who = by == null ? defaultDecider() : by;
-      return send(a -> a.decide(new Decide(id, approve, who, note)),
-          (approve ? "approval" : "denial") + " sent" + (id == null ? " for the oldest waiting request" : " for request #" + id));
+      try (Temporal t = Temporal.connect(temporal)) {
+        Ants.Ref ref = Ants.resolve(t, ant, colony);
+        String target = checkWaiting(t, ref);
+        Ants.stub(t, ref).decide(new Decide(id, approve, who, note));
+        spec.commandLine().getOut().println(ref.colony() + "/" + ref.ant() + ": " + (approve ? "approval" : "denial")
+            + " sent for " + target);
+        spec.commandLine().getOut().flush();
+      }
+      return 0;
+    }
+
+    /**
+     * Asks the ant which requests wait before deciding, so a wrong id or nothing waiting is an
+     * error, not "sent". With no worker to answer, the decision is sent anyway and applied when
+     * one runs (it waits in Temporal).
+     */
+    private String checkWaiting(Temporal t, Ants.Ref ref) {
+      WorkerCheck workers = WorkerCheck.of(t, temporal.taskQueue);
+      java.util.List<dev.colony.autonomy.PendingConfirmation> waiting;
+      try {
+        if (Boolean.FALSE.equals(workers.polling())) {
+          throw new UserError("no worker");
+        }
+        waiting = Ants.status(t, ref).confirmations();
+      } catch (UserError | io.temporal.client.WorkflowException | io.grpc.StatusRuntimeException noAnswer) {
+        return (id == null ? "the oldest waiting request" : "request #" + id)
+            + " (no worker answered, so it could not be checked; the ant applies it when a worker runs)";
+      }
+      String list = waiting.stream().map(c -> "#" + c.id() + " (" + c.tool() + ": " + c.summary() + ")")
+          .collect(java.util.stream.Collectors.joining(", "));
+      if (waiting.isEmpty()) {
+        throw new UserError(ref.colony() + "/" + ref.ant() + " has no request waiting for a decision");
+      }
+      if (id != null && waiting.stream().noneMatch(c -> c.id() == id)) {
+        throw new UserError("no request #" + id + " waiting at " + ref.colony() + "/" + ref.ant() + "; waiting: " + list);
+      }
+      var chosen = id == null ? waiting.get(0) : waiting.stream().filter(c -> c.id() == id).findFirst().orElseThrow();
+      return "request #" + chosen.id() + " (" + chosen.tool() + ": " + chosen.summary() + ")";
     }
   }
 

@@ -63,7 +63,11 @@ final class StartCommand implements Callable<Integer> {
     try {
       List<Future<WorkflowExecution>> started = new ArrayList<>();
       for (AntSpec a : ants) {
-        started.add(pool.submit(() -> Ants.start(t.client, taskQueue, a)));
+        started.add(pool.submit(() -> {
+          boolean running = Ants.isRunning(t, a.workflowId());
+          WorkflowExecution e = Ants.start(t.client, taskQueue, a);
+          return running ? null : e;
+        }));
       }
       for (int i = 0; i < ants.size(); i++) {
         WorkflowExecution execution;
@@ -75,8 +79,13 @@ final class StartCommand implements Callable<Integer> {
           Thread.currentThread().interrupt();
           throw new UserError("interrupted while starting ants");
         }
-        out.printf("started %s (workflow %s, run %s)%n", ants.get(i).name(), execution.getWorkflowId(),
-            execution.getRunId());
+        if (execution == null) {
+          out.printf("%s already running (config sent; a changed config applies between sessions)%n",
+              ants.get(i).name());
+        } else {
+          out.printf("started %s (workflow %s, run %s)%n", ants.get(i).name(), execution.getWorkflowId(),
+              execution.getRunId());
+        }
       }
     } finally {
       pool.shutdownNow();

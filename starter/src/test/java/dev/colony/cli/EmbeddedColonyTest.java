@@ -89,6 +89,9 @@ class EmbeddedColonyTest {
     assertEquals(0, first.code(), first.err());
     CliTest.Result again = cli("start", "../examples/hello");
     assertEquals(0, again.code(), again.err());
+    assertTrue(again.out().contains("greeter already running (config sent; a changed config applies between sessions)"),
+        again.out());
+    assertTrue(first.out().contains("started greeter"), first.out());
     JsonNode doc = statusJson();
     assertEquals("hello", doc.get("colony").asText());
     assertEquals(2, doc.get("ants").size());
@@ -130,6 +133,14 @@ class EmbeddedColonyTest {
     // the rate-limited ant waits for its reset and then recovers
     eventually(Duration.ofSeconds(40), () -> posts.stream().anyMatch(p -> p.text().startsWith("⏳ **flaky** is rate limited. Resuming in")));
     eventually(Duration.ofSeconds(40), () -> posts.stream().anyMatch(p -> p.text().startsWith("✅ **flaky** finished session 3")));
+
+    // approve/deny ask the ant first: nothing waiting, or a wrong id, is an error, not "sent"
+    CliTest.Result approve = cli("approve", "greeter", "999");
+    assertEquals(1, approve.code(), approve.out());
+    assertTrue(approve.err().contains("hello/greeter has no request waiting for a decision"), approve.err());
+    CliTest.Result longOne = cli("send", "greeter", "x".repeat(20_000));
+    assertEquals(0, longOne.code(), longOne.err());
+    assertTrue(longOne.out().contains("cut to its first 16,000 of 20,000 characters"), longOne.out());
 
     CliTest.Result human = cli("status", "greeter");
     assertTrue(human.out().contains("hello/greeter (engine command)"), human.out());

@@ -229,6 +229,21 @@ public final class Cluster implements AutoCloseable {
     return out;
   }
 
+  /** Runs the CLI to completion; returns its exit code and output whatever the code. */
+  record CliRun(int code, String out) {}
+
+  CliRun cliRun(String... args) throws Exception {
+    List<String> full = new ArrayList<>(List.of(args));
+    full.add("--address");
+    full.add(address);
+    Process p = new ProcessBuilder(jvm(full.toArray(String[]::new))).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      throw new AssertionError("colony " + String.join(" ", args) + " hung: " + out);
+    }
+    return new CliRun(p.exitValue(), out);
+  }
+
   /** Starts ants through the real CLI (signal-with-start). */
   void start(String... ants) throws Exception {
     List<String> args = new ArrayList<>(List.of("start", dir.toString()));

@@ -361,6 +361,10 @@ class FaultIT {
     eventually(LONG, () -> status("epsilon").confirmations().size() == 1);
     var pending = status("epsilon").confirmations().get(0);
     assertEquals("`git push origin main`", pending.summary());
+    Cluster.CliRun wrong = cluster.cliRun("approve", "epsilon", "999");
+    assertEquals(1, wrong.code(), wrong.out());
+    assertTrue(wrong.out().contains("no request #999 waiting at fault/epsilon; waiting: #" + pending.id() + " (Bash: "),
+        wrong.out());
     Cluster.kill9(first);
     // decided while no worker runs: the signal waits in the server
     cluster.cli("approve", "epsilon", Integer.toString(pending.id()), "--by", "erin");

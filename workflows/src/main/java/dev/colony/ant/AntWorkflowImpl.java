@@ -47,7 +47,7 @@ import org.slf4j.Logger;
 public class AntWorkflowImpl implements AntWorkflow {
   private static final Logger log = Workflow.getLogger(AntWorkflowImpl.class);
   /** A single queued instruction is bounded so one paste cannot bloat the history. */
-  static final int MAX_MESSAGE_CHARS = 16_000;
+  public static final int MAX_MESSAGE_CHARS = 16_000;
   private static final String OPERATOR = "operator";
   /**
    * Workflow code changes that alter the commands a workflow issues are gated by a version
