@@ -15,6 +15,11 @@ final class Logging {
     setIfAbsent("org.slf4j.simpleLogger.log.io.temporal.internal.testservice", "error");
     // Worker heartbeats to the server are optional; the embedded server does not take them.
     setIfAbsent("org.slf4j.simpleLogger.log.io.temporal.internal.worker.HeartbeatManager", "error");
+    // The SDK logs every failed poll with a stack trace (thousands of lines a minute while the
+    // server is away); the worker reports the connection itself in one line each way instead.
+    setIfAbsent("org.slf4j.simpleLogger.log.io.temporal.internal.worker.BasePoller", "off");
+    setIfAbsent("org.slf4j.simpleLogger.log.io.temporal.internal.worker.Poller", "off");
+    setIfAbsent("org.slf4j.simpleLogger.log.io.temporal", "error");
     setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
     setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS");
     setIfAbsent("org.slf4j.simpleLogger.logFile", "System.err");
@@ -25,6 +30,9 @@ final class Logging {
     verbose = true;
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
     System.setProperty("org.slf4j.simpleLogger.log.dev.colony", "info");
+    System.setProperty("org.slf4j.simpleLogger.log.io.temporal", "info");
+    System.setProperty("org.slf4j.simpleLogger.log.io.temporal.internal.worker.BasePoller", "info");
+    System.setProperty("org.slf4j.simpleLogger.log.io.temporal.internal.worker.Poller", "info");
     GRPC.setLevel(java.util.logging.Level.INFO);
   }
 

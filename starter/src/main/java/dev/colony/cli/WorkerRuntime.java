@@ -29,6 +29,7 @@ final class WorkerRuntime {
       worker.close();
       afterStop.run();
     }, "colony-worker-shutdown"));
+    ConnectionWatch.start(t, System.err);
     return worker;
   }
 }

@@ -385,7 +385,7 @@ class FaultIT {
 
   @Test
   void theTemporalServerItselfKilledMidSessionComesBackWithEveryAntWhereItWas() throws Exception {
-    cluster.startWorker("only");
+    Cluster.WorkerProcess worker = cluster.startWorker("only");
     cluster.mode("alpha", 2, "block");
     cluster.start("alpha", "delta");
     eventually(LONG, () -> startsOf("alpha", 2) >= 1);
@@ -420,5 +420,13 @@ class FaultIT {
         "⏸️ **alpha** paused.", "▶️ **alpha** resuming.");
     assertEachPostOnce("delta", "🐜 **delta** is starting up.");
     assertNoNumberedPostRepeats();
+    // The worker said it lost the server and got it back, one line each, and nothing else:
+    // no stack trace per failed poll (there used to be thousands).
+    List<String> other = Cluster.read(worker.log()).lines().filter(l -> !l.startsWith("[")).toList();
+    assertEquals(1, other.stream().filter(l -> l.startsWith("colony: lost the connection to Temporal at ")).count(),
+        String.join("\n", other));
+    assertEquals(1, other.stream().filter(l -> l.startsWith("colony: connected to Temporal at ")).count(),
+        String.join("\n", other));
+    assertTrue(other.size() <= 6, other.size() + " lines besides the chat:\n" + String.join("\n", other));
   }
 }
