@@ -81,6 +81,11 @@ public final class SessionActivitiesImpl implements SessionActivities {
     log.info("{}: session {} starting (attempt {})", spec.name(), request.session(),
         activity.getInfo().getAttempt());
     try {
+      Transcripts.prepare(ctx.transcript());
+    } catch (java.io.IOException e) {
+      return SessionResult.of(Outcome.TRANSIENT, "cannot create the transcript " + ctx.transcript() + ": " + e.getMessage());
+    }
+    try {
       SessionResult raw = engine.run(ctx);
       // The result goes into history: keep secret values an agent may have echoed out of it.
       SessionResult result = new SessionResult(raw.outcome(), redactor.redact(raw.detail()),

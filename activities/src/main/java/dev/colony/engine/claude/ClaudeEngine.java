@@ -73,11 +73,9 @@ public final class ClaudeEngine implements Engine {
     if (c.maxBudgetUsd() != null) {
       argv.addAll(List.of("--max-budget-usd", String.format(Locale.ROOT, "%.2f", c.maxBudgetUsd())));
     }
-    if (spec.autonomy() == Autonomy.FULL) {
-      argv.add("--dangerously-skip-permissions");
-    } else {
-      argv.addAll(List.of("--permission-prompt-tool", "stdio"));
-    }
+    // Every autonomy goes through the permission channel (full approves every call there):
+    // --dangerously-skip-permissions is refused when the CLI runs as root, as in most containers.
+    argv.addAll(List.of("--permission-prompt-tool", "stdio"));
     if (resumeId != null) {
       argv.addAll(List.of("--resume", resumeId));
     }
@@ -299,6 +297,15 @@ public final class ClaudeEngine implements Engine {
       observed.apiRetries++;
       log.info("{}: API retry {} ({})", ctx.spec().name(), m.path("attempt").asText("?"),
           m.path("error").asText(m.path("error_status").asText("")));
+      Outcome blocking = ClaudeOutcome.blockingRetry(m);
+      if (blocking != null && observed.blockingRetry == null) {
+        // The CLI would retry a bad key or an empty account for minutes; only a human can fix
+        // either, so stop here and pause the ant now.
+        observed.blockingRetry = blocking;
+        observed.blockingRetryDetail = "API error " + m.path("error_status").asText("?")
+            + (m.hasNonNull("error") ? " (" + m.get("error").asText() + ")" : "") + " on the first attempt; not waiting for the CLI's retries";
+        kill();
+      }
     }
 
     void assistant(JsonNode m) {

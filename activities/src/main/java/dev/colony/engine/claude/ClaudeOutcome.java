@@ -11,6 +11,10 @@ import dev.colony.supervisor.Outcome;
  * whatever the stream said before the process died.
  */
 final class ClaudeOutcome {
+  /** What the CLI prints when it refuses its command line (commander.js and its own checks). */
+  static final java.util.regex.Pattern USAGE_ERROR = java.util.regex.Pattern.compile(
+      "(?im)^error: (unknown option|option '|missing required argument|too many arguments)|cannot be used with root/sudo privileges");
+
   private ClaudeOutcome() {}
 
   /** What the session stream told us, accumulated by {@link ClaudeEngine}. */
@@ -21,12 +25,31 @@ final class ClaudeOutcome {
     Long rateLimitResetsAtMillis;
     int apiRetries;
     String lastText;
+    /** Auth or billing, seen in an {@code api_retry} event: decided without waiting for the result. */
+    Outcome blockingRetry;
+    String blockingRetryDetail;
+  }
+
+  /** AUTH or BILLING when an {@code api_retry} event says so (401/403, 402, or the error name); else null. */
+  static Outcome blockingRetry(JsonNode m) {
+    int status = m.path("error_status").asInt(0);
+    String error = m.path("error").asText("");
+    if (status == 401 || status == 403 || "authentication_failed".equals(error)) {
+      return Outcome.AUTH;
+    }
+    if (status == 402 || "billing_error".equals(error)) {
+      return Outcome.BILLING;
+    }
+    return null;
   }
 
   record Classified(Outcome outcome, String detail, Long resetAtMillis) {}
 
   static Classified classify(Observed o, int exitCode, String stderrTail) {
     JsonNode r = o.result;
+    if (o.blockingRetry != null) {
+      return new Classified(o.blockingRetry, o.blockingRetryDetail, null);
+    }
     if (r == null) {
       if (o.rateLimitRejected) {
         return new Classified(Outcome.RATE_LIMIT, "rate limited (claude exited without a result)", o.rateLimitResetsAtMillis);
@@ -35,6 +58,10 @@ final class ClaudeOutcome {
         return fromAssistantError(o, "claude exited with code " + exitCode + " after error " + o.lastAssistantError);
       }
       String tail = stderrTail == null || stderrTail.isBlank() ? "" : ": " + lastLine(stderrTail);
+      if (stderrTail != null && USAGE_ERROR.matcher(stderrTail).find()) {
+        // The CLI refused its command line: no retry can fix that, so it is not transient.
+        return new Classified(Outcome.PERMANENT, "claude refused its arguments (exit code " + exitCode + ")" + tail, null);
+      }
       return new Classified(Outcome.TRANSIENT, "claude exited with code " + exitCode + " without a result" + tail, null);
     }
     String subtype = r.path("subtype").asText("success");

@@ -183,6 +183,25 @@ class ClaudeEngineTest {
   }
 
   @Test
+  void aBadKeyOrAnEmptyAccountPausesAtTheFirstApiRetryNotAfterTheCliGivesUp() throws Exception {
+    // The real CLI retries a 401 about ten times (minutes) before its result; here the session
+    // would otherwise run on for a minute and end in success.
+    SessionResult auth = run(INIT,
+        "{\"type\":\"system\",\"subtype\":\"api_retry\",\"attempt\":1,\"max_retries\":10,\"retry_delay_ms\":600,\"error_status\":401,\"error\":\"authentication_failed\"}",
+        "#sleep 60000", result("success", false, ""));
+    assertEquals(Outcome.AUTH, auth.outcome(), auth.detail());
+    assertTrue(auth.detail().contains("API error 401 (authentication_failed) on the first attempt"), auth.detail());
+    SessionResult billing = run(INIT,
+        "{\"type\":\"system\",\"subtype\":\"api_retry\",\"attempt\":1,\"error_status\":402}",
+        "#sleep 60000", result("success", false, ""));
+    assertEquals(Outcome.BILLING, billing.outcome(), billing.detail());
+    // an overloaded API is still left to the CLI's own retries
+    assertEquals(Outcome.SUCCESS, run(INIT,
+        "{\"type\":\"system\",\"subtype\":\"api_retry\",\"attempt\":1,\"error_status\":529}",
+        result("success", false, "")).outcome());
+  }
+
+  @Test
   void aCrashWithoutAResultIsTransient() throws Exception {
     SessionResult r = run(INIT, assistantText("working"), "#stderr Error: segfault in the agent", "#exit 3");
     assertEquals(Outcome.TRANSIENT, r.outcome());
@@ -231,10 +250,24 @@ class ClaudeEngineTest {
     String d = Files.readString(fake.resolve("decisions.txt"));
     assertTrue(d.contains("\"behavior\":\"deny\"") && d.contains("autonomy: strict"), d);
     assertTrue(asked.isEmpty());
-    run(spec(Autonomy.FULL, RecoveryPolicy.RESUME, ToolCallLogging.IMPACTFUL, LmOutput.DISCORD),
-        INIT, result("success", false, ""));
-    assertTrue(args().contains("--dangerously-skip-permissions"));
-    assertFalse(args().contains("--permission-prompt-tool"));
+    Files.deleteIfExists(fake.resolve("decisions.txt"));
+    SessionResult full = run(spec(Autonomy.FULL, RecoveryPolicy.RESUME, ToolCallLogging.IMPACTFUL, LmOutput.DISCORD),
+        INIT, canUseTool("f1", "git push origin main"), result("success", false, ""));
+    // full approves through the same channel, which works as root (the skip flag does not)
+    assertEquals(Outcome.SUCCESS, full.outcome(), full.detail());
+    assertFalse(args().contains("--dangerously-skip-permissions"));
+    assertTrue(args().contains("--permission-prompt-tool"));
+    String fd = Files.readString(fake.resolve("decisions.txt"));
+    assertTrue(fd.contains("\"behavior\":\"allow\""), fd);
+    assertTrue(asked.isEmpty(), "full asked a human");
+  }
+
+  @Test
+  void aCliThatRefusesItsArgumentsIsAPermanentErrorNotACrashLoop() throws Exception {
+    SessionResult r = run("#stderr error: unknown option '--frobnicate'", "#exit 1");
+    assertEquals(Outcome.PERMANENT, r.outcome(), r.detail());
+    SessionResult root = run("#stderr --dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons", "#exit 1");
+    assertEquals(Outcome.PERMANENT, root.outcome(), root.detail());
   }
 
   @Test

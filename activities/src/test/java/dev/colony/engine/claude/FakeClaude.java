@@ -35,6 +35,11 @@ public final class FakeClaude {
   public static void main(String[] args) throws Exception {
     Path dir = Path.of(System.getenv("FAKE_CLAUDE_DIR"));
     Files.write(dir.resolve("args.txt"), List.of(args));
+    if (List.of(args).contains("--dangerously-skip-permissions") && "root".equals(System.getProperty("user.name"))) {
+      // as the real CLI does
+      System.err.println("--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons");
+      System.exit(1);
+    }
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String first = in.readLine();
     Files.writeString(dir.resolve("prompt.json"), first == null ? "" : first);
