@@ -25,6 +25,23 @@ public final class Interpolation {
     return names;
   }
 
+  /** The first {@code ${} that does not open a well-formed placeholder ({@code ${}}, {@code ${A}, {@code ${1X}}), or null. */
+  public static String malformed(String text) {
+    if (text == null) {
+      return null;
+    }
+    int at = text.indexOf("${");
+    while (at >= 0) {
+      Matcher m = PLACEHOLDER.matcher(text);
+      if (!m.find(at) || m.start() != at) {
+        int end = text.indexOf('}', at);
+        return end < 0 || end - at > 40 ? text.substring(at, Math.min(text.length(), at + 12)) : text.substring(at, end + 1);
+      }
+      at = text.indexOf("${", m.end());
+    }
+    return null;
+  }
+
   /** True when the whole value is exactly one placeholder, as a secret must be written. */
   public static boolean isSingleReference(String text) {
     return text != null && PLACEHOLDER.matcher(text.trim()).matches();

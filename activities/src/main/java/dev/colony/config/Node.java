@@ -88,6 +88,16 @@ final class Node {
   }
 
   private String resolveChecked(String pathKey, String raw, boolean required) {
+    return resolveChecked(pathKey, raw, required, true);
+  }
+
+  private String resolveChecked(String pathKey, String raw, boolean required, boolean strictPlaceholders) {
+    String bad = strictPlaceholders ? Interpolation.malformed(raw) : null;
+    if (bad != null) {
+      problem(pathKey, "malformed placeholder '" + bad + "': write ${NAME} (letters, digits and _, "
+          + "not starting with a digit)");
+      return null;
+    }
     boolean missing = false;
     for (String var : Interpolation.variables(raw)) {
       if (env.apply(var) == null) {
@@ -108,8 +118,14 @@ final class Node {
 
   /** Like {@link #string} but keeps placeholders for the worker to resolve (free text). */
   String text(String key, boolean required) {
-    String checked = string(key, required);
-    return checked == null ? null : raw(key);
+    // Free text (instructions, descriptions) may quote shell code such as ${HOME:-/tmp}: only
+    // well-formed ${NAME} placeholders are checked there.
+    String raw = raw(key);
+    if (raw == null) {
+      return string(key, required);
+    }
+    String checked = resolveChecked(key, raw, required, false);
+    return checked == null ? null : raw;
   }
 
   Long durationSeconds(String key) {

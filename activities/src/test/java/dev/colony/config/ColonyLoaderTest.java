@@ -314,4 +314,19 @@ class ColonyLoaderTest {
     assertFalse(e.contains("\u001b") || e.contains("\u0007"), "raw control characters reach the terminal");
     assertTrue(e.contains("\\u001b[31mred\\u0007"), e);
   }
+
+  @Test
+  void aMalformedPlaceholderIsAnErrorOutsideFreeText() throws IOException {
+    String e = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: ${DISCORD_TOKEN}\n    guild: \"${A\"\n",
+        "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: \"x${}\"\n"), ENV);
+    assertTrue(e.contains("integrations.discord.channel: malformed placeholder '${}'"), e);
+    assertTrue(e.contains("integrations.discord.guild: malformed placeholder '${A'"), e);
+  }
+
+  @Test
+  void freeTextMayQuoteShellParameterExpansions() throws Exception {
+    Path dir = colony(Map.of("colony.yaml", CONSOLE_COLONY,
+        "ants/a.yaml", "name: a\ndescription: d\ninstructions: 'use ${TMPDIR:-/tmp} for scratch files'\n"));
+    assertEquals("use ${TMPDIR:-/tmp} for scratch files", load(dir, ENV).ants().get(0).instructions());
+  }
 }

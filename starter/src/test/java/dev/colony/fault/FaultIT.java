@@ -83,8 +83,15 @@ class FaultIT {
   }
 
   /** No post may appear twice: each text below is unique by construction (session numbers). */
-  private void assertEachPostOnce(String ant, String... texts) {
+  private void assertEachPostOnce(String ant, String... texts) throws InterruptedException {
     for (String t : texts) {
+      // Posts leave one at a time; one that was in flight on a killed worker is retried only
+      // after its start-to-close timeout, so later ones may still be on their way.
+      try {
+        eventually(LONG, () -> cluster.count(line(ant, t)) >= 1);
+      } catch (AssertionError notYet) {
+        // reported below with the whole chat
+      }
       assertEquals(1, cluster.count(line(ant, t)), "exactly once: " + t + "\n" + String.join("\n", cluster.chat()));
     }
   }

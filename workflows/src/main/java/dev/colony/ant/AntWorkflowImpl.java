@@ -129,8 +129,10 @@ public class AntWorkflowImpl implements AntWorkflow {
   @WorkflowInit
   public AntWorkflowImpl(AntRun run) {
     this.spec = run.spec();
+    // A post is one short call. If its worker dies mid-post, the ant's later posts wait behind it
+    // (they leave in order) until this timeout lets another worker retry it: keep it short.
     this.chatOptions = ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofSeconds(30))
+        .setStartToCloseTimeout(Duration.ofSeconds(10))
         .setRetryOptions(RetryOptions.newBuilder()
             .setInitialInterval(Duration.ofSeconds(1))
             .setMaximumInterval(Duration.ofSeconds(30))
