@@ -218,15 +218,11 @@ public final class Cluster implements AutoCloseable {
 
   /** Runs the CLI to completion and returns its output; fails on a non-zero exit. */
   String cli(String... args) throws Exception {
-    List<String> full = new ArrayList<>(List.of(args));
-    full.add("--address");
-    full.add(address);
-    Process p = new ProcessBuilder(jvm(full.toArray(String[]::new))).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new AssertionError("colony " + String.join(" ", args) + " failed: " + out);
+    CliRun r = cliRun(args);
+    if (r.code() != 0) {
+      throw new AssertionError("colony " + String.join(" ", args) + " failed: " + r.out());
     }
-    return out;
+    return r.out();
   }
 
   /** Runs the CLI to completion; returns its exit code and output whatever the code. */

@@ -239,14 +239,7 @@ class AntWorkflowTest {
   @Test
   void pauseTakesEffectAfterTheCurrentSessionAndIsAcknowledgedAtOnce() throws Exception {
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-    sessions.then(() -> {
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return SessionResult.of(Outcome.SUCCESS, "first");
-    });
+    sessions.thenBlockUntil(release, "first");
     AntWorkflow ant = start(Fakes.spec("busy"));
     eventually(() -> sessions.requests.size() == 1);
     ant.pause();
@@ -451,14 +444,7 @@ class AntWorkflowTest {
   @Test
   void aBatchTooBigForOneSessionIsSplitAndTheRestRunsAtOnce() {
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-    sessions.then(() -> {
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return SessionResult.of(Outcome.SUCCESS, "first");
-    });
+    sessions.thenBlockUntil(release, "first");
     AntWorkflow ant = start(ant("reader"));
     eventually(() -> sessions.requests.size() == 1);
     String big = "m".repeat(15_000);

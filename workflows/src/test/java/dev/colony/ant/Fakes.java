@@ -74,6 +74,18 @@ final class Fakes {
       return this;
     }
 
+    /** A session that runs until {@code release} opens, then succeeds with {@code detail}. */
+    ScriptedSessions thenBlockUntil(java.util.concurrent.CountDownLatch release, String detail) {
+      return then(() -> {
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return SessionResult.of(Outcome.SUCCESS, detail);
+      });
+    }
+
     @Override
     public SessionResult runSession(SessionRequest request) {
       // startedAt first: tests wait on requests.size() and then read startedAt

@@ -86,14 +86,7 @@ class HistoryReplayTest {
       worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
       Fakes.ScriptedSessions sessions = new Fakes.ScriptedSessions();
       java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-      sessions.then(() -> {
-        try {
-          release.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-        return SessionResult.of(Outcome.SUCCESS, "long session");
-      });
+      sessions.thenBlockUntil(release, "long session");
       worker.registerActivitiesImplementations(sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace());
       env.start();
       var spec = Fakes.withPoll(Fakes.spec("pauser"), 60);
