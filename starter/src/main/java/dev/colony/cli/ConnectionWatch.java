@@ -22,8 +22,10 @@ final class ConnectionWatch extends Thread {
     this.err = err;
   }
 
-  static void start(Temporal temporal, PrintStream err) {
-    new ConnectionWatch(temporal, err).start();
+  static ConnectionWatch start(Temporal temporal, PrintStream err) {
+    ConnectionWatch watch = new ConnectionWatch(temporal, err);
+    watch.start();
+    return watch;
   }
 
   @Override
@@ -41,6 +43,9 @@ final class ConnectionWatch extends Thread {
               temporal.address, (System.currentTimeMillis() - lostAt) / 1000);
         }
       } catch (StatusRuntimeException e) {
+        if (isInterrupted() || e.getStatus().getCode() == io.grpc.Status.Code.CANCELLED) {
+          return; // the worker is stopping
+        }
         if (up) {
           up = false;
           lostAt = System.currentTimeMillis();

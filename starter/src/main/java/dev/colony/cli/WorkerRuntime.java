@@ -25,11 +25,12 @@ final class WorkerRuntime {
     Path journal = Path.of(colonyDir, ".colony", "chat", "delivered-keys");
     ColonyWorker worker = ColonyWorker.start(t.client,
         new WorkerSettings(taskQueue, useSticky, new ConsoleSink(chatOut), null, journal));
+    ConnectionWatch watch = ConnectionWatch.start(t, System.err);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      watch.interrupt(); // stopping the server below is not a lost connection
       worker.close();
       afterStop.run();
     }, "colony-worker-shutdown"));
-    ConnectionWatch.start(t, System.err);
     return worker;
   }
 }
