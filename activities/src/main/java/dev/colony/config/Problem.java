@@ -16,7 +16,7 @@ public record Problem(String file, String path, String message) {
   }
 
   /** {@code text} with control characters escaped, cut at {@code max} characters with a marker. */
-  static String printable(String text, int max) {
+  public static String printable(String text, int max) {
     if (text == null) {
       return null;
     }

@@ -12,7 +12,7 @@ final class Addresses {
   /** What is wrong with {@code address}, or null when it is a usable host:port. */
   static String problem(String address) {
     String a = address == null ? "" : address.strip();
-    String shown = "'" + Problems.shorten(a) + "'";
+    String shown = "'" + dev.colony.config.Problem.printable(a, 80) + "'";
     if (a.isEmpty()) {
       return "--address is empty: give host:port, e.g. localhost:7233";
     }

@@ -113,11 +113,9 @@ public final class Cluster implements AutoCloseable {
     } catch (IOException ignored) {
       // fall through to PATH
     }
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-      Path p = Path.of(dir, "temporal");
-      if (!dir.isEmpty() && Files.isExecutable(p)) {
-        return p.toString();
-      }
+    Path onPath = dev.colony.engine.Processes.findExecutable("temporal", System.getenv("PATH"));
+    if (onPath != null) {
+      return onPath.toString();
     }
     throw new AssertionError("no Temporal CLI: run the tests with ./run-tests, which installs it "
         + "(bin/temporal.sh), or put 'temporal' on PATH");

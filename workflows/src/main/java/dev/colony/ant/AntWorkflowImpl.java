@@ -292,7 +292,7 @@ public class AntWorkflowImpl implements AntWorkflow {
       return;
     }
     List<String> delivered;
-    if (boundedDelivery()) {
+    if (boundedDelivery) {
       delivered = takeBatch();
     } else {
       delivered = new ArrayList<>(queue);
@@ -339,10 +339,6 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
   }
 
-  private boolean boundedDelivery() {
-    return boundedDelivery;
-  }
-
   /** The queued instructions for one session: in order, at most MAX_BATCH_CHARS (at least one). */
   private List<String> takeBatch() {
     List<String> batch = new ArrayList<>();
@@ -363,7 +359,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     if (delivered.isEmpty()) {
       return;
     }
-    if (counts && boundedDelivery() && ++deliveryFailures >= MAX_DELIVERY_FAILURES) {
+    if (counts && boundedDelivery && ++deliveryFailures >= MAX_DELIVERY_FAILURES) {
       say(OperatorMessages.undeliverable(spec.name(), delivered.size(), deliveryFailures, delivered.get(0)));
       deliveryFailures = 0;
       return;
@@ -383,7 +379,7 @@ public class AntWorkflowImpl implements AntWorkflow {
         deliveryFailures = 0;
         say(OperatorMessages.succeeded(name, sessionCount, r.detail()));
         // Instructions still queued (sent during the session, or beyond one batch) run at once.
-        boolean moreQueued = !queue.isEmpty() && boundedDelivery();
+        boolean moreQueued = !queue.isEmpty() && boundedDelivery;
         if (!spec.eventDriven() && spec.pollIntervalSeconds() > 0 && !moreQueued) {
           scheduleWait(now + spec.pollIntervalSeconds() * 1000, Lifecycle.SLEEPING);
         }
@@ -573,7 +569,7 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   @Override
   public void message(String text) {
-    if (text != null && boundedDelivery()) {
+    if (text != null && boundedDelivery) {
       text = withoutControlCharacters(text);
     }
     if (text == null || text.isBlank()) {
