@@ -2,7 +2,7 @@ package dev.colony.autonomy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.colony.config.SecretRedactor;
+import dev.colony.config.Secrets;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.Autonomy;
 import java.nio.charset.StandardCharsets;
@@ -33,14 +33,14 @@ public final class ToolGate {
   private final int session;
   private final DangerDetector detector;
   private final Confirmer confirmer;
-  private final SecretRedactor redactor;
+  private final Secrets redactor;
 
   public ToolGate(AntSpec spec, int session, Confirmer confirmer) {
-    this(spec, session, confirmer, new SecretRedactor(Map.of()));
+    this(spec, session, confirmer, new Secrets());
   }
 
   /** @param redactor keeps secret values out of the request, which goes into workflow history */
-  public ToolGate(AntSpec spec, int session, Confirmer confirmer, SecretRedactor redactor) {
+  public ToolGate(AntSpec spec, int session, Confirmer confirmer, Secrets redactor) {
     this.spec = spec;
     this.session = session;
     this.detector = new DangerDetector(spec.confirmation());

@@ -28,7 +28,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.DumperOptions;
@@ -67,6 +69,7 @@ public final class ColonyLoader {
   public LoadedColony loadDir(Path dir) throws ConfigException {
     Path colonyDir = dir.toAbsolutePath().normalize();
     List<Problem> problems = new ArrayList<>();
+    Set<String> referenced = new TreeSet<>();
     if (!Files.isDirectory(colonyDir)) {
       throw new ConfigException(List.of(new Problem(colonyDir.toString(), "",
           "not a directory (a colony directory holds colony.yaml and ants/)")));
@@ -75,7 +78,7 @@ public final class ColonyLoader {
     Defaults defaults = Defaults.NONE;
     Map<?, ?> colonyMap = parse(colonyDir, COLONY_FILE, problems);
     if (colonyMap != null) {
-      Node root = new Node(COLONY_FILE, "", colonyMap, env, problems);
+      Node root = new Node(COLONY_FILE, "", colonyMap, env, problems, referenced);
       defaults = readDefaults(root);
       colony = readColony(root, colonyDir, defaults);
     }
@@ -90,7 +93,7 @@ public final class ColonyLoader {
       if (map == null) {
         continue;
       }
-      AntSpec ant = readAnt(new Node(rel, "", map, env, problems), rel, colonyDir, colonyName,
+      AntSpec ant = readAnt(new Node(rel, "", map, env, problems, referenced), rel, colonyDir, colonyName,
           colony, defaults);
       if (ant == null) {
         continue;
@@ -109,7 +112,7 @@ public final class ColonyLoader {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    return new LoadedColony(colony, ants);
+    return new LoadedColony(colony, ants, referenced);
   }
 
   /** Ant files, sorted. None is valid config (nothing to run yet); commands that run ants check. */
@@ -199,7 +202,7 @@ public final class ColonyLoader {
     Node g = d.child("git");
     if (g != null) {
       g.allowOnly("user_name", "user_email");
-      git = new GitIdentity(g.string("user_name", false), g.string("user_email", false));
+      git = new GitIdentity(g.reference("user_name", false), g.reference("user_email", false));
     }
     return new Defaults(
         confirmation == null ? DEFAULT_CONFIRMATION_TIMEOUT : confirmation,
@@ -219,7 +222,7 @@ public final class ColonyLoader {
 
   private ColonySettings readColony(Node root, Path dir, Defaults defaults) {
     root.allowOnly("name", "integrations", "defaults", "state");
-    String name = root.string("name", true);
+    String name = root.literal("name", true);
     if (name != null && !NAME.matcher(name).matches()) {
       root.problem("name", "invalid colony name '" + name
           + "': use letters, digits, '-', '_' or '.', starting with a letter or digit (at most 63)");
@@ -291,7 +294,7 @@ public final class ColonyLoader {
     n.allowOnly("name", "description", "instructions", "engine", "gemini", "claude", "command",
         "integrations", "schedule", "triggers", "autonomy", "confirmation", "logging", "state",
         "poll_interval", "session_timeout", "workspace", "recovery");
-    String name = n.string("name", true);
+    String name = n.literal("name", true);
     if (name != null && !NAME.matcher(name).matches()) {
       n.problem("name", "invalid ant name '" + name
           + "': use letters, digits, '-', '_' or '.', starting with a letter or digit (at most 63)");
@@ -305,7 +308,7 @@ public final class ColonyLoader {
     Node g = n.child("gemini");
     if (g != null) {
       g.allowOnly("model", "max_turns");
-      String model = g.string("model", false);
+      String model = g.reference("model", false);
       Integer maxTurns = g.positiveInt("max_turns");
       gemini = new GeminiSpec(model == null ? GeminiSpec.DEFAULT_MODEL : model,
           maxTurns == null ? GeminiSpec.DEFAULT_MAX_TURNS : maxTurns);
@@ -314,7 +317,7 @@ public final class ColonyLoader {
     Node c = n.child("claude");
     if (c != null) {
       c.allowOnly("model", "max_turns", "max_budget_usd");
-      claude = new ClaudeSpec(c.string("model", false), c.positiveInt("max_turns"),
+      claude = new ClaudeSpec(c.reference("model", false), c.positiveInt("max_turns"),
           c.positiveNumber("max_budget_usd"));
     }
     CommandSpec command = readCommand(n, engine);
@@ -327,7 +330,7 @@ public final class ColonyLoader {
       Node d = integrations.child("discord");
       if (d != null) {
         d.allowOnly("channel");
-        channel = d.string("channel", true);
+        channel = d.literal("channel", true);
       }
       Node gh = integrations.child("github");
       if (gh != null) {
@@ -354,7 +357,7 @@ public final class ColonyLoader {
     Node schedule = n.child("schedule");
     if (schedule != null) {
       schedule.allowOnly("cron", "timezone");
-      cron = schedule.string("cron", true);
+      cron = schedule.literal("cron", true);
       if (cron != null) {
         try {
           if (cron.trim().split("\\s+").length != 5) {
@@ -370,7 +373,7 @@ public final class ColonyLoader {
           cron = null;
         }
       }
-      timezone = schedule.string("timezone", false);
+      timezone = schedule.literal("timezone", false);
       if (timezone != null) {
         try {
           ZoneId.of(timezone);
@@ -387,7 +390,7 @@ public final class ColonyLoader {
     List<TriggerSpec> triggers = new ArrayList<>();
     for (Node t : n.mappingList("triggers")) {
       t.allowOnly("type", "labels");
-      String type = t.string("type", true);
+      String type = t.literal("type", true);
       if (type == null) {
         continue;
       }
@@ -415,14 +418,14 @@ public final class ColonyLoader {
     Node conf = n.child("confirmation");
     if (conf != null) {
       conf.allowOnly("always_confirm_tools", "dangerous_patterns");
-      List<String> tools = conf.stringList("always_confirm_tools", false);
-      List<String> patterns = conf.stringList("dangerous_patterns", false);
+      List<String> tools = conf.stringList("always_confirm_tools", true);
+      List<String> patterns = conf.stringList("dangerous_patterns", true);
       List<String> valid = new ArrayList<>();
       if (patterns != null) {
         for (int i = 0; i < patterns.size(); i++) {
-          String ok = conf.regex("dangerous_patterns[" + i + "]", patterns.get(i));
-          if (ok != null) {
-            valid.add(ok);
+          // Checked as the worker will see it; kept as written (the value may be secret).
+          if (conf.regex("dangerous_patterns[" + i + "]", patterns.get(i)) != null) {
+            valid.add(patterns.get(i));
           }
         }
       }
@@ -449,14 +452,19 @@ public final class ColonyLoader {
     Node ws = n.child("workspace");
     if (ws != null) {
       ws.allowOnly("repo", "branch");
-      repo = ws.string("repo", false);
-      branch = ws.string("branch", false);
-      if (repo != null && !looksLikeUrl(repo)) {
-        Path p = colonyDir.resolve(repo).normalize();
+      repo = ws.reference("repo", false);
+      branch = ws.reference("branch", false);
+      String target = ws.resolved(repo);
+      if (repo != null && !looksLikeUrl(target)) {
+        Path p = colonyDir.resolve(target).normalize();
         if (!Files.isDirectory(p)) {
-          ws.problem("repo", "no such directory: " + p + " (give a git repository path or URL)");
+          // A path from the environment is a secret too: name the field, not the value.
+          ws.problem("repo", "no such directory: " + (repo.equals(target) ? p.toString() : repo)
+              + " (give a git repository path or URL)");
         }
-        repo = p.toString();
+        if (repo.equals(target)) {
+          repo = p.toString(); // a path with references is made absolute by the worker
+        }
       }
     }
 
@@ -473,7 +481,7 @@ public final class ColonyLoader {
         defaults.git(), colonyDir.toString(), rel);
   }
 
-  private static boolean looksLikeUrl(String repo) {
+  public static boolean looksLikeUrl(String repo) {
     return repo.contains("://") || repo.startsWith("git@");
   }
 
@@ -509,7 +517,7 @@ public final class ColonyLoader {
     for (Node r : c.mappingList("outcomes")) {
       r.allowOnly("exit_code", "pattern", "outcome");
       Integer exit = null;
-      String exitText = r.string("exit_code", false);
+      String exitText = r.literal("exit_code", false);
       if (exitText != null) {
         try {
           exit = Integer.parseInt(exitText.trim());
@@ -517,11 +525,11 @@ public final class ColonyLoader {
           r.problem("exit_code", "expected a whole number, found '" + exitText + "'");
         }
       }
-      String pattern = r.string("pattern", false);
-      if (pattern != null) {
-        pattern = r.regex("pattern", pattern);
+      String pattern = r.reference("pattern", false);
+      if (pattern != null && r.regex("pattern", pattern) == null) {
+        pattern = null;
       }
-      String outcomeText = r.string("outcome", true);
+      String outcomeText = r.literal("outcome", true);
       Outcome outcome = outcomeText == null ? null : Outcome.parse(outcomeText);
       if (outcomeText != null && outcome == null) {
         List<String> names = new ArrayList<>();

@@ -20,13 +20,17 @@ final class Node {
   private final Map<?, ?> map;
   private final Function<String, String> env;
   private final List<Problem> problems;
+  /** Every variable a read referenced (the values the worker must treat as secrets). */
+  private final Set<String> referenced;
 
-  Node(String file, String prefix, Map<?, ?> map, Function<String, String> env, List<Problem> problems) {
+  Node(String file, String prefix, Map<?, ?> map, Function<String, String> env, List<Problem> problems,
+      Set<String> referenced) {
     this.file = file;
     this.prefix = prefix;
     this.map = map;
     this.env = env;
     this.problems = problems;
+    this.referenced = referenced;
   }
 
   String path(String key) {
@@ -71,10 +75,16 @@ final class Node {
   }
 
   /**
-   * The value with placeholders resolved. A placeholder naming an unset variable is reported in
-   * the reference's words and makes the read return null.
+   * The value with placeholders resolved, for settings that stay on this machine (never sent to
+   * Temporal). A placeholder naming an unset variable is reported in the reference's words and
+   * makes the read return null.
    */
   String string(String key, boolean required) {
+    String raw = rawRequired(key, required);
+    return raw == null ? null : resolveChecked(key, raw, required);
+  }
+
+  private String rawRequired(String key, boolean required) {
     String raw = raw(key);
     if (raw == null) {
       if (required && !map.containsKey(key)) {
@@ -82,9 +92,46 @@ final class Node {
       } else if (required && map.get(key) == null) {
         problem(key, "required (it is empty)");
       }
+    }
+    return raw;
+  }
+
+  /**
+   * A value that is stored in Temporal as it is (names, schedules, durations, choices): a
+   * {@code ${VAR}} is refused here, because every value from the environment is a secret.
+   */
+  String literal(String key, boolean required) {
+    String raw = rawRequired(key, required);
+    return raw == null ? null : literalChecked(key, raw, required);
+  }
+
+  private String literalChecked(String pathKey, String raw, boolean required) {
+    if (raw.contains("${")) {
+      String shown = Interpolation.variables(raw).stream().findFirst().map(v -> "${" + v + "}")
+          .orElseGet(() -> Interpolation.malformed(raw));
+      problem(pathKey, "'" + shown + "' cannot be used here: values from the environment are kept secret, "
+          + "and this one would be stored in Temporal as it is; write the value itself");
       return null;
     }
-    return resolveChecked(key, raw, required);
+    if (required && raw.isBlank()) {
+      problem(pathKey, "required (it is empty)");
+      return null;
+    }
+    return raw;
+  }
+
+  /**
+   * A value that may reference variables, kept as written: the worker resolves it when it uses it,
+   * so the value never enters Temporal. Placeholders are checked (well-formed, variable set).
+   */
+  String reference(String key, boolean required) {
+    String raw = rawRequired(key, required);
+    return raw == null || resolveChecked(key, raw, required) == null ? null : raw;
+  }
+
+  /** What a reference read by {@link #reference} stands for here (for checks at load only). */
+  String resolved(String raw) {
+    return raw == null ? null : Interpolation.resolve(raw, env);
   }
 
   private String resolveChecked(String pathKey, String raw, boolean required) {
@@ -100,6 +147,7 @@ final class Node {
     }
     boolean missing = false;
     for (String var : Interpolation.variables(raw)) {
+      referenced.add(var);
       if (env.apply(var) == null) {
         problem(pathKey, "Missing environment variable: " + var);
         missing = true;
@@ -120,16 +168,16 @@ final class Node {
   String text(String key, boolean required) {
     // Free text (instructions, descriptions) may quote shell code such as ${HOME:-/tmp}: only
     // well-formed ${NAME} placeholders are checked there.
-    String raw = raw(key);
+    String raw = rawRequired(key, required);
     if (raw == null) {
-      return string(key, required);
+      return null;
     }
     String checked = resolveChecked(key, raw, required, false);
     return checked == null ? null : raw;
   }
 
   Long durationSeconds(String key) {
-    String v = string(key, false);
+    String v = literal(key, false);
     if (v == null) {
       return null;
     }
@@ -148,7 +196,7 @@ final class Node {
   }
 
   <E extends Enum<E>> E enumValue(String key, Class<E> type, E fallback) {
-    String v = string(key, false);
+    String v = literal(key, false);
     if (v == null) {
       return fallback;
     }
@@ -174,7 +222,7 @@ final class Node {
   }
 
   private <T> T positive(String key, Function<String, T> parse, java.util.function.Predicate<T> ok, String expected) {
-    String v = string(key, false);
+    String v = literal(key, false);
     if (v == null) {
       return null;
     }
@@ -200,11 +248,15 @@ final class Node {
       problem(key, "expected a mapping of keys, found " + describe(v));
       return null;
     }
-    return new Node(file, path(key), m, env, problems);
+    return new Node(file, path(key), m, env, problems, referenced);
   }
 
-  /** A list of text values; a single text value is accepted as a list of one. */
-  List<String> stringList(String key, boolean keepPlaceholders) {
+  /**
+   * A list of text values; a single text value is accepted as a list of one. With
+   * {@code references}, items may use {@code ${VAR}} and are kept as written (see
+   * {@link #reference}); without, they are literals (see {@link #literal}).
+   */
+  List<String> stringList(String key, boolean references) {
     Object v = map.get(key);
     if (v == null) {
       return null;
@@ -223,9 +275,9 @@ final class Node {
         continue;
       }
       String raw = String.valueOf(item);
-      String resolved = resolveChecked(itemPath, raw, false);
-      if (resolved != null) {
-        out.add(keepPlaceholders ? raw : resolved);
+      String ok = references ? resolveChecked(itemPath, raw, false) : literalChecked(itemPath, raw, false);
+      if (ok != null) {
+        out.add(raw);
       }
     }
     return out;
@@ -245,7 +297,7 @@ final class Node {
     for (int i = 0; i < items.size(); i++) {
       Object item = items.get(i);
       if (item instanceof Map<?, ?> m) {
-        out.add(new Node(file, path(key) + "[" + i + "]", m, env, problems));
+        out.add(new Node(file, path(key) + "[" + i + "]", m, env, problems, referenced));
       } else {
         problems.add(new Problem(file, path(key) + "[" + i + "]",
             "expected a mapping of keys, found " + describe(item)));
@@ -280,12 +332,16 @@ final class Node {
     return out;
   }
 
-  String regex(String pathKey, String pattern) {
+  /**
+   * Checks that {@code raw}, with its references resolved as the worker will, is a regular
+   * expression; returns {@code raw} (messages quote it as written, never a secret's value).
+   */
+  String regex(String pathKey, String raw) {
     try {
-      Pattern.compile(pattern);
-      return pattern;
+      Pattern.compile(resolved(raw));
+      return raw;
     } catch (PatternSyntaxException e) {
-      problem(pathKey, "invalid regular expression '" + pattern + "': " + e.getDescription());
+      problem(pathKey, "invalid regular expression '" + raw + "': " + e.getDescription());
       return null;
     }
   }

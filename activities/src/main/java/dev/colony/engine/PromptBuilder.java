@@ -1,9 +1,7 @@
 package dev.colony.engine;
 
-import dev.colony.config.Interpolation;
 import dev.colony.spec.AntSpec;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Assembles the prompt of a session: who the ant is, its instructions, the colony conventions
@@ -12,12 +10,13 @@ import java.util.Map;
 public final class PromptBuilder {
   private PromptBuilder() {}
 
-  public static String build(AntSpec spec, int session, List<String> messages, Map<String, String> env) {
+  /** @param spec the spec with its references resolved (see SpecReferences) */
+  public static String build(AntSpec spec, int session, List<String> messages) {
     StringBuilder sb = new StringBuilder();
     sb.append("You are ").append(spec.name()).append(", an autonomous agent of the colony '")
         .append(spec.colony()).append("'. Session ").append(session).append(".\n");
-    sb.append("Role: ").append(Interpolation.resolve(spec.description(), env)).append("\n\n");
-    sb.append("## Instructions\n").append(Interpolation.resolve(spec.instructions(), env).strip()).append("\n\n");
+    sb.append("Role: ").append(spec.description()).append("\n\n");
+    sb.append("## Instructions\n").append(spec.instructions().strip()).append("\n\n");
     sb.append("## Colony conventions\n");
     sb.append("- Keep your plan in PLAN.md at the root of your working directory. Read it first to pick up")
         .append(" where the last session stopped; create it if it is missing, with the sections")

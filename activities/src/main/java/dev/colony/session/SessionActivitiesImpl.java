@@ -4,7 +4,8 @@ import dev.colony.autonomy.ToolGate;
 import dev.colony.autonomy.WorkflowConfirmer;
 import dev.colony.chat.ChatSink;
 import dev.colony.config.Environment;
-import dev.colony.config.SecretRedactor;
+import dev.colony.config.Secrets;
+import dev.colony.config.SpecReferences;
 import dev.colony.engine.Narrator;
 import dev.colony.engine.claude.ClaudeEngine;
 import dev.colony.engine.Engine;
@@ -37,15 +38,22 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private final Map<EngineKind, Engine> engines;
   private final ChatSink chat;
   private final PrintStream console;
+  private final Secrets secrets;
 
   /**
    * @param chat where narration and tool logs are posted (the ant's channel)
    * @param console the worker's terminal, for {@code lm_output: console}
    */
   public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console) {
+    this(engines, chat, console, Secrets.process());
+  }
+
+  public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
+      Secrets secrets) {
     this.engines = new EnumMap<>(engines);
     this.chat = chat;
     this.console = console;
+    this.secrets = secrets;
   }
 
   /** The engines this build provides. */
@@ -58,16 +66,17 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   @Override
   public SessionResult runSession(SessionRequest request) {
-    AntSpec spec = request.spec();
+    Map<String, String> env = Environment.forColony(Path.of(request.spec().colonyDir()));
+    secrets.registerSecretLookingNames(env);
+    // The spec in history carries ${VAR} references only; the values exist here, in memory.
+    AntSpec spec = SpecReferences.resolve(request.spec(), env, secrets);
     Engine engine = engines.get(spec.engine());
     if (engine == null) {
       return SessionResult.of(Outcome.PERMANENT, "engine \"" + spec.engine().configName()
           + "\" is not available on this worker (available: " + available() + ")");
     }
     ActivityExecutionContext activity = Activity.getExecutionContext();
-    Map<String, String> env = Environment.forColony(Path.of(spec.colonyDir()));
-    String prompt = PromptBuilder.build(spec, request.session(), request.messages(), env);
-    SecretRedactor redactor = new SecretRedactor(env);
+    String prompt = PromptBuilder.build(spec, request.session(), request.messages());
     long heartbeatTimeout = Math.max(2, spec.heartbeatTimeoutSeconds());
     // Heartbeats are throttled to 0.8 x the timeout; beating at a quarter keeps us well inside.
     Duration interval = Duration.ofMillis(Math.max(500, heartbeatTimeout * 1000 / 4));
@@ -76,7 +85,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     SessionContext ctx = new SessionContext(spec, request.session(), prompt,
         Path.of(request.workspace()), env, Transcripts.forSession(spec, request.session()),
         Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec),
-        new ToolGate(spec, request.session(), new WorkflowConfirmer(activity), redactor),
+        new ToolGate(spec, request.session(), new WorkflowConfirmer(activity), secrets),
         new Narrator(spec, chat, console, keyPrefix));
     log.info("{}: session {} starting (attempt {})", spec.name(), request.session(),
         activity.getInfo().getAttempt());
@@ -88,7 +97,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     try {
       SessionResult raw = engine.run(ctx);
       // The result goes into history: keep secret values an agent may have echoed out of it.
-      SessionResult result = new SessionResult(raw.outcome(), redactor.redact(raw.detail()),
+      SessionResult result = new SessionResult(raw.outcome(), secrets.redact(raw.detail()),
           raw.resetAtEpochMillis(), raw.turns(), raw.costUsd(), raw.inputTokens(), raw.outputTokens(),
           raw.durationMillis(), raw.sessionId(), raw.transcript());
       log.info("{}: session {} ended: {} {}", spec.name(), request.session(), result.outcome(), result.detail());

@@ -1,5 +1,8 @@
 package dev.colony.workspace;
 
+import dev.colony.config.Environment;
+import dev.colony.config.Secrets;
+import dev.colony.config.SpecReferences;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.WorkspaceSpec;
 import io.temporal.activity.Activity;
@@ -10,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,11 +22,22 @@ import java.util.concurrent.TimeUnit;
  * worktree is reused as it is.
  */
 public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
+  private final Secrets secrets;
+
+  public WorkspaceActivitiesImpl() {
+    this(Secrets.process());
+  }
+
+  public WorkspaceActivitiesImpl(Secrets secrets) {
+    this.secrets = secrets;
+  }
 
   @Override
   public String prepareWorkspace(AntSpec spec) {
     try {
-      return prepare(spec).toString();
+      // References (a token in the repository URL, say) are resolved here and only here.
+      Map<String, String> env = Environment.forColony(Path.of(spec.colonyDir()));
+      return prepare(SpecReferences.resolve(spec, env, secrets)).toString();
     } catch (IOException e) {
       throw Activity.wrap(e);
     } catch (InterruptedException e) {
@@ -93,7 +108,8 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
   private static void git(Path cwd, String... args) throws IOException, InterruptedException {
     Result r = run(cwd, List.of(args));
     if (r.exit != 0) {
-      // A bad repository path or URL will not fix itself: fail without retries.
+      // A bad repository path or URL will not fix itself: fail without retries. The message may
+      // hold a URL with a token: the worker's failure converter masks it on the way out.
       throw ApplicationFailure.newNonRetryableFailure(
           "git " + String.join(" ", args) + " failed (exit " + r.exit + "): " + r.output.strip(), "GitFailed");
     }

@@ -129,6 +129,62 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void everyReferenceFieldKeepsItsReferenceAndTheColonyKnowsEveryVariable() throws Exception {
+    Path dir = colony(Map.of("colony.yaml", CONSOLE_COLONY.replace("name: c\n", "name: c\ndefaults:\n  git:\n"
+            + "    user_name: ${V_GIT_NAME}\n    user_email: ${V_GIT_MAIL}\n"),
+        "ants/a.yaml", "name: a\ndescription: ${V_DESC}\ninstructions: use ${V_INSTR}\nengine: command\n"
+            + "claude:\n  model: ${V_CLAUDE}\ngemini:\n  model: ${V_GEMINI}\n"
+            + "command:\n  argv: [\"./agent\", \"${V_ARGV}\"]\n  env:\n    K: ${V_ENV}\n"
+            + "  outcomes:\n    - pattern: ${V_PATTERN}\n      outcome: transient\n"
+            + "confirmation:\n  always_confirm_tools: [\"${V_TOOL}\"]\n  dangerous_patterns: [\"${V_DANGER}\"]\n"
+            + "workspace:\n  repo: https://bot:${V_TOKEN}@example.invalid/o/r.git\n  branch: ${V_BRANCH}\n"));
+    Map<String, String> env = new java.util.HashMap<>();
+    for (String v : List.of("V_GIT_NAME", "V_GIT_MAIL", "V_DESC", "V_INSTR", "V_CLAUDE", "V_GEMINI", "V_ARGV",
+        "V_ENV", "V_PATTERN", "V_TOOL", "V_DANGER", "V_TOKEN", "V_BRANCH")) {
+      env.put(v, "value-of-" + v.toLowerCase(java.util.Locale.ROOT));
+    }
+    LoadedColony c = load(dir, env);
+    String json = new ObjectMapper().writeValueAsString(c.ants());
+    for (String value : env.values()) {
+      assertFalse(json.contains(value), value + " in " + json);
+    }
+    assertEquals(env.keySet(), c.variables());
+    assertEquals("https://bot:${V_TOKEN}@example.invalid/o/r.git", c.ants().get(0).workspace().repo());
+    // On the worker, at use: every reference resolved, every value registered as a secret.
+    Secrets secrets = new Secrets();
+    AntSpec resolved = SpecReferences.resolve(c.ants().get(0), env, secrets);
+    assertEquals("https://bot:value-of-v_token@example.invalid/o/r.git", resolved.workspace().repo());
+    assertEquals(List.of("value-of-v_danger"), resolved.confirmation().dangerousPatterns());
+    assertEquals("value-of-v_git_mail", resolved.git().userEmail());
+    assertEquals("fatal: https://bot:${V_TOKEN}@example.invalid", secrets.redact("fatal: https://bot:value-of-v_token@example.invalid"));
+  }
+
+  @Test
+  void fieldsStoredInTemporalAsTheyAreRefuseReferences() throws Exception {
+    Map<String, String> env = new java.util.HashMap<>(ENV);
+    env.put("X", "something");
+    String e = errors(Map.of("colony.yaml", CONSOLE_COLONY.replace("name: c", "name: ${X}"),
+        "ants/a.yaml", "name: a${X}\ndescription: d\ninstructions: i\nautonomy: ${X}\npoll_interval: ${X}\n"
+            + "schedule:\n  cron: ${X}\nintegrations:\n  github:\n    repos: [\"o/${X}\"]\n"
+            + "gemini:\n  max_turns: ${X}\n"), env);
+    for (String field : List.of("colony.yaml:\n  name", "ants/a.yaml:\n  name", "autonomy", "poll_interval",
+        "schedule.cron", "integrations.github.repos[0]", "gemini.max_turns")) {
+      assertTrue(e.contains(field + ": '${X}' cannot be used here"), field + " in " + e);
+    }
+    assertFalse(e.contains("something"), e);
+  }
+
+  @Test
+  void aBadPatternFromAReferenceIsQuotedAsWritten() throws Exception {
+    Map<String, String> env = new java.util.HashMap<>(ENV);
+    env.put("BAD_RE", "secret-(unclosed");
+    String e = errors(Map.of("colony.yaml", CONSOLE_COLONY,
+        "ants/a.yaml", ANT + "confirmation:\n  dangerous_patterns: [\"${BAD_RE}\"]\n"), env);
+    assertTrue(e.contains("dangerous_patterns[0]: invalid regular expression '${BAD_RE}'"), e);
+    assertFalse(e.contains("secret-("), e);
+  }
+
+  @Test
   void literalTokensAreRejected() throws Exception {
     String msg = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: abc.def\n    guild: g\n",
         "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: x\n"), ENV);
@@ -319,7 +375,7 @@ class ColonyLoaderTest {
   void aMalformedPlaceholderIsAnErrorOutsideFreeText() throws IOException {
     String e = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: ${DISCORD_TOKEN}\n    guild: \"${A\"\n",
         "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: \"x${}\"\n"), ENV);
-    assertTrue(e.contains("integrations.discord.channel: malformed placeholder '${}'"), e);
+    assertTrue(e.contains("integrations.discord.channel: '${}' cannot be used here"), e);
     assertTrue(e.contains("integrations.discord.guild: malformed placeholder '${A'"), e);
   }
 

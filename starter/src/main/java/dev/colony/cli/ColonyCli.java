@@ -1,5 +1,9 @@
 package dev.colony.cli;
 
+import dev.colony.config.Secrets;
+import dev.colony.worker.RedactingPrintStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -33,6 +37,9 @@ public final class ColonyCli implements Runnable {
   }
 
   public static void main(String[] args) {
+    // Logs, console chat and all other output of this process pass the one redactor.
+    System.setOut(new RedactingPrintStream(new FileOutputStream(FileDescriptor.out), Secrets.process()));
+    System.setErr(new RedactingPrintStream(new FileOutputStream(FileDescriptor.err), Secrets.process()));
     Logging.init();
     int code = commandLine().execute(args);
     System.exit(code);

@@ -3,7 +3,10 @@ package dev.colony.cli;
 import dev.colony.config.ColonyLoader;
 import dev.colony.config.ConfigException;
 import dev.colony.config.LoadedColony;
+import dev.colony.config.Environment;
+import dev.colony.config.Secrets;
 import java.nio.file.Path;
+import java.util.Map;
 
 /** Loads a colony directory for a command, turning config problems into a clean exit 1. */
 final class ColonyDir {
@@ -21,7 +24,12 @@ final class ColonyDir {
 
   static LoadedColony load(Path dir) {
     try {
-      return ColonyLoader.load(dir);
+      LoadedColony colony = ColonyLoader.load(dir);
+      // From here on, every value the config references is masked in this process's output.
+      Map<String, String> env = Environment.forColony(Path.of(colony.colony().dir()));
+      Secrets.process().registerAll(colony.variables(), env);
+      Secrets.process().registerSecretLookingNames(env);
+      return colony;
     } catch (ConfigException e) {
       throw new UserError(e.getMessage());
     }

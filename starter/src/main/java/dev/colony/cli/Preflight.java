@@ -2,6 +2,7 @@ package dev.colony.cli;
 
 import dev.colony.config.Environment;
 import dev.colony.config.LoadedColony;
+import dev.colony.config.Secrets;
 import dev.colony.engine.claude.ClaudeEngine;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.EngineKind;
@@ -34,6 +35,10 @@ final class Preflight {
       } else if (a.engine() == EngineKind.GEMINI && !env.containsKey("GEMINI_API_KEY") && !env.containsKey("GOOGLE_API_KEY")) {
         out.add("ant '" + a.name() + "' uses engine gemini, but GEMINI_API_KEY is not set (environment or .env).");
       }
+    }
+    for (String v : Secrets.tooShortToMask(colony.variables(), env)) {
+      out.add("${" + v + "} is shorter than " + Secrets.MIN_LENGTH + " characters: it stays out of Temporal, "
+          + "but it is too short to be masked in what agents print.");
     }
     return out;
   }

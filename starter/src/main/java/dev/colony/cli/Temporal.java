@@ -1,5 +1,7 @@
 package dev.colony.cli;
 
+import dev.colony.config.Secrets;
+import dev.colony.worker.RedactingDataConverter;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.temporal.api.workflowservice.v1.GetClusterInfoRequest;
@@ -24,7 +26,11 @@ final class Temporal implements AutoCloseable {
     this.namespace = namespace;
     this.stubs = stubs;
     this.client = WorkflowClient.newInstance(stubs,
-        WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
+        WorkflowClientOptions.newBuilder().setNamespace(namespace)
+            // Secret values are masked in everything this process sends (the worker's results,
+            // failures and answers); the start spec carries ${VAR} references only.
+            .setDataConverter(RedactingDataConverter.create(Secrets.process()))
+            .build());
   }
 
   /** Connects and checks the server answers, or fails with one line saying what to do. */

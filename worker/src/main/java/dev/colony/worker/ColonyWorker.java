@@ -2,6 +2,9 @@ package dev.colony.worker;
 
 import dev.colony.ant.AntWorkflowImpl;
 import dev.colony.chat.ChatActivitiesImpl;
+import dev.colony.chat.ChatPost;
+import dev.colony.chat.ChatSink;
+import dev.colony.config.Secrets;
 import dev.colony.chat.DeliveryJournal;
 import dev.colony.session.SessionActivitiesImpl;
 import dev.colony.workspace.WorkspaceActivitiesImpl;
@@ -40,10 +43,14 @@ public final class ColonyWorker implements AutoCloseable {
     }
     Worker worker = factory.newWorker(settings.taskQueue(), options.build());
     worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+    // Every post passes the worker's one redactor, whichever activity or narrator sends it.
+    Secrets secrets = Secrets.process();
+    ChatSink chat = post -> settings.chat().deliver(new ChatPost(post.colony(), post.ant(), post.channel(),
+        secrets.redact(post.text()), post.idempotencyKey()));
     worker.registerActivitiesImplementations(
-        SessionActivitiesImpl.withDefaultEngines(settings.chat(), System.out),
-        new WorkspaceActivitiesImpl(),
-        new ChatActivitiesImpl(settings.chat(),
+        SessionActivitiesImpl.withDefaultEngines(chat, System.out),
+        new WorkspaceActivitiesImpl(secrets),
+        new ChatActivitiesImpl(chat,
             settings.chatJournal() == null ? null : new DeliveryJournal(settings.chatJournal())));
     factory.start();
     log.info("worker polling task queue '{}' (sticky queue {})", settings.taskQueue(),

@@ -1,6 +1,5 @@
 package dev.colony.engine.command;
 
-import dev.colony.config.Interpolation;
 import dev.colony.engine.Engine;
 import dev.colony.engine.Processes;
 import dev.colony.engine.SessionCancelledException;
@@ -50,10 +49,8 @@ public final class CommandEngine implements Engine {
     if (command == null || command.argv().isEmpty()) {
       return SessionResult.of(Outcome.PERMANENT, "engine \"command\" needs command.argv in " + spec.sourceFile());
     }
-    List<String> argv = new ArrayList<>();
-    for (String a : command.argv()) {
-      argv.add(Interpolation.resolve(a, ctx.env()));
-    }
+    // The spec arrives with its references resolved (SpecReferences, on this worker).
+    List<String> argv = new ArrayList<>(command.argv());
     String program = argv.get(0);
     if (program.contains("/") && !Path.of(program).isAbsolute()) {
       // Relative programs are written relative to the colony directory, like every other path.
@@ -66,9 +63,7 @@ public final class CommandEngine implements Engine {
         .redirectErrorStream(true);
     Map<String, String> env = pb.environment();
     env.putAll(ctx.env());
-    for (Map.Entry<String, String> e : command.env().entrySet()) {
-      env.put(e.getKey(), Interpolation.resolve(e.getValue(), ctx.env()));
-    }
+    env.putAll(command.env());
     // The prompt goes on stdin and in a file. The environment copy is only for small prompts:
     // the kernel refuses a single value over 128 KiB (E2BIG) and any value with a NUL, and one
     // long message must never stop the ant from starting at all.

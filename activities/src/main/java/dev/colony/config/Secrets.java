@@ -1,0 +1,127 @@
+package dev.colony.config;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+
+/**
+ * The secret values a process knows, and the one redactor everything leaving a worker passes
+ * through (activity results and failures, chat posts, log and console lines, query answers).
+ *
+ * <p>Every value that came from a {@code ${VAR}} is a secret: it is registered when the config
+ * is loaded and again whenever a worker resolves a reference, and replaced by {@code ${VAR}}
+ * wherever it appears afterwards. Variables of the process environment whose names look secret
+ * ({@code *KEY*}, {@code *TOKEN*}, ...) are registered too, because agents inherit them.
+ */
+public final class Secrets {
+  /** Values shorter than this cannot be told apart from ordinary text: they are not masked. */
+  public static final int MIN_LENGTH = 4;
+  /** Unreferenced variables are masked only when their name looks secret and the value is this long. */
+  private static final int MIN_LENGTH_BY_NAME = 8;
+  private static final Pattern SECRET_NAME =
+      Pattern.compile("(?i).*(key|token|secret|passw|credential|auth).*");
+  private static final Secrets PROCESS = new Secrets();
+
+  /** value (and its URL-encoded form) -> variable name */
+  private final Map<String, String> names = new ConcurrentHashMap<>();
+  /** Longest first, so a value containing another is replaced whole. */
+  private volatile List<Map.Entry<String, String>> ordered = List.of();
+
+  /** The registry of this process (the worker's). */
+  public static Secrets process() {
+    return PROCESS;
+  }
+
+  /** Registers {@code value} as the secret {@code ${name}}; short or empty values are ignored. */
+  public void register(String name, String value) {
+    if (value == null || value.length() < MIN_LENGTH) {
+      return;
+    }
+    boolean changed = names.putIfAbsent(value, name) == null;
+    String encoded = URLEncoder.encode(value, StandardCharsets.UTF_8);
+    if (!encoded.equals(value)) {
+      changed |= names.putIfAbsent(encoded, name) == null;
+    }
+    if (changed) {
+      synchronized (this) {
+        List<Map.Entry<String, String>> list = new ArrayList<>(names.entrySet().stream()
+            .map(e -> Map.entry(e.getKey(), e.getValue())).toList());
+        list.sort(Comparator.comparingInt((Map.Entry<String, String> e) -> e.getKey().length()).reversed());
+        ordered = List.copyOf(list);
+      }
+    }
+  }
+
+  /** Registers each named variable's value from {@code env}. */
+  public void registerAll(Iterable<String> variables, Map<String, String> env) {
+    for (String v : variables) {
+      register(v, env.get(v));
+    }
+  }
+
+  /** Registers the variables of {@code env} whose names look secret. */
+  public void registerSecretLookingNames(Map<String, String> env) {
+    for (Map.Entry<String, String> e : env.entrySet()) {
+      if (e.getValue() != null && e.getValue().length() >= MIN_LENGTH_BY_NAME
+          && SECRET_NAME.matcher(e.getKey()).matches()) {
+        register(e.getKey(), e.getValue());
+      }
+    }
+  }
+
+  /** Resolves the {@code ${VAR}} references of {@code text} and registers every value used. */
+  public String resolve(String text, Map<String, String> env) {
+    if (text == null || text.indexOf("${") < 0) {
+      return text;
+    }
+    return Interpolation.resolve(text, name -> {
+      String value = env.get(name);
+      register(name, value);
+      return value;
+    });
+  }
+
+  /** True when {@code text} holds a registered secret. */
+  public boolean contains(String text) {
+    if (text == null) {
+      return false;
+    }
+    for (Map.Entry<String, String> s : ordered) {
+      if (text.contains(s.getKey())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** {@code text} with every registered secret replaced by its {@code ${VAR}}. */
+  public String redact(String text) {
+    if (text == null || text.isEmpty()) {
+      return text;
+    }
+    String out = text;
+    for (Map.Entry<String, String> s : ordered) {
+      if (out.contains(s.getKey())) {
+        out = out.replace(s.getKey(), "${" + s.getValue() + "}");
+      }
+    }
+    return out;
+  }
+
+  /** Variables whose values are too short to mask (for a warning before the worker starts). */
+  public static List<String> tooShortToMask(Iterable<String> variables, Map<String, String> env) {
+    List<String> out = new ArrayList<>();
+    for (String v : variables) {
+      String value = env.get(v);
+      if (value != null && !value.isEmpty() && value.length() < MIN_LENGTH) {
+        out.add(v);
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,47 @@
+package dev.colony.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SecretsTest {
+  @Test
+  void everyResolvedValueIsMaskedWhateverTheVariableIsCalled() {
+    Secrets s = new Secrets();
+    assertEquals("postgres://app:hunter2-db@db", s.resolve("postgres://app:${DB_PASS}@db", Map.of("DB_PASS", "hunter2-db")));
+    assertEquals("login with ${DB_PASS} now", s.redact("login with hunter2-db now"));
+    assertTrue(s.contains("xx hunter2-db"));
+  }
+
+  @Test
+  void urlEncodedFormsAndLongerValuesFirst() {
+    Secrets s = new Secrets();
+    s.register("PASS", "p@ss word/1");
+    s.register("SHORT", "abcd");
+    s.register("LONG", "abcdefgh");
+    assertEquals("url=https://u:${PASS}@h", s.redact("url=https://u:p%40ss+word%2F1@h"));
+    assertEquals("${LONG} ${SHORT}", s.redact("abcdefgh abcd"));
+  }
+
+  @Test
+  void secretLookingNamesAreMaskedEvenWhenNotReferenced() {
+    Secrets s = new Secrets();
+    s.registerSecretLookingNames(Map.of("GITHUB_TOKEN", "ghp_abcdefghijkl", "HOME", "/root/home-directory",
+        "API_KEY", "short"));
+    assertEquals("token ${GITHUB_TOKEN}", s.redact("token ghp_abcdefghijkl"));
+    assertEquals("cd /root/home-directory short", s.redact("cd /root/home-directory short"));
+  }
+
+  @Test
+  void valuesTooShortToMaskAreReportedNotMasked() {
+    Secrets s = new Secrets();
+    s.register("PORT", "80");
+    assertEquals("port 80", s.redact("port 80"));
+    assertEquals(List.of("PORT"), Secrets.tooShortToMask(List.of("PORT", "UNSET"), Map.of("PORT", "80")));
+    assertFalse(s.contains("80"));
+  }
+}
