@@ -70,6 +70,22 @@ class CliTest {
   }
 
   @Test
+  void validateWarnsAboutAValueTooShortToMaskAndRefusesAReferenceInAStoredField() throws IOException {
+    Path dir = colony("name: c\n", "a.yaml", "name: a\ndescription: d\ninstructions: i\nengine: command\n"
+        + "command:\n  argv: [\"./x\"]\n  env:\n    PORT: ${COLONY_TEST_PORT}\n");
+    Files.writeString(dir.resolve(".env"), "COLONY_TEST_PORT=80\nCOLONY_TEST_CHANNEL=general-secret\n");
+    Result ok = run("validate", dir.toString());
+    assertEquals(0, ok.code(), ok.err());
+    assertTrue(ok.err().contains("warning: ${COLONY_TEST_PORT} is shorter than 4 characters"), ok.err());
+    Files.writeString(dir.resolve("ants/a.yaml"), "name: a\ndescription: d\ninstructions: i\n"
+        + "integrations:\n  discord:\n    channel: ${COLONY_TEST_CHANNEL}\n");
+    Result bad = run("validate", dir.toString());
+    assertEquals(1, bad.code());
+    assertTrue(bad.err().contains("integrations.discord.channel: '${COLONY_TEST_CHANNEL}' cannot be used here"), bad.err());
+    assertFalse(bad.err().contains("general-secret"), bad.err());
+  }
+
+  @Test
   void aColonyWithoutAntsValidatesButCannotStart() throws IOException {
     Path dir = Files.createTempDirectory(tmp, "empty");
     Files.writeString(dir.resolve("colony.yaml"), "name: empty\n");

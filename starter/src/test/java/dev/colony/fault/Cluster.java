@@ -50,10 +50,15 @@ public final class Cluster implements AutoCloseable {
   record WorkerProcess(String name, Process process, Path log) {}
 
   Cluster(Path tmp) throws IOException {
+    this(tmp, FIXTURE);
+  }
+
+  /** A cluster whose colony directory is a copy of {@code fixture}. */
+  Cluster(Path tmp, Path fixture) throws IOException {
     this.dir = tmp.resolve("colony");
     this.logs = tmp.resolve("logs");
     Files.createDirectories(logs);
-    copy(FIXTURE, dir);
+    copy(fixture, dir);
     this.port = freePort();
     this.uiPort = freePort();
     this.address = "127.0.0.1:" + port;
