@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.colony.ant.AntStats;
 import dev.colony.ant.AntStatus;
+import dev.colony.chat.StatusText;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -61,28 +62,7 @@ final class StatusView {
   }
 
   static String detail(AntStatus a, AntStats s, Instant now) {
-    StringBuilder sb = new StringBuilder();
-    sb.append(a.colony()).append('/').append(a.ant()).append(" (engine ").append(a.engine()).append(")\n");
-    sb.append("  state:              ").append(a.state().name().toLowerCase(Locale.ROOT)).append('\n');
-    sb.append("  paused:             ").append(a.paused() ? "yes (" + a.pauseReason() + ")" : "no").append('\n');
-    sb.append("  queued messages:    ").append(a.queueDepth()).append('\n');
-    sb.append("  sessions:           ").append(a.sessions()).append('\n');
-    sb.append("  consecutive errors: ").append(a.consecutiveErrors()).append('\n');
-    sb.append("  next wake:          ").append(wake(a.nextWakeTime(), now)).append('\n');
-    sb.append("  last outcome:       ").append(last(a)).append('\n');
-    for (var c : a.confirmations()) {
-      sb.append("  waiting for you:    #").append(c.id()).append(' ').append(c.tool()).append(": ")
-          .append(c.summary()).append(" (").append(c.reason()).append("; denied at ").append(c.deadline())
-          .append(")\n");
-    }
-    if (s != null) {
-      sb.append("  uptime:             ").append(human(Duration.ofSeconds(s.uptimeSeconds()))).append('\n');
-      sb.append("  sessions by outcome: ").append(s.sessionsByOutcome().isEmpty() ? "-" : s.sessionsByOutcome()).append('\n');
-      sb.append("  turns:              ").append(s.turns()).append('\n');
-      sb.append("  cost:               ").append(s.costReported() ? String.format(Locale.ROOT, "$%.4f", s.costUsd()) : "not reported").append('\n');
-      sb.append("  tokens in/out:      ").append(s.inputTokens()).append(" / ").append(s.outputTokens()).append('\n');
-    }
-    return sb.toString();
+    return StatusText.detail(a, s, now);
   }
 
   /** Every ant from visibility, plus whether a worker polls. */
@@ -158,36 +138,11 @@ final class StatusView {
     }
   }
 
-  private static String last(AntStatus a) {
-    if (a.lastOutcome() == null) {
-      return "-";
-    }
-    String d = a.lastDetail() == null || a.lastDetail().isEmpty() ? "" : ": " + a.lastDetail();
-    String line = a.lastOutcome() + d;
-    return line.length() > 60 ? line.substring(0, 59) + "…" : line;
-  }
-
   static String wake(String iso, Instant now) {
-    if (iso == null) {
-      return "-";
-    }
-    Instant at = Instant.parse(iso);
-    long s = Duration.between(now, at).toSeconds();
-    String when = s <= 0 ? "now" : "in " + human(Duration.ofSeconds(s));
-    return when + " (" + iso.substring(11, Math.min(19, iso.length())) + "Z)";
+    return StatusText.wake(iso, now);
   }
 
   static String human(Duration d) {
-    long s = d.toSeconds();
-    if (s < 60) {
-      return s + "s";
-    }
-    if (s < 3600) {
-      return s / 60 + "m" + (s % 60 == 0 ? "" : s % 60 + "s");
-    }
-    if (s < 86400) {
-      return s / 3600 + "h" + (s % 3600 / 60 == 0 ? "" : s % 3600 / 60 + "m");
-    }
-    return s / 86400 + "d" + (s % 86400 / 3600 == 0 ? "" : s % 86400 / 3600 + "h");
+    return StatusText.human(d);
   }
 }

@@ -117,6 +117,18 @@ public final class OperatorMessages {
     return s + "s";
   }
 
+  /**
+   * True for the posts that need a human to act: a confirmation waiting, or a billing, auth or
+   * budget pause. Chat sinks mention the operators on these.
+   */
+  public static boolean needsHuman(String text) {
+    if (text == null) {
+      return false;
+    }
+    return text.startsWith("💳 ") || text.startsWith("🔐 ") || text.startsWith("💰 ")
+        || (text.startsWith("⚙️ ") && text.contains(" wants to use "));
+  }
+
   /** Message text for an outcome that pauses the ant. */
   public static String paused(String ant, Outcome outcome) {
     return switch (outcome) {

@@ -1,0 +1,102 @@
+package dev.colony.discord;
+
+import dev.colony.chat.ChatPost;
+import dev.colony.chat.ChatSink;
+import dev.colony.supervisor.OperatorMessages;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Posts to each ant's Discord channel over REST, from any worker. Long posts are split at line
+ * breaks into messages of at most 2,000 characters; each part has its own nonce, so a retried
+ * post (same idempotency key) shows each part once. Posts that need a human mention the
+ * operators, and a one-line copy with a link goes to the alerts channel when there is one. A
+ * channel that does not exist or a missing permission is logged in one line and the post is
+ * dropped: retrying cannot fix it, and it must not stop the ant.
+ */
+public final class DiscordSink implements ChatSink {
+  private static final Logger log = LoggerFactory.getLogger(DiscordSink.class);
+  private static final String CUT = "\n… (cut)";
+  /** Longer posts are cut: an ant's channel is not a log file. */
+  static final int MAX_PARTS = 5;
+
+  private final DiscordRest rest;
+  private final DiscordSettings settings;
+
+  public DiscordSink(DiscordRest rest, DiscordSettings settings) {
+    this.rest = rest;
+    this.settings = settings;
+  }
+
+  @Override
+  public void deliver(ChatPost post) throws Exception {
+    String channel;
+    try {
+      channel = rest.channel(settings.guild(), post.channel() == null ? "" : post.channel());
+    } catch (DiscordRest.DiscordException e) {
+      log.warn("discord: post of {} not delivered: {}", post.ant(), e.getMessage());
+      return;
+    }
+    boolean alert = OperatorMessages.needsHuman(post.text());
+    Mentions who = alert ? settings.mentionsFor(post.ant(), this::roles) : Mentions.NONE;
+    String text = who.prefix() + post.text();
+    List<String> parts = split(text, DiscordRest.MAX_MESSAGE);
+    String firstId = null;
+    try {
+      for (int i = 0; i < parts.size(); i++) {
+        String id = rest.post(channel, parts.get(i), DiscordRest.nonce(post.idempotencyKey() + "#" + i),
+            who.users(), who.roles());
+        firstId = firstId == null ? id : firstId;
+      }
+      if (alert && settings.alertsChannel() != null) {
+        String alerts = rest.channel(settings.guild(), settings.alertsChannel());
+        String link = "https://discord.com/channels/" + rest.guild(settings.guild()) + "/" + channel + "/" + firstId;
+        String line = post.text().lines().findFirst().orElse("");
+        line = line.length() > 300 ? line.substring(0, 299) + "…" : line;
+        rest.post(alerts, who.prefix() + line + " " + link, DiscordRest.nonce(post.idempotencyKey() + "#alert"),
+            who.users(), who.roles());
+      }
+    } catch (DiscordRest.DiscordException e) {
+      if (e.status == 404) {
+        rest.forgetChannels();
+      }
+      log.warn("discord: post of {} not delivered: {}", post.ant(), e.getMessage());
+    }
+  }
+
+  private java.util.Map<String, String> roles() {
+    try {
+      return rest.roles(settings.guild());
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+  }
+
+  /** At most {@link #MAX_PARTS} parts of at most {@code max} characters, split at line breaks. */
+  static List<String> split(String text, int max) {
+    List<String> parts = new ArrayList<>();
+    String rest = text;
+    while (!rest.isEmpty()) {
+      if (parts.size() == MAX_PARTS - 1 && rest.length() > max) {
+        parts.add(rest.substring(0, max - CUT.length()) + CUT);
+        return parts;
+      }
+      if (rest.length() <= max) {
+        parts.add(rest);
+        break;
+      }
+      int at = rest.lastIndexOf('\n', max);
+      if (at < max / 2) {
+        at = max;
+      }
+      parts.add(rest.substring(0, at));
+      rest = rest.substring(at).replaceFirst("^\n", "");
+    }
+    return parts;
+  }
+}
