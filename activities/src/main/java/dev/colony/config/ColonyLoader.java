@@ -70,6 +70,7 @@ public final class ColonyLoader {
     Path colonyDir = dir.toAbsolutePath().normalize();
     List<Problem> problems = new ArrayList<>();
     Set<String> referenced = new TreeSet<>();
+    antOperators.clear();
     if (!Files.isDirectory(colonyDir)) {
       throw new ConfigException(List.of(new Problem(colonyDir.toString(), "",
           "not a directory (a colony directory holds colony.yaml and ants/)")));
@@ -112,7 +113,7 @@ public final class ColonyLoader {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    return new LoadedColony(colony, ants, referenced);
+    return new LoadedColony(colony, ants, referenced, antOperators);
   }
 
   /** Ant files, sorted. None is valid config (nothing to run yet); commands that run ants check. */
@@ -235,10 +236,20 @@ public final class ColonyLoader {
       integrations.allowOnly("discord", "github");
       Node d = integrations.child("discord");
       if (d != null) {
-        d.allowOnly("token", "guild");
+        d.allowOnly("token", "guild", "operators", "mention", "alerts_channel", "strangers");
         String tokenVar = secretReference(d, "token", true);
         String guild = d.string("guild", true);
-        discord = new ColonySettings.Discord(tokenVar, guild);
+        List<String> operators = d.stringList("operators", false);
+        String mention = d.literal("mention", false);
+        if (mention != null && !mention.equals("operators") && !mention.equals("none")) {
+          d.problem("mention", "invalid value '" + mention + "': expected \"operators\" or \"none\"");
+        }
+        String strangers = d.literal("strangers", false);
+        if (strangers != null && !strangers.equals("reply") && !strangers.equals("ignore")) {
+          d.problem("strangers", "invalid value '" + strangers + "': expected \"reply\" or \"ignore\"");
+        }
+        discord = new ColonySettings.Discord(tokenVar, guild, operators, !"none".equals(mention),
+            d.literal("alerts_channel", false), !"ignore".equals(strangers));
       }
       Node g = integrations.child("github");
       if (g != null) {
@@ -289,6 +300,9 @@ public final class ColonyLoader {
     return new String[] {backend == null ? "memory" : backend, path == null ? "./colony-state.db" : path};
   }
 
+  /** Per-ant {@code integrations.discord.operators}, filled while ants are read. */
+  private final Map<String, List<String>> antOperators = new java.util.TreeMap<>();
+
   private AntSpec readAnt(Node n, String rel, Path colonyDir, String colonyName,
       ColonySettings colony, Defaults defaults) {
     n.allowOnly("name", "description", "instructions", "engine", "gemini", "claude", "command",
@@ -329,8 +343,12 @@ public final class ColonyLoader {
       integrations.allowOnly("discord", "github");
       Node d = integrations.child("discord");
       if (d != null) {
-        d.allowOnly("channel");
+        d.allowOnly("channel", "operators");
         channel = d.literal("channel", true);
+        List<String> ops = d.stringList("operators", false);
+        if (ops != null && name != null) {
+          antOperators.put(name, ops);
+        }
       }
       Node gh = integrations.child("github");
       if (gh != null) {

@@ -14,6 +14,22 @@ public record ColonySettings(
     String stateBackend,
     String statePath) {
 
-  /** The colony's Discord integration; null on a colony that chats on the console. */
-  public record Discord(String tokenVar, String guild) {}
+  /**
+   * The colony's Discord integration; null on a colony that chats on the console.
+   *
+   * @param operators user ids, role ids or role names obeyed in the ants' channels (empty: anyone)
+   * @param mention whether posts that need a human mention the operators
+   * @param alertsChannel where a one-line copy of such posts goes; null for none
+   * @param replyToStrangers answer refused commands (else ignore them silently)
+   */
+  public record Discord(String tokenVar, String guild, java.util.List<String> operators, boolean mention,
+      String alertsChannel, boolean replyToStrangers) {
+    public Discord {
+      operators = operators == null ? java.util.List.of() : java.util.List.copyOf(operators);
+    }
+
+    public Discord(String tokenVar, String guild) {
+      this(tokenVar, guild, java.util.List.of(), true, null, true);
+    }
+  }
 }

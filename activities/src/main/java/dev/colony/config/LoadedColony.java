@@ -10,14 +10,26 @@ import java.util.Set;
  *
  * @param variables every {@code ${VAR}} the config references: their values are secrets
  */
-public record LoadedColony(ColonySettings colony, List<AntSpec> ants, Set<String> variables) {
+public record LoadedColony(ColonySettings colony, List<AntSpec> ants, Set<String> variables,
+    java.util.Map<String, List<String>> discordOperators) {
   public LoadedColony {
     ants = List.copyOf(ants);
     variables = Set.copyOf(variables);
+    discordOperators = java.util.Map.copyOf(discordOperators);
   }
 
   public LoadedColony(ColonySettings colony, List<AntSpec> ants) {
-    this(colony, ants, Set.of());
+    this(colony, ants, Set.of(), java.util.Map.of());
+  }
+
+  /** How the bridge and the sink talk on Discord; null for a console colony. */
+  public dev.colony.discord.DiscordSettings discordSettings() {
+    ColonySettings.Discord d = colony.discord();
+    if (d == null) {
+      return null;
+    }
+    return new dev.colony.discord.DiscordSettings(d.guild(), d.operators(), discordOperators, d.mention(),
+        d.alertsChannel(), d.replyToStrangers());
   }
 
   public Optional<AntSpec> ant(String name) {

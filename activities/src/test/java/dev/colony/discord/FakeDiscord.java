@@ -251,9 +251,10 @@ public final class FakeDiscord implements Closeable {
 
   private ArrayNode roles() {
     ArrayNode roles = JSON.createArrayNode();
-    roles.add(role(GUILD_ID, "@everyone", 0, "1024"));
+    // @everyone: view, send, add reactions, read history, embed links, use application commands
+    roles.add(role(GUILD_ID, "@everyone", 0, "2147568704"));
     roles.add(role(ADMIN_ROLE_ID, "Admins", 2, "8"));
-    roles.add(role(OPS_ROLE_ID, "Colony Ops", 1, "1024"));
+    roles.add(role(OPS_ROLE_ID, "Colony Ops", 1, "0"));
     return roles;
   }
 

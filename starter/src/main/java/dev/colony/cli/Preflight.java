@@ -36,6 +36,10 @@ final class Preflight {
         out.add("ant '" + a.name() + "' uses engine gemini, but GEMINI_API_KEY is not set (environment or .env).");
       }
     }
+    if (colony.colony().discord() != null && colony.colony().discord().operators().isEmpty()) {
+      out.add("integrations.discord.operators is not set: anyone in the guild can command the ants "
+          + "(approvals and resuming a billing/auth/budget pause still need Administrator).");
+    }
     for (String v : Secrets.tooShortToMask(colony.variables(), env)) {
       out.add("${" + v + "} is shorter than " + Secrets.MIN_LENGTH + " characters: it stays out of Temporal, "
           + "but it is too short to be masked in what agents print.");

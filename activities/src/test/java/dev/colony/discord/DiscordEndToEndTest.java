@@ -1,0 +1,184 @@
+package dev.colony.discord;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.ant.AntRun;
+import dev.colony.ant.AntWorkflow;
+import dev.colony.ant.AntWorkflowImpl;
+import dev.colony.chat.ChatActivitiesImpl;
+import dev.colony.config.ColonyLoader;
+import dev.colony.config.LoadedColony;
+import dev.colony.engine.claude.FakeClaude;
+import dev.colony.session.SessionActivitiesImpl;
+import dev.colony.workspace.WorkspaceActivitiesImpl;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import okhttp3.OkHttpClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Discord end to end on loopback: the real JDA gateway client and the REST poster against the
+ * fake Discord, the real AntWorkflow with the real session, workspace and chat activities on
+ * Temporal's in-memory server, and the fake claude CLI asking for a dangerous tool.
+ */
+class DiscordEndToEndTest {
+  private static final String DANA = "900000000000000601"; // operator, by role
+  private static final String EVE = "900000000000000602"; // in the guild, not an operator
+
+  @TempDir
+  Path dir;
+
+  private FakeDiscord discord;
+  private TestWorkflowEnvironment env;
+  private DiscordBridge bridge;
+
+  @AfterEach
+  void close() throws Exception {
+    if (bridge != null) {
+      bridge.close();
+    }
+    if (env != null) {
+      env.close();
+    }
+    if (discord != null) {
+      discord.close();
+    }
+  }
+
+  private static void eventually(BooleanSupplier c, java.util.function.Supplier<String> why) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!c.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("not reached: " + why.get());
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private List<String> posts(String channel) {
+    return discord.botMessagesIn(channel).stream().map(FakeDiscord.Message::content).toList();
+  }
+
+  @Test
+  void operatorsDriveAnAntFromItsChannelAndStrangersAreRefused() throws Exception {
+    discord = new FakeDiscord();
+    String work = discord.addChannel("work");
+    Path fake = Files.createDirectories(dir.resolve("fake"));
+    Path bin = FakeClaude.install(fake);
+    Files.write(fake.resolve("script.jsonl"), List.of(
+        "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"sess-d\"}",
+        "{\"type\":\"control_request\",\"request_id\":\"p1\",\"request\":{\"subtype\":\"can_use_tool\",\"tool_name\":\"Bash\",\"input\":{\"command\":\"git push origin fix\"}}}",
+        "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"num_turns\":3,\"result\":\"Fix pushed.\",\"session_id\":\"sess-d\"}"));
+    Files.writeString(dir.resolve("colony.yaml"), """
+        name: dc
+        integrations:
+          discord:
+            token: ${DISCORD_TOKEN}
+            guild: Colony Test
+            operators: ["Colony Ops"]
+        defaults:
+          poll_interval: 1h
+        """);
+    Files.createDirectories(dir.resolve("ants"));
+    Files.writeString(dir.resolve("ants/fixer.yaml"), """
+        name: fixer
+        description: fixes bugs
+        instructions: fix the bug
+        engine: claude
+        integrations:
+          discord:
+            channel: work
+        """);
+    Files.writeString(dir.resolve(".env"), "DISCORD_TOKEN=fake-token\nCOLONY_CLAUDE_BIN=" + bin
+        + "\nFAKE_CLAUDE_DIR=" + fake + "\nANTHROPIC_API_KEY=sk-test\n");
+    LoadedColony colony = ColonyLoader.load(dir);
+    DiscordSettings settings = colony.discordSettings();
+    OkHttpClient http = new OkHttpClient();
+    DiscordSink sink = new DiscordSink(new DiscordRest(http, discord.apiUrl(), "fake-token"), settings);
+
+    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+    dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
+    Worker worker = env.newWorker("q");
+    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+    worker.registerActivitiesImplementations(
+        SessionActivitiesImpl.withDefaultEngines(sink, new PrintStream(PrintStream.nullOutputStream())),
+        new WorkspaceActivitiesImpl(), new ChatActivitiesImpl(sink));
+    env.start();
+    bridge = new DiscordBridge(env.getWorkflowClient(), "dc", colony.ants(), settings);
+    bridge.connect("fake-token", new DiscordBridge.Endpoints(discord.apiUrl(), discord.gatewayUrl()), http);
+    assertEquals(1, discord.identifies.get());
+    eventually(() -> discord.registeredCommands.size() == 9, () -> "slash commands registered: " + discord.registeredCommands);
+
+    var spec = colony.ant("fixer").orElseThrow();
+    AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
+        WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("q").build());
+    WorkflowClient.start(ant::run, new AntRun(spec, null));
+
+    // A confirmation is posted, mentioning the operators' role.
+    eventually(() -> posts(work).stream().anyMatch(p -> p.contains("wants to use Bash")), () -> posts(work).toString());
+    FakeDiscord.Message request = discord.botMessagesIn(work).stream()
+        .filter(m -> m.content().contains("wants to use Bash")).findFirst().orElseThrow();
+    assertTrue(request.content().startsWith("<@&" + FakeDiscord.OPS_ROLE_ID + "> ⚙️ **fixer**"), request.content());
+
+    // A stranger's ✅ is refused; the request still waits.
+    discord.reacts(request.id(), EVE, "eve", List.of(), "✅", false);
+    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("⛔ eve")), () -> posts(work).toString());
+    assertEquals(1, ant.status().confirmations().size());
+    // Another bot's reaction is ignored.
+    discord.reacts(request.id(), "900000000000000777", "otherbot", List.of(FakeDiscord.OPS_ROLE_ID), "✅", true);
+
+    // An operator approves: the session goes on, the request shows who decided.
+    discord.reacts(request.id(), DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "✅", false);
+    eventually(() -> posts(work).contains("✅ **fixer** finished session 1: Fix pushed"), () -> posts(work).toString());
+    eventually(() -> discord.message(request.id()).content().endsWith("\n✅ approved by dana"),
+        () -> discord.message(request.id()).content());
+    assertTrue(Files.readString(fake.resolve("decisions.txt")).contains("\"behavior\":\"allow\""));
+    // A later reaction changes nothing and says so.
+    discord.reacts(request.id(), DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "❌", false);
+    eventually(() -> posts(work).stream().anyMatch(p -> p.contains("request #1 was already decided")), () -> posts(work).toString());
+
+    // /status answers from the workflow at once.
+    discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/status");
+    eventually(() -> posts(work).stream().anyMatch(p -> p.contains("dc/fixer (engine claude)") && p.contains("sessions:           1")),
+        () -> posts(work).toString());
+
+    // /pause pauses; a stranger's /resume is refused.
+    discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/pause");
+    eventually(() -> ant.status().paused(), () -> posts(work).toString());
+    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("⏸️ **fixer**")), () -> posts(work).toString());
+    discord.humanWrites(work, EVE, "eve", List.of(), "/resume");
+    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("⛔ Only the colony's operators")), () -> posts(work).toString());
+    assertTrue(ant.status().paused());
+
+    // Unknown commands get a hint; the bot's own posts are never taken as instructions.
+    discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/frobnicate");
+    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("Unknown command `/frobnicate`")), () -> posts(work).toString());
+    assertEquals(0, ant.status().queueDepth());
+
+    // Plain text is a work instruction: the paused ant resumes to handle it, and it reaches the prompt.
+    discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "please also update the docs");
+    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("▶️ **fixer**")), () -> posts(work).toString());
+    eventually(() -> {
+      try {
+        return Files.readString(fake.resolve("prompt.json")).contains("please also update the docs");
+      } catch (java.io.IOException e) {
+        return false;
+      }
+    }, () -> posts(work).toString());
+    assertFalse(ant.status().paused());
+  }
+}
