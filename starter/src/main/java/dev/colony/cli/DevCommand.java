@@ -47,7 +47,7 @@ final class DevCommand implements Callable<Integer> {
       local.close();
       throw e;
     }
-    ColonyWorker worker = WorkerRuntime.start(t, taskQueue, StickyMode.AUTO, System.out, colony.colony().dir(),
+    ColonyWorker worker = WorkerRuntime.start(t, taskQueue, StickyMode.AUTO, System.out, colony,
         () -> {
           t.close();
           local.close();

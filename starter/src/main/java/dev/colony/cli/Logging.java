@@ -11,6 +11,8 @@ final class Logging {
   static void init() {
     setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
     setIfAbsent("org.slf4j.simpleLogger.log.dev.colony", "warn");
+    // Which worker holds the colony's Discord gateway: one line each time it changes hands.
+    setIfAbsent("org.slf4j.simpleLogger.log.dev.colony.discord.DiscordGateway", "info");
     // The test server logs every user-visible signal race at WARN; those are normal here.
     setIfAbsent("org.slf4j.simpleLogger.log.io.temporal.internal.testservice", "error");
     // Worker heartbeats to the server are optional; the embedded server does not take them.

@@ -42,7 +42,7 @@ public final class ColonyWorker implements AutoCloseable {
       options.setIdentity(settings.identity());
     }
     Worker worker = factory.newWorker(settings.taskQueue(), options.build());
-    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class, dev.colony.lease.LeaseWorkflowImpl.class);
     // Every post passes the worker's one redactor, whichever activity or narrator sends it.
     Secrets secrets = Secrets.process();
     ChatSink chat = post -> settings.chat().deliver(new ChatPost(post.colony(), post.ant(), post.channel(),

@@ -1,0 +1,117 @@
+package dev.colony.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.colony.discord.FakeDiscord;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Discord with real processes: two workers with the bot token against the fake Discord, on the
+ * real Temporal dev server. One gateway session for both; operators drive the ant from its
+ * channel; a stranger is refused; the holder is killed with SIGKILL and the survivor takes the
+ * gateway over; a 429 is waited out; no post shows twice.
+ */
+class DiscordIT {
+  private static final Path FIXTURE = Path.of("src/test/resources/discord-colony").toAbsolutePath();
+  private static final String DANA = "900000000000000601";
+  private static final String EVE = "900000000000000602";
+  private static final List<String> OPS = List.of(FakeDiscord.OPS_ROLE_ID);
+
+  @TempDir
+  Path tmp;
+
+  private Cluster cluster;
+  private FakeDiscord discord;
+
+  @AfterEach
+  void tearDown() throws Exception {
+    try {
+      if (cluster != null) {
+        cluster.close();
+      }
+    } finally {
+      if (discord != null) {
+        discord.close();
+      }
+    }
+  }
+
+  private List<String> posts(String channel) {
+    return discord.botMessagesIn(channel).stream().map(FakeDiscord.Message::content).toList();
+  }
+
+  private void eventually(Duration limit, java.util.function.BooleanSupplier c, String channel) throws InterruptedException {
+    try {
+      Cluster.eventually(limit, c);
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\nposts: " + posts(channel) + "\nrequests: "
+          + discord.requestLog() + "\n" + cluster.diagnostics(), e);
+    }
+  }
+
+  @Test
+  void twoWorkersOneGatewayOperatorsDriveTheAntAndTheSurvivorTakesOver() throws Exception {
+    discord = new FakeDiscord();
+    String work = discord.addChannel("work");
+    cluster = new Cluster(tmp, FIXTURE).startServer("dev");
+    Files.writeString(cluster.dir.resolve(".env"), "DISCORD_TOKEN=fake-token\nCOLONY_DISCORD_API_URL="
+        + discord.apiUrl() + "\nCOLONY_DISCORD_GATEWAY_URL=" + discord.gatewayUrl() + "\n");
+    cluster.mode("alpha", 1, "block");
+    cluster.mode("alpha", 2, "block");
+    Cluster.WorkerProcess w1 = cluster.startWorker("w1");
+    Cluster.WorkerProcess w2 = cluster.startWorker("w2");
+    eventually(Duration.ofSeconds(30), () -> discord.connectedSessions() == 1, work);
+    Thread.sleep(3000); // several lease renewals by both workers
+    assertEquals(1, discord.identifies.get(), "one gateway session for two workers");
+
+    cluster.start("alpha");
+    eventually(Duration.ofSeconds(30), () -> posts(work).contains("🐜 **alpha** is starting up."), work);
+
+    discord.humanWrites(work, DANA, "dana", OPS, "/pause");
+    eventually(Duration.ofSeconds(20), () -> posts(work).contains("⏸️ **alpha** will pause after the current session."), work);
+    discord.humanWrites(work, EVE, "eve", List.of(), "/resume");
+    eventually(Duration.ofSeconds(20), () -> posts(work).stream().anyMatch(p -> p.startsWith("⛔ Only the colony's operators")), work);
+    cluster.release("alpha", 1);
+    eventually(Duration.ofSeconds(30), () -> cluster.status("alpha").paused(), work);
+
+    discord.humanWrites(work, DANA, "dana", OPS, "please add tests for the parser");
+    eventually(Duration.ofSeconds(30), () -> posts(work).stream().anyMatch(p -> p.startsWith("▶️ **alpha**")), work);
+    eventually(Duration.ofSeconds(30), () -> {
+      try {
+        return cluster.prompt("alpha", 2).contains("please add tests for the parser");
+      } catch (java.io.IOException e) {
+        return false;
+      }
+    }, work);
+
+    // SIGKILL the worker holding the gateway: the other one takes it over.
+    Cluster.WorkerProcess holder = Cluster.read(w1.log()).contains("this worker holds the gateway") ? w1 : w2;
+    Cluster.WorkerProcess survivor = holder == w1 ? w2 : w1;
+    Cluster.kill9(holder);
+    eventually(Duration.ofSeconds(45), () -> discord.identifies.get() == 2 && discord.connectedSessions() == 1, work);
+    eventually(Duration.ofSeconds(20), () -> Cluster.read(survivor.log()).contains("this worker holds the gateway"), work);
+
+    // A 429 on the next posts is waited out; nothing is lost.
+    discord.rateLimitNextPosts(2);
+    discord.humanWrites(work, DANA, "dana", OPS, "/clear");
+    eventually(Duration.ofSeconds(30), () -> posts(work).stream().anyMatch(p -> p.startsWith("🧹 **alpha**")), work);
+    assertEquals(2, discord.rateLimitsSent());
+    discord.humanWrites(work, DANA, "dana", OPS, "/status");
+    eventually(Duration.ofSeconds(30), () -> posts(work).stream().anyMatch(p -> p.contains("fault/alpha (engine command)")), work);
+    cluster.release("alpha", 2);
+    eventually(Duration.ofSeconds(60), () -> posts(work).stream().anyMatch(p -> p.startsWith("✅ **alpha** finished session 2")), work);
+
+    Map<String, Long> counts = posts(work).stream().filter(p -> !p.startsWith("```") && !p.startsWith("⛔"))
+        .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+    counts.forEach((text, n) -> assertEquals(1L, n, "shown once: " + text));
+  }
+}
