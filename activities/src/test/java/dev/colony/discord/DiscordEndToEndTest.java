@@ -73,11 +73,14 @@ class DiscordEndToEndTest {
     return discord.botMessagesIn(channel).stream().map(FakeDiscord.Message::content).toList();
   }
 
-  @Test
-  void operatorsDriveAnAntFromItsChannelAndStrangersAreRefused() throws Exception {
+  private Path fake;
+  private LoadedColony colony;
+
+  /** The colony on the fake Discord, with {@code operatorsLine} in its discord block; returns the channel id. */
+  private String setUp(String operatorsLine) throws Exception {
     discord = new FakeDiscord();
     String work = discord.addChannel("work");
-    Path fake = Files.createDirectories(dir.resolve("fake"));
+    fake = Files.createDirectories(dir.resolve("fake"));
     Path bin = FakeClaude.install(fake);
     Files.write(fake.resolve("script.jsonl"), List.of(
         "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"sess-d\"}",
@@ -89,10 +92,10 @@ class DiscordEndToEndTest {
           discord:
             token: ${DISCORD_TOKEN}
             guild: Colony Test
-            operators: ["Colony Ops"]
+            %s
         defaults:
           poll_interval: 1h
-        """);
+        """.formatted(operatorsLine));
     Files.createDirectories(dir.resolve("ants"));
     Files.writeString(dir.resolve("ants/fixer.yaml"), """
         name: fixer
@@ -105,7 +108,7 @@ class DiscordEndToEndTest {
         """);
     Files.writeString(dir.resolve(".env"), "DISCORD_TOKEN=fake-token\nCOLONY_CLAUDE_BIN=" + bin
         + "\nFAKE_CLAUDE_DIR=" + fake + "\nANTHROPIC_API_KEY=sk-test\n");
-    LoadedColony colony = ColonyLoader.load(dir);
+    colony = ColonyLoader.load(dir);
     DiscordSettings settings = colony.discordSettings();
     OkHttpClient http = new OkHttpClient();
     DiscordSink sink = new DiscordSink(new DiscordRest(http, discord.apiUrl(), "fake-token"), settings);
@@ -123,10 +126,21 @@ class DiscordEndToEndTest {
     assertEquals(1, discord.identifies.get());
     eventually(() -> discord.registeredCommands.size() == 9, () -> "slash commands registered: " + discord.registeredCommands);
 
+    return work;
+  }
+
+  private AntWorkflow startFixer() {
     var spec = colony.ant("fixer").orElseThrow();
     AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
         WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("q").build());
     WorkflowClient.start(ant::run, new AntRun(spec, null));
+    return ant;
+  }
+
+  @Test
+  void operatorsDriveAnAntFromItsChannelAndStrangersAreRefused() throws Exception {
+    String work = setUp("operators: [\"Colony Ops\"]");
+    AntWorkflow ant = startFixer();
 
     // A confirmation is posted, mentioning the operators' role.
     eventually(() -> posts(work).stream().anyMatch(p -> p.contains("wants to use Bash")), () -> posts(work).toString());
@@ -156,6 +170,15 @@ class DiscordEndToEndTest {
     eventually(() -> posts(work).stream().anyMatch(p -> p.contains("dc/fixer (engine claude)") && p.contains("sessions:           1")),
         () -> posts(work).toString());
 
+    // The same as a slash command: answered within Discord's 3 seconds, from the workflow.
+    discord.slashCommand(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "status", Map.of("ant", "fixer"));
+    eventually(() -> discord.interactionCallbacks.stream().anyMatch(c -> c.path("data").path("content").asText()
+        .contains("dc/fixer (engine claude)")), () -> discord.interactionCallbacks.toString());
+    discord.slashCommand(work, EVE, "eve", List.of(), "pause", Map.of());
+    eventually(() -> discord.interactionCallbacks.stream().anyMatch(c -> c.path("data").path("content").asText()
+        .startsWith("⛔")), () -> discord.interactionCallbacks.toString());
+    assertFalse(ant.status().paused());
+
     // /pause pauses; a stranger's /resume is refused.
     discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/pause");
     eventually(() -> ant.status().paused(), () -> posts(work).toString());
@@ -180,5 +203,24 @@ class DiscordEndToEndTest {
       }
     }, () -> posts(work).toString());
     assertFalse(ant.status().paused());
+  }
+
+  @Test
+  void withoutOperatorsOnlyAnAdministratorMayApprove() throws Exception {
+    String work = setUp("mention: none");
+    AntWorkflow ant = startFixer();
+    eventually(() -> posts(work).stream().anyMatch(p -> p.contains("wants to use Bash")), () -> posts(work).toString());
+    FakeDiscord.Message request = discord.botMessagesIn(work).stream()
+        .filter(m -> m.content().contains("wants to use Bash")).findFirst().orElseThrow();
+    assertTrue(request.content().startsWith("⚙️"), "nobody to mention: " + request.content());
+    discord.reacts(request.id(), EVE, "eve", List.of(), "✅", false);
+    eventually(() -> posts(work).stream().anyMatch(p -> p.contains("Administrators only")), () -> posts(work).toString());
+    assertEquals(1, ant.status().confirmations().size());
+    discord.reacts(request.id(), "900000000000000603", "ada", List.of(FakeDiscord.ADMIN_ROLE_ID), "❌", false);
+    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("❌ **fixer**: request #1 denied by ada")),
+        () -> posts(work).toString());
+    // Anyone may still queue work and ask for the status.
+    discord.humanWrites(work, EVE, "eve", List.of(), "/status");
+    eventually(() -> posts(work).stream().anyMatch(p -> p.contains("dc/fixer (engine claude)")), () -> posts(work).toString());
   }
 }

@@ -135,6 +135,29 @@ public final class FakeDiscord implements Closeable {
     dispatch("MESSAGE_REACTION_ADD", d);
   }
 
+  /** A human runs a slash command in a channel (INTERACTION_CREATE); the reply lands in interactionCallbacks. */
+  public String slashCommand(String channelId, String userId, String name, List<String> roles, String command,
+      Map<String, String> options) {
+    String id = Long.toString(ids.incrementAndGet());
+    ObjectNode d = JSON.createObjectNode().put("id", id).put("application_id", APP_ID).put("type", 2)
+        .put("token", "itoken-" + id).put("version", 1).put("guild_id", GUILD_ID).put("channel_id", channelId)
+        .put("locale", "en-US").put("guild_locale", "en-US").put("app_permissions", "2147568704")
+        .put("context", 0).put("attachment_size_limit", 10485760);
+    d.set("channel", channel(channelId, channels.get(channelId)));
+    d.putObject("guild").put("id", GUILD_ID).put("locale", "en-US").putArray("features");
+    ObjectNode member = member(roles, user(userId, name, false));
+    member.put("permissions", "2147568704");
+    d.set("member", member);
+    ObjectNode data = d.putObject("data").put("id", "920000000000000001").put("name", command).put("type", 1)
+        .put("guild_id", GUILD_ID);
+    ArrayNode opts = data.putArray("options");
+    options.forEach((k, v) -> opts.addObject().put("name", k).put("type", 3).put("value", v));
+    d.putArray("entitlements");
+    d.putObject("authorizing_integration_owners").put("0", GUILD_ID);
+    dispatch("INTERACTION_CREATE", d);
+    return id;
+  }
+
   // ---- gateway ----
 
   private void dispatch(String type, JsonNode data) {
@@ -389,6 +412,13 @@ public final class FakeDiscord implements Closeable {
     }
     if (s[0].equals("interactions") && p.endsWith("/callback")) {
       interactionCallbacks.add(body);
+      if ("true".equals(r.getUrl().queryParameter("with_response"))) {
+        ObjectNode resp = JSON.createObjectNode();
+        resp.putObject("interaction").put("id", s[1]).put("type", 2).put("activity_instance_id", (String) null)
+            .put("response_message_id", Long.toString(ids.incrementAndGet())).put("response_message_loading", false)
+            .put("response_message_ephemeral", false);
+        return json(200, resp);
+      }
       return new MockResponse.Builder().code(204).build();
     }
     return json(404, JSON.createObjectNode().put("message", "404: Not Found (fake: " + method + " " + p + ")").put("code", 0));
