@@ -185,6 +185,25 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void discordOperatorsMentionsAlertsAndStrangersAreReadAndChecked() throws Exception {
+    String discord = "name: c\nintegrations:\n  discord:\n    token: ${DISCORD_TOKEN}\n    guild: g\n";
+    LoadedColony c = load(colony(Map.of("colony.yaml", discord + "    operators: [\"123456789012345678\", Colony Ops]\n"
+            + "    alerts_channel: alerts\n    strangers: ignore\n",
+        "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: work\n    operators: [Release Managers]\n",
+        "ants/b.yaml", "name: b\ndescription: d\ninstructions: i\nintegrations:\n  discord:\n    channel: work\n")), ENV);
+    dev.colony.discord.DiscordSettings s = c.discordSettings();
+    assertEquals(List.of("123456789012345678", "Colony Ops"), s.operatorsOf("b"));
+    assertEquals(List.of("Release Managers"), s.operatorsOf("a"));
+    assertEquals("alerts", s.alertsChannel());
+    assertFalse(s.replyToStrangers());
+    assertTrue(s.mentionOperators());
+    String e = errors(Map.of("colony.yaml", discord + "    mention: everyone\n    strangers: shout\n",
+        "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: work\n"), ENV);
+    assertTrue(e.contains("integrations.discord.mention: invalid value 'everyone'"), e);
+    assertTrue(e.contains("integrations.discord.strangers: invalid value 'shout'"), e);
+  }
+
+  @Test
   void literalTokensAreRejected() throws Exception {
     String msg = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: abc.def\n    guild: g\n",
         "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: x\n"), ENV);
