@@ -54,6 +54,7 @@ public final class ColonyLoader {
   private static final long DEFAULT_CONFIRMATION_TIMEOUT = AntSpec.DEFAULT_CONFIRMATION_TIMEOUT_SECONDS;
 
   private final Function<String, String> env;
+  private boolean discordTokenOptional;
 
   public ColonyLoader(Map<String, String> env) {
     Map<String, String> copy = new HashMap<>(env);
@@ -62,8 +63,24 @@ public final class ColonyLoader {
 
   /** Loads with the process environment and the colony's {@code .env}. */
   public static LoadedColony load(Path dir) throws ConfigException {
+    return load(dir, false);
+  }
+
+  /**
+   * Like {@link #load(Path)}; with {@code discordTokenOptional}, an unset Discord token is not an
+   * error ({@code colony dev} then chats on the console).
+   */
+  public static LoadedColony load(Path dir, boolean discordTokenOptional) throws ConfigException {
     Path abs = dir.toAbsolutePath().normalize();
-    return new ColonyLoader(Environment.forColony(abs)).loadDir(abs);
+    ColonyLoader loader = new ColonyLoader(Environment.forColony(abs));
+    loader.discordTokenOptional = discordTokenOptional;
+    return loader.loadDir(abs);
+  }
+
+  /** This loader, accepting an unset Discord token (see {@link #load(Path, boolean)}). */
+  public ColonyLoader withDiscordTokenOptional() {
+    this.discordTokenOptional = true;
+    return this;
   }
 
   public LoadedColony loadDir(Path dir) throws ConfigException {
@@ -237,7 +254,11 @@ public final class ColonyLoader {
       Node d = integrations.child("discord");
       if (d != null) {
         d.allowOnly("token", "guild", "operators", "mention", "alerts_channel", "strangers");
-        String tokenVar = secretReference(d, "token", true);
+        String tokenVar = discordTokenOptional && d.raw("token") != null
+            && Interpolation.isSingleReference(d.raw("token"))
+            && env.apply(Interpolation.variables(d.raw("token")).iterator().next()) == null
+            ? Interpolation.variables(d.raw("token")).iterator().next() // unset: the console chats
+            : secretReference(d, "token", true);
         String guild = d.string("guild", true);
         List<String> operators = d.stringList("operators", false);
         String mention = d.literal("mention", false);

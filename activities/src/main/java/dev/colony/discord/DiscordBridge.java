@@ -67,6 +67,8 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
   private static final Pattern REQUEST = Pattern.compile("\\*\\*([A-Za-z0-9_.-]+)\\*\\* wants to use .*?request #(\\d+)",
       Pattern.DOTALL);
   private static final int MAX_ATTACHMENTS = 10;
+  /** Discord drops an interaction not answered within 3 seconds. */
+  private static final long SLASH_BUDGET_MILLIS = 2300;
 
   private final WorkflowClient client;
   private final String colony;
@@ -364,12 +366,19 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     }
     String named = e.getOption("ant") == null ? null : e.getOption("ant").getAsString();
     List<String> targets = named != null && here.contains(named) ? List.of(named) : here;
-    // Discord wants an answer within 3 seconds; the queries answer in milliseconds.
+    // Discord wants an answer within 3 seconds. Queries answer in milliseconds; a worker that is
+    // slower (restarting, say) gets a holding answer, and the command still goes through.
+    java.util.concurrent.Future<String> answer = work.submit(() -> command(cmd, targets, e.getMember(), e.getUser().getName()));
     String reply;
     try {
-      reply = command(cmd, targets, e.getMember(), e.getUser().getName());
-    } catch (RuntimeException ex) {
-      reply = "The ant did not answer: " + ex.getMessage();
+      reply = answer.get(SLASH_BUDGET_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException ex) {
+      reply = "⏳ /" + cmd + " sent; the ant's worker is slow to answer, so its reply will show in this channel.";
+    } catch (java.util.concurrent.ExecutionException ex) {
+      reply = "The ant did not answer: " + ex.getCause().getMessage();
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+      return;
     }
     e.reply(reply == null ? "✔️ /" + cmd + " sent to " + String.join(", ", targets) + "." : reply)
         .setAllowedMentions(List.of()).queue(ok -> { }, err -> log.warn("discord: slash reply failed: {}", err.getMessage()));

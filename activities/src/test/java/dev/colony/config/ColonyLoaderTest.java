@@ -204,6 +204,15 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void devAcceptsAnUnsetDiscordTokenAndChatsOnTheConsole() throws Exception {
+    Path dir = colony(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: ${COLONY_TEST_NO_TOKEN}\n    guild: g\n",
+        "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: work\n"));
+    assertThrows(ConfigException.class, () -> new ColonyLoader(Map.of()).loadDir(dir));
+    LoadedColony c = new ColonyLoader(Map.of()).withDiscordTokenOptional().loadDir(dir);
+    assertEquals("COLONY_TEST_NO_TOKEN", c.colony().discord().tokenVar());
+  }
+
+  @Test
   void literalTokensAreRejected() throws Exception {
     String msg = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: abc.def\n    guild: g\n",
         "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: x\n"), ENV);

@@ -468,8 +468,13 @@ public final class FakeDiscord implements Closeable {
   @Override
   public void close() throws IOException {
     for (WebSocket ws : sessions) {
-      ws.cancel();
+      try {
+        ws.close(1001, "fake Discord stopping");
+      } catch (RuntimeException ignored) {
+        // already gone
+      }
     }
+    sessions.clear();
     server.close();
   }
 }

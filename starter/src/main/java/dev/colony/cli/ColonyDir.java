@@ -14,7 +14,12 @@ final class ColonyDir {
 
   /** Loads a colony that has ants to run; one without is an error naming where to add them. */
   static LoadedColony loadRunnable(Path dir) {
-    LoadedColony colony = load(dir);
+    return loadRunnable(dir, false);
+  }
+
+  /** With {@code discordTokenOptional}, an unset Discord token means the console is the chat. */
+  static LoadedColony loadRunnable(Path dir, boolean discordTokenOptional) {
+    LoadedColony colony = load(dir, discordTokenOptional);
     if (colony.ants().isEmpty()) {
       throw new UserError("colony '" + colony.colony().name() + "' has no ants to run: add one <name>.yaml file per ant to "
           + Path.of(colony.colony().dir(), ColonyLoader.ANTS_DIR));
@@ -23,8 +28,12 @@ final class ColonyDir {
   }
 
   static LoadedColony load(Path dir) {
+    return load(dir, false);
+  }
+
+  static LoadedColony load(Path dir, boolean discordTokenOptional) {
     try {
-      LoadedColony colony = ColonyLoader.load(dir);
+      LoadedColony colony = ColonyLoader.load(dir, discordTokenOptional);
       // From here on, every value the config references is masked in this process's output.
       Map<String, String> env = Environment.forColony(Path.of(colony.colony().dir()));
       Secrets.process().registerAll(colony.variables(), env);

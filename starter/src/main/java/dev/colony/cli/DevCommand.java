@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import dev.colony.config.Environment;
 import dev.colony.config.LoadedColony;
 import dev.colony.worker.ColonyWorker;
 import java.io.BufferedReader;
@@ -33,7 +34,12 @@ final class DevCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    LoadedColony colony = ColonyDir.loadRunnable(dir);
+    LoadedColony colony = ColonyDir.loadRunnable(dir, true);
+    if (colony.colony().discord() != null && Environment.forColony(Path.of(colony.colony().dir()))
+        .get(colony.colony().discord().tokenVar()) == null) {
+      System.err.println("colony: " + colony.colony().discord().tokenVar()
+          + " is not set: the console is the chat (set it to use Discord).");
+    }
     StartCommand.select(colony, names); // an unknown ant name fails here, before anything starts
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Path state = Path.of(colony.colony().dir(), ".colony");

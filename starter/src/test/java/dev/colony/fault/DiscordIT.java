@@ -62,11 +62,13 @@ class DiscordIT {
   void twoWorkersOneGatewayOperatorsDriveTheAntAndTheSurvivorTakesOver() throws Exception {
     discord = new FakeDiscord();
     String work = discord.addChannel("work");
+    String alerts = discord.addChannel("alerts");
     cluster = new Cluster(tmp, FIXTURE).startServer("dev");
     Files.writeString(cluster.dir.resolve(".env"), "DISCORD_TOKEN=fake-token\nCOLONY_DISCORD_API_URL="
         + discord.apiUrl() + "\nCOLONY_DISCORD_GATEWAY_URL=" + discord.gatewayUrl() + "\n");
     cluster.mode("alpha", 1, "block");
     cluster.mode("alpha", 2, "block");
+    cluster.mode("alpha", 3, "billing");
     Cluster.WorkerProcess w1 = cluster.startWorker("w1");
     Cluster.WorkerProcess w2 = cluster.startWorker("w2");
     eventually(Duration.ofSeconds(30), () -> discord.connectedSessions() == 1, work);
@@ -109,6 +111,13 @@ class DiscordIT {
     eventually(Duration.ofSeconds(30), () -> posts(work).stream().anyMatch(p -> p.contains("fault/alpha (engine command)")), work);
     cluster.release("alpha", 2);
     eventually(Duration.ofSeconds(60), () -> posts(work).stream().anyMatch(p -> p.startsWith("✅ **alpha** finished session 2")), work);
+
+    // Session 3 hits a billing error: the pause post mentions the operators, and the alerts
+    // channel gets a one-line copy with a link.
+    eventually(Duration.ofSeconds(60), () -> posts(work).stream()
+        .anyMatch(p -> p.startsWith("<@&" + FakeDiscord.OPS_ROLE_ID + "> 💳 **alpha** has a billing error")), work);
+    eventually(Duration.ofSeconds(30), () -> posts(alerts).stream().anyMatch(p -> p.contains("💳 **alpha**")
+        && p.contains("https://discord.com/channels/" + FakeDiscord.GUILD_ID + "/" + work + "/")), work);
 
     Map<String, Long> counts = posts(work).stream().filter(p -> !p.startsWith("```") && !p.startsWith("⛔"))
         .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
