@@ -28,10 +28,14 @@ public record AntMemory(
     boolean costReported,
     long inputTokens,
     long outputTokens,
-    int deliveryFailures) {
+    int deliveryFailures,
+    List<String> handledIssues,
+    List<dev.colony.trigger.IssueEvent> pendingIssues) {
 
   public AntMemory {
     queue = queue == null ? List.of() : List.copyOf(queue);
+    handledIssues = handledIssues == null ? List.of() : List.copyOf(handledIssues);
+    pendingIssues = pendingIssues == null ? List.of() : List.copyOf(pendingIssues);
     sessionsByOutcome = sessionsByOutcome == null ? Map.of() : Map.copyOf(sessionsByOutcome);
   }
 }

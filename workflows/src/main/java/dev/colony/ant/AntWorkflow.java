@@ -36,6 +36,14 @@ public interface AntWorkflow {
   @SignalMethod(name = "message")
   void message(String text);
 
+  /**
+   * A GitHub issue for this ant (sent by the repository's watcher). An issue that matches the
+   * ant's {@code github_issue} triggers and was never handled wakes one session; a repeat is
+   * ignored for ever.
+   */
+  @SignalMethod(name = "githubIssue")
+  void githubIssue(dev.colony.trigger.IssueEvent issue);
+
   /** Discard all queued work instructions. */
   @SignalMethod(name = "clear")
   void clear();

@@ -18,6 +18,8 @@ import dev.colony.supervisor.OperatorMessages;
 import dev.colony.supervisor.Outcome;
 import dev.colony.visibility.AntSearchAttributes;
 import dev.colony.workspace.WorkspaceActivities;
+import dev.colony.trigger.IssueEvent;
+import dev.colony.spec.TriggerSpec;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.common.SearchAttributeUpdate;
@@ -33,6 +35,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -69,6 +72,10 @@ public class AntWorkflowImpl implements AntWorkflow {
   static final String DELIVERY_CHANGE = "bounded-delivery";
   static final int MAX_BATCH_CHARS = 64_000;
   static final int MAX_DELIVERY_FAILURES = 3;
+  /** How many handled issues an ant remembers (carried over continue-as-new). */
+  static final int MAX_HANDLED_ISSUES = 5_000;
+  /** How many matching issues may wait for a session; more are refused with a notice. */
+  static final int MAX_PENDING_ISSUES = 1_000;
 
   private AntSpec spec;
   private AntSpec pendingSpec;
@@ -97,6 +104,10 @@ public class AntWorkflowImpl implements AntWorkflow {
   private long inputTokens;
   private long outputTokens;
   private int deliveryFailures;
+  /** Issues ever taken by a session (bounded: the oldest are forgotten first). */
+  private final LinkedHashSet<String> handledIssues = new LinkedHashSet<>();
+  /** Matching issues not yet taken, oldest first. */
+  private final List<IssueEvent> pendingIssues = new ArrayList<>();
 
   // Per run only.
   private Lifecycle lifecycle = Lifecycle.STARTING;
@@ -111,6 +122,8 @@ public class AntWorkflowImpl implements AntWorkflow {
   private AntVisibility published;
   private boolean publishing;
   private boolean boundedDelivery;
+  /** The issue the running session works on (given back if it fails). */
+  private IssueEvent takenIssue;
 
   /** One confirmation: the request, when it is denied by default, and the decision once made. */
   private static final class Confirmation {
@@ -165,6 +178,8 @@ public class AntWorkflowImpl implements AntWorkflow {
     inputTokens = m.inputTokens();
     outputTokens = m.outputTokens();
     deliveryFailures = m.deliveryFailures();
+    handledIssues.addAll(m.handledIssues());
+    pendingIssues.addAll(m.pendingIssues());
   }
 
   private void buildSessionStubs() {
@@ -250,8 +265,10 @@ public class AntWorkflowImpl implements AntWorkflow {
     if (wakeAtMillis != null) {
       lifecycle = waitKind;
       long remaining = wakeAtMillis - Workflow.currentTimeMillis();
+      // An issue wakes an ant waiting for its next cron tick, not one backing off or rate limited.
       boolean interrupted = remaining > 0
-          && Workflow.await(Duration.ofMillis(remaining), () -> stopRequested || wakeEarly);
+          && Workflow.await(Duration.ofMillis(remaining), () -> stopRequested || wakeEarly
+              || (waitKind == Lifecycle.WAITING && !pendingIssues.isEmpty()));
       if (!interrupted && waitKind == Lifecycle.WAITING) {
         scheduledRunDue = true;
       }
@@ -263,7 +280,7 @@ public class AntWorkflowImpl implements AntWorkflow {
       Workflow.await(() -> !paused || stopRequested || pendingSpec != null);
       return false;
     }
-    if (spec.eventDriven() && queue.isEmpty() && !scheduledRunDue) {
+    if (spec.eventDriven() && queue.isEmpty() && !scheduledRunDue && pendingIssues.isEmpty()) {
       lifecycle = Lifecycle.WAITING;
       Long tick = spec.cron() == null ? null
           : CronSchedule.nextTick(spec.cron(), spec.timezone(), Workflow.currentTimeMillis());
@@ -271,7 +288,8 @@ public class AntWorkflowImpl implements AntWorkflow {
         scheduleWait(tick, Lifecycle.WAITING);
       } else {
         // Triggers only: nothing to time, wake on a message (or, later, a trigger signal).
-        Workflow.await(() -> !queue.isEmpty() || paused || stopRequested || pendingSpec != null);
+        Workflow.await(() -> !queue.isEmpty() || !pendingIssues.isEmpty() || paused || stopRequested
+            || pendingSpec != null);
       }
       return false;
     }
@@ -300,7 +318,18 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
     int number = sessionCount + 1;
     lifecycle = Lifecycle.RUNNING;
-    SessionRequest request = new SessionRequest(spec, number, delivered, workspace);
+    // One issue per session, oldest first; it counts as handled from now on (a repeat signal is
+    // ignored), and goes back to the front if the session fails.
+    IssueEvent issue = pendingIssues.isEmpty() ? null : pendingIssues.remove(0);
+    if (issue != null) {
+      handledIssues.add(issue.key());
+      while (handledIssues.size() > MAX_HANDLED_ISSUES) {
+        handledIssues.remove(handledIssues.iterator().next());
+      }
+    }
+    takenIssue = issue;
+    SessionRequest request = issue == null ? new SessionRequest(spec, number, delivered, workspace)
+        : new SessionRequest(spec, number, delivered, workspace, issue);
     List<Promise<SessionResult>> holder = new ArrayList<>(1);
     SessionActivities sessions = sessions(number);
     CancellationScope scope = Workflow.newCancellationScope(
@@ -318,12 +347,14 @@ public class AntWorkflowImpl implements AntWorkflow {
       sessionRunning = false;
       if (f.getCause() instanceof CanceledFailure || stopRequested) {
         queue.addAll(0, delivered);
+        giveIssueBack();
         return;
       }
       result = SessionResult.of(Outcome.TRANSIENT, "session failed: " + rootMessage(f));
     } catch (CanceledFailure c) {
       sessionRunning = false;
       queue.addAll(0, delivered);
+      giveIssueBack();
       return;
     }
     sessionRunning = false;
@@ -336,6 +367,13 @@ public class AntWorkflowImpl implements AntWorkflow {
     if (pauseWasPending && paused && OPERATOR.equals(pauseReason)
         && Workflow.getVersion(PAUSE_NOTICE_CHANGE, Workflow.DEFAULT_VERSION, 1) == 1) {
       say(OperatorMessages.pausing(spec.name(), false));
+    }
+  }
+
+  private void giveIssueBack() {
+    if (takenIssue != null) {
+      pendingIssues.add(0, takenIssue);
+      takenIssue = null;
     }
   }
 
@@ -390,6 +428,7 @@ public class AntWorkflowImpl implements AntWorkflow {
       }
       case BACK_OFF -> {
         requeueAfterFailure(delivered, true);
+        giveIssueBack();
         consecutiveErrors++;
         Duration delay = Backoff.delay(consecutiveErrors);
         say(outcome == Outcome.PERMANENT
@@ -399,6 +438,7 @@ public class AntWorkflowImpl implements AntWorkflow {
       }
       case WAIT_FOR_RESET -> {
         requeueAfterFailure(delivered, false);
+        giveIssueBack();
         long waitMillis;
         if (r.resetAtEpochMillis() != null) {
           waitMillis = Math.max(0, r.resetAtEpochMillis() - now);
@@ -411,6 +451,7 @@ public class AntWorkflowImpl implements AntWorkflow {
       }
       case PAUSE -> {
         requeueAfterFailure(delivered, false);
+        giveIssueBack();
         paused = true;
         pauseReason = outcome.configName();
         say(OperatorMessages.paused(name, outcome));
@@ -464,7 +505,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     return new AntMemory(sessionCount, consecutiveErrors, paused, pauseReason, queue, postSequence,
         announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail,
         startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
-        deliveryFailures);
+        deliveryFailures, List.copyOf(handledIssues), pendingIssues);
   }
 
   // ---- chat: posts leave in order, one at a time, from a single workflow thread ----
@@ -586,6 +627,24 @@ public class AntWorkflowImpl implements AntWorkflow {
     } else {
       say(OperatorMessages.queued(spec.name(), queue.size(), sessionRunning));
     }
+  }
+
+  @Override
+  public void githubIssue(IssueEvent issue) {
+    if (issue == null || issue.repo() == null) {
+      return;
+    }
+    String key = issue.key();
+    boolean watched = spec.githubRepos().stream().anyMatch(r -> r.equalsIgnoreCase(issue.repo()))
+        && spec.triggers().stream().anyMatch(t -> t.type() == TriggerSpec.Type.GITHUB_ISSUE && issue.hasAll(t.labels()));
+    if (!watched || handledIssues.contains(key) || pendingIssues.stream().anyMatch(p -> p.key().equals(key))) {
+      return;
+    }
+    if (pendingIssues.size() >= MAX_PENDING_ISSUES) {
+      say(OperatorMessages.tooManyIssues(spec.name(), issue.repo(), issue.number(), MAX_PENDING_ISSUES));
+      return;
+    }
+    pendingIssues.add(issue);
   }
 
   @Override

@@ -9,8 +9,14 @@ import java.util.List;
  * @param session 1-based session number over the ant's whole life
  * @param messages queued human instructions to deliver in this session's prompt
  * @param workspace absolute path of the prepared working directory
+ * @param issue the GitHub issue that woke this session, or null
  */
-public record SessionRequest(AntSpec spec, int session, List<String> messages, String workspace) {
+public record SessionRequest(AntSpec spec, int session, List<String> messages, String workspace,
+    dev.colony.trigger.IssueEvent issue) {
+  public SessionRequest(AntSpec spec, int session, List<String> messages, String workspace) {
+    this(spec, session, messages, workspace, null);
+  }
+
   public SessionRequest {
     messages = messages == null ? List.of() : List.copyOf(messages);
   }

@@ -74,6 +74,11 @@ public final class OperatorMessages {
         + ": \"" + summary(first) + "\". Send it again, shorter or split, if it still matters.";
   }
 
+  public static String tooManyIssues(String ant, String repo, int number, int max) {
+    return "📭 " + bold(ant) + " already has " + max + " GitHub issues waiting; " + repo + "#" + number
+        + " was dropped. Handle some, or send it as a message.";
+  }
+
   public static String cleared(String ant, int dropped) {
     return "🧹 " + bold(ant) + " discarded " + dropped + " queued message" + (dropped == 1 ? "" : "s") + ".";
   }
