@@ -248,6 +248,8 @@ public final class ColonyLoader {
     }
     ColonySettings.Discord discord = null;
     String githubTokenVar = null;
+    long githubPoll = ColonySettings.DEFAULT_GITHUB_POLL_SECONDS;
+    String webhookSecretVar = null;
     Node integrations = root.child("integrations");
     if (integrations != null) {
       integrations.allowOnly("discord", "github");
@@ -274,8 +276,15 @@ public final class ColonyLoader {
       }
       Node g = integrations.child("github");
       if (g != null) {
-        g.allowOnly("token");
+        g.allowOnly("token", "poll_interval", "webhook_secret");
         githubTokenVar = secretReference(g, "token", false);
+        Long poll = g.durationSeconds("poll_interval");
+        if (poll != null && poll < 10) {
+          g.problem("poll_interval", "at least 10s (GitHub's rate limit is per hour)");
+        } else if (poll != null) {
+          githubPoll = poll;
+        }
+        webhookSecretVar = secretReference(g, "webhook_secret", false);
       }
     }
     String backend = "memory";
@@ -290,7 +299,7 @@ public final class ColonyLoader {
       return null;
     }
     return new ColonySettings(name, dir.toString(), discord, githubTokenVar,
-        defaults.confirmationTimeout(), defaults.pollInterval(), backend, statePath);
+        defaults.confirmationTimeout(), defaults.pollInterval(), backend, statePath, githubPoll, webhookSecretVar);
   }
 
   /** Reads a secret: it must be written as a single {@code ${VAR}} and the variable must be set. */
@@ -423,7 +432,7 @@ public final class ColonyLoader {
       }
     }
     if (timezone == null) {
-      timezone = ZoneId.systemDefault().getId();
+      timezone = "UTC"; // the same wherever `start` runs
     }
 
     List<TriggerSpec> triggers = new ArrayList<>();

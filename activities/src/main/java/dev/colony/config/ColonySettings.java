@@ -12,7 +12,17 @@ public record ColonySettings(
     long confirmationTimeoutSeconds,
     long pollIntervalSeconds,
     String stateBackend,
-    String statePath) {
+    String statePath,
+    long githubPollSeconds,
+    String githubWebhookSecretVar) {
+
+  public static final long DEFAULT_GITHUB_POLL_SECONDS = 300;
+
+  public ColonySettings(String name, String dir, Discord discord, String githubTokenVar,
+      long confirmationTimeoutSeconds, long pollIntervalSeconds, String stateBackend, String statePath) {
+    this(name, dir, discord, githubTokenVar, confirmationTimeoutSeconds, pollIntervalSeconds, stateBackend,
+        statePath, DEFAULT_GITHUB_POLL_SECONDS, null);
+  }
 
   /**
    * The colony's Discord integration; null on a colony that chats on the console.

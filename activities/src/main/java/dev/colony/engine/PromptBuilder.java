@@ -12,6 +12,11 @@ public final class PromptBuilder {
 
   /** @param spec the spec with its references resolved (see SpecReferences) */
   public static String build(AntSpec spec, int session, List<String> messages) {
+    return build(spec, session, messages, null);
+  }
+
+  /** With the GitHub issue that woke this session, if any (its body is already bounded). */
+  public static String build(AntSpec spec, int session, List<String> messages, dev.colony.trigger.IssueEvent issue) {
     StringBuilder sb = new StringBuilder();
     sb.append("You are ").append(spec.name()).append(", an autonomous agent of the colony '")
         .append(spec.colony()).append("'. Session ").append(session).append(".\n");
@@ -32,6 +37,14 @@ public final class PromptBuilder {
       sb.append(" before committing.\n");
     }
     sb.append("- Never commit as a bot identity (such as claude or github-actions[bot]).\n");
+    if (issue != null) {
+      sb.append("\n## The GitHub issue that woke you (work on it this session)\n")
+          .append("- Repository: ").append(issue.repo()).append('\n')
+          .append("- Issue: #").append(issue.number()).append(' ').append(issue.title()).append('\n')
+          .append("- URL: ").append(issue.url()).append('\n')
+          .append("- Labels: ").append(issue.labels().isEmpty() ? "(none)" : String.join(", ", issue.labels())).append('\n')
+          .append("- Body:\n").append(issue.body().strip()).append('\n');
+    }
     if (!messages.isEmpty()) {
       sb.append("\n## Messages from your humans (handle these first)\n");
       int i = 1;

@@ -76,7 +76,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
           + "\" is not available on this worker (available: " + available() + ")");
     }
     ActivityExecutionContext activity = Activity.getExecutionContext();
-    String prompt = PromptBuilder.build(spec, request.session(), request.messages());
+    String prompt = PromptBuilder.build(spec, request.session(), request.messages(), request.issue());
     long heartbeatTimeout = Math.max(2, spec.heartbeatTimeoutSeconds());
     // Heartbeats are throttled to 0.8 x the timeout; beating at a quarter keeps us well inside.
     Duration interval = Duration.ofMillis(Math.max(500, heartbeatTimeout * 1000 / 4));

@@ -40,6 +40,7 @@ final class StartCommand implements Callable<Integer> {
     try (Temporal t = Temporal.connect(temporal)) {
       SearchAttributeSetup.ensure(t);
       startAll(t, temporal.taskQueue, chosen, spec.commandLine().getOut());
+      Watchers.subscribe(t, temporal.taskQueue, colony, chosen, spec.commandLine().getOut());
     }
     return 0;
   }

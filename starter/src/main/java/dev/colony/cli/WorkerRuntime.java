@@ -41,12 +41,12 @@ final class WorkerRuntime {
     String token = discord == null ? null : env.get(colony.colony().discord().tokenVar());
     boolean useDiscord = token != null && !token.isBlank();
     // One OkHttp client for the whole worker: the REST poster and JDA share it.
-    OkHttpClient http = useDiscord ? new OkHttpClient() : null;
+    OkHttpClient http = new OkHttpClient();
     DiscordBridge.Endpoints endpoints = DiscordBridge.Endpoints.fromEnvironment(env);
     ChatSink chat = useDiscord ? new DiscordSink(new DiscordRest(http, endpoints.api(), token), discord)
         : new ConsoleSink(chatOut);
     ColonyWorker worker = ColonyWorker.start(t.client,
-        new WorkerSettings(taskQueue, useSticky, chat, null, journal));
+        new WorkerSettings(taskQueue, useSticky, chat, null, journal, http));
     DiscordGateway gateway = !useDiscord ? null : new DiscordGateway(t.client, taskQueue, token,
         ProcessHandle.current().pid() + "@" + host(), DiscordGateway.DEFAULT_TTL,
         () -> new DiscordBridge(t.client, colony.colony().name(), colony.ants(), discord),

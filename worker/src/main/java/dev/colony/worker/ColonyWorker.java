@@ -42,7 +42,8 @@ public final class ColonyWorker implements AutoCloseable {
       options.setIdentity(settings.identity());
     }
     Worker worker = factory.newWorker(settings.taskQueue(), options.build());
-    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class, dev.colony.lease.LeaseWorkflowImpl.class);
+    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class, dev.colony.lease.LeaseWorkflowImpl.class,
+        dev.colony.trigger.RepoWatcherImpl.class);
     // Every post passes the worker's one redactor, whichever activity or narrator sends it.
     Secrets secrets = Secrets.process();
     ChatSink chat = post -> settings.chat().deliver(new ChatPost(post.colony(), post.ant(), post.channel(),
@@ -50,6 +51,7 @@ public final class ColonyWorker implements AutoCloseable {
     worker.registerActivitiesImplementations(
         SessionActivitiesImpl.withDefaultEngines(chat, System.out),
         new WorkspaceActivitiesImpl(secrets),
+        new dev.colony.github.GithubActivitiesImpl(settings.http()),
         new ChatActivitiesImpl(chat,
             settings.chatJournal() == null ? null : new DeliveryJournal(settings.chatJournal())));
     factory.start();

@@ -13,4 +13,13 @@ import java.nio.file.Path;
  *     so no post is shown twice after a crash; null to remember them in memory only
  */
 public record WorkerSettings(String taskQueue, boolean stickyQueue, ChatSink chat, String identity,
-    Path chatJournal) {}
+    Path chatJournal, okhttp3.OkHttpClient http) {
+  /** @param http the worker's one OkHttp client (Discord, GitHub) */
+  public WorkerSettings {
+    http = http == null ? new okhttp3.OkHttpClient() : http;
+  }
+
+  public WorkerSettings(String taskQueue, boolean stickyQueue, ChatSink chat, String identity, Path chatJournal) {
+    this(taskQueue, stickyQueue, chat, identity, chatJournal, null);
+  }
+}
