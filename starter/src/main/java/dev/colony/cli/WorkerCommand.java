@@ -21,6 +21,10 @@ class WorkerCommand implements Callable<Integer> {
   @Mixin
   StickyOption sticky;
 
+  @picocli.CommandLine.Option(names = "--github-webhook", paramLabel = "PORT",
+      description = "Also receive GitHub 'issues' webhooks on this port (signed with integrations.github.webhook_secret).")
+  Integer githubWebhook;
+
   @Spec
   picocli.CommandLine.Model.CommandSpec spec;
 
@@ -34,9 +38,35 @@ class WorkerCommand implements Callable<Integer> {
     spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' at %s%n",
         colony.colony().name(), temporal.taskQueue, t.address);
     spec.commandLine().getOut().flush();
+    if (githubWebhook != null) {
+      startWebhook(t, colony);
+    }
     afterWorkerStarted(t, colony);
     worker.awaitTermination();
     return 0;
+  }
+
+  private void startWebhook(Temporal t, LoadedColony colony) {
+    String var = colony.colony().githubWebhookSecretVar();
+    String secret = var == null ? null : dev.colony.config.Environment.forColony(Path.of(colony.colony().dir())).get(var);
+    if (secret == null || secret.isBlank()) {
+      throw new UserError("--github-webhook needs integrations.github.webhook_secret: ${GITHUB_WEBHOOK_SECRET} in "
+          + "colony.yaml, with the variable set (GitHub signs each delivery with it)");
+    }
+    String colonyName = colony.colony().name();
+    try {
+      new dev.colony.github.WebhookServer(new java.net.InetSocketAddress(githubWebhook), secret, issue -> {
+        try {
+          t.client.newWorkflowStub(dev.colony.trigger.RepoWatcher.class,
+              dev.colony.trigger.RepoWatcher.workflowId(colonyName, issue.repo())).issue(issue);
+        } catch (io.temporal.client.WorkflowNotFoundException e) {
+          // no ant of this colony watches that repository
+        }
+      });
+    } catch (java.io.IOException e) {
+      throw new UserError("cannot listen for GitHub webhooks on port " + githubWebhook + ": " + e.getMessage());
+    }
+    spec.commandLine().getOut().printf("receiving GitHub webhooks on port %d%n", githubWebhook);
   }
 
   /** What else to do once the worker polls ({@code run} starts the ants here). */
