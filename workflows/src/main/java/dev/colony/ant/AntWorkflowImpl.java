@@ -71,6 +71,11 @@ public class AntWorkflowImpl implements AntWorkflow {
    */
   static final String DELIVERY_CHANGE = "bounded-delivery";
   static final int MAX_BATCH_CHARS = 64_000;
+  /**
+   * Version 1: a cron ant resumed after a pause that spanned one or more ticks runs once at once
+   * for the ticks it missed (not once per tick, and not only at the next tick).
+   */
+  static final String MISSED_TICKS_CHANGE = "missed-ticks-catch-up";
   static final int MAX_DELIVERY_FAILURES = 3;
   /** How many handled issues an ant remembers (carried over continue-as-new). */
   static final int MAX_HANDLED_ISSUES = 5_000;
@@ -122,6 +127,9 @@ public class AntWorkflowImpl implements AntWorkflow {
   private AntVisibility published;
   private boolean publishing;
   private boolean boundedDelivery;
+  private boolean catchUpTicks;
+  /** When the current pause began (workflow time), to catch up cron ticks missed meanwhile. */
+  private Long pausedSinceMillis;
   /** The issue the running session works on (given back if it fails). */
   private IssueEvent takenIssue;
 
@@ -228,6 +236,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     // yield, and anywhere later it would let the outbox thread schedule its post first on replay.
     publishing = Workflow.getVersion(VISIBILITY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     boundedDelivery = Workflow.getVersion(DELIVERY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    catchUpTicks = Workflow.getVersion(MISSED_TICKS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     Async.procedure(this::deliverPosts);
     if (publishing) {
       Async.procedure(this::publishVisibility);
@@ -277,7 +286,18 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
     if (paused) {
       lifecycle = Lifecycle.PAUSED;
+      if (pausedSinceMillis == null) {
+        pausedSinceMillis = Workflow.currentTimeMillis();
+      }
       Workflow.await(() -> !paused || stopRequested || pendingSpec != null);
+      if (!paused) {
+        Long tick = spec.cron() == null ? null
+            : CronSchedule.nextTick(spec.cron(), spec.timezone(), pausedSinceMillis);
+        if (catchUpTicks && tick != null && tick <= Workflow.currentTimeMillis()) {
+          scheduledRunDue = true; // one run for all the ticks missed while paused
+        }
+        pausedSinceMillis = null;
+      }
       return false;
     }
     if (spec.eventDriven() && queue.isEmpty() && !scheduledRunDue && pendingIssues.isEmpty()) {
