@@ -110,6 +110,45 @@ class HistoryReplayTest {
     }
   }
 
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordCronCatchUpAndGithubIssues() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(io.temporal.testing.TestEnvironmentOptions
+        .newBuilder().setInitialTime(java.time.Instant.parse("2026-06-01T00:30:00Z")).build())) {
+      dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
+      Worker worker = env.newWorker("record");
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+      Fakes.ScriptedSessions sessions = new Fakes.ScriptedSessions();
+      sessions.then(Outcome.SUCCESS, "tick").then(Outcome.TRANSIENT, "failed on the issue");
+      worker.registerActivitiesImplementations(sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace());
+      env.start();
+      var base = Fakes.withSchedule(Fakes.spec("ticker"), "0 * * * *",
+          List.of(new dev.colony.spec.TriggerSpec(dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of("bug"))));
+      var spec = new dev.colony.spec.AntSpec(base.colony(), base.name(), base.description(), base.instructions(),
+          base.engine(), base.claude(), base.gemini(), base.command(), base.discordChannel(), List.of("acme/app"),
+          base.cron(), base.timezone(), base.triggers(), base.autonomy(), base.confirmation(), base.toolCalls(),
+          base.lmOutput(), base.recovery(), base.pollIntervalSeconds(), base.confirmationTimeoutSeconds(),
+          base.sessionTimeoutSeconds(), base.heartbeatTimeoutSeconds(), 100, base.workspace(), base.git(),
+          base.colonyDir(), base.sourceFile());
+      AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
+      WorkflowClient.start(ant::run, new AntRun(spec, null));
+      env.sleep(Duration.ofMinutes(40));
+      ant.pause();
+      env.sleep(Duration.ofHours(3));
+      ant.resume();
+      env.sleep(Duration.ofMinutes(5));
+      var issue = new dev.colony.trigger.IssueEvent("acme/app", 7, "Crash", "u", List.of("bug"), "b");
+      ant.githubIssue(issue);
+      ant.githubIssue(issue);
+      ant.githubIssue(new dev.colony.trigger.IssueEvent("acme/app", 8, "Question", "u", List.of(), "b"));
+      env.sleep(Duration.ofMinutes(5));
+      ant.stop();
+      WorkflowStub.fromTyped(ant).getResult(Void.class);
+      write("cron-catch-up-and-issues.json", env.getWorkflowClient().fetchHistory(spec.workflowId()));
+    }
+  }
+
   static void write(String name, WorkflowExecutionHistory history) throws IOException {
     Files.createDirectories(HISTORIES);
     Files.writeString(HISTORIES.resolve(name), history.toJson(true));
