@@ -19,6 +19,10 @@ public final class StatusText {
     sb.append("  sessions:           ").append(a.sessions()).append('\n');
     sb.append("  consecutive errors: ").append(a.consecutiveErrors()).append('\n');
     sb.append("  next wake:          ").append(wake(a.nextWakeTime(), now)).append('\n');
+    if (a.wakesOn() != null) {
+      sb.append("  wakes on:           ").append(a.wakesOn())
+          .append(a.pendingIssues() > 0 ? " (" + a.pendingIssues() + " issue(s) waiting)" : "").append('\n');
+    }
     sb.append("  last outcome:       ").append(last(a)).append('\n');
     for (var c : a.confirmations()) {
       sb.append("  waiting for you:    #").append(c.id()).append(' ').append(c.tool()).append(": ")

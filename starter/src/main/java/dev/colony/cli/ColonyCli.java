@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
 @Command(name = "colony", mixinStandardHelpOptions = true, versionProvider = ColonyCli.Version.class,
     description = "Keeps a colony of autonomous coding agents (ants) working, supervised by Temporal.",
     subcommands = {
-        ValidateCommand.class, DevCommand.class, ServerCommand.class, WorkerCommand.class,
+        InitCommand.class, ValidateCommand.class, DevCommand.class, ServerCommand.class, WorkerCommand.class,
         StartCommand.class, RunCommand.class, StatusCommand.class, DiscordCommand.class,
         SignalCommands.Pause.class, SignalCommands.Resume.class, SignalCommands.Send.class,
         SignalCommands.Stop.class, SignalCommands.Clear.class, SignalCommands.Approve.class,

@@ -124,6 +124,8 @@ final class StatusView {
     n.put("lastDetail", a.lastDetail());
     n.put("engine", a.engine());
     n.set("confirmations", JSON.valueToTree(a.confirmations()));
+    n.put("wakesOn", a.wakesOn());
+    n.put("pendingIssues", a.pendingIssues());
     if (s != null) {
       n.set("stats", JSON.valueToTree(s));
     }

@@ -11,6 +11,9 @@ import java.util.List;
  * @param nextWakeTime ISO-8601 instant of the pending timer (backoff, rate limit, sleep, cron);
  *     null when none
  * @param confirmations dangerous tool calls waiting for a human
+ * @param wakesOn what wakes this ant besides a human: the schedule, the GitHub repositories and
+ *     labels it watches; "continuous" for an ant that runs on its own
+ * @param pendingIssues matching GitHub issues waiting for a session
  */
 public record AntStatus(
     String colony,
@@ -25,9 +28,18 @@ public record AntStatus(
     String lastOutcome,
     String lastDetail,
     String engine,
-    List<PendingConfirmation> confirmations) {
+    List<PendingConfirmation> confirmations,
+    String wakesOn,
+    int pendingIssues) {
 
   public AntStatus {
     confirmations = confirmations == null ? List.of() : List.copyOf(confirmations);
+  }
+
+  public AntStatus(String colony, String ant, Lifecycle state, boolean paused, String pauseReason, int queueDepth,
+      int sessions, int consecutiveErrors, String nextWakeTime, String lastOutcome, String lastDetail, String engine,
+      List<PendingConfirmation> confirmations) {
+    this(colony, ant, state, paused, pauseReason, queueDepth, sessions, consecutiveErrors, nextWakeTime, lastOutcome,
+        lastDetail, engine, confirmations, null, 0);
   }
 }

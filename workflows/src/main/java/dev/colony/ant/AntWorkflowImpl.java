@@ -747,7 +747,25 @@ public class AntWorkflowImpl implements AntWorkflow {
     String wake = wakeAtMillis == null ? null : Instant.ofEpochMilli(wakeAtMillis).toString();
     return new AntStatus(spec.colony(), spec.name(), lifecycle, paused, pauseReason, queue.size(),
         sessionCount, consecutiveErrors, wake, lastOutcome, lastDetail, spec.engine().configName(),
-        pendingConfirmations());
+        pendingConfirmations(), wakesOn(), pendingIssues.size());
+  }
+
+  /** What wakes the ant besides a human, in words (for status and the channel). */
+  private String wakesOn() {
+    List<String> parts = new ArrayList<>();
+    if (spec.cron() != null) {
+      parts.add("cron '" + spec.cron() + "' (" + spec.timezone() + ")");
+    }
+    for (TriggerSpec t : spec.triggers()) {
+      if (t.type() == TriggerSpec.Type.GITHUB_ISSUE) {
+        parts.add("GitHub issues in " + String.join(", ", spec.githubRepos())
+            + (t.labels().isEmpty() ? "" : " labelled " + String.join(" + ", t.labels())));
+      }
+    }
+    if (parts.isEmpty()) {
+      return spec.eventDriven() ? "human messages only" : "continuous";
+    }
+    return String.join("; ", parts);
   }
 
   @Override

@@ -1,0 +1,77 @@
+package dev.colony.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.github.FakeGithub;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * examples/triggers, run offline through the CLI against the fake GitHub: the GitHub-triggered
+ * ant takes each bug once (a question and a pull request wake nobody), the event-only ant runs
+ * only when a human writes, the scheduled ant waits for its next weekday tick.
+ */
+class TriggersExampleIT {
+  private static final Path EXAMPLE = Path.of("../examples/triggers").toAbsolutePath().normalize();
+
+  @TempDir
+  Path tmp;
+
+  private Cluster cluster;
+  private FakeGithub github;
+
+  @AfterEach
+  void tearDown() throws Exception {
+    try {
+      if (cluster != null) {
+        cluster.close();
+      }
+    } finally {
+      if (github != null) {
+        github.close();
+      }
+    }
+  }
+
+  @Test
+  void theTriggersExampleRunsOfflineAgainstTheFakeGithub() throws Exception {
+    github = new FakeGithub();
+    github.issue("acme/app", 1, "Crash on save", List.of("bug"), "Steps: save twice.");
+    github.issue("acme/app", 2, "How do I export?", List.of("question"), "?");
+    github.pullRequest("acme/app", 3, "Fix the crash", List.of("bug"));
+    cluster = new Cluster(tmp, EXAMPLE).startServer("dev");
+    Files.writeString(cluster.dir.resolve(".env"), "GITHUB_TOKEN=offline-token\nCOLONY_GITHUB_API_URL=" + github.url() + "\n");
+    Cluster.WorkerProcess worker = cluster.startWorker("w1");
+    String started = cluster.cli("start", cluster.dir.toString());
+    assertTrue(started.contains("watching acme/app for GitHub issues (1 ant, every 300s)"), started);
+    try {
+      Cluster.eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
+          .contains("[triage] ✅ **triage** finished session 1: triage worked on issue #1"));
+      String helper = cluster.cli("status", "triggers/helper");
+      assertTrue(helper.contains("wakes on:           human messages only"), helper);
+      assertTrue(helper.contains("sessions:           0"), helper);
+      String standup = cluster.cli("status", "triggers/standup");
+      assertTrue(standup.contains("wakes on:           cron '0 9 * * 1-5' (Europe/Paris)"), standup);
+      cluster.cli("send", "triggers/helper", "summarise the open bugs");
+      Cluster.eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
+          .contains("[helper] ✅ **helper** finished session 1: helper ran session 1"));
+      // A second bug arrives later and is its own session; the first is never taken again.
+      github.issue("acme/app", 4, "Data loss", List.of("bug", "p1"), "lost it");
+      cluster.cli("start", cluster.dir.toString(), "triage"); // re-subscribing polls at once
+      Cluster.eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
+          .contains("[triage] ✅ **triage** finished session 2: triage worked on issue #4"));
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics() + "\ngithub: " + github.log, e);
+    }
+    String log = Cluster.read(worker.log());
+    assertEquals(1, log.lines().filter(l -> l.contains("worked on issue #1")).count(), log);
+    assertTrue(log.lines().noneMatch(l -> l.contains("issue #2") || l.contains("issue #3")), log);
+    assertTrue(log.lines().noneMatch(l -> l.contains("[standup] ✅")), log);
+  }
+}
