@@ -86,6 +86,29 @@ class CliTest {
   }
 
   @Test
+  void initCreatesAColonyThatValidatesAndNeverOverwrites() throws IOException {
+    for (String engine : List.of("claude", "gemini", "command")) {
+      Path dir = tmp.resolve("init-" + engine);
+      Result r = run("init", dir.toString(), "--engine", engine);
+      assertEquals(0, r.code(), r.err());
+      assertTrue(r.out().contains("./colony validate " + dir), r.out());
+      Result v = run("validate", dir.toString());
+      assertEquals(0, v.code(), engine + ": " + v.err());
+      assertEquals(".env\n.colony/\n", Files.readString(dir.resolve(".gitignore")));
+      assertTrue(Files.exists(dir.resolve(".env.example")));
+    }
+    Path dir = tmp.resolve("init-command");
+    String before = Files.readString(dir.resolve("ants/worker.yaml"));
+    Result again = run("init", dir.toString());
+    assertEquals(1, again.code());
+    assertTrue(again.err().contains("not overwriting colony.yaml"), again.err());
+    assertEquals(before, Files.readString(dir.resolve("ants/worker.yaml")));
+    Result d = run("init", tmp.resolve("init-discord").toString(), "--discord");
+    assertEquals(0, d.code(), d.err());
+    assertTrue(Files.readString(tmp.resolve("init-discord/.env.example")).contains("DISCORD_TOKEN="));
+  }
+
+  @Test
   void aColonyWithoutAntsValidatesButCannotStart() throws IOException {
     Path dir = Files.createTempDirectory(tmp, "empty");
     Files.writeString(dir.resolve("colony.yaml"), "name: empty\n");
