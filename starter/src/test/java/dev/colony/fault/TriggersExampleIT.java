@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * examples/triggers, run offline through the CLI against the fake GitHub: the GitHub-triggered
  * ant takes each bug once (a question and a pull request wake nobody), the event-only ant runs
- * only when a human writes, the scheduled ant waits for its next weekday tick.
+ * only when a human writes, the scheduled ant waits for its next weekday tick; after a SIGKILL of
+ * the worker and a full re-read of the issues, nothing handled is taken again.
  */
 class TriggersExampleIT {
   private static final Path EXAMPLE = Path.of("../examples/triggers").toAbsolutePath().normalize();
@@ -25,6 +26,7 @@ class TriggersExampleIT {
 
   private Cluster cluster;
   private FakeGithub github;
+  private Cluster.WorkerProcess replacement;
 
   @AfterEach
   void tearDown() throws Exception {
@@ -66,10 +68,21 @@ class TriggersExampleIT {
       cluster.cli("start", cluster.dir.toString(), "triage"); // re-subscribing polls at once
       Cluster.eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
           .contains("[triage] ✅ **triage** finished session 2: triage worked on issue #4"));
+      // SIGKILL the worker, start another, and make the watcher read every open issue again:
+      // the issues already handled are not taken again, a new one is.
+      Cluster.kill9(worker);
+      replacement = cluster.startWorker("w2");
+      github.issue("acme/app", 5, "Slow start", List.of("bug"), "slow");
+      cluster.cli("start", cluster.dir.toString(), "triage");
+      Cluster.eventually(Duration.ofSeconds(60), () -> Cluster.read(replacement.log())
+          .contains("[triage] ✅ **triage** finished session 3: triage worked on issue #5"));
+      Thread.sleep(3000);
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics() + "\ngithub: " + github.log, e);
     }
-    String log = Cluster.read(worker.log());
+    String log = Cluster.read(worker.log()) + Cluster.read(replacement.log());
+    assertEquals(1, log.lines().filter(l -> l.contains("worked on issue #4")).count(), log);
+    assertEquals(1, log.lines().filter(l -> l.contains("worked on issue #5")).count(), log);
     assertEquals(1, log.lines().filter(l -> l.contains("worked on issue #1")).count(), log);
     assertTrue(log.lines().noneMatch(l -> l.contains("issue #2") || l.contains("issue #3")), log);
     assertTrue(log.lines().noneMatch(l -> l.contains("[standup] ✅")), log);

@@ -307,7 +307,7 @@ public class AntWorkflowImpl implements AntWorkflow {
       if (tick != null) {
         scheduleWait(tick, Lifecycle.WAITING);
       } else {
-        // Triggers only: nothing to time, wake on a message (or, later, a trigger signal).
+        // Triggers only: nothing to time; a message or a matching GitHub issue wakes the ant.
         Workflow.await(() -> !queue.isEmpty() || !pendingIssues.isEmpty() || paused || stopRequested
             || pendingSpec != null);
       }
