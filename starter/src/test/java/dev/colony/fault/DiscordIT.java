@@ -64,6 +64,9 @@ class DiscordIT {
     String work = discord.addChannel("work");
     String alerts = discord.addChannel("alerts");
     cluster = new Cluster(tmp, FIXTURE).startServer("dev");
+    // the fault tests' controllable agent
+    Files.copy(Cluster.FIXTURE.resolve("agent.sh"), cluster.dir.resolve("agent.sh"),
+        java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
     Files.writeString(cluster.dir.resolve(".env"), "DISCORD_TOKEN=fake-token\nCOLONY_DISCORD_API_URL="
         + discord.apiUrl() + "\nCOLONY_DISCORD_GATEWAY_URL=" + discord.gatewayUrl() + "\n");
     cluster.mode("alpha", 1, "block");
