@@ -256,11 +256,10 @@ public final class ColonyLoader {
       Node d = integrations.child("discord");
       if (d != null) {
         d.allowOnly("token", "guild", "operators", "mention", "alerts_channel", "strangers");
-        String tokenVar = discordTokenOptional && d.raw("token") != null
-            && Interpolation.isSingleReference(d.raw("token"))
-            && env.apply(Interpolation.variables(d.raw("token")).iterator().next()) == null
-            ? Interpolation.variables(d.raw("token")).iterator().next() // unset: the console chats
-            : secretReference(d, "token", true);
+        String tokenVar = discordTokenOptional ? unsetReference(d.raw("token")) : null;
+        if (tokenVar == null) { // set, or required: checked as every secret is
+          tokenVar = secretReference(d, "token", true);
+        }
         String guild = d.string("guild", true);
         List<String> operators = d.stringList("operators", false);
         String mention = d.literal("mention", false);
@@ -300,6 +299,15 @@ public final class ColonyLoader {
     }
     return new ColonySettings(name, dir.toString(), discord, githubTokenVar,
         defaults.confirmationTimeout(), defaults.pollInterval(), backend, statePath, githubPoll, webhookSecretVar);
+  }
+
+  /** The variable of a single {@code ${VAR}} reference that is not set; null otherwise. */
+  private String unsetReference(String raw) {
+    if (!Interpolation.isSingleReference(raw)) {
+      return null;
+    }
+    String var = Interpolation.variables(raw).iterator().next();
+    return env.apply(var) == null ? var : null;
   }
 
   /** Reads a secret: it must be written as a single {@code ${VAR}} and the variable must be set. */

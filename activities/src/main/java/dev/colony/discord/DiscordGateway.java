@@ -137,18 +137,14 @@ public final class DiscordGateway implements AutoCloseable {
   }
 
   private boolean acquire() {
-    LeaseWorkflow lease = client.newWorkflowStub(LeaseWorkflow.class, leaseId);
     try {
-      return lease.acquire(candidate, ttl.toMillis());
-    } catch (WorkflowNotFoundException e) {
-      startLease();
       return client.newWorkflowStub(LeaseWorkflow.class, leaseId).acquire(candidate, ttl.toMillis());
-    } catch (io.temporal.client.WorkflowServiceException e) {
-      if (isNotFound(e)) {
-        startLease();
-        return client.newWorkflowStub(LeaseWorkflow.class, leaseId).acquire(candidate, ttl.toMillis());
+    } catch (RuntimeException e) {
+      if (!isNotFound(e)) {
+        throw e;
       }
-      throw e;
+      startLease(); // the first candidate ever, or the lease workflow ended
+      return client.newWorkflowStub(LeaseWorkflow.class, leaseId).acquire(candidate, ttl.toMillis());
     }
   }
 

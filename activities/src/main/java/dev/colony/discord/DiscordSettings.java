@@ -3,9 +3,6 @@ package dev.colony.discord;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * How a colony talks on Discord, from {@code integrations.discord} of {@code colony.yaml} and of
@@ -22,8 +19,6 @@ import org.slf4j.LoggerFactory;
  */
 public record DiscordSettings(String guild, List<String> operators, Map<String, List<String>> antOperators,
     boolean mentionOperators, String alertsChannel, boolean replyToStrangers) {
-  private static final Logger log = LoggerFactory.getLogger(DiscordSettings.class);
-
   public DiscordSettings {
     operators = List.copyOf(operators);
     antOperators = Map.copyOf(antOperators);
@@ -33,23 +28,14 @@ public record DiscordSettings(String guild, List<String> operators, Map<String, 
     return antOperators.getOrDefault(ant, operators);
   }
 
-  /** Role ids are told from user ids with the guild's roles (looked up lazily, once). */
-  private static volatile Map<String, String> roleCache;
-
-  public Mentions mentionsFor(String ant, Supplier<Map<String, String>> roles) {
+  /**
+   * The mentions for a post of {@code ant} that needs a human. Role ids are told from user ids
+   * with the guild's roles ({@code roles}: id to name, looked up by the caller).
+   */
+  public Mentions mentionsFor(String ant, Map<String, String> known) {
     List<String> ops = operatorsOf(ant);
     if (!mentionOperators || ops.isEmpty()) {
       return Mentions.NONE;
-    }
-    Map<String, String> known = roleCache;
-    if (known == null) {
-      try {
-        known = roles.get();
-        roleCache = known;
-      } catch (RuntimeException e) {
-        log.warn("discord: cannot list the guild's roles for mentions: {}", e.getMessage());
-        known = Map.of();
-      }
     }
     List<String> users = new ArrayList<>();
     List<String> roleIds = new ArrayList<>();

@@ -24,6 +24,7 @@ public final class DiscordSink implements ChatSink {
 
   private final DiscordRest rest;
   private final DiscordSettings settings;
+  private volatile java.util.Map<String, String> roles;
 
   public DiscordSink(DiscordRest rest, DiscordSettings settings) {
     this.rest = rest;
@@ -40,7 +41,7 @@ public final class DiscordSink implements ChatSink {
       return;
     }
     boolean alert = OperatorMessages.needsHuman(post.text());
-    Mentions who = alert ? settings.mentionsFor(post.ant(), this::roles) : Mentions.NONE;
+    Mentions who = alert ? settings.mentionsFor(post.ant(), roles()) : Mentions.NONE;
     String text = who.prefix() + post.text();
     List<String> parts = split(text, DiscordRest.MAX_MESSAGE);
     String firstId = null;
@@ -66,15 +67,19 @@ public final class DiscordSink implements ChatSink {
     }
   }
 
-  private java.util.Map<String, String> roles() {
-    try {
-      return rest.roles(settings.guild());
-    } catch (Exception e) {
-      if (e instanceof InterruptedException) {
-        Thread.currentThread().interrupt();
+  /** The guild's roles (id to name), looked up once; none when they cannot be listed. */
+  private java.util.Map<String, String> roles() throws InterruptedException {
+    java.util.Map<String, String> known = roles;
+    if (known == null) {
+      try {
+        known = rest.roles(settings.guild());
+        roles = known;
+      } catch (java.io.IOException | DiscordRest.DiscordException e) {
+        log.warn("discord: cannot list the guild's roles for mentions: {}", e.getMessage());
+        known = java.util.Map.of();
       }
-      throw new IllegalStateException(e.getMessage(), e);
     }
+    return known;
   }
 
   /** At most {@link #MAX_PARTS} parts of at most {@code max} characters, split at line breaks. */
