@@ -12,6 +12,7 @@ import dev.colony.spec.GitIdentity;
 import dev.colony.spec.LmOutput;
 import dev.colony.spec.OutcomeRule;
 import dev.colony.spec.RecoveryPolicy;
+import dev.colony.spec.SupervisionSpec;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.TriggerSpec;
 import dev.colony.spec.WorkspaceSpec;
@@ -201,9 +202,34 @@ public final class ColonyLoader {
   }
 
   private record Defaults(long confirmationTimeout, long pollInterval, long sessionTimeout,
-      long heartbeatTimeout, GitIdentity git) {
+      long heartbeatTimeout, GitIdentity git, SupervisionSpec supervision) {
     static final Defaults NONE = new Defaults(DEFAULT_CONFIRMATION_TIMEOUT, 0,
-        AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS, AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS, null);
+        AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS, AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS, null,
+        SupervisionSpec.DEFAULTS);
+  }
+
+  /** {@code backoff}, {@code max_consecutive_errors}, {@code max_total_errors} of {@code n}, over {@code base}. */
+  private static SupervisionSpec readSupervision(Node n, SupervisionSpec base) {
+    long initial = base.backoffInitialSeconds();
+    long max = base.backoffMaxSeconds();
+    Node b = n.child("backoff");
+    if (b != null) {
+      b.allowOnly("initial", "max");
+      Long i = positive(b, "initial", b.durationSeconds("initial"));
+      Long m = positive(b, "max", b.durationSeconds("max"));
+      if (i == null && b.has("initial") || m == null && b.has("max")) {
+        return base;
+      }
+      initial = i == null ? 10 : i;
+      max = m == null ? 300 : m;
+      if (max < initial) {
+        b.problem("max", "must be at least backoff.initial (" + Durations.format(initial) + ")");
+      }
+    }
+    Integer consecutive = n.has("max_consecutive_errors") ? n.positiveInt("max_consecutive_errors")
+        : base.maxConsecutiveErrors();
+    Integer total = n.has("max_total_errors") ? n.positiveInt("max_total_errors") : base.maxTotalErrors();
+    return new SupervisionSpec(initial, max, consecutive, total);
   }
 
   private Defaults readDefaults(Node root) {
@@ -211,7 +237,9 @@ public final class ColonyLoader {
     if (d == null) {
       return Defaults.NONE;
     }
-    d.allowOnly("confirmation_timeout", "poll_interval", "git", "session_timeout", "heartbeat_timeout");
+    d.allowOnly("confirmation_timeout", "poll_interval", "git", "session_timeout", "heartbeat_timeout",
+        "backoff", "max_consecutive_errors", "max_total_errors");
+    SupervisionSpec supervision = readSupervision(d, SupervisionSpec.DEFAULTS);
     Long confirmation = d.durationSeconds("confirmation_timeout");
     Long poll = d.durationSeconds("poll_interval");
     Long session = positive(d, "session_timeout", d.durationSeconds("session_timeout"));
@@ -227,7 +255,7 @@ public final class ColonyLoader {
         poll == null ? 0 : poll,
         session == null ? AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS : session,
         heartbeat == null ? AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS : heartbeat,
-        git);
+        git, supervision);
   }
 
   private static Long positive(Node n, String key, Long seconds) {
@@ -345,7 +373,8 @@ public final class ColonyLoader {
       ColonySettings colony, Defaults defaults) {
     n.allowOnly("name", "description", "instructions", "engine", "gemini", "claude", "command",
         "integrations", "schedule", "triggers", "autonomy", "confirmation", "logging", "state",
-        "poll_interval", "session_timeout", "workspace", "recovery");
+        "poll_interval", "session_timeout", "workspace", "recovery", "backoff", "max_consecutive_errors",
+        "max_total_errors");
     String name = n.literal("name", true);
     if (name != null && !NAME.matcher(name).matches()) {
       n.problem("name", "invalid ant name '" + name
@@ -534,7 +563,7 @@ public final class ColonyLoader {
         recovery, poll == null ? defaults.pollInterval() : poll, defaults.confirmationTimeout(),
         sessionTimeout == null ? defaults.sessionTimeout() : sessionTimeout,
         defaults.heartbeatTimeout(), AntSpec.DEFAULT_CONTINUE_AS_NEW_EVERY, workspace,
-        defaults.git(), colonyDir.toString(), rel);
+        defaults.git(), colonyDir.toString(), rel, readSupervision(n, defaults.supervision()));
   }
 
   public static boolean looksLikeUrl(String repo) {

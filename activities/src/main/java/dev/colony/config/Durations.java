@@ -33,6 +33,7 @@ public final class Durations {
       case "heartbeat_timeout" -> 3600; // 1h
       case "session_timeout", "confirmation_timeout" -> 7 * 24 * 3600; // 168h
       case "poll_interval" -> 30 * 24 * 3600; // 720h
+      case "initial", "max" -> 24 * 3600; // backoff: 24h
       default -> 365 * 24 * 3600;
     };
   }

@@ -213,6 +213,22 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void thresholdsAndBackoffComeFromTheColonyAndTheAnt() throws Exception {
+    LoadedColony c = load(colony(Map.of("colony.yaml", "name: c\ndefaults:\n  max_consecutive_errors: 5\n"
+            + "  max_total_errors: 20\n  backoff:\n    initial: 2s\n    max: 60s\n",
+        "ants/a.yaml", ANT,
+        "ants/b.yaml", "name: b\ndescription: d\ninstructions: i\nmax_total_errors: 50\nbackoff:\n  initial: 30s\n  max: 10m\n")), ENV);
+    assertEquals(new dev.colony.spec.SupervisionSpec(2, 60, 5, 20), c.ant("a").orElseThrow().supervision());
+    assertEquals(new dev.colony.spec.SupervisionSpec(30, 600, 5, 50), c.ant("b").orElseThrow().supervision());
+    assertEquals(dev.colony.spec.SupervisionSpec.DEFAULTS,
+        load(colony(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT)), ENV).ants().get(0).supervision());
+    String e = errors(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT
+        + "max_consecutive_errors: 0\nbackoff:\n  initial: 1m\n  max: 10s\n"), ENV);
+    assertTrue(e.contains("max_consecutive_errors: expected a whole number greater than 0, found '0'"), e);
+    assertTrue(e.contains("backoff.max: must be at least backoff.initial (1m)"), e);
+  }
+
+  @Test
   void literalTokensAreRejected() throws Exception {
     String msg = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: abc.def\n    guild: g\n",
         "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: x\n"), ENV);

@@ -58,11 +58,47 @@ final class SignalCommands {
   }
 
   @Command(name = "stop", mixinStandardHelpOptions = true,
-      description = "Stop an ant for good; a running session is cancelled (signal 'stop').")
+      description = "Stop an ant for good; a running session is cancelled (signal 'stop'). "
+          + "With --all DIR: every ant of the colony, waiting until each has stopped.")
   static final class Stop extends AntCommand {
+    @Option(names = "--all", description = "ANT is a colony directory: stop all its ants and wait for them.")
+    boolean all;
+
+    @Option(names = "--timeout", defaultValue = "60", paramLabel = "SECONDS",
+        description = "With --all, how long to wait for the ants to stop (default: ${DEFAULT-VALUE}).")
+    int timeoutSeconds;
+
     @Override
-    public Integer call() {
-      return send(AntWorkflow::stop, "stop sent");
+    public Integer call() throws InterruptedException {
+      if (!all) {
+        return send(AntWorkflow::stop, "stop sent");
+      }
+      var colony = ColonyDir.load(java.nio.file.Path.of(ant));
+      var out = spec.commandLine().getOut();
+      try (Temporal t = Temporal.connect(temporal)) {
+        java.util.List<String> running = new java.util.ArrayList<>();
+        for (var a : colony.ants()) {
+          if (Ants.isRunning(t, a.workflowId())) {
+            t.client.newWorkflowStub(AntWorkflow.class, a.workflowId()).stop();
+            running.add(a.workflowId());
+          }
+        }
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(timeoutSeconds).toNanos();
+        java.util.List<String> left = new java.util.ArrayList<>(running);
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+          left.removeIf(id -> !Ants.isRunning(t, id));
+          if (!left.isEmpty()) {
+            Thread.sleep(250);
+          }
+        }
+        out.printf("colony '%s': %d of %d running ants stopped%n", colony.colony().name(),
+            running.size() - left.size(), running.size());
+        for (String id : left) {
+          out.printf("  %s did not stop within %ds (is a worker running?)%n", id, timeoutSeconds);
+        }
+        out.flush();
+        return left.isEmpty() ? 0 : 1;
+      }
     }
   }
 

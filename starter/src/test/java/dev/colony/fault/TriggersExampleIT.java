@@ -86,5 +86,10 @@ class TriggersExampleIT {
     assertEquals(1, log.lines().filter(l -> l.contains("worked on issue #1")).count(), log);
     assertTrue(log.lines().noneMatch(l -> l.contains("issue #2") || l.contains("issue #3")), log);
     assertTrue(log.lines().noneMatch(l -> l.contains("[standup] ✅")), log);
+
+    // Shutting the colony down: every ant stops, and the command waits until each has.
+    String stopped = cluster.cli("stop", "--all", cluster.dir.toString(), "--timeout", "30");
+    assertTrue(stopped.contains("colony 'triggers': 3 of 3 running ants stopped"), stopped);
+    assertTrue(Cluster.read(replacement.log()).contains("[helper] ⏹️"), Cluster.read(replacement.log()));
   }
 }

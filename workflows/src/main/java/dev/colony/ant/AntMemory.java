@@ -30,7 +30,8 @@ public record AntMemory(
     long outputTokens,
     int deliveryFailures,
     List<String> handledIssues,
-    List<dev.colony.trigger.IssueEvent> pendingIssues) {
+    List<dev.colony.trigger.IssueEvent> pendingIssues,
+    int totalErrors) {
 
   public AntMemory {
     queue = queue == null ? List.of() : List.copyOf(queue);

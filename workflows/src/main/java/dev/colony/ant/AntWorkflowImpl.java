@@ -52,6 +52,8 @@ public class AntWorkflowImpl implements AntWorkflow {
   /** A single queued instruction is bounded so one paste cannot bloat the history. */
   public static final int MAX_MESSAGE_CHARS = 16_000;
   private static final String OPERATOR = "operator";
+  /** The pause reason of an ant parked by an error threshold. */
+  static final String PARKED_REASON = "errors";
   /**
    * Workflow code changes that alter the commands a workflow issues are gated by a version
    * marker so ants already running (and the histories committed under test resources) replay
@@ -109,6 +111,8 @@ public class AntWorkflowImpl implements AntWorkflow {
   private long inputTokens;
   private long outputTokens;
   private int deliveryFailures;
+  /** Failed sessions in all (for max_total_errors); reset only when a parked ant is resumed. */
+  private int totalErrors;
   /** Issues ever taken by a session (bounded: the oldest are forgotten first). */
   private final LinkedHashSet<String> handledIssues = new LinkedHashSet<>();
   /** Matching issues not yet taken, oldest first. */
@@ -188,6 +192,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     deliveryFailures = m.deliveryFailures();
     handledIssues.addAll(m.handledIssues());
     pendingIssues.addAll(m.pendingIssues());
+    totalErrors = m.totalErrors();
   }
 
   private void buildSessionStubs() {
@@ -285,7 +290,7 @@ public class AntWorkflowImpl implements AntWorkflow {
       return false;
     }
     if (paused) {
-      lifecycle = Lifecycle.PAUSED;
+      lifecycle = PARKED_REASON.equals(pauseReason) ? Lifecycle.PARKED : Lifecycle.PAUSED;
       if (pausedSinceMillis == null) {
         pausedSinceMillis = Workflow.currentTimeMillis();
       }
@@ -450,7 +455,16 @@ public class AntWorkflowImpl implements AntWorkflow {
         requeueAfterFailure(delivered, true);
         giveIssueBack();
         consecutiveErrors++;
-        Duration delay = Backoff.delay(consecutiveErrors);
+        totalErrors++;
+        String reached = spec.supervision().thresholdReached(consecutiveErrors, totalErrors);
+        if (reached != null) {
+          // Parked: no more sessions, no timer, until a human resumes (counters reset) or stops it.
+          paused = true;
+          pauseReason = PARKED_REASON;
+          say(OperatorMessages.parked(name, reached, r.detail()));
+          return;
+        }
+        Duration delay = Backoff.delay(consecutiveErrors, spec.supervision());
         say(outcome == Outcome.PERMANENT
             ? OperatorMessages.permanent(name, r.detail(), delay.toSeconds())
             : OperatorMessages.crashed(name, r.detail(), delay.toSeconds()));
@@ -464,7 +478,7 @@ public class AntWorkflowImpl implements AntWorkflow {
           waitMillis = Math.max(0, r.resetAtEpochMillis() - now);
         } else {
           consecutiveErrors++;
-          waitMillis = Backoff.delay(consecutiveErrors).toMillis();
+          waitMillis = Backoff.delay(consecutiveErrors, spec.supervision()).toMillis();
         }
         say(OperatorMessages.rateLimited(name, (waitMillis + 999) / 1000));
         scheduleWait(now + waitMillis, Lifecycle.RATE_LIMITED);
@@ -525,7 +539,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     return new AntMemory(sessionCount, consecutiveErrors, paused, pauseReason, queue, postSequence,
         announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail,
         startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
-        deliveryFailures, List.copyOf(handledIssues), pendingIssues);
+        deliveryFailures, List.copyOf(handledIssues), pendingIssues, totalErrors);
   }
 
   // ---- chat: posts leave in order, one at a time, from a single workflow thread ----
@@ -611,6 +625,7 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   @Override
   public void resume() {
+    unpark();
     if (paused) {
       paused = false;
       pauseReason = null;
@@ -620,6 +635,14 @@ public class AntWorkflowImpl implements AntWorkflow {
       say(OperatorMessages.resuming(spec.name()));
     } else {
       say(OperatorMessages.notPaused(spec.name()));
+    }
+  }
+
+  /** A parked ant that a human brings back starts with its error counters at zero. */
+  private void unpark() {
+    if (paused && PARKED_REASON.equals(pauseReason)) {
+      consecutiveErrors = 0;
+      totalErrors = 0;
     }
   }
 
@@ -640,6 +663,7 @@ public class AntWorkflowImpl implements AntWorkflow {
         : text.substring(0, MAX_MESSAGE_CHARS) + "\n[message truncated at " + MAX_MESSAGE_CHARS + " characters]";
     queue.add(bounded);
     wakeEarly = true;
+    unpark();
     if (paused) {
       paused = false;
       pauseReason = null;

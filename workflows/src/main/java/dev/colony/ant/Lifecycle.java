@@ -18,6 +18,8 @@ public enum Lifecycle {
   WAITING,
   /** Paused by an operator or a blocking error; no timer, no CPU. */
   PAUSED,
+  /** Parked: an error threshold was reached; waits, with no timer, for {@code resume} or {@code stop}. */
+  PARKED,
   /** Stopped for good (the workflow has completed). */
   STOPPED
 }

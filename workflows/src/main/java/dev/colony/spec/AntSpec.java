@@ -43,7 +43,8 @@ public record AntSpec(
     WorkspaceSpec workspace,
     GitIdentity git,
     String colonyDir,
-    String sourceFile) {
+    String sourceFile,
+    SupervisionSpec supervision) {
 
   public static final long DEFAULT_SESSION_TIMEOUT_SECONDS = 2 * 3600;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 30;
@@ -53,6 +54,21 @@ public record AntSpec(
   public AntSpec {
     githubRepos = githubRepos == null ? List.of() : List.copyOf(githubRepos);
     triggers = triggers == null ? List.of() : List.copyOf(triggers);
+    // Specs in older histories have no supervision block: seed 000's retry-for-ever.
+    supervision = supervision == null ? SupervisionSpec.DEFAULTS : supervision;
+  }
+
+  /** A spec with seed 000's supervision (retry for ever, the default backoff). */
+  public AntSpec(String colony, String name, String description, String instructions, EngineKind engine,
+      ClaudeSpec claude, GeminiSpec gemini, CommandSpec command, String discordChannel, List<String> githubRepos,
+      String cron, String timezone, List<TriggerSpec> triggers, Autonomy autonomy, ConfirmationSpec confirmation,
+      ToolCallLogging toolCalls, LmOutput lmOutput, RecoveryPolicy recovery, long pollIntervalSeconds,
+      long confirmationTimeoutSeconds, long sessionTimeoutSeconds, long heartbeatTimeoutSeconds,
+      int continueAsNewEvery, WorkspaceSpec workspace, GitIdentity git, String colonyDir, String sourceFile) {
+    this(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos,
+        cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds,
+        confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace,
+        git, colonyDir, sourceFile, SupervisionSpec.DEFAULTS);
   }
 
   /** Ants with a schedule or triggers run only when one fires (or a human writes). */
@@ -69,6 +85,6 @@ public record AntSpec(
     return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
         discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
         recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,
-        heartbeatTimeoutSeconds, every, workspace, git, colonyDir, sourceFile);
+        heartbeatTimeoutSeconds, every, workspace, git, colonyDir, sourceFile, supervision);
   }
 }

@@ -9,6 +9,24 @@ public final class Backoff {
 
   private Backoff() {}
 
+  /**
+   * The delay under {@code s}: seed 000's schedule by default, else seed 001's formula
+   * {@code min(initial x 2^(n-1), max)}.
+   */
+  public static Duration delay(int consecutiveErrors, dev.colony.spec.SupervisionSpec s) {
+    if (s == null || s.backoffInitialSeconds() <= 0) {
+      return delay(consecutiveErrors);
+    }
+    if (consecutiveErrors < 1) {
+      return Duration.ZERO;
+    }
+    long max = Math.max(s.backoffInitialSeconds(), s.backoffMaxSeconds());
+    int doublings = Math.min(consecutiveErrors - 1, 40);
+    long seconds = doublings >= 62 || (s.backoffInitialSeconds() << doublings) >> doublings != s.backoffInitialSeconds()
+        ? max : Math.min(s.backoffInitialSeconds() << doublings, max);
+    return Duration.ofSeconds(seconds);
+  }
+
   /** @param consecutiveErrors the counter after counting this crash (1 for the first) */
   public static Duration delay(int consecutiveErrors) {
     if (consecutiveErrors < 1) {

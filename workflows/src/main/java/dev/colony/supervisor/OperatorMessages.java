@@ -49,6 +49,11 @@ public final class OperatorMessages {
     return "💰 " + bold(ant) + " went over its USD budget cap. Paused until resumed.";
   }
 
+  public static String parked(String ant, String threshold, String lastDetail) {
+    return "🛑 " + bold(ant) + " is parked after " + threshold + "; last error: " + orUnknown(lastDetail)
+        + ". No more sessions until resumed (which resets the counters) or stopped.";
+  }
+
   public static String pausing(String ant, boolean sessionRunning) {
     return sessionRunning
         ? "⏸️ " + bold(ant) + " will pause after the current session."
@@ -130,7 +135,7 @@ public final class OperatorMessages {
     if (text == null) {
       return false;
     }
-    return text.startsWith("💳 ") || text.startsWith("🔐 ") || text.startsWith("💰 ")
+    return text.startsWith("💳 ") || text.startsWith("🔐 ") || text.startsWith("💰 ") || text.startsWith("🛑 ")
         || (text.startsWith("⚙️ ") && text.contains(" wants to use "));
   }
 

@@ -495,4 +495,43 @@ class AntWorkflowTest {
     eventually(() -> sessions.requests.size() == 2);
     assertEquals(List.of("fix this[31m now\n\tplease"), sessions.requests.get(1).messages());
   }
+
+  @Test
+  void anAntParksAtItsConsecutiveErrorThresholdAndResumeUnparksItWithCountersReset() {
+    AntSpec spec = Fakes.withSupervision(ant("parker"), new dev.colony.spec.SupervisionSpec(2, 60, 3, null));
+    sessions.then(Outcome.TRANSIENT, "a").then(Outcome.TRANSIENT, "b").then(Outcome.PERMANENT, "c");
+    AntWorkflow ant = start(spec);
+    advance(Duration.ofSeconds(10));
+    eventually(() -> ant.status().state() == Lifecycle.PARKED);
+    assertEquals(3, sessions.requests.size());
+    assertEquals(List.of(2L, 4L), gapsSeconds().subList(0, 2), "seed 001's backoff, as configured");
+    AntStatus s = ant.status();
+    assertTrue(s.paused());
+    assertEquals("errors", s.pauseReason());
+    assertNoPendingTimer(ant);
+    eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("🛑 **parker** is parked after 3 failed sessions in a row")));
+    advance(Duration.ofHours(6));
+    assertEquals(3, sessions.requests.size(), "parked: no sessions, no timer");
+    eventually(() -> Boolean.TRUE.equals(client.newUntypedWorkflowStub(spec.workflowId()).describe()
+        .getTypedSearchAttributes().get(AntSearchAttributes.NEEDS_HUMAN)));
+    ant.resume();
+    eventually(() -> sessions.requests.size() == 4);
+    eventually(() -> ant.status().consecutiveErrors() == 0 && ant.status().state() == Lifecycle.SLEEPING);
+  }
+
+  @Test
+  void theTotalErrorThresholdCountsFailuresAcrossSuccesses() {
+    AntSpec spec = Fakes.withSupervision(Fakes.withPoll(Fakes.spec("total"), 1),
+        new dev.colony.spec.SupervisionSpec(0, 0, null, 3));
+    sessions.then(Outcome.TRANSIENT, "1").then(Outcome.SUCCESS, "ok").then(Outcome.TRANSIENT, "2")
+        .then(Outcome.SUCCESS, "ok").then(Outcome.BILLING, "card").then(Outcome.TRANSIENT, "3");
+    AntWorkflow ant = start(spec);
+    advance(Duration.ofMinutes(2));
+    eventually(() -> ant.status().paused() && "billing".equals(ant.status().pauseReason()));
+    ant.resume(); // a billing pause does not count, and resuming it does not reset the counters
+    advance(Duration.ofMinutes(2));
+    eventually(() -> ant.status().state() == Lifecycle.PARKED);
+    assertEquals(6, sessions.requests.size());
+    assertTrue(chat.texts().stream().anyMatch(t -> t.contains("3 failed sessions in all (max_total_errors 3)")), chat.texts().toString());
+  }
 }

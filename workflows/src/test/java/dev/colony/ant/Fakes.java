@@ -47,6 +47,15 @@ final class Fakes {
         s.sourceFile());
   }
 
+  static AntSpec withSupervision(AntSpec s, dev.colony.spec.SupervisionSpec sup) {
+    return new AntSpec(s.colony(), s.name(), s.description(), s.instructions(), s.engine(), s.claude(),
+        s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), s.cron(), s.timezone(),
+        s.triggers(), s.autonomy(), s.confirmation(), s.toolCalls(), s.lmOutput(), s.recovery(),
+        s.pollIntervalSeconds(), s.confirmationTimeoutSeconds(), s.sessionTimeoutSeconds(),
+        s.heartbeatTimeoutSeconds(), s.continueAsNewEvery(), s.workspace(), s.git(), s.colonyDir(),
+        s.sourceFile(), sup);
+  }
+
   static AntSpec withSchedule(AntSpec s, String cron, List<TriggerSpec> triggers) {
     return new AntSpec(s.colony(), s.name(), s.description(), s.instructions(), s.engine(), s.claude(),
         s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), cron, "UTC",
