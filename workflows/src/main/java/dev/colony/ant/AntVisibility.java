@@ -5,6 +5,7 @@ import static dev.colony.visibility.AntSearchAttributes.COLONY;
 import static dev.colony.visibility.AntSearchAttributes.ERRORS;
 import static dev.colony.visibility.AntSearchAttributes.LAST_OUTCOME;
 import static dev.colony.visibility.AntSearchAttributes.NEEDS_HUMAN;
+import static dev.colony.visibility.AntSearchAttributes.WAKES_ON;
 import static dev.colony.visibility.AntSearchAttributes.NEXT_WAKE;
 import static dev.colony.visibility.AntSearchAttributes.PAUSED;
 import static dev.colony.visibility.AntSearchAttributes.PAUSE_REASON;
@@ -38,7 +39,15 @@ public record AntVisibility(
     int queue,
     Long nextWakeMillis,
     int confirmationsWaiting,
-    String lastOutcome) {
+    String lastOutcome,
+    String wakesOn) {
+
+  /** Without {@code wakesOn} (runs from before the wakes-on version publish none). */
+  public AntVisibility(String colony, String ant, Lifecycle state, boolean paused, String pauseReason, int sessions,
+      int errors, int queue, Long nextWakeMillis, int confirmationsWaiting, String lastOutcome) {
+    this(colony, ant, state, paused, pauseReason, sessions, errors, queue, nextWakeMillis, confirmationsWaiting,
+        lastOutcome, null);
+  }
 
   /** Paused on a cause only a human can fix, or a dangerous action waits for one. */
   public boolean needsHuman() {
@@ -69,6 +78,9 @@ public record AntVisibility(
     add(out, NEXT_WAKE, time(nextWakeMillis), b == null ? null : time(b.nextWakeMillis), b == null);
     add(out, NEEDS_HUMAN, needsHuman(), b == null ? null : b.needsHuman(), b == null);
     add(out, LAST_OUTCOME, lastOutcome, b == null ? null : b.lastOutcome, b == null);
+    if (wakesOn != null || (b != null && b.wakesOn != null)) {
+      add(out, WAKES_ON, wakesOn, b == null ? null : b.wakesOn, b == null);
+    }
     return out;
   }
 
@@ -89,6 +101,9 @@ public record AntVisibility(
     }
     if (confirmationsWaiting > 0) {
       sb.append(" · ⚙️ ").append(confirmationsWaiting).append(" waiting for approval");
+    }
+    if (wakesOn != null) {
+      sb.append(" · wakes on ").append(wakesOn);
     }
     return sb.toString();
   }

@@ -78,6 +78,8 @@ public class AntWorkflowImpl implements AntWorkflow {
    * for the ticks it missed (not once per tick, and not only at the next tick).
    */
   static final String MISSED_TICKS_CHANGE = "missed-ticks-catch-up";
+  /** Version 1: the ant publishes what wakes it ({@code AntWakesOn}) to visibility. */
+  static final String WAKES_ON_CHANGE = "wakes-on-attribute";
   static final int MAX_DELIVERY_FAILURES = 3;
   /** How many handled issues an ant remembers (carried over continue-as-new). */
   static final int MAX_HANDLED_ISSUES = 5_000;
@@ -132,6 +134,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   private boolean publishing;
   private boolean boundedDelivery;
   private boolean catchUpTicks;
+  private boolean publishWakesOn;
   /** When the current pause began (workflow time), to catch up cron ticks missed meanwhile. */
   private Long pausedSinceMillis;
   /** The issue the running session works on (given back if it fails). */
@@ -242,6 +245,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     publishing = Workflow.getVersion(VISIBILITY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     boundedDelivery = Workflow.getVersion(DELIVERY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     catchUpTicks = Workflow.getVersion(MISSED_TICKS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    publishWakesOn = Workflow.getVersion(WAKES_ON_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     Async.procedure(this::deliverPosts);
     if (publishing) {
       Async.procedure(this::publishVisibility);
@@ -573,7 +577,7 @@ public class AntWorkflowImpl implements AntWorkflow {
       }
     }
     return new AntVisibility(spec.colony(), spec.name(), lifecycle, paused, pauseReason, sessionCount,
-        consecutiveErrors, queue.size(), wakeAtMillis, waiting, lastOutcome);
+        consecutiveErrors, queue.size(), wakeAtMillis, waiting, lastOutcome, publishWakesOn ? bounded(wakesOn()) : null);
   }
 
   /** Writes the ant's state to visibility whenever it changes, only the attributes that did. */
@@ -772,6 +776,11 @@ public class AntWorkflowImpl implements AntWorkflow {
     return new AntStatus(spec.colony(), spec.name(), lifecycle, paused, pauseReason, queue.size(),
         sessionCount, consecutiveErrors, wake, lastOutcome, lastDetail, spec.engine().configName(),
         pendingConfirmations(), wakesOn(), pendingIssues.size());
+  }
+
+  /** A keyword attribute stays short whatever the config lists. */
+  private static String bounded(String text) {
+    return text.length() <= 250 ? text : text.substring(0, 249) + "…";
   }
 
   /** What wakes the ant besides a human, in words (for status and the channel). */

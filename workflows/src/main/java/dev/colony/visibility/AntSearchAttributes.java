@@ -30,10 +30,12 @@ public final class AntSearchAttributes {
   public static final SearchAttributeKey<Boolean> NEEDS_HUMAN = SearchAttributeKey.forBoolean("AntNeedsHuman");
   /** How the last session ended: {@code success}, {@code transient}, {@code rate_limit}, ... */
   public static final SearchAttributeKey<String> LAST_OUTCOME = SearchAttributeKey.forKeyword("AntLastOutcome");
+  /** What wakes the ant besides a human: its cron and zone, the repositories and labels it watches, ... */
+  public static final SearchAttributeKey<String> WAKES_ON = SearchAttributeKey.forKeyword("AntWakesOn");
 
   /** Every key, in the order the README documents them. */
   public static final List<SearchAttributeKey<?>> ALL = List.of(COLONY, ANT, STATE, PAUSED, PAUSE_REASON,
-      SESSIONS, ERRORS, QUEUE, NEXT_WAKE, NEEDS_HUMAN, LAST_OUTCOME);
+      SESSIONS, ERRORS, QUEUE, NEXT_WAKE, NEEDS_HUMAN, LAST_OUTCOME, WAKES_ON);
 
   /** Memo keys (set at start, refreshed when the spec changes). */
   public static final String MEMO_DESCRIPTION = "description";

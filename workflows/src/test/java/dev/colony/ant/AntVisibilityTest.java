@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 class AntVisibilityTest {
   private static AntVisibility running() {
-    return new AntVisibility("c", "a", Lifecycle.RUNNING, false, null, 3, 0, 1, null, 0, "success");
+    return new AntVisibility("c", "a", Lifecycle.RUNNING, false, null, 3, 0, 1, null, 0, "success", "continuous");
   }
 
   private static Map<String, Optional<?>> asMap(List<SearchAttributeUpdate<?>> updates) {
@@ -29,12 +29,16 @@ class AntVisibilityTest {
     assertEquals(Optional.of(3L), m.get("AntSessions"));
     assertEquals(Optional.empty(), m.get("AntNextWake"));
     assertEquals(Optional.empty(), m.get("AntPauseReason"));
+    assertEquals(Optional.of("continuous"), m.get("AntWakesOn"));
+    // A run from before the wakes-on version publishes exactly what it always did.
+    AntVisibility old = new AntVisibility("c", "a", Lifecycle.RUNNING, false, null, 3, 0, 1, null, 0, "success");
+    assertEquals(AntSearchAttributes.ALL.size() - 1, old.changesSince(null).size());
   }
 
   @Test
   void laterPublishesWriteOnlyWhatChanged() {
     AntVisibility before = running();
-    AntVisibility after = new AntVisibility("c", "a", Lifecycle.PAUSED, true, "auth", 4, 0, 1, null, 0, "auth");
+    AntVisibility after = new AntVisibility("c", "a", Lifecycle.PAUSED, true, "auth", 4, 0, 1, null, 0, "auth", "continuous");
     Map<String, Optional<?>> m = asMap(after.changesSince(before));
     assertEquals(Map.of("AntState", Optional.of("paused"), "AntPaused", Optional.of(true),
         "AntPauseReason", Optional.of("auth"), "AntSessions", Optional.of(4L),

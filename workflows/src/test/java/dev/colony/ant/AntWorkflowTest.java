@@ -400,6 +400,7 @@ class AntWorkflowTest {
     assertEquals("transient", a.get(AntSearchAttributes.LAST_OUTCOME));
     assertEquals(Instant.parse(ant.status().nextWakeTime()), a.get(AntSearchAttributes.NEXT_WAKE).toInstant());
     assertEquals(false, a.get(AntSearchAttributes.NEEDS_HUMAN));
+    assertEquals("continuous", a.get(AntSearchAttributes.WAKES_ON));
 
     advance(Duration.ofSeconds(11));
     eventually(() -> Boolean.TRUE.equals(attributes(spec.workflowId()).get(AntSearchAttributes.NEEDS_HUMAN)));
