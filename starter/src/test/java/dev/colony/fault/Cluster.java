@@ -330,6 +330,27 @@ public final class Cluster implements AutoCloseable {
     return List.of(client.fetchHistory("ant/fault/" + ant));
   }
 
+  /** Closes each non-null resource in order, even when one fails; rethrows the first failure. */
+  static void closeAll(AutoCloseable... resources) throws Exception {
+    Exception first = null;
+    for (AutoCloseable r : resources) {
+      try {
+        if (r != null) {
+          r.close();
+        }
+      } catch (Exception e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
   static String read(Path p) {
     try {
       return Files.exists(p) ? Files.readString(p) : "";

@@ -30,15 +30,7 @@ class TriggersExampleIT {
 
   @AfterEach
   void tearDown() throws Exception {
-    try {
-      if (cluster != null) {
-        cluster.close();
-      }
-    } finally {
-      if (github != null) {
-        github.close();
-      }
-    }
+    Cluster.closeAll(cluster, github); // the cluster first: its workers still talk to the fake
   }
 
   @Test
