@@ -198,7 +198,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     Member member = e.getMember();
     work.submit(() -> {
       try {
-        String reply = onText(here, member, e.getAuthor().getName(), text);
+        String reply = onText(here, member, text);
         if (reply != null) {
           m.reply(reply).setAllowedMentions(List.of()).queue(ok -> { },
               err -> log.warn("discord: reply failed: {}", err.getMessage()));
@@ -224,7 +224,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
   }
 
   /** Handles one line a human wrote in a channel of {@code here}; returns the reply, or null. */
-  String onText(List<String> here, Member member, String who, String text) {
+  String onText(List<String> here, Member member, String text) {
     String t = text.strip();
     if (t.isEmpty()) {
       return null;
@@ -238,7 +238,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     }
     if (t.startsWith("/")) {
       String cmd = t.substring(1).split("\\s+", 2)[0].toLowerCase(Locale.ROOT);
-      return command(cmd, targets, member, who);
+      return command(cmd, targets, member);
     }
     if (!allowedAll(targets, member)) {
       return refused();
@@ -249,7 +249,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     return null; // each ant answers 📥 (and ▶️ when it was paused) in the channel
   }
 
-  String command(String cmd, List<String> targets, Member member, String who) {
+  String command(String cmd, List<String> targets, Member member) {
     if (!COMMANDS.contains(cmd)) {
       return "Unknown command `/" + cmd.replaceAll("[^A-Za-z0-9_-]", "") + "`. Run `/help` for the list.";
     }
@@ -368,7 +368,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     List<String> targets = named != null && here.contains(named) ? List.of(named) : here;
     // Discord wants an answer within 3 seconds. Queries answer in milliseconds; a worker that is
     // slower (restarting, say) gets a holding answer, and the command still goes through.
-    java.util.concurrent.Future<String> answer = work.submit(() -> command(cmd, targets, e.getMember(), e.getUser().getName()));
+    java.util.concurrent.Future<String> answer = work.submit(() -> command(cmd, targets, e.getMember()));
     String reply;
     try {
       reply = answer.get(SLASH_BUDGET_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);

@@ -67,8 +67,7 @@ final class DevCommand implements Callable<Integer> {
       System.exit(1);
     });
     System.out.println(DevConsole.HELP);
-    StartCommand.startAll(t, taskQueue, StartCommand.select(colony, names), out);
-    Watchers.subscribe(t, taskQueue, colony, StartCommand.select(colony, names), out);
+    StartCommand.startAll(t, taskQueue, colony, StartCommand.select(colony, names), out);
     DevConsole console = new DevConsole(t, colony.colony().name(), System.out);
     Thread input = new Thread(() -> {
       try {

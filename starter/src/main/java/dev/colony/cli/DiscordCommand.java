@@ -1,11 +1,8 @@
 package dev.colony.cli;
 
-import dev.colony.config.Environment;
 import dev.colony.config.LoadedColony;
-import dev.colony.discord.DiscordBridge;
 import dev.colony.discord.DiscordGateway;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import okhttp3.OkHttpClient;
@@ -38,19 +35,14 @@ final class DiscordCommand implements Callable<Integer> {
       throw new UserError("colony '" + colony.colony().name() + "' has no integrations.discord in colony.yaml: "
           + "nothing to bridge (its chat is the worker's console)");
     }
-    Map<String, String> env = Environment.forColony(Path.of(colony.colony().dir()));
-    String tokenVar = colony.colony().discord().tokenVar();
-    String token = env.get(tokenVar);
-    if (token == null || token.isBlank()) {
-      throw new UserError(tokenVar + " is not set in this environment or the colony's .env: the bridge needs the bot token");
+    DiscordSetup discord = DiscordSetup.of(colony);
+    if (discord == null) {
+      throw new UserError(colony.colony().discord().tokenVar()
+          + " is not set in this environment or the colony's .env: the bridge needs the bot token");
     }
     Temporal t = Temporal.connect(temporal);
-    OkHttpClient http = new OkHttpClient();
-    DiscordBridge.Endpoints endpoints = DiscordBridge.Endpoints.fromEnvironment(env);
-    DiscordGateway gateway = new DiscordGateway(t.client, temporal.taskQueue, token,
-        ProcessHandle.current().pid() + "@bridge", DiscordGateway.DEFAULT_TTL,
-        () -> new DiscordBridge(t.client, colony.colony().name(), colony.ants(), colony.discordSettings()),
-        b -> b.connect(token, endpoints, http)).start();
+    DiscordGateway gateway = discord.gateway(t, temporal.taskQueue, ProcessHandle.current().pid() + "@bridge",
+        new OkHttpClient());
     spec.commandLine().getOut().printf("discord bridge for colony '%s' at %s: holds the gateway when no other worker does%n",
         colony.colony().name(), t.address);
     spec.commandLine().getOut().flush();

@@ -8,7 +8,6 @@ import picocli.CommandLine.Command;
 final class RunCommand extends WorkerCommand {
   @Override
   void afterWorkerStarted(Temporal t, LoadedColony colony) {
-    StartCommand.startAll(t, temporal.taskQueue, colony.ants(), spec.commandLine().getOut());
-    Watchers.subscribe(t, temporal.taskQueue, colony, colony.ants(), spec.commandLine().getOut());
+    StartCommand.startAll(t, temporal.taskQueue, colony, colony.ants(), spec.commandLine().getOut());
   }
 }

@@ -39,8 +39,7 @@ final class StartCommand implements Callable<Integer> {
     List<AntSpec> chosen = select(colony, names);
     try (Temporal t = Temporal.connect(temporal)) {
       SearchAttributeSetup.ensure(t);
-      startAll(t, temporal.taskQueue, chosen, spec.commandLine().getOut());
-      Watchers.subscribe(t, temporal.taskQueue, colony, chosen, spec.commandLine().getOut());
+      startAll(t, temporal.taskQueue, colony, chosen, spec.commandLine().getOut());
     }
     return 0;
   }
@@ -58,8 +57,16 @@ final class StartCommand implements Callable<Integer> {
     return out;
   }
 
-  /** Starts the ants a few at a time (each is one round trip), reporting them in order. */
-  static void startAll(Temporal t, String taskQueue, List<AntSpec> ants, PrintWriter out) {
+  /**
+   * Starts the ants a few at a time (each is one round trip), reporting them in order, then
+   * subscribes those with GitHub triggers to their repositories' watchers.
+   */
+  static void startAll(Temporal t, String taskQueue, LoadedColony colony, List<AntSpec> ants, PrintWriter out) {
+    startAnts(t, taskQueue, ants, out);
+    Watchers.subscribe(t, taskQueue, colony, ants, out);
+  }
+
+  private static void startAnts(Temporal t, String taskQueue, List<AntSpec> ants, PrintWriter out) {
     ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(8, ants.size())));
     try {
       List<Future<WorkflowExecution>> started = new ArrayList<>();

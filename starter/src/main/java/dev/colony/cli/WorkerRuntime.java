@@ -2,18 +2,12 @@ package dev.colony.cli;
 
 import dev.colony.chat.ChatSink;
 import dev.colony.chat.ConsoleSink;
-import dev.colony.config.Environment;
 import dev.colony.config.LoadedColony;
-import dev.colony.discord.DiscordBridge;
 import dev.colony.discord.DiscordGateway;
-import dev.colony.discord.DiscordRest;
-import dev.colony.discord.DiscordSettings;
-import dev.colony.discord.DiscordSink;
 import dev.colony.worker.ColonyWorker;
 import dev.colony.worker.WorkerSettings;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.Map;
 import okhttp3.OkHttpClient;
 
 /**
@@ -36,21 +30,14 @@ final class WorkerRuntime {
     boolean useSticky = sticky.resolve(t);
     String dir = colony.colony().dir();
     Path journal = Path.of(dir, ".colony", "chat", "delivered-keys");
-    Map<String, String> env = Environment.forColony(Path.of(dir));
-    DiscordSettings discord = colony.discordSettings();
-    String token = discord == null ? null : env.get(colony.colony().discord().tokenVar());
-    boolean useDiscord = token != null && !token.isBlank();
-    // One OkHttp client for the whole worker: the REST poster and JDA share it.
+    DiscordSetup discord = DiscordSetup.of(colony);
+    // One OkHttp client for the whole worker: the REST poster, JDA and GitHub share it.
     OkHttpClient http = new OkHttpClient();
-    DiscordBridge.Endpoints endpoints = DiscordBridge.Endpoints.fromEnvironment(env);
-    ChatSink chat = useDiscord ? new DiscordSink(new DiscordRest(http, endpoints.api(), token), discord)
-        : new ConsoleSink(chatOut);
+    ChatSink chat = discord != null ? discord.sink(http) : new ConsoleSink(chatOut);
     ColonyWorker worker = ColonyWorker.start(t.client,
         new WorkerSettings(taskQueue, useSticky, chat, null, journal, http));
-    DiscordGateway gateway = !useDiscord ? null : new DiscordGateway(t.client, taskQueue, token,
-        ProcessHandle.current().pid() + "@" + host(), DiscordGateway.DEFAULT_TTL,
-        () -> new DiscordBridge(t.client, colony.colony().name(), colony.ants(), discord),
-        b -> b.connect(token, endpoints, http)).start();
+    DiscordGateway gateway = discord == null ? null
+        : discord.gateway(t, taskQueue, ProcessHandle.current().pid() + "@" + host(), http);
     ConnectionWatch watch = ConnectionWatch.start(t, System.err);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       watch.interrupt(); // stopping the server below is not a lost connection
