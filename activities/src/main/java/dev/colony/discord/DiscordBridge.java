@@ -3,6 +3,7 @@ package dev.colony.discord;
 import dev.colony.ant.AntStats;
 import dev.colony.ant.AntStatus;
 import dev.colony.ant.AntWorkflow;
+import dev.colony.mailbox.Mail;
 import dev.colony.autonomy.Decide;
 import dev.colony.autonomy.PendingConfirmation;
 import dev.colony.chat.StatusText;
@@ -60,10 +61,11 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
       **Colony commands** (in an ant's channel; with several ants in one channel, name the ant first: `worker /pause`)
       `/status` the ant's state · `/stats` or `/usage` sessions, turns, cost, tokens
       `/pause` or `/stop` pause after the current session · `/resume` or `/start` go on
-      `/clear` drop queued instructions · `/help` this help
+      `/clear` drop queued instructions · `/urgent TEXT` interrupt the running session and start on TEXT now
+      `/help` this help
       Anything else is a work instruction for the next session. React ✅ or ❌ to a ⚙️ request to approve or deny it.""";
   private static final List<String> COMMANDS = List.of("help", "status", "stats", "usage", "pause", "stop",
-      "resume", "start", "clear");
+      "resume", "start", "clear", "urgent");
   private static final Pattern REQUEST = Pattern.compile("\\*\\*([A-Za-z0-9_.-]+)\\*\\* wants to use .*?request #(\\d+)",
       Pattern.DOTALL);
   private static final int MAX_ATTACHMENTS = 10;
@@ -161,6 +163,9 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     List<SlashCommandData> cmds = new ArrayList<>();
     for (String c : COMMANDS) {
       SlashCommandData d = Commands.slash(c, describe(c));
+      if (c.equals("urgent")) {
+        d.addOption(OptionType.STRING, "text", "the instruction to start on now", true);
+      }
       if (!c.equals("help")) {
         d.addOption(OptionType.STRING, "ant", "the ant, when several share this channel", false);
       }
@@ -178,6 +183,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
       case "stats", "usage" -> "Sessions, turns, cost and tokens";
       case "pause", "stop" -> "Pause the ant after its current session";
       case "resume", "start" -> "Resume a paused ant";
+      case "urgent" -> "Interrupt the running session and start on this instruction now";
       default -> "Drop the ant's queued instructions";
     };
   }
@@ -237,19 +243,20 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
       t = words[1].strip();
     }
     if (t.startsWith("/")) {
-      String cmd = t.substring(1).split("\\s+", 2)[0].toLowerCase(Locale.ROOT);
-      return command(cmd, targets, member);
+      String[] parts = t.substring(1).split("\\s+", 2);
+      String cmd = parts[0].toLowerCase(Locale.ROOT);
+      return command(cmd, parts.length > 1 ? parts[1].strip() : "", targets, member);
     }
     if (!allowedAll(targets, member)) {
       return refused();
     }
     for (String ant : targets) {
-      stub(ant).message(t);
+      stub(ant).message(Mail.of(t));
     }
     return null; // each ant answers 📥 (and ▶️ when it was paused) in the channel
   }
 
-  String command(String cmd, List<String> targets, Member member) {
+  String command(String cmd, String arg, List<String> targets, Member member) {
     if (!COMMANDS.contains(cmd)) {
       return "Unknown command `/" + cmd.replaceAll("[^A-Za-z0-9_-]", "") + "`. Run `/help` for the list.";
     }
@@ -258,6 +265,9 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     }
     if (!allowedAll(targets, member)) {
       return refused();
+    }
+    if (cmd.equals("urgent") && arg.isBlank()) {
+      return "`/urgent` needs the instruction: `/urgent stop and fix the failing build`.";
     }
     StringBuilder reply = new StringBuilder();
     for (String ant : targets) {
@@ -281,6 +291,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
           }
         }
         case "clear" -> w.clear();
+        case "urgent" -> w.message(Mail.urgent(arg));
         default -> { }
       }
     }
@@ -368,7 +379,8 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     List<String> targets = named != null && here.contains(named) ? List.of(named) : here;
     // Discord wants an answer within 3 seconds. Queries answer in milliseconds; a worker that is
     // slower (restarting, say) gets a holding answer, and the command still goes through.
-    java.util.concurrent.Future<String> answer = work.submit(() -> command(cmd, targets, e.getMember()));
+    String arg = e.getOption("text") == null ? "" : e.getOption("text").getAsString();
+    java.util.concurrent.Future<String> answer = work.submit(() -> command(cmd, arg, targets, e.getMember()));
     String reply;
     try {
       reply = answer.get(SLASH_BUDGET_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);

@@ -57,6 +57,26 @@ public final class Processes {
     return findExecutable(program, env.getOrDefault("PATH", System.getenv("PATH")));
   }
 
+  /**
+   * Asks the agent and what it started to stop (SIGTERM), waits up to {@code grace} for the agent
+   * to exit, then kills whatever is left. Returns whether it exited by itself.
+   */
+  public static boolean stopGracefully(Process process, java.time.Duration grace) {
+    List<ProcessHandle> started = process.descendants().toList();
+    process.destroy();
+    started.forEach(ProcessHandle::destroy);
+    boolean exited;
+    try {
+      exited = process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      exited = false;
+    }
+    killTree(process);
+    started.forEach(ProcessHandle::destroyForcibly);
+    return exited;
+  }
+
   /** Kills the agent and everything it started (shells, test runners, ...). */
   public static void killTree(Process process) {
     process.descendants().forEach(ProcessHandle::destroyForcibly);

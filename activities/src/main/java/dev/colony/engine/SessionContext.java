@@ -13,6 +13,7 @@ import java.util.Map;
  * @param transcript file the engine writes the full session output to
  * @param gate what the ant's autonomy says about each tool call
  * @param narrator where the agent's words and tool calls go
+ * @param guard the idle watchdog and the interrupt grace
  */
 public record SessionContext(
     AntSpec spec,
@@ -25,4 +26,14 @@ public record SessionContext(
     Duration heartbeatInterval,
     Progress progress,
     ToolGate gate,
-    Narrator narrator) {}
+    Narrator narrator,
+    SessionGuard guard) {
+
+  /** With the ant's own watchdog and grace. */
+  public SessionContext(AntSpec spec, int session, String prompt, Path workspace, Map<String, String> env,
+      Path transcript, Duration timeout, Duration heartbeatInterval, Progress progress, ToolGate gate,
+      Narrator narrator) {
+    this(spec, session, prompt, workspace, env, transcript, timeout, heartbeatInterval, progress, gate, narrator,
+        SessionGuard.of(spec));
+  }
+}

@@ -13,6 +13,7 @@ import dev.colony.engine.Progress;
 import dev.colony.engine.PromptBuilder;
 import dev.colony.engine.SessionCancelledException;
 import dev.colony.engine.SessionContext;
+import dev.colony.engine.SessionGuard;
 import dev.colony.engine.Transcripts;
 import dev.colony.engine.command.CommandEngine;
 import dev.colony.spec.AntSpec;
@@ -39,6 +40,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private final ChatSink chat;
   private final PrintStream console;
   private final Secrets secrets;
+  private final SessionEnvironment sessionEnvironment;
 
   /**
    * @param chat where narration and tool logs are posted (the ant's channel)
@@ -50,18 +52,31 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
       Secrets secrets) {
+    this(engines, chat, console, secrets, SessionEnvironment.NONE);
+  }
+
+  /** @param sessionEnvironment what every session's agent is told about its colony and Temporal */
+  public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
+      Secrets secrets, SessionEnvironment sessionEnvironment) {
     this.engines = new EnumMap<>(engines);
     this.chat = chat;
     this.console = console;
     this.secrets = secrets;
+    this.sessionEnvironment = sessionEnvironment;
   }
 
   /** The engines this build provides. */
   public static SessionActivitiesImpl withDefaultEngines(ChatSink chat, PrintStream console) {
+    return withDefaultEngines(chat, console, SessionEnvironment.NONE);
+  }
+
+  public static SessionActivitiesImpl withDefaultEngines(ChatSink chat, PrintStream console,
+      SessionEnvironment sessionEnvironment) {
     return new SessionActivitiesImpl(Map.of(
         EngineKind.COMMAND, new CommandEngine(),
         EngineKind.CLAUDE, new ClaudeEngine(),
-        EngineKind.GEMINI, new dev.colony.engine.gemini.GeminiEngine()), chat, console);
+        EngineKind.GEMINI, new dev.colony.engine.gemini.GeminiEngine()), chat, console, Secrets.process(),
+        sessionEnvironment);
   }
 
   @Override
@@ -82,11 +97,15 @@ public final class SessionActivitiesImpl implements SessionActivities {
     Duration interval = Duration.ofMillis(Math.max(500, heartbeatTimeout * 1000 / 4));
     String keyPrefix = activity.getInfo().getWorkflowId() + "/s" + request.session() + "/a"
         + activity.getInfo().getAttempt();
+    SessionGuard guard = SessionGuard.of(spec);
+    WorkflowConfirmer confirmer = new WorkflowConfirmer(activity);
+    env.putAll(sessionEnvironment.forSession(spec, request.session()));
     SessionContext ctx = new SessionContext(spec, request.session(), prompt,
         Path.of(request.workspace()), env, Transcripts.forSession(spec, request.session()),
         Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec),
-        new ToolGate(spec, request.session(), new WorkflowConfirmer(activity), secrets),
-        new Narrator(spec, chat, console, keyPrefix));
+        // Waiting for a human's answer is not silence: the watchdog is held meanwhile.
+        new ToolGate(spec, request.session(), r -> guard.holding(() -> confirmer.confirm(r)), secrets),
+        new Narrator(spec, chat, console, keyPrefix), guard);
     log.info("{}: session {} starting (attempt {})", spec.name(), request.session(),
         activity.getInfo().getAttempt());
     try {
@@ -94,6 +113,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     } catch (java.io.IOException e) {
       return SessionResult.of(Outcome.TRANSIENT, "cannot create the transcript " + ctx.transcript() + ": " + e.getMessage());
     }
+    announceStart(activity, request.session());
     try {
       SessionResult raw = engine.run(ctx);
       // The result goes into history: keep secret values an agent may have echoed out of it.
@@ -108,6 +128,16 @@ public final class SessionActivitiesImpl implements SessionActivities {
     } catch (SessionCancelledException e) {
       log.info("{}: session {} cancelled", spec.name(), request.session());
       throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
+  }
+
+  /** Tells the ant its agent is launching (Spawning becomes Running); best effort. */
+  private static void announceStart(ActivityExecutionContext activity, int session) {
+    try {
+      activity.getWorkflowClient().newUntypedWorkflowStub(activity.getInfo().getWorkflowId())
+          .signal("sessionStarted", session);
+    } catch (RuntimeException e) {
+      log.debug("sessionStarted signal not sent: {}", e.toString());
     }
   }
 

@@ -14,12 +14,13 @@ import java.util.Set;
 final class DevConsole {
   static final String HELP = """
       commands:  <ant> /pause | /resume | /status | /stats | /clear | /stop
+                 <ant> /urgent TEXT   interrupt the running session and start on TEXT now
                  <ant> /approve [id] | /deny [id]   answer a ⚙️ confirmation request
                  <ant> <any text>     queue a work instruction for the ant's next session
                  /status              all ants
                  /help                this help""";
   private static final Set<String> ANT_COMMANDS = Set.of("/pause", "/resume", "/status", "/stats",
-      "/usage", "/clear", "/stop", "/start", "/help", "/approve", "/deny");
+      "/usage", "/clear", "/stop", "/start", "/help", "/approve", "/deny", "/urgent");
 
   private final Temporal temporal;
   private final String colony;
@@ -80,6 +81,14 @@ final class DevConsole {
         case "/resume", "/start" -> ant.resume();
         case "/stop" -> ant.stop();
         case "/clear" -> ant.clear();
+        case "/urgent" -> {
+          String text = rest.substring("/urgent".length()).strip();
+          if (text.isEmpty()) {
+            out.println("colony: /urgent needs the instruction, e.g. 'worker /urgent fix the build first'");
+          } else {
+            ant.message(dev.colony.mailbox.Mail.urgent(text));
+          }
+        }
         case "/status" -> out.print(StatusView.detail(Ants.status(temporal, ref), null, Instant.now()));
         case "/approve", "/deny" -> {
           String[] parts = rest.split("\\s+");
@@ -93,6 +102,6 @@ final class DevConsole {
       }
       return;
     }
-    ant.message(rest);
+    ant.message(dev.colony.mailbox.Mail.of(rest));
   }
 }

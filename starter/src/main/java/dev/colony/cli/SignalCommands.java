@@ -2,6 +2,7 @@ package dev.colony.cli;
 
 import dev.colony.ant.AntWorkflow;
 import dev.colony.autonomy.Decide;
+import dev.colony.mailbox.Mail;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
@@ -113,10 +114,24 @@ final class SignalCommands {
 
   @Command(name = "send", mixinStandardHelpOptions = true,
       description = "Queue a work instruction for an ant's next session; a paused ant resumes for it "
-          + "(signal 'message').")
+          + "(signal 'message'). --urgent interrupts the running session; --from sends as another ant "
+          + "of the colony (inside a session: --from \"$COLONY_ANT\").")
   static final class Send extends AntCommand {
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "TEXT", description = "The instruction.")
     List<String> words;
+
+    @Option(names = "--urgent", description = "Interrupt the running session (grace, then kill) and start "
+        + "the next one at once with this message first.")
+    boolean urgent;
+
+    @Option(names = "--from", paramLabel = "ANT", description = "The sending ant (same colony); the "
+        + "recipient's prompt says who wrote.")
+    String from;
+
+    @Option(names = "--id", paramLabel = "KEY", description = "Idempotency key: a second message with the "
+        + "same key is dropped. Default with --from inside a session: derived from the sender, the "
+        + "session and the text, so a retried session does not send twice.")
+    String id;
 
     @Override
     public Integer call() {
@@ -125,9 +140,39 @@ final class SignalCommands {
         throw new UserError("the message is empty");
       }
       int max = dev.colony.ant.AntWorkflowImpl.MAX_MESSAGE_CHARS;
-      return send(a -> a.message(text), text.length() <= max ? "message queued"
-          : String.format("message queued, cut to its first %,d of %,d characters (send the rest separately)",
-              max, text.length()));
+      if (from != null) {
+        return sendFromAnt(text, max);
+      }
+      String key = id != null ? id : java.util.UUID.randomUUID().toString();
+      dev.colony.mailbox.Mail mail = new dev.colony.mailbox.Mail(text, urgent, null, key);
+      return send(a -> a.message(mail), (urgent ? "urgent message sent" : "message queued")
+          + (text.length() <= max ? ""
+              : String.format(", cut to its first %,d of %,d characters (send the rest separately)", max,
+                  text.length())));
+    }
+
+    /** An ant writes to another ant of its colony. */
+    private int sendFromAnt(String text, int max) {
+      String sender = from.strip();
+      if (!sender.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")) {
+        throw new UserError("--from must be an ant name (letters, digits, '.', '_', '-'), not '" + Mail.printable(from) + "'");
+      }
+      if (text.length() > max) {
+        throw new UserError(String.format("the message is %,d characters; an ant may send at most %,d", text.length(), max));
+      }
+      if (colony == null) {
+        String env = System.getenv("COLONY_COLONY");
+        colony = env == null || env.isBlank() ? null : env;
+      }
+      String target = ant.contains("/") ? ant.substring(ant.indexOf('/') + 1) : ant;
+      if (target.equals(sender)) {
+        throw new UserError("an ant cannot send a message to itself ('" + sender + "')");
+      }
+      String session = System.getenv("COLONY_SESSION");
+      String key = id != null ? id : session != null && sender.equals(System.getenv("COLONY_ANT"))
+          ? Mail.derivedId(sender, session, target, text) : java.util.UUID.randomUUID().toString();
+      dev.colony.mailbox.Mail mail = new dev.colony.mailbox.Mail(text, urgent, sender, key);
+      return send(a -> a.message(mail), (urgent ? "urgent message" : "message") + " from " + sender + " sent");
     }
   }
 

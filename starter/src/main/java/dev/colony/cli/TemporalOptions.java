@@ -9,8 +9,8 @@ final class TemporalOptions {
       description = "Temporal frontend address (default: $TEMPORAL_ADDRESS, else localhost:7233).")
   String address;
 
-  @Option(names = "--namespace", paramLabel = "NAME", defaultValue = "default",
-      description = "Temporal namespace (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--namespace", paramLabel = "NAME", defaultValue = "${env:TEMPORAL_NAMESPACE:-default}",
+      description = "Temporal namespace (default: $TEMPORAL_NAMESPACE, else default).")
   String namespace;
 
   @Option(names = "--task-queue", paramLabel = "NAME", defaultValue = AntIds.DEFAULT_TASK_QUEUE,

@@ -1,6 +1,8 @@
 package dev.colony.fault;
 
 import static dev.colony.fault.Cluster.eventually;
+
+import dev.colony.mailbox.Mail;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -136,7 +138,7 @@ class FaultIT {
     eventually(LONG, () -> status("alpha").consecutiveErrors() == 1);
     cluster.ant("alpha").resume(); // cut the 10 s backoff short
     eventually(LONG, () -> startsOf("alpha", 2) == 1);
-    cluster.ant("alpha").message("first instruction");
+    cluster.ant("alpha").message(Mail.of("first instruction"));
     cluster.ant("alpha").pause();
     eventually(LONG, () -> status("alpha").queueDepth() == 1 && status("alpha").paused());
 
@@ -190,7 +192,7 @@ class FaultIT {
     Files.writeString(cluster.control("beta").resolve("reset-in"), "12");
     cluster.start("beta");
 
-    awaitState("beta", Lifecycle.BACKING_OFF);
+    awaitState("beta", Lifecycle.COOLING_DOWN);
     long backoffEnds = Instant.parse(status("beta").nextWakeTime()).toEpochMilli();
     Cluster.kill9(first);
     Thread.sleep(2000);
@@ -204,7 +206,7 @@ class FaultIT {
     assertTrue(session2 <= Math.max(backoffEnds, secondReady) + 3000,
         "a fresh 10 s wait would start it at " + (secondReady + 10_000) + ", it started at " + session2);
 
-    awaitState("beta", Lifecycle.RATE_LIMITED);
+    awaitState("beta", Lifecycle.COOLING_DOWN);
     long resetAt = Instant.parse(status("beta").nextWakeTime()).toEpochMilli();
     Cluster.kill9(second);
     Thread.sleep(2000);
@@ -324,7 +326,7 @@ class FaultIT {
       proxy.down();
       int before = cluster.starts("gamma").size();
       // signals sent during the outage reach the server directly and wait there
-      cluster.ant("gamma").message("sent during the outage");
+      cluster.ant("gamma").message(Mail.of("sent during the outage"));
       Thread.sleep(30_000);
       assertTrue(worker.process().isAlive());
       proxy.up();
@@ -401,7 +403,7 @@ class FaultIT {
     eventually(LONG, () -> startsOf("alpha", 2) >= 1);
     eventually(LONG, () -> status("delta").sessions() >= 2);
     // During alpha's session: a message (queued) and a pause (takes effect after the session).
-    cluster.ant("alpha").message("queued before the crash");
+    cluster.ant("alpha").message(Mail.of("queued before the crash"));
     cluster.ant("alpha").pause();
     eventually(LONG, () -> status("alpha").paused() && status("alpha").queueDepth() == 1);
     int deltaSessions = status("delta").sessions();

@@ -49,7 +49,9 @@ public final class ColonyWorker implements AutoCloseable {
     ChatSink chat = post -> settings.chat().deliver(new ChatPost(post.colony(), post.ant(), post.channel(),
         secrets.redact(post.text()), post.idempotencyKey()));
     worker.registerActivitiesImplementations(
-        SessionActivitiesImpl.withDefaultEngines(chat, System.out),
+        SessionActivitiesImpl.withDefaultEngines(chat, System.out, new dev.colony.session.SessionEnvironment(
+            client.getWorkflowServiceStubs().getOptions().getTarget(), client.getOptions().getNamespace(),
+            ColonyBin.path())),
         new WorkspaceActivitiesImpl(secrets),
         new dev.colony.github.GithubActivitiesImpl(settings.http()),
         new ChatActivitiesImpl(chat,

@@ -6,7 +6,8 @@ import java.util.Map;
 /**
  * The state an ant carries from one workflow run to the next across continue-as-new. Nothing
  * an operator relies on may be missing here: queued messages, counters, pause state, a pending
- * wait and the statistics all survive.
+ * wait, the statistics, the mailbox (urgent messages and the ids already received) and the
+ * budget spend all survive. Fields added later read as empty from older histories.
  */
 public record AntMemory(
     int sessions,
@@ -17,7 +18,7 @@ public record AntMemory(
     long postSequence,
     boolean announced,
     Long wakeAtMillis,
-    Lifecycle waitKind,
+    WaitKind waitKind,
     boolean scheduledRunDue,
     String lastOutcome,
     String lastDetail,
@@ -31,10 +32,16 @@ public record AntMemory(
     int deliveryFailures,
     List<String> handledIssues,
     List<dev.colony.trigger.IssueEvent> pendingIssues,
-    int totalErrors) {
+    int totalErrors,
+    List<String> urgentQueue,
+    List<String> mailIds,
+    dev.colony.budget.Spend spend,
+    Long budgetResumeAtMillis) {
 
   public AntMemory {
     queue = queue == null ? List.of() : List.copyOf(queue);
+    urgentQueue = urgentQueue == null ? List.of() : List.copyOf(urgentQueue);
+    mailIds = mailIds == null ? List.of() : List.copyOf(mailIds);
     handledIssues = handledIssues == null ? List.of() : List.copyOf(handledIssues);
     pendingIssues = pendingIssues == null ? List.of() : List.copyOf(pendingIssues);
     sessionsByOutcome = sessionsByOutcome == null ? Map.of() : Map.copyOf(sessionsByOutcome);

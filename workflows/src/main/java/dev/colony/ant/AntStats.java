@@ -6,6 +6,10 @@ import java.util.Map;
  * Lifetime statistics of an ant, answered by the {@code stats} query.
  *
  * @param costUsd sum of the costs the engine reported; {@code costReported} says whether any did
+ * @param spentTodayUsd spend in the current budget day (the colony's time zone)
+ * @param spentThisMonthUsd spend in the current budget month
+ * @param dailyBudgetUsd the daily cap, null when none
+ * @param monthlyBudgetUsd the monthly cap, null when none
  */
 public record AntStats(
     String ant,
@@ -17,7 +21,11 @@ public record AntStats(
     double costUsd,
     boolean costReported,
     long inputTokens,
-    long outputTokens) {
+    long outputTokens,
+    double spentTodayUsd,
+    double spentThisMonthUsd,
+    Double dailyBudgetUsd,
+    Double monthlyBudgetUsd) {
 
   public AntStats {
     sessionsByOutcome = sessionsByOutcome == null ? Map.of() : Map.copyOf(sessionsByOutcome);

@@ -14,6 +14,10 @@ import java.util.List;
  * @param wakesOn what wakes this ant besides a human: the schedule, the GitHub repositories and
  *     labels it watches; "continuous" for an ant that runs on its own
  * @param pendingIssues matching GitHub issues waiting for a session
+ * @param session the session the state concerns (running, interrupting), else the last one begun
+ * @param stateReason why the ant waits or pauses ({@code next tick}, {@code backoff}, {@code budget}, ...)
+ * @param totalErrors failed sessions counted against {@code max_total_errors}
+ * @param budget spend against the ant's caps, in words; null when it has no cap and no cost
  */
 public record AntStatus(
     String colony,
@@ -30,7 +34,11 @@ public record AntStatus(
     String engine,
     List<PendingConfirmation> confirmations,
     String wakesOn,
-    int pendingIssues) {
+    int pendingIssues,
+    int session,
+    String stateReason,
+    int totalErrors,
+    String budget) {
 
   public AntStatus {
     confirmations = confirmations == null ? List.of() : List.copyOf(confirmations);
@@ -40,6 +48,6 @@ public record AntStatus(
       int sessions, int consecutiveErrors, String nextWakeTime, String lastOutcome, String lastDetail, String engine,
       List<PendingConfirmation> confirmations) {
     this(colony, ant, state, paused, pauseReason, queueDepth, sessions, consecutiveErrors, nextWakeTime, lastOutcome,
-        lastDetail, engine, confirmations, null, 0);
+        lastDetail, engine, confirmations, null, 0, 0, null, 0, null);
   }
 }

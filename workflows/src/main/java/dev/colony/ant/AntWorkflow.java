@@ -32,9 +32,18 @@ public interface AntWorkflow {
   @SignalMethod(name = "stop")
   void stop();
 
-  /** Queue a work instruction for the next session; a paused ant resumes to handle it. */
+  /**
+   * Queue a work instruction for the next session; a paused ant resumes to handle it. The input
+   * is a plain string, or {@code {"text": ..., "urgent": true, "from": "ant", "id": "..."}}: an
+   * urgent message interrupts the running session; {@code from} names a sending ant; a repeated
+   * {@code id} is dropped.
+   */
   @SignalMethod(name = "message")
-  void message(String text);
+  void message(dev.colony.mailbox.Mail mail);
+
+  /** Sent by the session activity once a worker launches the agent: Spawning becomes Running. */
+  @SignalMethod(name = "sessionStarted")
+  void sessionStarted(int session);
 
   /**
    * A GitHub issue for this ant (sent by the repository's watcher). An issue that matches the

@@ -6,6 +6,14 @@ import dev.colony.autonomy.ConfirmationDecision;
 import dev.colony.autonomy.ConfirmationRequest;
 import dev.colony.autonomy.Decide;
 import dev.colony.autonomy.PendingConfirmation;
+import dev.colony.budget.BudgetBook;
+import dev.colony.lifecycle.LifecycleEvent;
+import dev.colony.lifecycle.LifecycleEvent.Exit;
+import dev.colony.lifecycle.LifecycleMachine;
+import dev.colony.lifecycle.Phase;
+import dev.colony.lifecycle.SideEffect;
+import dev.colony.mailbox.Mail;
+import dev.colony.mailbox.Mailbox;
 import dev.colony.chat.ChatActivities;
 import dev.colony.chat.ChatPost;
 import dev.colony.schedule.CronSchedule;
@@ -20,6 +28,7 @@ import dev.colony.visibility.AntSearchAttributes;
 import dev.colony.workspace.WorkspaceActivities;
 import dev.colony.trigger.IssueEvent;
 import dev.colony.spec.TriggerSpec;
+import io.temporal.activity.ActivityCancellationType;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.common.SearchAttributeUpdate;
@@ -53,7 +62,9 @@ public class AntWorkflowImpl implements AntWorkflow {
   public static final int MAX_MESSAGE_CHARS = 16_000;
   private static final String OPERATOR = "operator";
   /** The pause reason of an ant parked by an error threshold. */
-  static final String PARKED_REASON = "errors";
+  static final String PARKED_REASON = LifecycleMachine.PARKED_REASON;
+  /** The pause reason of an ant that reached a colony budget cap (as for the engine's own cap). */
+  static final String BUDGET_REASON = Outcome.BUDGET.configName();
   /**
    * Workflow code changes that alter the commands a workflow issues are gated by a version
    * marker so ants already running (and the histories committed under test resources) replay
@@ -80,7 +91,16 @@ public class AntWorkflowImpl implements AntWorkflow {
   static final String MISSED_TICKS_CHANGE = "missed-ticks-catch-up";
   /** Version 1: the ant publishes what wakes it ({@code AntWakesOn}) to visibility. */
   static final String WAKES_ON_CHANGE = "wakes-on-attribute";
+  /**
+   * Version 1: seed 001's guardrails. An urgent message interrupts the running session (the
+   * session activity is cancelled and waited for, so the agent stops gracefully within
+   * interrupt_grace before the next session starts); stop waits the same way; colony budget caps
+   * pause the ant with a timer to the window's rollover.
+   */
+  static final String GUARDRAILS_CHANGE = "lifecycle-guardrails";
   static final int MAX_DELIVERY_FAILURES = 3;
+  /** How long a sender's name may be. */
+  static final int MAX_SENDER_CHARS = 64;
   /** How many handled issues an ant remembers (carried over continue-as-new). */
   static final int MAX_HANDLED_ISSUES = 5_000;
   /** How many matching issues may wait for a session; more are refused with a notice. */
@@ -94,14 +114,13 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   // Carried across continue-as-new (see AntMemory).
   private int sessionCount;
-  private int consecutiveErrors;
   private boolean paused;
   private String pauseReason;
-  private final List<String> queue = new ArrayList<>();
+  private final Mailbox mailbox;
   private long postSequence;
   private boolean announced;
   private Long wakeAtMillis;
-  private Lifecycle waitKind;
+  private WaitKind waitKind;
   private boolean scheduledRunDue;
   private String lastOutcome;
   private String lastDetail;
@@ -113,15 +132,19 @@ public class AntWorkflowImpl implements AntWorkflow {
   private long inputTokens;
   private long outputTokens;
   private int deliveryFailures;
-  /** Failed sessions in all (for max_total_errors); reset only when a parked ant is resumed. */
-  private int totalErrors;
+  /** Spend per budget window, durable. */
+  private final BudgetBook budget;
+  /** Set while paused by a colony budget cap: when the cap's window rolls over. */
+  private Long budgetResumeAtMillis;
   /** Issues ever taken by a session (bounded: the oldest are forgotten first). */
   private final LinkedHashSet<String> handledIssues = new LinkedHashSet<>();
   /** Matching issues not yet taken, oldest first. */
   private final List<IssueEvent> pendingIssues = new ArrayList<>();
 
   // Per run only.
-  private Lifecycle lifecycle = Lifecycle.STARTING;
+  /** Seed 001's state, with the error counters (consecutive; total, reset only by un-parking). */
+  private Phase phase;
+  private boolean guardrails;
   private boolean stopRequested;
   private boolean wakeEarly;
   private boolean sessionRunning;
@@ -171,13 +194,17 @@ public class AntWorkflowImpl implements AntWorkflow {
     AntMemory m = run.memory();
     if (m == null) {
       startedAtMillis = Workflow.currentTimeMillis();
+      mailbox = new Mailbox(List.of(), List.of(), List.of());
+      budget = new BudgetBook(null);
+      phase = Phase.initial(0, 0, 0);
       return;
     }
     sessionCount = m.sessions();
-    consecutiveErrors = m.consecutiveErrors();
     paused = m.paused();
     pauseReason = m.pauseReason();
-    queue.addAll(m.queue());
+    mailbox = new Mailbox(m.queue(), m.urgentQueue(), m.mailIds());
+    budget = new BudgetBook(m.spend());
+    budgetResumeAtMillis = m.budgetResumeAtMillis();
     postSequence = m.postSequence();
     announced = m.announced();
     wakeAtMillis = m.wakeAtMillis();
@@ -195,7 +222,28 @@ public class AntWorkflowImpl implements AntWorkflow {
     deliveryFailures = m.deliveryFailures();
     handledIssues.addAll(m.handledIssues());
     pendingIssues.addAll(m.pendingIssues());
-    totalErrors = m.totalErrors();
+    phase = restoredPhase(m);
+  }
+
+  /** Where a run that continued as new picks up: its wait, its pause, or about to prepare. */
+  private Phase restoredPhase(AntMemory m) {
+    Phase p = Phase.initial(sessionCount, m.consecutiveErrors(), m.totalErrors());
+    if (wakeAtMillis != null && waitKind != null) {
+      return new Phase(waitKind.shownAs(), sessionCount, wakeAtMillis, waitKind.reason(), p.consecutiveErrors(),
+          p.totalErrors());
+    }
+    if (paused) {
+      return new Phase(PARKED_REASON.equals(pauseReason) ? Lifecycle.PARKED : Lifecycle.PAUSED, sessionCount,
+          budgetResumeAtMillis, pauseReason, p.consecutiveErrors(), p.totalErrors());
+    }
+    return p;
+  }
+
+  /** Applies one lifecycle event and returns the side effect the workflow carries out. */
+  private SideEffect fire(LifecycleEvent event) {
+    var t = LifecycleMachine.next(phase, event, spec.supervision());
+    phase = t.phase();
+    return t.effect();
   }
 
   private void buildSessionStubs() {
@@ -224,8 +272,13 @@ public class AntWorkflowImpl implements AntWorkflow {
   // Stubs are made per call so each activity carries a summary the Web UI shows in the history.
 
   private SessionActivities sessions(int number) {
-    return Workflow.newActivityStub(SessionActivities.class, sessionOptions.toBuilder()
-        .setSummary("session " + number + " · " + spec.engine().configName()).build());
+    ActivityOptions.Builder options = sessionOptions.toBuilder()
+        .setSummary("session " + number + " · " + spec.engine().configName());
+    if (guardrails) {
+      // An interrupted session is waited for: the agent stops before the next one starts.
+      options.setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED);
+    }
+    return Workflow.newActivityStub(SessionActivities.class, options.build());
   }
 
   private WorkspaceActivities workspaces(int number) {
@@ -246,6 +299,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     boundedDelivery = Workflow.getVersion(DELIVERY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     catchUpTicks = Workflow.getVersion(MISSED_TICKS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     publishWakesOn = Workflow.getVersion(WAKES_ON_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    guardrails = Workflow.getVersion(GUARDRAILS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     Async.procedure(this::deliverPosts);
     if (publishing) {
       Async.procedure(this::publishVisibility);
@@ -268,7 +322,7 @@ public class AntWorkflowImpl implements AntWorkflow {
         sessionsThisRun++;
       }
     }
-    lifecycle = Lifecycle.STOPPED;
+    fire(new LifecycleEvent.OperatorStop());
     wakeAtMillis = null;
     say(OperatorMessages.stopped(spec.name()));
     Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished()
@@ -281,24 +335,29 @@ public class AntWorkflowImpl implements AntWorkflow {
    */
   private boolean readyToRun() {
     if (wakeAtMillis != null) {
-      lifecycle = waitKind;
       long remaining = wakeAtMillis - Workflow.currentTimeMillis();
       // An issue wakes an ant waiting for its next cron tick, not one backing off or rate limited.
       boolean interrupted = remaining > 0
           && Workflow.await(Duration.ofMillis(remaining), () -> stopRequested || wakeEarly
-              || (waitKind == Lifecycle.WAITING && !pendingIssues.isEmpty()));
-      if (!interrupted && waitKind == Lifecycle.WAITING) {
+              || (waitKind == WaitKind.WAITING && !pendingIssues.isEmpty()));
+      if (!interrupted && waitKind == WaitKind.WAITING) {
         scheduledRunDue = true;
       }
+      fire(waitKind.shownAs() == Lifecycle.COOLING_DOWN ? new LifecycleEvent.BackoffElapsed()
+          : new LifecycleEvent.Woken());
       clearWait();
       return false;
     }
     if (paused) {
-      lifecycle = PARKED_REASON.equals(pauseReason) ? Lifecycle.PARKED : Lifecycle.PAUSED;
       if (pausedSinceMillis == null) {
         pausedSinceMillis = Workflow.currentTimeMillis();
       }
-      Workflow.await(() -> !paused || stopRequested || pendingSpec != null);
+      if (budgetResumeAtMillis != null) {
+        waitForBudget();
+      } else {
+        fire(new LifecycleEvent.Paused(pauseReason, null));
+        Workflow.await(() -> !paused || stopRequested || pendingSpec != null);
+      }
       if (!paused) {
         Long tick = spec.cron() == null ? null
             : CronSchedule.nextTick(spec.cron(), spec.timezone(), pausedSinceMillis);
@@ -306,29 +365,50 @@ public class AntWorkflowImpl implements AntWorkflow {
           scheduledRunDue = true; // one run for all the ticks missed while paused
         }
         pausedSinceMillis = null;
+        fire(new LifecycleEvent.Resumed());
       }
       return false;
     }
-    if (spec.eventDriven() && queue.isEmpty() && !scheduledRunDue && pendingIssues.isEmpty()) {
-      lifecycle = Lifecycle.WAITING;
+    if (spec.eventDriven() && mailbox.isEmpty() && !scheduledRunDue && pendingIssues.isEmpty()) {
       Long tick = spec.cron() == null ? null
           : CronSchedule.nextTick(spec.cron(), spec.timezone(), Workflow.currentTimeMillis());
       if (tick != null) {
-        scheduleWait(tick, Lifecycle.WAITING);
+        scheduleWait(tick, WaitKind.WAITING);
       } else {
         // Triggers only: nothing to time; a message or a matching GitHub issue wakes the ant.
-        Workflow.await(() -> !queue.isEmpty() || !pendingIssues.isEmpty() || paused || stopRequested
+        fire(new LifecycleEvent.Waiting(spec.triggers().isEmpty() ? "a message" : "a message or a trigger", null));
+        Workflow.await(() -> !mailbox.isEmpty() || !pendingIssues.isEmpty() || paused || stopRequested
             || pendingSpec != null);
+        fire(new LifecycleEvent.Woken());
       }
       return false;
     }
     return !stopRequested;
   }
 
+  /**
+   * Paused by a colony budget cap: waits, with a timer, until the cap's window rolls over (or a
+   * human resumes, or a new spec raises the cap), then resumes by itself if no cap is reached.
+   */
+  private void waitForBudget() {
+    long now = Workflow.currentTimeMillis();
+    BudgetBook.Cap cap = budget.reached(spec.supervision(), now);
+    if (cap == null) {
+      paused = false;
+      pauseReason = null;
+      budgetResumeAtMillis = null;
+      say(OperatorMessages.budgetResumed(spec.name()));
+      return;
+    }
+    budgetResumeAtMillis = cap.resetsAtMillis();
+    fire(new LifecycleEvent.Paused(pauseReason, budgetResumeAtMillis));
+    Workflow.await(Duration.ofMillis(Math.max(1, budgetResumeAtMillis - now)),
+        () -> !paused || stopRequested || pendingSpec != null);
+  }
+
   private void runOneSession() {
     scheduledRunDue = false;
     sessionRunning = true;
-    lifecycle = Lifecycle.PREPARING;
     String workspace;
     try {
       workspace = workspaces(sessionCount + 1).prepareWorkspace(spec);
@@ -338,15 +418,9 @@ public class AntWorkflowImpl implements AntWorkflow {
       act(SessionResult.of(Outcome.TRANSIENT, "workspace setup failed: " + rootMessage(f)), List.of());
       return;
     }
-    List<String> delivered;
-    if (boundedDelivery) {
-      delivered = takeBatch();
-    } else {
-      delivered = new ArrayList<>(queue);
-      queue.clear();
-    }
+    fire(new LifecycleEvent.WorktreeReady());
+    List<String> delivered = boundedDelivery ? mailbox.takeBatch(MAX_BATCH_CHARS) : mailbox.takeAll();
     int number = sessionCount + 1;
-    lifecycle = Lifecycle.RUNNING;
     // One issue per session, oldest first; it counts as handled from now on (a repeat signal is
     // ignored), and goes back to the front if the session fails.
     IssueEvent issue = pendingIssues.isEmpty() ? null : pendingIssues.remove(0);
@@ -359,36 +433,45 @@ public class AntWorkflowImpl implements AntWorkflow {
     takenIssue = issue;
     SessionRequest request = issue == null ? new SessionRequest(spec, number, delivered, workspace)
         : new SessionRequest(spec, number, delivered, workspace, issue);
+    // StorePrompt: the request is what the worker renders the prompt from.
+    fire(new LifecycleEvent.PromptReady(delivered.size() + " message(s)" + (issue == null ? "" : ", " + issue.key())));
     List<Promise<SessionResult>> holder = new ArrayList<>(1);
     SessionActivities sessions = sessions(number);
     CancellationScope scope = Workflow.newCancellationScope(
         () -> holder.add(Async.function(sessions::runSession, request)));
     scope.run();
     Promise<SessionResult> session = holder.get(0);
-    Workflow.await(() -> session.isCompleted() || stopRequested);
+    Workflow.await(() -> session.isCompleted() || stopRequested || (guardrails && mailbox.hasUrgent()));
     if (!session.isCompleted()) {
-      scope.cancel();
+      interrupt(scope, session, number);
     }
-    SessionResult result;
-    try {
-      result = session.get();
-    } catch (ActivityFailure f) {
-      sessionRunning = false;
-      if (f.getCause() instanceof CanceledFailure || stopRequested) {
-        queue.addAll(0, delivered);
-        giveIssueBack();
-        return;
+    SessionResult result = null;
+    boolean cancelled = !session.isCompleted();
+    if (!cancelled) {
+      try {
+        result = session.get();
+      } catch (ActivityFailure f) {
+        if (f.getCause() instanceof CanceledFailure || stopRequested || phase.state() == Lifecycle.INTERRUPTING) {
+          cancelled = true;
+        } else {
+          result = SessionResult.of(Outcome.TRANSIENT, "session failed: " + rootMessage(f));
+        }
+      } catch (CanceledFailure c) {
+        cancelled = true;
       }
-      result = SessionResult.of(Outcome.TRANSIENT, "session failed: " + rootMessage(f));
-    } catch (CanceledFailure c) {
-      sessionRunning = false;
-      queue.addAll(0, delivered);
+    }
+    sessionRunning = false;
+    if (cancelled && (stopRequested || phase.state() != Lifecycle.INTERRUPTING)) {
+      mailbox.giveBack(delivered);
       giveIssueBack();
       return;
     }
-    sessionRunning = false;
     sessionCount = number;
     confirmations.values().removeIf(c -> c.request.session() <= number);
+    if (phase.state() == Lifecycle.INTERRUPTING) {
+      interrupted(result, delivered, number);
+      return;
+    }
     boolean pauseWasPending = paused && OPERATOR.equals(pauseReason);
     act(result, delivered);
     // Version 1: when a pause asked for during the session takes effect, say so, so the
@@ -399,22 +482,52 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
   }
 
+  /**
+   * Stops the running session for {@code stop} or an urgent message. Runs recorded before the
+   * guardrails version only request the cancellation; now the session's activity is told through
+   * its heartbeat, asks the agent to stop, kills it after interrupt_grace, and is waited for. A
+   * worker that cannot be reached is given up on once its heartbeat must have timed out.
+   */
+  private void interrupt(CancellationScope scope, Promise<SessionResult> session, int number) {
+    fire(stopRequested ? new LifecycleEvent.OperatorStop() : new LifecycleEvent.UrgentMessage());
+    if (!stopRequested) {
+      say(OperatorMessages.urgentQueued(spec.name(), number));
+    }
+    scope.cancel();
+    if (!guardrails) {
+      return;
+    }
+    long grace = spec.supervision().interruptGrace();
+    long bound = grace + spec.heartbeatTimeoutSeconds() + 10;
+    if (!Workflow.await(Duration.ofSeconds(bound), session::isCompleted)) {
+      fire(new LifecycleEvent.GraceExceeded()); // ForceStopSession: the activity has killed its agent
+      say(OperatorMessages.forceStopped(spec.name(), number, grace));
+    }
+  }
+
+  /** After an urgent interrupt: the next session starts at once, the urgent message first. */
+  private void interrupted(SessionResult result, List<String> delivered, int number) {
+    if (result != null) {
+      // It ended by itself before the interrupt reached it: its messages were delivered.
+      record(result.outcome() == null ? Outcome.TRANSIENT : result.outcome(), result);
+      takenIssue = null;
+    } else {
+      lastOutcome = "interrupted";
+      lastDetail = "interrupted for an urgent message";
+      sessionsByOutcome.merge(lastOutcome, 1, Integer::sum);
+      mailbox.giveBack(delivered);
+      giveIssueBack();
+    }
+    fire(LifecycleEvent.SessionExited.of(Exit.ERROR, Workflow.currentTimeMillis()));
+    say(OperatorMessages.interrupted(spec.name(), number));
+    checkBudget();
+  }
+
   private void giveIssueBack() {
     if (takenIssue != null) {
       pendingIssues.add(0, takenIssue);
       takenIssue = null;
     }
-  }
-
-  /** The queued instructions for one session: in order, at most MAX_BATCH_CHARS (at least one). */
-  private List<String> takeBatch() {
-    List<String> batch = new ArrayList<>();
-    int chars = 0;
-    while (!queue.isEmpty() && (batch.isEmpty() || chars + queue.get(0).length() <= MAX_BATCH_CHARS)) {
-      chars += queue.get(0).length();
-      batch.add(queue.remove(0));
-    }
-    return batch;
   }
 
   /**
@@ -431,70 +544,73 @@ public class AntWorkflowImpl implements AntWorkflow {
       deliveryFailures = 0;
       return;
     }
-    queue.addAll(0, delivered);
+    mailbox.giveBack(delivered);
   }
 
-  /** Applies the supervisor policy for one finished session. */
+  private static Exit exitOf(Outcome outcome) {
+    return switch (outcome.action()) {
+      case CONTINUE -> Exit.SUCCESS;
+      case RESTART_NOW -> Exit.MAX_TURNS;
+      case BACK_OFF -> Exit.ERROR;
+      case WAIT_FOR_RESET -> Exit.RATE_LIMITED;
+      case PAUSE -> Exit.BLOCKED;
+    };
+  }
+
+  /** Applies the supervisor policy for one finished session: the lifecycle says where to go. */
   private void act(SessionResult r, List<String> delivered) {
     Outcome outcome = r.outcome() == null ? Outcome.TRANSIENT : r.outcome();
     record(outcome, r);
     String name = spec.name();
     long now = Workflow.currentTimeMillis();
-    switch (outcome.action()) {
-      case CONTINUE -> {
-        consecutiveErrors = 0;
+    SideEffect effect = fire(new LifecycleEvent.SessionExited(exitOf(outcome), outcome.configName(), now,
+        r.resetAtEpochMillis()));
+    switch (phase.state()) {
+      case SESSION_COMPLETE -> {
         deliveryFailures = 0;
-        say(OperatorMessages.succeeded(name, sessionCount, r.detail()));
-        // Instructions still queued (sent during the session, or beyond one batch) run at once.
-        boolean moreQueued = !queue.isEmpty() && boundedDelivery;
-        if (!spec.eventDriven() && spec.pollIntervalSeconds() > 0 && !moreQueued) {
-          scheduleWait(now + spec.pollIntervalSeconds() * 1000, Lifecycle.SLEEPING);
+        if (outcome.action() == Outcome.Action.CONTINUE) {
+          say(OperatorMessages.succeeded(name, sessionCount, r.detail()));
+          // Instructions still queued (sent during the session, or beyond one batch) run at once.
+          boolean moreQueued = !mailbox.isEmpty() && boundedDelivery;
+          if (!spec.eventDriven() && spec.pollIntervalSeconds() > 0 && !moreQueued) {
+            scheduleWait(now + spec.pollIntervalSeconds() * 1000, WaitKind.SLEEPING);
+          }
         }
       }
-      case RESTART_NOW -> {
-        consecutiveErrors = 0;
-        deliveryFailures = 0;
-      }
-      case BACK_OFF -> {
+      case PARKED -> {
         requeueAfterFailure(delivered, true);
         giveIssueBack();
-        consecutiveErrors++;
-        totalErrors++;
-        String reached = spec.supervision().thresholdReached(consecutiveErrors, totalErrors);
-        if (reached != null) {
-          // Parked: no more sessions, no timer, until a human resumes (counters reset) or stops it.
-          paused = true;
-          pauseReason = PARKED_REASON;
-          say(OperatorMessages.parked(name, reached, r.detail()));
-          return;
-        }
-        Duration delay = Backoff.delay(consecutiveErrors, spec.supervision());
-        say(outcome == Outcome.PERMANENT
-            ? OperatorMessages.permanent(name, r.detail(), delay.toSeconds())
-            : OperatorMessages.crashed(name, r.detail(), delay.toSeconds()));
-        scheduleWait(now + delay.toMillis(), Lifecycle.BACKING_OFF);
+        // Parked: no more sessions, no timer, until a human resumes (counters reset) or stops it.
+        paused = true;
+        pauseReason = PARKED_REASON;
+        say(OperatorMessages.parked(name, ((SideEffect.LogFatal) effect).message(), r.detail()));
       }
-      case WAIT_FOR_RESET -> {
-        requeueAfterFailure(delivered, false);
-        giveIssueBack();
-        long waitMillis;
-        if (r.resetAtEpochMillis() != null) {
-          waitMillis = Math.max(0, r.resetAtEpochMillis() - now);
+      case COOLING_DOWN -> {
+        long waitMillis = phase.untilMillis() - now;
+        if (outcome.action() == Outcome.Action.BACK_OFF) {
+          requeueAfterFailure(delivered, true);
+          giveIssueBack();
+          say(outcome == Outcome.PERMANENT
+              ? OperatorMessages.permanent(name, r.detail(), waitMillis / 1000)
+              : OperatorMessages.crashed(name, r.detail(), waitMillis / 1000));
+          setWait(phase.untilMillis(), WaitKind.BACKING_OFF);
         } else {
-          consecutiveErrors++;
-          waitMillis = Backoff.delay(consecutiveErrors, spec.supervision()).toMillis();
+          requeueAfterFailure(delivered, false);
+          giveIssueBack();
+          say(OperatorMessages.rateLimited(name, (waitMillis + 999) / 1000));
+          setWait(phase.untilMillis(), WaitKind.RATE_LIMITED);
         }
-        say(OperatorMessages.rateLimited(name, (waitMillis + 999) / 1000));
-        scheduleWait(now + waitMillis, Lifecycle.RATE_LIMITED);
       }
-      case PAUSE -> {
+      case PAUSED -> {
         requeueAfterFailure(delivered, false);
         giveIssueBack();
         paused = true;
         pauseReason = outcome.configName();
         say(OperatorMessages.paused(name, outcome));
       }
+      default -> log.warn("{}: session {} ended while {}", name, sessionCount, phase.state());
     }
+    checkBudget();
   }
 
   private void record(Outcome outcome, SessionResult r) {
@@ -505,15 +621,44 @@ public class AntWorkflowImpl implements AntWorkflow {
     if (r.costUsd() > 0) {
       costUsd += r.costUsd();
       costReported = true;
+      if (guardrails) {
+        budget.add(r.costUsd(), Workflow.currentTimeMillis(), spec.supervision().budgetZone());
+      }
     }
     inputTokens += r.inputTokens();
     outputTokens += r.outputTokens();
   }
 
-  private void scheduleWait(long atMillis, Lifecycle kind) {
+  /** After a session: a reached budget cap pauses the ant until the cap's window rolls over. */
+  private void checkBudget() {
+    if (!guardrails || !spec.supervision().hasBudget() || paused) {
+      return;
+    }
+    BudgetBook.Cap cap = budget.reached(spec.supervision(), Workflow.currentTimeMillis());
+    if (cap == null) {
+      return;
+    }
+    clearWait();
+    paused = true;
+    pauseReason = BUDGET_REASON;
+    budgetResumeAtMillis = cap.resetsAtMillis();
+    fire(new LifecycleEvent.Paused(pauseReason, budgetResumeAtMillis));
+    String resets = java.time.Instant.ofEpochMilli(cap.resetsAtMillis())
+        .atZone(java.time.ZoneId.of(spec.supervision().budgetZone())).toLocalDateTime() + " " + spec.supervision().budgetZone();
+    say(OperatorMessages.budgetCapped(spec.name(), cap.describe(), resets));
+  }
+
+  /** A timed wait the lifecycle already shows (cooling down). */
+  private void setWait(long atMillis, WaitKind kind) {
     wakeAtMillis = atMillis;
     waitKind = kind;
     wakeEarly = false;
+  }
+
+  /** A timed wait for the next tick or the poll interval. */
+  private void scheduleWait(long atMillis, WaitKind kind) {
+    setWait(atMillis, kind);
+    fire(new LifecycleEvent.Waiting(kind.reason(), atMillis));
   }
 
   private void clearWait() {
@@ -540,10 +685,11 @@ public class AntWorkflowImpl implements AntWorkflow {
   }
 
   AntMemory memory() {
-    return new AntMemory(sessionCount, consecutiveErrors, paused, pauseReason, queue, postSequence,
+    return new AntMemory(sessionCount, phase.consecutiveErrors(), paused, pauseReason, mailbox.queue(), postSequence,
         announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail,
         startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
-        deliveryFailures, List.copyOf(handledIssues), pendingIssues, totalErrors);
+        deliveryFailures, List.copyOf(handledIssues), pendingIssues, phase.totalErrors(), mailbox.urgentQueue(),
+        mailbox.seenIds(), budget.spend(), budgetResumeAtMillis);
   }
 
   // ---- chat: posts leave in order, one at a time, from a single workflow thread ----
@@ -576,8 +722,8 @@ public class AntWorkflowImpl implements AntWorkflow {
         waiting++;
       }
     }
-    return new AntVisibility(spec.colony(), spec.name(), lifecycle, paused, pauseReason, sessionCount,
-        consecutiveErrors, queue.size(), wakeAtMillis, waiting, lastOutcome, publishWakesOn ? bounded(wakesOn()) : null);
+    return new AntVisibility(spec.colony(), spec.name(), phase.state(), paused, pauseReason, sessionCount,
+        phase.consecutiveErrors(), mailbox.size(), wakeAtMillis, waiting, lastOutcome, publishWakesOn ? bounded(wakesOn()) : null);
   }
 
   /** Writes the ant's state to visibility whenever it changes, only the attributes that did. */
@@ -630,11 +776,12 @@ public class AntWorkflowImpl implements AntWorkflow {
   @Override
   public void resume() {
     unpark();
+    budgetResumeAtMillis = null;
     if (paused) {
       paused = false;
       pauseReason = null;
       say(OperatorMessages.resuming(spec.name()));
-    } else if (wakeAtMillis != null && waitKind != Lifecycle.WAITING) {
+    } else if (wakeAtMillis != null && waitKind != WaitKind.WAITING) {
       wakeEarly = true;
       say(OperatorMessages.resuming(spec.name()));
     } else {
@@ -645,8 +792,9 @@ public class AntWorkflowImpl implements AntWorkflow {
   /** A parked ant that a human brings back starts with its error counters at zero. */
   private void unpark() {
     if (paused && PARKED_REASON.equals(pauseReason)) {
-      consecutiveErrors = 0;
-      totalErrors = 0;
+      // The lifecycle resets the counters when it leaves Parked; a run continued as new meanwhile
+      // starts from the phase, so reset them here too.
+      phase = new Phase(phase.state(), phase.session(), phase.untilMillis(), phase.reason(), 0, 0);
     }
   }
 
@@ -656,24 +804,43 @@ public class AntWorkflowImpl implements AntWorkflow {
   }
 
   @Override
-  public void message(String text) {
+  public void message(Mail mail) {
+    if (mail == null) {
+      return;
+    }
+    String text = mail.text();
     if (text != null && boundedDelivery) {
       text = withoutControlCharacters(text);
     }
-    if (text == null || text.isBlank()) {
+    if (text == null || text.isBlank() || mailbox.seenBefore(mail.id())) {
       return;
+    }
+    String from = mail.from() == null ? null : withoutControlCharacters(mail.from()).strip();
+    if (from != null && !from.isEmpty()) {
+      // Another ant wrote it: the agent is told who, so it can answer with `colony send`.
+      text = "[message from ant " + (from.length() <= MAX_SENDER_CHARS ? from : from.substring(0, MAX_SENDER_CHARS))
+          + "] " + text;
     }
     String bounded = text.length() <= MAX_MESSAGE_CHARS ? text
         : text.substring(0, MAX_MESSAGE_CHARS) + "\n[message truncated at " + MAX_MESSAGE_CHARS + " characters]";
-    queue.add(bounded);
+    mailbox.add(bounded, mail.urgent());
     wakeEarly = true;
     unpark();
     if (paused) {
       paused = false;
       pauseReason = null;
+      budgetResumeAtMillis = null;
       say(OperatorMessages.resuming(spec.name()));
-    } else {
-      say(OperatorMessages.queued(spec.name(), queue.size(), sessionRunning));
+    } else if (!(mail.urgent() && sessionRunning && guardrails)) {
+      // An urgent message during a session is announced when the interrupt begins.
+      say(OperatorMessages.queued(spec.name(), mailbox.size(), sessionRunning));
+    }
+  }
+
+  @Override
+  public void sessionStarted(int session) {
+    if (sessionRunning && session == sessionCount + 1) {
+      fire(new LifecycleEvent.SessionStarted(session));
     }
   }
 
@@ -697,8 +864,7 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   @Override
   public void clear() {
-    int dropped = queue.size();
-    queue.clear();
+    int dropped = mailbox.clear();
     say(OperatorMessages.cleared(spec.name(), dropped));
   }
 
@@ -773,9 +939,11 @@ public class AntWorkflowImpl implements AntWorkflow {
   @Override
   public AntStatus status() {
     String wake = wakeAtMillis == null ? null : Instant.ofEpochMilli(wakeAtMillis).toString();
-    return new AntStatus(spec.colony(), spec.name(), lifecycle, paused, pauseReason, queue.size(),
-        sessionCount, consecutiveErrors, wake, lastOutcome, lastDetail, spec.engine().configName(),
-        pendingConfirmations(), wakesOn(), pendingIssues.size());
+    return new AntStatus(spec.colony(), spec.name(), phase.state(), paused, pauseReason, mailbox.size(),
+        sessionCount, phase.consecutiveErrors(), wake, lastOutcome, lastDetail, spec.engine().configName(),
+        pendingConfirmations(), wakesOn(), pendingIssues.size(), phase.session(), phase.reason(), phase.totalErrors(),
+        spec.supervision().hasBudget() || costReported
+            ? budget.summary(spec.supervision(), Workflow.currentTimeMillis()) : null);
   }
 
   /** A keyword attribute stays short whatever the config lists. */
@@ -804,8 +972,10 @@ public class AntWorkflowImpl implements AntWorkflow {
   @Override
   public AntStats stats() {
     long uptime = Math.max(0, (Workflow.currentTimeMillis() - startedAtMillis) / 1000);
+    var spend = budget.rolled(Workflow.currentTimeMillis(), spec.supervision().budgetZone());
     return new AntStats(spec.name(), startedAtMillis, uptime, sessionCount, sessionsByOutcome,
-        turns, costUsd, costReported, inputTokens, outputTokens);
+        turns, costUsd, costReported, inputTokens, outputTokens, spend.dayUsd(), spend.monthUsd(),
+        spec.supervision().dailyBudgetUsd(), spec.supervision().monthlyBudgetUsd());
   }
 
   /** Keeps text, line breaks and tabs; drops NULs and the other C0/C1 controls (terminal escapes). */

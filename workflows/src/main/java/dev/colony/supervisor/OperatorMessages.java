@@ -54,6 +54,29 @@ public final class OperatorMessages {
         + ". No more sessions until resumed (which resets the counters) or stopped.";
   }
 
+  /** A colony budget cap (not the engine's per-session cap) paused the ant until its window rolls over. */
+  public static String budgetCapped(String ant, String cap, String resetsAt) {
+    return "💰 " + bold(ant) + " paused: " + cap + ". It resumes by itself at " + resetsAt
+        + " (or on /resume; raise the cap with `colony start`).";
+  }
+
+  public static String budgetResumed(String ant) {
+    return "▶️ " + bold(ant) + " resuming: its budget window rolled over.";
+  }
+
+  public static String urgentQueued(String ant, int session) {
+    return "⚡ " + bold(ant) + " got an urgent message: interrupting session " + session + " to start on it.";
+  }
+
+  public static String interrupted(String ant, int session) {
+    return "⚡ " + bold(ant) + " interrupted session " + session + "; the next one starts with the urgent message.";
+  }
+
+  public static String forceStopped(String ant, int session, long graceSeconds) {
+    return "⚡ " + bold(ant) + ": session " + session + " did not stop within " + graceSeconds
+        + "s of its interrupt and was killed.";
+  }
+
   public static String pausing(String ant, boolean sessionRunning) {
     return sessionRunning
         ? "⏸️ " + bold(ant) + " will pause after the current session."

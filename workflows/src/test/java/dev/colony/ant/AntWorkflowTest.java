@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.session.SessionResult;
+import dev.colony.mailbox.Mail;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.TriggerSpec;
 import dev.colony.supervisor.Outcome;
@@ -164,7 +165,7 @@ class AntWorkflowTest {
     sessions.then(() -> SessionResult.rateLimited("429", null));
     AntWorkflow ant = start(ant("limited"));
     eventually(() -> sessions.requests.size() >= 1);
-    eventually(() -> ant.status().state() == Lifecycle.RATE_LIMITED);
+    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN);
     AntStatus waiting = ant.status();
     assertEquals(0, waiting.consecutiveErrors());
     assertEquals(sessions.startedAt.get(0) + 95_000, Instant.parse(waiting.nextWakeTime()).toEpochMilli(), 1000);
@@ -228,7 +229,7 @@ class AntWorkflowTest {
     AntWorkflow ant = start(ant("eager"));
     advance(Duration.ofSeconds(151));
     eventually(() -> sessions.requests.size() == 5);
-    eventually(() -> ant.status().state() == Lifecycle.BACKING_OFF);
+    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN);
     long before = env.currentTimeMillis();
     assertEquals(before + 300_000, Instant.parse(ant.status().nextWakeTime()).toEpochMilli(), 2000);
     ant.resume();
@@ -244,7 +245,7 @@ class AntWorkflowTest {
     eventually(() -> sessions.requests.size() == 1);
     ant.pause();
     eventually(() -> chat.texts().contains("⏸️ **busy** will pause after the current session."));
-    assertEquals(Lifecycle.RUNNING, ant.status().state());
+    assertTrue(ant.status().state().sessionLive(), ant.status().state().toString());
     release.countDown();
     eventually(() -> ant.status().state() == Lifecycle.PAUSED);
     // when the pending pause takes effect the operator is told (workflow version 1)
@@ -261,7 +262,7 @@ class AntWorkflowTest {
     sessions.then(Outcome.AUTH, "bad key");
     AntWorkflow ant = start(ant("helper"));
     eventually(() -> ant.status().paused());
-    ant.message("Refactor the auth module");
+    ant.message(Mail.of("Refactor the auth module"));
     eventually(() -> sessions.requests.size() == 2);
     assertEquals(List.of("Refactor the auth module"), sessions.requests.get(1).messages());
     eventually(() -> chat.texts().contains("▶️ **helper** resuming."));
@@ -272,15 +273,15 @@ class AntWorkflowTest {
   void messagesSurviveACrashAndClearDiscardsThem() {
     sessions.then(Outcome.TRANSIENT, "crash");
     AntWorkflow ant = start(ant("keeper"));
-    eventually(() -> ant.status().state() == Lifecycle.SLEEPING || ant.status().state() == Lifecycle.BACKING_OFF);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING || ant.status().state() == Lifecycle.COOLING_DOWN);
     ant.pause();
-    ant.message("one");
-    ant.message("two");
+    ant.message(Mail.of("one"));
+    ant.message(Mail.of("two"));
     // the messages resumed the paused ant and cut its backoff short: both go to session 2
     eventually(() -> sessions.requests.size() >= 2);
     assertEquals(List.of("one", "two"), sessions.requests.get(1).messages());
     ant.pause();
-    eventually(() -> ant.status().state() == Lifecycle.PAUSED || ant.status().state() == Lifecycle.SLEEPING);
+    eventually(() -> ant.status().state() == Lifecycle.PAUSED || ant.status().state() == Lifecycle.WAITING);
     ant.clear();
     eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("🧹 **keeper** discarded")));
     assertEquals(0, ant.status().queueDepth());
@@ -290,10 +291,10 @@ class AntWorkflowTest {
   void failedSessionPutsItsMessagesBackForTheNextOne() {
     sessions.then(Outcome.SUCCESS, "first").then(Outcome.TRANSIENT, "lost").then(Outcome.SUCCESS, "ok");
     AntWorkflow ant = start(ant("retry"));
-    eventually(() -> ant.status().state() == Lifecycle.SLEEPING);
-    ant.message("fix bug 12");
+    eventually(() -> ant.status().state() == Lifecycle.WAITING);
+    ant.message(Mail.of("fix bug 12"));
     eventually(() -> sessions.requests.size() == 2);
-    eventually(() -> ant.status().state() == Lifecycle.BACKING_OFF);
+    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN);
     assertEquals(1, ant.status().queueDepth());
     advance(Duration.ofSeconds(11));
     eventually(() -> sessions.requests.size() == 3);
@@ -303,7 +304,7 @@ class AntWorkflowTest {
   @Test
   void stopEndsTheWorkflow() {
     AntWorkflow ant = start(ant("quitter"));
-    eventually(() -> ant.status().state() == Lifecycle.SLEEPING);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING);
     ant.stop();
     WorkflowStub.fromTyped(ant).getResult(Void.class);
     eventually(() -> chat.texts().contains("⏹️ **quitter** stopped."));
@@ -319,7 +320,7 @@ class AntWorkflowTest {
     advance(Duration.ofHours(2));
     eventually(() -> sessions.requests.size() == 5);
     eventually(() -> ant.status().paused());
-    ant.message("while paused");
+    ant.message(Mail.of("while paused"));
     // a new typed stub follows the latest run of the workflow id
     AntWorkflow latest = client.newWorkflowStub(AntWorkflow.class, spec.workflowId());
     eventually(() -> sessions.requests.size() == 6);
@@ -358,7 +359,7 @@ class AntWorkflowTest {
     assertEquals(9, tick.atZone(java.time.ZoneOffset.UTC).getHour());
     assertEquals(0, tick.atZone(java.time.ZoneOffset.UTC).getMinute());
     assertEquals(0, sessions.requests.size());
-    ant.message("run now please");
+    ant.message(Mail.of("run now please"));
     eventually(() -> sessions.requests.size() == 1);
     advance(Duration.ofDays(2));
     eventually(() -> sessions.requests.size() >= 3);
@@ -377,7 +378,7 @@ class AntWorkflowTest {
     advance(Duration.ofDays(3));
     assertEquals(0, sessions.requests.size());
     assertNoPendingTimer(ant);
-    ant.message("answer this");
+    ant.message(Mail.of("answer this"));
     eventually(() -> sessions.requests.size() == 1);
   }
 
@@ -390,7 +391,7 @@ class AntWorkflowTest {
     sessions.then(Outcome.TRANSIENT, "flaky").then(Outcome.BILLING, "card declined");
     AntSpec spec = ant("seen");
     AntWorkflow ant = start(spec);
-    eventually(() -> ant.status().state() == Lifecycle.BACKING_OFF);
+    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN);
     eventually(() -> "backing_off".equals(attributes(spec.workflowId()).get(AntSearchAttributes.STATE)));
     var a = attributes(spec.workflowId());
     assertEquals("test", a.get(AntSearchAttributes.COLONY));
@@ -411,7 +412,7 @@ class AntWorkflowTest {
     assertEquals(2L, a.get(AntSearchAttributes.SESSIONS));
     assertFalse(a.containsKey(AntSearchAttributes.NEXT_WAKE), "no timer while paused");
 
-    ant.message("try again");
+    ant.message(Mail.of("try again"));
     eventually(() -> sessions.requests.size() == 3);
     eventually(() -> Boolean.FALSE.equals(attributes(spec.workflowId()).get(AntSearchAttributes.PAUSED)));
     a = attributes(spec.workflowId());
@@ -450,7 +451,7 @@ class AntWorkflowTest {
     eventually(() -> sessions.requests.size() == 1);
     String big = "m".repeat(15_000);
     for (int i = 0; i < 10; i++) {
-      ant.message(i + big);
+      ant.message(Mail.of(i + big));
     }
     eventually(() -> ant.status().queueDepth() == 10);
     release.countDown();
@@ -465,16 +466,16 @@ class AntWorkflowTest {
     assertTrue(sessions.requests.get(3).messages().get(1).startsWith("9"));
     // the rest ran at once, not after the hour of poll_interval sleep
     assertTrue(sessions.startedAt.get(3) - sessions.startedAt.get(1) < 5_000, gapsSeconds().toString());
-    eventually(() -> ant.status().queueDepth() == 0 && ant.status().state() == Lifecycle.SLEEPING);
+    eventually(() -> ant.status().queueDepth() == 0 && ant.status().state() == Lifecycle.WAITING);
   }
 
   @Test
   void instructionsThatKeepFailingSessionsAreDroppedWithANoticeNotRetriedForEver() {
     sessions.then(Outcome.SUCCESS, "first");
     AntWorkflow ant = start(ant("stuck"));
-    eventually(() -> ant.status().state() == Lifecycle.SLEEPING);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING);
     sessions.then(Outcome.TRANSIENT, "E2BIG").then(Outcome.TRANSIENT, "E2BIG").then(Outcome.TRANSIENT, "E2BIG");
-    ant.message("poison");
+    ant.message(Mail.of("poison"));
     advance(Duration.ofMinutes(3));
     eventually(() -> sessions.requests.size() >= 5);
     assertEquals(List.of("poison"), sessions.requests.get(1).messages());
@@ -491,8 +492,8 @@ class AntWorkflowTest {
     sessions.then(Outcome.AUTH, "bad key");
     AntWorkflow ant = start(ant("clean"));
     eventually(() -> ant.status().paused());
-    ant.message("fix\u0000 this\u001b[31m now\n\tplease\u0007");
-    ant.message("\u0000\u0001");
+    ant.message(Mail.of("fix\u0000 this\u001b[31m now\n\tplease\u0007"));
+    ant.message(Mail.of("\u0000\u0001"));
     eventually(() -> sessions.requests.size() == 2);
     assertEquals(List.of("fix this[31m now\n\tplease"), sessions.requests.get(1).messages());
   }
@@ -517,7 +518,7 @@ class AntWorkflowTest {
         .getTypedSearchAttributes().get(AntSearchAttributes.NEEDS_HUMAN)));
     ant.resume();
     eventually(() -> sessions.requests.size() == 4);
-    eventually(() -> ant.status().consecutiveErrors() == 0 && ant.status().state() == Lifecycle.SLEEPING);
+    eventually(() -> ant.status().consecutiveErrors() == 0 && ant.status().state() == Lifecycle.WAITING);
   }
 
   @Test

@@ -67,9 +67,9 @@ class HistoryReplayTest {
       WorkflowClient.start(ant::run, new AntRun(spec, null));
       env.sleep(Duration.ofMinutes(5));
       ant.pause();
-      ant.message("from a human");
+      ant.message(dev.colony.mailbox.Mail.of("from a human"));
       ant.clear();
-      ant.message("second instruction");
+      ant.message(dev.colony.mailbox.Mail.of("second instruction"));
       env.sleep(Duration.ofMinutes(2));
       ant.stop();
       WorkflowStub.fromTyped(ant).getResult(Void.class);

@@ -127,9 +127,14 @@ public final class ClaudeEngine implements Engine {
               + "s and was stopped", null, 0, 0, 0, 0, clock.millis() - started, session.sessionId,
               ctx.transcript().toString());
         }
+        if (ctx.guard().idle()) {
+          session.interrupt();
+          return new SessionResult(Outcome.TRANSIENT, ctx.guard().idleDetail(), null, 0, 0, 0, 0,
+              clock.millis() - started, session.sessionId, ctx.transcript().toString());
+        }
       }
     } catch (SessionCancelledException e) {
-      session.kill();
+      session.interrupt();
       throw e;
     } catch (InterruptedException e) {
       try {
@@ -212,6 +217,20 @@ public final class ClaudeEngine implements Engine {
       Processes.killTree(process);
     }
 
+    /**
+     * Asks the CLI to stop the way its SDKs do (an {@code interrupt} control request), closes its
+     * input so it exits, then kills it if it is still there after the grace period.
+     */
+    void interrupt() {
+      ObjectNode request = JSON.createObjectNode();
+      request.put("type", "control_request");
+      request.put("request_id", "colony-interrupt");
+      request.putObject("request").put("subtype", "interrupt");
+      send(request.toString());
+      closeInput();
+      Processes.stopGracefully(process, ctx.guard().grace());
+    }
+
     void readErrors() {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
         String line;
@@ -232,6 +251,7 @@ public final class ClaudeEngine implements Engine {
            Writer transcript = Files.newBufferedWriter(ctx.transcript())) {
         String line;
         while ((line = r.readLine()) != null) {
+          ctx.guard().touch();
           transcript.write(line);
           transcript.write('\n');
           transcript.flush();
@@ -318,7 +338,9 @@ public final class ClaudeEngine implements Engine {
           observed.lastText = block.path("text").asText();
           ctx.narrator().text(observed.lastText);
         } else if ("tool_use".equals(kind)) {
-          toolUses.put(block.path("id").asText(), block);
+          if (toolUses.put(block.path("id").asText(), block) == null) {
+            ctx.guard().hold(); // a running tool is activity, however quiet
+          }
         }
       }
     }
@@ -333,6 +355,9 @@ public final class ClaudeEngine implements Engine {
           continue;
         }
         JsonNode use = toolUses.remove(block.path("tool_use_id").asText());
+        if (use != null) {
+          ctx.guard().release();
+        }
         String tool = use == null ? "tool" : use.path("name").asText("tool");
         String input = use == null ? null : describe(use.path("input"));
         ctx.narrator().toolUsed(tool, input, text(block.path("content")), block.path("is_error").asBoolean(false));

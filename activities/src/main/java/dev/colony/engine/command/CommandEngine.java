@@ -99,7 +99,7 @@ public final class CommandEngine implements Engine {
       return SessionResult.of(Outcome.PERMANENT, "cannot start " + argv.get(0) + ": " + e.getMessage());
     }
     String conversation = "pid-" + process.pid();
-    OutputPump pump = new OutputPump(process.getInputStream(), ctx.transcript());
+    OutputPump pump = new OutputPump(process.getInputStream(), ctx.transcript(), ctx.guard());
     pump.start();
     writePrompt(process, ctx.prompt());
     try {
@@ -115,9 +115,17 @@ public final class CommandEngine implements Engine {
               "session timed out after " + ctx.timeout().toSeconds() + "s and was stopped",
               null, 0, 0, 0, 0, clock.millis() - started, conversation, ctx.transcript().toString());
         }
+        if (ctx.guard().idle()) {
+          // Hung: no output for the idle timeout. Interrupted like an urgent message (grace, then kill).
+          Processes.stopGracefully(process, ctx.guard().grace());
+          pump.join(2000);
+          return new SessionResult(Outcome.TRANSIENT, ctx.guard().idleDetail(), null, 0, 0, 0, 0,
+              clock.millis() - started, conversation, ctx.transcript().toString());
+        }
       }
     } catch (SessionCancelledException e) {
-      Processes.killTree(process);
+      // Interrupted (urgent message, stop): SIGTERM, interrupt_grace to finish, then kill.
+      Processes.stopGracefully(process, ctx.guard().grace());
       throw e;
     } catch (InterruptedException e) {
       // The worker is shutting down: record where we were, then stop the agent. The session is
@@ -227,15 +235,17 @@ public final class CommandEngine implements Engine {
   private static final class OutputPump extends Thread {
     private final InputStream in;
     private final Path transcript;
+    private final dev.colony.engine.SessionGuard guard;
     private final byte[] tail = new byte[TAIL_BYTES];
     private int tailLength;
     private boolean wrapped;
 
-    OutputPump(InputStream in, Path transcript) {
+    OutputPump(InputStream in, Path transcript, dev.colony.engine.SessionGuard guard) {
       super("colony-output-pump");
       setDaemon(true);
       this.in = in;
       this.transcript = transcript;
+      this.guard = guard;
     }
 
     @Override
@@ -244,6 +254,7 @@ public final class CommandEngine implements Engine {
         byte[] buf = new byte[8192];
         int n;
         while ((n = in.read(buf)) >= 0) {
+          guard.touch();
           out.write(buf, 0, n);
           out.flush();
           append(buf, n);

@@ -79,17 +79,37 @@ public final class GeminiEngine implements Engine {
             result.cancel(true);
             return loop.partial(Outcome.TRANSIENT, "session timed out after " + ctx.timeout().toSeconds() + "s and was stopped");
           }
+          if (ctx.guard().idle()) {
+            stopGracefully(loop, result, ctx);
+            return loop.partial(Outcome.TRANSIENT, ctx.guard().idleDetail());
+          }
         } catch (ExecutionException e) {
           return SessionResult.of(Outcome.TRANSIENT, "gemini loop failed: " + e.getCause());
         }
       }
-    } catch (SessionCancelledException | InterruptedException e) {
+    } catch (SessionCancelledException e) {
+      stopGracefully(loop, result, ctx);
+      throw e;
+    } catch (InterruptedException e) {
       loop.stop();
       result.cancel(true);
       throw e;
     } finally {
       loopThread.shutdownNow();
     }
+  }
+
+  /** The loop stops after its current request or tool; after the grace period it is cut. */
+  private static void stopGracefully(Loop loop, Future<SessionResult> result, SessionContext ctx) {
+    loop.stop();
+    try {
+      result.get(ctx.guard().grace().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException | java.util.concurrent.CancellationException e) {
+      // cut below
+    }
+    result.cancel(true);
   }
 
   private static String firstNonBlank(String... values) {
@@ -181,6 +201,7 @@ public final class GeminiEngine implements Engine {
             return partial(Outcome.TRANSIENT, "cannot reach the Gemini API: " + e.getMessage());
           }
           turns++;
+          ctx.guard().touch();
           response.usageMetadata().ifPresent(u -> {
             inputTokens += u.promptTokenCount().orElse(0);
             outputTokens += u.candidatesTokenCount().orElse(0);
@@ -205,7 +226,7 @@ public final class GeminiEngine implements Engine {
           List<Part> results = new ArrayList<>();
           for (FunctionCall call : calls) {
             String name = call.name().orElse("");
-            Map<String, Object> out = tools.call(name, call.args().orElse(Map.of()));
+            Map<String, Object> out = ctx.guard().holding(() -> tools.call(name, call.args().orElse(Map.of())));
             results.add(Part.fromFunctionResponse(name, out));
           }
           Content toolTurn = Content.builder().role("user").parts(results).build();

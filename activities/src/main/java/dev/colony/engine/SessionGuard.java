@@ -1,0 +1,72 @@
+package dev.colony.engine;
+
+import dev.colony.config.Durations;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.SupervisionSpec;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * The hung-session watchdog and the interrupt grace of one session. Engines {@link #touch} it on
+ * every sign of life (a line of output, a tool call, a model response); while a tool runs or a
+ * human's confirmation is awaited the watchdog is held, so neither counts as silence. Monotonic time, so a clock change cannot fire it.
+ */
+public final class SessionGuard {
+  private final Duration idleTimeout;
+  private final Duration grace;
+  private final AtomicLong lastActivityNanos = new AtomicLong(System.nanoTime());
+  private final AtomicInteger holds = new AtomicInteger();
+
+  public SessionGuard(Duration idleTimeout, Duration grace) {
+    this.idleTimeout = idleTimeout;
+    this.grace = grace;
+  }
+
+  public static SessionGuard of(AntSpec spec) {
+    SupervisionSpec s = spec.supervision();
+    return new SessionGuard(Duration.ofSeconds(s.sessionIdleTimeout()), Duration.ofSeconds(s.interruptGrace()));
+  }
+
+  /** The agent did something: the silence starts again from now. */
+  public void touch() {
+    lastActivityNanos.set(System.nanoTime());
+  }
+
+  /** Runs {@code work} (a human's confirmation, a tool) with the watchdog held. */
+  public <T> T holding(Supplier<T> work) {
+    hold();
+    try {
+      return work.get();
+    } finally {
+      release();
+    }
+  }
+
+  /** A tool started, or a human is asked: silence does not count until {@link #release}. */
+  public void hold() {
+    holds.incrementAndGet();
+    touch();
+  }
+
+  public void release() {
+    touch();
+    holds.updateAndGet(n -> Math.max(0, n - 1));
+  }
+
+  /** True when the session has been silent for the idle timeout and no human is being waited for. */
+  public boolean idle() {
+    return holds.get() == 0 && System.nanoTime() - lastActivityNanos.get() >= idleTimeout.toNanos();
+  }
+
+  /** The transient error a silent session ends with. */
+  public String idleDetail() {
+    return "no output for " + Durations.format(idleTimeout.toSeconds()) + "; the session was interrupted";
+  }
+
+  /** How long an interrupted agent gets to stop by itself before it is killed. */
+  public Duration grace() {
+    return grace;
+  }
+}
