@@ -13,17 +13,21 @@ public final class StatusText {
   public static String detail(AntStatus a, AntStats s, Instant now) {
     StringBuilder sb = new StringBuilder();
     sb.append(a.colony()).append('/').append(a.ant()).append(" (engine ").append(a.engine()).append(")\n");
-    sb.append("  state:              ").append(a.state().name().toLowerCase(Locale.ROOT)).append('\n');
+    sb.append("  state:              ").append(state(a)).append('\n');
     sb.append("  paused:             ").append(a.paused() ? "yes (" + a.pauseReason() + ")" : "no").append('\n');
     sb.append("  queued messages:    ").append(a.queueDepth()).append('\n');
     sb.append("  sessions:           ").append(a.sessions()).append('\n');
     sb.append("  consecutive errors: ").append(a.consecutiveErrors()).append('\n');
+    sb.append("  total errors:       ").append(a.totalErrors()).append('\n');
     sb.append("  next wake:          ").append(wake(a.nextWakeTime(), now)).append('\n');
     if (a.wakesOn() != null) {
       sb.append("  wakes on:           ").append(a.wakesOn())
           .append(a.pendingIssues() > 0 ? " (" + a.pendingIssues() + " issue(s) waiting)" : "").append('\n');
     }
     sb.append("  last outcome:       ").append(last(a)).append('\n');
+    if (a.budget() != null) {
+      sb.append("  spend:              ").append(a.budget()).append('\n');
+    }
     for (var c : a.confirmations()) {
       sb.append("  waiting for you:    #").append(c.id()).append(' ').append(c.tool()).append(": ")
           .append(c.summary()).append(" (").append(c.reason()).append("; denied at ").append(c.deadline())
@@ -37,6 +41,16 @@ public final class StatusText {
       sb.append("  tokens in/out:      ").append(s.inputTokens()).append(" / ").append(s.outputTokens()).append('\n');
     }
     return sb.toString();
+  }
+
+  /** {@code running session 4}, {@code waiting (next tick)}, {@code paused (budget)}. */
+  static String state(AntStatus a) {
+    String name = a.state().configName();
+    return switch (a.state()) {
+      case RUNNING, INTERRUPTING, SPAWNING -> name + " (session " + a.session() + ")";
+      case WAITING, COOLING_DOWN, PAUSED, PARKED -> a.stateReason() == null ? name : name + " (" + a.stateReason() + ")";
+      default -> name;
+    };
   }
 
   private static String last(AntStatus a) {

@@ -229,7 +229,37 @@ public final class ColonyLoader {
     Integer consecutive = n.has("max_consecutive_errors") ? n.positiveInt("max_consecutive_errors")
         : base.maxConsecutiveErrors();
     Integer total = n.has("max_total_errors") ? n.positiveInt("max_total_errors") : base.maxTotalErrors();
-    return new SupervisionSpec(initial, max, consecutive, total);
+    Long grace = positive(n, "interrupt_grace", n.durationSeconds("interrupt_grace"));
+    if (grace != null && grace > 3600) {
+      n.problem("interrupt_grace", "must be at most 1h (an interrupted session waits this long at most)");
+    }
+    Long idle = positive(n, "session_idle_timeout", n.durationSeconds("session_idle_timeout"));
+    Double daily = base.dailyBudgetUsd();
+    Double monthly = base.monthlyBudgetUsd();
+    Node b2 = n.child("budget");
+    if (b2 != null) {
+      b2.allowOnly("daily_usd", "monthly_usd");
+      daily = b2.has("daily_usd") ? b2.positiveNumber("daily_usd") : daily;
+      monthly = b2.has("monthly_usd") ? b2.positiveNumber("monthly_usd") : monthly;
+    }
+    return new SupervisionSpec(initial, max, consecutive, total,
+        grace == null ? base.interruptGraceSeconds() : grace,
+        idle == null ? base.sessionIdleTimeoutSeconds() : idle, daily, monthly, base.budgetTimezone());
+  }
+
+  /** {@code defaults.timezone}: where budget days and months begin (and the default schedule zone). */
+  private static String readColonyZone(Node d) {
+    String zone = d.literal("timezone", false);
+    if (zone == null) {
+      return null;
+    }
+    try {
+      ZoneId.of(zone);
+      return zone;
+    } catch (java.time.DateTimeException e) {
+      d.problem("timezone", "unknown time zone '" + zone + "' (use an IANA name such as Europe/Paris)");
+      return null;
+    }
   }
 
   private Defaults readDefaults(Node root) {
@@ -238,8 +268,11 @@ public final class ColonyLoader {
       return Defaults.NONE;
     }
     d.allowOnly("confirmation_timeout", "poll_interval", "git", "session_timeout", "heartbeat_timeout",
-        "backoff", "max_consecutive_errors", "max_total_errors");
-    SupervisionSpec supervision = readSupervision(d, SupervisionSpec.DEFAULTS);
+        "backoff", "max_consecutive_errors", "max_total_errors", "interrupt_grace", "session_idle_timeout",
+        "budget", "timezone");
+    String zone = readColonyZone(d);
+    SupervisionSpec base = new SupervisionSpec(0, 0, null, null, 0, 0, null, null, zone);
+    SupervisionSpec supervision = readSupervision(d, base);
     Long confirmation = d.durationSeconds("confirmation_timeout");
     Long poll = d.durationSeconds("poll_interval");
     Long session = positive(d, "session_timeout", d.durationSeconds("session_timeout"));
@@ -374,7 +407,7 @@ public final class ColonyLoader {
     n.allowOnly("name", "description", "instructions", "engine", "gemini", "claude", "command",
         "integrations", "schedule", "triggers", "autonomy", "confirmation", "logging", "state",
         "poll_interval", "session_timeout", "workspace", "recovery", "backoff", "max_consecutive_errors",
-        "max_total_errors");
+        "max_total_errors", "interrupt_grace", "session_idle_timeout", "budget");
     String name = n.literal("name", true);
     if (name != null && !NAME.matcher(name).matches()) {
       n.problem("name", "invalid ant name '" + name
@@ -467,6 +500,9 @@ public final class ColonyLoader {
           timezone = null;
         }
       }
+    }
+    if (timezone == null && defaults.supervision().budgetTimezone() != null) {
+      timezone = defaults.supervision().budgetTimezone(); // the colony's zone
     }
     if (timezone == null) {
       timezone = "UTC"; // the same wherever `start` runs

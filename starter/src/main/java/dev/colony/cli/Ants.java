@@ -57,7 +57,7 @@ final class Ants {
         .setTypedSearchAttributes(SearchAttributes.newBuilder()
             .set(AntSearchAttributes.COLONY, spec.colony())
             .set(AntSearchAttributes.ANT, spec.name())
-            .set(AntSearchAttributes.STATE, "starting")
+            .set(AntSearchAttributes.STATE, "initializing")
             .build())
         .setMemo(AntWorkflowImpl.memo(spec))
         .setStaticSummary("ant " + spec.name() + " of colony " + spec.colony() + " · " + spec.engine().configName())

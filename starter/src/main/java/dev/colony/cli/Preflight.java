@@ -35,6 +35,15 @@ final class Preflight {
       } else if (a.engine() == EngineKind.GEMINI && !env.containsKey("GEMINI_API_KEY") && !env.containsKey("GOOGLE_API_KEY")) {
         out.add("ant '" + a.name() + "' uses engine gemini, but GEMINI_API_KEY is not set (environment or .env).");
       }
+      if (a.supervision().hasBudget()) {
+        if (a.engine() == EngineKind.GEMINI) {
+          out.add("ant '" + a.name() + "' has a budget, but engine gemini reports tokens, not cost: "
+              + "the cap can never be reached.");
+        } else if (a.engine() == EngineKind.COMMAND) {
+          out.add("ant '" + a.name() + "' has a budget; engine command knows a session's cost only when the "
+              + "agent prints a line 'COLONY_COST_USD=<amount>' (otherwise the cap is never reached).");
+        }
+      }
     }
     if (colony.colony().discord() != null && colony.colony().discord().operators().isEmpty()) {
       out.add("integrations.discord.operators is not set: anyone in the guild can command the ants "

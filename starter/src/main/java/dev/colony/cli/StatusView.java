@@ -29,7 +29,7 @@ final class StatusView {
       width = Math.max(width, a.colony().length() + 1 + a.ant().length());
     }
     StringBuilder sb = new StringBuilder();
-    String fmt = "%-" + width + "s %-13s %-9s %8s %6s %5s  %-22s %s%n";
+    String fmt = "%-" + width + "s %-16s %-9s %8s %6s %5s  %-22s %s%n";
     sb.append(String.format(fmt, "ANT", "STATE", "PAUSED", "SESSIONS", "ERRORS", "QUEUE", "NEXT WAKE", "LAST OUTCOME"));
     for (AntRow a : ants) {
       String paused = a.paused() ? (a.pauseReason() == null ? "yes" : a.pauseReason()) : "no";

@@ -56,7 +56,7 @@ class AntVisibilityTest {
   @Test
   void statusLineReadsLikeTheChat() {
     AntVisibility v = new AntVisibility("c", "a", Lifecycle.COOLING_DOWN, false, null, 5, 2, 0, 0L, 0, "transient");
-    assertEquals("**a** backing_off · sessions 5 · errors 2 · queue 0 · next wake 1970-01-01T00:00:00Z · last transient",
+    assertEquals("**a** cooling_down · sessions 5 · errors 2 · queue 0 · next wake 1970-01-01T00:00:00Z · last transient",
         v.statusLine());
   }
 }

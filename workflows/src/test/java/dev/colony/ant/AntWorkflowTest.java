@@ -392,7 +392,7 @@ class AntWorkflowTest {
     AntSpec spec = ant("seen");
     AntWorkflow ant = start(spec);
     eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN);
-    eventually(() -> "backing_off".equals(attributes(spec.workflowId()).get(AntSearchAttributes.STATE)));
+    eventually(() -> "cooling_down".equals(attributes(spec.workflowId()).get(AntSearchAttributes.STATE)));
     var a = attributes(spec.workflowId());
     assertEquals("test", a.get(AntSearchAttributes.COLONY));
     assertEquals("seen", a.get(AntSearchAttributes.ANT));

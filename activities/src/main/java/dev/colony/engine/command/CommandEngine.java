@@ -159,13 +159,31 @@ public final class CommandEngine implements Engine {
       }
       Long resetAt = m == null ? null : resetTime(m);
       String detail = m == null ? lastLine(output, exit) : m.group().strip();
-      return new SessionResult(rule.outcome(), detail, resetAt, 0, 0, 0, 0, durationMillis,
+      return new SessionResult(rule.outcome(), detail, resetAt, 0, cost(output), 0, 0, durationMillis,
           conversation, transcript);
     }
     Outcome outcome = exit == 0 ? Outcome.SUCCESS : Outcome.TRANSIENT;
-    return new SessionResult(outcome, lastLine(output, exit), null, 0, 0, 0, 0, durationMillis,
+    return new SessionResult(outcome, lastLine(output, exit), null, 0, cost(output), 0, 0, durationMillis,
         conversation, transcript);
   }
+
+  /** What the agent said the session cost: its last {@code COLONY_COST_USD=<amount>} line; 0 when none. */
+  static double cost(String output) {
+    Matcher m = COST.matcher(output);
+    double cost = 0;
+    while (m.find()) {
+      try {
+        double v = Double.parseDouble(m.group(1));
+        cost = Double.isFinite(v) && v >= 0 && v < 1_000_000 ? v : cost;
+      } catch (NumberFormatException ignored) {
+        // not a number: ignored
+      }
+    }
+    return cost;
+  }
+
+  private static final Pattern COST = Pattern.compile("^COLONY_COST_USD=([0-9]{1,9}(?:\\.[0-9]{1,9})?)\\s*$",
+      Pattern.MULTILINE);
 
   private Long resetTime(Matcher m) {
     String at = group(m, "resetsAt");

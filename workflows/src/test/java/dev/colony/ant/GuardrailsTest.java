@@ -1,0 +1,222 @@
+package dev.colony.ant;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.mailbox.Mail;
+import dev.colony.session.SessionActivities;
+import dev.colony.session.SessionRequest;
+import dev.colony.session.SessionResult;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.SupervisionSpec;
+import dev.colony.supervisor.Outcome;
+import io.temporal.activity.Activity;
+import io.temporal.client.ActivityCompletionException;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Seed 001's guardrails on the time-skipping test server: urgent interrupts, budgets, the mailbox. */
+class GuardrailsTest {
+  private static final String QUEUE = "guardrails";
+
+  private TestWorkflowEnvironment env;
+  private Sessions sessions;
+  private Fakes.RecordingChat chat;
+  private WorkflowClient client;
+
+  /**
+   * Sessions that succeed at once, except those told to run until cancelled: they heartbeat, and
+   * when the cancellation reaches them they stop (as an agent does within its grace period).
+   */
+  static final class Sessions implements SessionActivities {
+    final List<SessionRequest> requests = new CopyOnWriteArrayList<>();
+    final List<Integer> cancelled = new CopyOnWriteArrayList<>();
+    volatile boolean runUntilCancelled;
+    volatile double cost;
+
+    @Override
+    public SessionResult runSession(SessionRequest request) {
+      requests.add(request);
+      if (runUntilCancelled) {
+        runUntilCancelled = false;
+        while (true) {
+          try {
+            Activity.getExecutionContext().heartbeat(null);
+            Thread.sleep(20);
+          } catch (ActivityCompletionException e) {
+            cancelled.add(request.session());
+            throw e;
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RuntimeException(e);
+          }
+        }
+      }
+      return new SessionResult(Outcome.SUCCESS, "done", null, 1, cost, 0, 0, 0, null, null);
+    }
+  }
+
+  @BeforeEach
+  void setUp() {
+    env = TestWorkflowEnvironment.newInstance();
+    AntSearchAttributesSetup.register(env);
+    Worker worker = env.newWorker(QUEUE);
+    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+    sessions = new Sessions();
+    chat = new Fakes.RecordingChat();
+    worker.registerActivitiesImplementations(sessions, chat, new Fakes.FixedWorkspace());
+    env.start();
+    client = env.getWorkflowClient();
+  }
+
+  @AfterEach
+  void tearDown() {
+    env.close();
+  }
+
+  /** Registers the ant's search attributes with the test server. */
+  static final class AntSearchAttributesSetup {
+    static void register(TestWorkflowEnvironment env) {
+      dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
+    }
+  }
+
+  private AntWorkflow start(AntSpec spec) {
+    AntWorkflow ant = client.newWorkflowStub(AntWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(spec.workflowId()).setTaskQueue(QUEUE).build());
+    WorkflowClient.start(ant::run, new AntRun(spec, null));
+    return ant;
+  }
+
+  private static void eventually(BooleanSupplier condition, String what) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not reached within 15 s: " + what);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  private static AntSpec eventDriven(String name, SupervisionSpec supervision) {
+    AntSpec s = Fakes.withSchedule(Fakes.spec(name), null,
+        List.of(new dev.colony.spec.TriggerSpec(dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of("never"))));
+    return Fakes.withSupervision(s, supervision);
+  }
+
+  @Test
+  void anUrgentMessageInterruptsTheSessionAndTheNextStartsWithItFirst() {
+    sessions.runUntilCancelled = true;
+    AntSpec s = Fakes.withPoll(Fakes.spec("busy"), 3600);
+    // Cancellation reaches an activity with a heartbeat, which the SDK sends at most every 0.8 x
+    // the heartbeat timeout: a short timeout keeps the test quick.
+    AntWorkflow ant = start(new AntSpec(s.colony(), s.name(), s.description(), s.instructions(), s.engine(),
+        s.claude(), s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), s.cron(), s.timezone(),
+        s.triggers(), s.autonomy(), s.confirmation(), s.toolCalls(), s.lmOutput(), s.recovery(),
+        s.pollIntervalSeconds(), s.confirmationTimeoutSeconds(), s.sessionTimeoutSeconds(), 2,
+        s.continueAsNewEvery(), s.workspace(), s.git(), s.colonyDir(), s.sourceFile()));
+    ant.message(Mail.of("ordinary work"));
+    eventually(() -> sessions.requests.size() == 1, "first session");
+    ant.message(Mail.of("later, not urgent"));
+    eventually(() -> ant.status().queueDepth() == 1, "queued");
+    assertTrue(sessions.cancelled.isEmpty(), "a plain message never interrupts");
+    ant.message(new Mail("the build is red, fix it first", true, null, "u1"));
+    eventually(() -> sessions.requests.size() == 2, "the next session");
+    assertEquals(List.of(1), sessions.cancelled);
+    // the urgent message first, then what the interrupted session was given, then the rest
+    assertEquals(List.of("the build is red, fix it first", "ordinary work", "later, not urgent"),
+        sessions.requests.get(1).messages());
+    assertEquals(2, sessions.requests.get(1).session(), "the interrupted session used up its number");
+    eventually(() -> chat.texts().contains("⚡ **busy** interrupted session 1; the next one starts with the urgent message."),
+        "interrupt notice");
+    assertTrue(chat.texts().contains("⚡ **busy** got an urgent message: interrupting session 1 to start on it."));
+    eventually(() -> ant.status().state() == Lifecycle.WAITING, "sleeping after the success");
+    assertEquals(0, ant.status().consecutiveErrors(), "an interrupt is not an error");
+    assertEquals(1, ant.stats().sessionsByOutcome().get("interrupted"));
+    // the same id again is dropped
+    ant.message(new Mail("the build is red, fix it first", true, null, "u1"));
+    ant.message(Mail.of("a check that the signal above was handled"));
+    eventually(() -> ant.status().queueDepth() == 1, "only the new message is queued");
+  }
+
+  @Test
+  void messagesFromOtherAntsSaySoAndKeepTheirOrder() {
+    AntWorkflow ant = start(eventDriven("inbox", SupervisionSpec.DEFAULTS));
+    eventually(() -> ant.status().state() == Lifecycle.WAITING, "waiting for a message");
+    assertEquals("a message or a trigger", ant.status().stateReason());
+    ant.pause();
+    eventually(() -> ant.status().state() == Lifecycle.PAUSED, "paused");
+    for (int i = 1; i <= 3; i++) {
+      ant.message(new Mail("part " + i, false, "scout", "scout-" + i));
+      ant.message(new Mail("part " + i, false, "scout", "scout-" + i)); // a retried send
+    }
+    eventually(() -> sessions.requests.size() == 1, "the paused ant resumes for a message");
+    eventually(() -> sessions.requests.size() == 1 && ant.status().queueDepth() == 0
+        && ant.status().state() == Lifecycle.WAITING, "all delivered");
+    List<String> delivered = sessions.requests.stream().flatMap(r -> r.messages().stream()).toList();
+    assertEquals(List.of("[message from ant scout] part 1", "[message from ant scout] part 2",
+        "[message from ant scout] part 3"), delivered);
+  }
+
+  @Test
+  void aDailyCapPausesTheAntUntilTheNextDayAndSurvivesContinueAsNew() {
+    sessions.cost = 0.6;
+    SupervisionSpec caps = new SupervisionSpec(0, 0, null, null, 0, 0, 1.0, null, "UTC");
+    AntSpec spec = Fakes.withSupervision(Fakes.withPoll(Fakes.spec("spender"), 600), caps);
+    spec = new AntSpec(spec.colony(), spec.name(), spec.description(), spec.instructions(), spec.engine(),
+        spec.claude(), spec.gemini(), spec.command(), spec.discordChannel(), spec.githubRepos(), spec.cron(),
+        spec.timezone(), spec.triggers(), spec.autonomy(), spec.confirmation(), spec.toolCalls(), spec.lmOutput(),
+        spec.recovery(), spec.pollIntervalSeconds(), spec.confirmationTimeoutSeconds(),
+        spec.sessionTimeoutSeconds(), spec.heartbeatTimeoutSeconds(), 1, spec.workspace(), spec.git(),
+        spec.colonyDir(), spec.sourceFile(), caps); // continue as new after every session
+    long startMillis = env.currentTimeMillis();
+    long midnight = LocalDate.ofInstant(Instant.ofEpochMilli(startMillis), ZoneOffset.UTC).plusDays(1)
+        .atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
+    AntWorkflow ant = start(spec);
+    eventually(() -> sessions.requests.size() == 1, "first session");
+    if (midnight - env.currentTimeMillis() < Duration.ofMinutes(30).toMillis()) {
+      return; // too close to midnight for this scenario; the other tests still run
+    }
+    env.sleep(Duration.ofSeconds(601));
+    eventually(() -> sessions.requests.size() == 2, "second session");
+    eventually(() -> ant.status().state() == Lifecycle.PAUSED, "paused by the cap");
+    AntStatus s = ant.status();
+    assertEquals("budget", s.pauseReason());
+    assertTrue(s.budget().startsWith("today $1.20 of $1.00"), s.budget());
+    eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("💰 **spender** paused: daily budget $1.00 "
+        + "reached ($1.20 spent). It resumes by itself at ")), "💰 notice");
+    assertEquals(1.2, ant.stats().spentTodayUsd(), 1e-9, "the spend survived two continue-as-new");
+    env.sleep(Duration.ofHours(2));
+    assertEquals(2, sessions.requests.size(), "no session while over the cap");
+    env.sleep(Duration.ofMillis(midnight - env.currentTimeMillis() + 1000));
+    eventually(() -> sessions.requests.size() == 3, "resumed by itself in the new day");
+    assertTrue(chat.texts().contains("▶️ **spender** resuming: its budget window rolled over."));
+  }
+
+  @Test
+  void anOperatorCanResumeABudgetPauseEarly() {
+    sessions.cost = 5;
+    SupervisionSpec caps = new SupervisionSpec(0, 0, null, null, 0, 0, 1.0, null, "UTC");
+    AntWorkflow ant = start(Fakes.withSupervision(Fakes.withPoll(Fakes.spec("early"), 3600), caps));
+    eventually(() -> ant.status().state() == Lifecycle.PAUSED, "paused by the cap");
+    ant.resume();
+    eventually(() -> sessions.requests.size() == 2, "one more session on resume");
+  }
+}
