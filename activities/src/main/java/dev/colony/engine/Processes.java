@@ -63,7 +63,9 @@ public final class Processes {
    */
   public static boolean stopGracefully(Process process, java.time.Duration grace) {
     List<ProcessHandle> started = process.descendants().toList();
-    process.destroy();
+    // Through the handle: Process.destroy() would also close our end of the agent's output, and
+    // an agent that writes while it stops would die of SIGPIPE with its last words lost.
+    process.toHandle().destroy();
     started.forEach(ProcessHandle::destroy);
     boolean exited;
     try {

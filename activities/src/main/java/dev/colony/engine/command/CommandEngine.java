@@ -126,6 +126,7 @@ public final class CommandEngine implements Engine {
     } catch (SessionCancelledException e) {
       // Interrupted (urgent message, stop): SIGTERM, interrupt_grace to finish, then kill.
       Processes.stopGracefully(process, ctx.guard().grace());
+      pump.join(2000); // what the agent said while it stopped belongs in the transcript
       throw e;
     } catch (InterruptedException e) {
       // The worker is shutting down: record where we were, then stop the agent. The session is

@@ -171,4 +171,87 @@ class CommandEngineTest {
     assertEquals("ab", CommandEngine.envSafe("a\0b"));
     assertEquals(null, CommandEngine.envSafe("y".repeat(CommandEngine.MAX_ENV_PROMPT_BYTES + 1)));
   }
+
+  // ---- interrupts (urgent message, stop) and the hung-session watchdog ----
+
+  private SessionResult runGuarded(String script, Progress progress, Duration idle, Duration grace) throws Exception {
+    return new CommandEngine().run(new SessionContext(spec(script, List.of(), Map.of()), 4, "p", tmp, Map.of(),
+        tmp.resolve("t/session.log"), Duration.ofMinutes(5), Duration.ofMillis(50), progress, null, null,
+        new dev.colony.engine.SessionGuard(idle, grace)));
+  }
+
+  /** Beats normally a few times (the agent gets going), then reports the workflow's cancellation. */
+  private static Progress cancelledAfter(int beats) {
+    AtomicInteger n = new AtomicInteger();
+    return new Progress() {
+      @Override
+      public void beat(String id) {
+        if (n.incrementAndGet() > beats) {
+          throw new SessionCancelledException(new RuntimeException("cancelled"));
+        }
+      }
+
+      @Override
+      public String previousConversationId() {
+        return null;
+      }
+    };
+  }
+
+  @Test
+  void anInterruptedAgentGetsToStopByItselfWithinTheGrace() throws Exception {
+    Path ready = tmp.resolve("ready");
+    String script = "trap 'echo wrapping up; exit 0' TERM; touch " + ready + "; while true; do sleep 0.05; done";
+    Progress progress = new Progress() {
+      @Override
+      public void beat(String id) {
+        if (Files.exists(ready)) {
+          throw new SessionCancelledException(new RuntimeException("cancelled"));
+        }
+      }
+
+      @Override
+      public String previousConversationId() {
+        return null;
+      }
+    };
+    assertThrows(SessionCancelledException.class,
+        () -> runGuarded(script, progress, Duration.ofMinutes(5), Duration.ofSeconds(20)));
+    String transcript = Files.readString(tmp.resolve("t/session.log"));
+    assertTrue(transcript.contains("wrapping up"),
+        "the agent received SIGTERM and finished on its own");
+  }
+
+  @Test
+  void anAgentThatIgnoresTheInterruptIsKilledWhenTheGraceRunsOut() throws Exception {
+    Path pidFile = tmp.resolve("pid");
+    String script = "trap '' TERM; echo $$ > " + pidFile + "; while true; do sleep 0.05; done";
+    assertThrows(SessionCancelledException.class,
+        () -> runGuarded(script, cancelledAfter(10), Duration.ofMinutes(5), Duration.ofSeconds(1)));
+    long pid = Long.parseLong(Files.readString(pidFile).strip());
+    assertTrue(ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true), "force-stopped after the grace");
+  }
+
+  @Test
+  void aSilentSessionIsInterruptedByTheWatchdogAsATransientError() throws Exception {
+    SessionResult r = runGuarded("echo started; exec sleep 60", Progress.NONE, Duration.ofSeconds(1), Duration.ofSeconds(2));
+    assertEquals(Outcome.TRANSIENT, r.outcome());
+    assertEquals("no output for 1s; the session was interrupted", r.detail());
+  }
+
+  @Test
+  void aLongButChattySessionIsNeverCutByTheWatchdog() throws Exception {
+    SessionResult r = runGuarded("for i in $(seq 1 12); do echo step $i; sleep 0.25; done; echo all done",
+        Progress.NONE, Duration.ofSeconds(1), Duration.ofSeconds(2));
+    assertEquals(Outcome.SUCCESS, r.outcome());
+    assertEquals("all done", r.detail());
+  }
+
+  @Test
+  void theAgentReportsItsCostOnALineOfItsOwn() throws Exception {
+    SessionResult r = run("echo 'COLONY_COST_USD=0.25'; echo 'COLONY_COST_USD=1.5'; echo COLONY_COST_USD=nonsense; echo ok",
+        List.of());
+    assertEquals(1.5, r.costUsd(), 1e-9, "the last valid line counts");
+    assertEquals(0, run("echo no cost here", List.of()).costUsd());
+  }
 }
