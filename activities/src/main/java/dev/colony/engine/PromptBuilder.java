@@ -46,7 +46,8 @@ public final class PromptBuilder {
           .append("- Body:\n").append(issue.body().strip()).append('\n');
     }
     if (!messages.isEmpty()) {
-      sb.append("\n## Messages from your humans (handle these first)\n");
+      sb.append("\n## Messages for you (handle these first; \"[message from ant NAME]\" marks one from a peer ant,\n")
+          .append("answer it with \"$COLONY_BIN\" send --from \"$COLONY_ANT\" NAME \"...\")\n");
       int i = 1;
       for (String m : messages) {
         sb.append(i++).append(". ").append(m.strip()).append('\n');

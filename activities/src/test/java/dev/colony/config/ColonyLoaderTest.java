@@ -229,6 +229,31 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void guardrailsAndBudgetsComeFromTheColonyAndTheAnt() throws Exception {
+    LoadedColony c = load(colony(Map.of("colony.yaml", "name: c\ndefaults:\n  timezone: Europe/Paris\n"
+            + "  interrupt_grace: 45s\n  session_idle_timeout: 20m\n  budget:\n    daily_usd: 5\n    monthly_usd: 100\n",
+        "ants/a.yaml", ANT,
+        "ants/b.yaml", "name: b\ndescription: d\ninstructions: i\ninterrupt_grace: 5s\nbudget:\n  daily_usd: 1.5\n")), ENV);
+    var a = c.ant("a").orElseThrow();
+    assertEquals(new dev.colony.spec.SupervisionSpec(0, 0, null, null, 45, 1200, 5.0, 100.0, "Europe/Paris"),
+        a.supervision());
+    assertEquals("Europe/Paris", a.timezone(), "the colony's zone is the default schedule zone too");
+    assertEquals(new dev.colony.spec.SupervisionSpec(0, 0, null, null, 5, 1200, 1.5, 100.0, "Europe/Paris"),
+        c.ant("b").orElseThrow().supervision());
+    var defaults = load(colony(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT)), ENV).ants().get(0).supervision();
+    assertEquals(30, defaults.interruptGrace());
+    assertEquals(900, defaults.sessionIdleTimeout());
+    assertEquals("UTC", defaults.budgetZone());
+    String e = errors(Map.of("colony.yaml", "name: c\ndefaults:\n  timezone: Mars/Olympus\n", "ants/a.yaml", ANT
+        + "interrupt_grace: 2h\nsession_idle_timeout: 0s\nbudget:\n  daily_usd: -3\n  weekly_usd: 9\n"), ENV);
+    assertTrue(e.contains("timezone: unknown time zone 'Mars/Olympus'"), e);
+    assertTrue(e.contains("interrupt_grace: must be at most 1h"), e);
+    assertTrue(e.contains("session_idle_timeout:"), e);
+    assertTrue(e.contains("budget.daily_usd: expected a number greater than 0"), e);
+    assertTrue(e.contains("budget.weekly_usd"), e);
+  }
+
+  @Test
   void literalTokensAreRejected() throws Exception {
     String msg = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: abc.def\n    guild: g\n",
         "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: x\n"), ENV);

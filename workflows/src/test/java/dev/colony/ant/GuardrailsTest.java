@@ -219,4 +219,24 @@ class GuardrailsTest {
     ant.resume();
     eventually(() -> sessions.requests.size() == 2, "one more session on resume");
   }
+
+  /** Records the guardrails paths (urgent interrupt, duplicate mail, budget pause and resume) for the replay guard. */
+  @Test
+  @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordGuardrails() throws Exception {
+    anUrgentMessageInterruptsTheSessionAndTheNextStartsWithItFirst();
+    AntWorkflow busy = client.newWorkflowStub(AntWorkflow.class, "ant/test/busy");
+    busy.stop();
+    io.temporal.client.WorkflowStub.fromTyped(busy).getResult(Void.class);
+    HistoryReplayTest.write("guardrails-urgent-and-mail.json", client.fetchHistory("ant/test/busy"));
+    anOperatorCanResumeABudgetPauseEarly();
+    env.sleep(Duration.ofHours(2));
+    AntWorkflow early = client.newWorkflowStub(AntWorkflow.class, "ant/test/early");
+    eventually(() -> early.status().state() == Lifecycle.PAUSED, "paused again by the cap");
+    env.sleep(Duration.ofDays(1));
+    eventually(() -> sessions.requests.size() >= 3, "resumed by itself the next day");
+    early.stop();
+    io.temporal.client.WorkflowStub.fromTyped(early).getResult(Void.class);
+    HistoryReplayTest.write("guardrails-budget.json", client.fetchHistory("ant/test/early"));
+  }
 }

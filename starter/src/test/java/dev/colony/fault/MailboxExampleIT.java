@@ -1,0 +1,86 @@
+package dev.colony.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * examples/mailbox on the real dev server: the scout messages the builder with {@code colony send}
+ * from inside its session; the worker is SIGKILLed while the scout's session still runs, so a
+ * second worker retries that session and it sends everything again. The builder still gets each
+ * finding exactly once, in order. Bad sends get a clear error.
+ */
+class MailboxExampleIT {
+  private static final Path EXAMPLE = Path.of("../examples/mailbox").toAbsolutePath().normalize();
+
+  @TempDir
+  Path tmp;
+
+  private Cluster cluster;
+
+  @AfterEach
+  void tearDown() throws Exception {
+    Cluster.closeAll(cluster);
+  }
+
+  @Test
+  void findingsReachTheBuilderOnceAndInOrderAcrossAWorkerKill() throws Exception {
+    cluster = new Cluster(tmp, EXAMPLE).startServer("dev");
+    Path inbox = cluster.dir.resolve("inbox.log");
+    Path bin = Cluster.JAR.getParent().resolve("bin/colony");
+    // The scout lingers after sending, so the kill lands inside its session.
+    Files.writeString(cluster.dir.resolve(".env"), "SCOUT_LINGER=20\n");
+    Cluster.WorkerProcess first = cluster.startWorker("w1");
+    Cluster.WorkerProcess second = null;
+    try {
+      cluster.cli("start", cluster.dir.toString());
+      cluster.cli("send", "mailbox/scout", "go");
+      Cluster.eventually(Duration.ofSeconds(90), () -> Files.exists(inbox)
+          && Cluster.read(inbox).lines().count() == 3);
+      String scout = cluster.cli("status", "mailbox/scout");
+      assertTrue(scout.contains("state:              running (session 1)"), scout);
+      Cluster.kill9(first);
+      second = cluster.startWorker("w2");
+      Cluster.WorkerProcess w2 = second;
+      // The retried session sends the same three findings again: same ids, dropped.
+      Cluster.eventually(Duration.ofSeconds(120), () -> {
+        try {
+          String s = cluster.cli("status", "mailbox/scout");
+          return s.contains("sessions:           1") && s.contains("last outcome:       success");
+        } catch (Exception e) {
+          return false;
+        }
+      });
+      Thread.sleep(3000); // a duplicate, had one got through, would have woken the builder by now
+      assertTrue(Cluster.read(w2.log()).contains("scout"), "the second worker ran the retried session");
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics(), e);
+    }
+    assertEquals(List.of("[message from ant scout] finding 1 from session 1",
+        "[message from ant scout] finding 2 from session 1",
+        "[message from ant scout] finding 3 from session 1"), Cluster.read(inbox).lines().toList());
+
+    // Mistakes get one clear line and a non-zero exit.
+    Cluster.CliRun unknown = cluster.cliRun("send", "--from", "scout", "nobody", "hello");
+    assertNotEquals(0, unknown.code());
+    assertTrue(unknown.out().contains("no running ant named 'nobody'"), unknown.out());
+    Cluster.CliRun huge = cluster.cliRun("send", "--from", "scout", "builder", "x".repeat(20_000));
+    assertNotEquals(0, huge.code());
+    assertTrue(huge.out().contains("the message is 20,000 characters; an ant may send at most 16,000"), huge.out());
+    Cluster.CliRun empty = cluster.cliRun("send", "--from", "scout", "builder", " ");
+    assertNotEquals(0, empty.code());
+    assertTrue(empty.out().contains("the message is empty"), empty.out());
+    Cluster.CliRun self = cluster.cliRun("send", "--from", "builder", "mailbox/builder", "hi me");
+    assertTrue(self.out().contains("an ant cannot send a message to itself"), self.out());
+    assertTrue(!unknown.out().contains("Exception") && !huge.out().contains("\tat "), unknown.out() + huge.out());
+    assertTrue(Files.isExecutable(bin), "the worker wrote a colony command for agents: " + bin);
+  }
+}
