@@ -64,6 +64,9 @@ class MailboxExampleIT {
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics(), e);
     }
+    // The scout sent everything twice (the retried attempt), the builder got it once.
+    assertEquals(6, Cluster.read(cluster.dir.resolve("scout-sent.log")).lines().count(),
+        Cluster.read(cluster.dir.resolve("scout-sent.log")));
     assertEquals(List.of("[message from ant scout] finding 1 from session 1",
         "[message from ant scout] finding 2 from session 1",
         "[message from ant scout] finding 3 from session 1"), Cluster.read(inbox).lines().toList());
