@@ -723,7 +723,7 @@ public class AntWorkflowImpl implements AntWorkflow {
       }
     }
     return new AntVisibility(spec.colony(), spec.name(), phase.state(), paused, pauseReason, sessionCount,
-        phase.consecutiveErrors(), mailbox.size(), wakeAtMillis, waiting, lastOutcome, publishWakesOn ? bounded(wakesOn()) : null);
+        phase.consecutiveErrors(), mailbox.size(), nextWake(), waiting, lastOutcome, publishWakesOn ? bounded(wakesOn()) : null);
   }
 
   /** Writes the ant's state to visibility whenever it changes, only the attributes that did. */
@@ -938,12 +938,18 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   @Override
   public AntStatus status() {
-    String wake = wakeAtMillis == null ? null : Instant.ofEpochMilli(wakeAtMillis).toString();
+    Long next = nextWake();
+    String wake = next == null ? null : Instant.ofEpochMilli(next).toString();
     return new AntStatus(spec.colony(), spec.name(), phase.state(), paused, pauseReason, mailbox.size(),
         sessionCount, phase.consecutiveErrors(), wake, lastOutcome, lastDetail, spec.engine().configName(),
         pendingConfirmations(), wakesOn(), pendingIssues.size(), phase.session(), phase.reason(), phase.totalErrors(),
         spec.supervision().hasBudget() || costReported
             ? budget.summary(spec.supervision(), Workflow.currentTimeMillis()) : null);
+  }
+
+  /** The pending timer: a wait, or the rollover that ends a budget pause. */
+  private Long nextWake() {
+    return wakeAtMillis != null ? wakeAtMillis : paused ? budgetResumeAtMillis : null;
   }
 
   /** A keyword attribute stays short whatever the config lists. */

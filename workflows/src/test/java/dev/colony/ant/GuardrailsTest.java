@@ -229,6 +229,7 @@ class GuardrailsTest {
     busy.stop();
     io.temporal.client.WorkflowStub.fromTyped(busy).getResult(Void.class);
     HistoryReplayTest.write("guardrails-urgent-and-mail.json", client.fetchHistory("ant/test/busy"));
+    sessions.requests.clear();
     anOperatorCanResumeABudgetPauseEarly();
     env.sleep(Duration.ofHours(2));
     AntWorkflow early = client.newWorkflowStub(AntWorkflow.class, "ant/test/early");

@@ -208,7 +208,8 @@ public final class CommandEngine implements Engine {
   }
 
   static String lastLine(String output, int exit) {
-    String[] lines = output.strip().split("\\R");
+    // A cost report is bookkeeping, not what the session came to.
+    String[] lines = COST.matcher(output).replaceAll("").strip().split("\\R");
     String last = lines.length == 0 ? "" : lines[lines.length - 1].strip();
     if (exit == 0) {
       return last;
