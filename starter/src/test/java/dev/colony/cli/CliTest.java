@@ -86,6 +86,21 @@ class CliTest {
   }
 
   @Test
+  void aBudgetOnAnEngineThatReportsNoCostIsAWarning() throws IOException {
+    Path dir = colony("name: c\ndefaults:\n  budget:\n    daily_usd: 5\n",
+        "g.yaml", "name: g\ndescription: d\ninstructions: i\nengine: gemini\n");
+    Files.writeString(dir.resolve("ants/k.yaml"),
+        "name: k\ndescription: d\ninstructions: i\nengine: command\ncommand:\n  argv: [\"./x\"]\n");
+    Files.writeString(dir.resolve(".env"), "GEMINI_API_KEY=not-a-real-key\n");
+    Result r = run("validate", dir.toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.err().contains("warning: ant 'g' has a budget, but engine gemini reports tokens, not cost: "
+        + "the cap can never be reached."), r.err());
+    assertTrue(r.err().contains("warning: ant 'k' has a budget; engine command knows a session's cost only when "
+        + "the agent prints a line 'COLONY_COST_USD=<amount>'"), r.err());
+  }
+
+  @Test
   void initCreatesAColonyThatValidatesAndNeverOverwrites() throws IOException {
     for (String engine : List.of("claude", "gemini", "command")) {
       Path dir = tmp.resolve("init-" + engine);

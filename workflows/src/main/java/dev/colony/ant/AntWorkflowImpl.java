@@ -2,10 +2,10 @@ package dev.colony.ant;
 
 import static dev.colony.supervisor.OperatorMessages.trim;
 
+import dev.colony.autonomy.ConfirmationBook;
 import dev.colony.autonomy.ConfirmationDecision;
 import dev.colony.autonomy.ConfirmationRequest;
 import dev.colony.autonomy.Decide;
-import dev.colony.autonomy.PendingConfirmation;
 import dev.colony.budget.BudgetBook;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.lifecycle.LifecycleEvent.Exit;
@@ -150,8 +150,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   private boolean sessionRunning;
   private final List<ChatPost> outbox = new ArrayList<>();
   /** Dangerous tool calls of the current session, by request key; cleared between sessions. */
-  private final Map<String, Confirmation> confirmations = new LinkedHashMap<>();
-  private int confirmationSequence;
+  private final ConfirmationBook confirmations = new ConfirmationBook();
   /** What this run last wrote to visibility; null until the first write. */
   private AntVisibility published;
   private boolean publishing;
@@ -162,20 +161,6 @@ public class AntWorkflowImpl implements AntWorkflow {
   private Long pausedSinceMillis;
   /** The issue the running session works on (given back if it fails). */
   private IssueEvent takenIssue;
-
-  /** One confirmation: the request, when it is denied by default, and the decision once made. */
-  private static final class Confirmation {
-    final int id;
-    final ConfirmationRequest request;
-    final long deadlineMillis;
-    ConfirmationDecision decision;
-
-    Confirmation(int id, ConfirmationRequest request, long deadlineMillis) {
-      this.id = id;
-      this.request = request;
-      this.deadlineMillis = deadlineMillis;
-    }
-  }
 
   @WorkflowInit
   public AntWorkflowImpl(AntRun run) {
@@ -467,7 +452,7 @@ public class AntWorkflowImpl implements AntWorkflow {
       return;
     }
     sessionCount = number;
-    confirmations.values().removeIf(c -> c.request.session() <= number);
+    confirmations.forgetSessionsUpTo(number);
     if (phase.state() == Lifecycle.INTERRUPTING) {
       interrupted(result, delivered, number);
       return;
@@ -716,12 +701,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   // ---- visibility: search attributes, memo and current details, for lists without a worker ----
 
   AntVisibility visibility() {
-    int waiting = 0;
-    for (Confirmation c : confirmations.values()) {
-      if (c.decision == null) {
-        waiting++;
-      }
-    }
+    int waiting = confirmations.waiting();
     return new AntVisibility(spec.colony(), spec.name(), phase.state(), paused, pauseReason, sessionCount,
         phase.consecutiveErrors(), mailbox.size(), nextWake(), waiting, lastOutcome, publishWakesOn ? bounded(wakesOn()) : null);
   }
@@ -879,27 +859,25 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   @Override
   public ConfirmationDecision confirm(ConfirmationRequest request) {
-    Confirmation c = confirmations.get(request.key());
+    ConfirmationBook.Entry c = confirmations.find(request);
     if (c == null) {
-      c = new Confirmation(++confirmationSequence, request,
-          Workflow.currentTimeMillis() + spec.confirmationTimeoutSeconds() * 1000);
-      confirmations.put(request.key(), c);
-      say(OperatorMessages.confirmationRequested(spec.name(), c.id, request.tool(), request.summary(),
+      c = confirmations.open(request, Workflow.currentTimeMillis() + spec.confirmationTimeoutSeconds() * 1000);
+      say(OperatorMessages.confirmationRequested(spec.name(), c.id(), request.tool(), request.summary(),
           request.reason(), spec.confirmationTimeoutSeconds()));
     }
-    Confirmation pending = c;
-    if (pending.decision == null) {
-      long remaining = pending.deadlineMillis - Workflow.currentTimeMillis();
+    ConfirmationBook.Entry pending = c;
+    if (pending.open()) {
+      long remaining = pending.deadlineMillis() - Workflow.currentTimeMillis();
       if (remaining > 0) {
-        Workflow.await(Duration.ofMillis(remaining), () -> pending.decision != null);
+        Workflow.await(Duration.ofMillis(remaining), () -> !pending.open());
       }
-      if (pending.decision == null) {
-        pending.decision = new ConfirmationDecision(pending.id, false, "timeout",
-            "nobody answered within " + spec.confirmationTimeoutSeconds() + "s");
-        say(OperatorMessages.confirmationTimedOut(spec.name(), pending.id));
+      if (pending.open()) {
+        pending.decide(new ConfirmationDecision(pending.id(), false, "timeout",
+            "nobody answered within " + spec.confirmationTimeoutSeconds() + "s"));
+        say(OperatorMessages.confirmationTimedOut(spec.name(), pending.id()));
       }
     }
-    return pending.decision;
+    return pending.decision();
   }
 
   @Override
@@ -907,31 +885,14 @@ public class AntWorkflowImpl implements AntWorkflow {
     if (d == null) {
       return;
     }
-    Confirmation target = null;
-    for (Confirmation c : confirmations.values()) {
-      if (c.decision == null && (d.id() == null || d.id() == c.id)) {
-        target = c;
-        break;
-      }
-    }
+    ConfirmationBook.Entry target = confirmations.target(d.id());
     if (target == null) {
       say(OperatorMessages.nothingToDecide(spec.name(), d.id()));
       return;
     }
     String by = d.by() == null || d.by().isBlank() ? "an operator" : d.by();
-    target.decision = new ConfirmationDecision(target.id, d.approve(), by, d.note());
-    say(OperatorMessages.decided(spec.name(), target.id, d.approve(), by));
-  }
-
-  private List<PendingConfirmation> pendingConfirmations() {
-    List<PendingConfirmation> out = new ArrayList<>();
-    for (Confirmation c : confirmations.values()) {
-      if (c.decision == null) {
-        out.add(new PendingConfirmation(c.id, c.request.session(), c.request.tool(), c.request.summary(),
-            c.request.reason(), Instant.ofEpochMilli(c.deadlineMillis).toString()));
-      }
-    }
-    return out;
+    target.decide(new ConfirmationDecision(target.id(), d.approve(), by, d.note()));
+    say(OperatorMessages.decided(spec.name(), target.id(), d.approve(), by));
   }
 
   // ---- queries ----
@@ -942,7 +903,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     String wake = next == null ? null : Instant.ofEpochMilli(next).toString();
     return new AntStatus(spec.colony(), spec.name(), phase.state(), paused, pauseReason, mailbox.size(),
         sessionCount, phase.consecutiveErrors(), wake, lastOutcome, lastDetail, spec.engine().configName(),
-        pendingConfirmations(), wakesOn(), pendingIssues.size(), phase.session(), phase.reason(), phase.totalErrors(),
+        confirmations.pending(), wakesOn(), pendingIssues.size(), phase.session(), phase.reason(), phase.totalErrors(),
         spec.supervision().hasBudget() || costReported
             ? budget.summary(spec.supervision(), Workflow.currentTimeMillis()) : null);
   }

@@ -1,0 +1,104 @@
+package dev.colony.autonomy;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The dangerous tool calls of an ant's current sessions: each request once (by its key, so a
+ * retried attempt attaches to the same one), numbered for humans, with the time it is denied by
+ * default and the decision once made. Deterministic (workflow code): time comes in as millis.
+ */
+public final class ConfirmationBook {
+  /** One request and what became of it. */
+  public static final class Entry {
+    private final int id;
+    private final ConfirmationRequest request;
+    private final long deadlineMillis;
+    private ConfirmationDecision decision;
+
+    Entry(int id, ConfirmationRequest request, long deadlineMillis) {
+      this.id = id;
+      this.request = request;
+      this.deadlineMillis = deadlineMillis;
+    }
+
+    public int id() {
+      return id;
+    }
+
+    public ConfirmationRequest request() {
+      return request;
+    }
+
+    public long deadlineMillis() {
+      return deadlineMillis;
+    }
+
+    public ConfirmationDecision decision() {
+      return decision;
+    }
+
+    public boolean open() {
+      return decision == null;
+    }
+
+    public void decide(ConfirmationDecision d) {
+      this.decision = d;
+    }
+  }
+
+  private final Map<String, Entry> byKey = new LinkedHashMap<>();
+  private int sequence;
+
+  /** The entry for this request's key, or null when it was never asked. */
+  public Entry find(ConfirmationRequest request) {
+    return byKey.get(request.key());
+  }
+
+  /** Opens a request, numbered after the last one, denied by default at {@code deadlineMillis}. */
+  public Entry open(ConfirmationRequest request, long deadlineMillis) {
+    Entry e = new Entry(++sequence, request, deadlineMillis);
+    byKey.put(request.key(), e);
+    return e;
+  }
+
+  /** The open request a human's answer is for: the one with {@code id}, or the oldest when null. */
+  public Entry target(Integer id) {
+    for (Entry e : byKey.values()) {
+      if (e.open() && (id == null || id == e.id)) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  public int waiting() {
+    int n = 0;
+    for (Entry e : byKey.values()) {
+      if (e.open()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Forgets the requests of sessions up to {@code session} (they have ended). */
+  public void forgetSessionsUpTo(int session) {
+    byKey.values().removeIf(e -> e.request.session() <= session);
+  }
+
+  /** The open requests, for {@code status}. */
+  public List<PendingConfirmation> pending() {
+    List<PendingConfirmation> out = new ArrayList<>();
+    for (Entry e : byKey.values()) {
+      if (e.open()) {
+        out.add(new PendingConfirmation(e.id, e.request.session(), e.request.tool(), e.request.summary(),
+            e.request.reason(), Instant.ofEpochMilli(e.deadlineMillis).toString()));
+      }
+    }
+    return out;
+  }
+}
