@@ -39,15 +39,10 @@ class AntWorkflowTest {
 
   @BeforeEach
   void setUp() {
-    env = TestWorkflowEnvironment.newInstance();
-    dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
-    Worker worker = env.newWorker(QUEUE);
-    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
     sessions = new Fakes.ScriptedSessions();
-    sessions.clock = env::currentTimeMillis;
     chat = new Fakes.RecordingChat();
-    worker.registerActivitiesImplementations(sessions, chat, new Fakes.FixedWorkspace());
-    env.start();
+    env = Fakes.environment(QUEUE, sessions, chat, new Fakes.FixedWorkspace());
+    sessions.clock = env::currentTimeMillis;
     client = env.getWorkflowClient();
   }
 
@@ -57,10 +52,7 @@ class AntWorkflowTest {
   }
 
   private AntWorkflow start(AntSpec spec) {
-    AntWorkflow ant = client.newWorkflowStub(AntWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(spec.workflowId()).setTaskQueue(QUEUE).build());
-    WorkflowClient.start(ant::run, new AntRun(spec, null));
-    return ant;
+    return Fakes.start(client, QUEUE, spec);
   }
 
   /** Continuous ant that sleeps an hour after each success, so tests control how far it runs. */

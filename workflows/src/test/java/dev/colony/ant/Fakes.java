@@ -30,6 +30,28 @@ import java.util.function.Supplier;
 final class Fakes {
   private Fakes() {}
 
+  /**
+   * A time-skipping test environment whose one worker on {@code queue} runs the ant workflow with
+   * the given activities; the ants' search attributes are registered.
+   */
+  static io.temporal.testing.TestWorkflowEnvironment environment(String queue, Object... activities) {
+    var env = io.temporal.testing.TestWorkflowEnvironment.newInstance();
+    dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
+    var worker = env.newWorker(queue);
+    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+    worker.registerActivitiesImplementations(activities);
+    env.start();
+    return env;
+  }
+
+  /** Starts an ant on {@code queue} as {@code colony start} would, with no memory. */
+  static AntWorkflow start(io.temporal.client.WorkflowClient client, String queue, AntSpec spec) {
+    AntWorkflow ant = client.newWorkflowStub(AntWorkflow.class, io.temporal.client.WorkflowOptions.newBuilder()
+        .setWorkflowId(spec.workflowId()).setTaskQueue(queue).build());
+    io.temporal.client.WorkflowClient.start(ant::run, new AntRun(spec, null));
+    return ant;
+  }
+
   static AntSpec spec(String name) {
     return new AntSpec("test", name, "an ant under test", "do the work", EngineKind.COMMAND,
         ClaudeSpec.DEFAULTS, GeminiSpec.DEFAULTS, null, name, List.of(), null, null, List.of(),

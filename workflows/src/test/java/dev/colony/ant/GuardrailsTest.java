@@ -70,14 +70,9 @@ class GuardrailsTest {
 
   @BeforeEach
   void setUp() {
-    env = TestWorkflowEnvironment.newInstance();
-    AntSearchAttributesSetup.register(env);
-    Worker worker = env.newWorker(QUEUE);
-    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
     sessions = new Sessions();
     chat = new Fakes.RecordingChat();
-    worker.registerActivitiesImplementations(sessions, chat, new Fakes.FixedWorkspace());
-    env.start();
+    env = Fakes.environment(QUEUE, sessions, chat, new Fakes.FixedWorkspace());
     client = env.getWorkflowClient();
   }
 
@@ -86,18 +81,8 @@ class GuardrailsTest {
     env.close();
   }
 
-  /** Registers the ant's search attributes with the test server. */
-  static final class AntSearchAttributesSetup {
-    static void register(TestWorkflowEnvironment env) {
-      dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
-    }
-  }
-
   private AntWorkflow start(AntSpec spec) {
-    AntWorkflow ant = client.newWorkflowStub(AntWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(spec.workflowId()).setTaskQueue(QUEUE).build());
-    WorkflowClient.start(ant::run, new AntRun(spec, null));
-    return ant;
+    return Fakes.start(client, QUEUE, spec);
   }
 
   private static void eventually(BooleanSupplier condition, String what) {
