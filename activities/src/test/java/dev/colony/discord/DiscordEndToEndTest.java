@@ -203,6 +203,23 @@ class DiscordEndToEndTest {
       }
     }, () -> posts(work).toString());
     assertFalse(ant.status().paused());
+
+    // /urgent: without text a hint; from a stranger refused; from an operator it reaches the next prompt.
+    discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/urgent");
+    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("`/urgent` needs the instruction")),
+        () -> posts(work).toString());
+    discord.humanWrites(work, EVE, "eve", List.of(), "/urgent drop everything");
+    eventually(() -> posts(work).stream().filter(p -> p.startsWith("⛔ Only the colony's operators")).count() == 2,
+        () -> posts(work).toString());
+    discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/urgent rotate the logs first");
+    eventually(() -> {
+      try {
+        return Files.readString(fake.resolve("prompt.json")).contains("rotate the logs first");
+      } catch (java.io.IOException e) {
+        return false;
+      }
+    }, () -> posts(work).toString());
+    assertFalse(Files.readString(fake.resolve("prompt.json")).contains("drop everything"));
   }
 
   @Test
