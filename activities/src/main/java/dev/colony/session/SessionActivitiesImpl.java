@@ -102,7 +102,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     env.putAll(sessionEnvironment.forSession(spec, request.session()));
     SessionContext ctx = new SessionContext(spec, request.session(), prompt,
         Path.of(request.workspace()), env, Transcripts.forSession(spec, request.session()),
-        Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec),
+        Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec, request.resumeConversation()),
         // Waiting for a human's answer is not silence: the watchdog is held meanwhile.
         new ToolGate(spec, request.session(), r -> guard.holding(() -> confirmer.confirm(r)), secrets),
         new Narrator(spec, chat, console, keyPrefix), guard);
@@ -149,11 +149,12 @@ public final class SessionActivitiesImpl implements SessionActivities {
     private final ActivityExecutionContext activity;
     private final String previous;
 
-    HeartbeatProgress(ActivityExecutionContext activity, AntSpec spec) {
+    /** @param resumeConversation what a supervisor's restart asked to resume, or null */
+    HeartbeatProgress(ActivityExecutionContext activity, AntSpec spec, String resumeConversation) {
       this.activity = activity;
       Optional<String> details = activity.getInfo().getAttempt() > 1
           ? activity.getHeartbeatDetails(String.class) : Optional.empty();
-      this.previous = spec.recovery() == RecoveryPolicy.RESUME ? details.orElse(null) : null;
+      this.previous = spec.recovery() == RecoveryPolicy.RESUME ? details.orElse(resumeConversation) : null;
     }
 
     @Override

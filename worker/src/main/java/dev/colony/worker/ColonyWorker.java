@@ -43,6 +43,7 @@ public final class ColonyWorker implements AutoCloseable {
     }
     Worker worker = factory.newWorker(settings.taskQueue(), options.build());
     worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class, dev.colony.lease.LeaseWorkflowImpl.class,
+        dev.colony.supervision.ColonyWorkflowImpl.class,
         dev.colony.trigger.RepoWatcherImpl.class);
     // Every post passes the worker's one redactor, whichever activity or narrator sends it.
     Secrets secrets = Secrets.process();

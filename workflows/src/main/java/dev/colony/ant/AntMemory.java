@@ -36,7 +36,8 @@ public record AntMemory(
     List<String> urgentQueue,
     List<String> mailIds,
     dev.colony.budget.Spend spend,
-    Long budgetResumeAtMillis) {
+    Long budgetResumeAtMillis,
+    String lastConversation) {
 
   public AntMemory {
     queue = queue == null ? List.of() : List.copyOf(queue);

@@ -41,6 +41,14 @@ public interface AntWorkflow {
   @SignalMethod(name = "message")
   void message(dev.colony.mailbox.Mail mail);
 
+  /**
+   * The colony supervisor's restart (seed 003): a running session is interrupted, a parked ant is
+   * un-parked with its counters reset, and the next session starts at once; it resumes the agent's
+   * last conversation unless the order or the ant's {@code recovery: clean} says otherwise.
+   */
+  @SignalMethod(name = "restart")
+  void restart(dev.colony.supervision.Restart restart);
+
   /** Sent by the session activity once a worker launches the agent: Spawning becomes Running. */
   @SignalMethod(name = "sessionStarted")
   void sessionStarted(int session);

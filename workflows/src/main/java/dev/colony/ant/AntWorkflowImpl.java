@@ -98,6 +98,11 @@ public class AntWorkflowImpl implements AntWorkflow {
    * pause the ant with a timer to the window's rollover.
    */
   static final String GUARDRAILS_CHANGE = "lifecycle-guardrails";
+  /**
+   * Version 1: the ant tells its colony's supervisor (ColonyWorkflow) when it is parked, and obeys
+   * its {@code restart} orders (seed 003).
+   */
+  static final String SUPERVISION_CHANGE = "colony-supervision";
   static final int MAX_DELIVERY_FAILURES = 3;
   /** How long a sender's name may be. */
   static final int MAX_SENDER_CHARS = 64;
@@ -136,6 +141,8 @@ public class AntWorkflowImpl implements AntWorkflow {
   private final BudgetBook budget;
   /** Set while paused by a colony budget cap: when the cap's window rolls over. */
   private Long budgetResumeAtMillis;
+  /** The agent conversation of the last session (what a supervisor's restart resumes). */
+  private String lastConversation;
   /** Issues ever taken by a session (bounded: the oldest are forgotten first). */
   private final LinkedHashSet<String> handledIssues = new LinkedHashSet<>();
   /** Matching issues not yet taken, oldest first. */
@@ -145,6 +152,11 @@ public class AntWorkflowImpl implements AntWorkflow {
   /** Seed 001's state, with the error counters (consecutive; total, reset only by un-parking). */
   private Phase phase;
   private boolean guardrails;
+  private boolean supervised;
+  /** A supervisor's restart waiting to interrupt the running session. */
+  private dev.colony.supervision.Restart restartRequested;
+  /** The conversation the next session resumes (set by a restart under recovery: resume). */
+  private String resumeNext;
   private boolean stopRequested;
   private boolean wakeEarly;
   private boolean sessionRunning;
@@ -190,6 +202,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     mailbox = new Mailbox(m.queue(), m.urgentQueue(), m.mailIds());
     budget = new BudgetBook(m.spend());
     budgetResumeAtMillis = m.budgetResumeAtMillis();
+    lastConversation = m.lastConversation();
     postSequence = m.postSequence();
     announced = m.announced();
     wakeAtMillis = m.wakeAtMillis();
@@ -285,6 +298,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     catchUpTicks = Workflow.getVersion(MISSED_TICKS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     publishWakesOn = Workflow.getVersion(WAKES_ON_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     guardrails = Workflow.getVersion(GUARDRAILS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    supervised = Workflow.getVersion(SUPERVISION_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     Async.procedure(this::deliverPosts);
     if (publishing) {
       Async.procedure(this::publishVisibility);
@@ -416,8 +430,8 @@ public class AntWorkflowImpl implements AntWorkflow {
       }
     }
     takenIssue = issue;
-    SessionRequest request = issue == null ? new SessionRequest(spec, number, delivered, workspace)
-        : new SessionRequest(spec, number, delivered, workspace, issue);
+    SessionRequest request = new SessionRequest(spec, number, delivered, workspace, issue, resumeNext);
+    resumeNext = null;
     // StorePrompt: the request is what the worker renders the prompt from.
     fire(new LifecycleEvent.PromptReady(delivered.size() + " message(s)" + (issue == null ? "" : ", " + issue.key())));
     List<Promise<SessionResult>> holder = new ArrayList<>(1);
@@ -426,7 +440,8 @@ public class AntWorkflowImpl implements AntWorkflow {
         () -> holder.add(Async.function(sessions::runSession, request)));
     scope.run();
     Promise<SessionResult> session = holder.get(0);
-    Workflow.await(() -> session.isCompleted() || stopRequested || (guardrails && mailbox.hasUrgent()));
+    Workflow.await(() -> session.isCompleted() || stopRequested
+        || (guardrails && (mailbox.hasUrgent() || restartRequested != null)));
     if (!session.isCompleted()) {
       interrupt(scope, session, number);
     }
@@ -475,9 +490,10 @@ public class AntWorkflowImpl implements AntWorkflow {
    */
   private void interrupt(CancellationScope scope, Promise<SessionResult> session, int number) {
     fire(stopRequested ? new LifecycleEvent.OperatorStop() : new LifecycleEvent.UrgentMessage());
-    if (!stopRequested) {
+    if (!stopRequested && restartRequested == null) {
       say(OperatorMessages.urgentQueued(spec.name(), number));
     }
+    restartRequested = null;
     scope.cancel();
     if (!guardrails) {
       return;
@@ -498,13 +514,15 @@ public class AntWorkflowImpl implements AntWorkflow {
       takenIssue = null;
     } else {
       lastOutcome = "interrupted";
-      lastDetail = "interrupted for an urgent message";
+      lastDetail = "interrupted (an urgent message or a supervisor's restart)";
       sessionsByOutcome.merge(lastOutcome, 1, Integer::sum);
       mailbox.giveBack(delivered);
       giveIssueBack();
     }
     fire(LifecycleEvent.SessionExited.of(Exit.ERROR, Workflow.currentTimeMillis()));
-    say(OperatorMessages.interrupted(spec.name(), number));
+    if (mailbox.hasUrgent()) {
+      say(OperatorMessages.interrupted(spec.name(), number));
+    }
     checkBudget();
   }
 
@@ -568,7 +586,9 @@ public class AntWorkflowImpl implements AntWorkflow {
         // Parked: no more sessions, no timer, until a human resumes (counters reset) or stops it.
         paused = true;
         pauseReason = PARKED_REASON;
-        say(OperatorMessages.parked(name, ((SideEffect.LogFatal) effect).message(), r.detail()));
+        String why = ((SideEffect.LogFatal) effect).message();
+        say(OperatorMessages.parked(name, why, r.detail()));
+        reportFailure("parked after " + why + "; last error: " + trim(r.detail()));
       }
       case COOLING_DOWN -> {
         long waitMillis = phase.untilMillis() - now;
@@ -598,7 +618,24 @@ public class AntWorkflowImpl implements AntWorkflow {
     checkBudget();
   }
 
+  /** Tells the colony's supervisor, without waiting; an ant started on its own has none. */
+  private void reportFailure(String reason) {
+    if (!supervised) {
+      return;
+    }
+    var colony = Workflow.newExternalWorkflowStub(dev.colony.supervision.ColonyWorkflow.class,
+        dev.colony.supervision.ColonyWorkflow.workflowId(spec.colony()));
+    Async.procedure(colony::antFailed, new dev.colony.supervision.AntFailure(spec.name(), reason))
+        .exceptionally(e -> {
+          log.info("{}: no colony supervisor to tell ({})", spec.name(), e.getMessage());
+          return null;
+        });
+  }
+
   private void record(Outcome outcome, SessionResult r) {
+    if (r.sessionId() != null) {
+      lastConversation = r.sessionId();
+    }
     lastOutcome = outcome.configName();
     lastDetail = trim(r.detail());
     sessionsByOutcome.merge(lastOutcome, 1, Integer::sum);
@@ -674,7 +711,7 @@ public class AntWorkflowImpl implements AntWorkflow {
         announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail,
         startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
         deliveryFailures, List.copyOf(handledIssues), pendingIssues, phase.totalErrors(), mailbox.urgentQueue(),
-        mailbox.seenIds(), budget.spend(), budgetResumeAtMillis);
+        mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation);
   }
 
   // ---- chat: posts leave in order, one at a time, from a single workflow thread ----
@@ -815,6 +852,25 @@ public class AntWorkflowImpl implements AntWorkflow {
       // An urgent message during a session is announced when the interrupt begins.
       say(OperatorMessages.queued(spec.name(), mailbox.size(), sessionRunning));
     }
+  }
+
+  @Override
+  public void restart(dev.colony.supervision.Restart order) {
+    if (order == null) {
+      return;
+    }
+    boolean clean = order.clean() || spec.recovery() == dev.colony.spec.RecoveryPolicy.CLEAN;
+    resumeNext = clean ? null : lastConversation;
+    unpark();
+    if (paused && PARKED_REASON.equals(pauseReason)) {
+      paused = false;
+      pauseReason = null;
+    }
+    wakeEarly = true;
+    if (sessionRunning) {
+      restartRequested = order;
+    }
+    say(OperatorMessages.restarted(spec.name(), trim(order.reason()), clean));
   }
 
   @Override

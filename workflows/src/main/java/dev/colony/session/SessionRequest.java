@@ -10,11 +10,18 @@ import java.util.List;
  * @param messages queued human instructions to deliver in this session's prompt
  * @param workspace absolute path of the prepared working directory
  * @param issue the GitHub issue that woke this session, or null
+ * @param resumeConversation the agent conversation this session continues (after a supervisor's
+ *     restart under {@code recovery: resume}); null for a fresh one
  */
 public record SessionRequest(AntSpec spec, int session, List<String> messages, String workspace,
-    dev.colony.trigger.IssueEvent issue) {
+    dev.colony.trigger.IssueEvent issue, String resumeConversation) {
   public SessionRequest(AntSpec spec, int session, List<String> messages, String workspace) {
-    this(spec, session, messages, workspace, null);
+    this(spec, session, messages, workspace, null, null);
+  }
+
+  public SessionRequest(AntSpec spec, int session, List<String> messages, String workspace,
+      dev.colony.trigger.IssueEvent issue) {
+    this(spec, session, messages, workspace, issue, null);
   }
 
   public SessionRequest {

@@ -64,6 +64,11 @@ public final class OperatorMessages {
     return "▶️ " + bold(ant) + " resuming: its budget window rolled over.";
   }
 
+  public static String restarted(String ant, String reason, boolean clean) {
+    return "♻️ " + bold(ant) + " restarted by its supervisor (" + (clean ? "clean slate" : "resuming its conversation")
+        + "): " + orUnknown(reason) + ".";
+  }
+
   public static String urgentQueued(String ant, int session) {
     return "⚡ " + bold(ant) + " got an urgent message: interrupting session " + session + " to start on it.";
   }

@@ -38,7 +38,7 @@ final class Fakes {
     var env = io.temporal.testing.TestWorkflowEnvironment.newInstance();
     dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
     var worker = env.newWorker(queue);
-    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class, dev.colony.supervision.ColonyWorkflowImpl.class);
     worker.registerActivitiesImplementations(activities);
     env.start();
     return env;

@@ -1,0 +1,13 @@
+package dev.colony.supervision;
+
+/**
+ * One entry of a colony's event log.
+ *
+ * @param seq increasing from 1 over the colony's life (for {@code observe} to resume after)
+ * @param type {@code agent_parked}, {@code agent_restarted}, {@code restart_limit_exceeded},
+ *     {@code agent_failed}, {@code group_reset}
+ * @param ant the ant concerned; null for a group event
+ * @param strategy the group's strategy, for restarts
+ */
+public record ColonyEvent(long seq, long atMillis, String type, String ant, String group, String strategy,
+    String reason) {}

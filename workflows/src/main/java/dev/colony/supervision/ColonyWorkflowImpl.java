@@ -1,0 +1,201 @@
+package dev.colony.supervision;
+
+import dev.colony.ant.AntWorkflow;
+import dev.colony.chat.ChatActivities;
+import dev.colony.chat.ChatPost;
+import dev.colony.spec.AntIds;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import org.slf4j.Logger;
+
+/**
+ * The colony's supervisor. Failures arrive as signals; each is handled in arrival order on the
+ * workflow's one thread: the group's breaker is asked, the strategy names the ants to restart, each
+ * gets a {@code restart} signal, and every step is an event in the bounded log and a post.
+ */
+public class ColonyWorkflowImpl implements ColonyWorkflow {
+  private static final Logger log = Workflow.getLogger(ColonyWorkflowImpl.class);
+  /** Events kept (the oldest are dropped first); also carried over continue-as-new. */
+  public static final int MAX_EVENTS = 1_000;
+  private static final int CONTINUE_AS_NEW_AFTER_FAILURES = 500;
+
+  private final String colony;
+  private final String alertsChannel;
+  private List<GroupSpec> groups;
+  private final List<ColonyEvent> events = new ArrayList<>();
+  private final RestartBreaker breaker;
+  private final LinkedHashSet<String> failed = new LinkedHashSet<>();
+  private long seq;
+  private final List<AntFailure> inbox = new ArrayList<>();
+  private final List<String> resets = new ArrayList<>();
+  private long postSequence;
+  private final ActivityOptions chatOptions = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(10))
+      .setRetryOptions(RetryOptions.newBuilder().setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(10).build())
+      .build();
+
+  @io.temporal.workflow.WorkflowInit
+  public ColonyWorkflowImpl(ColonyRun run) {
+    this.colony = run.colony();
+    this.alertsChannel = run.alertsChannel();
+    this.groups = run.groups();
+    this.events.addAll(run.events());
+    this.breaker = new RestartBreaker(run.restarts());
+    this.failed.addAll(run.failedGroups());
+    this.seq = run.seq();
+  }
+
+  @Override
+  public void run(ColonyRun run) {
+    int handled = 0;
+    while (true) {
+      Workflow.await(() -> !inbox.isEmpty() || !resets.isEmpty());
+      while (!resets.isEmpty()) {
+        handleReset(resets.remove(0));
+      }
+      while (!inbox.isEmpty()) {
+        handleFailure(inbox.remove(0));
+        handled++;
+      }
+      if (handled >= CONTINUE_AS_NEW_AFTER_FAILURES || Workflow.getInfo().isContinueAsNewSuggested()) {
+        Workflow.await(Workflow::isEveryHandlerFinished);
+        if (inbox.isEmpty() && resets.isEmpty()) {
+          Workflow.continueAsNew(new ColonyRun(colony, groups, alertsChannel, events, breaker.state(),
+              List.copyOf(failed), seq));
+          return;
+        }
+      }
+    }
+  }
+
+  /** The group an ant belongs to: a declared one, or its own one_for_one group. */
+  GroupSpec groupOf(String ant) {
+    for (GroupSpec g : groups) {
+      if (g.ants().contains(ant)) {
+        return g;
+      }
+    }
+    return GroupSpec.alone(ant);
+  }
+
+  private void handleFailure(AntFailure f) {
+    GroupSpec g = groupOf(f.ant());
+    String strategy = g.strategy().configName();
+    record("agent_parked", f.ant(), g.name(), strategy, f.reason());
+    if (failed.contains(g.name())) {
+      record("agent_failed", f.ant(), g.name(), strategy, "group '" + g.name() + "' is failed: not restarted");
+      return;
+    }
+    long now = Workflow.currentTimeMillis();
+    if (!breaker.allow(g, now)) {
+      failed.add(g.name());
+      record("restart_limit_exceeded", null, g.name(), strategy, g.maxRestarts() + " restarts within "
+          + g.windowSeconds() + "s: the group is failed until an operator resets it (colony resume --all)");
+      record("agent_failed", f.ant(), g.name(), strategy, f.reason());
+      return;
+    }
+    for (String ant : g.strategy().toRestart(g.ants(), f.ant())) {
+      String why = ant.equals(f.ant()) ? f.reason() : f.ant() + " failed (" + strategy + ")";
+      restart(ant, g, why);
+    }
+  }
+
+  private void handleReset(String group) {
+    List<GroupSpec> targets = new ArrayList<>();
+    for (String name : List.copyOf(failed)) {
+      if (group == null || group.equals(name)) {
+        failed.remove(name);
+        breaker.reset(name);
+        GroupSpec g = groups.stream().filter(x -> x.name().equals(name)).findFirst().orElse(GroupSpec.alone(name));
+        targets.add(g);
+      }
+    }
+    for (GroupSpec g : targets) {
+      record("group_reset", null, g.name(), g.strategy().configName(), "an operator reset the group");
+      for (String ant : g.ants()) {
+        restart(ant, g, "its group was reset by an operator");
+      }
+    }
+  }
+
+  private void restart(String ant, GroupSpec g, String why) {
+    try {
+      Workflow.newExternalWorkflowStub(AntWorkflow.class, AntIds.workflowId(colony, ant))
+          .restart(new Restart(why, false));
+      record("agent_restarted", ant, g.name(), g.strategy().configName(), why);
+    } catch (RuntimeException e) {
+      // The ant does not run (never started, or stopped): nothing to restart.
+      record("restart_skipped", ant, g.name(), g.strategy().configName(), "not running: " + e.getMessage());
+    }
+  }
+
+  private void record(String type, String ant, String group, String strategy, String reason) {
+    ColonyEvent e = new ColonyEvent(++seq, Workflow.currentTimeMillis(), type, ant, group, strategy, reason);
+    events.add(e);
+    while (events.size() > MAX_EVENTS) {
+      events.remove(0);
+    }
+    post(describe(e));
+  }
+
+  /** The event as the alerts channel (and {@code colony observe}) reads it. */
+  public static String describe(ColonyEvent e) {
+    String who = e.ant() == null ? "group **" + e.group() + "**" : "**" + e.ant() + "**";
+    String icon = switch (e.type()) {
+      case "agent_restarted" -> "♻️";
+      case "agent_failed", "restart_limit_exceeded" -> "🛑";
+      case "group_reset" -> "🔁";
+      default -> "⚠️";
+    };
+    return icon + " supervisor: " + e.type().replace('_', ' ') + " " + who
+        + (e.strategy() == null ? "" : " (" + e.strategy() + ", group " + e.group() + ")")
+        + (e.reason() == null ? "" : ": " + e.reason());
+  }
+
+  private void post(String text) {
+    postSequence++;
+    String key = Workflow.getInfo().getWorkflowId() + "/" + Workflow.getInfo().getRunId() + "/" + postSequence;
+    ChatActivities chat = Workflow.newActivityStub(ChatActivities.class, chatOptions.toBuilder()
+        .setSummary("post · " + dev.colony.supervisor.OperatorMessages.summary(text)).build());
+    try {
+      chat.post(new ChatPost(colony, "colony", alertsChannel, text, key));
+    } catch (ActivityFailure f) {
+      log.warn("colony post {} not delivered: {}", key, f.getMessage());
+    }
+  }
+
+  @Override
+  public void antFailed(AntFailure failure) {
+    if (failure != null && failure.ant() != null) {
+      inbox.add(failure);
+    }
+  }
+
+  @Override
+  public void configure(List<GroupSpec> newGroups) {
+    if (newGroups != null) {
+      groups = List.copyOf(newGroups);
+    }
+  }
+
+  @Override
+  public void reset(String group) {
+    resets.add(group);
+  }
+
+  @Override
+  public List<ColonyEvent> events(long afterSeq) {
+    return events.stream().filter(e -> e.seq() > afterSeq).toList();
+  }
+
+  @Override
+  public List<String> failedGroups() {
+    return List.copyOf(failed);
+  }
+}

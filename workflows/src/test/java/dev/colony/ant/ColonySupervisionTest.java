@@ -1,0 +1,168 @@
+package dev.colony.ant;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.session.SessionActivities;
+import dev.colony.session.SessionRequest;
+import dev.colony.session.SessionResult;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.SupervisionSpec;
+import dev.colony.supervision.ColonyEvent;
+import dev.colony.supervision.ColonyRun;
+import dev.colony.supervision.ColonyWorkflow;
+import dev.colony.supervision.ColonyWorkflowImpl;
+import dev.colony.supervision.GroupSpec;
+import dev.colony.supervision.Strategy;
+import dev.colony.supervisor.Outcome;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import java.time.Duration;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Seed 003 on the time-skipping server: a colony supervisor, its groups, and real ant workflows. */
+class ColonySupervisionTest {
+  private static final String QUEUE = "colony";
+
+  /** Sessions scripted per ant; an unscripted session succeeds. Records every request. */
+  static final class PerAntSessions implements SessionActivities {
+    final Map<String, Deque<Outcome>> scripts = new ConcurrentHashMap<>();
+    final List<SessionRequest> requests = new CopyOnWriteArrayList<>();
+
+    void then(String ant, Outcome... outcomes) {
+      scripts.computeIfAbsent(ant, a -> new ConcurrentLinkedDeque<>()).addAll(List.of(outcomes));
+    }
+
+    long sessionsOf(String ant) {
+      return requests.stream().filter(r -> r.spec().name().equals(ant)).count();
+    }
+
+    @Override
+    public SessionResult runSession(SessionRequest request) {
+      requests.add(request);
+      Outcome o = scripts.getOrDefault(request.spec().name(), new ConcurrentLinkedDeque<>()).poll();
+      return new SessionResult(o == null ? Outcome.SUCCESS : o, o == null ? "done" : "boom", null, 1, 0, 0, 0, 0,
+          "conv-" + request.spec().name() + "-" + request.session(), null);
+    }
+  }
+
+  private TestWorkflowEnvironment env;
+  private PerAntSessions sessions;
+  private Fakes.RecordingChat chat;
+  private WorkflowClient client;
+
+  @BeforeEach
+  void setUp() {
+    sessions = new PerAntSessions();
+    chat = new Fakes.RecordingChat();
+    env = Fakes.environment(QUEUE, sessions, chat, new Fakes.FixedWorkspace());
+    client = env.getWorkflowClient();
+  }
+
+  @AfterEach
+  void tearDown() {
+    env.close();
+  }
+
+  private static void eventually(BooleanSupplier c, String what) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    while (!c.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not reached within 15 s: " + what);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  /** A continuous ant sleeping an hour between sessions, parked at its first failure. */
+  private static AntSpec ant(String name) {
+    return Fakes.withSupervision(Fakes.withPoll(Fakes.spec(name), 3600), new SupervisionSpec(0, 0, 1, null));
+  }
+
+  private ColonyWorkflow startColony(List<GroupSpec> groups) {
+    ColonyWorkflow colony = client.newWorkflowStub(ColonyWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(ColonyWorkflow.workflowId("test")).setTaskQueue(QUEUE).build());
+    WorkflowClient.start(colony::run, ColonyRun.fresh("test", groups, null));
+    return colony;
+  }
+
+  private List<String> types(ColonyWorkflow colony) {
+    return colony.events(0).stream().map(e -> e.type() + ":" + (e.ant() == null ? e.group() : e.ant())).toList();
+  }
+
+  @Test
+  void restForOneRestartsTheFailedAntAndTheOnesAfterItThenTheBreakerTrips() {
+    ColonyWorkflow colony = startColony(List.of(new GroupSpec("pipeline", Strategy.REST_FOR_ONE,
+        List.of("a", "b", "c"), 1, 60)));
+    sessions.then("b", Outcome.SUCCESS, Outcome.TRANSIENT);
+    AntWorkflow a = Fakes.start(client, QUEUE, ant("a"));
+    AntWorkflow b = Fakes.start(client, QUEUE, ant("b"));
+    AntWorkflow c = Fakes.start(client, QUEUE, ant("c"));
+    eventually(() -> sessions.sessionsOf("a") == 1 && sessions.sessionsOf("b") == 1 && sessions.sessionsOf("c") == 1,
+        "every ant ran once");
+    b.resume(); // cut b's sleep: its second session fails and parks it
+    eventually(() -> types(colony).contains("agent_restarted:c"), "c restarted: " + types(colony));
+    assertEquals(List.of("agent_parked:b", "agent_restarted:b", "agent_restarted:c"), types(colony));
+    eventually(() -> sessions.sessionsOf("b") == 3 && sessions.sessionsOf("c") == 2, "b and c ran afresh");
+    assertEquals(1, sessions.sessionsOf("a"), "a is before b in the group: untouched");
+    eventually(() -> chat.texts().contains("♻️ **c** restarted by its supervisor (resuming its conversation): "
+        + "b failed (rest_for_one)."), chat.texts().toString());
+    // recovery: resume: c's fresh session continues its last conversation
+    SessionRequest cAgain = sessions.requests.stream().filter(r -> r.spec().name().equals("c")).toList().get(1);
+    assertEquals("conv-c-1", cAgain.resumeConversation());
+
+    // A second failure within the window trips the breaker: b stays parked, nothing restarts.
+    sessions.then("b", Outcome.TRANSIENT);
+    b.resume();
+    eventually(() -> types(colony).contains("restart_limit_exceeded:pipeline"), types(colony).toString());
+    eventually(() -> b.status().state() == Lifecycle.PARKED, "b stays parked");
+    assertEquals(List.of("pipeline"), colony.failedGroups());
+    assertTrue(types(colony).contains("agent_failed:b"));
+    long cSessions = sessions.sessionsOf("c");
+    // An operator resets the group: its ants restart, b un-parks.
+    colony.reset(null);
+    eventually(() -> b.status().state() != Lifecycle.PARKED, "b un-parked by the reset");
+    eventually(() -> sessions.sessionsOf("c") > cSessions, "c restarted by the reset");
+    assertTrue(colony.failedGroups().isEmpty());
+    assertTrue(types(colony).contains("group_reset:pipeline"));
+    ColonyEvent last = colony.events(0).get(colony.events(0).size() - 1);
+    assertEquals("rest_for_one", last.strategy());
+  }
+
+  @Test
+  void oneForAllRestartsEverySiblingAndAnAntInNoGroupOnlyItself() {
+    ColonyWorkflow colony = startColony(List.of(new GroupSpec("team", Strategy.ONE_FOR_ALL, List.of("a", "b"), 3, 60)));
+    sessions.then("a", Outcome.TRANSIENT);
+    sessions.then("solo", Outcome.TRANSIENT);
+    Fakes.start(client, QUEUE, ant("b"));
+    eventually(() -> sessions.sessionsOf("b") == 1, "b ran");
+    Fakes.start(client, QUEUE, ant("a"));
+    Fakes.start(client, QUEUE, ant("solo"));
+    eventually(() -> types(colony).containsAll(List.of("agent_restarted:a", "agent_restarted:b", "agent_restarted:solo")),
+        types(colony).toString());
+    eventually(() -> sessions.sessionsOf("b") == 2, "b restarted with its sibling");
+    assertEquals(1, types(colony).stream().filter(t -> t.startsWith("agent_restarted:solo")).count());
+  }
+
+  @Test
+  void theEventDescriptionReadsLikeTheChat() {
+    assertEquals("♻️ supervisor: agent restarted **c** (rest_for_one, group pipeline): b failed (rest_for_one)",
+        ColonyWorkflowImpl.describe(new ColonyEvent(3, 0, "agent_restarted", "c", "pipeline", "rest_for_one",
+            "b failed (rest_for_one)")));
+  }
+}
