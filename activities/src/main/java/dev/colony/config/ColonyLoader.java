@@ -2,6 +2,8 @@ package dev.colony.config;
 
 import dev.colony.schedule.CronSchedule;
 import dev.colony.spec.AntSpec;
+import dev.colony.supervision.GroupSpec;
+import dev.colony.supervision.Strategy;
 import dev.colony.spec.Autonomy;
 import dev.colony.spec.ClaudeSpec;
 import dev.colony.spec.CommandSpec;
@@ -96,8 +98,9 @@ public final class ColonyLoader {
     ColonySettings colony = null;
     Defaults defaults = Defaults.NONE;
     Map<?, ?> colonyMap = parse(colonyDir, COLONY_FILE, problems);
+    Node root = null;
     if (colonyMap != null) {
-      Node root = new Node(COLONY_FILE, "", colonyMap, env, problems, referenced);
+      root = new Node(COLONY_FILE, "", colonyMap, env, problems, referenced);
       defaults = readDefaults(root);
       colony = readColony(root, colonyDir, defaults);
     }
@@ -128,10 +131,11 @@ public final class ColonyLoader {
     if (colony != null) {
       requireGithubToken(colony, ants, problems);
     }
+    List<GroupSpec> groups = root == null ? List.of() : readGroups(root, ants);
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    return new LoadedColony(colony, ants, referenced, antOperators);
+    return new LoadedColony(colony, ants, referenced, antOperators, groups);
   }
 
   /** Ant files, sorted. None is valid config (nothing to run yet); commands that run ants check. */
@@ -300,7 +304,7 @@ public final class ColonyLoader {
   }
 
   private ColonySettings readColony(Node root, Path dir, Defaults defaults) {
-    root.allowOnly("name", "integrations", "defaults", "state");
+    root.allowOnly("name", "integrations", "defaults", "state", "supervision");
     String name = root.literal("name", true);
     if (name != null && !NAME.matcher(name).matches()) {
       root.problem("name", "invalid colony name '" + name
@@ -360,6 +364,57 @@ public final class ColonyLoader {
     }
     return new ColonySettings(name, dir.toString(), discord, githubTokenVar,
         defaults.confirmationTimeout(), defaults.pollInterval(), backend, statePath, githubPoll, webhookSecretVar);
+  }
+
+  /**
+   * {@code supervision.groups} (seed 003): each group's name, strategy, ants (declared ants, each in
+   * one group at most; their order is rest_for_one's), and breaker ({@code max_restarts} within
+   * {@code window}).
+   */
+  private static List<GroupSpec> readGroups(Node root, List<AntSpec> ants) {
+    Node sup = root.child("supervision");
+    if (sup == null) {
+      return List.of();
+    }
+    sup.allowOnly("groups");
+    Set<String> known = new TreeSet<>();
+    ants.forEach(a -> known.add(a.name()));
+    Map<String, String> groupOfAnt = new HashMap<>();
+    Set<String> names = new TreeSet<>();
+    List<GroupSpec> groups = new ArrayList<>();
+    for (Node g : sup.mappingList("groups")) {
+      g.allowOnly("name", "strategy", "ants", "max_restarts", "window");
+      String name = g.literal("name", true);
+      if (name != null && !NAME.matcher(name).matches()) {
+        g.problem("name", "invalid group name '" + name + "': use letters, digits, '-', '_' or '.'");
+        name = null;
+      } else if (name != null && !names.add(name)) {
+        g.problem("name", "duplicate group name '" + name + "'");
+      }
+      String raw = g.literal("strategy", false);
+      Strategy strategy = raw == null ? Strategy.ONE_FOR_ONE : Strategy.parse(raw);
+      if (strategy == null) {
+        g.problem("strategy", "invalid value '" + raw + "': expected one_for_one, one_for_all or rest_for_one");
+      }
+      List<String> members = g.stringList("ants", false);
+      if (members == null || members.isEmpty()) {
+        g.problem("ants", "required: the ants of the group, in order");
+        members = List.of();
+      }
+      for (String ant : members) {
+        if (!known.contains(ant)) {
+          g.problem("ants", "no ant named '" + ant + "' in ants/ (known: " + String.join(", ", known) + ")");
+        } else if (groupOfAnt.putIfAbsent(ant, String.valueOf(name)) != null) {
+          g.problem("ants", "'" + ant + "' is already in group '" + groupOfAnt.get(ant) + "' (an ant is in one group at most)");
+        }
+      }
+      Integer max = g.has("max_restarts") ? g.positiveInt("max_restarts") : Integer.valueOf(GroupSpec.DEFAULT_MAX_RESTARTS);
+      Long window = g.has("window") ? positive(g, "window", g.durationSeconds("window")) : Long.valueOf(GroupSpec.DEFAULT_WINDOW_SECONDS);
+      if (name != null && strategy != null && max != null && window != null) {
+        groups.add(new GroupSpec(name, strategy, members, max, window));
+      }
+    }
+    return groups;
   }
 
   /** The variable of a single {@code ${VAR}} reference that is not set; null otherwise. */

@@ -9,17 +9,19 @@ import java.util.Set;
  * A validated colony directory.
  *
  * @param variables every {@code ${VAR}} the config references: their values are secrets
+ * @param groups the declared supervision groups (ants in none supervise alone)
  */
 public record LoadedColony(ColonySettings colony, List<AntSpec> ants, Set<String> variables,
-    java.util.Map<String, List<String>> discordOperators) {
+    java.util.Map<String, List<String>> discordOperators, List<dev.colony.supervision.GroupSpec> groups) {
   public LoadedColony {
+    groups = groups == null ? List.of() : List.copyOf(groups);
     ants = List.copyOf(ants);
     variables = Set.copyOf(variables);
     discordOperators = java.util.Map.copyOf(discordOperators);
   }
 
   public LoadedColony(ColonySettings colony, List<AntSpec> ants) {
-    this(colony, ants, Set.of(), java.util.Map.of());
+    this(colony, ants, Set.of(), java.util.Map.of(), List.of());
   }
 
   /** How the bridge and the sink talk on Discord; null for a console colony. */

@@ -254,6 +254,30 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void supervisionGroupsAreReadAndCheckedAgainstTheAnts() throws Exception {
+    String ants = "name: %s\ndescription: d\ninstructions: i\n";
+    LoadedColony c = load(colony(Map.of("colony.yaml", "name: c\nsupervision:\n  groups:\n"
+            + "    - name: pipeline\n      strategy: rest_for_one\n      ants: [a, b]\n      max_restarts: 5\n      window: 2m\n"
+            + "    - name: pair\n      ants: [d]\n",
+        "ants/a.yaml", String.format(ants, "a"), "ants/b.yaml", String.format(ants, "b"),
+        "ants/d.yaml", String.format(ants, "d"))), ENV);
+    assertEquals(List.of(new dev.colony.supervision.GroupSpec("pipeline", dev.colony.supervision.Strategy.REST_FOR_ONE,
+            List.of("a", "b"), 5, 120),
+        new dev.colony.supervision.GroupSpec("pair", dev.colony.supervision.Strategy.ONE_FOR_ONE, List.of("d"), 3, 60)),
+        c.groups());
+    String e = errors(Map.of("colony.yaml", "name: c\nsupervision:\n  groups:\n"
+            + "    - name: g1\n      strategy: all_for_one\n      ants: [a, ghost]\n      max_restarts: 0\n"
+            + "    - name: g2\n      ants: [a]\n      window: forever\n    - name: g3\n",
+        "ants/a.yaml", String.format(ants, "a")), ENV);
+    assertTrue(e.contains("supervision.groups[0].strategy: invalid value 'all_for_one': expected one_for_one, one_for_all or rest_for_one"), e);
+    assertTrue(e.contains("supervision.groups[0].ants: no ant named 'ghost' in ants/ (known: a)"), e);
+    assertTrue(e.contains("supervision.groups[0].max_restarts:"), e);
+    assertTrue(e.contains("supervision.groups[1].ants: 'a' is already in group 'g1'"), e);
+    assertTrue(e.contains("supervision.groups[1].window:"), e);
+    assertTrue(e.contains("supervision.groups[2].ants: required"), e);
+  }
+
+  @Test
   void literalTokensAreRejected() throws Exception {
     String msg = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: abc.def\n    guild: g\n",
         "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: x\n"), ENV);

@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
     description = "Keeps a colony of autonomous coding agents (ants) working, supervised by Temporal.",
     subcommands = {
         InitCommand.class, ValidateCommand.class, DevCommand.class, ServerCommand.class, WorkerCommand.class,
-        StartCommand.class, RunCommand.class, StatusCommand.class, DiscordCommand.class,
+        StartCommand.class, RunCommand.class, StatusCommand.class, ObserveCommand.class, DiscordCommand.class,
         SignalCommands.Pause.class, SignalCommands.Resume.class, SignalCommands.Send.class,
         SignalCommands.Stop.class, SignalCommands.Clear.class, SignalCommands.Approve.class,
         SignalCommands.Deny.class,

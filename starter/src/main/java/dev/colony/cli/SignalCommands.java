@@ -29,6 +29,30 @@ final class SignalCommands {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    /** ANT as a colony directory: sends {@code signal} to each of its running ants; returns their ids. */
+    List<String> eachRunningAnt(Temporal t, Consumer<AntWorkflow> signal) {
+      var colonyDir = ColonyDir.load(java.nio.file.Path.of(ant));
+      List<String> running = new java.util.ArrayList<>();
+      for (var a : colonyDir.ants()) {
+        if (Ants.isRunning(t, a.workflowId())) {
+          signal.accept(t.client.newWorkflowStub(AntWorkflow.class, a.workflowId()));
+          running.add(a.workflowId());
+        }
+      }
+      return running;
+    }
+
+    /** {@code --all}: the signal to every running ant of the colony in ANT (a directory). */
+    int sendAll(Consumer<AntWorkflow> signal, String done) {
+      try (Temporal t = Temporal.connect(temporal)) {
+        List<String> ids = eachRunningAnt(t, signal);
+        var out = spec.commandLine().getOut();
+        out.printf("%s: %s to %d running ant%s%n", ant, done, ids.size(), ids.size() == 1 ? "" : "s");
+        out.flush();
+        return 0;
+      }
+    }
+
     int send(Consumer<AntWorkflow> signal, String done) {
       try (Temporal t = Temporal.connect(temporal)) {
         Ants.Ref ref = Ants.resolve(t, ant, colony);
@@ -43,18 +67,38 @@ final class SignalCommands {
   @Command(name = "pause", mixinStandardHelpOptions = true,
       description = "Pause an ant after its current session (signal 'pause').")
   static final class Pause extends AntCommand {
+    @Option(names = "--all", description = "ANT is a colony directory: pause every running ant of it.")
+    boolean all;
+
     @Override
     public Integer call() {
-      return send(AntWorkflow::pause, "pause sent; it pauses after its current session");
+      return all ? sendAll(AntWorkflow::pause, "pause sent")
+          : send(AntWorkflow::pause, "pause sent; it pauses after its current session");
     }
   }
 
   @Command(name = "resume", mixinStandardHelpOptions = true,
       description = "Resume a paused ant, or cut its backoff / rate-limit wait short (signal 'resume').")
   static final class Resume extends AntCommand {
+    @Option(names = "--all", description = "ANT is a colony directory: resume every running ant of it, and "
+        + "reset the supervision groups whose circuit breaker tripped.")
+    boolean all;
+
     @Override
     public Integer call() {
-      return send(AntWorkflow::resume, "resume sent");
+      if (!all) {
+        return send(AntWorkflow::resume, "resume sent");
+      }
+      int code = sendAll(AntWorkflow::resume, "resume sent");
+      try (Temporal t = Temporal.connect(temporal)) {
+        String id = dev.colony.supervision.ColonyWorkflow.workflowId(ColonyDir.load(java.nio.file.Path.of(ant)).colony().name());
+        if (Ants.isRunning(t, id)) {
+          t.client.newWorkflowStub(dev.colony.supervision.ColonyWorkflow.class, id).reset(null);
+          spec.commandLine().getOut().println(id + ": failed groups reset");
+          spec.commandLine().getOut().flush();
+        }
+      }
+      return code;
     }
   }
 
@@ -77,13 +121,7 @@ final class SignalCommands {
       var colony = ColonyDir.load(java.nio.file.Path.of(ant));
       var out = spec.commandLine().getOut();
       try (Temporal t = Temporal.connect(temporal)) {
-        java.util.List<String> running = new java.util.ArrayList<>();
-        for (var a : colony.ants()) {
-          if (Ants.isRunning(t, a.workflowId())) {
-            t.client.newWorkflowStub(AntWorkflow.class, a.workflowId()).stop();
-            running.add(a.workflowId());
-          }
-        }
+        List<String> running = eachRunningAnt(t, AntWorkflow::stop);
         long deadline = System.nanoTime() + java.time.Duration.ofSeconds(timeoutSeconds).toNanos();
         java.util.List<String> left = new java.util.ArrayList<>(running);
         while (!left.isEmpty() && System.nanoTime() < deadline) {

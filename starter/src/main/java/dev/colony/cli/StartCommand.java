@@ -58,10 +58,12 @@ final class StartCommand implements Callable<Integer> {
   }
 
   /**
-   * Starts the ants a few at a time (each is one round trip), reporting them in order, then
+   * Starts the colony's supervisor, then the ants a few at a time (each is one round trip), reporting them in order, then
    * subscribes those with GitHub triggers to their repositories' watchers.
    */
   static void startAll(Temporal t, String taskQueue, LoadedColony colony, List<AntSpec> ants, PrintWriter out) {
+    // The supervisor first: an ant that fails at once has someone to tell.
+    Supervisors.start(t, taskQueue, colony, out);
     startAnts(t, taskQueue, ants, out);
     Watchers.subscribe(t, taskQueue, colony, ants, out);
   }

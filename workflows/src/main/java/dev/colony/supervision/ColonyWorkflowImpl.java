@@ -154,7 +154,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
       default -> "⚠️";
     };
     return icon + " supervisor: " + e.type().replace('_', ' ') + " " + who
-        + (e.strategy() == null ? "" : " (" + e.strategy() + ", group " + e.group() + ")")
+        + (e.strategy() == null ? "" : e.ant() == null ? " (" + e.strategy() + ")" : " (" + e.strategy() + ", group " + e.group() + ")")
         + (e.reason() == null ? "" : ": " + e.reason());
   }
 
