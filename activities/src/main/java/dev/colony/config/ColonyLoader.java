@@ -315,9 +315,22 @@ public final class ColonyLoader {
     String githubTokenVar = null;
     long githubPoll = ColonySettings.DEFAULT_GITHUB_POLL_SECONDS;
     String webhookSecretVar = null;
+    String hookUrl = null;
+    String hookSecretVar = null;
     Node integrations = root.child("integrations");
     if (integrations != null) {
-      integrations.allowOnly("discord", "github");
+      integrations.allowOnly("discord", "github", "webhook");
+      Node w = integrations.child("webhook");
+      if (w != null) {
+        w.allowOnly("url", "secret");
+        hookUrl = w.reference("url", true);
+        String resolved = w.resolved(hookUrl);
+        if (resolved != null && !resolved.matches("(?i)https?://[^\\s]+")) {
+          w.problem("url", "expected an http:// or https:// URL");
+          hookUrl = null;
+        }
+        hookSecretVar = secretReference(w, "secret", false);
+      }
       Node d = integrations.child("discord");
       if (d != null) {
         d.allowOnly("token", "guild", "operators", "mention", "alerts_channel", "strangers");
@@ -363,7 +376,8 @@ public final class ColonyLoader {
       return null;
     }
     return new ColonySettings(name, dir.toString(), discord, githubTokenVar,
-        defaults.confirmationTimeout(), defaults.pollInterval(), backend, statePath, githubPoll, webhookSecretVar);
+        defaults.confirmationTimeout(), defaults.pollInterval(), backend, statePath, githubPoll, webhookSecretVar,
+        hookUrl, hookSecretVar);
   }
 
   /**

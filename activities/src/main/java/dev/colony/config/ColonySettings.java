@@ -3,6 +3,9 @@ package dev.colony.config;
 /**
  * Colony-wide settings from {@code colony.yaml}. Secrets appear only as variable names
  * ({@code discordTokenVar}), never as values.
+ *
+ * @param webhookUrl {@code integrations.webhook.url} as written ({@code ${VAR}} unresolved); null for none
+ * @param webhookSecretVar the variable holding the webhook's signing secret; null: unsigned
  */
 public record ColonySettings(
     String name,
@@ -14,14 +17,16 @@ public record ColonySettings(
     String stateBackend,
     String statePath,
     long githubPollSeconds,
-    String githubWebhookSecretVar) {
+    String githubWebhookSecretVar,
+    String webhookUrl,
+    String webhookSecretVar) {
 
   public static final long DEFAULT_GITHUB_POLL_SECONDS = 300;
 
   public ColonySettings(String name, String dir, Discord discord, String githubTokenVar,
       long confirmationTimeoutSeconds, long pollIntervalSeconds, String stateBackend, String statePath) {
     this(name, dir, discord, githubTokenVar, confirmationTimeoutSeconds, pollIntervalSeconds, stateBackend,
-        statePath, DEFAULT_GITHUB_POLL_SECONDS, null);
+        statePath, DEFAULT_GITHUB_POLL_SECONDS, null, null, null);
   }
 
   /**

@@ -20,7 +20,10 @@ final class Supervisors {
         .setWorkflowId(ColonyWorkflow.workflowId(name)).setTaskQueue(taskQueue).build());
     List<GroupSpec> groups = colony.groups();
     BatchRequest req = t.client.newSignalWithStartRequest();
-    req.add(w::run, ColonyRun.fresh(name, groups, alertsChannel(colony)));
+    var c = colony.colony();
+    ColonyRun.Webhook hook = c.webhookUrl() == null ? null
+        : new ColonyRun.Webhook(c.dir(), c.webhookUrl(), c.webhookSecretVar());
+    req.add(w::run, ColonyRun.fresh(name, groups, alertsChannel(colony), hook));
     req.add(w::configure, groups);
     t.client.signalWithStart(req);
     int alone = (int) colony.ants().stream().filter(a -> groups.stream().noneMatch(g -> g.ants().contains(a.name())))

@@ -55,6 +55,7 @@ public final class ColonyWorker implements AutoCloseable {
             ColonyBin.path())),
         new WorkspaceActivitiesImpl(secrets),
         new dev.colony.github.GithubActivitiesImpl(settings.http()),
+        new dev.colony.webhook.WebhookActivitiesImpl(settings.http()),
         new ChatActivitiesImpl(chat,
             settings.chatJournal() == null ? null : new DeliveryJournal(settings.chatJournal())));
     factory.start();

@@ -27,6 +27,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
 
   private final String colony;
   private final String alertsChannel;
+  private final ColonyRun.Webhook webhook;
   private List<GroupSpec> groups;
   private final List<ColonyEvent> events = new ArrayList<>();
   private final RestartBreaker breaker;
@@ -35,6 +36,8 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   private final List<AntFailure> inbox = new ArrayList<>();
   private final List<String> resets = new ArrayList<>();
   private long postSequence;
+  /** Webhook deliveries not yet done (continue-as-new waits for them: they would be lost). */
+  private int webhooksInFlight;
   private final ActivityOptions chatOptions = ActivityOptions.newBuilder()
       .setStartToCloseTimeout(Duration.ofSeconds(10))
       .setRetryOptions(RetryOptions.newBuilder().setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(10).build())
@@ -44,6 +47,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   public ColonyWorkflowImpl(ColonyRun run) {
     this.colony = run.colony();
     this.alertsChannel = run.alertsChannel();
+    this.webhook = run.webhook();
     this.groups = run.groups();
     this.events.addAll(run.events());
     this.breaker = new RestartBreaker(run.restarts());
@@ -64,10 +68,10 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
         handled++;
       }
       if (handled >= CONTINUE_AS_NEW_AFTER_FAILURES || Workflow.getInfo().isContinueAsNewSuggested()) {
-        Workflow.await(Workflow::isEveryHandlerFinished);
+        Workflow.await(() -> Workflow.isEveryHandlerFinished() && webhooksInFlight == 0);
         if (inbox.isEmpty() && resets.isEmpty()) {
           Workflow.continueAsNew(new ColonyRun(colony, groups, alertsChannel, events, breaker.state(),
-              List.copyOf(failed), seq));
+              List.copyOf(failed), seq, webhook));
           return;
         }
       }
@@ -142,6 +146,33 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
       events.remove(0);
     }
     post(describe(e));
+    notifyWebhook(e);
+  }
+
+  /**
+   * Hands the event to the webhook activity without waiting for it: a slow or failing endpoint
+   * retries on its own (for about an hour) and never holds up a restart.
+   */
+  private void notifyWebhook(ColonyEvent e) {
+    if (webhook == null || webhook.url() == null) {
+      return;
+    }
+    WebhookActivities hooks = Workflow.newActivityStub(WebhookActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(30))
+        .setSummary("webhook · " + e.type() + (e.ant() == null ? "" : " " + e.ant()))
+        .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(2))
+            .setMaximumInterval(Duration.ofMinutes(10)).setMaximumAttempts(12).build())
+        .build());
+    webhooksInFlight++;
+    io.temporal.workflow.Async.procedure(hooks::deliver,
+        new WebhookDelivery(colony, webhook.colonyDir(), webhook.url(), webhook.secretVar(), e))
+        .handle((ok, f) -> {
+          webhooksInFlight--;
+          if (f != null) {
+            log.warn("webhook gave up on event {}: {}", e.seq(), f.getMessage());
+          }
+          return null;
+        });
   }
 
   /** The event as the alerts channel (and {@code colony observe}) reads it. */

@@ -56,8 +56,20 @@ class ColonySupervisionTest {
     }
   }
 
+  /** A webhook endpoint that is down: every delivery fails (and Temporal retries it). */
+  static final class DownWebhook implements dev.colony.supervision.WebhookActivities {
+    final List<Long> attempts = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void deliver(dev.colony.supervision.WebhookDelivery d) {
+      attempts.add(d.event().seq());
+      throw io.temporal.failure.ApplicationFailure.newFailure("the webhook answered 503", "WebhookRefused");
+    }
+  }
+
   private TestWorkflowEnvironment env;
   private PerAntSessions sessions;
+  private DownWebhook webhook;
   private Fakes.RecordingChat chat;
   private WorkflowClient client;
 
@@ -65,7 +77,8 @@ class ColonySupervisionTest {
   void setUp() {
     sessions = new PerAntSessions();
     chat = new Fakes.RecordingChat();
-    env = Fakes.environment(QUEUE, sessions, chat, new Fakes.FixedWorkspace());
+    webhook = new DownWebhook();
+    env = Fakes.environment(QUEUE, sessions, chat, new Fakes.FixedWorkspace(), webhook);
     client = env.getWorkflowClient();
   }
 
@@ -95,9 +108,13 @@ class ColonySupervisionTest {
   }
 
   private ColonyWorkflow startColony(List<GroupSpec> groups) {
+    return startColony(groups, null);
+  }
+
+  private ColonyWorkflow startColony(List<GroupSpec> groups, ColonyRun.Webhook hook) {
     ColonyWorkflow colony = client.newWorkflowStub(ColonyWorkflow.class, WorkflowOptions.newBuilder()
         .setWorkflowId(ColonyWorkflow.workflowId("test")).setTaskQueue(QUEUE).build());
-    WorkflowClient.start(colony::run, ColonyRun.fresh("test", groups, null));
+    WorkflowClient.start(colony::run, ColonyRun.fresh("test", groups, null, hook));
     return colony;
   }
 
@@ -145,8 +162,9 @@ class ColonySupervisionTest {
   }
 
   @Test
-  void oneForAllRestartsEverySiblingAndAnAntInNoGroupOnlyItself() {
-    ColonyWorkflow colony = startColony(List.of(new GroupSpec("team", Strategy.ONE_FOR_ALL, List.of("a", "b"), 3, 60)));
+  void oneForAllRestartsEverySiblingAndAnAntInNoGroupOnlyItselfWhileTheWebhookIsDown() {
+    ColonyWorkflow colony = startColony(List.of(new GroupSpec("team", Strategy.ONE_FOR_ALL, List.of("a", "b"), 3, 60)),
+        new ColonyRun.Webhook("/tmp", "http://127.0.0.1:9/hook", null));
     sessions.then("a", Outcome.TRANSIENT);
     sessions.then("solo", Outcome.TRANSIENT);
     Fakes.start(client, QUEUE, ant("b"));
@@ -157,6 +175,11 @@ class ColonySupervisionTest {
         types(colony).toString());
     eventually(() -> sessions.sessionsOf("b") == 2, "b restarted with its sibling");
     assertEquals(1, types(colony).stream().filter(t -> t.startsWith("agent_restarted:solo")).count());
+    // every event went to the webhook, which keeps failing: retried, and nothing waited for it
+    eventually(() -> webhook.attempts.stream().distinct().count() == colony.events(0).size(),
+        "each event offered to the webhook: " + webhook.attempts);
+    env.sleep(Duration.ofMinutes(5));
+    eventually(() -> webhook.attempts.size() > colony.events(0).size(), "deliveries retried: " + webhook.attempts);
   }
 
   @Test
