@@ -188,4 +188,16 @@ class ColonySupervisionTest {
         ColonyWorkflowImpl.describe(new ColonyEvent(3, 0, "agent_restarted", "c", "pipeline", "rest_for_one",
             "b failed (rest_for_one)")));
   }
+
+  /** Records an ant restarted by its supervisor, and the supervisor's own history, for the replay guard. */
+  @Test
+  @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordSupervision() throws Exception {
+    restForOneRestartsTheFailedAntAndTheOnesAfterItThenTheBreakerTrips();
+    AntWorkflow b = client.newWorkflowStub(AntWorkflow.class, "ant/test/b");
+    b.stop();
+    io.temporal.client.WorkflowStub.fromTyped(b).getResult(Void.class);
+    HistoryReplayTest.write("supervision-ant-restarted.json", client.fetchHistory("ant/test/b"));
+    HistoryReplayTest.write("supervision-colony.json", client.fetchHistory(ColonyWorkflow.workflowId("test")));
+  }
 }

@@ -40,7 +40,8 @@ class HistoryReplayTest {
     for (Path f : files) {
       WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(Files.readString(f));
       try {
-        WorkflowReplayer.replayWorkflowExecution(history, AntWorkflowImpl.class);
+        WorkflowReplayer.replayWorkflowExecution(history, AntWorkflowImpl.class,
+            dev.colony.supervision.ColonyWorkflowImpl.class);
       } catch (Exception e) {
         throw new AssertionError(HISTORIES.relativize(f) + " no longer replays", e);
       }
