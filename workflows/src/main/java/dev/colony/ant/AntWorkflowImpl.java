@@ -446,6 +446,7 @@ public class AntWorkflowImpl implements AntWorkflow {
       interrupt(scope, session, number);
     }
     SessionResult result = null;
+    boolean unresponsive = false;
     boolean cancelled = !session.isCompleted();
     if (!cancelled) {
       try {
@@ -454,7 +455,9 @@ public class AntWorkflowImpl implements AntWorkflow {
         if (f.getCause() instanceof CanceledFailure || stopRequested || phase.state() == Lifecycle.INTERRUPTING) {
           cancelled = true;
         } else {
+          // The activity gave up (its retries are spent): the worker kept dying or went silent.
           result = SessionResult.of(Outcome.TRANSIENT, "session failed: " + rootMessage(f));
+          unresponsive = true;
         }
       } catch (CanceledFailure c) {
         cancelled = true;
@@ -474,6 +477,10 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
     boolean pauseWasPending = paused && OPERATOR.equals(pauseReason);
     act(result, delivered);
+    if (unresponsive && !(paused && PARKED_REASON.equals(pauseReason))) {
+      reportFailure(dev.colony.supervision.AntFailure.UNRESPONSIVE, "session " + number + " stopped answering: "
+          + trim(result.detail()));
+    }
     // Version 1: when a pause asked for during the session takes effect, say so, so the
     // operator who read "will pause after the current session" knows it happened.
     if (pauseWasPending && paused && OPERATOR.equals(pauseReason)
@@ -588,7 +595,7 @@ public class AntWorkflowImpl implements AntWorkflow {
         pauseReason = PARKED_REASON;
         String why = ((SideEffect.LogFatal) effect).message();
         say(OperatorMessages.parked(name, why, r.detail()));
-        reportFailure("parked after " + why + "; last error: " + trim(r.detail()));
+        reportFailure(dev.colony.supervision.AntFailure.PARKED, "parked after " + why + "; last error: " + trim(r.detail()));
       }
       case COOLING_DOWN -> {
         long waitMillis = phase.untilMillis() - now;
@@ -618,14 +625,17 @@ public class AntWorkflowImpl implements AntWorkflow {
     checkBudget();
   }
 
-  /** Tells the colony's supervisor, without waiting; an ant started on its own has none. */
-  private void reportFailure(String reason) {
+  /**
+   * Tells the colony's supervisor (a failure, or an event for its log), without waiting; an ant
+   * started on its own has none.
+   */
+  private void reportFailure(String kind, String reason) {
     if (!supervised) {
       return;
     }
     var colony = Workflow.newExternalWorkflowStub(dev.colony.supervision.ColonyWorkflow.class,
         dev.colony.supervision.ColonyWorkflow.workflowId(spec.colony()));
-    Async.procedure(colony::antFailed, new dev.colony.supervision.AntFailure(spec.name(), reason))
+    Async.procedure(colony::antFailed, new dev.colony.supervision.AntFailure(spec.name(), reason, kind))
         .exceptionally(e -> {
           log.info("{}: no colony supervisor to tell ({})", spec.name(), e.getMessage());
           return null;
@@ -668,6 +678,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     String resets = java.time.Instant.ofEpochMilli(cap.resetsAtMillis())
         .atZone(java.time.ZoneId.of(spec.supervision().budgetZone())).toLocalDateTime() + " " + spec.supervision().budgetZone();
     say(OperatorMessages.budgetCapped(spec.name(), cap.describe(), resets));
+    reportFailure(dev.colony.supervision.AntFailure.BUDGET, cap.describe() + "; resumes at " + resets);
   }
 
   /** A timed wait the lifecycle already shows (cooling down). */

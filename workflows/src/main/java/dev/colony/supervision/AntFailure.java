@@ -1,4 +1,28 @@
 package dev.colony.supervision;
 
-/** Sent by an ant to its colony's supervisor when it fails (parked by an error threshold, ...). */
-public record AntFailure(String ant, String reason) {}
+/**
+ * What an ant tells its colony's supervisor.
+ *
+ * @param kind {@code parked} (an error threshold) or {@code unresponsive} (its session's activity
+ *     gave up: the worker kept dying or stopped heartbeating): failures, which the group's strategy
+ *     restarts; {@code budget} (a budget cap paused it): an event for the log only. Null reads as
+ *     {@code parked}.
+ */
+public record AntFailure(String ant, String reason, String kind) {
+  public static final String PARKED = "parked";
+  public static final String UNRESPONSIVE = "unresponsive";
+  public static final String BUDGET = "budget";
+
+  public AntFailure(String ant, String reason) {
+    this(ant, reason, PARKED);
+  }
+
+  public AntFailure {
+    kind = kind == null ? PARKED : kind;
+  }
+
+  /** Whether the supervisor restarts for it (else it is only logged). Not a bean getter: it must not become a JSON field. */
+  public boolean callsForRestart() {
+    return PARKED.equals(kind) || UNRESPONSIVE.equals(kind);
+  }
+}

@@ -91,7 +91,10 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   private void handleFailure(AntFailure f) {
     GroupSpec g = groupOf(f.ant());
     String strategy = g.strategy().configName();
-    record("agent_parked", f.ant(), g.name(), strategy, f.reason());
+    record("agent_" + f.kind(), f.ant(), g.name(), strategy, f.reason());
+    if (!f.callsForRestart()) {
+      return;
+    }
     if (failed.contains(g.name())) {
       record("agent_failed", f.ant(), g.name(), strategy, "group '" + g.name() + "' is failed: not restarted");
       return;
@@ -181,6 +184,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
     String icon = switch (e.type()) {
       case "agent_restarted" -> "♻️";
       case "agent_failed", "restart_limit_exceeded" -> "🛑";
+      case "agent_budget" -> "💰";
       case "group_reset" -> "🔁";
       default -> "⚠️";
     };

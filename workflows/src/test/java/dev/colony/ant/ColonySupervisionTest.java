@@ -37,7 +37,10 @@ class ColonySupervisionTest {
   /** Sessions scripted per ant; an unscripted session succeeds. Records every request. */
   static final class PerAntSessions implements SessionActivities {
     final Map<String, Deque<Outcome>> scripts = new ConcurrentHashMap<>();
+    final Map<String, Double> cost = new ConcurrentHashMap<>();
     final List<SessionRequest> requests = new CopyOnWriteArrayList<>();
+    /** Ants whose session activity crashes (an exception, as a dying worker would leave). */
+    final Map<String, java.util.concurrent.atomic.AtomicInteger> crashes = new ConcurrentHashMap<>();
 
     void then(String ant, Outcome... outcomes) {
       scripts.computeIfAbsent(ant, a -> new ConcurrentLinkedDeque<>()).addAll(List.of(outcomes));
@@ -49,9 +52,14 @@ class ColonySupervisionTest {
 
     @Override
     public SessionResult runSession(SessionRequest request) {
+      var crash = crashes.get(request.spec().name());
+      if (crash != null && crash.getAndDecrement() > 0) {
+        throw new IllegalStateException("the worker lost the agent");
+      }
       requests.add(request);
       Outcome o = scripts.getOrDefault(request.spec().name(), new ConcurrentLinkedDeque<>()).poll();
-      return new SessionResult(o == null ? Outcome.SUCCESS : o, o == null ? "done" : "boom", null, 1, 0, 0, 0, 0,
+      return new SessionResult(o == null ? Outcome.SUCCESS : o, o == null ? "done" : "boom", null, 1,
+          cost.getOrDefault(request.spec().name(), 0.0), 0, 0, 0,
           "conv-" + request.spec().name() + "-" + request.session(), null);
     }
   }
@@ -132,6 +140,7 @@ class ColonySupervisionTest {
     AntWorkflow c = Fakes.start(client, QUEUE, ant("c"));
     eventually(() -> sessions.sessionsOf("a") == 1 && sessions.sessionsOf("b") == 1 && sessions.sessionsOf("c") == 1,
         "every ant ran once");
+    eventually(() -> b.status().state() == Lifecycle.WAITING, "b sleeps after its first session");
     b.resume(); // cut b's sleep: its second session fails and parks it
     eventually(() -> types(colony).contains("agent_restarted:c"), "c restarted: " + types(colony));
     assertEquals(List.of("agent_parked:b", "agent_restarted:b", "agent_restarted:c"), types(colony));
@@ -145,6 +154,7 @@ class ColonySupervisionTest {
 
     // A second failure within the window trips the breaker: b stays parked, nothing restarts.
     sessions.then("b", Outcome.TRANSIENT);
+    eventually(() -> b.status().state() == Lifecycle.WAITING, "b sleeps after its restarted session");
     b.resume();
     eventually(() -> types(colony).contains("restart_limit_exceeded:pipeline"), types(colony).toString());
     eventually(() -> b.status().state() == Lifecycle.PARKED, "b stays parked");
@@ -180,6 +190,27 @@ class ColonySupervisionTest {
         "each event offered to the webhook: " + webhook.attempts);
     env.sleep(Duration.ofMinutes(5));
     eventually(() -> webhook.attempts.size() > colony.events(0).size(), "deliveries retried: " + webhook.attempts);
+  }
+
+  @Test
+  void anAntWhoseSessionStopsAnsweringIsAFailureAndABudgetPauseOnlyAnEvent() {
+    ColonyWorkflow colony = startColony(List.of());
+    sessions.crashes.put("stuck", new java.util.concurrent.atomic.AtomicInteger(10)); // every retry of session 1
+    AntWorkflow stuck = Fakes.start(client, QUEUE, Fakes.withPoll(Fakes.spec("stuck"), 3600));
+    env.sleep(Duration.ofMinutes(5)); // the activity's ten attempts and their retry backoff
+    eventually(() -> types(colony).contains("agent_restarted:stuck"), types(colony).toString());
+    assertEquals(List.of("agent_unresponsive:stuck", "agent_restarted:stuck"), types(colony));
+    assertTrue(colony.events(0).get(0).reason().startsWith("session 1 stopped answering: session failed: "),
+        colony.events(0).get(0).reason());
+    eventually(() -> sessions.sessionsOf("stuck") == 1, "restarted at once instead of backing off");
+    assertEquals("success", stuck.status().lastOutcome());
+
+    AntSpec spender = Fakes.withSupervision(Fakes.withPoll(Fakes.spec("spender"), 3600),
+        new SupervisionSpec(0, 0, null, null, 0, 0, 0.5, null, "UTC"));
+    sessions.cost.put("spender", 1.0);
+    Fakes.start(client, QUEUE, spender);
+    eventually(() -> types(colony).contains("agent_budget:spender"), types(colony).toString());
+    assertTrue(types(colony).stream().noneMatch(t -> t.equals("agent_restarted:spender")), "a budget pause is not restarted");
   }
 
   @Test
