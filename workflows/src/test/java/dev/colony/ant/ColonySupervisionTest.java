@@ -96,19 +96,9 @@ class ColonySupervisionTest {
   }
 
   private static void eventually(BooleanSupplier c, String what) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not reached within 15 s: " + what);
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
+    Fakes.eventually(c, what);
   }
+
 
   /** A continuous ant sleeping an hour between sessions, parked at its first failure. */
   private static AntSpec ant(String name) {

@@ -86,18 +86,7 @@ class GuardrailsTest {
   }
 
   private static void eventually(BooleanSupplier condition, String what) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not reached within 15 s: " + what);
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
+    Fakes.eventually(condition, what);
   }
 
   private static AntSpec eventDriven(String name, SupervisionSpec supervision) {
