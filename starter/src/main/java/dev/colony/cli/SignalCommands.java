@@ -89,16 +89,37 @@ final class SignalCommands {
       if (!all) {
         return send(AntWorkflow::resume, "resume sent");
       }
-      int code = sendAll(AntWorkflow::resume, "resume sent");
+      // Ants of a failed group are brought back by the group's reset (a restart each); sending them
+      // a resume as well would run two sessions back to back.
+      var colony = ColonyDir.load(java.nio.file.Path.of(ant));
+      var out = spec.commandLine().getOut();
       try (Temporal t = Temporal.connect(temporal)) {
-        String id = dev.colony.supervision.ColonyWorkflow.workflowId(ColonyDir.load(java.nio.file.Path.of(ant)).colony().name());
+        String id = dev.colony.supervision.ColonyWorkflow.workflowId(colony.colony().name());
+        java.util.Set<String> restarted = new java.util.TreeSet<>();
         if (Ants.isRunning(t, id)) {
-          t.client.newWorkflowStub(dev.colony.supervision.ColonyWorkflow.class, id).reset(null);
-          spec.commandLine().getOut().println(id + ": failed groups reset");
-          spec.commandLine().getOut().flush();
+          var supervisor = t.client.newWorkflowStub(dev.colony.supervision.ColonyWorkflow.class, id);
+          List<String> failed = supervisor.failedGroups();
+          for (String g : failed) {
+            colony.groups().stream().filter(x -> x.name().equals(g)).forEach(x -> restarted.addAll(x.ants()));
+            if (colony.ant(g).isPresent() && colony.groups().stream().noneMatch(x -> x.ants().contains(g))) {
+              restarted.add(g); // an ant supervised alone: its group bears its name
+            }
+          }
+          supervisor.reset(null);
+          out.println(id + ": " + (failed.isEmpty() ? "no failed group" : "failed groups reset ("
+              + String.join(", ", failed) + "), their ants restarted"));
         }
+        List<String> resumed = new java.util.ArrayList<>();
+        for (var a : colony.ants()) {
+          if (!restarted.contains(a.name()) && Ants.isRunning(t, a.workflowId())) {
+            t.client.newWorkflowStub(AntWorkflow.class, a.workflowId()).resume();
+            resumed.add(a.name());
+          }
+        }
+        out.printf("%s: resume sent to %d running ant%s%n", ant, resumed.size(), resumed.size() == 1 ? "" : "s");
+        out.flush();
+        return 0;
       }
-      return code;
     }
   }
 

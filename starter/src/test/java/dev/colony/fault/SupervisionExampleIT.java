@@ -56,10 +56,14 @@ class SupervisionExampleIT {
       assertTrue(cluster.cli("status", "supervision/builder").contains("state:              parked (errors)"));
 
       String resumed = cluster.cli("resume", "--all", cluster.dir.toString());
-      assertTrue(resumed.contains("colony/supervision: failed groups reset"), resumed);
+      assertTrue(resumed.contains("colony/supervision: failed groups reset (pipeline), their ants restarted"), resumed);
+      assertTrue(resumed.contains("resume sent to 0 running ants"), resumed);
       Cluster.eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
           .contains("[builder] ✅ **builder** finished session 4: builder did its part"));
       Cluster.eventually(Duration.ofSeconds(30), () -> Cluster.read(observed).contains("group_reset"));
+      Thread.sleep(3000);
+      assertTrue(!Cluster.read(worker.log()).contains("**builder** finished session 5"),
+          "one session after the reset, not two: " + Cluster.read(worker.log()));
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "\nobserve:\n" + Cluster.read(observed) + "\n" + cluster.diagnostics(), e);
     }
