@@ -28,6 +28,9 @@ public final class StatusText {
     if (a.budget() != null) {
       sb.append("  spend:              ").append(a.budget()).append('\n');
     }
+    if (a.supervisor() != null) {
+      sb.append("  supervisor:         ").append(a.supervisor()).append('\n');
+    }
     for (var c : a.confirmations()) {
       sb.append("  waiting for you:    #").append(c.id()).append(' ').append(c.tool()).append(": ")
           .append(c.summary()).append(" (").append(c.reason()).append("; denied at ").append(c.deadline())

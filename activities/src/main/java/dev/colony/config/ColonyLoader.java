@@ -1,6 +1,7 @@
 package dev.colony.config;
 
 import dev.colony.schedule.CronSchedule;
+import dev.colony.oversight.SupervisorSpec;
 import dev.colony.spec.AntSpec;
 import dev.colony.supervision.GroupSpec;
 import dev.colony.supervision.Strategy;
@@ -206,10 +207,86 @@ public final class ColonyLoader {
   }
 
   private record Defaults(long confirmationTimeout, long pollInterval, long sessionTimeout,
-      long heartbeatTimeout, GitIdentity git, SupervisionSpec supervision) {
+      long heartbeatTimeout, GitIdentity git, SupervisionSpec supervision, SupervisorSpec supervisor) {
     static final Defaults NONE = new Defaults(DEFAULT_CONFIRMATION_TIMEOUT, 0,
         AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS, AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS, null,
-        SupervisionSpec.DEFAULTS);
+        SupervisionSpec.DEFAULTS, null);
+  }
+
+  private static final List<String> THINKING = List.of("off", "low", "medium", "high");
+
+  /**
+   * The {@code supervisor} block (seed 002's LLM supervisor) over {@code base}: {@code off} (or
+   * {@code false}) turns an inherited one off; a mapping sets model, provider, thinking,
+   * window_size, eval_interval, escalation_threshold and stall_after.
+   */
+  private static SupervisorSpec readSupervisor(Node n, SupervisorSpec base, long idleTimeoutSeconds) {
+    if (!n.has("supervisor")) {
+      return base;
+    }
+    if (!n.isMapping("supervisor")) {
+      String raw = n.raw("supervisor");
+      if (raw != null && (raw.equalsIgnoreCase("off") || raw.equalsIgnoreCase("false"))) {
+        return null;
+      }
+      if (raw != null && (raw.equalsIgnoreCase("on") || raw.equalsIgnoreCase("true"))) {
+        return base == null ? SupervisorSpec.DEFAULTS : base;
+      }
+      if (raw != null) {
+        n.problem("supervisor", "expected a mapping (model, thinking, window_size, ...), on or off; found '"
+            + (raw.length() > 40 ? raw.substring(0, 40) + "…" : raw) + "'");
+      }
+      return base;
+    }
+    Node v = n.child("supervisor");
+    if (v == null) {
+      return base;
+    }
+    SupervisorSpec b = base == null ? SupervisorSpec.DEFAULTS : base;
+    v.allowOnly("model", "provider", "thinking", "window_size", "eval_interval", "escalation_threshold",
+        "stall_after");
+    String model = v.literal("model", false);
+    String provider = v.literal("provider", false);
+    if (provider != null && !provider.equals(SupervisorSpec.ANTHROPIC) && !provider.equals(SupervisorSpec.GEMINI)) {
+      v.problem("provider", "unknown provider '" + provider + "' (use anthropic or gemini)");
+      provider = null;
+    }
+    String thinking = v.literal("thinking", false);
+    if (thinking != null && !THINKING.contains(thinking.toLowerCase(java.util.Locale.ROOT))) {
+      v.problem("thinking", "unknown thinking level '" + thinking + "' (use off, low, medium or high)");
+      thinking = null;
+    }
+    Integer window = v.positiveInt("window_size");
+    if (window != null && window > SupervisorSpec.MAX_WINDOW) {
+      v.problem("window_size", "must be at most " + SupervisorSpec.MAX_WINDOW + " turns");
+      window = null;
+    }
+    int w = window == null ? b.windowSize() : window;
+    Integer interval = v.positiveInt("eval_interval");
+    if (interval != null && interval > w) {
+      v.problem("eval_interval", "must be at most window_size (" + w + "): an evaluation reads the window");
+      interval = null;
+    }
+    Integer threshold = v.positiveInt("escalation_threshold");
+    if (threshold != null && (threshold < SupervisorSpec.MIN_THRESHOLD || threshold > SupervisorSpec.MAX_THRESHOLD)) {
+      v.problem("escalation_threshold", "must be between " + SupervisorSpec.MIN_THRESHOLD + " and "
+          + SupervisorSpec.MAX_THRESHOLD + " (the supervisor never escalates on a first observation)");
+      threshold = null;
+    }
+    Long stall = positive(v, "stall_after", v.durationSeconds("stall_after"));
+    if (stall != null && stall < 30) {
+      v.problem("stall_after", "must be at least 30s");
+      stall = null;
+    } else if (stall != null && stall >= idleTimeoutSeconds) {
+      v.problem("stall_after", "must be shorter than session_idle_timeout (" + Durations.format(idleTimeoutSeconds)
+          + "), which interrupts a silent session first");
+      stall = null;
+    }
+    String m = model == null ? b.model() : model;
+    String p = provider != null ? provider : model != null ? SupervisorSpec.providerOf(model) : b.provider();
+    return new SupervisorSpec(p, m, thinking == null ? b.thinking() : thinking,
+        w, interval == null ? Math.min(b.evalInterval(), w) : interval,
+        threshold == null ? b.escalationThreshold() : threshold, stall == null ? b.stallAfterSeconds() : stall);
   }
 
   /** {@code backoff}, {@code max_consecutive_errors}, {@code max_total_errors} of {@code n}, over {@code base}. */
@@ -273,10 +350,11 @@ public final class ColonyLoader {
     }
     d.allowOnly("confirmation_timeout", "poll_interval", "git", "session_timeout", "heartbeat_timeout",
         "backoff", "max_consecutive_errors", "max_total_errors", "interrupt_grace", "session_idle_timeout",
-        "budget", "timezone");
+        "budget", "timezone", "supervisor");
     String zone = readColonyZone(d);
     SupervisionSpec base = new SupervisionSpec(0, 0, null, null, 0, 0, null, null, zone);
     SupervisionSpec supervision = readSupervision(d, base);
+    SupervisorSpec supervisor = readSupervisor(d, null, supervision.sessionIdleTimeout());
     Long confirmation = d.durationSeconds("confirmation_timeout");
     Long poll = d.durationSeconds("poll_interval");
     Long session = positive(d, "session_timeout", d.durationSeconds("session_timeout"));
@@ -292,7 +370,7 @@ public final class ColonyLoader {
         poll == null ? 0 : poll,
         session == null ? AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS : session,
         heartbeat == null ? AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS : heartbeat,
-        git, supervision);
+        git, supervision, supervisor);
   }
 
   private static Long positive(Node n, String key, Long seconds) {
@@ -476,7 +554,7 @@ public final class ColonyLoader {
     n.allowOnly("name", "description", "instructions", "engine", "gemini", "claude", "command",
         "integrations", "schedule", "triggers", "autonomy", "confirmation", "logging", "state",
         "poll_interval", "session_timeout", "workspace", "recovery", "backoff", "max_consecutive_errors",
-        "max_total_errors", "interrupt_grace", "session_idle_timeout", "budget");
+        "max_total_errors", "interrupt_grace", "session_idle_timeout", "budget", "supervisor");
     String name = n.literal("name", true);
     if (name != null && !NAME.matcher(name).matches()) {
       n.problem("name", "invalid ant name '" + name
@@ -658,6 +736,8 @@ public final class ColonyLoader {
       }
     }
 
+    SupervisionSpec supervision = readSupervision(n, defaults.supervision());
+    SupervisorSpec supervisor = readSupervisor(n, defaults.supervisor(), supervision.sessionIdleTimeout());
     if (name == null || description == null || instructions == null) {
       return null;
     }
@@ -668,7 +748,7 @@ public final class ColonyLoader {
         recovery, poll == null ? defaults.pollInterval() : poll, defaults.confirmationTimeout(),
         sessionTimeout == null ? defaults.sessionTimeout() : sessionTimeout,
         defaults.heartbeatTimeout(), AntSpec.DEFAULT_CONTINUE_AS_NEW_EVERY, workspace,
-        defaults.git(), colonyDir.toString(), rel, readSupervision(n, defaults.supervision()));
+        defaults.git(), colonyDir.toString(), rel, supervision, supervisor);
   }
 
   public static boolean looksLikeUrl(String repo) {

@@ -41,6 +41,10 @@ final class Node {
     problems.add(new Problem(file, key == null ? prefix : path(key), message));
   }
 
+  boolean isMapping(String key) {
+    return map.get(key) instanceof Map;
+  }
+
   boolean isList(String key) {
     return map.get(key) instanceof List;
   }

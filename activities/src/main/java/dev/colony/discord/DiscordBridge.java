@@ -62,10 +62,11 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
       `/status` the ant's state · `/stats` or `/usage` sessions, turns, cost, tokens
       `/pause` or `/stop` pause after the current session · `/resume` or `/start` go on
       `/clear` drop queued instructions · `/urgent TEXT` interrupt the running session and start on TEXT now
+      `/abort` drop the current task and the queue (the answer to a 🚨 escalation; `/resume` lets it go on)
       `/help` this help
       Anything else is a work instruction for the next session. React ✅ or ❌ to a ⚙️ request to approve or deny it.""";
   private static final List<String> COMMANDS = List.of("help", "status", "stats", "usage", "pause", "stop",
-      "resume", "start", "clear", "urgent");
+      "resume", "start", "clear", "urgent", "abort");
   private static final Pattern REQUEST = Pattern.compile("\\*\\*([A-Za-z0-9_.-]+)\\*\\* wants to use .*?request #(\\d+)",
       Pattern.DOTALL);
   private static final int MAX_ATTACHMENTS = 10;
@@ -184,6 +185,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
       case "pause", "stop" -> "Pause the ant after its current session";
       case "resume", "start" -> "Resume a paused ant";
       case "urgent" -> "Interrupt the running session and start on this instruction now";
+      case "abort" -> "Drop the current task and the queue; an escalated ant goes on";
       default -> "Drop the ant's queued instructions";
     };
   }
@@ -291,6 +293,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
           }
         }
         case "clear" -> w.clear();
+        case "abort" -> w.abort();
         case "urgent" -> w.message(Mail.urgent(arg));
         default -> { }
       }

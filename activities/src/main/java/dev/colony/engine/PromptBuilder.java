@@ -17,6 +17,12 @@ public final class PromptBuilder {
 
   /** With the GitHub issue that woke this session, if any (its body is already bounded). */
   public static String build(AntSpec spec, int session, List<String> messages, dev.colony.trigger.IssueEvent issue) {
+    return build(spec, session, messages, issue, List.of());
+  }
+
+  /** With the supervisor's whispers that the last session ended before taking (seed 002). */
+  public static String build(AntSpec spec, int session, List<String> messages, dev.colony.trigger.IssueEvent issue,
+      List<String> whispers) {
     StringBuilder sb = new StringBuilder();
     sb.append("You are ").append(spec.name()).append(", an autonomous agent of the colony '")
         .append(spec.colony()).append("'. Session ").append(session).append(".\n");
@@ -51,6 +57,12 @@ public final class PromptBuilder {
       int i = 1;
       for (String m : messages) {
         sb.append(i++).append(". ").append(m.strip()).append('\n');
+      }
+    }
+    if (!whispers.isEmpty()) {
+      sb.append("\n## From your supervisor (private; read before you start)\n");
+      for (String w : whispers) {
+        sb.append("- ").append(w.strip()).append('\n');
       }
     }
     return sb.toString();

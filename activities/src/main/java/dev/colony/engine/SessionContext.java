@@ -14,6 +14,7 @@ import java.util.Map;
  * @param gate what the ant's autonomy says about each tool call
  * @param narrator where the agent's words and tool calls go
  * @param guard the idle watchdog and the interrupt grace
+ * @param oversight where turns go for the LLM supervisor, and whispers come from
  */
 public record SessionContext(
     AntSpec spec,
@@ -27,7 +28,16 @@ public record SessionContext(
     Progress progress,
     ToolGate gate,
     Narrator narrator,
-    SessionGuard guard) {
+    SessionGuard guard,
+    Oversight oversight) {
+
+  /** Without an LLM supervisor. */
+  public SessionContext(AntSpec spec, int session, String prompt, Path workspace, Map<String, String> env,
+      Path transcript, Duration timeout, Duration heartbeatInterval, Progress progress, ToolGate gate,
+      Narrator narrator, SessionGuard guard) {
+    this(spec, session, prompt, workspace, env, transcript, timeout, heartbeatInterval, progress, gate, narrator,
+        guard, Oversight.NONE);
+  }
 
   /** With the ant's own watchdog and grace. */
   public SessionContext(AntSpec spec, int session, String prompt, Path workspace, Map<String, String> env,

@@ -55,6 +55,11 @@ public final class SessionGuard {
     holds.updateAndGet(n -> Math.max(0, n - 1));
   }
 
+  /** A tool runs or a human is being asked: silence is expected. */
+  public boolean busy() {
+    return holds.get() > 0;
+  }
+
   /** True when the session has been silent for the idle timeout and no human is being waited for. */
   public boolean idle() {
     return holds.get() == 0 && System.nanoTime() - lastActivityNanos.get() >= idleTimeout.toNanos();

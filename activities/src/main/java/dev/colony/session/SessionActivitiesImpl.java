@@ -91,7 +91,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
           + "\" is not available on this worker (available: " + available() + ")");
     }
     ActivityExecutionContext activity = Activity.getExecutionContext();
-    String prompt = PromptBuilder.build(spec, request.session(), request.messages(), request.issue());
+    String prompt = PromptBuilder.build(spec, request.session(), request.messages(), request.issue(),
+        request.whispers());
     long heartbeatTimeout = Math.max(2, spec.heartbeatTimeoutSeconds());
     // Heartbeats are throttled to 0.8 x the timeout; beating at a quarter keeps us well inside.
     Duration interval = Duration.ofMillis(Math.max(500, heartbeatTimeout * 1000 / 4));
@@ -100,12 +101,16 @@ public final class SessionActivitiesImpl implements SessionActivities {
     SessionGuard guard = SessionGuard.of(spec);
     WorkflowConfirmer confirmer = new WorkflowConfirmer(activity);
     env.putAll(sessionEnvironment.forSession(spec, request.session()));
+    dev.colony.engine.Oversight oversight = spec.supervisor() == null ? dev.colony.engine.Oversight.NONE
+        : new TurnReporter(updates(activity), request.session(), spec.supervisor(), guard, secrets::redact,
+            "turns/" + activity.getInfo().getRunId() + "/s" + request.session() + "/a" + activity.getInfo().getAttempt(),
+            System::currentTimeMillis);
     SessionContext ctx = new SessionContext(spec, request.session(), prompt,
         Path.of(request.workspace()), env, Transcripts.forSession(spec, request.session()),
         Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec, request.resumeConversation()),
         // Waiting for a human's answer is not silence: the watchdog is held meanwhile.
         new ToolGate(spec, request.session(), r -> guard.holding(() -> confirmer.confirm(r)), secrets),
-        new Narrator(spec, chat, console, keyPrefix), guard);
+        new Narrator(spec, chat, console, keyPrefix), guard, oversight);
     log.info("{}: session {} starting (attempt {})", spec.name(), request.session(),
         activity.getInfo().getAttempt());
     try {
@@ -128,7 +133,30 @@ public final class SessionActivitiesImpl implements SessionActivities {
     } catch (SessionCancelledException e) {
       log.info("{}: session {} cancelled", spec.name(), request.session());
       throw e.getCause() instanceof RuntimeException r ? r : e;
+    } finally {
+      oversight.close();
     }
+  }
+
+  /** Turn reports go to the ant's workflow as {@code reportTurns} updates, one id per batch. */
+  private static TurnReporter.Channel updates(ActivityExecutionContext activity) {
+    io.temporal.client.WorkflowStub ant = activity.getWorkflowClient()
+        .newUntypedWorkflowStub(activity.getInfo().getWorkflowId());
+    return (report, id, waitForVerdict) -> {
+      var options = io.temporal.client.UpdateOptions.newBuilder(dev.colony.oversight.TurnReply.class)
+          .setUpdateName("reportTurns")
+          .setUpdateId(id)
+          .setWaitForStage(waitForVerdict ? io.temporal.client.WorkflowUpdateStage.COMPLETED
+              : io.temporal.client.WorkflowUpdateStage.ACCEPTED)
+          .build();
+      try {
+        var handle = ant.startUpdate(options, report);
+        return waitForVerdict ? handle.getResult() : null;
+      } catch (io.temporal.client.WorkflowUpdateException refused) {
+        log.debug("turn report refused: {}", refused.getCause() == null ? refused : refused.getCause().getMessage());
+        return null;
+      }
+    };
   }
 
   /** Tells the ant its agent is launching (Spawning becomes Running); best effort. */

@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
         InitCommand.class, ValidateCommand.class, DevCommand.class, ServerCommand.class, WorkerCommand.class,
         StartCommand.class, RunCommand.class, StatusCommand.class, ObserveCommand.class, DiscordCommand.class,
         SignalCommands.Pause.class, SignalCommands.Resume.class, SignalCommands.Send.class,
-        SignalCommands.Stop.class, SignalCommands.Clear.class, SignalCommands.Approve.class,
+        SignalCommands.Stop.class, SignalCommands.Clear.class, SignalCommands.Abort.class, SignalCommands.Approve.class,
         SignalCommands.Deny.class,
         CommandLine.HelpCommand.class})
 public final class ColonyCli implements Runnable {

@@ -14,13 +14,14 @@ import java.util.Set;
 final class DevConsole {
   static final String HELP = """
       commands:  <ant> /pause | /resume | /status | /stats | /clear | /stop
+                 <ant> /abort         drop the current task and the queue (answers a 🚨 escalation)
                  <ant> /urgent TEXT   interrupt the running session and start on TEXT now
                  <ant> /approve [id] | /deny [id]   answer a ⚙️ confirmation request
                  <ant> <any text>     queue a work instruction for the ant's next session
                  /status              all ants
                  /help                this help""";
   private static final Set<String> ANT_COMMANDS = Set.of("/pause", "/resume", "/status", "/stats",
-      "/usage", "/clear", "/stop", "/start", "/help", "/approve", "/deny", "/urgent");
+      "/usage", "/clear", "/stop", "/start", "/help", "/approve", "/deny", "/urgent", "/abort");
 
   private final Temporal temporal;
   private final String colony;
@@ -81,6 +82,7 @@ final class DevConsole {
         case "/resume", "/start" -> ant.resume();
         case "/stop" -> ant.stop();
         case "/clear" -> ant.clear();
+        case "/abort" -> ant.abort();
         case "/urgent" -> {
           String text = rest.substring("/urgent".length()).strip();
           if (text.isEmpty()) {

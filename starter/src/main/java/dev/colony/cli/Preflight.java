@@ -35,6 +35,20 @@ final class Preflight {
       } else if (a.engine() == EngineKind.GEMINI && !env.containsKey("GEMINI_API_KEY") && !env.containsKey("GOOGLE_API_KEY")) {
         out.add("ant '" + a.name() + "' uses engine gemini, but GEMINI_API_KEY is not set (environment or .env).");
       }
+      if (a.supervisor() != null) {
+        var sup = a.supervisor();
+        if (dev.colony.oversight.SupervisorSpec.GEMINI.equals(sup.provider())
+            ? !env.containsKey("GEMINI_API_KEY") && !env.containsKey("GOOGLE_API_KEY")
+            : !env.containsKey("ANTHROPIC_API_KEY")) {
+          out.add("ant '" + a.name() + "' has a supervisor on " + sup.model() + ", but "
+              + (dev.colony.oversight.SupervisorSpec.GEMINI.equals(sup.provider()) ? "GEMINI_API_KEY" : "ANTHROPIC_API_KEY")
+              + " is not set (environment or .env): every evaluation will be skipped.");
+        }
+        if (a.engine() == EngineKind.COMMAND) {
+          out.add("ant '" + a.name() + "' has a supervisor; engine command reports a turn only for each line "
+              + "'COLONY_TURN <json or text>' the agent prints, and its whispers arrive in $COLONY_WHISPER_FILE.");
+        }
+      }
       if (a.supervision().hasBudget()) {
         if (a.engine() == EngineKind.GEMINI) {
           out.add("ant '" + a.name() + "' has a budget, but engine gemini reports tokens, not cost: "

@@ -162,6 +162,16 @@ final class SignalCommands {
     }
   }
 
+  @Command(name = "abort", mixinStandardHelpOptions = true,
+      description = "Drop an ant's current task and queued messages; an ant paused by its supervisor's "
+          + "escalation goes on (signal 'abort').")
+  static final class Abort extends AntCommand {
+    @Override
+    public Integer call() {
+      return send(AntWorkflow::abort, "abort sent");
+    }
+  }
+
   @Command(name = "clear", mixinStandardHelpOptions = true,
       description = "Discard an ant's queued messages (signal 'clear').")
   static final class Clear extends AntCommand {

@@ -56,6 +56,7 @@ public final class ColonyWorker implements AutoCloseable {
         new WorkspaceActivitiesImpl(secrets),
         new dev.colony.github.GithubActivitiesImpl(settings.http()),
         new dev.colony.webhook.WebhookActivitiesImpl(settings.http()),
+        new dev.colony.oversight.OversightActivitiesImpl(secrets),
         new ChatActivitiesImpl(chat,
             settings.chatJournal() == null ? null : new DeliveryJournal(settings.chatJournal())));
     factory.start();

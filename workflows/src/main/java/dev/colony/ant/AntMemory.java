@@ -37,7 +37,8 @@ public record AntMemory(
     List<String> mailIds,
     dev.colony.budget.Spend spend,
     Long budgetResumeAtMillis,
-    String lastConversation) {
+    String lastConversation,
+    dev.colony.oversight.OversightMemory oversight) {
 
   public AntMemory {
     queue = queue == null ? List.of() : List.copyOf(queue);

@@ -18,6 +18,7 @@ import java.util.List;
  * @param stateReason why the ant waits or pauses ({@code next tick}, {@code backoff}, {@code budget}, ...)
  * @param totalErrors failed sessions counted against {@code max_total_errors}
  * @param budget spend against the ant's caps, in words; null when it has no cap and no cost
+ * @param supervisor the LLM supervisor's evaluations, whispers and ladder, in words; null without one
  */
 public record AntStatus(
     String colony,
@@ -38,7 +39,8 @@ public record AntStatus(
     int session,
     String stateReason,
     int totalErrors,
-    String budget) {
+    String budget,
+    String supervisor) {
 
   public AntStatus {
     confirmations = confirmations == null ? List.of() : List.copyOf(confirmations);
@@ -48,6 +50,6 @@ public record AntStatus(
       int sessions, int consecutiveErrors, String nextWakeTime, String lastOutcome, String lastDetail, String engine,
       List<PendingConfirmation> confirmations) {
     this(colony, ant, state, paused, pauseReason, queueDepth, sessions, consecutiveErrors, nextWakeTime, lastOutcome,
-        lastDetail, engine, confirmations, null, 0, 0, null, 0, null);
+        lastDetail, engine, confirmations, null, 0, 0, null, 0, null, null);
   }
 }

@@ -7,6 +7,7 @@ import dev.colony.spec.AntSpec;
 import io.temporal.workflow.QueryMethod;
 import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.UpdateMethod;
+import io.temporal.workflow.UpdateValidatorMethod;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
 
@@ -60,6 +61,26 @@ public interface AntWorkflow {
    */
   @SignalMethod(name = "githubIssue")
   void githubIssue(dev.colony.trigger.IssueEvent issue);
+
+  /**
+   * Answer to an escalation (seed 002): the current task is discarded (a running session is
+   * interrupted and its instructions dropped, queued instructions are dropped, the conversation
+   * is not resumed) and an ant paused by its supervisor's escalation goes on with its loop.
+   */
+  @SignalMethod(name = "abort")
+  void abort();
+
+  /**
+   * The session activity reports the agent's turns to the LLM supervisor, in batches; the
+   * answer holds whispers for the agent's next turn. When an evaluation is due or running, the
+   * answer waits for its verdict (a bounded while).
+   */
+  @UpdateMethod(name = "reportTurns")
+  dev.colony.oversight.TurnReply reportTurns(dev.colony.oversight.TurnReport report);
+
+  /** Refuses reports for an ant without a supervisor, for a session not running, or too large. */
+  @UpdateValidatorMethod(updateName = "reportTurns")
+  void validateReportTurns(dev.colony.oversight.TurnReport report);
 
   /** Discard all queued work instructions. */
   @SignalMethod(name = "clear")

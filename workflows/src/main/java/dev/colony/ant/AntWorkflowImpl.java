@@ -103,6 +103,16 @@ public class AntWorkflowImpl implements AntWorkflow {
    * its {@code restart} orders (seed 003).
    */
   static final String SUPERVISION_CHANGE = "colony-supervision";
+  /**
+   * Version 1: seed 002's LLM supervisor. A thread of its own evaluates the agent's reported
+   * turns with an activity, whispers to the agent and escalates (a pause with reason
+   * {@code escalation}); sessions get pending whispers in their prompt.
+   */
+  static final String LLM_SUPERVISOR_CHANGE = "llm-supervisor";
+  /** The pause reason of an ant its LLM supervisor escalated to humans. */
+  static final String ESCALATION_REASON = "escalation";
+  /** How long a turn report waits for the verdict of the evaluation it is due for. */
+  static final long REPORT_WAIT_SECONDS = 60;
   static final int MAX_DELIVERY_FAILURES = 3;
   /** How long a sender's name may be. */
   static final int MAX_SENDER_CHARS = 64;
@@ -148,11 +158,19 @@ public class AntWorkflowImpl implements AntWorkflow {
   /** Matching issues not yet taken, oldest first. */
   private final List<IssueEvent> pendingIssues = new ArrayList<>();
 
+  /** The LLM supervisor's window, ladder and whispers (seed 002). */
+  private final dev.colony.oversight.OversightBook oversight;
+
   // Per run only.
   /** Seed 001's state, with the error counters (consecutive; total, reset only by un-parking). */
   private Phase phase;
   private boolean guardrails;
   private boolean supervised;
+  private boolean llmSupervision;
+  /** {@code abort} arrived during a session: interrupt it and drop its task. */
+  private boolean abortRequested;
+  /** The instructions the running (or last) session was given, for the supervisor's view of the task. */
+  private List<String> currentMessages = List.of();
   /** A supervisor's restart waiting to interrupt the running session. */
   private dev.colony.supervision.Restart restartRequested;
   /** The conversation the next session resumes (set by a restart under recovery: resume). */
@@ -194,6 +212,7 @@ public class AntWorkflowImpl implements AntWorkflow {
       mailbox = new Mailbox(List.of(), List.of(), List.of());
       budget = new BudgetBook(null);
       phase = Phase.initial(0, 0, 0);
+      oversight = new dev.colony.oversight.OversightBook(null);
       return;
     }
     sessionCount = m.sessions();
@@ -221,6 +240,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     handledIssues.addAll(m.handledIssues());
     pendingIssues.addAll(m.pendingIssues());
     phase = restoredPhase(m);
+    oversight = new dev.colony.oversight.OversightBook(m.oversight());
   }
 
   /** Where a run that continued as new picks up: its wait, its pause, or about to prepare. */
@@ -299,9 +319,13 @@ public class AntWorkflowImpl implements AntWorkflow {
     publishWakesOn = Workflow.getVersion(WAKES_ON_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     guardrails = Workflow.getVersion(GUARDRAILS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     supervised = Workflow.getVersion(SUPERVISION_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    llmSupervision = Workflow.getVersion(LLM_SUPERVISOR_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     Async.procedure(this::deliverPosts);
     if (publishing) {
       Async.procedure(this::publishVisibility);
+    }
+    if (llmSupervision) {
+      Async.procedure(this::superviseTurns);
     }
     if (!announced) {
       announced = true;
@@ -430,7 +454,11 @@ public class AntWorkflowImpl implements AntWorkflow {
       }
     }
     takenIssue = issue;
-    SessionRequest request = new SessionRequest(spec, number, delivered, workspace, issue, resumeNext);
+    currentMessages = delivered;
+    // Whispers the last session ended before taking go into this one's prompt.
+    List<String> whispers = llmSupervision && spec.supervisor() != null
+        ? oversight.takePending().stream().map(dev.colony.oversight.Whisper::rendered).toList() : List.of();
+    SessionRequest request = new SessionRequest(spec, number, delivered, workspace, issue, resumeNext, whispers);
     resumeNext = null;
     // StorePrompt: the request is what the worker renders the prompt from.
     fire(new LifecycleEvent.PromptReady(delivered.size() + " message(s)" + (issue == null ? "" : ", " + issue.key())));
@@ -441,10 +469,12 @@ public class AntWorkflowImpl implements AntWorkflow {
     scope.run();
     Promise<SessionResult> session = holder.get(0);
     Workflow.await(() -> session.isCompleted() || stopRequested
-        || (guardrails && (mailbox.hasUrgent() || restartRequested != null)));
+        || (guardrails && (mailbox.hasUrgent() || restartRequested != null || abortRequested)));
+    boolean aborted = abortRequested;
     if (!session.isCompleted()) {
       interrupt(scope, session, number);
     }
+    abortRequested = false;
     SessionResult result = null;
     boolean unresponsive = false;
     boolean cancelled = !session.isCompleted();
@@ -472,7 +502,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     sessionCount = number;
     confirmations.forgetSessionsUpTo(number);
     if (phase.state() == Lifecycle.INTERRUPTING) {
-      interrupted(result, delivered, number);
+      interrupted(result, delivered, number, aborted);
       return;
     }
     boolean pauseWasPending = paused && OPERATOR.equals(pauseReason);
@@ -497,7 +527,7 @@ public class AntWorkflowImpl implements AntWorkflow {
    */
   private void interrupt(CancellationScope scope, Promise<SessionResult> session, int number) {
     fire(stopRequested ? new LifecycleEvent.OperatorStop() : new LifecycleEvent.UrgentMessage());
-    if (!stopRequested && restartRequested == null) {
+    if (!stopRequested && restartRequested == null && !abortRequested) {
       say(OperatorMessages.urgentQueued(spec.name(), number));
     }
     restartRequested = null;
@@ -514,8 +544,19 @@ public class AntWorkflowImpl implements AntWorkflow {
   }
 
   /** After an urgent interrupt: the next session starts at once, the urgent message first. */
-  private void interrupted(SessionResult result, List<String> delivered, int number) {
-    if (result != null) {
+  private void interrupted(SessionResult result, List<String> delivered, int number, boolean aborted) {
+    if (aborted) {
+      // The task is dropped: its instructions and its issue do not come back.
+      if (result != null) {
+        record(result.outcome() == null ? Outcome.TRANSIENT : result.outcome(), result);
+      } else {
+        lastOutcome = "aborted";
+        lastDetail = "interrupted by abort; its task was dropped";
+        sessionsByOutcome.merge(lastOutcome, 1, Integer::sum);
+      }
+      takenIssue = null;
+      lastConversation = null;
+    } else if (result != null) {
       // It ended by itself before the interrupt reached it: its messages were delivered.
       record(result.outcome() == null ? Outcome.TRANSIENT : result.outcome(), result);
       takenIssue = null;
@@ -711,8 +752,10 @@ public class AntWorkflowImpl implements AntWorkflow {
   }
 
   private void continueAsNew() {
-    // Handlers may still be posting; wait so nothing they queued is lost with this run.
-    Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished());
+    // Handlers may still be posting; wait so nothing they queued is lost with this run. An
+    // evaluation in flight finishes first, so its verdict is not lost either.
+    Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished()
+        && (!llmSupervision || spec.supervisor() == null || !oversight.busy(spec.supervisor())));
     applyPendingSpec();
     Workflow.continueAsNew(new AntRun(spec, memory()));
   }
@@ -722,7 +765,7 @@ public class AntWorkflowImpl implements AntWorkflow {
         announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail,
         startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
         deliveryFailures, List.copyOf(handledIssues), pendingIssues, phase.totalErrors(), mailbox.urgentQueue(),
-        mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation);
+        mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation, oversight.memory());
   }
 
   // ---- chat: posts leave in order, one at a time, from a single workflow thread ----
@@ -804,6 +847,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   @Override
   public void resume() {
     unpark();
+    oversight.resetLadder();
     budgetResumeAtMillis = null;
     if (paused) {
       paused = false;
@@ -854,6 +898,9 @@ public class AntWorkflowImpl implements AntWorkflow {
     mailbox.add(bounded, mail.urgent());
     wakeEarly = true;
     unpark();
+    if (paused && ESCALATION_REASON.equals(pauseReason)) {
+      oversight.resetLadder(); // a human's guidance answers the escalation
+    }
     if (paused) {
       paused = false;
       pauseReason = null;
@@ -882,6 +929,141 @@ public class AntWorkflowImpl implements AntWorkflow {
       restartRequested = order;
     }
     say(OperatorMessages.restarted(spec.name(), trim(order.reason()), clean));
+  }
+
+  @Override
+  public void abort() {
+    int dropped = mailbox.clear();
+    resumeNext = null;
+    lastConversation = null;
+    oversight.forgetTask();
+    boolean resuming = paused && ESCALATION_REASON.equals(pauseReason);
+    if (resuming) {
+      paused = false;
+      pauseReason = null;
+    }
+    if (sessionRunning && guardrails) {
+      abortRequested = true;
+    }
+    wakeEarly = true;
+    say(OperatorMessages.aborted(spec.name(), dropped, sessionRunning, resuming));
+  }
+
+  // ---- the LLM supervisor (seed 002) ----
+
+  private dev.colony.oversight.OversightActivities evaluator() {
+    return Workflow.newActivityStub(dev.colony.oversight.OversightActivities.class, ActivityOptions.newBuilder()
+        .setSummary("supervisor evaluation · " + spec.supervisor().model())
+        .setStartToCloseTimeout(Duration.ofMinutes(3))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofSeconds(2))
+            .setMaximumInterval(Duration.ofSeconds(20))
+            .setMaximumAttempts(3)
+            .build())
+        .build());
+  }
+
+  /**
+   * Evaluates the window whenever enough turns arrived (or a silence was reported) and climbs
+   * the ladder: a whisper waits for the agent's next turn; an escalation alerts humans and
+   * pauses the ant. A failing evaluation is skipped and counted, never fatal.
+   */
+  private void superviseTurns() {
+    while (true) {
+      Workflow.await(() -> spec.supervisor() != null
+          && (oversight.silenceDue() || oversight.evaluationDue(spec.supervisor())));
+      dev.colony.oversight.SupervisorSpec s = spec.supervisor();
+      dev.colony.oversight.Verdict verdict;
+      if (oversight.silenceDue()) {
+        verdict = oversight.takeSilence();
+      } else {
+        var request = oversight.beginEvaluation(spec.name(), spec.colonyDir(), s, task());
+        try {
+          verdict = evaluator().evaluate(request);
+        } catch (ActivityFailure f) {
+          oversight.skipped(trim(rootMessage(f)));
+          log.info("{}: supervisor evaluation skipped: {}", spec.name(), rootMessage(f));
+          continue;
+        }
+      }
+      var step = oversight.conclude(verdict == null ? dev.colony.oversight.Verdict.ok() : verdict, s);
+      if (step.action() == dev.colony.oversight.Ladder.Action.ESCALATE && !stopRequested) {
+        escalate(verdict);
+      }
+    }
+  }
+
+  private void escalate(dev.colony.oversight.Verdict verdict) {
+    String reason = verdict.reason() == null || verdict.reason().isBlank() ? "the pattern persisted after two whispers"
+        : trim(verdict.reason());
+    if (!paused) {
+      paused = true;
+      pauseReason = ESCALATION_REASON;
+      wakeEarly = true;
+    }
+    say(OperatorMessages.escalated(spec.name(), verdict.pattern().name(), reason, sessionRunning));
+    reportFailure(dev.colony.supervision.AntFailure.ESCALATED, verdict.pattern() + ": " + reason);
+  }
+
+  /** What the agent was asked to do, as the supervisor reads it (bounded). */
+  private String task() {
+    StringBuilder sb = new StringBuilder("Standing instructions:\n").append(clip(spec.instructions(), 4000));
+    if (!currentMessages.isEmpty()) {
+      sb.append("\n\nThis session's instructions:\n");
+      for (String m : currentMessages) {
+        sb.append("- ").append(clip(m, 1000)).append('\n');
+        if (sb.length() > 8000) {
+          break;
+        }
+      }
+    }
+    if (takenIssue != null) {
+      sb.append("\n\nGitHub issue: ").append(takenIssue.key()).append(' ').append(clip(takenIssue.title(), 300));
+    }
+    return sb.toString();
+  }
+
+  private static String clip(String text, int max) {
+    if (text == null) {
+      return "";
+    }
+    return text.length() <= max ? text : text.substring(0, max) + "…";
+  }
+
+  @Override
+  public dev.colony.oversight.TurnReply reportTurns(dev.colony.oversight.TurnReport report) {
+    dev.colony.oversight.SupervisorSpec s = spec.supervisor();
+    if (s == null) {
+      return new dev.colony.oversight.TurnReply(List.of(), false);
+    }
+    oversight.accept(report, s);
+    if (oversight.busy(s)) {
+      Workflow.await(Duration.ofSeconds(REPORT_WAIT_SECONDS),
+          () -> spec.supervisor() == null || !oversight.busy(spec.supervisor()));
+    }
+    return new dev.colony.oversight.TurnReply(oversight.pending(),
+        spec.supervisor() != null && oversight.busy(spec.supervisor()));
+  }
+
+  @Override
+  public void validateReportTurns(dev.colony.oversight.TurnReport report) {
+    if (report == null) {
+      throw new IllegalArgumentException("empty report");
+    }
+    if (!llmSupervision) {
+      throw new IllegalArgumentException("this workflow run predates the LLM supervisor; its next run has it");
+    }
+    if (spec.supervisor() == null) {
+      throw new IllegalArgumentException("ant " + spec.name() + " has no supervisor");
+    }
+    if (!sessionRunning || report.session() != sessionCount + 1) {
+      throw new IllegalArgumentException("session " + report.session() + " is not running");
+    }
+    if (report.turns().size() > dev.colony.oversight.TurnReport.MAX_TURNS
+        || report.delivered().size() > dev.colony.oversight.TurnReport.MAX_DELIVERED) {
+      throw new IllegalArgumentException("report too large (at most " + dev.colony.oversight.TurnReport.MAX_TURNS
+          + " turns)");
+    }
   }
 
   @Override
@@ -972,7 +1154,8 @@ public class AntWorkflowImpl implements AntWorkflow {
         sessionCount, phase.consecutiveErrors(), wake, lastOutcome, lastDetail, spec.engine().configName(),
         confirmations.pending(), wakesOn(), pendingIssues.size(), phase.session(), phase.reason(), phase.totalErrors(),
         spec.supervision().hasBudget() || costReported
-            ? budget.summary(spec.supervision(), Workflow.currentTimeMillis()) : null);
+            ? budget.summary(spec.supervision(), Workflow.currentTimeMillis()) : null,
+        spec.supervisor() == null ? null : oversight.summary(spec.supervisor()));
   }
 
   /** The pending timer: a wait, or the rollover that ends a budget pause. */

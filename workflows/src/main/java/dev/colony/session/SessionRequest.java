@@ -12,9 +12,15 @@ import java.util.List;
  * @param issue the GitHub issue that woke this session, or null
  * @param resumeConversation the agent conversation this session continues (after a supervisor's
  *     restart under {@code recovery: resume}); null for a fresh one
+ * @param whispers the LLM supervisor's whispers not yet delivered (rendered), for the prompt
  */
 public record SessionRequest(AntSpec spec, int session, List<String> messages, String workspace,
-    dev.colony.trigger.IssueEvent issue, String resumeConversation) {
+    dev.colony.trigger.IssueEvent issue, String resumeConversation, List<String> whispers) {
+  public SessionRequest(AntSpec spec, int session, List<String> messages, String workspace,
+      dev.colony.trigger.IssueEvent issue, String resumeConversation) {
+    this(spec, session, messages, workspace, issue, resumeConversation, null);
+  }
+
   public SessionRequest(AntSpec spec, int session, List<String> messages, String workspace) {
     this(spec, session, messages, workspace, null, null);
   }
@@ -26,5 +32,6 @@ public record SessionRequest(AntSpec spec, int session, List<String> messages, S
 
   public SessionRequest {
     messages = messages == null ? List.of() : List.copyOf(messages);
+    whispers = whispers == null ? List.of() : List.copyOf(whispers);
   }
 }

@@ -15,6 +15,7 @@ import java.util.List;
  * @param sessionTimeoutSeconds hard bound on one session
  * @param heartbeatTimeoutSeconds how long a silent session activity is trusted before retry
  * @param continueAsNewEvery sessions per workflow run before continue-as-new
+ * @param supervisor the LLM supervisor watching the agent's turns (seed 002); null for none
  */
 public record AntSpec(
     String colony,
@@ -44,7 +45,8 @@ public record AntSpec(
     GitIdentity git,
     String colonyDir,
     String sourceFile,
-    SupervisionSpec supervision) {
+    SupervisionSpec supervision,
+    dev.colony.oversight.SupervisorSpec supervisor) {
 
   public static final long DEFAULT_SESSION_TIMEOUT_SECONDS = 2 * 3600;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 30;
@@ -56,6 +58,20 @@ public record AntSpec(
     triggers = triggers == null ? List.of() : List.copyOf(triggers);
     // Specs in older histories have no supervision block: seed 000's retry-for-ever.
     supervision = supervision == null ? SupervisionSpec.DEFAULTS : supervision;
+  }
+
+  /** A spec without an LLM supervisor. */
+  public AntSpec(String colony, String name, String description, String instructions, EngineKind engine,
+      ClaudeSpec claude, GeminiSpec gemini, CommandSpec command, String discordChannel, List<String> githubRepos,
+      String cron, String timezone, List<TriggerSpec> triggers, Autonomy autonomy, ConfirmationSpec confirmation,
+      ToolCallLogging toolCalls, LmOutput lmOutput, RecoveryPolicy recovery, long pollIntervalSeconds,
+      long confirmationTimeoutSeconds, long sessionTimeoutSeconds, long heartbeatTimeoutSeconds,
+      int continueAsNewEvery, WorkspaceSpec workspace, GitIdentity git, String colonyDir, String sourceFile,
+      SupervisionSpec supervision) {
+    this(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos,
+        cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds,
+        confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace,
+        git, colonyDir, sourceFile, supervision, null);
   }
 
   /** A spec with seed 000's supervision (retry for ever, the default backoff). */
@@ -85,6 +101,14 @@ public record AntSpec(
     return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
         discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
         recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,
-        heartbeatTimeoutSeconds, every, workspace, git, colonyDir, sourceFile, supervision);
+        heartbeatTimeoutSeconds, every, workspace, git, colonyDir, sourceFile, supervision, supervisor);
+  }
+
+  /** The same ant with an LLM supervisor (null: none). */
+  public AntSpec withSupervisor(dev.colony.oversight.SupervisorSpec s) {
+    return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
+        discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
+        recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,
+        heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, supervision, s);
   }
 }

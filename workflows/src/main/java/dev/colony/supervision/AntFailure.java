@@ -5,13 +5,16 @@ package dev.colony.supervision;
  *
  * @param kind {@code parked} (an error threshold) or {@code unresponsive} (its session's activity
  *     gave up: the worker kept dying or stopped heartbeating): failures, which the group's strategy
- *     restarts; {@code budget} (a budget cap paused it): an event for the log only. Null reads as
+ *     restarts; {@code budget} (a budget cap paused it) and {@code escalated} (its LLM supervisor
+ *     paused it for humans): events for the log only. Null reads as
  *     {@code parked}.
  */
 public record AntFailure(String ant, String reason, String kind) {
   public static final String PARKED = "parked";
   public static final String UNRESPONSIVE = "unresponsive";
   public static final String BUDGET = "budget";
+  /** The ant's LLM supervisor escalated to humans and paused it: logged, alerted, not restarted. */
+  public static final String ESCALATED = "escalated";
 
   public AntFailure(String ant, String reason) {
     this(ant, reason, PARKED);

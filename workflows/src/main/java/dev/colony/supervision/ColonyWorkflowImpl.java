@@ -185,6 +185,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
       case "agent_restarted" -> "♻️";
       case "agent_failed", "restart_limit_exceeded" -> "🛑";
       case "agent_budget" -> "💰";
+      case "agent_escalated" -> "🚨";
       case "group_reset" -> "🔁";
       default -> "⚠️";
     };

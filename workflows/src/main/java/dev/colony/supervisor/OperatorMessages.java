@@ -69,6 +69,18 @@ public final class OperatorMessages {
         + "): " + orUnknown(reason) + ".";
   }
 
+  public static String escalated(String ant, String pattern, String reason, boolean sessionRunning) {
+    return "🚨 [ESCALATION] " + bold(ant) + " appears stuck (" + pattern + "): " + orUnknown(reason) + ". "
+        + (sessionRunning ? "It pauses after the current session" : "It is paused")
+        + ", awaiting a human: /resume to go on, /abort to drop the current task, or send guidance.";
+  }
+
+  public static String aborted(String ant, int dropped, boolean sessionRunning, boolean resuming) {
+    return "🗑️ " + bold(ant) + " aborted its current task" + (sessionRunning ? " (interrupting the session)" : "")
+        + (dropped > 0 ? " and dropped " + dropped + " queued instruction" + (dropped == 1 ? "" : "s") : "")
+        + (resuming ? "; resuming." : ".");
+  }
+
   public static String urgentQueued(String ant, int session) {
     return "⚡ " + bold(ant) + " got an urgent message: interrupting session " + session + " to start on it.";
   }

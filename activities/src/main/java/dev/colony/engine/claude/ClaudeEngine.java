@@ -252,6 +252,7 @@ public final class ClaudeEngine implements Engine {
         String line;
         while ((line = r.readLine()) != null) {
           ctx.guard().touch();
+          ctx.oversight().activity();
           transcript.write(line);
           transcript.write('\n');
           transcript.flush();
@@ -337,6 +338,7 @@ public final class ClaudeEngine implements Engine {
         if ("text".equals(kind)) {
           observed.lastText = block.path("text").asText();
           ctx.narrator().text(observed.lastText);
+          ctx.oversight().turn(dev.colony.oversight.Turn.text(observed.lastText));
         } else if ("tool_use".equals(kind)) {
           if (toolUses.put(block.path("id").asText(), block) == null) {
             ctx.guard().hold(); // a running tool is activity, however quiet
@@ -360,7 +362,21 @@ public final class ClaudeEngine implements Engine {
         }
         String tool = use == null ? "tool" : use.path("name").asText("tool");
         String input = use == null ? null : describe(use.path("input"));
-        ctx.narrator().toolUsed(tool, input, text(block.path("content")), block.path("is_error").asBoolean(false));
+        String output = text(block.path("content"));
+        boolean failed = block.path("is_error").asBoolean(false);
+        ctx.narrator().toolUsed(tool, input, output, failed);
+        ctx.oversight().turn(dev.colony.oversight.Turn.tool(tool, input, output, failed));
+        whisper(ctx.oversight().take());
+      }
+    }
+
+    /**
+     * The supervisor's whispers go in as user messages on the stream-json input: the CLI takes
+     * them at the agent's next turn, and nothing is posted anywhere.
+     */
+    void whisper(List<String> whispers) {
+      for (String w : whispers) {
+        send(userMessage(w));
       }
     }
 

@@ -85,6 +85,15 @@ public final class CommandEngine implements Engine {
     env.put("COLONY_COLONY", spec.colony());
     env.put("COLONY_SESSION", Integer.toString(ctx.session()));
     env.put("COLONY_WORKSPACE", ctx.workspace().toString());
+    Path whisperFile = ctx.transcript().toAbsolutePath().resolveSibling(
+        ctx.transcript().getFileName().toString().replaceFirst("\\.log$", "") + ".whispers");
+    try {
+      Files.deleteIfExists(whisperFile);
+      Files.createFile(whisperFile);
+    } catch (IOException e) {
+      return SessionResult.of(Outcome.TRANSIENT, "cannot create the whisper file: " + e.getMessage());
+    }
+    env.put("COLONY_WHISPER_FILE", whisperFile.toString());
     String previous = ctx.progress().previousConversationId();
     if (previous != null) {
       env.put("COLONY_RETRY_OF", previous);
@@ -99,7 +108,8 @@ public final class CommandEngine implements Engine {
       return SessionResult.of(Outcome.PERMANENT, "cannot start " + argv.get(0) + ": " + e.getMessage());
     }
     String conversation = "pid-" + process.pid();
-    OutputPump pump = new OutputPump(process.getInputStream(), ctx.transcript(), ctx.guard());
+    OutputPump pump = new OutputPump(process.getInputStream(), ctx.transcript(), ctx.guard(), ctx.oversight(),
+        whisperFile);
     pump.start();
     writePrompt(process, ctx.prompt());
     try {
@@ -251,21 +261,103 @@ public final class CommandEngine implements Engine {
     }
   }
 
-  /** Copies process output to the transcript and keeps the last {@link #TAIL_BYTES} for rules. */
+  /** A turn a command agent reports to its supervisor: a line {@code COLONY_TURN <json or text>}. */
+  static final String TURN_PREFIX = "COLONY_TURN ";
+  /** Longer lines are not turns (and are not buffered). */
+  static final int MAX_TURN_LINE = 8 * 1024;
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /**
+   * Reads a {@code COLONY_TURN} line's payload: a JSON object {@code {"tool", "input", "result",
+   * "error"}} (a tool call) or {@code {"text"}}, or plain text (something the agent said).
+   */
+  static dev.colony.oversight.Turn parseTurn(String payload) {
+    String p = payload.strip();
+    if (p.startsWith("{")) {
+      try {
+        com.fasterxml.jackson.databind.JsonNode n = JSON.readTree(p);
+        if (n != null && n.isObject()) {
+          if (n.hasNonNull("tool")) {
+            return dev.colony.oversight.Turn.tool(n.path("tool").asText(), n.path("input").asText(null),
+                n.path("result").asText(null), n.path("error").asBoolean(false));
+          }
+          return dev.colony.oversight.Turn.text(n.path("text").asText(p));
+        }
+      } catch (IOException notJson) {
+        // plain text below
+      }
+    }
+    return dev.colony.oversight.Turn.text(p);
+  }
+
+  /**
+   * Copies process output to the transcript and keeps the last {@link #TAIL_BYTES} for rules.
+   * With a supervisor, {@code COLONY_TURN} lines are reported as turns, and the whispers that
+   * come back are appended to the whisper file, one per line.
+   */
   private static final class OutputPump extends Thread {
     private final InputStream in;
     private final Path transcript;
     private final dev.colony.engine.SessionGuard guard;
+    private final dev.colony.engine.Oversight oversight;
+    private final Path whisperFile;
+    private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+    private boolean lineTooLong;
     private final byte[] tail = new byte[TAIL_BYTES];
     private int tailLength;
     private boolean wrapped;
 
-    OutputPump(InputStream in, Path transcript, dev.colony.engine.SessionGuard guard) {
+    OutputPump(InputStream in, Path transcript, dev.colony.engine.SessionGuard guard,
+        dev.colony.engine.Oversight oversight, Path whisperFile) {
       super("colony-output-pump");
       setDaemon(true);
       this.in = in;
       this.transcript = transcript;
       this.guard = guard;
+      this.oversight = oversight;
+      this.whisperFile = whisperFile;
+    }
+
+    /** Splits output into lines for turn reports; a line over the bound is skipped whole. */
+    private void scan(byte[] buf, int n) {
+      oversight.activity();
+      for (int i = 0; i < n; i++) {
+        byte b = buf[i];
+        if (b == '\n') {
+          if (!lineTooLong) {
+            String l = line.toString(StandardCharsets.UTF_8);
+            if (l.startsWith(TURN_PREFIX)) {
+              oversight.turn(parseTurn(l.substring(TURN_PREFIX.length())));
+              deliver(oversight.take());
+            }
+          }
+          line.reset();
+          lineTooLong = false;
+        } else if (!lineTooLong) {
+          if (line.size() >= MAX_TURN_LINE) {
+            lineTooLong = true;
+            line.reset();
+          } else {
+            line.write(b);
+          }
+        }
+      }
+    }
+
+    private void deliver(List<String> whispers) {
+      if (whispers.isEmpty()) {
+        return;
+      }
+      StringBuilder sb = new StringBuilder();
+      for (String w : whispers) {
+        sb.append(w.replace('\n', ' ').replace('\r', ' ')).append('\n');
+      }
+      try {
+        Files.writeString(whisperFile, sb.toString(), StandardCharsets.UTF_8,
+            java.nio.file.StandardOpenOption.APPEND);
+      } catch (IOException e) {
+        // the agent's directory is gone: it is ending anyway
+      }
     }
 
     @Override
@@ -278,6 +370,7 @@ public final class CommandEngine implements Engine {
           out.write(buf, 0, n);
           out.flush();
           append(buf, n);
+          scan(buf, n);
         }
       } catch (IOException ignored) {
         // process gone; what was read is kept

@@ -213,7 +213,10 @@ public final class GeminiEngine implements Engine {
           transcript.write('\n');
           transcript.flush();
           for (Part p : reply.parts().orElse(List.of())) {
-            p.text().ifPresent(t -> ctx.narrator().text(t));
+            p.text().ifPresent(t -> {
+              ctx.narrator().text(t);
+              ctx.oversight().turn(dev.colony.oversight.Turn.text(t));
+            });
           }
           String text = reply.text();
           if (text != null && !text.isBlank()) {
@@ -226,8 +229,16 @@ public final class GeminiEngine implements Engine {
           List<Part> results = new ArrayList<>();
           for (FunctionCall call : calls) {
             String name = call.name().orElse("");
-            Map<String, Object> out = ctx.guard().holding(() -> tools.call(name, call.args().orElse(Map.of())));
+            Map<String, Object> args = call.args().orElse(Map.of());
+            Map<String, Object> out = ctx.guard().holding(() -> tools.call(name, args));
             results.add(Part.fromFunctionResponse(name, out));
+            Object err = out.get("error");
+            ctx.oversight().turn(dev.colony.oversight.Turn.tool(name, GeminiTools.describe(name, args),
+                err != null ? err.toString() : GeminiTools.summary(out), err != null));
+          }
+          // The supervisor's whispers ride with the tool results: the model reads them at its next turn.
+          for (String w : ctx.oversight().take()) {
+            results.add(Part.fromText(w));
           }
           Content toolTurn = Content.builder().role("user").parts(results).build();
           conversation.add(toolTurn);

@@ -101,14 +101,14 @@ final class GeminiTools {
     return result;
   }
 
-  private static String describe(String name, Map<String, Object> a) {
+  static String describe(String name, Map<String, Object> a) {
     if (a.get("command") != null) {
       return "`" + a.get("command") + "`";
     }
     return a.get("path") == null ? "" : a.get("path").toString();
   }
 
-  private static String summary(Map<String, Object> result) {
+  static String summary(Map<String, Object> result) {
     Object out = result.getOrDefault("output", result.getOrDefault("content", result.get("files")));
     return out == null ? result.toString() : out.toString();
   }

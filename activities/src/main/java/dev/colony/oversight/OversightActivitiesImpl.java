@@ -1,0 +1,223 @@
+package dev.colony.oversight;
+
+import com.anthropic.client.AnthropicClient;
+import com.anthropic.client.okhttp.AnthropicOkHttpClient;
+import com.anthropic.errors.AnthropicIoException;
+import com.anthropic.errors.AnthropicServiceException;
+import com.anthropic.models.messages.ContentBlock;
+import com.anthropic.models.messages.Message;
+import com.anthropic.models.messages.MessageCreateParams;
+import com.anthropic.models.messages.TextBlock;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.genai.Client;
+import com.google.genai.errors.ApiException;
+import com.google.genai.errors.GenAiIOException;
+import com.google.genai.types.Content;
+import com.google.genai.types.GenerateContentConfig;
+import com.google.genai.types.GenerateContentResponse;
+import com.google.genai.types.HttpOptions;
+import com.google.genai.types.HttpRetryOptions;
+import com.google.genai.types.Part;
+import com.google.genai.types.ThinkingConfig;
+import dev.colony.config.Environment;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * One evaluation: the ant's task and recent turns go to the supervisor's model (Claude through
+ * the Anthropic Java SDK, or Gemini through the Gen AI SDK), which answers with a JSON verdict.
+ * The API key is read here, from the worker's environment or the colony's {@code .env}; it never
+ * enters Temporal. Failures are typed so the workflow's retries make sense: a missing or refused
+ * key and an unreadable answer are not retried, a rate limit or an outage is (then skipped).
+ */
+public final class OversightActivitiesImpl implements OversightActivities {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  static final String NOT_RETRYABLE = "SupervisorCallRefused";
+  static final String RETRYABLE = "SupervisorCallFailed";
+
+  static final String SYSTEM = String.join("\n",
+      "You supervise an autonomous coding agent that works without a human watching. You read what it was",
+      "asked to do and its most recent turns (tool calls with their results, and what it said), and decide",
+      "whether it is working productively.",
+      "",
+      "Be conservative: most of the time the answer is OK. Flag a pattern only when it is clearly present:",
+      "- SPIRALING: the same approach retried three or more times with no meaningful progress.",
+      "- DRIFT: the work has moved away from the task it was given.",
+      "- STALLING: long gaps with no meaningful output.",
+      "- SHALLOW: a complex decision taken without enough reasoning.",
+      "",
+      "When you flag a pattern, write a whisper: one or two sentences addressed to the agent in the second",
+      "person, concrete and actionable (what to stop, what to try instead, whom to ask). You never act for",
+      "the agent: you do not edit files, run tools or speak as the agent.",
+      "",
+      "Answer with one JSON object and nothing else:",
+      "{\"verdict\": \"OK|SPIRALING|DRIFT|STALLING|SHALLOW\", \"whisper\": \"...\", \"reason\": \"...\"}",
+      "where reason is one sentence for the humans who run the agent. For OK, whisper and reason may be empty.");
+
+  private final Function<Path, Map<String, String>> environment;
+  private final dev.colony.config.Secrets secrets;
+
+  public OversightActivitiesImpl(dev.colony.config.Secrets secrets) {
+    this(Environment::forColony, secrets);
+  }
+
+  /**
+   * @param environment the variables a colony's calls see (the worker's plus its {@code .env})
+   * @param secrets the worker's redactor: the key variables read here are masked wherever they appear
+   */
+  public OversightActivitiesImpl(Function<Path, Map<String, String>> environment, dev.colony.config.Secrets secrets) {
+    this.environment = environment;
+    this.secrets = secrets;
+  }
+
+  @Override
+  public Verdict evaluate(EvaluationRequest request) {
+    SupervisorSpec spec = request.supervisor() == null ? SupervisorSpec.DEFAULTS : request.supervisor();
+    Map<String, String> env = environment.apply(Path.of(request.colonyDir() == null ? "." : request.colonyDir()));
+    secrets.registerSecretLookingNames(env);
+    String user = prompt(request);
+    String answer = SupervisorSpec.GEMINI.equals(spec.provider()) ? gemini(spec, env, user) : claude(spec, env, user);
+    return parse(answer);
+  }
+
+  /** The evaluation's user message: the task, the window, and where the ladder stands. */
+  static String prompt(EvaluationRequest r) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("Agent: ").append(r.ant()).append("\n\n## Its task\n").append(r.task() == null ? "" : r.task().strip())
+        .append("\n\n## Its last ").append(r.window().size()).append(" turns, oldest first\n");
+    int i = 1;
+    for (Turn t : r.window()) {
+      sb.append(i++).append(". ").append(t.describe()).append('\n');
+    }
+    sb.append("\n## History\n");
+    if (r.strikes() == 0) {
+      sb.append("No pattern was flagged at the previous evaluation.\n");
+    } else {
+      sb.append("The previous ").append(r.strikes() == 1 ? "evaluation" : r.strikes() + " evaluations in a row")
+          .append(" flagged ").append(r.lastPattern()).append(" and whispered to the agent. If the pattern")
+          .append(" persists, flag it again; if the agent has recovered, answer OK.\n");
+    }
+    return sb.toString();
+  }
+
+  /** Reads the model's answer: the first JSON object in it. */
+  static Verdict parse(String answer) {
+    String text = answer == null ? "" : answer;
+    int start = text.indexOf('{');
+    int end = text.lastIndexOf('}');
+    if (start < 0 || end < start) {
+      throw refused("the supervisor model answered without a verdict: " + clip(text, 200));
+    }
+    JsonNode n;
+    try {
+      n = JSON.readTree(text.substring(start, end + 1));
+    } catch (IOException e) {
+      throw refused("the supervisor model's verdict is not JSON: " + clip(text, 200));
+    }
+    String v = n.path("verdict").asText("").strip().toUpperCase(Locale.ROOT);
+    Pattern pattern;
+    try {
+      pattern = Pattern.valueOf(v);
+    } catch (IllegalArgumentException e) {
+      throw refused("the supervisor model gave an unknown verdict '" + clip(v, 40) + "'");
+    }
+    return new Verdict(pattern, clip(n.path("whisper").asText(""), 1000), clip(n.path("reason").asText(""), 300));
+  }
+
+  private static String claude(SupervisorSpec spec, Map<String, String> env, String user) {
+    String key = env.get("ANTHROPIC_API_KEY");
+    if (key == null || key.isBlank()) {
+      throw refused("ANTHROPIC_API_KEY is not set on this worker (environment or the colony's .env)");
+    }
+    AnthropicOkHttpClient.Builder builder = AnthropicOkHttpClient.builder()
+        .apiKey(key)
+        .maxRetries(0) // the activity's retry policy owns retries
+        .timeout(Duration.ofSeconds(150));
+    String base = env.get("ANTHROPIC_BASE_URL");
+    if (base != null && !base.isBlank()) {
+      builder.baseUrl(base);
+    }
+    int thinking = spec.thinkingTokens();
+    MessageCreateParams.Builder params = MessageCreateParams.builder()
+        .model(spec.model())
+        .maxTokens(thinking + 1024L)
+        .system(SYSTEM)
+        .addUserMessage(user);
+    if (thinking > 0) {
+      params.enabledThinking(thinking);
+    }
+    AnthropicClient client = builder.build();
+    try {
+      Message m = client.messages().create(params.build());
+      return m.content().stream().flatMap(b -> b.text().stream()).map(TextBlock::text)
+          .collect(Collectors.joining("\n"));
+    } catch (AnthropicServiceException e) {
+      throw byStatus(e.statusCode(), "Anthropic API", e.getMessage());
+    } catch (AnthropicIoException e) {
+      throw ApplicationFailure.newFailure("cannot reach the Anthropic API: " + e.getMessage(), RETRYABLE);
+    } finally {
+      client.close();
+    }
+  }
+
+  private static String gemini(SupervisorSpec spec, Map<String, String> env, String user) {
+    String key = firstNonBlank(env.get("GEMINI_API_KEY"), env.get("GOOGLE_API_KEY"));
+    if (key == null) {
+      throw refused("GEMINI_API_KEY is not set on this worker (environment or the colony's .env)");
+    }
+    HttpOptions.Builder http = HttpOptions.builder()
+        .timeout(150_000)
+        .retryOptions(HttpRetryOptions.builder().attempts(1).build());
+    String base = firstNonBlank(env.get("GEMINI_BASE_URL"), env.get("GOOGLE_GEMINI_BASE_URL"));
+    if (base != null) {
+      http.baseUrl(base);
+    }
+    GenerateContentConfig.Builder config = GenerateContentConfig.builder()
+        .systemInstruction(Content.builder().role("system").parts(Part.fromText(SYSTEM)).build())
+        .responseMimeType("application/json");
+    if (spec.thinkingTokens() > 0) {
+      config.thinkingConfig(ThinkingConfig.builder().thinkingBudget(spec.thinkingTokens()).build());
+    }
+    try (Client client = Client.builder().apiKey(key).httpOptions(http.build()).build()) {
+      GenerateContentResponse r = client.models.generateContent(spec.model(), user, config.build());
+      return r.text();
+    } catch (ApiException e) {
+      throw byStatus(e.code(), "Gemini API", e.getMessage());
+    } catch (GenAiIOException e) {
+      throw ApplicationFailure.newFailure("cannot reach the Gemini API: " + e.getMessage(), RETRYABLE);
+    }
+  }
+
+  /** Bad key, no access, bad request: retrying cannot help. A rate limit or an outage may pass. */
+  static ApplicationFailure byStatus(int status, String api, String message) {
+    String text = api + " answered " + status + ": " + clip(message == null ? "" : message, 300);
+    if (status == 408 || status == 409 || status == 429 || status >= 500) {
+      return ApplicationFailure.newFailure(text, RETRYABLE);
+    }
+    return refused(text);
+  }
+
+  private static ApplicationFailure refused(String message) {
+    return ApplicationFailure.newNonRetryableFailure(message, NOT_RETRYABLE);
+  }
+
+  private static String firstNonBlank(String... values) {
+    for (String v : values) {
+      if (v != null && !v.isBlank()) {
+        return v;
+      }
+    }
+    return null;
+  }
+
+  private static String clip(String s, int max) {
+    return s.length() <= max ? s : s.substring(0, max) + "…";
+  }
+}

@@ -1,0 +1,240 @@
+package dev.colony.oversight;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The LLM supervisor's state inside an ant's workflow: the rolling window of turns, when the
+ * next evaluation is due, the ladder's strikes, the whispers waiting for the agent, and counters
+ * for {@code status}. Deterministic and free of Temporal calls, so it is tested on its own.
+ */
+public final class OversightBook {
+  /** At most this many whispers wait; older ones are dropped first (an agent that never takes a turn). */
+  static final int MAX_PENDING = 10;
+
+  private final Deque<Turn> window = new ArrayDeque<>();
+  private int sinceEval;
+  private final List<Whisper> pending = new ArrayList<>();
+  private long whisperSeq;
+  private int strikes;
+  private Pattern lastFlag;
+  private String lastReason;
+  private Pattern lastVerdict;
+  private int evaluations;
+  private int skipped;
+  private int whispers;
+  private int escalations;
+  private String lastError;
+  private boolean evaluating;
+  private long silentSeconds;
+
+  public OversightBook(OversightMemory m) {
+    if (m == null) {
+      return;
+    }
+    window.addAll(m.window());
+    sinceEval = m.sinceEval();
+    pending.addAll(m.pending());
+    whisperSeq = m.whisperSeq();
+    strikes = m.strikes();
+    lastFlag = m.lastFlag();
+    lastReason = m.lastReason();
+    lastVerdict = m.lastVerdict();
+    evaluations = m.evaluations();
+    skipped = m.skipped();
+    whispers = m.whispers();
+    escalations = m.escalations();
+    lastError = m.lastError();
+  }
+
+  public OversightMemory memory() {
+    return new OversightMemory(List.copyOf(window), sinceEval, pending, whisperSeq, strikes, lastFlag, lastReason,
+        lastVerdict, evaluations, skipped, whispers, escalations, lastError);
+  }
+
+  /**
+   * Takes a report: its turns join the window (bounded, sanitised), the whispers it says were
+   * delivered are forgotten, and a silence is noted as an observation.
+   */
+  public void accept(TurnReport report, SupervisorSpec spec) {
+    acknowledge(report.delivered());
+    int taken = 0;
+    for (Turn t : report.turns()) {
+      if (t == null || taken++ >= TurnReport.MAX_TURNS) {
+        continue;
+      }
+      window.addLast(t.bounded());
+      sinceEval++;
+    }
+    while (window.size() > spec.windowSize()) {
+      window.removeFirst();
+    }
+    if (report.silentSeconds() > 0 && !report.turns().isEmpty()) {
+      return; // turns arrived with it: the agent is not silent after all
+    }
+    if (report.silentSeconds() > 0) {
+      silentSeconds = report.silentSeconds();
+    }
+  }
+
+  public void acknowledge(List<String> ids) {
+    if (ids == null || ids.isEmpty()) {
+      return;
+    }
+    Set<String> done = new HashSet<>(ids);
+    pending.removeIf(w -> done.contains(w.id()));
+  }
+
+  /** An LLM evaluation should start now. */
+  public boolean evaluationDue(SupervisorSpec spec) {
+    return spec != null && !evaluating && sinceEval >= spec.evalInterval() && !window.isEmpty();
+  }
+
+  /** A silence was reported and is not yet on the ladder. */
+  public boolean silenceDue() {
+    return !evaluating && silentSeconds > 0;
+  }
+
+  /** Whether a report should wait for a verdict before it answers. */
+  public boolean busy(SupervisorSpec spec) {
+    return evaluating || evaluationDue(spec) || silenceDue();
+  }
+
+  /** Starts an evaluation of the current window (the turns since the last one are now counted). */
+  public EvaluationRequest beginEvaluation(String ant, String colonyDir, SupervisorSpec spec, String task) {
+    evaluating = true;
+    sinceEval = 0;
+    return new EvaluationRequest(ant, colonyDir, spec, task, List.copyOf(window), strikes, lastFlag);
+  }
+
+  /** Takes the silence observation: a STALLING verdict that needs no model. */
+  public Verdict takeSilence() {
+    evaluating = true;
+    long s = silentSeconds;
+    silentSeconds = 0;
+    return new Verdict(Pattern.STALLING, "", "no turn for " + s + "s with no tool running and no human awaited");
+  }
+
+  /** The evaluation failed (rate limit, auth, a bad answer): skipped and counted; the ant goes on. */
+  public void skipped(String error) {
+    evaluating = false;
+    skipped++;
+    lastError = error;
+  }
+
+  /** Applies a verdict to the ladder; a whisper (or escalation) it calls for is queued for the agent. */
+  public Ladder.Step conclude(Verdict verdict, SupervisorSpec spec) {
+    evaluating = false;
+    evaluations++;
+    lastVerdict = verdict.pattern();
+    Ladder.Step step = Ladder.next(strikes, verdict, spec.escalationThreshold());
+    strikes = step.strikes();
+    if (step.action() == Ladder.Action.QUIET) {
+      lastFlag = null;
+      lastReason = null;
+      return step;
+    }
+    lastFlag = verdict.pattern();
+    lastReason = verdict.reason();
+    queue(step.kind(), step.text());
+    if (step.action() == Ladder.Action.ESCALATE) {
+      escalations++;
+      strikes = 0; // the ant pauses; a human's answer starts a fresh ladder
+    } else {
+      whispers++;
+    }
+    return step;
+  }
+
+  private void queue(String kind, String text) {
+    whisperSeq++;
+    pending.add(new Whisper("w" + whisperSeq, kind, text));
+    while (pending.size() > MAX_PENDING) {
+      pending.remove(0);
+    }
+  }
+
+  /** A human answered (resume, a message): the ladder starts again. */
+  public void resetLadder() {
+    strikes = 0;
+    lastFlag = null;
+    lastReason = null;
+  }
+
+  /** {@code abort}: the task is gone, so are its turns and the whispers about it. */
+  public void forgetTask() {
+    resetLadder();
+    window.clear();
+    sinceEval = 0;
+    pending.clear();
+    silentSeconds = 0;
+  }
+
+  public List<Whisper> pending() {
+    return List.copyOf(pending);
+  }
+
+  /** Whispers handed to a new session in its prompt: delivered. */
+  public List<Whisper> takePending() {
+    List<Whisper> out = List.copyOf(pending);
+    pending.clear();
+    return out;
+  }
+
+  public boolean evaluating() {
+    return evaluating;
+  }
+
+  public int strikes() {
+    return strikes;
+  }
+
+  public String lastReason() {
+    return lastReason;
+  }
+
+  public Pattern lastFlag() {
+    return lastFlag;
+  }
+
+  public int evaluations() {
+    return evaluations;
+  }
+
+  public int skippedCount() {
+    return skipped;
+  }
+
+  public int escalations() {
+    return escalations;
+  }
+
+  /** One line for {@code status}. */
+  public String summary(SupervisorSpec spec) {
+    StringBuilder sb = new StringBuilder(spec.model()).append(": ")
+        .append(evaluations).append(evaluations == 1 ? " evaluation" : " evaluations");
+    if (lastVerdict != null) {
+      sb.append(" (last ").append(lastVerdict).append(')');
+    }
+    if (skipped > 0) {
+      sb.append(", ").append(skipped).append(" skipped");
+      if (lastError != null) {
+        sb.append(" (").append(lastError.length() > 120 ? lastError.substring(0, 120) + "…" : lastError).append(')');
+      }
+    }
+    sb.append(", ").append(whispers).append(whispers == 1 ? " whisper" : " whispers")
+        .append(", ").append(escalations).append(escalations == 1 ? " escalation" : " escalations")
+        .append("; ladder ").append(strikes).append('/').append(spec.escalationThreshold());
+    if (lastFlag != null) {
+      sb.append(" (").append(lastFlag).append(')');
+    }
+    if (evaluating) {
+      sb.append("; evaluating");
+    }
+    return sb.toString();
+  }
+}
