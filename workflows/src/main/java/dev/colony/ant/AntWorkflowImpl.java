@@ -981,7 +981,7 @@ public class AntWorkflowImpl implements AntWorkflow {
         try {
           verdict = evaluator().evaluate(request);
         } catch (ActivityFailure f) {
-          oversight.skipped(trim(rootMessage(f)));
+          oversight.skipped(trim(failureText(f)));
           log.info("{}: supervisor evaluation skipped: {}", spec.name(), rootMessage(f));
           continue;
         }
@@ -1205,6 +1205,20 @@ public class AntWorkflowImpl implements AntWorkflow {
       }
     }
     return sb.toString();
+  }
+
+  /** What went wrong, in words: an application failure's own message, a timeout named as one. */
+  private static String failureText(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof io.temporal.failure.ApplicationFailure a) {
+        return a.getOriginalMessage();
+      }
+      if (c instanceof io.temporal.failure.TimeoutFailure to) {
+        return "timed out (" + to.getTimeoutType().name().toLowerCase(java.util.Locale.ROOT).replace("timeout_type_", "")
+            + ")";
+      }
+    }
+    return rootMessage(t);
   }
 
   private static String rootMessage(Throwable t) {
