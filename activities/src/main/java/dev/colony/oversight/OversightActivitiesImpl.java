@@ -133,11 +133,17 @@ public final class OversightActivitiesImpl implements OversightActivities {
 
   private static String claude(SupervisorSpec spec, Map<String, String> env, String user) {
     String key = env.get("ANTHROPIC_API_KEY");
-    if (key == null || key.isBlank()) {
+    String token = env.get("ANTHROPIC_AUTH_TOKEN"); // a gateway's or proxy's bearer token
+    if ((key == null || key.isBlank()) && (token == null || token.isBlank())) {
       throw refused("ANTHROPIC_API_KEY is not set on this worker (environment or the colony's .env)");
     }
-    AnthropicOkHttpClient.Builder builder = AnthropicOkHttpClient.builder()
-        .apiKey(key)
+    AnthropicOkHttpClient.Builder builder = AnthropicOkHttpClient.builder();
+    if (key != null && !key.isBlank()) {
+      builder.apiKey(key);
+    } else {
+      builder.authToken(token);
+    }
+    builder
         .maxRetries(0) // the activity's retry policy owns retries
         .timeout(Duration.ofSeconds(150));
     String base = env.get("ANTHROPIC_BASE_URL");
