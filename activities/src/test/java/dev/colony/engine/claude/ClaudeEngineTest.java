@@ -82,6 +82,8 @@ class ClaudeEngineTest {
         new WorkspaceSpec(tmp.toString(), null, null), null, tmp.toString(), "ants/coder.yaml");
   }
 
+  private dev.colony.engine.Oversight oversight = dev.colony.engine.Oversight.NONE;
+
   private SessionResult run(AntSpec spec, String... script) throws Exception {
     Files.write(fake.resolve("script.jsonl"), List.of(script));
     Progress progress = new Progress() {
@@ -102,7 +104,8 @@ class ClaudeEngineTest {
     Narrator narrator = new Narrator(spec, (ChatPost p) -> posts.add(p.text()), new PrintStream(console, true), "k");
     SessionContext ctx = new SessionContext(spec, 1, "Do the task", tmp,
         Map.of("COLONY_CLAUDE_BIN", bin.toString(), "FAKE_CLAUDE_DIR", fake.toString()),
-        tmp.resolve("t/session.log"), Duration.ofMinutes(2), Duration.ofMillis(200), progress, gate, narrator);
+        tmp.resolve("t/session.log"), Duration.ofMinutes(2), Duration.ofMillis(200), progress, gate, narrator,
+        dev.colony.engine.SessionGuard.of(spec), oversight);
     return new ClaudeEngine().run(ctx);
   }
 
@@ -307,5 +310,24 @@ class ClaudeEngineTest {
         INIT, assistantText("Both places."), useBash, bashResult, result("success", false, ""));
     assertTrue(posts.contains("Both places."));
     assertTrue(posts.stream().noneMatch(p -> p.startsWith("🔧")), "tool_calls: off logs nothing");
+  }
+
+  @Test
+  void turnsGoToTheSupervisorAndItsWhisperComesInOnStdinAtTheNextTurn() throws Exception {
+    var rec = new dev.colony.engine.RecordingOversight(1, "[CORRECTION] Read the first error before rerunning.");
+    oversight = rec;
+    String useBash = "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Bash\",\"input\":{\"command\":\"make test\"}}]}}";
+    String bashResult = "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"FAILED: 3 tests\",\"is_error\":true}]}}";
+    SessionResult r = run(INIT, useBash, bashResult, "#await-user", assistantText("Reading the error now."),
+        result("success", false, ""));
+    assertEquals(Outcome.SUCCESS, r.outcome(), r.detail());
+    assertEquals(2, rec.turns.size(), rec.turns.toString());
+    assertEquals(dev.colony.oversight.Turn.tool("Bash", "`make test`", "FAILED: 3 tests", true).name(), rec.turns.get(0).name());
+    assertTrue(rec.turns.get(0).error());
+    assertEquals("FAILED: 3 tests", rec.turns.get(0).result());
+    assertEquals("Reading the error now.", rec.turns.get(1).input());
+    String whispered = Files.readString(fake.resolve("user-messages.jsonl"));
+    assertTrue(whispered.contains("\"content\":\"[CORRECTION] Read the first error before rerunning.\""), whispered);
+    assertTrue(posts.stream().noneMatch(p -> p.contains("CORRECTION")), "a whisper is private: " + posts);
   }
 }

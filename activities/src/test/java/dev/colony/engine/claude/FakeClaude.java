@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
 /**
  * A stand-in for the {@code claude} CLI (JDK only). Reads {@code $FAKE_CLAUDE_DIR/script.jsonl}
  * and prints it as stream-json output; directives: {@code #exit N}, {@code #sleep MS},
- * {@code #stderr TEXT}. After printing a {@code control_request} it waits for the matching
+ * {@code #stderr TEXT}, {@code #await-user} (wait for a user message on stdin, kept in
+ * {@code user-messages.jsonl}). After printing a {@code control_request} it waits for the matching
  * {@code control_response} on stdin and records it in {@code decisions.txt}. Records its
  * arguments in {@code args.txt} and the first stdin line (the prompt message) in {@code prompt.json}.
  */
@@ -52,6 +53,16 @@ public final class FakeClaude {
         System.exit(Integer.parseInt(line.substring(6).trim()));
       } else if (line.startsWith("#sleep ")) {
         Thread.sleep(Long.parseLong(line.substring(7).trim()));
+      } else if (line.startsWith("#await-user")) {
+        // A user message mid-session (a supervisor's whisper): record it and go on.
+        String l;
+        while ((l = in.readLine()) != null) {
+          if (l.contains("\"type\":\"user\"")) {
+            Files.writeString(dir.resolve("user-messages.jsonl"), l + "\n", StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
+            break;
+          }
+        }
       } else if (line.startsWith("#stderr ")) {
         System.err.println(line.substring(8));
         System.err.flush();

@@ -254,4 +254,35 @@ class CommandEngineTest {
     assertEquals(1.5, r.costUsd(), 1e-9, "the last valid line counts");
     assertEquals(0, run("echo no cost here", List.of()).costUsd());
   }
+
+  @Test
+  void colonyTurnLinesAreTurnsAndWhispersLandInTheWhisperFile() throws Exception {
+    var rec = new dev.colony.engine.RecordingOversight(2, "[CORRECTION] Stop rerunning make.");
+    String script = String.join("\n",
+        "echo 'COLONY_TURN {\"tool\":\"Bash\",\"input\":\"make\",\"result\":\"error 2\",\"error\":true}'",
+        "echo 'COLONY_TURN just thinking'",
+        "echo \"COLONY_TURN $(head -c 9000 /dev/zero | tr '\\000' x)\"",
+        "echo 'not a turn'",
+        "for i in 1 2 3 4 5 6 7 8 9 10; do [ -s \"$COLONY_WHISPER_FILE\" ] && break; sleep 0.2; done",
+        "cat \"$COLONY_WHISPER_FILE\" > seen.txt");
+    AntSpec spec = spec(script, List.of(), Map.of());
+    SessionResult r = new CommandEngine(CLOCK).run(new SessionContext(spec, 4, "p", tmp, Map.of(),
+        tmp.resolve("t/session.log"), Duration.ofSeconds(30), Duration.ofMillis(50), Progress.NONE, null, null,
+        new dev.colony.engine.SessionGuard(Duration.ofMinutes(5), Duration.ofSeconds(5)), rec));
+    assertEquals(Outcome.SUCCESS, r.outcome(), r.detail());
+    assertEquals(2, rec.turns.size(), "the over-long line is no turn: " + rec.turns);
+    assertEquals("Bash", rec.turns.get(0).name());
+    assertTrue(rec.turns.get(0).error());
+    assertEquals("just thinking", rec.turns.get(1).input());
+    assertEquals("[CORRECTION] Stop rerunning make.\n", Files.readString(tmp.resolve("seen.txt")));
+    assertTrue(rec.activity > 0);
+  }
+
+  @Test
+  void parseTurnReadsJsonOrText() {
+    assertEquals("Edit", CommandEngine.parseTurn("{\"tool\":\"Edit\",\"input\":\"a.java\"}").name());
+    assertEquals("hello", CommandEngine.parseTurn("{\"text\":\"hello\"}").input());
+    assertEquals("{broken", CommandEngine.parseTurn("{broken").input());
+    assertEquals("plain words", CommandEngine.parseTurn("  plain words ").input());
+  }
 }

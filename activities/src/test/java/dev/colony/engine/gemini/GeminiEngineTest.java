@@ -65,13 +65,16 @@ class GeminiEngineTest {
         30, 100, new WorkspaceSpec(workspace.toString(), null, null), null, workspace.toString(), "ants/r.yaml");
   }
 
+  private dev.colony.engine.Oversight oversight = dev.colony.engine.Oversight.NONE;
+
   private SessionResult run(AntSpec spec, Map<String, String> env) throws Exception {
     Map<String, String> e = new HashMap<>(env);
     e.putIfAbsent("GEMINI_BASE_URL", api.baseUrl());
     ToolGate gate = new ToolGate(spec, 1, r -> new ConfirmationDecision(1, false, "tester", null));
     Narrator narrator = new Narrator(spec, (ChatPost p) -> posts.add(p.text()), new PrintStream(PrintStream.nullOutputStream()), "k");
     SessionContext ctx = new SessionContext(spec, 1, "Write hello.txt", workspace, e,
-        workspace.resolve(".t/session.log"), Duration.ofMinutes(2), Duration.ofMillis(200), Progress.NONE, gate, narrator);
+        workspace.resolve(".t/session.log"), Duration.ofMinutes(2), Duration.ofMillis(200), Progress.NONE, gate, narrator,
+        dev.colony.engine.SessionGuard.of(spec), oversight);
     return new GeminiEngine(CLOCK).run(ctx);
   }
 
@@ -175,5 +178,31 @@ class GeminiEngineTest {
     SessionResult r = run(spec(Autonomy.HUMAN, 100));
     assertEquals(Outcome.SUCCESS, r.outcome());
     assertTrue(api.requests.get(1).body().contains("denied by tester"), api.requests.get(1).body());
+  }
+
+  @Test
+  void aWhisperRidesWithTheNextToolResults() throws Exception {
+    var rec = new dev.colony.engine.RecordingOversight(1, "[THINK_DEEPER] Plan before writing.");
+    oversight = rec;
+    api.reply(200, FakeGeminiServer.call("write_file", "{\"path\":\"a.txt\",\"content\":\"one\"}"))
+        .reply(200, FakeGeminiServer.call("run_shell", "{\"command\":\"cat a.txt\"}"))
+        .reply(200, FakeGeminiServer.text("Done."));
+    SessionResult r = run(spec(Autonomy.FULL, 100));
+    assertEquals(Outcome.SUCCESS, r.outcome(), r.detail());
+    assertEquals(3, rec.turns.size(), rec.turns.toString());
+    assertEquals("write_file", rec.turns.get(0).name());
+    assertEquals("Done.", rec.turns.get(2).input());
+    String second = api.requests.get(1).body();
+    assertTrue(second.contains("[THINK_DEEPER] Plan before writing."), "with the first tool's result: " + second);
+    assertEquals(1, count(api.requests.get(2).body(), "[THINK_DEEPER]"), "delivered once, then kept in the conversation");
+    assertTrue(posts.stream().noneMatch(p -> p.contains("THINK_DEEPER")), "a whisper is private");
+  }
+
+  private static int count(String s, String part) {
+    int n = 0;
+    for (int i = s.indexOf(part); i >= 0; i = s.indexOf(part, i + 1)) {
+      n++;
+    }
+    return n;
   }
 }
