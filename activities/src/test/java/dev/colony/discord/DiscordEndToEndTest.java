@@ -124,7 +124,7 @@ class DiscordEndToEndTest {
     bridge = new DiscordBridge(env.getWorkflowClient(), "dc", colony.ants(), settings);
     bridge.connect("fake-token", new DiscordBridge.Endpoints(discord.apiUrl(), discord.gatewayUrl()), http);
     assertEquals(1, discord.identifies.get());
-    eventually(() -> discord.registeredCommands.size() == 10, () -> "slash commands registered: " + discord.registeredCommands);
+    eventually(() -> discord.registeredCommands.size() == 11, () -> "slash commands registered: " + discord.registeredCommands);
 
     return work;
   }

@@ -623,7 +623,10 @@ public class AntWorkflowImpl implements AntWorkflow {
           say(OperatorMessages.succeeded(name, sessionCount, r.detail()));
           // Instructions still queued (sent during the session, or beyond one batch) run at once.
           boolean moreQueued = !mailbox.isEmpty() && boundedDelivery;
-          if (!spec.eventDriven() && spec.pollIntervalSeconds() > 0 && !moreQueued) {
+          // Since the LLM supervisor's version, a pause that came during the session (an operator's,
+          // an escalation) takes effect now instead of after the poll interval's sleep.
+          boolean pausedNow = llmSupervision && paused;
+          if (!spec.eventDriven() && spec.pollIntervalSeconds() > 0 && !moreQueued && !pausedNow) {
             scheduleWait(now + spec.pollIntervalSeconds() * 1000, WaitKind.SLEEPING);
           }
         }

@@ -31,6 +31,8 @@ public final class OversightBook {
   private String lastError;
   private boolean evaluating;
   private long silentSeconds;
+  /** Escalated and not yet answered by a human: no more evaluations (carried over). */
+  private boolean escalated;
 
   public OversightBook(OversightMemory m) {
     if (m == null) {
@@ -49,11 +51,12 @@ public final class OversightBook {
     whispers = m.whispers();
     escalations = m.escalations();
     lastError = m.lastError();
+    escalated = m.escalated();
   }
 
   public OversightMemory memory() {
     return new OversightMemory(List.copyOf(window), sinceEval, pending, whisperSeq, strikes, lastFlag, lastReason,
-        lastVerdict, evaluations, skipped, whispers, escalations, lastError);
+        lastVerdict, evaluations, skipped, whispers, escalations, lastError, escalated);
   }
 
   /**
@@ -91,12 +94,12 @@ public final class OversightBook {
 
   /** An LLM evaluation should start now. */
   public boolean evaluationDue(SupervisorSpec spec) {
-    return spec != null && !evaluating && sinceEval >= spec.evalInterval() && !window.isEmpty();
+    return spec != null && !evaluating && !escalated && sinceEval >= spec.evalInterval() && !window.isEmpty();
   }
 
   /** A silence was reported and is not yet on the ladder. */
   public boolean silenceDue() {
-    return !evaluating && silentSeconds > 0;
+    return !evaluating && !escalated && silentSeconds > 0;
   }
 
   /** Whether a report should wait for a verdict before it answers. */
@@ -143,7 +146,8 @@ public final class OversightBook {
     queue(step.kind(), step.text());
     if (step.action() == Ladder.Action.ESCALATE) {
       escalations++;
-      strikes = 0; // the ant pauses; a human's answer starts a fresh ladder
+      escalated = true; // the ant pauses; nothing more to say until a human answers
+      sinceEval = 0;
     } else {
       whispers++;
     }
@@ -160,6 +164,8 @@ public final class OversightBook {
 
   /** A human answered (resume, a message): the ladder starts again. */
   public void resetLadder() {
+    escalated = false;
+    sinceEval = 0;
     strikes = 0;
     lastFlag = null;
     lastReason = null;
@@ -209,6 +215,10 @@ public final class OversightBook {
     return skipped;
   }
 
+  public boolean escalated() {
+    return escalated;
+  }
+
   public int escalations() {
     return escalations;
   }
@@ -228,9 +238,14 @@ public final class OversightBook {
     }
     sb.append(", ").append(whispers).append(whispers == 1 ? " whisper" : " whispers")
         .append(", ").append(escalations).append(escalations == 1 ? " escalation" : " escalations")
-        .append("; ladder ").append(strikes).append('/').append(spec.escalationThreshold());
-    if (lastFlag != null) {
-      sb.append(" (").append(lastFlag).append(')');
+        .append("; ");
+    if (escalated) {
+      sb.append("escalated (").append(lastFlag).append("), awaiting a human");
+    } else {
+      sb.append("ladder ").append(strikes).append('/').append(spec.escalationThreshold());
+      if (lastFlag != null) {
+        sb.append(" (").append(lastFlag).append(')');
+      }
     }
     if (evaluating) {
       sb.append("; evaluating");

@@ -5,7 +5,7 @@ import java.util.List;
 /** The LLM supervisor's state carried over continue-as-new. */
 public record OversightMemory(List<Turn> window, int sinceEval, List<Whisper> pending, long whisperSeq,
     int strikes, Pattern lastFlag, String lastReason, Pattern lastVerdict, int evaluations, int skipped,
-    int whispers, int escalations, String lastError) {
+    int whispers, int escalations, String lastError, boolean escalated) {
   public OversightMemory {
     window = window == null ? List.of() : List.copyOf(window);
     pending = pending == null ? List.of() : List.copyOf(pending);

@@ -344,12 +344,18 @@ class LlmSupervisorTest {
     sessions.then(List.of(batch(5), batch(5), batch(5)));
     AntWorkflow ant = Fakes.start(client, QUEUE, onDemand("drifter"));
     ant.message(dev.colony.mailbox.Mail.of("the task"));
-    Fakes.eventually(() -> ant.status().paused(), "escalated");
+    // Answered once the session is over (a session still running is interrupted: see the test above).
+    Fakes.eventually(() -> ant.status().state() == Lifecycle.PAUSED, "escalated and paused");
+    assertEquals("escalation", ant.status().pauseReason());
     ant.abort();
     Fakes.eventually(() -> !ant.status().paused(), "abort lets it go on");
     assertTrue(ant.status().supervisor().contains("ladder 0/3"), ant.status().supervisor());
-    Fakes.eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("🗑️ **drifter** aborted its current task")
-        && t.endsWith("; resuming.")), "the abort is announced");
+    try {
+      Fakes.eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("🗑️ **drifter** aborted its current task")
+          && t.endsWith("; resuming.")), "the abort is announced");
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + ": " + chat.texts(), e);
+    }
   }
 
   @Test
