@@ -389,4 +389,22 @@ class LlmSupervisorTest {
     assertTrue(sessions.agentSaw.get(1).startsWith("[CORRECTION] Notice 2 of 2"), sessions.agentSaw.get(1));
     assertEquals(10, judge.requests.get(1).window().size(), "the window came over with continue-as-new");
   }
+
+  /** Records the LLM supervisor's paths (whispers, an escalation pause, abort, a skipped evaluation) for the replay guard. */
+  @Test
+  @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordLlmSupervisor() throws Exception {
+    judge.then(Pattern.SPIRALING, "a").thenFail("Anthropic API answered 401").then(Pattern.SPIRALING, "b")
+        .then(Pattern.SPIRALING, "c");
+    sessions.then(List.of(batch(5), batch(5), batch(5), batch(5), new TurnReport(0, List.of(), List.of(), 700)));
+    AntWorkflow ant = Fakes.start(client, QUEUE, onDemand("recorded"));
+    ant.message(dev.colony.mailbox.Mail.of("the task"));
+    Fakes.eventually(() -> ant.status().state() == Lifecycle.PAUSED, "escalated and paused");
+    ant.abort();
+    ant.message(dev.colony.mailbox.Mail.of("next"));
+    settled(ant, 2);
+    ant.stop();
+    WorkflowStub.fromTyped(ant).getResult(Void.class);
+    HistoryReplayTest.write("llm-supervisor.json", client.fetchHistory("ant/test/recorded"));
+  }
 }
