@@ -282,6 +282,9 @@ public final class ColonyLoader {
           + "), which interrupts a silent session first");
       stall = null;
     }
+    if (stall == null && b.stallAfterSeconds() >= idleTimeoutSeconds) {
+      stall = Math.max(30, idleTimeoutSeconds * 2 / 3); // a silence is seen before the watchdog acts
+    }
     String m = model == null ? b.model() : model;
     String p = provider != null ? provider : model != null ? SupervisorSpec.providerOf(model) : b.provider();
     return new SupervisorSpec(p, m, thinking == null ? b.thinking() : thinking,

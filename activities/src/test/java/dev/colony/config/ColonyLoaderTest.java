@@ -278,6 +278,39 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void theLlmSupervisorBlockIsReadWithDefaultsAndChecked() throws Exception {
+    String ants = "name: %s\ndescription: d\ninstructions: i\n";
+    LoadedColony c = load(colony(Map.of("colony.yaml", "name: c\ndefaults:\n  supervisor:\n    thinking: high\n",
+        "ants/a.yaml", String.format(ants, "a"),
+        "ants/b.yaml", String.format(ants, "b") + "supervisor:\n  model: gemini-2.5-flash\n  window_size: 8\n"
+            + "  eval_interval: 4\n  escalation_threshold: 4\n  stall_after: 5m\n",
+        "ants/d.yaml", String.format(ants, "d") + "supervisor: off\n")), ENV);
+    assertEquals(new dev.colony.oversight.SupervisorSpec("anthropic", "claude-sonnet-4-6", "high", 20, 5, 3, 600),
+        c.ant("a").orElseThrow().supervisor(), "the colony's default, seed 002's numbers");
+    assertEquals(new dev.colony.oversight.SupervisorSpec("gemini", "gemini-2.5-flash", "high", 8, 4, 4, 300),
+        c.ant("b").orElseThrow().supervisor(), "a gemini-* model is Gemini's");
+    assertEquals(null, c.ant("d").orElseThrow().supervisor(), "off turns the default off");
+    assertEquals(null, load(colony(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT)), ENV).ant("a")
+        .orElseThrow().supervisor(), "no supervisor unless asked for");
+
+    String e = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "supervisor:\n  provider: openai\n"
+        + "  thinking: extreme\n  window_size: 500\n  eval_interval: 0\n  escalation_threshold: 1\n  stall_after: 20m\n"
+        + "  temperature: 2\n"), ENV);
+    assertTrue(e.contains("supervisor.provider: unknown provider 'openai' (use anthropic or gemini)"), e);
+    assertTrue(e.contains("supervisor.thinking: unknown thinking level 'extreme'"), e);
+    assertTrue(e.contains("supervisor.window_size: must be at most 200 turns"), e);
+    assertTrue(e.contains("supervisor.eval_interval:"), e);
+    assertTrue(e.contains("supervisor.escalation_threshold: must be between 2 and 10 (the supervisor never escalates on a first observation)"), e);
+    assertTrue(e.contains("supervisor.stall_after: must be shorter than session_idle_timeout (15m)"), e);
+    assertTrue(e.contains("supervisor: unknown key 'temperature'") || e.contains("temperature"), e);
+    String e2 = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "supervisor:\n  window_size: 4\n"
+        + "  eval_interval: 6\n"), ENV);
+    assertTrue(e2.contains("supervisor.eval_interval: must be at most window_size (4)"), e2);
+    String e3 = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "supervisor: sometimes\n"), ENV);
+    assertTrue(e3.contains("ants/a.yaml") && e3.contains("supervisor: expected a mapping (model, thinking, window_size, ...), on or off"), e3);
+  }
+
+  @Test
   void literalTokensAreRejected() throws Exception {
     String msg = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: abc.def\n    guild: g\n",
         "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: x\n"), ENV);
