@@ -850,7 +850,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   @Override
   public void resume() {
     unpark();
-    oversight.resetLadder();
+    answerEscalation(dev.colony.supervision.AntFailure.RESUMED, "an operator resumed it");
     budgetResumeAtMillis = null;
     if (paused) {
       paused = false;
@@ -902,7 +902,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     wakeEarly = true;
     unpark();
     if (paused && ESCALATION_REASON.equals(pauseReason)) {
-      oversight.resetLadder(); // a human's guidance answers the escalation
+      answerEscalation(dev.colony.supervision.AntFailure.RESUMED, "a human sent guidance"); // it answers the escalation
     }
     if (paused) {
       paused = false;
@@ -939,8 +939,12 @@ public class AntWorkflowImpl implements AntWorkflow {
     int dropped = mailbox.clear();
     resumeNext = null;
     lastConversation = null;
-    oversight.forgetTask();
     boolean resuming = paused && ESCALATION_REASON.equals(pauseReason);
+    if (oversight.escalated()) {
+      reportFailure(dev.colony.supervision.AntFailure.ABORTED, "an operator dropped the current task"
+          + (dropped > 0 ? " and " + dropped + " queued instruction(s)" : ""));
+    }
+    oversight.forgetTask();
     if (resuming) {
       paused = false;
       pauseReason = null;
@@ -953,6 +957,14 @@ public class AntWorkflowImpl implements AntWorkflow {
   }
 
   // ---- the LLM supervisor (seed 002) ----
+
+  /** A human's answer ends an escalation: the ladder starts again and the colony's log says so. */
+  private void answerEscalation(String kind, String how) {
+    if (oversight.escalated()) {
+      reportFailure(kind, how);
+    }
+    oversight.resetLadder();
+  }
 
   private dev.colony.oversight.OversightActivities evaluator() {
     return Workflow.newActivityStub(dev.colony.oversight.OversightActivities.class, ActivityOptions.newBuilder()

@@ -15,6 +15,10 @@ public record AntFailure(String ant, String reason, String kind) {
   public static final String BUDGET = "budget";
   /** The ant's LLM supervisor escalated to humans and paused it: logged, alerted, not restarted. */
   public static final String ESCALATED = "escalated";
+  /** A human answered an escalation with resume (or guidance): logged. */
+  public static final String RESUMED = "resumed";
+  /** A human answered an escalation with abort: logged. */
+  public static final String ABORTED = "aborted";
 
   public AntFailure(String ant, String reason) {
     this(ant, reason, PARKED);

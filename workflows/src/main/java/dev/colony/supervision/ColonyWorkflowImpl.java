@@ -186,6 +186,8 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
       case "agent_failed", "restart_limit_exceeded" -> "🛑";
       case "agent_budget" -> "💰";
       case "agent_escalated" -> "🚨";
+      case "agent_resumed" -> "▶️";
+      case "agent_aborted" -> "🗑️";
       case "group_reset" -> "🔁";
       default -> "⚠️";
     };

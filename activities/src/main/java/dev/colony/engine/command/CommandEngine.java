@@ -151,8 +151,11 @@ public final class CommandEngine implements Engine {
     }
     pump.join(5000);
     int exit = process.exitValue();
-    return classify(command, exit, pump.tail(), clock.millis() - started, conversation,
+    SessionResult r = classify(command, exit, pump.tail(), clock.millis() - started, conversation,
         ctx.transcript().toString());
+    // The turns the agent reported with COLONY_TURN lines are its turns.
+    return pump.turns() == 0 ? r : new SessionResult(r.outcome(), r.detail(), r.resetAtEpochMillis(), pump.turns(),
+        r.costUsd(), r.inputTokens(), r.outputTokens(), r.durationMillis(), r.sessionId(), r.transcript());
   }
 
   SessionResult classify(CommandSpec command, int exit, String output, long durationMillis,
@@ -302,6 +305,7 @@ public final class CommandEngine implements Engine {
     private final dev.colony.engine.Oversight oversight;
     private final Path whisperFile;
     private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+    private volatile int turns;
     private boolean lineTooLong;
     private final byte[] tail = new byte[TAIL_BYTES];
     private int tailLength;
@@ -327,6 +331,7 @@ public final class CommandEngine implements Engine {
           if (!lineTooLong) {
             String l = line.toString(StandardCharsets.UTF_8);
             if (l.startsWith(TURN_PREFIX)) {
+              turns++;
               oversight.turn(parseTurn(l.substring(TURN_PREFIX.length())));
               deliver(oversight.take());
             }
@@ -385,6 +390,10 @@ public final class CommandEngine implements Engine {
           wrapped = true;
         }
       }
+    }
+
+    int turns() {
+      return turns;
     }
 
     synchronized String tail() {
