@@ -1079,6 +1079,23 @@ public class AntWorkflowImpl implements AntWorkflow {
       throw new IllegalArgumentException("report too large (at most " + dev.colony.oversight.TurnReport.MAX_TURNS
           + " turns)");
     }
+    // Engines send bounded turns; anything bigger did not come from one and stays out of the history.
+    for (dev.colony.oversight.Turn t : report.turns()) {
+      if (t == null || longer(t.name(), dev.colony.oversight.Turn.MAX_NAME + 1)
+          || longer(t.input(), dev.colony.oversight.Turn.MAX_INPUT + 1)
+          || longer(t.result(), dev.colony.oversight.Turn.MAX_RESULT + 1) || longer(t.kind(), 8)) {
+        throw new IllegalArgumentException("a turn is over its bounds (name 80, input 400, result 600 characters)");
+      }
+    }
+    for (String id : report.delivered()) {
+      if (id == null || id.length() > 32) {
+        throw new IllegalArgumentException("a delivered whisper id is not one");
+      }
+    }
+  }
+
+  private static boolean longer(String s, int max) {
+    return s != null && s.length() > max;
   }
 
   @Override

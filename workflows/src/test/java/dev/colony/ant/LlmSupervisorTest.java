@@ -374,6 +374,25 @@ class LlmSupervisorTest {
         TurnReply.class, new TurnReport(1, turns(150, "x"), List.of(), 0)));
     assertNotNull(e2.getCause());
     assertTrue(e2.getCause().getMessage().contains("is not running"), e2.getCause().getMessage());
+
+    // During a session: a report no engine would send (oversized fields, a flood of ids) is refused.
+    sessions.then(List.of(batch(1)));
+    sessions.blockAfterScript = true;
+    AntWorkflow busy = Fakes.start(client, QUEUE, LlmSupervisorTest.withHeartbeat(onDemand("target"), 2));
+    busy.message(dev.colony.mailbox.Mail.of("go"));
+    Fakes.eventually(() -> sessions.replies.size() == 1, "running");
+    WorkflowStub target = WorkflowStub.fromTyped(busy);
+    int session = busy.status().sessions() + 1;
+    for (TurnReport hostile : List.of(
+        new TurnReport(session, List.of(new Turn("tool", "Bash", "x".repeat(1_000_000), null, false)), List.of(), 0),
+        new TurnReport(session, turns(101, "y"), List.of(), 0),
+        new TurnReport(session, List.of(), List.of("w".repeat(40)), 0))) {
+      var refused = assertThrows(WorkflowUpdateException.class, () -> target.update("reportTurns", TurnReply.class, hostile));
+      assertNotNull(refused.getCause());
+    }
+    String history = client.fetchHistory("ant/test/target").toJson(false);
+    assertFalse(history.contains("x".repeat(1000)), "a refused report leaves no trace in the history");
+    busy.stop();
   }
 
   @Test
