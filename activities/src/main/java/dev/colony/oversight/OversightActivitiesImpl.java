@@ -131,25 +131,32 @@ public final class OversightActivitiesImpl implements OversightActivities {
     return new Verdict(pattern, clip(n.path("whisper").asText(""), 1000), clip(n.path("reason").asText(""), 300));
   }
 
+  /** One client per endpoint and credential, kept for the worker's life (its connection pool is reused). */
+  private static final Map<String, AnthropicClient> CLIENTS = new java.util.concurrent.ConcurrentHashMap<>();
+
   private static String claude(SupervisorSpec spec, Map<String, String> env, String user) {
     String key = env.get("ANTHROPIC_API_KEY");
     String token = env.get("ANTHROPIC_AUTH_TOKEN"); // a gateway's or proxy's bearer token
     if ((key == null || key.isBlank()) && (token == null || token.isBlank())) {
       throw refused("ANTHROPIC_API_KEY is not set on this worker (environment or the colony's .env)");
     }
-    AnthropicOkHttpClient.Builder builder = AnthropicOkHttpClient.builder();
-    if (key != null && !key.isBlank()) {
-      builder.apiKey(key);
-    } else {
-      builder.authToken(token);
-    }
-    builder
-        .maxRetries(0) // the activity's retry policy owns retries
-        .timeout(Duration.ofSeconds(150));
     String base = env.get("ANTHROPIC_BASE_URL");
-    if (base != null && !base.isBlank()) {
-      builder.baseUrl(base);
-    }
+    boolean useKey = key != null && !key.isBlank();
+    AnthropicClient client = CLIENTS.computeIfAbsent((useKey ? "k" + key : "t" + token) + "\n" + base, ignored -> {
+      AnthropicOkHttpClient.Builder builder = AnthropicOkHttpClient.builder();
+      if (useKey) {
+        builder.apiKey(key);
+      } else {
+        builder.authToken(token);
+      }
+      builder
+          .maxRetries(0) // the activity's retry policy owns retries
+          .timeout(Duration.ofSeconds(150));
+      if (base != null && !base.isBlank()) {
+        builder.baseUrl(base);
+      }
+      return builder.build();
+    });
     int thinking = spec.thinkingTokens();
     MessageCreateParams.Builder params = MessageCreateParams.builder()
         .model(spec.model())
@@ -159,7 +166,6 @@ public final class OversightActivitiesImpl implements OversightActivities {
     if (thinking > 0) {
       params.enabledThinking(thinking);
     }
-    AnthropicClient client = builder.build();
     try {
       Message m = client.messages().create(params.build());
       return m.content().stream().flatMap(b -> b.text().stream()).map(TextBlock::text)
@@ -168,8 +174,6 @@ public final class OversightActivitiesImpl implements OversightActivities {
       throw byStatus(e.statusCode(), "Anthropic API", e.getMessage());
     } catch (AnthropicIoException e) {
       throw ApplicationFailure.newFailure("cannot reach the Anthropic API: " + e.getMessage(), RETRYABLE);
-    } finally {
-      client.close();
     }
   }
 
