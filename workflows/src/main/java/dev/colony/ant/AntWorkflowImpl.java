@@ -63,6 +63,8 @@ public class AntWorkflowImpl implements AntWorkflow {
   private static final String OPERATOR = "operator";
   /** The pause reason of an ant parked by an error threshold. */
   static final String PARKED_REASON = LifecycleMachine.PARKED_REASON;
+  /** The pause reason of an ant parked because its own workflow code failed (seed 003's "workflow fails"). */
+  static final String FATAL_REASON = LifecycleMachine.FATAL_REASON;
   /** The pause reason of an ant that reached a colony budget cap (as for the engine's own cap). */
   static final String BUDGET_REASON = Outcome.BUDGET.configName();
   /**
@@ -251,7 +253,7 @@ public class AntWorkflowImpl implements AntWorkflow {
           p.totalErrors());
     }
     if (paused) {
-      return new Phase(PARKED_REASON.equals(pauseReason) ? Lifecycle.PARKED : Lifecycle.PAUSED, sessionCount,
+      return new Phase(parkedLike(pauseReason) ? Lifecycle.PARKED : Lifecycle.PAUSED, sessionCount,
           budgetResumeAtMillis, pauseReason, p.consecutiveErrors(), p.totalErrors());
     }
     return p;
@@ -340,9 +342,16 @@ public class AntWorkflowImpl implements AntWorkflow {
         continueAsNew();
         return;
       }
-      if (readyToRun()) {
-        runOneSession();
-        sessionsThisRun++;
+      try {
+        if (readyToRun()) {
+          runOneSession();
+          sessionsThisRun++;
+        }
+      } catch (RuntimeException bug) {
+        if (bug instanceof CanceledFailure) {
+          throw bug; // the workflow itself is being cancelled
+        }
+        parkFatal(bug);
       }
     }
     fire(new LifecycleEvent.OperatorStop());
@@ -507,7 +516,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
     boolean pauseWasPending = paused && OPERATOR.equals(pauseReason);
     act(result, delivered);
-    if (unresponsive && !(paused && PARKED_REASON.equals(pauseReason))) {
+    if (unresponsive && !(paused && parkedLike(pauseReason))) {
       reportFailure(dev.colony.supervision.AntFailure.UNRESPONSIVE, "session " + number + " stopped answering: "
           + trim(result.detail()));
     }
@@ -864,9 +873,36 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
   }
 
+  /** Parked by an error threshold or by a fatal error: a supervisor's restart brings it back. */
+  static boolean parkedLike(String reason) {
+    return PARKED_REASON.equals(reason) || FATAL_REASON.equals(reason);
+  }
+
+  /**
+   * The ant's own workflow code failed (a bug, an unexpected value from an activity). Instead of
+   * failing the workflow task for ever (a stuck ant) or the workflow (a dead one), the ant parks
+   * with reason {@code fatal}, says why, and tells its colony supervisor, which restarts it under
+   * its group's strategy and breaker; {@code resume} brings it back by hand.
+   */
+  private void parkFatal(RuntimeException bug) {
+    String why = trim(failureText(bug));
+    log.error("{}: fatal error in the ant's workflow, parking it", spec.name(), bug);
+    sessionRunning = false;
+    abortRequested = false;
+    restartRequested = null;
+    clearWait();
+    paused = true;
+    pauseReason = FATAL_REASON;
+    budgetResumeAtMillis = null;
+    phase = new Phase(Lifecycle.PARKED, sessionCount, null, FATAL_REASON, phase.consecutiveErrors(),
+        phase.totalErrors());
+    say(OperatorMessages.fatal(spec.name(), why));
+    reportFailure(dev.colony.supervision.AntFailure.PARKED, "fatal error: " + why);
+  }
+
   /** A parked ant that a human brings back starts with its error counters at zero. */
   private void unpark() {
-    if (paused && PARKED_REASON.equals(pauseReason)) {
+    if (paused && parkedLike(pauseReason)) {
       // The lifecycle resets the counters when it leaves Parked; a run continued as new meanwhile
       // starts from the phase, so reset them here too.
       phase = new Phase(phase.state(), phase.session(), phase.untilMillis(), phase.reason(), 0, 0);
@@ -923,7 +959,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     boolean clean = order.clean() || spec.recovery() == dev.colony.spec.RecoveryPolicy.CLEAN;
     resumeNext = clean ? null : lastConversation;
     unpark();
-    if (paused && PARKED_REASON.equals(pauseReason)) {
+    if (paused && parkedLike(pauseReason)) {
       paused = false;
       pauseReason = null;
     }

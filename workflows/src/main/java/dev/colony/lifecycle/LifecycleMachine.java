@@ -51,6 +51,8 @@ import java.util.Set;
 public final class LifecycleMachine {
   /** The pause reason of an ant parked by an error threshold. */
   public static final String PARKED_REASON = "errors";
+  /** Parked because the ant's own workflow code failed (Colony's addition: not seed 001's FatalError stop). */
+  public static final String FATAL_REASON = "fatal";
 
   private static final Set<Lifecycle> IDLE = EnumSet.of(INITIALIZING, BUILDING_PROMPT, SESSION_COMPLETE, WAITING,
       COOLING_DOWN);
@@ -85,7 +87,8 @@ public final class LifecycleMachine {
       case BackoffElapsed b -> s == COOLING_DOWN
           ? new Transition(p.to(BUILDING_PROMPT), new SideEffect.IncrementSession()) : Transition.to(p);
       case Paused pa -> IDLE.contains(s) || s == PAUSED || s == PARKED
-          ? Transition.to(p.to(PARKED_REASON.equals(pa.reason()) ? PARKED : PAUSED, pa.untilMillis(), pa.reason()))
+          ? Transition.to(p.to(PARKED_REASON.equals(pa.reason()) || FATAL_REASON.equals(pa.reason()) ? PARKED : PAUSED,
+              pa.untilMillis(), pa.reason()))
           : Transition.to(p);
       case Resumed r -> s == PAUSED || s == PARKED
           ? Transition.to(p.to(BUILDING_PROMPT).withErrors(s == PARKED ? 0 : p.consecutiveErrors(),

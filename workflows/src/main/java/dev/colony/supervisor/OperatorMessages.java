@@ -54,6 +54,11 @@ public final class OperatorMessages {
         + ". No more sessions until resumed (which resets the counters) or stopped.";
   }
 
+  public static String fatal(String ant, String error) {
+    return "🛑 " + bold(ant) + " is parked after a fatal error in its workflow: " + orUnknown(error)
+        + ". No more sessions until its supervisor restarts it, or it is resumed or stopped.";
+  }
+
   /** A colony budget cap (not the engine's per-session cap) paused the ant until its window rolls over. */
   public static String budgetCapped(String ant, String cap, String resetsAt) {
     return "💰 " + bold(ant) + " paused: " + cap + ". It resumes by itself at " + resetsAt

@@ -39,6 +39,8 @@ class ColonySupervisionTest {
     final Map<String, Deque<Outcome>> scripts = new ConcurrentHashMap<>();
     final Map<String, Double> cost = new ConcurrentHashMap<>();
     final List<SessionRequest> requests = new CopyOnWriteArrayList<>();
+    /** Ants whose next session returns nothing at all (a buggy engine): the ant's workflow code fails on it. */
+    final Map<String, java.util.concurrent.atomic.AtomicInteger> nulls = new ConcurrentHashMap<>();
     /** Ants whose session activity crashes (an exception, as a dying worker would leave). */
     final Map<String, java.util.concurrent.atomic.AtomicInteger> crashes = new ConcurrentHashMap<>();
 
@@ -57,6 +59,10 @@ class ColonySupervisionTest {
         throw new IllegalStateException("the worker lost the agent");
       }
       requests.add(request);
+      var none = nulls.get(request.spec().name());
+      if (none != null && none.getAndDecrement() > 0) {
+        return null;
+      }
       Outcome o = scripts.getOrDefault(request.spec().name(), new ConcurrentLinkedDeque<>()).poll();
       return new SessionResult(o == null ? Outcome.SUCCESS : o, o == null ? "done" : "boom", null, 1,
           cost.getOrDefault(request.spec().name(), 0.0), 0, 0, 0,
@@ -118,6 +124,31 @@ class ColonySupervisionTest {
 
   private List<String> types(ColonyWorkflow colony) {
     return colony.events(0).stream().map(e -> e.type() + ":" + (e.ant() == null ? e.group() : e.ant())).toList();
+  }
+
+  @Test
+  void aFailureOfTheAntsOwnWorkflowCodeParksItAndItsSupervisorRestartsIt() {
+    ColonyWorkflow colony = startColony(List.of(new GroupSpec("solo", Strategy.ONE_FOR_ONE, List.of("buggy"), 3, 60)));
+    sessions.nulls.put("buggy", new java.util.concurrent.atomic.AtomicInteger(1));
+    AntWorkflow buggy = Fakes.start(client, QUEUE, ant("buggy"));
+    eventually(() -> types(colony).contains("agent_restarted:buggy"), "restarted: " + types(colony));
+    assertEquals("agent_parked:buggy", types(colony).get(0));
+    assertTrue(colony.events(0).get(0).reason().startsWith("fatal error: "), colony.events(0).get(0).reason());
+    eventually(() -> sessions.sessionsOf("buggy") == 2, "the restart ran a session");
+    eventually(() -> buggy.status().state() == Lifecycle.WAITING, "healthy again: " + buggy.status());
+    assertEquals(null, buggy.status().pauseReason());
+    eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("🛑 **buggy** is parked after a fatal error in its "
+        + "workflow")), chat.texts().toString());
+  }
+
+  @Test
+  void anAntAloneParkedByAFatalErrorWaitsForAHuman() {
+    sessions.nulls.put("alone", new java.util.concurrent.atomic.AtomicInteger(1));
+    AntWorkflow alone = Fakes.start(client, QUEUE, ant("alone"));
+    eventually(() -> alone.status().state() == Lifecycle.PARKED, "parked");
+    assertEquals("fatal", alone.status().pauseReason());
+    alone.resume();
+    eventually(() -> sessions.sessionsOf("alone") == 2, "resumed by hand");
   }
 
   @Test
