@@ -220,6 +220,11 @@ class DiscordEndToEndTest {
       }
     }, () -> posts(work).toString());
     assertFalse(Files.readString(fake.resolve("prompt.json")).contains("drop everything"));
+
+    // /abort from an operator drops the queue (the answer to a supervisor's escalation).
+    discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/abort");
+    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("🗑️ **fixer** aborted its current task")),
+        () -> posts(work).toString());
   }
 
   @Test
