@@ -25,6 +25,9 @@ public final class StatusText {
           .append(a.pendingIssues() > 0 ? " (" + a.pendingIssues() + " issue(s) waiting)" : "").append('\n');
     }
     sb.append("  last outcome:       ").append(last(a)).append('\n');
+    if (a.host() != null) {
+      sb.append("  host:               ").append(a.host()).append('\n');
+    }
     if (a.budget() != null) {
       sb.append("  spend:              ").append(a.budget()).append('\n');
     }

@@ -207,10 +207,11 @@ public final class ColonyLoader {
   }
 
   private record Defaults(long confirmationTimeout, long pollInterval, long sessionTimeout,
-      long heartbeatTimeout, GitIdentity git, SupervisionSpec supervision, SupervisorSpec supervisor) {
+      long heartbeatTimeout, GitIdentity git, SupervisionSpec supervision, SupervisorSpec supervisor,
+      Long moveAfter) {
     static final Defaults NONE = new Defaults(DEFAULT_CONFIRMATION_TIMEOUT, 0,
         AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS, AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS, null,
-        SupervisionSpec.DEFAULTS, null);
+        SupervisionSpec.DEFAULTS, null, null);
   }
 
   private static final List<String> THINKING = List.of("off", "low", "medium", "high");
@@ -353,7 +354,7 @@ public final class ColonyLoader {
     }
     d.allowOnly("confirmation_timeout", "poll_interval", "git", "session_timeout", "heartbeat_timeout",
         "backoff", "max_consecutive_errors", "max_total_errors", "interrupt_grace", "session_idle_timeout",
-        "budget", "timezone", "supervisor");
+        "budget", "timezone", "supervisor", "move_after");
     String zone = readColonyZone(d);
     SupervisionSpec base = new SupervisionSpec(0, 0, null, null, 0, 0, null, null, zone);
     SupervisionSpec supervision = readSupervision(d, base);
@@ -373,7 +374,7 @@ public final class ColonyLoader {
         poll == null ? 0 : poll,
         session == null ? AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS : session,
         heartbeat == null ? AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS : heartbeat,
-        git, supervision, supervisor);
+        git, supervision, supervisor, positive(d, "move_after", d.durationSeconds("move_after")));
   }
 
   private static Long positive(Node n, String key, Long seconds) {
@@ -720,9 +721,12 @@ public final class ColonyLoader {
 
     String repo = null;
     String branch = null;
+    Long moveAfter = defaults.moveAfter();
     Node ws = n.child("workspace");
     if (ws != null) {
-      ws.allowOnly("repo", "branch");
+      ws.allowOnly("repo", "branch", "move_after");
+      Long own = positive(ws, "move_after", ws.durationSeconds("move_after"));
+      moveAfter = own != null ? own : moveAfter;
       repo = ws.reference("repo", false);
       branch = ws.reference("branch", false);
       String target = ws.resolved(repo);
@@ -745,7 +749,7 @@ public final class ColonyLoader {
       return null;
     }
     WorkspaceSpec workspace = new WorkspaceSpec(
-        colonyDir.resolve(".colony").resolve("workspaces").toString(), repo, branch);
+        colonyDir.resolve(".colony").resolve("workspaces").toString(), repo, branch, moveAfter);
     return new AntSpec(colonyName, name, description, instructions, engine, claude, gemini, command,
         channel, repos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
         recovery, poll == null ? defaults.pollInterval() : poll, defaults.confirmationTimeout(),

@@ -19,17 +19,41 @@ import java.util.concurrent.TimeUnit;
 /**
  * A directory per ant under the workspace root; a git worktree on branch {@code colony/<ant>}
  * (or the configured branch) when the ant names a repository. Safe to call again: an existing
- * worktree is reused as it is.
+ * worktree is reused as it is. On a host that has not held the ant before (it moved here), the
+ * branch is recreated from the remote's copy when there is one.
  */
 public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
+  /** What a host name may look like (it names a task queue and shows in status). */
+  public static final java.util.regex.Pattern HOST_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
+
   private final Secrets secrets;
+  private final String host;
+  private final Path rootOverride;
 
   public WorkspaceActivitiesImpl() {
     this(Secrets.process());
   }
 
   public WorkspaceActivitiesImpl(Secrets secrets) {
+    this(secrets, "", null);
+  }
+
+  /**
+   * @param host this worker's host name ("" for none: ants stay on the shared queue)
+   * @param rootOverride where this host keeps workspaces instead of the spec's root; null for the spec's
+   */
+  public WorkspaceActivitiesImpl(Secrets secrets, String host, Path rootOverride) {
+    if (!host.isEmpty() && !HOST_NAME.matcher(host).matches()) {
+      throw new IllegalArgumentException("invalid host name '" + host + "'");
+    }
     this.secrets = secrets;
+    this.host = host;
+    this.rootOverride = rootOverride;
+  }
+
+  @Override
+  public String claimHost() {
+    return host;
   }
 
   @Override
@@ -48,7 +72,7 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
 
   public Path prepare(AntSpec spec) throws IOException, InterruptedException {
     WorkspaceSpec ws = spec.workspace();
-    Path root = Path.of(ws.root());
+    Path root = rootOverride != null ? rootOverride : Path.of(ws.root());
     Path dir = root.resolve(spec.name());
     if (ws.repo() == null) {
       Files.createDirectories(dir);
@@ -76,6 +100,9 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
     git(repo, "worktree", "prune");
     if (branchExists(repo, branch)) {
       git(repo, "worktree", "add", "--quiet", dir.toString(), branch);
+    } else if (remoteBranchExists(repo, branch)) {
+      // The ant worked elsewhere before (its host died): carry on from what it pushed.
+      git(repo, "worktree", "add", "--quiet", "--track", "-b", branch, dir.toString(), "origin/" + branch);
     } else {
       git(repo, "worktree", "add", "--quiet", "-b", branch, dir.toString());
     }
@@ -103,6 +130,10 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
 
   private static boolean branchExists(Path repo, String branch) throws IOException, InterruptedException {
     return run(repo, List.of("rev-parse", "--verify", "--quiet", "refs/heads/" + branch)).exit == 0;
+  }
+
+  private static boolean remoteBranchExists(Path repo, String branch) throws IOException, InterruptedException {
+    return run(repo, List.of("rev-parse", "--verify", "--quiet", "refs/remotes/origin/" + branch)).exit == 0;
   }
 
   private static void git(Path cwd, String... args) throws IOException, InterruptedException {

@@ -229,6 +229,21 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void moveAfterComesFromTheColonyAndTheAnt() throws Exception {
+    LoadedColony c = load(colony(Map.of("colony.yaml", "name: c\ndefaults:\n  move_after: 2m\n",
+        "ants/a.yaml", ANT,
+        "ants/b.yaml", "name: b\ndescription: d\ninstructions: i\nworkspace:\n  move_after: 30s\n")), ENV);
+    assertEquals(120L, c.ant("a").orElseThrow().workspace().moveAfter());
+    assertEquals(30L, c.ant("b").orElseThrow().workspace().moveAfter());
+    assertEquals(dev.colony.spec.WorkspaceSpec.DEFAULT_MOVE_AFTER_SECONDS,
+        load(colony(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT)), ENV).ants().get(0).workspace().moveAfter());
+    String e = errors(Map.of("colony.yaml", "name: c\ndefaults:\n  move_after: soon\n", "ants/a.yaml", ANT
+        + "workspace:\n  move_after: 0s\n"), ENV);
+    assertTrue(e.contains("colony.yaml") && e.contains("move_after"), e);
+    assertTrue(e.contains("ants/a.yaml") && e.contains("workspace.move_after: must be longer than 0s"), e);
+  }
+
+  @Test
   void guardrailsAndBudgetsComeFromTheColonyAndTheAnt() throws Exception {
     LoadedColony c = load(colony(Map.of("colony.yaml", "name: c\ndefaults:\n  timezone: Europe/Paris\n"
             + "  interrupt_grace: 45s\n  session_idle_timeout: 20m\n  budget:\n    daily_usd: 5\n    monthly_usd: 100\n",

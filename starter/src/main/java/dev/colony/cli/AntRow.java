@@ -29,7 +29,8 @@ record AntRow(
     boolean needsHuman,
     String lastOutcome,
     String engine,
-    String description) {
+    String description,
+    String host) {
 
   static AntRow of(WorkflowExecutionMetadata m) {
     String id = m.getExecution().getWorkflowId();
@@ -50,7 +51,8 @@ record AntRow(
         Boolean.TRUE.equals(get(a, AntSearchAttributes.NEEDS_HUMAN)),
         get(a, AntSearchAttributes.LAST_OUTCOME),
         memo(m, AntSearchAttributes.MEMO_ENGINE),
-        memo(m, AntSearchAttributes.MEMO_DESCRIPTION));
+        memo(m, AntSearchAttributes.MEMO_DESCRIPTION),
+        get(a, AntSearchAttributes.HOST));
   }
 
   private static <T> T get(SearchAttributes a, SearchAttributeKey<T> key) {

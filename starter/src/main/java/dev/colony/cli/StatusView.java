@@ -101,6 +101,7 @@ final class StatusView {
       n.put("lastOutcome", a.lastOutcome());
       n.put("engine", a.engine());
       n.put("description", a.description());
+      n.put("host", a.host());
     }
     return write(root);
   }
@@ -126,6 +127,7 @@ final class StatusView {
     n.set("confirmations", JSON.valueToTree(a.confirmations()));
     n.put("wakesOn", a.wakesOn());
     n.put("pendingIssues", a.pendingIssues());
+    n.put("host", a.host());
     if (s != null) {
       n.set("stats", JSON.valueToTree(s));
     }

@@ -21,6 +21,9 @@ class WorkerCommand implements Callable<Integer> {
   @Mixin
   StickyOption sticky;
 
+  @Mixin
+  HostOption host;
+
   @picocli.CommandLine.Option(names = "--github-webhook", paramLabel = "PORT",
       description = "Also receive GitHub 'issues' webhooks on this port (signed with integrations.github.webhook_secret).")
   Integer githubWebhook;
@@ -31,12 +34,13 @@ class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     LoadedColony colony = ColonyDir.loadRunnable(dir);
+    String hostName = host.resolve(); // a bad --host fails here, before anything starts
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Temporal t = Temporal.connect(temporal);
     SearchAttributeSetup.ensure(t);
-    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky.mode, System.out, colony);
-    spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' at %s%n",
-        colony.colony().name(), temporal.taskQueue, t.address);
+    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky.mode, host, System.out, colony);
+    spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' (host %s) at %s%n",
+        colony.colony().name(), temporal.taskQueue, hostName, t.address);
     spec.commandLine().getOut().flush();
     if (githubWebhook != null) {
       startWebhook(t, colony);

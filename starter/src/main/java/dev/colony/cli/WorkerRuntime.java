@@ -20,13 +20,14 @@ import okhttp3.OkHttpClient;
 final class WorkerRuntime {
   private WorkerRuntime() {}
 
-  static ColonyWorker start(Temporal t, String taskQueue, StickyMode sticky, PrintStream chatOut,
-      LoadedColony colony) {
-    return start(t, taskQueue, sticky, chatOut, colony, () -> { });
+  static ColonyWorker start(Temporal t, String taskQueue, StickyMode sticky, HostOption hostOption,
+      PrintStream chatOut, LoadedColony colony) {
+    return start(t, taskQueue, sticky, hostOption, chatOut, colony, () -> { });
   }
 
-  static ColonyWorker start(Temporal t, String taskQueue, StickyMode sticky, PrintStream chatOut,
-      LoadedColony colony, Runnable afterStop) {
+  static ColonyWorker start(Temporal t, String taskQueue, StickyMode sticky, HostOption hostOption,
+      PrintStream chatOut, LoadedColony colony, Runnable afterStop) {
+    String hostName = hostOption.resolve();
     boolean useSticky = sticky.resolve(t);
     String dir = colony.colony().dir();
     Path journal = Path.of(dir, ".colony", "chat", "delivered-keys");
@@ -35,7 +36,7 @@ final class WorkerRuntime {
     OkHttpClient http = new OkHttpClient();
     ChatSink chat = discord != null ? discord.sink(http) : new ConsoleSink(chatOut);
     ColonyWorker worker = ColonyWorker.start(t.client,
-        new WorkerSettings(taskQueue, useSticky, chat, null, journal, http));
+        new WorkerSettings(taskQueue, useSticky, chat, null, journal, http, hostName, hostOption.resolvedRoot()));
     DiscordGateway gateway = discord == null ? null
         : discord.gateway(t, taskQueue, ProcessHandle.current().pid() + "@" + host(), http);
     ConnectionWatch watch = ConnectionWatch.start(t, System.err);

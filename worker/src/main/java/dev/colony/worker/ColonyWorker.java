@@ -7,6 +7,7 @@ import dev.colony.chat.ChatSink;
 import dev.colony.config.Secrets;
 import dev.colony.chat.DeliveryJournal;
 import dev.colony.session.SessionActivitiesImpl;
+import dev.colony.workspace.WorkspaceActivities;
 import dev.colony.workspace.WorkspaceActivitiesImpl;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
@@ -49,18 +50,29 @@ public final class ColonyWorker implements AutoCloseable {
     Secrets secrets = Secrets.process();
     ChatSink chat = post -> settings.chat().deliver(new ChatPost(post.colony(), post.ant(), post.channel(),
         secrets.redact(post.text()), post.idempotencyKey()));
-    worker.registerActivitiesImplementations(
-        SessionActivitiesImpl.withDefaultEngines(chat, System.out, new dev.colony.session.SessionEnvironment(
+    SessionActivitiesImpl sessions = SessionActivitiesImpl.withDefaultEngines(chat, System.out,
+        new dev.colony.session.SessionEnvironment(
             client.getWorkflowServiceStubs().getOptions().getTarget(), client.getOptions().getNamespace(),
-            ColonyBin.path())),
-        new WorkspaceActivitiesImpl(secrets),
+            ColonyBin.path()));
+    WorkspaceActivitiesImpl workspaces = new WorkspaceActivitiesImpl(secrets, settings.host(), settings.workspaceRoot());
+    if (!settings.host().isEmpty()) {
+      // Worker affinity: the ants this host holds send their workspace and session activities
+      // here; ClaimHost on the shared queue is how an ant comes to this host.
+      Worker hostWorker = factory.newWorker(WorkspaceActivities.hostQueue(settings.taskQueue(), settings.host()),
+          options.build());
+      hostWorker.registerActivitiesImplementations(sessions, workspaces);
+    }
+    worker.registerActivitiesImplementations(
+        sessions,
+        workspaces,
         new dev.colony.github.GithubActivitiesImpl(settings.http()),
         new dev.colony.webhook.WebhookActivitiesImpl(settings.http()),
         new dev.colony.oversight.OversightActivitiesImpl(secrets),
         new ChatActivitiesImpl(chat,
             settings.chatJournal() == null ? null : new DeliveryJournal(settings.chatJournal())));
     factory.start();
-    log.info("worker polling task queue '{}' (sticky queue {})", settings.taskQueue(),
+    log.info("worker polling task queue '{}'{} (sticky queue {})", settings.taskQueue(),
+        settings.host().isEmpty() ? "" : " and host queue '" + WorkspaceActivities.hostQueue(settings.taskQueue(), settings.host()) + "'",
         settings.stickyQueue() ? "on" : "off");
     return new ColonyWorker(factory);
   }

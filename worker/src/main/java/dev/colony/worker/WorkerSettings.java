@@ -11,15 +11,20 @@ import java.nio.file.Path;
  *     would strand an ant's workflow on the queue of a killed worker.
  * @param chatJournal file shared by the workers of a machine that remembers delivered post keys,
  *     so no post is shown twice after a crash; null to remember them in memory only
+ * @param http the worker's one OkHttp client (Discord, GitHub)
+ * @param host this worker's host name: it also polls the host queue {@code <taskQueue>@<host>},
+ *     where the ants it holds prepare their workspaces and run their sessions; "" for none
+ * @param workspaceRoot where this host keeps the ants' workspaces; null for the colony's own
+ *     ({@code .colony/workspaces})
  */
 public record WorkerSettings(String taskQueue, boolean stickyQueue, ChatSink chat, String identity,
-    Path chatJournal, okhttp3.OkHttpClient http) {
-  /** @param http the worker's one OkHttp client (Discord, GitHub) */
+    Path chatJournal, okhttp3.OkHttpClient http, String host, Path workspaceRoot) {
   public WorkerSettings {
     http = http == null ? new okhttp3.OkHttpClient() : http;
+    host = host == null ? "" : host;
   }
 
   public WorkerSettings(String taskQueue, boolean stickyQueue, ChatSink chat, String identity, Path chatJournal) {
-    this(taskQueue, stickyQueue, chat, identity, chatJournal, null);
+    this(taskQueue, stickyQueue, chat, identity, chatJournal, null, "", null);
   }
 }

@@ -7,7 +7,7 @@ import java.util.Map;
  * The state an ant carries from one workflow run to the next across continue-as-new. Nothing
  * an operator relies on may be missing here: queued messages, counters, pause state, a pending
  * wait, the statistics, the mailbox (urgent messages and the ids already received) and the
- * budget spend all survive. Fields added later read as empty from older histories.
+ * budget spend all survive, and the host that holds the ant's workspace. Fields added later read as empty from older histories.
  */
 public record AntMemory(
     int sessions,
@@ -38,7 +38,8 @@ public record AntMemory(
     dev.colony.budget.Spend spend,
     Long budgetResumeAtMillis,
     String lastConversation,
-    dev.colony.oversight.OversightMemory oversight) {
+    dev.colony.oversight.OversightMemory oversight,
+    String host) {
 
   public AntMemory {
     queue = queue == null ? List.of() : List.copyOf(queue);

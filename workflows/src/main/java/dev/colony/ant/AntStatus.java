@@ -19,6 +19,7 @@ import java.util.List;
  * @param totalErrors failed sessions counted against {@code max_total_errors}
  * @param budget spend against the ant's caps, in words; null when it has no cap and no cost
  * @param supervisor the LLM supervisor's evaluations, whispers and ladder, in words; null without one
+ * @param host the host holding the ant's workspace; null before its first session
  */
 public record AntStatus(
     String colony,
@@ -40,7 +41,8 @@ public record AntStatus(
     String stateReason,
     int totalErrors,
     String budget,
-    String supervisor) {
+    String supervisor,
+    String host) {
 
   public AntStatus {
     confirmations = confirmations == null ? List.of() : List.copyOf(confirmations);
@@ -50,6 +52,6 @@ public record AntStatus(
       int sessions, int consecutiveErrors, String nextWakeTime, String lastOutcome, String lastDetail, String engine,
       List<PendingConfirmation> confirmations) {
     this(colony, ant, state, paused, pauseReason, queueDepth, sessions, consecutiveErrors, nextWakeTime, lastOutcome,
-        lastDetail, engine, confirmations, null, 0, 0, null, 0, null, null);
+        lastDetail, engine, confirmations, null, 0, 0, null, 0, null, null, null);
   }
 }

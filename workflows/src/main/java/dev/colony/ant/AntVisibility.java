@@ -3,6 +3,7 @@ package dev.colony.ant;
 import static dev.colony.visibility.AntSearchAttributes.ANT;
 import static dev.colony.visibility.AntSearchAttributes.COLONY;
 import static dev.colony.visibility.AntSearchAttributes.ERRORS;
+import static dev.colony.visibility.AntSearchAttributes.HOST;
 import static dev.colony.visibility.AntSearchAttributes.LAST_OUTCOME;
 import static dev.colony.visibility.AntSearchAttributes.NEEDS_HUMAN;
 import static dev.colony.visibility.AntSearchAttributes.WAKES_ON;
@@ -40,13 +41,21 @@ public record AntVisibility(
     Long nextWakeMillis,
     int confirmationsWaiting,
     String lastOutcome,
-    String wakesOn) {
+    String wakesOn,
+    String host) {
+
+  /** Without {@code host} (runs from before the host-affinity version publish none). */
+  public AntVisibility(String colony, String ant, Lifecycle state, boolean paused, String pauseReason, int sessions,
+      int errors, int queue, Long nextWakeMillis, int confirmationsWaiting, String lastOutcome, String wakesOn) {
+    this(colony, ant, state, paused, pauseReason, sessions, errors, queue, nextWakeMillis, confirmationsWaiting,
+        lastOutcome, wakesOn, null);
+  }
 
   /** Without {@code wakesOn} (runs from before the wakes-on version publish none). */
   public AntVisibility(String colony, String ant, Lifecycle state, boolean paused, String pauseReason, int sessions,
       int errors, int queue, Long nextWakeMillis, int confirmationsWaiting, String lastOutcome) {
     this(colony, ant, state, paused, pauseReason, sessions, errors, queue, nextWakeMillis, confirmationsWaiting,
-        lastOutcome, null);
+        lastOutcome, null, null);
   }
 
   /** Paused on a cause only a human can fix, or a dangerous action waits for one. */
@@ -81,6 +90,9 @@ public record AntVisibility(
     if (wakesOn != null || (b != null && b.wakesOn != null)) {
       add(out, WAKES_ON, wakesOn, b == null ? null : b.wakesOn, b == null);
     }
+    if (host != null || (b != null && b.host != null)) {
+      add(out, HOST, host, b == null ? null : b.host, b == null);
+    }
     return out;
   }
 
@@ -104,6 +116,9 @@ public record AntVisibility(
     }
     if (wakesOn != null) {
       sb.append(" · wakes on ").append(wakesOn);
+    }
+    if (host != null) {
+      sb.append(" · on ").append(host);
     }
     return sb.toString();
   }

@@ -111,6 +111,12 @@ public class AntWorkflowImpl implements AntWorkflow {
    * {@code escalation}); sessions get pending whispers in their prompt.
    */
   static final String LLM_SUPERVISOR_CHANGE = "llm-supervisor";
+  /**
+   * Version 1: worker affinity. The ant claims a host (the worker that picks up {@code ClaimHost}
+   * on the shared queue), then prepares its workspace and runs its sessions on that host's queue.
+   * When nobody polls there for {@code move_after}, it moves to another host.
+   */
+  static final String HOST_AFFINITY_CHANGE = "host-affinity";
   /** The pause reason of an ant its LLM supervisor escalated to humans. */
   static final String ESCALATION_REASON = "escalation";
   /** How long a turn report waits for the verdict of the evaluation it is due for. */
@@ -193,6 +199,9 @@ public class AntWorkflowImpl implements AntWorkflow {
   private Long pausedSinceMillis;
   /** The issue the running session works on (given back if it fails). */
   private IssueEvent takenIssue;
+  /** The host holding the workspace (host-affinity version); null until the first session claims one. */
+  private String host;
+  private boolean hostAffinity;
 
   @WorkflowInit
   public AntWorkflowImpl(AntRun run) {
@@ -243,6 +252,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     pendingIssues.addAll(m.pendingIssues());
     phase = restoredPhase(m);
     oversight = new dev.colony.oversight.OversightBook(m.oversight());
+    host = m.host();
   }
 
   /** Where a run that continued as new picks up: its wait, its pause, or about to prepare. */
@@ -292,8 +302,8 @@ public class AntWorkflowImpl implements AntWorkflow {
   // Stubs are made per call so each activity carries a summary the Web UI shows in the history.
 
   private SessionActivities sessions(int number) {
-    ActivityOptions.Builder options = sessionOptions.toBuilder()
-        .setSummary("session " + number + " · " + spec.engine().configName());
+    ActivityOptions.Builder options = onHost(sessionOptions.toBuilder()
+        .setSummary("session " + number + " · " + spec.engine().configName()));
     if (guardrails) {
       // An interrupted session is waited for: the agent stops before the next one starts.
       options.setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED);
@@ -302,8 +312,65 @@ public class AntWorkflowImpl implements AntWorkflow {
   }
 
   private WorkspaceActivities workspaces(int number) {
-    return Workflow.newActivityStub(WorkspaceActivities.class, workspaceOptions.toBuilder()
-        .setSummary("workspace for session " + number).build());
+    return Workflow.newActivityStub(WorkspaceActivities.class, onHost(workspaceOptions.toBuilder()
+        .setSummary("workspace for session " + number)).build());
+  }
+
+  /**
+   * Sends an activity to the ant's host. Nobody picking it up within {@code move_after} means the
+   * host is gone: the schedule-to-start timeout is never retried, so the ant hears of it and moves.
+   */
+  private ActivityOptions.Builder onHost(ActivityOptions.Builder options) {
+    if (hostAffinity && hostBound()) {
+      options.setTaskQueue(WorkspaceActivities.hostQueue(Workflow.getInfo().getTaskQueue(), host))
+          .setScheduleToStartTimeout(Duration.ofSeconds(moveAfterSeconds()));
+    }
+    return options;
+  }
+
+  /** Bound to a host; a worker started without a host name answers "" to a claim: no affinity. */
+  private boolean hostBound() {
+    return host != null && !host.isEmpty();
+  }
+
+  private long moveAfterSeconds() {
+    return spec.workspace() == null ? dev.colony.spec.WorkspaceSpec.DEFAULT_MOVE_AFTER_SECONDS
+        : spec.workspace().moveAfter();
+  }
+
+  /**
+   * Whichever worker picks this up on the shared queue becomes the ant's host (the matching
+   * service hands tasks to the polling workers in turn, so ants spread over the hosts).
+   */
+  private String claimHost() {
+    return Workflow.newActivityStub(WorkspaceActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(30))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofSeconds(1))
+            .setMaximumInterval(Duration.ofSeconds(30))
+            .build())
+        .setSummary("claim a host")
+        .build()).claimHost();
+  }
+
+  /** Did the activity fail because its host queue went unpolled for {@code move_after}? */
+  private static boolean hostGone(ActivityFailure f) {
+    return f.getCause() instanceof io.temporal.failure.TimeoutFailure t
+        && t.getTimeoutType() == io.temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START;
+  }
+
+  /**
+   * Leaves a host that is gone. The conversation to resume stays behind with it (the agent keeps
+   * it on that host's disk); the next session claims a new host, whose worker recreates the
+   * worktree from the remote branch.
+   */
+  private void moveOffHost() {
+    String old = host;
+    host = null;
+    lastConversation = null;
+    resumeNext = null;
+    fire(new LifecycleEvent.HostLost(old));
+    say(OperatorMessages.hostLost(spec.name(), old, moveAfterSeconds()));
   }
 
   private ChatActivities chat(ChatPost post) {
@@ -322,6 +389,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     guardrails = Workflow.getVersion(GUARDRAILS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     supervised = Workflow.getVersion(SUPERVISION_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     llmSupervision = Workflow.getVersion(LLM_SUPERVISOR_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    hostAffinity = Workflow.getVersion(HOST_AFFINITY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
     Async.procedure(this::deliverPosts);
     if (publishing) {
       Async.procedure(this::publishVisibility);
@@ -442,10 +510,17 @@ public class AntWorkflowImpl implements AntWorkflow {
     scheduledRunDue = false;
     sessionRunning = true;
     String workspace;
+    if (hostAffinity && host == null) {
+      host = claimHost();
+    }
     try {
       workspace = workspaces(sessionCount + 1).prepareWorkspace(spec);
     } catch (ActivityFailure f) {
       sessionRunning = false;
+      if (hostAffinity && hostGone(f)) {
+        moveOffHost();
+        return;
+      }
       sessionCount++;
       act(SessionResult.of(Outcome.TRANSIENT, "workspace setup failed: " + rootMessage(f)), List.of());
       return;
@@ -486,6 +561,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     abortRequested = false;
     SessionResult result = null;
     boolean unresponsive = false;
+    boolean hostLost = false;
     boolean cancelled = !session.isCompleted();
     if (!cancelled) {
       try {
@@ -493,6 +569,8 @@ public class AntWorkflowImpl implements AntWorkflow {
       } catch (ActivityFailure f) {
         if (f.getCause() instanceof CanceledFailure || stopRequested || phase.state() == Lifecycle.INTERRUPTING) {
           cancelled = true;
+        } else if (hostAffinity && hostGone(f)) {
+          hostLost = true; // its host died before or during the session: run it again elsewhere
         } else {
           // The activity gave up (its retries are spent): the worker kept dying or went silent.
           result = SessionResult.of(Outcome.TRANSIENT, "session failed: " + rootMessage(f));
@@ -503,6 +581,12 @@ public class AntWorkflowImpl implements AntWorkflow {
       }
     }
     sessionRunning = false;
+    if (hostLost) {
+      mailbox.giveBack(delivered);
+      giveIssueBack();
+      moveOffHost();
+      return;
+    }
     if (cancelled && (stopRequested || phase.state() != Lifecycle.INTERRUPTING)) {
       mailbox.giveBack(delivered);
       giveIssueBack();
@@ -777,7 +861,7 @@ public class AntWorkflowImpl implements AntWorkflow {
         announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail,
         startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
         deliveryFailures, List.copyOf(handledIssues), pendingIssues, phase.totalErrors(), mailbox.urgentQueue(),
-        mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation, oversight.memory());
+        mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation, oversight.memory(), host);
   }
 
   // ---- chat: posts leave in order, one at a time, from a single workflow thread ----
@@ -806,7 +890,8 @@ public class AntWorkflowImpl implements AntWorkflow {
   AntVisibility visibility() {
     int waiting = confirmations.waiting();
     return new AntVisibility(spec.colony(), spec.name(), phase.state(), paused, pauseReason, sessionCount,
-        phase.consecutiveErrors(), mailbox.size(), nextWake(), waiting, lastOutcome, publishWakesOn ? bounded(wakesOn()) : null);
+        phase.consecutiveErrors(), mailbox.size(), nextWake(), waiting, lastOutcome, publishWakesOn ? bounded(wakesOn()) : null,
+        hostAffinity && hostBound() ? host : null);
   }
 
   /** Writes the ant's state to visibility whenever it changes, only the attributes that did. */
@@ -1223,7 +1308,7 @@ public class AntWorkflowImpl implements AntWorkflow {
         confirmations.pending(), wakesOn(), pendingIssues.size(), phase.session(), phase.reason(), phase.totalErrors(),
         spec.supervision().hasBudget() || costReported
             ? budget.summary(spec.supervision(), Workflow.currentTimeMillis()) : null,
-        spec.supervisor() == null ? null : oversight.summary(spec.supervisor()));
+        spec.supervisor() == null ? null : oversight.summary(spec.supervisor()), hostBound() ? host : null);
   }
 
   /** The pending timer: a wait, or the rollover that ends a budget pause. */

@@ -65,4 +65,10 @@ public sealed interface LifecycleEvent {
 
   /** A wait ended: a tick, a trigger, a message. */
   record Woken() implements LifecycleEvent {}
+
+  /**
+   * The host holding the ant's workspace stopped polling for longer than {@code move_after}: the
+   * session (or its preparation) did not run and is prepared again on another host. Not an error.
+   */
+  record HostLost(String host) implements LifecycleEvent {}
 }

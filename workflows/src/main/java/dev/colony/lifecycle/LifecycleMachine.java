@@ -15,6 +15,7 @@ import static dev.colony.ant.Lifecycle.WAITING;
 import dev.colony.ant.Lifecycle;
 import dev.colony.lifecycle.LifecycleEvent.BackoffElapsed;
 import dev.colony.lifecycle.LifecycleEvent.FatalError;
+import dev.colony.lifecycle.LifecycleEvent.HostLost;
 import dev.colony.lifecycle.LifecycleEvent.GraceExceeded;
 import dev.colony.lifecycle.LifecycleEvent.OperatorStop;
 import dev.colony.lifecycle.LifecycleEvent.Paused;
@@ -98,6 +99,9 @@ public final class LifecycleMachine {
           ? Transition.to(p.to(WAITING, w.untilMillis(), w.reason())) : Transition.to(p);
       case Woken w -> s == WAITING
           ? new Transition(p.to(BUILDING_PROMPT), new SideEffect.IncrementSession()) : Transition.to(p);
+      case HostLost h -> s == RUNNING || s == SPAWNING || s == BUILDING_PROMPT || s == INITIALIZING
+          || s == SESSION_COMPLETE
+          ? Transition.to(p.to(BUILDING_PROMPT, null, "moving off host " + h.host())) : Transition.to(p);
       case OperatorStop o -> throw new AssertionError("handled above");
       case FatalError f -> throw new AssertionError("handled above");
     };

@@ -137,6 +137,12 @@ public final class OperatorMessages {
     return "⏹️ " + bold(ant) + " stopped.";
   }
 
+  /** The ant's host stopped answering: it moves to another and recreates its workspace there. */
+  public static String hostLost(String ant, String host, long afterSeconds) {
+    return "🚚 " + bold(ant) + ": host " + host + " has not picked up its work for " + afterSeconds
+        + "s: moving to another host (the workspace is recreated from the remote branch).";
+  }
+
   public static String reconfigured(String ant) {
     return "🔧 " + bold(ant) + " picked up a new configuration.";
   }

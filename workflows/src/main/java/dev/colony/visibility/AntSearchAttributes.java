@@ -33,9 +33,12 @@ public final class AntSearchAttributes {
   /** What wakes the ant besides a human: its cron and zone, the repositories and labels it watches, ... */
   public static final SearchAttributeKey<String> WAKES_ON = SearchAttributeKey.forKeyword("AntWakesOn");
 
+  /** The host whose worker holds the ant's workspace and runs its sessions; unset before its first session. */
+  public static final SearchAttributeKey<String> HOST = SearchAttributeKey.forKeyword("AntHost");
+
   /** Every key, in the order the README documents them. */
   public static final List<SearchAttributeKey<?>> ALL = List.of(COLONY, ANT, STATE, PAUSED, PAUSE_REASON,
-      SESSIONS, ERRORS, QUEUE, NEXT_WAKE, NEEDS_HUMAN, LAST_OUTCOME, WAKES_ON);
+      SESSIONS, ERRORS, QUEUE, NEXT_WAKE, NEEDS_HUMAN, LAST_OUTCOME, WAKES_ON, HOST);
 
   /** Memo keys (set at start, refreshed when the spec changes). */
   public static final String MEMO_DESCRIPTION = "description";

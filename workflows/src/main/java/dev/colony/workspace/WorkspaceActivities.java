@@ -4,10 +4,29 @@ import dev.colony.spec.AntSpec;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 
-/** Prepares an ant's working directory. Idempotent: calling it again returns the same place. */
+/**
+ * An ant's working directory, and the host that holds it. Every worker serves these on the
+ * colony's task queue and on its own host queue ({@link #hostQueue}): an ant claims a host once
+ * (whichever worker picks up {@link #claimHost} on the shared queue), then prepares its workspace
+ * and runs its sessions on that host's queue, so they always find the worktree they left.
+ */
 @ActivityInterface
 public interface WorkspaceActivities {
-  /** @return absolute path of the ant's workspace */
+  /** @return absolute path of the ant's workspace. Idempotent: calling it again returns the same place. */
   @ActivityMethod(name = "PrepareWorkspace")
   String prepareWorkspace(AntSpec spec);
+
+  /**
+   * @return the name of the host of the worker that runs this: the ant's new home; "" from a
+   *     worker without a host queue (the ant then runs anywhere on the shared queue)
+   */
+  @ActivityMethod(name = "ClaimHost")
+  default String claimHost() {
+    return "";
+  }
+
+  /** The task queue of one host's workspace and session activities. */
+  static String hostQueue(String taskQueue, String host) {
+    return taskQueue + "@" + host;
+  }
 }

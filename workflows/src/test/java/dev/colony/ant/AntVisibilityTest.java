@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 class AntVisibilityTest {
   private static AntVisibility running() {
-    return new AntVisibility("c", "a", Lifecycle.RUNNING, false, null, 3, 0, 1, null, 0, "success", "continuous");
+    return new AntVisibility("c", "a", Lifecycle.RUNNING, false, null, 3, 0, 1, null, 0, "success", "continuous", "h1");
   }
 
   private static Map<String, Optional<?>> asMap(List<SearchAttributeUpdate<?>> updates) {
@@ -30,15 +30,20 @@ class AntVisibilityTest {
     assertEquals(Optional.empty(), m.get("AntNextWake"));
     assertEquals(Optional.empty(), m.get("AntPauseReason"));
     assertEquals(Optional.of("continuous"), m.get("AntWakesOn"));
-    // A run from before the wakes-on version publishes exactly what it always did.
+    assertEquals(Optional.of("h1"), m.get("AntHost"));
+    // Runs from before the wakes-on and host-affinity versions publish exactly what they always did.
     AntVisibility old = new AntVisibility("c", "a", Lifecycle.RUNNING, false, null, 3, 0, 1, null, 0, "success");
-    assertEquals(AntSearchAttributes.ALL.size() - 1, old.changesSince(null).size());
+    assertEquals(AntSearchAttributes.ALL.size() - 2, old.changesSince(null).size());
+    AntVisibility noHost = new AntVisibility("c", "a", Lifecycle.RUNNING, false, null, 3, 0, 1, null, 0, "success",
+        "continuous");
+    assertEquals(AntSearchAttributes.ALL.size() - 1, noHost.changesSince(null).size());
   }
 
   @Test
   void laterPublishesWriteOnlyWhatChanged() {
     AntVisibility before = running();
-    AntVisibility after = new AntVisibility("c", "a", Lifecycle.PAUSED, true, "auth", 4, 0, 1, null, 0, "auth", "continuous");
+    AntVisibility after = new AntVisibility("c", "a", Lifecycle.PAUSED, true, "auth", 4, 0, 1, null, 0, "auth", "continuous",
+        "h1");
     Map<String, Optional<?>> m = asMap(after.changesSince(before));
     assertEquals(Map.of("AntState", Optional.of("paused"), "AntPaused", Optional.of(true),
         "AntPauseReason", Optional.of("auth"), "AntSessions", Optional.of(4L),

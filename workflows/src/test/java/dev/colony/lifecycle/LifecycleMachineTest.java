@@ -44,6 +44,20 @@ class LifecycleMachineTest {
   // ---- seed 001's rows ----
 
   @Test
+  void aLostHostSendsTheSessionBackToBePreparedWithoutAnError() {
+    for (Lifecycle from : new Lifecycle[] {INITIALIZING, BUILDING_PROMPT, SPAWNING, RUNNING, SESSION_COMPLETE}) {
+      Transition t = next(new Phase(from, 3, null, null, 2, 4), new LifecycleEvent.HostLost("a"));
+      assertEquals(BUILDING_PROMPT, t.phase().state(), from.name());
+      assertEquals(2, t.phase().consecutiveErrors(), "not counted as an error");
+      assertEquals(4, t.phase().totalErrors());
+      assertEquals("moving off host a", t.phase().reason());
+    }
+    for (Lifecycle from : new Lifecycle[] {WAITING, PAUSED, PARKED, COOLING_DOWN, INTERRUPTING, STOPPED}) {
+      assertEquals(from, next(at(from), new LifecycleEvent.HostLost("a")).phase().state(), from.name());
+    }
+  }
+
+  @Test
   void initializingWorktreeReadyBuildsThePrompt() {
     row(INITIALIZING, new LifecycleEvent.WorktreeReady(), BUILDING_PROMPT, SideEffect.None.class);
   }
