@@ -29,6 +29,7 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
   private final Secrets secrets;
   private final String host;
   private final Path rootOverride;
+  private final java.util.function.Predicate<String> queuePolled;
 
   public WorkspaceActivitiesImpl() {
     this(Secrets.process());
@@ -43,12 +44,24 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
    * @param rootOverride where this host keeps workspaces instead of the spec's root; null for the spec's
    */
   public WorkspaceActivitiesImpl(Secrets secrets, String host, Path rootOverride) {
+    this(secrets, host, rootOverride, queue -> false);
+  }
+
+  /** @param queuePolled whether a worker polled a task queue lately (asked of the server) */
+  public WorkspaceActivitiesImpl(Secrets secrets, String host, Path rootOverride,
+      java.util.function.Predicate<String> queuePolled) {
     if (!host.isEmpty() && !HOST_NAME.matcher(host).matches()) {
       throw new IllegalArgumentException("invalid host name '" + host + "'");
     }
     this.secrets = secrets;
     this.host = host;
     this.rootOverride = rootOverride;
+    this.queuePolled = queuePolled;
+  }
+
+  @Override
+  public boolean hostPolling(String queue) {
+    return queuePolled.test(queue);
   }
 
   @Override

@@ -90,7 +90,7 @@ class ConfirmationFlowTest {
       return SessionResult.of(Outcome.SUCCESS, v.allowed() ? "pushed" : "did not push");
     };
     ChatActivities chat = (ChatPost p) -> posts.add(p.text());
-    WorkspaceActivities ws = s -> "/tmp";
+    WorkspaceActivities ws = WorkspaceActivities.anywhere(s -> "/tmp");
     worker.registerActivitiesImplementations(sessions, chat, ws);
     env.start();
     AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,

@@ -93,7 +93,7 @@ class GithubTriggerTest {
           sessions.add(request.issue() == null ? 0 : request.issue().number());
           return SessionResult.of(Outcome.SUCCESS, "handled");
         },
-        (WorkspaceActivities) s -> dir.toString(),
+        WorkspaceActivities.anywhere(s -> dir.toString()),
         (ChatActivities) post -> { },
         new GithubActivitiesImpl(new OkHttpClient()));
     env.start();

@@ -19,8 +19,16 @@ final class HostOption {
       description = "Where this host keeps the ants' workspaces (default: the colony's .colony/workspaces).")
   Path workspaceRoot;
 
+  @Option(names = "--cache-size", paramLabel = "N",
+      description = "How many ants' workflows this worker keeps in memory (default: 10000). An ant "
+          + "beyond it is replayed from its history at its next event.")
+  Integer cacheSize;
+
   /** The host name to use: checked, or the default. */
   String resolve() {
+    if (cacheSize != null && cacheSize < 1) {
+      throw new UserError("invalid --cache-size " + cacheSize + ": give a number of ants, at least 1");
+    }
     String name = host != null ? host : defaultHost();
     if (!WorkspaceActivitiesImpl.HOST_NAME.matcher(name).matches()) {
       throw new UserError("invalid --host '" + clip(name) + "': use letters, digits, '.', '_' or '-', "

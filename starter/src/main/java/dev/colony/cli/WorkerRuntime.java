@@ -36,7 +36,8 @@ final class WorkerRuntime {
     OkHttpClient http = new OkHttpClient();
     ChatSink chat = discord != null ? discord.sink(http) : new ConsoleSink(chatOut);
     ColonyWorker worker = ColonyWorker.start(t.client,
-        new WorkerSettings(taskQueue, useSticky, chat, null, journal, http, hostName, hostOption.resolvedRoot()));
+        new WorkerSettings(taskQueue, useSticky, chat, null, journal, http, hostName, hostOption.resolvedRoot(),
+            hostOption.cacheSize == null ? 0 : hostOption.cacheSize));
     DiscordGateway gateway = discord == null ? null
         : discord.gateway(t, taskQueue, ProcessHandle.current().pid() + "@" + host(), http);
     ConnectionWatch watch = ConnectionWatch.start(t, System.err);

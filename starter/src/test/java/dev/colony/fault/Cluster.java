@@ -180,11 +180,13 @@ public final class Cluster implements AutoCloseable {
   }
 
   /** Starts {@code colony worker} against {@code target} and waits until it polls. */
-  WorkerProcess startWorker(String name, String target) throws Exception {
+  WorkerProcess startWorker(String name, String target, String... extra) throws Exception {
     Path log = logs.resolve("worker-" + name + ".log");
     Files.deleteIfExists(log);
     Files.createFile(log);
-    Process p = spawn(log, "worker", dir.toString(), "--address", target);
+    List<String> args = new ArrayList<>(List.of("worker", dir.toString(), "--address", target));
+    args.addAll(List.of(extra));
+    Process p = spawn(log, args.toArray(String[]::new));
     WorkerProcess w = new WorkerProcess(name, p, log);
     workers.add(w);
     eventually(Duration.ofSeconds(60), () -> {

@@ -27,8 +27,20 @@ public final class RecoveryBench {
 
   private RecoveryBench() {}
 
+  /** Milliseconds per kill: new worker ready to running again, and kill to resumed. */
+  public record Measured(List<Long> readyToRunning, List<Long> killToResumed) {}
+
   public static void main(String[] args) throws Exception {
     Path out = Path.of(args.length > 0 ? args[0] : "bench/RESULTS.md");
+    Measured m = measure(KILLS);
+    String report = report(m.readyToRunning(), m.killToResumed());
+    Files.createDirectories(out.toAbsolutePath().getParent());
+    Files.writeString(out, report);
+    System.out.println(report);
+  }
+
+  /** {@code kills} kills for each figure, on a fresh dev server. */
+  public static Measured measure(int kills) throws Exception {
     Path tmp = Files.createTempDirectory("colony-bench");
     List<Long> readyToRunning = new ArrayList<>();
     List<Long> killToResumed = new ArrayList<>();
@@ -38,8 +50,8 @@ public final class RecoveryBench {
       Cluster.WorkerProcess worker = c.startWorker("w0");
       c.start("alpha");
       int session = 1;
-      for (int i = 0; i < 2 * KILLS; i++) {
-        boolean startAtOnce = i >= KILLS;
+      for (int i = 0; i < 2 * kills; i++) {
+        boolean startAtOnce = i >= kills;
         final int s = session;
         Cluster.eventually(java.time.Duration.ofSeconds(60), () -> c.startsOf("alpha", s) == 1);
         Thread.sleep(300); // let the attempt heartbeat its conversation
@@ -64,10 +76,7 @@ public final class RecoveryBench {
         session++;
       }
     }
-    String report = report(readyToRunning, killToResumed);
-    Files.createDirectories(out.toAbsolutePath().getParent());
-    Files.writeString(out, report);
-    System.out.println(report);
+    return new Measured(readyToRunning, killToResumed);
   }
 
   private static String stats(List<Long> xs) {

@@ -24,6 +24,10 @@ public final class ColonyWorker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ColonyWorker.class);
   /** How long a stopping worker waits for running activities to finish or heartbeat a last time. */
   public static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(10);
+  /** The most workflow threads one cached ant holds (main loop, outbox, visibility, LLM supervisor, handlers). */
+  static final int THREADS_PER_ANT = 6;
+  /** Sessions, workspaces and posts a worker runs at once, per queue (each is mostly waiting). */
+  public static final int MAX_ACTIVITIES = 2_000;
 
   private final WorkerFactory factory;
 
@@ -32,10 +36,18 @@ public final class ColonyWorker implements AutoCloseable {
   }
 
   public static ColonyWorker start(WorkflowClient client, WorkerSettings settings) {
+    // Every ant stays cached: an evicted ant is replayed from its history at its next event. Its
+    // workflow threads (the loop, the outbox, visibility, the LLM supervisor) are virtual, so
+    // thousands of cached ants cost heap, not OS threads.
     WorkerFactory factory = WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder()
-        .setUsingVirtualWorkflowThreads(Runtime.version().feature() >= 21)
+        .setUsingVirtualWorkflowThreads(true)
+        .setWorkflowCacheSize(settings.cacheSize())
+        .setMaxWorkflowThreadCount(settings.cacheSize() * THREADS_PER_ANT + 100)
         .build());
-    WorkerOptions.Builder options = WorkerOptions.newBuilder();
+    WorkerOptions.Builder options = WorkerOptions.newBuilder()
+        // Task executors on virtual threads too: a session waiting on its agent holds no OS thread.
+        .setUsingVirtualThreads(true)
+        .setMaxConcurrentActivityExecutionSize(MAX_ACTIVITIES);
     if (!settings.stickyQueue()) {
       options.setStickyQueueScheduleToStartTimeout(Duration.ZERO);
     }
@@ -54,7 +66,8 @@ public final class ColonyWorker implements AutoCloseable {
         new dev.colony.session.SessionEnvironment(
             client.getWorkflowServiceStubs().getOptions().getTarget(), client.getOptions().getNamespace(),
             ColonyBin.path()));
-    WorkspaceActivitiesImpl workspaces = new WorkspaceActivitiesImpl(secrets, settings.host(), settings.workspaceRoot());
+    WorkspaceActivitiesImpl workspaces = new WorkspaceActivitiesImpl(secrets, settings.host(), settings.workspaceRoot(),
+        queue -> polledLately(client, queue));
     if (!settings.host().isEmpty()) {
       // Worker affinity: the ants this host holds send their workspace and session activities
       // here; ClaimHost on the shared queue is how an ant comes to this host.
@@ -75,6 +88,23 @@ public final class ColonyWorker implements AutoCloseable {
         settings.host().isEmpty() ? "" : " and host queue '" + WorkspaceActivities.hostQueue(settings.taskQueue(), settings.host()) + "'",
         settings.stickyQueue() ? "on" : "off");
     return new ColonyWorker(factory);
+  }
+
+  /** How recent a poll shows a host alive: a long poll lasts up to a minute. */
+  static final Duration POLLED_WITHIN = Duration.ofSeconds(75);
+
+  /** Has any worker polled {@code queue} for activities within {@link #POLLED_WITHIN}? Asked of the server. */
+  static boolean polledLately(WorkflowClient client, String queue) {
+    var r = client.getWorkflowServiceStubs().blockingStub()
+        .withDeadlineAfter(10, TimeUnit.SECONDS)
+        .describeTaskQueue(io.temporal.api.workflowservice.v1.DescribeTaskQueueRequest.newBuilder()
+            .setNamespace(client.getOptions().getNamespace())
+            .setTaskQueue(io.temporal.api.taskqueue.v1.TaskQueue.newBuilder().setName(queue))
+            .setTaskQueueType(io.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)
+            .build());
+    long cutoff = System.currentTimeMillis() - POLLED_WITHIN.toMillis();
+    return r.getPollersList().stream().anyMatch(p -> p.hasLastAccessTime()
+        && p.getLastAccessTime().getSeconds() * 1000 >= cutoff);
   }
 
   /** Stops polling, gives running activities {@link #SHUTDOWN_GRACE} to finish, then stops. */

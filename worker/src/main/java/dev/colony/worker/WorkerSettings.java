@@ -16,15 +16,20 @@ import java.nio.file.Path;
  *     where the ants it holds prepare their workspaces and run their sessions; "" for none
  * @param workspaceRoot where this host keeps the ants' workspaces; null for the colony's own
  *     ({@code .colony/workspaces})
+ * @param cacheSize how many ants' workflows stay cached in memory (0 for {@link #DEFAULT_CACHE_SIZE})
  */
 public record WorkerSettings(String taskQueue, boolean stickyQueue, ChatSink chat, String identity,
-    Path chatJournal, okhttp3.OkHttpClient http, String host, Path workspaceRoot) {
+    Path chatJournal, okhttp3.OkHttpClient http, String host, Path workspaceRoot, int cacheSize) {
+  /** Enough for every ant of a 10,000-ant worker: none is ever evicted and replayed. */
+  public static final int DEFAULT_CACHE_SIZE = 10_000;
+
   public WorkerSettings {
     http = http == null ? new okhttp3.OkHttpClient() : http;
     host = host == null ? "" : host;
+    cacheSize = cacheSize <= 0 ? DEFAULT_CACHE_SIZE : cacheSize;
   }
 
   public WorkerSettings(String taskQueue, boolean stickyQueue, ChatSink chat, String identity, Path chatJournal) {
-    this(taskQueue, stickyQueue, chat, identity, chatJournal, null, "", null);
+    this(taskQueue, stickyQueue, chat, identity, chatJournal, null, "", null, 0);
   }
 }

@@ -202,6 +202,13 @@ public class AntWorkflowImpl implements AntWorkflow {
   /** The host holding the workspace (host-affinity version); null until the first session claims one. */
   private String host;
   private boolean hostAffinity;
+  /**
+   * Multiplies {@code move_after} for the next task on the host's queue: doubled each time a task
+   * waited that long on a host that still polls (busy, not gone), so a backlog longer than
+   * {@code move_after} is still worked through; back to 1 once a task starts.
+   */
+  private int hostPatience = 1;
+  private static final int MAX_HOST_PATIENCE = 64;
 
   @WorkflowInit
   public AntWorkflowImpl(AntRun run) {
@@ -323,7 +330,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   private ActivityOptions.Builder onHost(ActivityOptions.Builder options) {
     if (hostAffinity && hostBound()) {
       options.setTaskQueue(WorkspaceActivities.hostQueue(Workflow.getInfo().getTaskQueue(), host))
-          .setScheduleToStartTimeout(Duration.ofSeconds(moveAfterSeconds()));
+          .setScheduleToStartTimeout(Duration.ofSeconds(moveAfterSeconds() * hostPatience));
     }
     return options;
   }
@@ -353,7 +360,29 @@ public class AntWorkflowImpl implements AntWorkflow {
         .build()).claimHost();
   }
 
-  /** Did the activity fail because its host queue went unpolled for {@code move_after}? */
+  /**
+   * A task waited {@code move_after} on the host's queue. A host whose worker still polls is busy:
+   * wait longer next time. One nobody polls is gone: move.
+   */
+  private void hostTimedOut() {
+    boolean polled;
+    try {
+      polled = Workflow.newActivityStub(WorkspaceActivities.class, ActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(30))
+          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build())
+          .setSummary("is host " + host + " polling?")
+          .build()).hostPolling(WorkspaceActivities.hostQueue(Workflow.getInfo().getTaskQueue(), host));
+    } catch (ActivityFailure f) {
+      polled = false;
+    }
+    if (polled) {
+      hostPatience = Math.min(hostPatience * 2, MAX_HOST_PATIENCE);
+    } else {
+      moveOffHost();
+    }
+  }
+
+  /** Did the activity fail because its task waited {@code move_after} on the host's queue? */
   private static boolean hostGone(ActivityFailure f) {
     return f.getCause() instanceof io.temporal.failure.TimeoutFailure t
         && t.getTimeoutType() == io.temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START;
@@ -367,6 +396,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   private void moveOffHost() {
     String old = host;
     host = null;
+    hostPatience = 1;
     lastConversation = null;
     resumeNext = null;
     fire(new LifecycleEvent.HostLost(old));
@@ -518,13 +548,14 @@ public class AntWorkflowImpl implements AntWorkflow {
     } catch (ActivityFailure f) {
       sessionRunning = false;
       if (hostAffinity && hostGone(f)) {
-        moveOffHost();
+        hostTimedOut();
         return;
       }
       sessionCount++;
       act(SessionResult.of(Outcome.TRANSIENT, "workspace setup failed: " + rootMessage(f)), List.of());
       return;
     }
+    hostPatience = 1;
     fire(new LifecycleEvent.WorktreeReady());
     List<String> delivered = boundedDelivery ? mailbox.takeBatch(MAX_BATCH_CHARS) : mailbox.takeAll();
     int number = sessionCount + 1;
@@ -570,7 +601,7 @@ public class AntWorkflowImpl implements AntWorkflow {
         if (f.getCause() instanceof CanceledFailure || stopRequested || phase.state() == Lifecycle.INTERRUPTING) {
           cancelled = true;
         } else if (hostAffinity && hostGone(f)) {
-          hostLost = true; // its host died before or during the session: run it again elsewhere
+          hostLost = true; // its host died (or is swamped) before or during the session: run it again
         } else {
           // The activity gave up (its retries are spent): the worker kept dying or went silent.
           result = SessionResult.of(Outcome.TRANSIENT, "session failed: " + rootMessage(f));
@@ -584,7 +615,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     if (hostLost) {
       mailbox.giveBack(delivered);
       giveIssueBack();
-      moveOffHost();
+      hostTimedOut();
       return;
     }
     if (cancelled && (stopRequested || phase.state() != Lifecycle.INTERRUPTING)) {

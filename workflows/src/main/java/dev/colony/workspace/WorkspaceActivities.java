@@ -21,8 +21,33 @@ public interface WorkspaceActivities {
    *     worker without a host queue (the ant then runs anywhere on the shared queue)
    */
   @ActivityMethod(name = "ClaimHost")
-  default String claimHost() {
-    return "";
+  String claimHost();
+
+  /**
+   * Has a worker polled {@code queue} lately (within about a minute)? Tells a host that is gone
+   * from one that is only busy, when a task waited on its queue for {@code move_after}.
+   */
+  @ActivityMethod(name = "HostPolling")
+  boolean hostPolling(String queue);
+
+  /** A workspace preparer without hosts (tests, single-process runs): every ant stays on the shared queue. */
+  static WorkspaceActivities anywhere(java.util.function.Function<AntSpec, String> prepare) {
+    return new WorkspaceActivities() {
+      @Override
+      public String prepareWorkspace(AntSpec spec) {
+        return prepare.apply(spec);
+      }
+
+      @Override
+      public String claimHost() {
+        return "";
+      }
+
+      @Override
+      public boolean hostPolling(String queue) {
+        return false;
+      }
+    };
   }
 
   /** The task queue of one host's workspace and session activities. */

@@ -171,5 +171,15 @@ final class Fakes {
     public String prepareWorkspace(AntSpec spec) {
       return "/tmp/ws/" + spec.name();
     }
+
+    @Override
+    public String claimHost() {
+      return ""; // no host queues: everything on the test's one queue
+    }
+
+    @Override
+    public boolean hostPolling(String queue) {
+      return false;
+    }
   }
 }

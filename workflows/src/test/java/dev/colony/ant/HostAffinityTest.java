@@ -60,6 +60,11 @@ class HostAffinityTest {
     public String claimHost() {
       throw new AssertionError("a claim goes to the shared queue, not to a host queue");
     }
+
+    @Override
+    public boolean hostPolling(String queue) {
+      throw new AssertionError("asked on the shared queue, not on a host queue");
+    }
   }
 
   /** The shared queue's claim: hands out hosts in the order given. */
@@ -70,6 +75,14 @@ class HostAffinityTest {
     @Override
     public String prepareWorkspace(AntSpec spec) {
       throw new AssertionError("a workspace is prepared on the ant's host, not on the shared queue");
+    }
+
+    /** Hosts whose worker still polls (busy, not gone). */
+    final java.util.Set<String> polling = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    @Override
+    public boolean hostPolling(String queue) {
+      return polling.contains(queue);
     }
 
     @Override
@@ -160,6 +173,28 @@ class HostAffinityTest {
     WorkflowStub.fromTyped(ant).getResult(Void.class);
     if (Boolean.getBoolean("colony.recordHistories")) {
       HistoryReplayTest.write("host-affinity.json", env.getWorkflowClient().fetchHistory(spec.workflowId()));
+    }
+  }
+
+  @Test
+  void aBusyHostThatStillPollsIsWaitedForNotLeft() throws Exception {
+    claims.next.addAll(List.of("c", "b"));
+    claims.polling.add(WorkspaceActivities.hostQueue(QUEUE, "c")); // the server still sees c polling
+    AntSpec spec = spec("patient");
+    AntWorkflow ant = Fakes.start(env.getWorkflowClient(), QUEUE, spec);
+    Thread.sleep((MOVE_AFTER + 2) * 1000); // a task waited move_after on c's queue: c is busy
+    Host c = new Host("c");
+    WorkerFactory factoryC = WorkerFactory.newInstance(env.getWorkflowClient());
+    factoryC.newWorker(WorkspaceActivities.hostQueue(QUEUE, "c")).registerActivitiesImplementations(c);
+    factoryC.start();
+    try {
+      Fakes.eventually(() -> !c.sessions.isEmpty(), "the session ran on c once it caught up");
+      assertEquals(List.of("c"), claims.claimed, "never moved");
+      assertTrue(b.sessions.isEmpty());
+      assertEquals(1, c.sessions.get(0).session());
+      assertTrue(chat.texts().stream().noneMatch(t -> t.startsWith("🚚")), chat.texts().toString());
+    } finally {
+      killHost(factoryC);
     }
   }
 }

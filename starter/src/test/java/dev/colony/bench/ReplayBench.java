@@ -1,0 +1,123 @@
+package dev.colony.bench;
+
+import dev.colony.ant.AntMemory;
+import dev.colony.ant.AntRun;
+import dev.colony.ant.AntWorkflow;
+import dev.colony.ant.AntWorkflowImpl;
+import dev.colony.chat.ChatActivities;
+import dev.colony.chat.ChatPost;
+import dev.colony.session.SessionActivities;
+import dev.colony.session.SessionRequest;
+import dev.colony.session.SessionResult;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.Autonomy;
+import dev.colony.spec.ClaudeSpec;
+import dev.colony.spec.ConfirmationSpec;
+import dev.colony.spec.EngineKind;
+import dev.colony.spec.GeminiSpec;
+import dev.colony.spec.LmOutput;
+import dev.colony.spec.RecoveryPolicy;
+import dev.colony.spec.ToolCallLogging;
+import dev.colony.spec.WorkspaceSpec;
+import dev.colony.supervisor.Outcome;
+import dev.colony.visibility.AntSearchAttributes;
+import dev.colony.workspace.WorkspaceActivities;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.WorkflowReplayer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Benchmark 4: replay cost over a long life. An ant runs 5-minute sessions (a sleep of 300 s
+ * between instant sessions) on the time-skipping server; it continues as new every
+ * {@code continue_as_new_every} (100) sessions, so its latest run holds at most that many
+ * sessions whatever its age. Its age shows only in what it carries over: the memory of a
+ * year-old ant (about 100,000 sessions, 5,000 handled issues, the bounded message-id memory)
+ * is given to the run measured as "a year old".
+ */
+final class ReplayBench {
+  private ReplayBench() {}
+
+  record Result(String label, int sessionsInRun, int events, double eventsPerSession, double replayMedianMs,
+      double replayP99Ms) {}
+
+  static final class InstantSessions implements SessionActivities {
+    @Override
+    public SessionResult runSession(SessionRequest request) {
+      return SessionResult.of(Outcome.SUCCESS, "done " + request.session());
+    }
+  }
+
+  static final class NoChat implements ChatActivities {
+    @Override
+    public void post(ChatPost post) {}
+  }
+
+  static AntSpec spec(String name) {
+    return new AntSpec("bench", name, "a long-lived ant", "keep going", EngineKind.COMMAND, ClaudeSpec.DEFAULTS,
+        GeminiSpec.DEFAULTS, null, name, List.of(), null, null, List.of(), Autonomy.HUMAN, ConfirmationSpec.NONE,
+        ToolCallLogging.IMPACTFUL, LmOutput.DISCORD, RecoveryPolicy.RESUME, 300, 1800, 3600, 30,
+        AntSpec.DEFAULT_CONTINUE_AS_NEW_EVERY, new WorkspaceSpec("/tmp", null, null), null, "/tmp", "ants/" + name + ".yaml");
+  }
+
+  /** What a year of 5-minute sessions leaves in an ant's memory (every bounded list full). */
+  static AntMemory yearOld() {
+    int sessions = 105_000 - 105_000 % AntSpec.DEFAULT_CONTINUE_AS_NEW_EVERY;
+    List<String> handled = new ArrayList<>();
+    for (int i = 0; i < 5_000; i++) {
+      handled.add("acme/app#" + (100_000 + i));
+    }
+    List<String> mailIds = new ArrayList<>();
+    for (int i = 0; i < 1_000; i++) {
+      mailIds.add("discord:" + (900_000_000_000L + i));
+    }
+    Map<String, Integer> byOutcome = new HashMap<>(Map.of("success", sessions - 2_000, "transient", 1_500,
+        "rate_limit", 500));
+    return new AntMemory(sessions, 0, false, null, List.of(), sessions * 2L, true, null, null, false, "success",
+        "done", 0L, byOutcome, sessions * 40L, 3_150.75, true, sessions * 20_000L, sessions * 4_000L, 0, handled,
+        List.of(), 2_000, List.of(), mailIds, null, null, "conv-" + sessions, null, null);
+  }
+
+  /** Runs one ant run to its continue-as-new (or {@code sessions} sessions) and measures its replay. */
+  static Result measure(String label, AntMemory memory, int sessions, int replays) throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
+      var worker = env.newWorker("bench");
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+      worker.registerActivitiesImplementations(new InstantSessions(), new NoChat(),
+          WorkspaceActivities.anywhere(s -> "/tmp/ws/" + s.name()));
+      env.start();
+      AntSpec spec = spec(label.replace(' ', '-'));
+      AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("bench").build());
+      WorkflowExecution first = WorkflowClient.start(ant::run, new AntRun(spec, memory));
+      // The run ends in continue-as-new after 100 sessions; a shorter life is cut by the clock.
+      env.sleep(Duration.ofSeconds(300L * sessions + 150));
+      WorkflowExecutionHistory history = env.getWorkflowClient().fetchHistory(spec.workflowId(), first.getRunId());
+      int events = history.getEvents().size();
+      int ran = (int) history.getEvents().stream()
+          .filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+              && e.getActivityTaskScheduledEventAttributes().getActivityType().getName().equals("RunSession"))
+          .count();
+      List<Double> times = new ArrayList<>();
+      for (int i = 0; i < replays + 5; i++) {
+        long t0 = System.nanoTime();
+        WorkflowReplayer.replayWorkflowExecution(history, AntWorkflowImpl.class);
+        if (i >= 5) { // the first few warm the JIT
+          times.add((System.nanoTime() - t0) / 1e6);
+        }
+      }
+      times.sort(null);
+      return new Result(label, ran, events, ran == 0 ? 0 : (double) events / ran,
+          times.get(times.size() / 2), times.get(Math.min(times.size() - 1, (int) Math.ceil(times.size() * 0.99) - 1)));
+    }
+  }
+}

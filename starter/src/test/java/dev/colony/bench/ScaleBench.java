@@ -1,0 +1,668 @@
+package dev.colony.bench;
+
+import com.google.protobuf.ByteString;
+import dev.colony.ant.AntWorkflow;
+import io.temporal.api.workflowservice.v1.CountWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Colony's scale benchmarks, one run, one report ({@code bench/run} writes {@code bench/RESULTS.md}):
+ * ants per worker, command latency, orchestration overhead per session, replay cost over a long
+ * life, and crash recovery. Real processes on loopback: {@code colony server} (the Temporal dev
+ * server with SQLite) and {@code colony worker} from the built jar, as a user runs them.
+ */
+public final class ScaleBench {
+  private static final Path JAR = Path.of(System.getProperty("colony.jar", "target/colony.jar")).toAbsolutePath();
+  private static final Path LAUNCHER = Path.of(System.getProperty("colony.launcher", "../colony")).toAbsolutePath().normalize();
+  private static final String JAVA = ProcessHandle.current().info().command().orElse("java");
+
+  private ScaleBench() {}
+
+  public static void main(String[] args) throws Exception {
+    Path out = Path.of(args.length > 0 ? args[0] : "../bench/RESULTS.md").toAbsolutePath();
+    List<Integer> sizes = new ArrayList<>();
+    for (String s : System.getProperty("bench.ants", "1000,10000").split(",")) {
+      sizes.add(Integer.parseInt(s.trim()));
+    }
+    int commands = Integer.getInteger("bench.commands", 1000);
+    String only = System.getProperty("bench.only", "1,2,3,4,5");
+    Report r = new Report();
+    r.line("# Colony benchmarks");
+    r.line("");
+    r.line("Produced by `bench/run` (the `ScaleBench` main) in one run. Machine: %d cores, %s, Java %s. "
+        + "Started %s.", Runtime.getRuntime().availableProcessors(), System.getProperty("os.name") + " "
+        + System.getProperty("os.arch"), Runtime.version(), Instant.now());
+    r.line("Server: `colony server` (the Temporal dev server, SQLite) unless a row says otherwise; worker: "
+        + "`colony worker` from the built jar, JVM flags as the launcher's (%s).", String.join(" ", jvmFlags()));
+    r.line("");
+    long t0 = System.nanoTime();
+    if (only.contains("1") || only.contains("2")) {
+      antsPerWorker(r, sizes, commands, only.contains("2"));
+    }
+    if (only.contains("3")) {
+      overhead(r);
+    }
+    if (only.contains("4")) {
+      replay(r);
+    }
+    if (only.contains("5")) {
+      recovery(r);
+    }
+    r.line("");
+    r.line("Whole run: %d s.", (System.nanoTime() - t0) / 1_000_000_000L);
+    Files.createDirectories(out.getParent());
+    Files.writeString(out, r.text());
+    System.out.println(r.text());
+  }
+
+  // ---- 1 and 2: ants per worker, command latency ----
+
+  private static void antsPerWorker(Report r, List<Integer> sizes, int commands, boolean latency) throws Exception {
+    r.line("## 1. Ants per worker");
+    r.line("");
+    r.line("N ants waiting on a cron tick (`0 0 1 1 *`), one worker. *start* is `colony start` of all "
+        + "(one CLI process); *all waiting* is until visibility shows every ant in state `waiting` (each "
+        + "ran its first workflow task). RSS and threads from `/proc`, heap used after a full GC "
+        + "(`jcmd GC.run`, then `GC.heap_info`). *listed* is `colony status --json` (a whole CLI process).");
+    r.line("");
+    r.line("| ants | `colony start` | all waiting | worker RSS | heap after GC | OS threads | listed by `status --json` | target (10,000) |");
+    r.line("|---|---|---|---|---|---|---|---|");
+    int largest = Collections.max(sizes);
+    List<String> latencyRows = new ArrayList<>();
+    for (int n : sizes) {
+      Path tmp = Files.createTempDirectory("colony-scale");
+      Path dir = colony(tmp, "scale", n, "schedule:\n  cron: \"0 0 1 1 *\"\n", "[\"true\"]", null);
+      try (Bench b = new Bench(tmp, dir)) {
+        b.startServer();
+        Proc worker = b.startWorker("w");
+        long s0 = System.nanoTime();
+        b.cli("start", dir.toString());
+        long startMs = (System.nanoTime() - s0) / 1_000_000;
+        b.eventually(Duration.ofMinutes(15), () -> b.count("scale", "AntState = 'waiting'") == n);
+        long waitingMs = (System.nanoTime() - s0) / 1_000_000;
+        Thread.sleep(2000);
+        long rss = proc(worker.pid(), "VmRSS");
+        long threads = proc(worker.pid(), "Threads");
+        long heap = heapAfterGc(worker.pid());
+        long l0 = System.nanoTime();
+        String json = b.cli("status", "--json");
+        long listMs = (System.nanoTime() - l0) / 1_000_000;
+        int listed = json.split("\"workflowId\"", -1).length - 1;
+        String verdict = n < 10_000 ? "" : String.join(", ",
+            (waitingMs <= 120_000 ? "start ✅" : "start ❌"),
+            (rss * 1024 < (1L << 30) ? "RSS ✅" : "RSS ❌"),
+            (threads < 100 ? "threads ✅" : "threads ❌"),
+            (listed == n ? "listed ✅" : "listed ❌"));
+        r.line("| %,d | %s | %s | %,d MiB | %,d MiB | %d | %,d in %s | %s |", n, ms(startMs), ms(waitingMs),
+            rss / 1024, heap / (1024 * 1024), threads, listed, ms(listMs), verdict);
+        if (latency && n == largest) {
+          latencyRows = latency(b, worker, dir, n, commands);
+        }
+      }
+    }
+    if (!latencyRows.isEmpty()) {
+      r.line("");
+      r.line("## 2. Command latency, %,d ants", largest);
+      r.line("");
+      r.line("In-process: one connected client; *pause* and *resume* are from the signal sent to the ant's "
+          + "post (⏸️ paused / ▶️ resuming) appearing in the worker's chat output; *status one* is the `status` "
+          + "query; *status all* lists every ant from visibility (paginated). Whole CLI: `./colony ...` processes "
+          + "through the launcher (JVM start, class-data-sharing archive, connection included).");
+      r.line("");
+      r.line("| command | runs | p50 | p99 | max | target |");
+      r.line("|---|---|---|---|---|---|");
+      latencyRows.forEach(r::line);
+    }
+    r.line("");
+  }
+
+  private static List<String> latency(Bench b, Proc worker, Path dir, int n, int commands) throws Exception {
+    List<String> rows = new ArrayList<>();
+    Random random = new Random(42);
+    List<Double> pause = new ArrayList<>();
+    List<Double> resume = new ArrayList<>();
+    ChatTail tail = new ChatTail(worker.log());
+    tail.start();
+    try {
+      for (int i = 0; i < commands / 2; i++) {
+        String ant = antName(random.nextInt(n));
+        AntWorkflow stub = b.client.newWorkflowStub(AntWorkflow.class, "ant/scale/" + ant);
+        long p0 = System.nanoTime();
+        stub.pause();
+        pause.add(tail.await("[" + ant + "] ⏸️", p0));
+        long q0 = System.nanoTime();
+        stub.resume();
+        resume.add(tail.await("[" + ant + "] ▶️", q0));
+      }
+    } finally {
+      tail.interrupt();
+    }
+    rows.add(row("pause (signal → ⏸️ post), in-process", pause, "p50 < 20 ms, p99 < 100 ms"));
+    rows.add(row("resume (signal → ▶️ post), in-process", resume, "p50 < 20 ms, p99 < 100 ms"));
+    List<Double> status = new ArrayList<>();
+    for (int i = 0; i < commands; i++) {
+      AntWorkflow stub = b.client.newWorkflowStub(AntWorkflow.class, "ant/scale/" + antName(random.nextInt(n)));
+      long s0 = System.nanoTime();
+      stub.status();
+      status.add((System.nanoTime() - s0) / 1e6);
+    }
+    rows.add(row("status of one ant (query), in-process", status, "p50 < 20 ms, p99 < 100 ms"));
+    List<Double> all = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      long s0 = System.nanoTime();
+      int listed = b.listAll("scale");
+      all.add((System.nanoTime() - s0) / 1e6);
+      if (listed != n) {
+        throw new IllegalStateException("listed " + listed + " of " + n);
+      }
+    }
+    rows.add(row("status of all " + String.format("%,d", n) + " (visibility list), in-process", all, "< 3 s"));
+    // Whole CLI processes through the launcher: the first builds the CDS archive, so warm up.
+    List<Double> cliStatus = new ArrayList<>();
+    List<Double> cliPause = new ArrayList<>();
+    List<Double> cliAll = new ArrayList<>();
+    b.launcher("status", "scale/" + antName(0));
+    b.launcher("status", "scale/" + antName(0));
+    for (int i = 0; i < 20; i++) {
+      String ant = antName(random.nextInt(n));
+      cliStatus.add(b.launcher("status", "scale/" + ant));
+      cliPause.add(b.launcher(i % 2 == 0 ? "pause" : "resume", "scale/" + ant));
+    }
+    for (int i = 0; i < 3; i++) {
+      cliAll.add(b.launcher("status", "--json"));
+    }
+    rows.add(row("`./colony status ANT` (whole process)", cliStatus, "< 700 ms"));
+    rows.add(row("`./colony pause ANT` / `resume ANT` (whole process)", cliPause, "< 700 ms"));
+    rows.add(row("`./colony status --json`, all " + String.format("%,d", n) + " (whole process)", cliAll, "< 3 s"));
+    return rows;
+  }
+
+  // ---- 3: orchestration overhead per session ----
+
+  private static void overhead(Report r) throws Exception {
+    r.line("## 3. Orchestration overhead per session");
+    r.line("");
+    r.line("Continuous ants on the `command` engine whose agent (`true`) exits at once, no sleep between "
+        + "sessions, one worker; sessions counted from each ant's `AntSessions` over a %d s window after a "
+        + "warm-up. The plain loop, in the same run, spawns the same agent from as many threads as there are "
+        + "ants, back to back. *added per session* = wall time per session (all ants together) minus the "
+        + "plain loop's; *per ant cycle* = how much longer one ant's cycle takes than one plain-loop "
+        + "iteration.", OVERHEAD_WINDOW_S);
+    r.line("");
+    r.line("| ants | Colony sessions/s | plain loop sessions/s | ratio | added per session | per ant cycle: Colony / plain | target (100 ants) |");
+    r.line("|---|---|---|---|---|---|---|");
+    for (int m : List.of(1, 100)) {
+      Path tmp = Files.createTempDirectory("colony-overhead");
+      Path dir = colony(tmp, "loop", m, "", "[\"true\"]", null);
+      double colonyRate;
+      try (Bench b = new Bench(tmp, dir)) {
+        b.startServer();
+        b.startWorker("w");
+        b.cli("start", dir.toString());
+        Thread.sleep(15_000); // warm-up: every ant past its first sessions, the JIT warm
+        long s1 = b.sumSessions("loop");
+        long t1 = System.nanoTime();
+        Thread.sleep(OVERHEAD_WINDOW_S * 1000L);
+        long s2 = b.sumSessions("loop");
+        long t2 = System.nanoTime();
+        colonyRate = (s2 - s1) / ((t2 - t1) / 1e9);
+      }
+      double plainRate = plainLoop(m, OVERHEAD_WINDOW_S);
+      double added = 1000 / colonyRate - 1000 / plainRate;
+      r.line("| %d | %.1f | %.1f | %.1f× | %.1f ms | %.0f ms / %.1f ms | %s |", m, colonyRate, plainRate,
+          plainRate / colonyRate, added, 1000 * m / colonyRate, 1000 * m / plainRate,
+          m == 100 ? (added < 25 ? "< 25 ms ✅" : "< 25 ms ❌") : "");
+    }
+    r.line("");
+  }
+
+  private static final int OVERHEAD_WINDOW_S = Integer.getInteger("bench.window", 30);
+
+  /** Sessions per second of a plain loop: {@code threads} threads each spawning the agent back to back. */
+  private static double plainLoop(int threads, int seconds) throws Exception {
+    java.util.concurrent.atomic.AtomicLong done = new java.util.concurrent.atomic.AtomicLong();
+    long end = System.nanoTime() + seconds * 1_000_000_000L;
+    List<Thread> ts = new ArrayList<>();
+    long t0 = System.nanoTime();
+    for (int i = 0; i < threads; i++) {
+      Thread t = Thread.ofPlatform().start(() -> {
+        while (System.nanoTime() < end) {
+          try {
+            Process p = new ProcessBuilder("true").redirectErrorStream(true).start();
+            p.getOutputStream().write("the prompt\n".getBytes(StandardCharsets.UTF_8));
+            p.getOutputStream().close();
+            p.getInputStream().readAllBytes();
+            p.waitFor();
+            done.incrementAndGet();
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      });
+      ts.add(t);
+    }
+    for (Thread t : ts) {
+      t.join();
+    }
+    return done.get() / ((System.nanoTime() - t0) / 1e9);
+  }
+
+  // ---- 4: replay cost ----
+
+  private static void replay(Report r) throws Exception {
+    r.line("## 4. Replay cost over a long life");
+    r.line("");
+    r.line("In-process, on the time-skipping test server: an ant with 5-minute sessions (instant session, "
+        + "300 s sleep). It continues as new every 100 sessions, so its latest run never holds more than "
+        + "100 sessions; its age lives only in what it carries over. The *year-old* run starts from the memory "
+        + "a year of sessions leaves (105,000 sessions, every bounded list full: 5,000 handled issues, the "
+        + "message-id memory) and runs to its continue-as-new. Replay: `WorkflowReplayer` of that run's "
+        + "history, %d times after 5 warm-ups.", REPLAYS);
+    r.line("");
+    r.line("| ant | sessions in its latest run | events in the run | events per session | replay p50 | replay p99 | target |");
+    r.line("|---|---|---|---|---|---|---|");
+    var young = ReplayBench.measure("10 sessions", null, 10, REPLAYS);
+    var full = ReplayBench.measure("new, first full run", null, 100, REPLAYS);
+    var old = ReplayBench.measure("a year old", ReplayBench.yearOld(), 100, REPLAYS);
+    for (var x : List.of(young, full, old)) {
+      r.line("| %s | %d | %,d | %.1f | %.1f ms | %.1f ms | %s |", x.label(), x.sessionsInRun(), x.events(),
+          x.eventsPerSession(), x.replayMedianMs(), x.replayP99Ms(),
+          x == young ? "" : (x.replayMedianMs() < 100 && x.events() <= 10_000 ? "< 100 ms, ≤ 10,000 events ✅"
+              : "< 100 ms, ≤ 10,000 events ❌"));
+    }
+    r.line("");
+  }
+
+  private static final int REPLAYS = 20;
+
+  // ---- 5: crash recovery ----
+
+  private static void recovery(Report r) throws Exception {
+    int kills = Integer.getInteger("bench.kills", 10);
+    var m = dev.colony.fault.RecoveryBench.measure(kills);
+    r.line("## 5. Crash recovery");
+    r.line("");
+    r.line("`kill -9` of the worker running a session (one ant on the `command` engine blocked mid-session, "
+        + "heartbeat timeout 3 s, sticky queues on), %d kills per figure.", kills);
+    r.line("");
+    r.line("| figure | median | p95 | min | max |");
+    r.line("|---|---|---|---|---|");
+    r.line(row5("new worker ready → session running again", m.readyToRunning()));
+    r.line(row5("kill → session resumed (new worker started at once)", m.killToResumed()));
+    r.line("");
+    r.line("Kill → resumed is bounded below by the heartbeat timeout (the retry waits for the dead attempt "
+        + "to time out) and by the new worker's JVM start.");
+    r.line("");
+  }
+
+  private static String row5(String name, List<Long> xs) {
+    List<Double> d = xs.stream().map(Long::doubleValue).sorted().toList();
+    return String.format(Locale.ROOT, "| %s | %.0f ms | %.0f ms | %.0f ms | %.0f ms |", name, pct(d, 50), pct(d, 95),
+        d.get(0), d.get(d.size() - 1));
+  }
+
+  // ---- helpers ----
+
+  static String antName(int i) {
+    return String.format("ant-%05d", i);
+  }
+
+  /** A colony of {@code n} command ants with the given extra YAML. */
+  static Path colony(Path tmp, String name, int n, String extra, String argv, String defaults) throws IOException {
+    Path dir = tmp.resolve("colony");
+    Files.createDirectories(dir.resolve("ants"));
+    Files.writeString(dir.resolve("colony.yaml"), "name: " + name + "\n" + (defaults == null ? "" : defaults));
+    for (int i = 0; i < n; i++) {
+      Files.writeString(dir.resolve("ants").resolve(antName(i) + ".yaml"), "name: " + antName(i)
+          + "\ndescription: a benchmark ant\ninstructions: work\nengine: command\ncommand:\n  argv: " + argv + "\n"
+          + extra);
+    }
+    return dir;
+  }
+
+  private static String row(String name, List<Double> xs, String target) {
+    List<Double> s = new ArrayList<>(xs);
+    Collections.sort(s);
+    return String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s |", name, s.size(), msd(pct(s, 50)),
+        msd(pct(s, 99)), msd(s.get(s.size() - 1)), target);
+  }
+
+  static double pct(List<Double> sorted, int p) {
+    int i = (int) Math.ceil(sorted.size() * p / 100.0) - 1;
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+  }
+
+  private static String msd(double ms) {
+    return ms >= 1000 ? String.format(Locale.ROOT, "%,.2f s", ms / 1000) : String.format(Locale.ROOT, "%.1f ms", ms);
+  }
+
+  private static String ms(long ms) {
+    return ms >= 1000 ? String.format(Locale.ROOT, "%,.1f s", ms / 1000.0) : ms + " ms";
+  }
+
+  static List<String> jvmFlags() {
+    List<String> f = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED"));
+    if (Runtime.version().feature() >= 23) {
+      f.add("--sun-misc-unsafe-memory-access=allow");
+    }
+    return f;
+  }
+
+  /** A value from /proc/PID/status, in kB for sizes. */
+  static long proc(long pid, String key) throws IOException {
+    for (String l : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (l.startsWith(key + ":")) {
+        return Long.parseLong(l.substring(key.length() + 1).trim().split("\\s+")[0]);
+      }
+    }
+    return -1;
+  }
+
+  /** Heap in use after a full GC, in bytes, from jcmd. */
+  static long heapAfterGc(long pid) throws Exception {
+    Path jcmd = Path.of(JAVA).resolveSibling("jcmd");
+    run(List.of(jcmd.toString(), Long.toString(pid), "GC.run"));
+    String info = run(List.of(jcmd.toString(), Long.toString(pid), "GC.heap_info"));
+    long total = 0;
+    var m = java.util.regex.Pattern.compile("used (\\d+)K").matcher(info);
+    while (m.find()) {
+      total += Long.parseLong(m.group(1)) * 1024;
+    }
+    // Metaspace lines also say "used": count only the heap's generations / regions summary lines.
+    var heap = java.util.regex.Pattern.compile("(?m)^\\s*(garbage-first heap|def new generation|tenured generation|PSYoungGen|ParOldGen|ZHeap|Shenandoah)[^\\n]*used (\\d+)K").matcher(info);
+    long heapOnly = 0;
+    while (heap.find()) {
+      heapOnly += Long.parseLong(heap.group(2)) * 1024;
+    }
+    return heapOnly > 0 ? heapOnly : total;
+  }
+
+  static String run(List<String> cmd) throws Exception {
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor(60, TimeUnit.SECONDS);
+    return out;
+  }
+
+  record Proc(Process process, Path log) {
+    long pid() {
+      return process.pid();
+    }
+  }
+
+  /** Follows a worker's output and notes when each chat line appears. */
+  static final class ChatTail extends Thread {
+    private final Path log;
+    private final Map<String, Long> seen = new ConcurrentHashMap<>();
+
+    ChatTail(Path log) {
+      super("chat-tail");
+      setDaemon(true);
+      this.log = log;
+    }
+
+    @Override
+    public void run() {
+      try (RandomAccessFile f = new RandomAccessFile(log.toFile(), "r")) {
+        f.seek(f.length());
+        StringBuilder line = new StringBuilder();
+        byte[] buf = new byte[65536];
+        java.io.ByteArrayOutputStream pending = new java.io.ByteArrayOutputStream();
+        while (!isInterrupted()) {
+          int r = f.read(buf);
+          if (r <= 0) {
+            Thread.onSpinWait();
+            Thread.sleep(0, 200_000);
+            continue;
+          }
+          long now = System.nanoTime();
+          for (int i = 0; i < r; i++) {
+            if (buf[i] == '\n') {
+              String l = pending.toString(StandardCharsets.UTF_8);
+              pending.reset();
+              int sp = l.indexOf(' ');
+              int sp2 = sp < 0 ? -1 : l.indexOf(' ', sp + 1);
+              if (sp2 > 0) {
+                seen.put(l.substring(0, sp2), now);
+              }
+            } else {
+              pending.write(buf[i]);
+            }
+          }
+        }
+      } catch (InterruptedException e) {
+        // done
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
+    /** Milliseconds from {@code sentNanos} to the first line starting with {@code prefix} after it. */
+    double await(String prefix, long sentNanos) throws InterruptedException {
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (System.nanoTime() < deadline) {
+        Long at = seen.remove(prefix);
+        if (at != null && at >= sentNanos) {
+          return (at - sentNanos) / 1e6;
+        }
+        Thread.sleep(0, 100_000);
+      }
+      throw new IllegalStateException("no '" + prefix + "' post within 60 s");
+    }
+  }
+
+  /** A colony server and workers for one benchmark. */
+  static final class Bench implements AutoCloseable {
+    final Path tmp;
+    final Path dir;
+    final int port;
+    final String address;
+    private Process server;
+    private final List<Process> workers = new ArrayList<>();
+    private WorkflowServiceStubs stubs;
+    WorkflowClient client;
+
+    Bench(Path tmp, Path dir) throws IOException {
+      this.tmp = tmp;
+      this.dir = dir;
+      try (var s = new java.net.ServerSocket(0)) {
+        this.port = s.getLocalPort();
+      }
+      this.address = "127.0.0.1:" + port;
+    }
+
+    List<String> jvm(String... args) {
+      List<String> cmd = new ArrayList<>(List.of(JAVA));
+      cmd.addAll(jvmFlags());
+      cmd.add("-jar");
+      cmd.add(JAR.toString());
+      cmd.addAll(List.of(args));
+      return cmd;
+    }
+
+    void startServer() throws Exception {
+      int ui;
+      try (var s = new java.net.ServerSocket(0)) {
+        ui = s.getLocalPort();
+      }
+      Path log = tmp.resolve("server.log");
+      ProcessBuilder pb = new ProcessBuilder(jvm("server", "--port", Integer.toString(port), "--ui-port",
+          Integer.toString(ui), "--db", tmp.resolve("temporal.db").toString()))
+          .redirectErrorStream(true).redirectOutput(log.toFile());
+      pb.environment().put("COLONY_TEMPORAL_CLI", dev.colony.fault.Cluster.temporalCli());
+      server = pb.start();
+      eventually(Duration.ofSeconds(90), () -> read(log).contains("Ctrl-C to stop"));
+      stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
+      client = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
+    }
+
+    Proc startWorker(String name, String... extra) throws Exception {
+      Path log = tmp.resolve("worker-" + name + ".log");
+      List<String> args = new ArrayList<>(List.of("worker", dir.toString(), "--address", address));
+      args.addAll(List.of(extra));
+      Process p = new ProcessBuilder(jvm(args.toArray(String[]::new))).redirectErrorStream(true)
+          .redirectOutput(log.toFile()).start();
+      workers.add(p);
+      eventually(Duration.ofSeconds(60), () -> {
+        if (!p.isAlive()) {
+          throw new IllegalStateException("worker exited: " + read(log));
+        }
+        return read(log).contains("polling 'colony'");
+      });
+      return new Proc(p, log);
+    }
+
+    String cli(String... args) throws Exception {
+      List<String> full = new ArrayList<>(List.of(args));
+      full.add("--address");
+      full.add(address);
+      Process p = new ProcessBuilder(jvm(full.toArray(String[]::new))).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (p.waitFor() != 0) {
+        throw new IllegalStateException("colony " + String.join(" ", args) + " failed: " + out);
+      }
+      return out;
+    }
+
+    /** Milliseconds of a whole {@code ./colony ...} process through the launcher. */
+    double launcher(String... args) throws Exception {
+      List<String> full = new ArrayList<>(List.of(LAUNCHER.toString()));
+      full.addAll(List.of(args));
+      full.add("--address");
+      full.add(address);
+      long t0 = System.nanoTime();
+      Process p = new ProcessBuilder(full).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int code = p.waitFor();
+      double ms = (System.nanoTime() - t0) / 1e6;
+      if (code != 0) {
+        throw new IllegalStateException("./colony " + String.join(" ", args) + " failed: " + out);
+      }
+      return ms;
+    }
+
+    long count(String colony, String filter) {
+      return stubs.blockingStub().countWorkflowExecutions(CountWorkflowExecutionsRequest.newBuilder()
+          .setNamespace("default").setQuery("ColonyName = '" + colony + "' AND AntName IS NOT NULL AND "
+              + "ExecutionStatus = 'Running' AND " + filter).build()).getCount();
+    }
+
+    int listAll(String colony) {
+      int n = 0;
+      ByteString token = ByteString.EMPTY;
+      do {
+        ListWorkflowExecutionsResponse r = stubs.blockingStub().listWorkflowExecutions(
+            ListWorkflowExecutionsRequest.newBuilder().setNamespace("default")
+                .setQuery("ColonyName = '" + colony + "' AND AntName IS NOT NULL AND ExecutionStatus = 'Running'")
+                .setPageSize(1000).setNextPageToken(token).build());
+        n += r.getExecutionsCount();
+        token = r.getNextPageToken();
+      } while (!token.isEmpty());
+      return n;
+    }
+
+    /** Sessions of every ant of {@code colony}, summed from their AntSessions search attribute. */
+    long sumSessions(String colony) {
+      long sum = 0;
+      ByteString token = ByteString.EMPTY;
+      var key = dev.colony.visibility.AntSearchAttributes.SESSIONS;
+      do {
+        ListWorkflowExecutionsResponse r = stubs.blockingStub().listWorkflowExecutions(
+            ListWorkflowExecutionsRequest.newBuilder().setNamespace("default")
+                .setQuery("ColonyName = '" + colony + "' AND AntName IS NOT NULL AND ExecutionStatus = 'Running'")
+                .setPageSize(1000).setNextPageToken(token).build());
+        for (var info : r.getExecutionsList()) {
+          Long v = new io.temporal.client.WorkflowExecutionMetadata(info, client.getOptions().getDataConverter())
+              .getTypedSearchAttributes().get(key);
+          sum += v == null ? 0 : v;
+        }
+        token = r.getNextPageToken();
+      } while (!token.isEmpty());
+      return sum;
+    }
+
+    void eventually(Duration limit, BooleanSupplier condition) throws InterruptedException {
+      long end = System.nanoTime() + limit.toNanos();
+      while (true) {
+        boolean ok;
+        try {
+          ok = condition.getAsBoolean();
+        } catch (io.grpc.StatusRuntimeException e) {
+          ok = false;
+        }
+        if (ok) {
+          return;
+        }
+        if (System.nanoTime() > end) {
+          throw new IllegalStateException("not reached within " + limit);
+        }
+        Thread.sleep(200);
+      }
+    }
+
+    static String read(Path p) {
+      try {
+        return Files.exists(p) ? Files.readString(p) : "";
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
+    @Override
+    public void close() {
+      for (Process w : workers) {
+        w.destroyForcibly();
+      }
+      if (server != null) {
+        server.destroy(); // lets colony server stop its dev server
+        try {
+          if (!server.waitFor(15, TimeUnit.SECONDS)) {
+            server.destroyForcibly();
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      if (stubs != null) {
+        stubs.shutdownNow();
+      }
+    }
+  }
+
+  /** The report being written. */
+  static final class Report {
+    private final StringBuilder sb = new StringBuilder();
+
+    void line(String format, Object... args) {
+      sb.append(args.length == 0 ? format : String.format(Locale.ROOT, format, args)).append('\n');
+      System.out.println(args.length == 0 ? format : String.format(Locale.ROOT, format, args));
+    }
+
+    String text() {
+      return sb.toString();
+    }
+  }
+}
