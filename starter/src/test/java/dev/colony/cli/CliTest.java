@@ -124,6 +124,18 @@ class CliTest {
   }
 
   @Test
+  void aBadHostNameOrCacheSizeIsRefusedBeforeAnythingStarts() {
+    // 127.0.0.1:1 has no server: the refusal comes first, without a connection attempt.
+    Result r = run("worker", "../examples/hello", "--host", "bad/host\u001b[2J", "--address", "127.0.0.1:1");
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("invalid --host 'bad/host?[2J'"), r.err());
+    assertFalse(r.err().contains("Exception"), r.err());
+    Result c = run("worker", "../examples/hello", "--cache-size", "0", "--address", "127.0.0.1:1");
+    assertEquals(1, c.code());
+    assertTrue(c.err().contains("invalid --cache-size 0"), c.err());
+  }
+
+  @Test
   void aColonyWithoutAntsValidatesButCannotStart() throws IOException {
     Path dir = Files.createTempDirectory(tmp, "empty");
     Files.writeString(dir.resolve("colony.yaml"), "name: empty\n");

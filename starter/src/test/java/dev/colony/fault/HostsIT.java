@@ -50,7 +50,7 @@ class HostsIT {
         name: hosts
         defaults:
           heartbeat_timeout: 4s
-          move_after: 15s
+          move_after: 10s
         """);
     // Each session appends "session millis" to a file in its workspace (its cwd): the host's
     // root says where it ran. A long ant's first session waits for the release file.
@@ -140,42 +140,42 @@ class HostsIT {
     cluster.cli("start", cluster.dir.toString());
     System.err.printf("HostsIT: %d ants started in %d ms%n", ANTS, (System.nanoTime() - t0) / 1_000_000);
 
-    // Round 1: a message to every ant; each claims a host and runs a session there.
-    List<String> all = new ArrayList<>();
-    for (int i = 0; i < ANTS; i++) {
-      all.add(name(i));
-    }
-    message(all, "round 1");
-    awaitSessions(all, 1, Duration.ofSeconds(300));
-    System.err.printf("HostsIT: round 1 after %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+    // Each ant claims a host as it starts: the ants spread over both.
+    Cluster.eventually(Duration.ofSeconds(180), () -> count("AntHost = 'a'") + count("AntHost = 'b'") == ANTS);
+    System.err.printf("HostsIT: every ant on a host after %d ms%n", (System.nanoTime() - t0) / 1_000_000);
     Map<String, String> home = new HashMap<>();
-    int onA = 0;
-    for (int i = 0; i < ANTS; i++) {
-      String ant = name(i);
-      boolean inA = !sessions("a", ant).isEmpty();
-      boolean inB = !sessions("b", ant).isEmpty();
-      assertTrue(inA != inB, ant + " ran on both hosts while both lived");
-      home.put(ant, inA ? "a" : "b");
-      onA += inA ? 1 : 0;
+    for (String h : List.of("a", "b")) {
+      cluster.client.listExecutions("ColonyName = 'hosts' AND ExecutionStatus = 'Running' AND AntHost = '" + h + "'")
+          .forEach(m -> home.put(m.getExecution().getWorkflowId().substring("ant/hosts/".length()), h));
     }
+    assertEquals(ANTS, home.size());
+    long onA = home.values().stream().filter("a"::equals).count();
     System.err.printf("HostsIT: %d ants on host a, %d on host b%n", onA, ANTS - onA);
     assertTrue(onA >= ANTS * 3 / 10 && onA <= ANTS * 7 / 10, "unbalanced: " + onA + " of " + ANTS + " on host a");
-    Cluster.eventually(Duration.ofSeconds(30), () -> count("AntHost = 'a'") + count("AntHost = 'b'") == ANTS);
-    List<String> longOnB = home.entrySet().stream()
-        .filter(e -> e.getKey().startsWith("long-") && e.getValue().equals("b")).map(Map.Entry::getKey).toList();
 
-    // Round 2, for every fifth ant while both hosts live: a second session, on the same host.
-    List<String> second = new ArrayList<>();
+    // While both hosts live, every fifth ant runs two sessions: both on its own host. The long
+    // ants start a session that is still running when b dies.
+    List<String> some = new ArrayList<>();
     for (int i = LONG_ANTS; i < ANTS; i += 5) {
-      second.add(name(i));
+      some.add(name(i));
     }
-    message(second, "round 2");
-    awaitSessions(second, 2, Duration.ofSeconds(120));
-    for (String ant : second) {
-      assertEquals(2, sessions(home.get(ant), ant).size(), ant + " stayed on host " + home.get(ant));
-      assertTrue(sessions(home.get(ant).equals("a") ? "b" : "a", ant).isEmpty(), ant);
+    List<String> longAnts = new ArrayList<>();
+    for (int i = 0; i < LONG_ANTS; i++) {
+      longAnts.add(name(i));
     }
-    // The long ants are still in session 1; start their second on the next round.
+    message(longAnts, "a long task");
+    for (int round = 1; round <= 2; round++) {
+      message(some, "round " + round);
+      awaitSessions(some, round, Duration.ofSeconds(180));
+    }
+    awaitSessions(longAnts, 1, Duration.ofSeconds(60));
+    System.err.printf("HostsIT: two rounds after %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+    for (String ant : some) {
+      String other = home.get(ant).equals("a") ? "b" : "a";
+      assertEquals(2, sessions(home.get(ant), ant).size(), ant + " ran both sessions on host " + home.get(ant));
+      assertTrue(sessions(other, ant).isEmpty(), ant + " never ran on host " + other);
+    }
+    List<String> longOnB = longAnts.stream().filter(x -> home.get(x).equals("b")).toList();
 
     // Host b dies, some of its sessions mid-run.
     Cluster.kill9(b);

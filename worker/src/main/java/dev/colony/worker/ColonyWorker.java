@@ -90,8 +90,11 @@ public final class ColonyWorker implements AutoCloseable {
     return new ColonyWorker(factory);
   }
 
-  /** How recent a poll shows a host alive: a long poll lasts up to a minute. */
-  static final Duration POLLED_WITHIN = Duration.ofSeconds(75);
+  /**
+   * How recent a poll shows a host alive: Colony's workers end each long poll after 10 s (see the
+   * CLI's Temporal.WORKER_LONG_POLL) and poll again, so a live one is never quieter than that.
+   */
+  static final Duration POLLED_WITHIN = Duration.ofSeconds(20);
 
   /** Has any worker polled {@code queue} for activities within {@link #POLLED_WITHIN}? Asked of the server. */
   static boolean polledLately(WorkflowClient client, String queue) {

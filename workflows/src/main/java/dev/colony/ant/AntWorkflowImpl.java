@@ -431,6 +431,11 @@ public class AntWorkflowImpl implements AntWorkflow {
       announced = true;
       say(OperatorMessages.started(spec.name()));
     }
+    if (hostAffinity && host == null) {
+      // A new ant finds its home at once: the colony's ants spread over the hosts as they start,
+      // and status shows each one's host before its first session.
+      host = claimHost();
+    }
     int sessionsThisRun = 0;
     while (!stopRequested) {
       applyPendingSpec();
