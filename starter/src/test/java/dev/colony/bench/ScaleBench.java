@@ -99,8 +99,30 @@ public final class ScaleBench {
         long s0 = System.nanoTime();
         b.cli("start", dir.toString());
         long startMs = (System.nanoTime() - s0) / 1_000_000;
-        b.eventually(Duration.ofMinutes(15), () -> b.count("scale", "AntState = 'waiting'") == n);
+        // Not an assertion: a slow start is a figure too. Past the limit, say how many were waiting.
+        long limit = System.nanoTime() + Duration.ofMinutes(WAIT_LIMIT_MIN).toNanos();
+        long waiting = 0;
+        long at120 = -1;
+        while (System.nanoTime() < limit) {
+          try {
+            waiting = b.count("scale", "AntState = 'waiting'");
+          } catch (io.grpc.StatusRuntimeException e) {
+            // the server is busy: ask again
+          }
+          if (at120 < 0 && System.nanoTime() - s0 >= 120_000_000_000L) {
+            at120 = waiting;
+          }
+          if (waiting == n) {
+            break;
+          }
+          Thread.sleep(500);
+        }
         long waitingMs = (System.nanoTime() - s0) / 1_000_000;
+        String waitingCell = waiting == n ? ms(waitingMs) : String.format(Locale.ROOT, "%,d of %,d after %s", waiting, n,
+            ms(waitingMs));
+        if (at120 >= 0) {
+          waitingCell += String.format(Locale.ROOT, " (%,d at 120 s)", at120);
+        }
         Thread.sleep(2000);
         long rss = proc(worker.pid(), "VmRSS");
         long threads = proc(worker.pid(), "Threads");
@@ -110,11 +132,11 @@ public final class ScaleBench {
         long listMs = (System.nanoTime() - l0) / 1_000_000;
         int listed = json.split("\"workflowId\"", -1).length - 1;
         String verdict = n < 10_000 ? "" : String.join(", ",
-            (waitingMs <= 120_000 ? "start ✅" : "start ❌"),
+            (waiting == n && waitingMs <= 120_000 ? "start ✅" : "start ❌"),
             (rss * 1024 < (1L << 30) ? "RSS ✅" : "RSS ❌"),
             (threads < 100 ? "threads ✅" : "threads ❌"),
             (listed == n ? "listed ✅" : "listed ❌"));
-        r.line("| %,d | %s | %s | %,d MiB | %,d MiB | %d | %,d in %s | %s |", n, ms(startMs), ms(waitingMs),
+        r.line("| %,d | %s | %s | %,d MiB | %,d MiB | %d | %,d in %s | %s |", n, ms(startMs), waitingCell,
             rss / 1024, heap / (1024 * 1024), threads, listed, ms(listMs), verdict);
         if (latency && n == largest) {
           latencyRows = latency(b, worker, dir, n, commands);
@@ -136,6 +158,8 @@ public final class ScaleBench {
     }
     r.line("");
   }
+
+  private static final int WAIT_LIMIT_MIN = Integer.getInteger("bench.waitMinutes", 25);
 
   private static List<String> latency(Bench b, Proc worker, Path dir, int n, int commands) throws Exception {
     List<String> rows = new ArrayList<>();
