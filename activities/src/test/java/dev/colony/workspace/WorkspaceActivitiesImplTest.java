@@ -48,6 +48,16 @@ class WorkspaceActivitiesImplTest {
     return out.strip();
   }
 
+  /** A repository with one commit on main. */
+  private Path repoWithOneCommit(String name) throws Exception {
+    Path repo = Files.createDirectories(tmp.resolve(name));
+    git(repo, "init", "-q", "-b", "main");
+    Files.writeString(repo.resolve("README"), "hello\n");
+    git(repo, "add", "README");
+    git(repo, "commit", "-q", "-m", "start");
+    return repo;
+  }
+
   @Test
   void aWorkerNamesItsHostAndKeepsWorkspacesUnderItsOwnRoot() throws Exception {
     Path hostRoot = tmp.resolve("host-a");
@@ -62,11 +72,7 @@ class WorkspaceActivitiesImplTest {
   @Test
   void anAntMovedToANewHostCarriesOnFromItsPushedBranch() throws Exception {
     // The remote: a bare repository with one commit on main.
-    Path seed = Files.createDirectories(tmp.resolve("seed"));
-    git(seed, "init", "-q", "-b", "main");
-    Files.writeString(seed.resolve("README"), "hello\n");
-    git(seed, "add", "README");
-    git(seed, "commit", "-q", "-m", "start");
+    Path seed = repoWithOneCommit("seed");
     Path remote = tmp.resolve("remote.git");
     git(tmp, "clone", "-q", "--bare", seed.toString(), remote.toString());
     String url = remote.toUri().toString(); // file:///...: a URL, so each host clones it
@@ -95,11 +101,7 @@ class WorkspaceActivitiesImplTest {
 
   @Test
   void aNewAntWithNothingPushedStartsItsBranchFromTheDefaultBranch() throws Exception {
-    Path seed = Files.createDirectories(tmp.resolve("seed2"));
-    git(seed, "init", "-q", "-b", "main");
-    Files.writeString(seed.resolve("README"), "hello\n");
-    git(seed, "add", "README");
-    git(seed, "commit", "-q", "-m", "start");
+    Path seed = repoWithOneCommit("seed2");
     var host = new WorkspaceActivitiesImpl(new Secrets(), "a", tmp.resolve("host-c"));
     Path w = host.prepare(spec(seed.toUri().toString()));
     assertEquals("colony/worker-ant", git(w, "rev-parse", "--abbrev-ref", "HEAD"));
