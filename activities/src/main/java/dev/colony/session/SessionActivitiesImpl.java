@@ -41,6 +41,27 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private final PrintStream console;
   private final Secrets secrets;
   private final SessionEnvironment sessionEnvironment;
+  private final Workspaces workspaces;
+
+  /** Prepares an ant's workspace on this host (the spec's references already resolved). */
+  @FunctionalInterface
+  public interface Workspaces {
+    Path prepare(AntSpec resolved) throws java.io.IOException, InterruptedException;
+  }
+
+  /**
+   * The agent is announced (spawning becomes running) once it has run this long: a session that
+   * ends sooner costs no signal and no workflow task, and status never shows a stale "running".
+   */
+  static final Duration ANNOUNCE_AFTER = Duration.ofSeconds(1);
+  private static final java.util.concurrent.ScheduledExecutorService ANNOUNCER =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "colony-session-announcer");
+        t.setDaemon(true);
+        return t;
+      });
+  /** How often a workspace that cannot be prepared is tried again within one session. */
+  static final int WORKSPACE_ATTEMPTS = 3;
 
   /**
    * @param chat where narration and tool logs are posted (the ant's channel)
@@ -58,11 +79,24 @@ public final class SessionActivitiesImpl implements SessionActivities {
   /** @param sessionEnvironment what every session's agent is told about its colony and Temporal */
   public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
       Secrets secrets, SessionEnvironment sessionEnvironment) {
+    this(engines, chat, console, secrets, sessionEnvironment, null);
+  }
+
+  /** @param workspaces where this host keeps worktrees (null: the spec's workspace root) */
+  public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
+      Secrets secrets, SessionEnvironment sessionEnvironment, Workspaces workspaces) {
     this.engines = new EnumMap<>(engines);
     this.chat = chat;
     this.console = console;
     this.secrets = secrets;
     this.sessionEnvironment = sessionEnvironment;
+    this.workspaces = workspaces != null ? workspaces
+        : new dev.colony.workspace.WorkspaceActivitiesImpl(secrets)::prepare;
+  }
+
+  /** The same engines and sinks, preparing workspaces with {@code workspaces}. */
+  public SessionActivitiesImpl withWorkspaces(Workspaces workspaces) {
+    return new SessionActivitiesImpl(engines, chat, console, secrets, sessionEnvironment, workspaces);
   }
 
   /** The engines this build provides. */
@@ -91,6 +125,18 @@ public final class SessionActivitiesImpl implements SessionActivities {
           + "\" is not available on this worker (available: " + available() + ")");
     }
     ActivityExecutionContext activity = Activity.getExecutionContext();
+    String workspace = request.workspace();
+    if (workspace == null) {
+      // Since the lean cycle the workspace is prepared here, on the ant's host, with the session.
+      try {
+        workspace = prepareWorkspace(spec, activity).toString();
+      } catch (java.io.IOException e) {
+        return SessionResult.of(Outcome.TRANSIENT, "workspace setup failed: " + secrets.redact(e.getMessage()));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw Activity.wrap(e);
+      }
+    }
     String prompt = PromptBuilder.build(spec, request.session(), request.messages(), request.issue(),
         request.whispers());
     long heartbeatTimeout = Math.max(2, spec.heartbeatTimeoutSeconds());
@@ -106,7 +152,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
             "turns/" + activity.getInfo().getRunId() + "/s" + request.session() + "/a" + activity.getInfo().getAttempt(),
             System::currentTimeMillis);
     SessionContext ctx = new SessionContext(spec, request.session(), prompt,
-        Path.of(request.workspace()), env, Transcripts.forSession(spec, request.session()),
+        Path.of(workspace), env, Transcripts.forSession(spec, request.session()),
         Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec, request.resumeConversation()),
         // Waiting for a human's answer is not silence: the watchdog is held meanwhile.
         new ToolGate(spec, request.session(), r -> guard.holding(() -> confirmer.confirm(r)), secrets),
@@ -118,7 +164,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
     } catch (java.io.IOException e) {
       return SessionResult.of(Outcome.TRANSIENT, "cannot create the transcript " + ctx.transcript() + ": " + e.getMessage());
     }
-    announceStart(activity, request.session());
+    var announce = ANNOUNCER.schedule(() -> Thread.ofVirtual().start(() -> announceStart(activity, request.session())),
+        ANNOUNCE_AFTER.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     try {
       SessionResult raw = engine.run(ctx);
       // The result goes into history: keep secret values an agent may have echoed out of it.
@@ -134,7 +181,25 @@ public final class SessionActivitiesImpl implements SessionActivities {
       log.info("{}: session {} cancelled", spec.name(), request.session());
       throw e.getCause() instanceof RuntimeException r ? r : e;
     } finally {
+      announce.cancel(false);
       oversight.close();
+    }
+  }
+
+  /** Prepares the workspace, trying again twice (2 s, 4 s) before the session counts as failed. */
+  private Path prepareWorkspace(AntSpec spec, ActivityExecutionContext activity)
+      throws java.io.IOException, InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return workspaces.prepare(spec);
+      } catch (java.io.IOException | RuntimeException e) {
+        if (attempt >= WORKSPACE_ATTEMPTS) {
+          throw e instanceof java.io.IOException io ? io : new java.io.IOException(e.getMessage(), e);
+        }
+        log.warn("{}: workspace setup failed (attempt {}): {}", spec.name(), attempt, secrets.redact(String.valueOf(e.getMessage())));
+        activity.heartbeat(null);
+        Thread.sleep(2000L * attempt);
+      }
     }
   }
 

@@ -62,12 +62,12 @@ public final class ColonyWorker implements AutoCloseable {
     Secrets secrets = Secrets.process();
     ChatSink chat = post -> settings.chat().deliver(new ChatPost(post.colony(), post.ant(), post.channel(),
         secrets.redact(post.text()), post.idempotencyKey()));
+    WorkspaceActivitiesImpl workspaces = new WorkspaceActivitiesImpl(secrets, settings.host(), settings.workspaceRoot(),
+        queue -> polledLately(client, queue));
     SessionActivitiesImpl sessions = SessionActivitiesImpl.withDefaultEngines(chat, System.out,
         new dev.colony.session.SessionEnvironment(
             client.getWorkflowServiceStubs().getOptions().getTarget(), client.getOptions().getNamespace(),
-            ColonyBin.path()));
-    WorkspaceActivitiesImpl workspaces = new WorkspaceActivitiesImpl(secrets, settings.host(), settings.workspaceRoot(),
-        queue -> polledLately(client, queue));
+            ColonyBin.path())).withWorkspaces(workspaces::prepare);
     if (!settings.host().isEmpty()) {
       // Worker affinity: the ants this host holds send their workspace and session activities
       // here; ClaimHost on the shared queue is how an ant comes to this host.

@@ -30,6 +30,7 @@ import dev.colony.trigger.IssueEvent;
 import dev.colony.spec.TriggerSpec;
 import io.temporal.activity.ActivityCancellationType;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.failure.ActivityFailure;
@@ -117,6 +118,14 @@ public class AntWorkflowImpl implements AntWorkflow {
    * When nobody polls there for {@code move_after}, it moves to another host.
    */
   static final String HOST_AFFINITY_CHANGE = "host-affinity";
+  /**
+   * Version 1: one round trip per session. A new run records this single marker instead of the
+   * eight above (it has every one of them). Chat posts and the host claim are local activities
+   * (a marker in the workflow task that sent them, no task of their own), and the session
+   * activity prepares the workspace itself on the ant's host. A session cycle then writes about
+   * a third of the events it did. Runs recorded before it replay as they were.
+   */
+  static final String LEAN_CHANGE = "lean-cycle";
   /** The pause reason of an ant its LLM supervisor escalated to humans. */
   static final String ESCALATION_REASON = "escalation";
   /** How long a turn report waits for the verdict of the evaluation it is due for. */
@@ -202,6 +211,8 @@ public class AntWorkflowImpl implements AntWorkflow {
   /** The host holding the workspace (host-affinity version); null until the first session claims one. */
   private String host;
   private boolean hostAffinity;
+  /** See {@link #LEAN_CHANGE}. */
+  private boolean lean;
   /**
    * Multiplies {@code move_after} for the next task on the host's queue: doubled each time a task
    * waited that long on a host that still polls (busy, not gone), so a backlog longer than
@@ -346,10 +357,22 @@ public class AntWorkflowImpl implements AntWorkflow {
   }
 
   /**
-   * Whichever worker picks this up on the shared queue becomes the ant's host (the matching
+   * Since the lean cycle, the worker running this workflow task is the new host (a local
+   * activity). Before it: whichever worker picks this up on the shared queue became the ant's host (the matching
    * service hands tasks to the polling workers in turn, so ants spread over the hosts).
    */
   private String claimHost() {
+    if (lean) {
+      // The worker running this workflow task claims: it is alive and polling the shared queue.
+      return Workflow.newLocalActivityStub(WorkspaceActivities.class, LocalActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofSeconds(10))
+          .setRetryOptions(RetryOptions.newBuilder()
+              .setInitialInterval(Duration.ofSeconds(1))
+              .setMaximumInterval(Duration.ofSeconds(30))
+              .build())
+          .setSummary("claim a host")
+          .build()).claimHost();
+    }
     return Workflow.newActivityStub(WorkspaceActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(30))
         .setRetryOptions(RetryOptions.newBuilder()
@@ -408,18 +431,33 @@ public class AntWorkflowImpl implements AntWorkflow {
         .setSummary("post · " + OperatorMessages.summary(post.text())).build());
   }
 
+  /** A post as a local activity: it runs in the worker that sent it, within the workflow task. */
+  private ChatActivities localChat(ChatPost post) {
+    return Workflow.newLocalActivityStub(ChatActivities.class, LocalActivityOptions.newBuilder()
+        .setStartToCloseTimeout(chatOptions.getStartToCloseTimeout())
+        .setRetryOptions(chatOptions.getRetryOptions())
+        .setSummary("post · " + OperatorMessages.summary(post.text()))
+        .build());
+  }
+
   @Override
   public void run(AntRun run) {
     // Version checks come first, before any other workflow thread exists: a getVersion call can
     // yield, and anywhere later it would let the outbox thread schedule its post first on replay.
-    publishing = Workflow.getVersion(VISIBILITY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
-    boundedDelivery = Workflow.getVersion(DELIVERY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
-    catchUpTicks = Workflow.getVersion(MISSED_TICKS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
-    publishWakesOn = Workflow.getVersion(WAKES_ON_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
-    guardrails = Workflow.getVersion(GUARDRAILS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
-    supervised = Workflow.getVersion(SUPERVISION_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
-    llmSupervision = Workflow.getVersion(LLM_SUPERVISOR_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
-    hostAffinity = Workflow.getVersion(HOST_AFFINITY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    lean = Workflow.getVersion(LEAN_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    if (lean) {
+      publishing = boundedDelivery = catchUpTicks = publishWakesOn = true;
+      guardrails = supervised = llmSupervision = hostAffinity = true;
+    } else {
+      publishing = Workflow.getVersion(VISIBILITY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+      boundedDelivery = Workflow.getVersion(DELIVERY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+      catchUpTicks = Workflow.getVersion(MISSED_TICKS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+      publishWakesOn = Workflow.getVersion(WAKES_ON_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+      guardrails = Workflow.getVersion(GUARDRAILS_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+      supervised = Workflow.getVersion(SUPERVISION_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+      llmSupervision = Workflow.getVersion(LLM_SUPERVISOR_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+      hostAffinity = Workflow.getVersion(HOST_AFFINITY_CHANGE, Workflow.DEFAULT_VERSION, 1) >= 1;
+    }
     Async.procedure(this::deliverPosts);
     if (publishing) {
       Async.procedure(this::publishVisibility);
@@ -549,7 +587,8 @@ public class AntWorkflowImpl implements AntWorkflow {
       host = claimHost();
     }
     try {
-      workspace = workspaces(sessionCount + 1).prepareWorkspace(spec);
+      // Since the lean cycle the session activity prepares the workspace itself (null here).
+      workspace = lean ? null : workspaces(sessionCount + 1).prepareWorkspace(spec);
     } catch (ActivityFailure f) {
       sessionRunning = false;
       if (hostAffinity && hostGone(f)) {
@@ -643,7 +682,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     // Version 1: when a pause asked for during the session takes effect, say so, so the
     // operator who read "will pause after the current session" knows it happened.
     if (pauseWasPending && paused && OPERATOR.equals(pauseReason)
-        && Workflow.getVersion(PAUSE_NOTICE_CHANGE, Workflow.DEFAULT_VERSION, 1) == 1) {
+        && (lean || Workflow.getVersion(PAUSE_NOTICE_CHANGE, Workflow.DEFAULT_VERSION, 1) == 1)) {
       say(OperatorMessages.pausing(spec.name(), false));
     }
   }
@@ -913,7 +952,11 @@ public class AntWorkflowImpl implements AntWorkflow {
       Workflow.await(() -> !outbox.isEmpty());
       ChatPost post = outbox.get(0);
       try {
-        chat(post).post(post);
+        if (lean) {
+          localChat(post).post(post);
+        } else {
+          chat(post).post(post);
+        }
       } catch (ActivityFailure f) {
         log.warn("giving up on chat post {} after retries: {}", post.idempotencyKey(), rootMessage(f));
       }

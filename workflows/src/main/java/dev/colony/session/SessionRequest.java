@@ -8,7 +8,8 @@ import java.util.List;
  *
  * @param session 1-based session number over the ant's whole life
  * @param messages queued human instructions to deliver in this session's prompt
- * @param workspace absolute path of the prepared working directory
+ * @param workspace absolute path of the prepared working directory; null: the session activity
+ *     prepares it first, on the ant's host (runs since the lean cycle)
  * @param issue the GitHub issue that woke this session, or null
  * @param resumeConversation the agent conversation this session continues (after a supervisor's
  *     restart under {@code recovery: resume}); null for a fresh one
