@@ -499,7 +499,8 @@ public class AntWorkflowImpl implements AntWorkflow {
     wakeAtMillis = null;
     say(OperatorMessages.stopped(spec.name()));
     Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished()
-        && (!publishing || visibility().equals(published)));
+        && (!publishing || visibility().equals(published))
+        && reportsInFlight.stream().allMatch(Promise::isCompleted));
   }
 
   /**
@@ -847,12 +848,19 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
     var colony = Workflow.newExternalWorkflowStub(dev.colony.supervision.ColonyWorkflow.class,
         dev.colony.supervision.ColonyWorkflow.workflowId(spec.colony()));
-    Async.procedure(colony::antFailed, new dev.colony.supervision.AntFailure(spec.name(), reason, kind))
+    Promise<Void> told = Async.procedure(colony::antFailed, new dev.colony.supervision.AntFailure(spec.name(), reason, kind))
         .exceptionally(e -> {
           log.info("{}: no colony supervisor to tell ({})", spec.name(), e.getMessage());
           return null;
         });
+    if (lean) {
+      reportsInFlight.removeIf(Promise::isCompleted);
+      reportsInFlight.add(told);
+    }
   }
+
+  /** Signals to the colony's supervisor not answered yet; a run ends only once they are. */
+  private final List<Promise<Void>> reportsInFlight = new ArrayList<>();
 
   private void record(Outcome outcome, SessionResult r) {
     if (r.sessionId() != null) {
@@ -926,7 +934,8 @@ public class AntWorkflowImpl implements AntWorkflow {
     // Handlers may still be posting; wait so nothing they queued is lost with this run. An
     // evaluation in flight finishes first, so its verdict is not lost either.
     Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished()
-        && (!llmSupervision || spec.supervisor() == null || !oversight.busy(spec.supervisor())));
+        && (!llmSupervision || spec.supervisor() == null || !oversight.busy(spec.supervisor()))
+        && reportsInFlight.stream().allMatch(Promise::isCompleted));
     applyPendingSpec();
     Workflow.continueAsNew(new AntRun(spec, memory()));
   }
