@@ -60,8 +60,10 @@ public final class SessionActivitiesImpl implements SessionActivities {
         t.setDaemon(true);
         return t;
       });
-  /** How often a workspace that cannot be prepared is tried again within one session. */
+  /** How often a workspace that cannot be prepared is tried within one session. */
   static final int WORKSPACE_ATTEMPTS = 3;
+  /** The wait before the second attempt (doubled before the third); tests shorten it. */
+  static volatile long workspaceRetryMillis = 2000;
 
   /**
    * @param chat where narration and tool logs are posted (the ant's channel)
@@ -198,7 +200,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
         }
         log.warn("{}: workspace setup failed (attempt {}): {}", spec.name(), attempt, secrets.redact(String.valueOf(e.getMessage())));
         activity.heartbeat(null);
-        Thread.sleep(2000L * attempt);
+        Thread.sleep(workspaceRetryMillis * attempt);
       }
     }
   }
