@@ -166,8 +166,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
     } catch (java.io.IOException e) {
       return SessionResult.of(Outcome.TRANSIENT, "cannot create the transcript " + ctx.transcript() + ": " + e.getMessage());
     }
-    var announce = ANNOUNCER.schedule(() -> Thread.ofVirtual().start(() -> announceStart(activity, request.session())),
-        ANNOUNCE_AFTER.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    var ended = new java.util.concurrent.atomic.AtomicBoolean();
+    announceLater(activity, request.session(), ended, ANNOUNCE_AFTER.toMillis());
     try {
       SessionResult raw = engine.run(ctx);
       // The result goes into history: keep secret values an agent may have echoed out of it.
@@ -183,7 +183,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
       log.info("{}: session {} cancelled", spec.name(), request.session());
       throw e.getCause() instanceof RuntimeException r ? r : e;
     } finally {
-      announce.cancel(false);
+      ended.set(true);
       oversight.close();
     }
   }
@@ -226,14 +226,25 @@ public final class SessionActivitiesImpl implements SessionActivities {
     };
   }
 
-  /** Tells the ant its agent is launching (Spawning becomes Running); best effort. */
-  private static void announceStart(ActivityExecutionContext activity, int session) {
-    try {
-      activity.getWorkflowClient().newUntypedWorkflowStub(activity.getInfo().getWorkflowId())
-          .signal("sessionStarted", session);
-    } catch (RuntimeException e) {
-      log.debug("sessionStarted signal not sent: {}", e.toString());
-    }
+  /**
+   * Tells the ant its agent runs (spawning becomes running), {@code delayMillis} from now unless
+   * the session has ended by then. A signal that cannot be delivered (the server restarting, say)
+   * is tried again every 2 s while the session lasts, so status never stays at "spawning".
+   */
+  private static void announceLater(ActivityExecutionContext activity, int session,
+      java.util.concurrent.atomic.AtomicBoolean ended, long delayMillis) {
+    ANNOUNCER.schedule(() -> Thread.ofVirtual().start(() -> {
+      if (ended.get()) {
+        return;
+      }
+      try {
+        activity.getWorkflowClient().newUntypedWorkflowStub(activity.getInfo().getWorkflowId())
+            .signal("sessionStarted", session);
+      } catch (RuntimeException e) {
+        log.debug("sessionStarted signal not sent, trying again: {}", e.toString());
+        announceLater(activity, session, ended, 2000);
+      }
+    }), delayMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
   private String available() {
