@@ -41,7 +41,7 @@ public final class ColonyCli implements Runnable {
     System.setOut(new RedactingPrintStream(new FileOutputStream(FileDescriptor.out), Secrets.process()));
     System.setErr(new RedactingPrintStream(new FileOutputStream(FileDescriptor.err), Secrets.process()));
     Logging.init();
-    int code = commandLine().execute(args);
+    int code = commandLine(args).execute(args);
     System.exit(code);
   }
 
@@ -49,6 +49,57 @@ public final class ColonyCli implements Runnable {
     CommandLine cl = new CommandLine(new ColonyCli());
     cl.setExecutionExceptionHandler(ColonyCli::handle);
     return cl;
+  }
+
+  /**
+   * The command line for {@code args}. A one-shot command (status, pause, ...) gets a root with
+   * only that subcommand: picocli then reflects over one command instead of all twenty, which
+   * is a good part of a short call's start. Anything else gets the whole tree.
+   */
+  static CommandLine commandLine(String[] args) {
+    String first = null;
+    for (String a : args) {
+      if (!a.startsWith("-")) {
+        first = a;
+        break;
+      }
+    }
+    java.util.function.Supplier<Object> only = first == null ? null : switch (first) {
+      case "status" -> StatusCommand::new;
+      case "pause" -> SignalCommands.Pause::new;
+      case "resume" -> SignalCommands.Resume::new;
+      case "send" -> SignalCommands.Send::new;
+      case "stop" -> SignalCommands.Stop::new;
+      case "clear" -> SignalCommands.Clear::new;
+      case "abort" -> SignalCommands.Abort::new;
+      case "approve" -> SignalCommands.Approve::new;
+      case "deny" -> SignalCommands.Deny::new;
+      default -> null;
+    };
+    if (only == null || args.length == 0 || !args[0].equals(first)) {
+      return commandLine(); // root options first (-v status ...) or anything else: the whole tree
+    }
+    CommandLine cl = new CommandLine(new OneShot());
+    cl.addSubcommand(only.get());
+    cl.setExecutionExceptionHandler(ColonyCli::handle);
+    return cl;
+  }
+
+  /** The root of a one-shot command line: the same name, options and version as {@link ColonyCli}. */
+  @Command(name = "colony", mixinStandardHelpOptions = true, versionProvider = ColonyCli.Version.class)
+  static final class OneShot implements Runnable {
+    @Option(names = {"-v", "--verbose"}, scope = CommandLine.ScopeType.INHERIT,
+        description = "Log what the worker and the SDK do.")
+    void verbose(boolean on) {
+      if (on) {
+        Logging.verbose();
+      }
+    }
+
+    @Override
+    public void run() {
+      // never reached: the subcommand is always given
+    }
   }
 
   private static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
