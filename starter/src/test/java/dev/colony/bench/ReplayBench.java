@@ -46,8 +46,14 @@ import java.util.Map;
 final class ReplayBench {
   private ReplayBench() {}
 
+  /**
+   * @param replayMedianMs one {@code WorkflowReplayer.replayWorkflowExecution} call (it builds a
+   *     replay worker each time)
+   * @param replayInWorkerMs one history among {@code replays} replayed by one replay worker: what
+   *     a running worker pays to rebuild an ant it had evicted
+   */
   record Result(String label, int sessionsInRun, int events, double eventsPerSession, double replayMedianMs,
-      double replayP99Ms) {}
+      double replayP99Ms, double replayInWorkerMs) {}
 
   static final class InstantSessions implements SessionActivities {
     @Override
@@ -116,8 +122,17 @@ final class ReplayBench {
         }
       }
       times.sort(null);
+      List<WorkflowExecutionHistory> copies = java.util.Collections.nCopies(replays, history);
+      WorkflowReplayer.replayWorkflowExecutions(copies, true, AntWorkflowImpl.class); // warm-up
+      long w0 = System.nanoTime();
+      var results = WorkflowReplayer.replayWorkflowExecutions(copies, true, AntWorkflowImpl.class);
+      double inWorker = (System.nanoTime() - w0) / 1e6 / replays;
+      if (results.hadAnyError()) {
+        throw new IllegalStateException("replay failed: " + results.allErrors().size() + " histories");
+      }
       return new Result(label, ran, events, ran == 0 ? 0 : (double) events / ran,
-          times.get(times.size() / 2), times.get(Math.min(times.size() - 1, (int) Math.ceil(times.size() * 0.99) - 1)));
+          times.get(times.size() / 2), times.get(Math.min(times.size() - 1, (int) Math.ceil(times.size() * 0.99) - 1)),
+          inWorker);
     }
   }
 }

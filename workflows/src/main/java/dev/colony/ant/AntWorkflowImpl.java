@@ -462,9 +462,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     if (publishing) {
       Async.procedure(this::publishVisibility);
     }
-    if (llmSupervision) {
-      Async.procedure(this::superviseTurns);
-    }
+    superviseIfConfigured();
     if (!announced) {
       announced = true;
       say(OperatorMessages.started(spec.name()));
@@ -928,7 +926,21 @@ public class AntWorkflowImpl implements AntWorkflow {
     pendingSpec = null;
     buildSessionStubs();
     say(OperatorMessages.reconfigured(spec.name()));
+    superviseIfConfigured();
   }
+
+  /**
+   * Starts the LLM supervisor's thread. Since the lean cycle only for an ant that has a
+   * supervisor (now, or from a new spec): a parked thread costs memory in every cached ant.
+   */
+  private void superviseIfConfigured() {
+    if (llmSupervision && !supervising && (!lean || spec.supervisor() != null)) {
+      supervising = true;
+      Async.procedure(this::superviseTurns);
+    }
+  }
+
+  private boolean supervising;
 
   private void continueAsNew() {
     // Handlers may still be posting; wait so nothing they queued is lost with this run. An
