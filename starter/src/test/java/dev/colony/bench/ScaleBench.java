@@ -167,6 +167,7 @@ public final class ScaleBench {
     Random random = new Random(42);
     List<Double> pause = new ArrayList<>();
     List<Double> resume = new ArrayList<>();
+    List<Double> signalRpc = new ArrayList<>();
     ChatTail tail = new ChatTail(worker.log());
     tail.start();
     try {
@@ -175,6 +176,7 @@ public final class ScaleBench {
         AntWorkflow stub = b.client.newWorkflowStub(AntWorkflow.class, "ant/scale/" + ant);
         long p0 = System.nanoTime();
         stub.pause();
+        signalRpc.add((System.nanoTime() - p0) / 1e6);
         pause.add(tail.await("[" + ant + "] ⏸️", p0));
         long q0 = System.nanoTime();
         stub.resume();
@@ -185,6 +187,7 @@ public final class ScaleBench {
     }
     rows.add(row("pause (signal → ⏸️ post), in-process", pause, "p50 < 20 ms, p99 < 100 ms"));
     rows.add(row("resume (signal → ▶️ post), in-process", resume, "p50 < 20 ms, p99 < 100 ms"));
+    rows.add(row("of which: the signal call until the server acknowledged it", signalRpc, ""));
     List<Double> status = new ArrayList<>();
     for (int i = 0; i < commands; i++) {
       AntWorkflow stub = b.client.newWorkflowStub(AntWorkflow.class, "ant/scale/" + antName(random.nextInt(n)));
