@@ -38,7 +38,7 @@ import java.util.Map;
 /**
  * Benchmark 4: replay cost over a long life. An ant runs 5-minute sessions (a sleep of 300 s
  * between instant sessions) on the time-skipping server; it continues as new every
- * {@code continue_as_new_every} (100) sessions, so its latest run holds at most that many
+ * {@code AntSpec.DEFAULT_CONTINUE_AS_NEW_EVERY} sessions, so its latest run holds at most that many
  * sessions whatever its age. Its age shows only in what it carries over: the memory of a
  * year-old ant (about 100,000 sessions, 5,000 handled issues, the bounded message-id memory)
  * is given to the run measured as "a year old".
@@ -105,7 +105,7 @@ final class ReplayBench {
       AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
           WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("bench").build());
       WorkflowExecution first = WorkflowClient.start(ant::run, new AntRun(spec, memory));
-      // The run ends in continue-as-new after 100 sessions; a shorter life is cut by the clock.
+      // The run ends in continue-as-new after the default number of sessions; a shorter life is cut by the clock.
       env.sleep(Duration.ofSeconds(300L * sessions + 150));
       WorkflowExecutionHistory history = env.getWorkflowClient().fetchHistory(spec.workflowId(), first.getRunId());
       int events = history.getEvents().size();

@@ -308,8 +308,8 @@ public final class ScaleBench {
     r.line("## 4. Replay cost over a long life");
     r.line("");
     r.line("In-process, on the time-skipping test server: an ant with 5-minute sessions (instant session, "
-        + "300 s sleep). It continues as new every 100 sessions, so its latest run never holds more than "
-        + "100 sessions; its age lives only in what it carries over. The *year-old* run starts from the memory "
+        + "300 s sleep). It continues as new every " + dev.colony.spec.AntSpec.DEFAULT_CONTINUE_AS_NEW_EVERY + " sessions (the "
+        + "default), so its latest run never holds more than that; its age lives only in what it carries over. The *year-old* run starts from the memory "
         + "a year of sessions leaves (105,000 sessions, every bounded list full: 5,000 handled issues, the "
         + "message-id memory) and runs to its continue-as-new. Replay: `WorkflowReplayer` of that run's "
         + "history, %d times after 5 warm-ups.", REPLAYS);

@@ -51,7 +51,12 @@ public record AntSpec(
   public static final long DEFAULT_SESSION_TIMEOUT_SECONDS = 2 * 3600;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 30;
   public static final long DEFAULT_CONFIRMATION_TIMEOUT_SECONDS = 30 * 60;
-  public static final int DEFAULT_CONTINUE_AS_NEW_EVERY = 100;
+  /**
+   * Sessions per run before an ant continues as new. 50 keeps a run near 500 history events (a
+   * real session writes about ten), so rebuilding an evicted or restarted ant replays in well
+   * under 100 ms whatever its age (bench/RESULTS.md, benchmark 4).
+   */
+  public static final int DEFAULT_CONTINUE_AS_NEW_EVERY = 50;
 
   public AntSpec {
     githubRepos = githubRepos == null ? List.of() : List.copyOf(githubRepos);
