@@ -361,24 +361,23 @@ public class AntWorkflowImpl implements AntWorkflow {
    * activity). Before it: whichever worker picks this up on the shared queue became the ant's host (the matching
    * service hands tasks to the polling workers in turn, so ants spread over the hosts).
    */
+  private static final RetryOptions CLAIM_RETRY = RetryOptions.newBuilder()
+      .setInitialInterval(Duration.ofSeconds(1))
+      .setMaximumInterval(Duration.ofSeconds(30))
+      .build();
+
   private String claimHost() {
     if (lean) {
       // The worker running this workflow task claims: it is alive and polling the shared queue.
       return Workflow.newLocalActivityStub(WorkspaceActivities.class, LocalActivityOptions.newBuilder()
           .setStartToCloseTimeout(Duration.ofSeconds(10))
-          .setRetryOptions(RetryOptions.newBuilder()
-              .setInitialInterval(Duration.ofSeconds(1))
-              .setMaximumInterval(Duration.ofSeconds(30))
-              .build())
+          .setRetryOptions(CLAIM_RETRY)
           .setSummary("claim a host")
           .build()).claimHost();
     }
     return Workflow.newActivityStub(WorkspaceActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(30))
-        .setRetryOptions(RetryOptions.newBuilder()
-            .setInitialInterval(Duration.ofSeconds(1))
-            .setMaximumInterval(Duration.ofSeconds(30))
-            .build())
+        .setRetryOptions(CLAIM_RETRY)
         .setSummary("claim a host")
         .build()).claimHost();
   }
