@@ -120,7 +120,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   static final String HOST_AFFINITY_CHANGE = "host-affinity";
   /**
    * Version 1: one round trip per session. A new run records this single marker instead of the
-   * eight above (it has every one of them). Chat posts and the host claim are local activities
+   * eight above (it has every one of them). Chat posts are local activities
    * (a marker in the workflow task that sent them, no task of their own), and the session
    * activity prepares the workspace itself on the ant's host. A session cycle then writes about
    * a third of the events it did. Runs recorded before it replay as they were.
@@ -357,8 +357,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   }
 
   /**
-   * Since the lean cycle, the worker running this workflow task is the new host (a local
-   * activity). Before it: whichever worker picks this up on the shared queue became the ant's host (the matching
+   * Whichever worker picks this up on the shared queue becomes the ant's host (the matching
    * service hands tasks to the polling workers in turn, so ants spread over the hosts).
    */
   private static final RetryOptions CLAIM_RETRY = RetryOptions.newBuilder()
@@ -367,14 +366,6 @@ public class AntWorkflowImpl implements AntWorkflow {
       .build();
 
   private String claimHost() {
-    if (lean) {
-      // The worker running this workflow task claims: it is alive and polling the shared queue.
-      return Workflow.newLocalActivityStub(WorkspaceActivities.class, LocalActivityOptions.newBuilder()
-          .setStartToCloseTimeout(Duration.ofSeconds(10))
-          .setRetryOptions(CLAIM_RETRY)
-          .setSummary("claim a host")
-          .build()).claimHost();
-    }
     return Workflow.newActivityStub(WorkspaceActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(30))
         .setRetryOptions(CLAIM_RETRY)

@@ -7,8 +7,7 @@ import io.temporal.activity.ActivityMethod;
 /**
  * An ant's working directory, and the host that holds it. Every worker serves these on the
  * colony's task queue and on its own host queue ({@link #hostQueue}): an ant claims a host once
- * ({@link #claimHost} as a local activity: the worker running the ant's workflow task; runs from
- * before the lean cycle picked it up on the shared queue), then runs its sessions (which prepare
+ * (whichever worker picks up {@link #claimHost} on the shared queue), then runs its sessions (which prepare
  * the workspace first) on that host's queue, so they always find the worktree they left.
  */
 @ActivityInterface
