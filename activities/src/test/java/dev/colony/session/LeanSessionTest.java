@@ -114,7 +114,10 @@ class LeanSessionTest {
     assertEquals(List.of("worker"), prepared);
     assertEquals(root.resolve("worker").toRealPath().toString(),
         Files.readString(root.resolve("worker/where.txt")).strip());
-    assertEquals(1, count(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED), "one activity task for the session");
+    assertEquals(List.of("ClaimHost", "RunSession"), history().stream()
+        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+        .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()).toList(),
+        "one activity task for the session (after the host claim): no workspace activity of its own");
     eventually(() -> posts.stream().anyMatch(p -> p.startsWith("✅ **worker** finished session 1")));
     assertEquals(0, count(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED),
         "an agent that ends within a second is never announced: no signal, no workflow task");
