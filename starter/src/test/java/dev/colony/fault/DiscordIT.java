@@ -72,6 +72,9 @@ class DiscordIT {
 
     cluster.start("alpha");
     eventually(Duration.ofSeconds(30), () -> posts(work).contains("🐜 **alpha** is starting up."), work);
+    // The ant claims a host before its first session; a pause before the session has started
+    // pauses at once, so wait until the agent of session 1 runs.
+    eventually(Duration.ofSeconds(30), () -> cluster.startsOf("alpha", 1) >= 1, work);
 
     discord.humanWrites(work, DANA, "dana", OPS, "/pause");
     eventually(Duration.ofSeconds(20), () -> posts(work).contains("⏸️ **alpha** will pause after the current session."), work);
