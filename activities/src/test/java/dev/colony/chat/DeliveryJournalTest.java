@@ -43,4 +43,73 @@ class DeliveryJournalTest {
     assertTrue(j.deliverOnce("k", () -> out.add("ok")));
     assertEquals(List.of("ok"), out);
   }
+
+  @Test
+  void theJournalStaysBoundedAndStillKnowsTheNewestKeysInEveryProcess() throws Exception {
+    Path file = tmp.resolve("keys");
+    DeliveryJournal a = new DeliveryJournal(file, 100);
+    DeliveryJournal b = new DeliveryJournal(file, 100);
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      DeliveryJournal j = i % 3 == 0 ? b : a;
+      String key = "ant/c/x/run/" + i;
+      assertTrue(j.deliverOnce(key, () -> out.add(key)));
+    }
+    assertEquals(1000, out.size());
+    List<String> lines = java.nio.file.Files.readAllLines(file);
+    assertTrue(lines.size() <= 101, "bounded: " + lines.size() + " lines");
+    assertTrue(lines.get(0).startsWith("#generation "), lines.get(0));
+    assertTrue(a.size() <= 100 && b.size() <= 100, a.size() + " / " + b.size());
+    // the newest keys are still known to both, after the other one compacted the file
+    for (int i = 960; i < 1000; i++) {
+      String key = "ant/c/x/run/" + i;
+      assertFalse(a.deliverOnce(key, () -> out.add("again " + key)));
+      assertFalse(b.deliverOnce(key, () -> out.add("again " + key)));
+    }
+    // and to a process started later
+    assertFalse(new DeliveryJournal(file, 100).deliverOnce("ant/c/x/run/999", () -> out.add("again")));
+    assertEquals(1000, out.size());
+  }
+
+  @Test
+  void aKillInTheMiddleOfACompactionLosesNoneOfTheNewestKeys() throws Exception {
+    Path file = tmp.resolve("keys");
+    StringBuilder old = new StringBuilder();
+    for (int i = 0; i < 100; i++) {
+      old.append("k").append(i).append('\n');
+    }
+    StringBuilder rewrite = new StringBuilder("#generation 1\n");
+    for (int i = 50; i < 100; i++) {
+      rewrite.append("k").append(i).append('\n');
+    }
+    byte[] o = old.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] n = rewrite.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    for (int cut = 0; cut <= n.length; cut += 7) {
+      byte[] torn = o.clone(); // the rewrite got `cut` bytes in, the rest is the old file
+      System.arraycopy(n, 0, torn, 0, cut);
+      java.nio.file.Files.write(file, torn);
+      DeliveryJournal j = new DeliveryJournal(file, 100);
+      for (int i = 50; i < 100; i++) {
+        assertFalse(j.deliverOnce("k" + i, () -> {
+          throw new AssertionError("delivered twice");
+        }), "cut at " + cut);
+      }
+    }
+  }
+
+  @Test
+  void hostileKeysStayOneLineAndAreKeptApart() throws Exception {
+    Path file = tmp.resolve("keys");
+    DeliveryJournal j = new DeliveryJournal(file);
+    List<String> out = new ArrayList<>();
+    for (String key : List.of("a\nb", "a", "b", "#generation 9", "\\#generation 9", "", "\\", "x\r")) {
+      assertTrue(j.deliverOnce(key, () -> out.add(key)), key);
+    }
+    assertEquals(8, out.size());
+    DeliveryJournal later = new DeliveryJournal(file);
+    for (String key : out) {
+      assertFalse(later.deliverOnce(key, () -> out.add("again")), key);
+    }
+    assertEquals(8, java.nio.file.Files.readAllLines(file).size());
+  }
 }
