@@ -18,6 +18,12 @@ import java.util.Set;
  * machine, so a post retried after a {@code kill -9} (or replayed by another worker) is not
  * shown twice. Delivery runs under an exclusive file lock: check, deliver, record.
  *
+ * <p>A recorded key is written, not synced: the kernel keeps it for every other process, and it
+ * survives a {@code kill -9} of the worker, which is what the journal is for. Only a crash of the
+ * whole machine can lose the last keys, and then a post may show twice; an {@code fdatasync}
+ * per post would cost every post a disk flush to prevent that (the dev server's SQLite makes the
+ * same trade with {@code synchronous=normal}).
+ *
  * <p>A key only matters while its post can still be retried: seconds to minutes. So the journal
  * is bounded: once it holds {@code limit} keys, the holder of the lock rewrites it in place with
  * the newest half, under a new generation number in its first line. Every process compares that
@@ -72,7 +78,6 @@ public final class DeliveryJournal {
       if (lines >= limit) {
         compact(ch);
       }
-      ch.force(false);
       readUpTo = ch.size();
       return true;
     }

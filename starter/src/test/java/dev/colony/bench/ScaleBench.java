@@ -10,7 +10,6 @@ import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +21,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -168,22 +166,17 @@ public final class ScaleBench {
     List<Double> pause = new ArrayList<>();
     List<Double> resume = new ArrayList<>();
     List<Double> signalRpc = new ArrayList<>();
-    ChatTail tail = new ChatTail(worker.log());
-    tail.start();
-    try {
-      for (int i = 0; i < commands / 2; i++) {
-        String ant = antName(random.nextInt(n));
-        AntWorkflow stub = b.client.newWorkflowStub(AntWorkflow.class, "ant/scale/" + ant);
-        long p0 = System.nanoTime();
-        stub.pause();
-        signalRpc.add((System.nanoTime() - p0) / 1e6);
-        pause.add(tail.await("[" + ant + "] ⏸️", p0));
-        long q0 = System.nanoTime();
-        stub.resume();
-        resume.add(tail.await("[" + ant + "] ▶️", q0));
-      }
-    } finally {
-      tail.interrupt();
+    OutputPump tail = worker.output();
+    for (int i = 0; i < commands / 2; i++) {
+      String ant = antName(random.nextInt(n));
+      AntWorkflow stub = b.client.newWorkflowStub(AntWorkflow.class, "ant/scale/" + ant);
+      long p0 = System.nanoTime();
+      stub.pause();
+      signalRpc.add((System.nanoTime() - p0) / 1e6);
+      pause.add(tail.await("[" + ant + "] ⏸️", p0));
+      long q0 = System.nanoTime();
+      stub.resume();
+      resume.add(tail.await("[" + ant + "] ▶️", q0));
     }
     rows.add(row("pause (signal → ⏸️ post), in-process", pause, "p50 < 20 ms, p99 < 100 ms"));
     rows.add(row("resume (signal → ▶️ post), in-process", resume, "p50 < 20 ms, p99 < 100 ms"));
@@ -442,70 +435,77 @@ public final class ScaleBench {
     return out;
   }
 
-  record Proc(Process process, Path log) {
+  record Proc(Process process, Path log, OutputPump output) {
     long pid() {
       return process.pid();
     }
   }
 
-  /** Follows a worker's output and notes when each chat line appears. */
-  static final class ChatTail extends Thread {
+  /**
+   * Copies a worker's output to its log file and notes when each line appears. It reads the
+   * worker's pipe with blocking reads, so it learns of a post the moment it is printed without
+   * polling a file: on 2 cores a polling reader takes CPU from the server and the worker it
+   * measures.
+   */
+  static final class OutputPump extends Thread {
+    private final java.io.InputStream in;
     private final Path log;
-    private final Map<String, Long> seen = new ConcurrentHashMap<>();
+    private final Map<String, Long> seen = new java.util.HashMap<>(); // guarded by this
 
-    ChatTail(Path log) {
-      super("chat-tail");
+    OutputPump(java.io.InputStream in, Path log) {
+      super("output-pump");
       setDaemon(true);
+      this.in = in;
       this.log = log;
     }
 
     @Override
     public void run() {
-      try (RandomAccessFile f = new RandomAccessFile(log.toFile(), "r")) {
-        f.seek(f.length());
-        StringBuilder line = new StringBuilder();
+      try (java.io.InputStream input = in; java.io.OutputStream out = Files.newOutputStream(log,
+          java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND)) {
         byte[] buf = new byte[65536];
         java.io.ByteArrayOutputStream pending = new java.io.ByteArrayOutputStream();
-        while (!isInterrupted()) {
-          int r = f.read(buf);
-          if (r <= 0) {
-            Thread.onSpinWait();
-            Thread.sleep(0, 200_000);
-            continue;
-          }
+        int r;
+        while ((r = input.read(buf)) > 0) {
           long now = System.nanoTime();
+          out.write(buf, 0, r);
+          out.flush();
           for (int i = 0; i < r; i++) {
-            if (buf[i] == '\n') {
-              String l = pending.toString(StandardCharsets.UTF_8);
-              pending.reset();
-              int sp = l.indexOf(' ');
-              int sp2 = sp < 0 ? -1 : l.indexOf(' ', sp + 1);
-              if (sp2 > 0) {
-                seen.put(l.substring(0, sp2), now);
-              }
-            } else {
+            if (buf[i] != '\n') {
               pending.write(buf[i]);
+              continue;
+            }
+            String l = pending.toString(StandardCharsets.UTF_8);
+            pending.reset();
+            int sp = l.indexOf(' ');
+            int sp2 = sp < 0 ? -1 : l.indexOf(' ', sp + 1);
+            if (sp2 > 0) {
+              synchronized (this) {
+                seen.put(l.substring(0, sp2), now);
+                notifyAll();
+              }
             }
           }
         }
-      } catch (InterruptedException e) {
-        // done
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
+        // the worker is gone
       }
     }
 
     /** Milliseconds from {@code sentNanos} to the first line starting with {@code prefix} after it. */
-    double await(String prefix, long sentNanos) throws InterruptedException {
+    synchronized double await(String prefix, long sentNanos) throws InterruptedException {
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (System.nanoTime() < deadline) {
+      while (true) {
         Long at = seen.remove(prefix);
         if (at != null && at >= sentNanos) {
           return (at - sentNanos) / 1e6;
         }
-        Thread.sleep(0, 100_000);
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new IllegalStateException("no '" + prefix + "' post within 60 s");
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
       }
-      throw new IllegalStateException("no '" + prefix + "' post within 60 s");
     }
   }
 
@@ -558,8 +558,9 @@ public final class ScaleBench {
       Path log = tmp.resolve("worker-" + name + ".log");
       List<String> args = new ArrayList<>(List.of("worker", dir.toString(), "--address", address));
       args.addAll(List.of(extra));
-      Process p = new ProcessBuilder(jvm(args.toArray(String[]::new))).redirectErrorStream(true)
-          .redirectOutput(log.toFile()).start();
+      Process p = new ProcessBuilder(jvm(args.toArray(String[]::new))).redirectErrorStream(true).start();
+      OutputPump pump = new OutputPump(p.getInputStream(), log);
+      pump.start();
       workers.add(p);
       eventually(Duration.ofSeconds(60), () -> {
         if (!p.isAlive()) {
@@ -567,7 +568,7 @@ public final class ScaleBench {
         }
         return read(log).contains("polling 'colony'");
       });
-      return new Proc(p, log);
+      return new Proc(p, log, pump);
     }
 
     String cli(String... args) throws Exception {
