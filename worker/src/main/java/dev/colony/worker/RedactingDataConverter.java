@@ -1,6 +1,7 @@
 package dev.colony.worker;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -14,11 +15,15 @@ import io.temporal.common.converter.CodecDataConverter;
 import io.temporal.common.converter.DataConverter;
 import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.common.converter.FailureConverter;
+import io.temporal.common.converter.JacksonJsonPayloadConverter;
+import io.temporal.common.converter.PayloadConverter;
 import io.temporal.failure.DefaultFailureConverter;
 import io.temporal.payload.codec.PayloadCodec;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The data converter of every Colony client and worker: Temporal's default, with every secret
@@ -28,19 +33,51 @@ import java.util.Map;
  * its causes. Nothing is changed on the way in.
  */
 public final class RedactingDataConverter {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = shared(new ObjectMapper());
   private static final String JSON_ENCODING = "json/plain";
+  private static final Logger log = LoggerFactory.getLogger(RedactingDataConverter.class);
 
   private RedactingDataConverter() {}
 
+  /**
+   * Jackson keeps its buffers per thread by default, for every thread that ever wrote JSON.
+   * Workflow code runs on virtual threads, three parked per ant, so a big colony held thousands
+   * of idle buffer sets. One pool shared by every thread instead.
+   */
+  static ObjectMapper shared(ObjectMapper mapper) {
+    mapper.getFactory().setRecyclerPool(JsonRecyclerPools.sharedConcurrentDequePool());
+    return mapper;
+  }
+
+  /**
+   * The SDK encodes search attributes with its own standard converter, whose mapper no option
+   * reaches. Its Jackson converter is the one in the public {@code STANDARD_PAYLOAD_CONVERTERS}
+   * array; its mapper is a private field, so it is set by reflection. If a later SDK changes
+   * that, the worker logs it and runs on, with more memory per ant (a test fails first).
+   */
+  static boolean shareStandardConverterBuffers() {
+    try {
+      java.lang.reflect.Field field = JacksonJsonPayloadConverter.class.getDeclaredField("mapper");
+      field.setAccessible(true);
+      boolean found = false;
+      for (PayloadConverter c : DefaultDataConverter.STANDARD_PAYLOAD_CONVERTERS) {
+        if (c instanceof JacksonJsonPayloadConverter jackson && field.get(jackson) instanceof ObjectMapper m) {
+          shared(m);
+          found = true;
+        }
+      }
+      return found;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      log.info("Jackson buffers of the SDK's standard converter stay per thread: {}", e.toString());
+      return false;
+    }
+  }
+
   public static DataConverter create(Secrets secrets) {
-    // Jackson keeps its buffers per thread by default. Workflow code runs on virtual threads,
-    // thousands of them parked in a big colony, each holding its own ~16 KB of buffers: one
-    // shared pool instead cut a worker's heap by a fifth.
-    ObjectMapper mapper = io.temporal.common.converter.JacksonJsonPayloadConverter.newDefaultObjectMapper();
-    mapper.getFactory().setRecyclerPool(com.fasterxml.jackson.core.util.JsonRecyclerPools.sharedConcurrentDequePool());
+    shareStandardConverterBuffers();
+    ObjectMapper mapper = shared(JacksonJsonPayloadConverter.newDefaultObjectMapper());
     DataConverter inner = DefaultDataConverter.newDefaultInstance()
-        .withPayloadConverterOverrides(new io.temporal.common.converter.JacksonJsonPayloadConverter(mapper))
+        .withPayloadConverterOverrides(new JacksonJsonPayloadConverter(mapper))
         .withFailureConverter(new Failures(secrets));
     return new CodecDataConverter(inner, List.of(new Codec(secrets)));
   }

@@ -66,4 +66,23 @@ class RedactionTest {
     assertEquals("password ${DB_PASS} ok\nx ${DB_PASS}\n".replace("\n", System.lineSeparator()),
         sink.toString(StandardCharsets.UTF_8));
   }
+
+  @Test
+  void everyJacksonMapperOnWorkflowThreadsSharesOnePoolOfBuffers() throws Exception {
+    RedactingDataConverter.create(secrets());
+    // Search attributes go through the SDK's standard converter, not the worker's.
+    assertTrue(RedactingDataConverter.shareStandardConverterBuffers(), "the SDK's Jackson converter was found");
+    var field = io.temporal.common.converter.JacksonJsonPayloadConverter.class.getDeclaredField("mapper");
+    field.setAccessible(true);
+    var shared = com.fasterxml.jackson.core.util.JsonRecyclerPools.sharedConcurrentDequePool();
+    for (var c : io.temporal.common.converter.DefaultDataConverter.STANDARD_PAYLOAD_CONVERTERS) {
+      if (c instanceof io.temporal.common.converter.JacksonJsonPayloadConverter j) {
+        var mapper = (com.fasterxml.jackson.databind.ObjectMapper) field.get(j);
+        assertTrue(mapper.getFactory()._getRecyclerPool() == shared, "the standard converter's pool is the shared one");
+      }
+    }
+    // and the encoding still works
+    assertEquals("\"waiting\"", io.temporal.common.converter.DefaultDataConverter.STANDARD_INSTANCE
+        .toPayload("waiting").orElseThrow().getData().toStringUtf8());
+  }
 }
