@@ -151,7 +151,7 @@ public final class DeliveryJournal {
         keys.add(k);
       }
     }
-    List<String> keep = keys.subList(keys.size() - limit / 2, keys.size());
+    List<String> keep = keys.subList(Math.max(0, keys.size() - limit / 2), keys.size());
     long next = generation + 1;
     StringBuilder out = new StringBuilder(HEADER).append(next).append('\n');
     keep.forEach(k -> out.append(k).append('\n'));

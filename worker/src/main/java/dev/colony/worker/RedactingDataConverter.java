@@ -68,7 +68,7 @@ public final class RedactingDataConverter {
       }
       return found;
     } catch (ReflectiveOperationException | RuntimeException e) {
-      log.info("Jackson buffers of the SDK's standard converter stay per thread: {}", e.toString());
+      log.warn("Jackson buffers of the SDK's standard converter stay per thread: {}", e.toString());
       return false;
     }
   }
