@@ -360,15 +360,13 @@ public class AntWorkflowImpl implements AntWorkflow {
    * Whichever worker picks this up on the shared queue becomes the ant's host (the matching
    * service hands tasks to the polling workers in turn, so ants spread over the hosts).
    */
-  private static final RetryOptions CLAIM_RETRY = RetryOptions.newBuilder()
-      .setInitialInterval(Duration.ofSeconds(1))
-      .setMaximumInterval(Duration.ofSeconds(30))
-      .build();
-
   private String claimHost() {
     return Workflow.newActivityStub(WorkspaceActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(30))
-        .setRetryOptions(CLAIM_RETRY)
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofSeconds(1))
+            .setMaximumInterval(Duration.ofSeconds(30))
+            .build())
         .setSummary("claim a host")
         .build()).claimHost();
   }
