@@ -112,6 +112,12 @@ public final class ColonyCli implements Runnable {
     if (e instanceof UserError) {
       err.println("colony: " + e.getMessage());
     } else if (e instanceof io.grpc.StatusRuntimeException s
+        && (s.getStatus().getCode() == io.grpc.Status.Code.PERMISSION_DENIED
+            || s.getStatus().getCode() == io.grpc.Status.Code.UNAUTHENTICATED)) {
+      err.println("colony: Temporal refused the call (" + s.getStatus().getCode() + ": "
+          + dev.colony.config.Problem.printable(String.valueOf(s.getStatus().getDescription()), 160)
+          + "): check the API key (TEMPORAL_API_KEY) or client certificate and what it may do in this namespace.");
+    } else if (e instanceof io.grpc.StatusRuntimeException s
         && s.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
       err.println("colony: lost the connection to Temporal (" + s.getStatus().getDescription()
           + "). Is the server still running?");

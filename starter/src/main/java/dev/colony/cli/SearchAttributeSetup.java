@@ -26,8 +26,18 @@ final class SearchAttributeSetup {
 
   /** Adds whichever attributes are missing; returns the names added. */
   static List<String> ensure(Temporal t) {
-    OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(OperatorServiceStubsOptions.newBuilder()
-        .setChannel(t.stubs.getRawChannel()).validateAndBuildWithDefaults());
+    // The raw channel carries no credentials of its own: the API key and headers are added here.
+    OperatorServiceStubsOptions.Builder options = OperatorServiceStubsOptions.newBuilder()
+        .setChannel(t.stubs.getRawChannel());
+    String apiKey = t.profile.apiKey();
+    if (apiKey != null) {
+      options.addApiKey(() -> apiKey);
+    }
+    io.grpc.Metadata headers = t.profile.config().getMetadata();
+    if (headers != null) {
+      options.addGrpcMetadataProvider(() -> headers);
+    }
+    OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(options.validateAndBuildWithDefaults());
     try {
       Map<String, IndexedValueType> known;
       try {

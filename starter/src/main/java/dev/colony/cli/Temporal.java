@@ -8,6 +8,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
+import io.temporal.api.workflowservice.v1.DescribeNamespaceRequest;
 import io.temporal.api.workflowservice.v1.GetClusterInfoRequest;
 import io.temporal.api.workflowservice.v1.GetSystemInfoRequest;
 import io.temporal.client.WorkflowClient;
@@ -22,18 +23,21 @@ final class Temporal implements AutoCloseable {
   static final java.time.Duration WORKER_LONG_POLL = java.time.Duration.ofSeconds(10);
   final String address;
   final String namespace;
+  /** How this connection was made (TLS, API key): for messages and the operator service. */
+  final ClientProfile profile;
   final WorkflowServiceStubs stubs;
   final WorkflowClient client;
   /** This connection's own network thread, stopped on close. */
   private final EventLoopGroup loop;
 
-  private Temporal(String address, String namespace, WorkflowServiceStubs stubs, EventLoopGroup loop) {
-    this.address = address;
-    this.namespace = namespace;
+  private Temporal(ClientProfile profile, WorkflowServiceStubs stubs, EventLoopGroup loop) {
+    this.profile = profile;
+    this.address = profile.address();
+    this.namespace = profile.namespace();
     this.stubs = stubs;
     this.loop = loop;
     this.client = WorkflowClient.newInstance(stubs,
-        WorkflowClientOptions.newBuilder().setNamespace(namespace)
+        WorkflowClientOptions.newBuilder().setNamespace(this.namespace)
             // Secret values are masked in everything this process sends (the worker's results,
             // failures and answers); the start spec carries ${VAR} references only.
             .setDataConverter(RedactingDataConverter.create(Secrets.process()))
@@ -42,10 +46,22 @@ final class Temporal implements AutoCloseable {
 
   /** Connects and checks the server answers, or fails with one line saying what to do. */
   static Temporal connect(TemporalOptions o) {
-    return connect(o.address(), o.namespace);
+    return connect(o.resolve());
   }
 
+  /** A plaintext connection (the local dev server, tests). */
   static Temporal connect(String address, String namespace) {
+    return connect(ClientProfile.plain(address, namespace));
+  }
+
+  static Temporal connect(ClientProfile profile) {
+    String address = profile.address();
+    WorkflowServiceStubsOptions fromProfile;
+    try {
+      fromProfile = profile.config().toWorkflowServiceStubsOptions();
+    } catch (RuntimeException e) {
+      throw new UserError(ConnectFailure.tlsSetup(e));
+    }
     // A network thread of its own (gRPC's shared one outlives the channel by a second): close()
     // stops it, so the JVM need not wait for a thread blocked in epoll when a command exits.
     EventLoopGroup loop = new NioEventLoopGroup(1, r -> {
@@ -53,10 +69,15 @@ final class Temporal implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+    String serverName = profile.config().getTls() == null ? null : profile.config().getTls().getServerName();
     WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
-        WorkflowServiceStubsOptions.newBuilder().setTarget(address)
-            .setChannelInitializer(b -> ((NettyChannelBuilder) b).eventLoopGroup(loop)
-                .channelType(NioSocketChannel.class))
+        WorkflowServiceStubsOptions.newBuilder(fromProfile).setTarget(address)
+            .setChannelInitializer(b -> {
+              ((NettyChannelBuilder) b).eventLoopGroup(loop).channelType(NioSocketChannel.class);
+              if (profile.tls() && serverName != null && !serverName.isEmpty()) {
+                b.overrideAuthority(serverName);
+              }
+            })
             // A query needs a worker; with none it would hang about a minute. Say so sooner.
             .setRpcQueryTimeout(QUERY_TIMEOUT)
             // Workers re-poll at least this often, so `colony status` can tell a dead worker
@@ -66,16 +87,19 @@ final class Temporal implements AutoCloseable {
     try {
       stubs.blockingStub().withDeadlineAfter(5, TimeUnit.SECONDS)
           .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
+      if (profile.apiKey() != null || profile.tls()) {
+        // Servers answer GetSystemInfo without credentials: ask for the namespace, which a
+        // refused (or missing) key may not read, so it fails here and not in the middle of a
+        // command. A plaintext local server is spared the extra call.
+        stubs.blockingStub().withDeadlineAfter(5, TimeUnit.SECONDS)
+            .describeNamespace(DescribeNamespaceRequest.newBuilder().setNamespace(profile.namespace()).build());
+      }
     } catch (StatusRuntimeException e) {
       stubs.shutdownNow();
       loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-      String why = e.getStatus().getDescription();
-      boolean unknownHost = why != null && why.startsWith("Unable to resolve host");
-      throw new UserError("cannot reach Temporal at " + address + " (" + (unknownHost ? "unknown host "
-          + why.substring("Unable to resolve host".length()).strip() : e.getStatus().getCode()) + "). Start one with './colony server' (or see docker-compose.temporal.yml), "
-          + "or point --address / $TEMPORAL_ADDRESS at yours.");
+      throw new UserError(ConnectFailure.explain(e, profile));
     }
-    return new Temporal(address, namespace, stubs, loop);
+    return new Temporal(profile, stubs, loop);
   }
 
   /**
