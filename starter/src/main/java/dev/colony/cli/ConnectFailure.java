@@ -54,6 +54,11 @@ final class ConnectFailure {
         return at + ": its certificate is not signed by a CA this client trusts: give the CA that signed it with "
             + "--tls-ca-path (TEMPORAL_TLS_SERVER_CA_CERT_PATH, or the profile's tls.server_ca_cert_path).";
       }
+      if (causes.contains("certificate_required") && p.clientCertificate()) {
+        // The TLS client offers a certificate only when its issuer is one the server named.
+        return at + " refused the client certificate: it accepts only certificates signed by its own CA, and this "
+            + "one is not (so it was not even sent). Check " + TLS_FLAGS + ".";
+      }
       if (causes.contains("certificate_required") || (causes.contains("bad_certificate") && !p.clientCertificate())
           || (causes.contains("handshake_failure") && !p.clientCertificate())) {
         return at + " requires a client certificate (mTLS) and this client has none: set " + TLS_FLAGS + ".";

@@ -45,6 +45,12 @@ public final class Cluster implements AutoCloseable {
   private final List<WorkerProcess> workers = new ArrayList<>();
   private WorkflowServiceStubs stubs;
   WorkflowClient client;
+  /** Variables every process of this cluster gets (the connection's TEMPORAL_* settings). */
+  final java.util.Map<String, String> env = new java.util.HashMap<>();
+  /** The task queue, when not Colony's default (several colonies share one cluster). */
+  String taskQueue;
+  /** The colony's name (its ants are ant/NAME/...). */
+  String colonyName = "fault";
 
   /** A worker process and its output. */
   record WorkerProcess(String name, Process process, Path log) {}
@@ -63,6 +69,35 @@ public final class Cluster implements AutoCloseable {
     this.uiPort = freePort();
     this.address = "127.0.0.1:" + port;
     this.db = tmp.resolve("temporal.db");
+  }
+
+  /**
+   * Uses a Temporal that runs elsewhere (the production-shaped cluster): processes get {@code env}
+   * (its TLS settings), the test's client {@code options}.
+   */
+  Cluster external(String target, java.util.Map<String, String> connection, WorkflowServiceStubsOptions options,
+      String queue, String name) throws IOException {
+    this.kind = "cluster";
+    this.env.putAll(connection);
+    this.taskQueue = queue;
+    this.colonyName = name;
+    Path yaml = dir.resolve("colony.yaml");
+    Files.writeString(yaml, Files.readString(yaml).replaceFirst("(?m)^name: .*$", "name: " + name));
+    this.externalAddress = target;
+    stubs = WorkflowServiceStubs.newServiceStubs(options);
+    client = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
+    return this;
+  }
+
+  private String externalAddress;
+
+  /** Where processes connect: the external Temporal, else the local server. */
+  String target() {
+    return externalAddress != null ? externalAddress : address;
+  }
+
+  String queue() {
+    return taskQueue == null ? "colony" : taskQueue;
   }
 
   static int freePort() throws IOException {
@@ -97,8 +132,10 @@ public final class Cluster implements AutoCloseable {
   }
 
   private Process spawn(Path log, String... args) throws IOException {
-    return new ProcessBuilder(jvm(args)).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    ProcessBuilder pb = new ProcessBuilder(jvm(args)).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pb.environment().putAll(env);
+    return pb.start();
   }
 
   /** The Temporal CLI the tests run the dev server with: what ./run-tests installed, or on PATH. */
@@ -185,6 +222,9 @@ public final class Cluster implements AutoCloseable {
     Files.deleteIfExists(log);
     Files.createFile(log);
     List<String> args = new ArrayList<>(List.of("worker", dir.toString(), "--address", target));
+    if (taskQueue != null) {
+      args.addAll(List.of("--task-queue", taskQueue));
+    }
     args.addAll(List.of(extra));
     Process p = spawn(log, args.toArray(String[]::new));
     WorkerProcess w = new WorkerProcess(name, p, log);
@@ -193,16 +233,16 @@ public final class Cluster implements AutoCloseable {
       if (!p.isAlive()) {
         throw new AssertionError("worker " + name + " exited: " + read(log));
       }
-      return read(log).contains("polling 'colony'");
+      return read(log).contains("polling '" + queue() + "'");
     });
     // The ants' workflows run only once the new worker's pollers reach the server (the
     // in-memory server does not report pollers).
     eventually(Duration.ofSeconds(30), () -> {
-      if (!"dev".equals(kind)) {
+      if (!"dev".equals(kind) && !"cluster".equals(kind)) {
         return true;
       }
       var r = stubs.blockingStub().describeTaskQueue(io.temporal.api.workflowservice.v1.DescribeTaskQueueRequest.newBuilder()
-          .setNamespace("default").setTaskQueue(io.temporal.api.taskqueue.v1.TaskQueue.newBuilder().setName("colony"))
+          .setNamespace("default").setTaskQueue(io.temporal.api.taskqueue.v1.TaskQueue.newBuilder().setName(queue()))
           .build());
       return r.getPollersList().stream().anyMatch(q -> q.getIdentity().startsWith(w.process().pid() + "@"));
     });
@@ -210,7 +250,7 @@ public final class Cluster implements AutoCloseable {
   }
 
   WorkerProcess startWorker(String name) throws Exception {
-    return startWorker(name, address);
+    return startWorker(name, target());
   }
 
   /** SIGKILL: no shutdown hook, no goodbye. */
@@ -236,8 +276,13 @@ public final class Cluster implements AutoCloseable {
   CliRun cliRun(String... args) throws Exception {
     List<String> full = new ArrayList<>(List.of(args));
     full.add("--address");
-    full.add(address);
-    Process p = new ProcessBuilder(jvm(full.toArray(String[]::new))).redirectErrorStream(true).start();
+    full.add(target());
+    if (taskQueue != null && !List.of("validate", "observe").contains(args[0])) {
+      full.addAll(List.of("--task-queue", taskQueue));
+    }
+    ProcessBuilder pb = new ProcessBuilder(jvm(full.toArray(String[]::new))).redirectErrorStream(true);
+    pb.environment().putAll(env);
+    Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!p.waitFor(60, TimeUnit.SECONDS)) {
       throw new AssertionError("colony " + String.join(" ", args) + " hung: " + out);
@@ -253,7 +298,7 @@ public final class Cluster implements AutoCloseable {
   }
 
   AntWorkflow ant(String name) {
-    return client.newWorkflowStub(AntWorkflow.class, "ant/fault/" + name);
+    return client.newWorkflowStub(AntWorkflow.class, "ant/" + colonyName + "/" + name);
   }
 
   AntStatus status(String name) {
@@ -329,7 +374,7 @@ public final class Cluster implements AutoCloseable {
 
   /** Writes every run of each ant's history, for the replay guard (when recording). */
   List<WorkflowExecutionHistory> histories(String ant) {
-    return List.of(client.fetchHistory("ant/fault/" + ant));
+    return List.of(client.fetchHistory("ant/" + colonyName + "/" + ant));
   }
 
   /** Closes each non-null resource in order, even when one fails; rethrows the first failure. */

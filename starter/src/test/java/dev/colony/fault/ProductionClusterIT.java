@@ -1,0 +1,356 @@
+package dev.colony.fault;
+
+import static dev.colony.fault.Cluster.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.ant.AntStatus;
+import dev.colony.ant.AntWorkflowImpl;
+import dev.colony.ant.Lifecycle;
+import dev.colony.mailbox.Mail;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.envconfig.ClientConfigProfile;
+import io.temporal.envconfig.LoadClientConfigProfileOptions;
+import io.temporal.testing.WorkflowReplayer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Colony on a production-shaped Temporal: the full server built from its Go module, PostgreSQL
+ * for persistence and SQL visibility, frontend / history / matching / worker as separate
+ * processes with 8 shards, mTLS on the frontend and a second frontend that takes API keys, all
+ * brought up by {@code bin/cluster.sh} exactly as a user would. Services are killed with SIGKILL
+ * mid-session and while ants wait; every ant must go on with nothing lost or doubled.
+ */
+class ProductionClusterIT {
+  private static final Duration LONG = Duration.ofSeconds(90);
+  private static final Path SCRIPT = Path.of("../bin/cluster.sh").toAbsolutePath();
+  private static final Path STATE = Path.of("target/prod-cluster").toAbsolutePath();
+  private static final String PORT = "7633";
+  private static Map<String, String> mtls;
+  private static String address;
+
+  @TempDir
+  Path tmp;
+
+  private Cluster cluster;
+  private String queue;
+
+  @BeforeAll
+  static void up() throws Exception {
+    Run r = script(Duration.ofMinutes(12), "up");
+    assertEquals(0, r.code, r.out);
+    mtls = new LinkedHashMap<>();
+    for (String line : script(Duration.ofSeconds(10), "env").out.split("\n")) {
+      if (line.startsWith("export ")) {
+        String kv = line.substring("export ".length());
+        mtls.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+      }
+    }
+    address = mtls.get("TEMPORAL_ADDRESS");
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    script(Duration.ofMinutes(1), "down");
+  }
+
+  @BeforeEach
+  void setUp(TestInfo info) throws Exception {
+    String test = info.getTestMethod().orElseThrow().getName();
+    // Each test its own colony and task queue: the cluster outlives the test.
+    String name = "prod" + Integer.toHexString(test.hashCode() & 0xfffff);
+    queue = "colony-" + name;
+    ClientConfigProfile profile = ClientConfigProfile.load(LoadClientConfigProfileOptions.newBuilder()
+        .setDisableFile(true).setEnvOverrides(mtls).build());
+    cluster = new Cluster(tmp).external(address, mtls, profile.toWorkflowServiceStubsOptions(), queue, name);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    try {
+      for (String ant : List.of("alpha", "beta", "gamma", "delta")) {
+        List<WorkflowExecutionHistory> histories;
+        try {
+          histories = cluster.histories(ant);
+        } catch (RuntimeException notStarted) {
+          continue;
+        }
+        for (WorkflowExecutionHistory h : histories) {
+          WorkflowReplayer.replayWorkflowExecution(h, AntWorkflowImpl.class);
+        }
+        try {
+          cluster.client.newUntypedWorkflowStub("ant/" + cluster.colonyName + "/" + ant).terminate("test over");
+        } catch (RuntimeException alreadyClosed) {
+          // stopped by the test
+        }
+      }
+    } finally {
+      cluster.close();
+      // a service a test killed must not stay down for the next one
+      for (String svc : List.of("history", "matching")) {
+        script(Duration.ofSeconds(10), "start", svc);
+      }
+    }
+  }
+
+  private record Run(int code, String out) {}
+
+  private static Run script(Duration limit, String... args) throws Exception {
+    List<String> cmd = new java.util.ArrayList<>(List.of("bash", SCRIPT.toString()));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().put("COLONY_CLUSTER_DIR", STATE.toString());
+    pb.environment().put("COLONY_CLUSTER_PORT", PORT);
+    Path out = Files.createTempFile("cluster", ".out");
+    pb.redirectOutput(out.toFile());
+    Process p = pb.start();
+    if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("bin/cluster.sh " + String.join(" ", args) + " took over " + limit + ": " + Files.readString(out));
+    }
+    String text = Files.readString(out);
+    Files.deleteIfExists(out);
+    return new Run(p.exitValue(), text);
+  }
+
+  private AntStatus status(String ant) {
+    return cluster.status(ant);
+  }
+
+  private long startsOf(String ant, int session) {
+    return cluster.startsOf(ant, session);
+  }
+
+  /** Posts carrying a session number are unique by construction: none may repeat. */
+  private void assertNoNumberedPostRepeats() {
+    Map<String, Integer> seen = new HashMap<>();
+    for (String l : cluster.chat()) {
+      if (l.matches(".*(session \\d+|resets at \\d+).*") || l.contains("🐜")) {
+        seen.merge(l, 1, Integer::sum);
+      }
+    }
+    seen.forEach((l, n) -> assertEquals(1, n, "shown " + n + " times: " + l + "\n" + String.join("\n", cluster.chat())));
+  }
+
+  @Test
+  void aColonyRunsOverMtlsAndIsDrivenAndListedFromSqlVisibilityWithoutAWorker() throws Exception {
+    Cluster.WorkerProcess worker = cluster.startWorker("only");
+    cluster.start("alpha", "delta");
+    eventually(LONG, () -> status("delta").sessions() >= 2 && status("alpha").sessions() >= 2);
+
+    cluster.cli("pause", "alpha");
+    eventually(LONG, () -> status("alpha").state() == Lifecycle.PAUSED);
+    int paused = status("alpha").sessions();
+    cluster.cli("send", "alpha", "over mTLS");
+    // a message resumes a paused ant: it runs the next session with it
+    eventually(LONG, () -> status("alpha").sessions() > paused);
+    eventually(LONG, () -> {
+      try {
+        return cluster.prompt("alpha", paused + 1).contains("over mTLS");
+      } catch (IOException e) {
+        return false;
+      }
+    });
+
+    Cluster.kill9(worker);
+    // Search attributes live in PostgreSQL: status lists every ant with no worker running.
+    eventually(LONG, () -> {
+      try {
+        Cluster.CliRun r = cluster.cliRun("status", "--json");
+        return r.out().contains("\"" + cluster.colonyName + "/alpha\"") || r.out().contains("\"alpha\"");
+      } catch (Exception e) {
+        return false;
+      }
+    });
+    String json = cluster.cliRun("status", "--json").out();
+    assertTrue(json.contains("alpha") && json.contains("delta"), json);
+    assertFalse(json.contains("Exception"), json);
+    assertNoNumberedPostRepeats();
+  }
+
+  @Test
+  void clientsWithoutTheRightCredentialsAreRefusedWithOneLine() throws Exception {
+    Path certs = STATE.resolve("certs");
+    String ca = certs.resolve("ca.pem").toString();
+    String key = script(Duration.ofSeconds(10), "token").out.strip();
+    String otherKey = script(Duration.ofSeconds(10), "token", "elsewhere:admin").out.strip();
+    Path expired = expiredClientCertificate(certs);
+    Path stranger = strangerCertificate();
+    String apiKeyAddress = "localhost:" + (Integer.parseInt(PORT) + 4);
+
+    Map<String, List<String>> cases = new LinkedHashMap<>();
+    cases.put("requires a client certificate (mTLS) and this client has none",
+        List.of("--address", address, "--tls-ca-path", ca));
+    cases.put("closed the connection before answering: it probably requires TLS", List.of("--address", address));
+    cases.put("not signed by a CA this client trusts", List.of("--address", address,
+        "--tls-cert-path", certs.resolve("client.pem").toString(), "--tls-key-path", certs.resolve("client.key").toString()));
+    cases.put("refused the client certificate", List.of("--address", address, "--tls-ca-path", ca,
+        "--tls-cert-path", expired.resolve("client.pem").toString(), "--tls-key-path", expired.resolve("client.key").toString()));
+    cases.put("refused the client certificate ", List.of("--address", address, "--tls-ca-path", ca,
+        "--tls-cert-path", stranger.resolve("client.pem").toString(), "--tls-key-path", stranger.resolve("client.key").toString()));
+    cases.put("refused the API key", List.of("--address", apiKeyAddress, "--tls-ca-path", ca, "--api-key", otherKey));
+    cases.put("requires credentials", List.of("--address", apiKeyAddress, "--tls-ca-path", ca));
+    for (Map.Entry<String, List<String>> c : cases.entrySet()) {
+      List<String> args = new java.util.ArrayList<>(List.of("status"));
+      args.addAll(c.getValue());
+      Cluster.CliRun r = bare(args);
+      assertEquals(1, r.code(), c.getKey() + ": " + r.out());
+      List<String> lines = r.out().lines().toList();
+      assertEquals(1, lines.size(), c.getKey() + ": one line: " + r.out());
+      assertTrue(lines.get(0).contains(c.getKey().strip()), c.getKey() + ": " + r.out());
+      assertFalse(r.out().contains(otherKey) || r.out().contains(key), "a key leaked: " + r.out());
+    }
+    // The right key works, and is never printed, not even with --verbose.
+    Cluster.CliRun ok = bareEnv(List.of("status", "--address", apiKeyAddress, "--tls-ca-path", ca, "-v"),
+        Map.of("TEMPORAL_API_KEY", key));
+    assertEquals(0, ok.code(), ok.out());
+    assertFalse(ok.out().contains(key), ok.out());
+  }
+
+  /** The CLI with only the given arguments: no cluster environment, no task queue. */
+  private Cluster.CliRun bare(List<String> args) throws Exception {
+    return bareEnv(args, Map.of());
+  }
+
+  private Cluster.CliRun bareEnv(List<String> args, Map<String, String> env) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(Cluster.jvm(args.toArray(String[]::new))).redirectErrorStream(true);
+    pb.environment().keySet().removeIf(k -> k.startsWith("TEMPORAL_"));
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "hung: " + out);
+    return new Cluster.CliRun(p.exitValue(), out);
+  }
+
+  /** A client certificate from the cluster's own CA that expired yesterday. */
+  private Path expiredClientCertificate(Path certs) throws Exception {
+    Path d = Files.createDirectories(tmp.resolve("expired"));
+    sh("openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout client.key -out client.csr -subj /CN=late"
+        + " && printf 'extendedKeyUsage=clientAuth\\n' > ext"
+        + " && openssl x509 -req -in client.csr -CA '" + certs.resolve("ca.pem") + "' -CAkey '" + certs.resolve("ca.key")
+        + "' -CAcreateserial -CAserial serial -days -1 -extfile ext -out client.pem", d);
+    return d;
+  }
+
+  /** A client certificate from a CA the cluster has never heard of. */
+  private Path strangerCertificate() throws Exception {
+    Path d = Files.createDirectories(tmp.resolve("stranger"));
+    sh("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout client.key -out client.pem"
+        + " -subj /CN=stranger -days 30", d);
+    return d;
+  }
+
+  private static void sh(String script, Path dir) throws Exception {
+    Process p = new ProcessBuilder("sh", "-c", script).directory(dir.toFile()).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, p.waitFor(), out);
+  }
+
+  @Test
+  void theHistoryServiceKilledMidSessionEveryAntGoesOnWithNothingLostOrDoubled() throws Exception {
+    cluster.startWorker("only");
+    cluster.mode("alpha", 2, "block");
+    cluster.start("alpha", "delta");
+    eventually(LONG, () -> startsOf("alpha", 2) >= 1);
+    eventually(LONG, () -> status("delta").sessions() >= 2);
+    cluster.ant("alpha").message(Mail.of("queued before the crash"));
+    eventually(LONG, () -> status("alpha").queueDepth() == 1);
+
+    assertEquals(0, script(Duration.ofSeconds(10), "kill", "history").code);
+    Thread.sleep(3000);
+    assertEquals(0, script(Duration.ofSeconds(10), "start", "history").code);
+
+    // The session in flight is still session 2 (its attempt may run once more if its heartbeat
+    // deadline passed while history was down); the queued message is kept.
+    eventually(LONG, () -> status("alpha").state() == Lifecycle.RUNNING);
+    assertEquals(1, status("alpha").sessions());
+    assertEquals(1, status("alpha").queueDepth());
+    int delta = status("delta").sessions();
+    cluster.release("alpha", 2);
+    eventually(LONG, () -> status("alpha").sessions() >= 3 && status("alpha").queueDepth() == 0);
+    assertTrue(cluster.prompt("alpha", 3).contains("queued before the crash"), cluster.prompt("alpha", 3));
+    assertTrue(startsOf("alpha", 2) <= 2, "session 2 started " + startsOf("alpha", 2) + " times");
+    assertEquals(1, startsOf("alpha", 3));
+    eventually(LONG, () -> status("delta").sessions() >= delta + 2);
+    assertNoNumberedPostRepeats();
+    assertEquals(1, cluster.count("[alpha] ✅ **alpha** finished session 2: released session 2"),
+        String.join("\n", cluster.chat()));
+  }
+
+  @Test
+  void theMatchingServiceKilledWhileAntsWaitEveryAntGoesOnAndNoSignalIsLost() throws Exception {
+    cluster.startWorker("only");
+    cluster.mode("beta", 2, "ratelimit");
+    Files.writeString(cluster.control("beta").resolve("reset-in"), "8");
+    cluster.start("beta", "delta", "gamma");
+    eventually(LONG, () -> status("beta").state() == Lifecycle.COOLING_DOWN && status("delta").sessions() >= 2);
+    cluster.ant("gamma").pause();
+    eventually(LONG, () -> status("gamma").state() == Lifecycle.PAUSED);
+    int gamma = status("gamma").sessions();
+
+    assertEquals(0, script(Duration.ofSeconds(10), "kill", "matching").code);
+    // While matching is down: signals are written by history all the same.
+    cluster.ant("delta").pause();
+    cluster.ant("gamma").message(Mail.of("sent while matching was down"));
+    Thread.sleep(3000);
+    assertEquals(0, script(Duration.ofSeconds(10), "start", "matching").code);
+
+    // beta's rate-limit wait ends and it goes on; delta pauses; gamma, resumed by the message it
+    // got while matching was down, runs it in its next session, exactly once.
+    eventually(LONG, () -> status("beta").sessions() >= 3);
+    eventually(LONG, () -> status("delta").state() == Lifecycle.PAUSED);
+    eventually(LONG, () -> status("gamma").sessions() >= gamma + 1 && startsOf("gamma", gamma + 1) == 1);
+    assertTrue(cluster.prompt("gamma", gamma + 1).contains("sent while matching was down"));
+    assertEquals(1, startsOf("gamma", gamma + 1));
+    cluster.ant("delta").resume();
+    int d = status("delta").sessions();
+    eventually(LONG, () -> status("delta").sessions() >= d + 1);
+    assertEquals(1, cluster.chat().stream().filter(l -> l.startsWith("[beta] ⏳ **beta** is rate limited")).count(),
+        String.join("\n", cluster.chat()));
+    assertNoNumberedPostRepeats();
+  }
+
+  @Test
+  void twoWorkersOnTwoHostsShareTheColony() throws Exception {
+    // Twelve copies of delta, so that both hosts get some (all on one: 1 in 2,048).
+    Path ants = cluster.dir.resolve("ants");
+    String delta = Files.readString(ants.resolve("delta.yaml"));
+    List<String> names = new java.util.ArrayList<>();
+    for (int i = 1; i <= 12; i++) {
+      String n = "worker" + i;
+      names.add(n);
+      Files.writeString(ants.resolve(n + ".yaml"), delta.replace("name: delta", "name: " + n));
+    }
+    cluster.startWorker("a", cluster.target(), "--host", "a", "--workspace-root", tmp.resolve("host-a").toString());
+    cluster.startWorker("b", cluster.target(), "--host", "b", "--workspace-root", tmp.resolve("host-b").toString());
+    cluster.start(names.toArray(String[]::new));
+    eventually(LONG, () -> names.stream().allMatch(n -> status(n).sessions() >= 2));
+    Map<String, Long> perHost = new HashMap<>();
+    for (String h : List.of("a", "b")) {
+      perHost.put(h, cluster.client.listExecutions("ColonyName = '" + cluster.colonyName
+          + "' AND ExecutionStatus = 'Running' AND AntHost = '" + h + "'").count());
+    }
+    assertEquals(12, perHost.get("a") + perHost.get("b"), perHost.toString());
+    assertTrue(perHost.get("a") > 0 && perHost.get("b") > 0, "both hosts work: " + perHost);
+    for (String n : names) {
+      cluster.client.newUntypedWorkflowStub("ant/" + cluster.colonyName + "/" + n).terminate("test over");
+    }
+  }
+}
