@@ -11,7 +11,7 @@
 #     the way Temporal Cloud's API-key endpoint works;
 #   - the Temporal Web UI pointed at the mTLS frontend.
 #
-# Usage: bin/cluster.sh build | up | down | status | env | token [PERMISSION...] |
+# Usage: bin/cluster.sh build | up | down | status | env | config | token [PERMISSION...] |
 #                       kill SERVICE | start SERVICE | logs SERVICE
 # Settings (environment): COLONY_CLUSTER_DIR (state: certificates, database, logs; default
 # .colony/cluster), COLONY_CLUSTER_PORT (the mTLS frontend's port; default 7433; every other port
@@ -48,10 +48,46 @@ ports() {
 ports
 
 # ---------------------------------------------------------------- build
+# Go: the one on PATH when it can fetch toolchains (>= 1.21), else the pinned toolchain itself,
+# taken from the Go module proxy (the same zip the go command fetches) into .tools/.
 go_env() {
-  command -v go >/dev/null 2>&1 || die "Go is needed to build the Temporal server (any go >= 1.21 fetches $COLONY_GO_TOOLCHAIN by itself): install Debian's golang-go or https://go.dev/dl"
   export GOTOOLCHAIN="$COLONY_GO_TOOLCHAIN"
   export GOFLAGS="${GOFLAGS:--mod=mod}"
+  local v
+  if command -v go >/dev/null 2>&1; then
+    v=$(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
+    [ -n "$v" ] && [ "$v" -ge 21 ] && return 0
+  fi
+  local gohome="$root/.tools/$COLONY_GO_TOOLCHAIN"
+  if [ ! -x "$gohome/bin/go" ]; then
+    local arch os url
+    case "$(uname -m)" in x86_64) arch=amd64 ;; aarch64|arm64) arch=arm64 ;; *) die "no Go toolchain for $(uname -m)" ;; esac
+    os=$(uname -s | tr '[:upper:]' '[:lower:]')
+    url="${GOPROXY_URL:-https://proxy.golang.org}/golang.org/toolchain/@v/v0.0.1-$COLONY_GO_TOOLCHAIN.$os-$arch.zip"
+    say "no Go >= 1.21 here: fetching $COLONY_GO_TOOLCHAIN from the Go module proxy..."
+    python3 - "$url" "$gohome" <<'PY' || die "could not fetch the Go toolchain from $url"
+import io, os, stat, sys, urllib.request, zipfile
+url, dest = sys.argv[1], sys.argv[2]
+data = urllib.request.urlopen(url, timeout=300).read()
+tmp = dest + ".partial"
+with zipfile.ZipFile(io.BytesIO(data)) as z:
+    for info in z.infolist():
+        # entries are golang.org/toolchain@VERSION/...: keep what is below that
+        parts = info.filename.split("/", 2)
+        name = parts[2] if len(parts) == 3 else ""
+        if not name or name.endswith("/"):
+            continue
+        path = os.path.join(tmp, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(z.read(info))
+        mode = (info.external_attr >> 16) & 0o777
+        os.chmod(path, mode or (0o755 if "/bin/" in "/" + name or "/tool/" in name else 0o644))
+os.rename(tmp, dest)
+PY
+  fi
+  export PATH="$gohome/bin:$PATH"
+  export GOTOOLCHAIN=local
 }
 
 build() {
@@ -126,6 +162,14 @@ ensure_postgres() {
   fi
 }
 
+pg_password() {
+  mkdir -p "$state/pg"
+  if [ ! -s "$state/pg/password" ]; then
+    head -c 18 /dev/urandom | base64 | tr -d '/+=' >"$state/pg/password"
+    chmod 600 "$state/pg/password"
+  fi
+}
+
 # PostgreSQL refuses to run as root: as root, its files belong to the postgres user.
 as_pg() {
   if [ "$(id -u)" -eq 0 ]; then
@@ -140,9 +184,7 @@ pg_up() {
   ensure_postgres
   local data="$state/pg/data" sock="$state/pg/run"
   if [ ! -f "$data/PG_VERSION" ]; then
-    mkdir -p "$state/pg"
-    head -c 18 /dev/urandom | base64 | tr -d '/+=' >"$state/pg/password"
-    chmod 600 "$state/pg/password"
+    pg_password
     [ "$(id -u)" -eq 0 ] && chown -R postgres "$state/pg"
     cp "$state/pg/password" "$state/pg/superuser.pw"
     [ "$(id -u)" -eq 0 ] && chown postgres "$state/pg/superuser.pw"
@@ -507,6 +549,7 @@ EOF
 
 case "${1:-}" in
   build) build; echo "$tools/bin" ;;
+  config) mkdir -p "$state/logs"; certs; pg_password; write_configs; echo "$state" ;;   # for docker-compose.temporal.yml
   up) up ;;
   down) down ;;
   status) status ;;
@@ -515,5 +558,5 @@ case "${1:-}" in
   kill) [ -n "${2:-}" ] || die "kill SERVICE"; stop_service "$2" KILL ;;
   start) [ -n "${2:-}" ] || die "start SERVICE"; start_service "$2" ;;
   logs) [ -n "${2:-}" ] || die "logs SERVICE"; tail -n 50 "$state/logs/$2.log" ;;
-  *) echo "usage: bin/cluster.sh build | up | down | status | env | token [PERMISSION...] | kill SERVICE | start SERVICE | logs SERVICE" >&2; exit 2 ;;
+  *) echo "usage: bin/cluster.sh build | up | down | status | env | config | token [PERMISSION...] | kill SERVICE | start SERVICE | logs SERVICE" >&2; exit 2 ;;
 esac

@@ -43,11 +43,16 @@ record ClientProfile(String address, String namespace, ClientConfigProfile confi
     String shownFile = file;
     if (file != null && !file.isBlank() && !o.disableConfigFile) {
       Path p = Path.of(file);
-      if (!Files.isRegularFile(p)) {
-        throw new UserError("Temporal config file " + Problem.printable(file, 200) + " does not exist"
+      if (!Files.exists(p) || Files.isDirectory(p)) {
+        throw new UserError("Temporal config file " + Problem.printable(file, 200)
+            + (Files.isDirectory(p) ? " is a directory" : " does not exist")
             + (o.configFile != null ? " (--config-file)" : " ($TEMPORAL_CONFIG_FILE)"));
       }
-      load.setConfigFilePath(file);
+      if (blank(p)) {
+        load.setDisableFile(true); // envconfig cannot read an empty file; it names no profile
+      } else {
+        load.setConfigFilePath(file);
+      }
     } else if (!o.disableConfigFile) {
       shownFile = defaultConfigFile(env);
     }
@@ -115,7 +120,8 @@ record ClientProfile(String address, String namespace, ClientConfigProfile confi
     }
     ClientConfigProfile merged = b.build();
     registerSecrets(merged);
-    String chosen = merged.getAddress() == null || merged.getAddress().isBlank() ? DEFAULT_ADDRESS : merged.getAddress();
+    String chosen = o.address != null ? o.address
+        : merged.getAddress() == null || merged.getAddress().isBlank() ? DEFAULT_ADDRESS : merged.getAddress();
     String problem = Addresses.problem(chosen);
     if (problem != null) {
       throw new UsageError(o.address == null ? problem.replace("--address", "the address (" + source + " or $TEMPORAL_ADDRESS)") : problem);
@@ -214,6 +220,14 @@ record ClientProfile(String address, String namespace, ClientConfigProfile confi
   /** Where envconfig looks when no file is named (on Linux; macOS and Windows have their own). */
   private static String defaultConfigFile(Map<String, String> env) {
     return Path.of(System.getProperty("user.home"), ".config", "temporalio", "temporal.toml").toString();
+  }
+
+  private static boolean blank(Path p) {
+    try {
+      return Files.size(p) == 0 || Files.readString(p).isBlank();
+    } catch (IOException | RuntimeException e) {
+      return false; // envconfig reports what is wrong with it
+    }
   }
 
   private static byte[] bytes(String s) {
