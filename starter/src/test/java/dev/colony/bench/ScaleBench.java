@@ -44,7 +44,7 @@ public final class ScaleBench {
       sizes.add(Integer.parseInt(s.trim()));
     }
     int commands = Integer.getInteger("bench.commands", 1000);
-    String only = System.getProperty("bench.only", "1,2,3,4,5");
+    String only = System.getProperty("bench.only", "1,2,3,4,5,6");
     Report r = new Report();
     r.line("# Colony benchmarks");
     r.line("");
@@ -66,6 +66,9 @@ public final class ScaleBench {
     }
     if (only.contains("5")) {
       recovery(r);
+    }
+    if (only.contains("6")) {
+      ClusterBench.run(r, Integer.getInteger("bench.clusterAnts", 10_000), Integer.getInteger("bench.clusterCommands", 200));
     }
     r.line("");
     r.line("Whole run: %d s. Where a target is missed and what would close it: [GAPS.md](GAPS.md).",
@@ -371,7 +374,7 @@ public final class ScaleBench {
     return dir;
   }
 
-  private static String row(String name, List<Double> xs, String target) {
+  static String row(String name, List<Double> xs, String target) {
     List<Double> s = new ArrayList<>(xs);
     Collections.sort(s);
     return String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s |", name, s.size(), msd(pct(s, 50)),
@@ -383,11 +386,11 @@ public final class ScaleBench {
     return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
   }
 
-  private static String msd(double ms) {
+  static String msd(double ms) {
     return ms >= 1000 ? String.format(Locale.ROOT, "%,.2f s", ms / 1000) : String.format(Locale.ROOT, "%.1f ms", ms);
   }
 
-  private static String ms(long ms) {
+  static String ms(long ms) {
     return ms >= 1000 ? String.format(Locale.ROOT, "%,.1f s", ms / 1000.0) : ms + " ms";
   }
 
@@ -519,6 +522,9 @@ public final class ScaleBench {
     private final List<Process> workers = new ArrayList<>();
     private WorkflowServiceStubs stubs;
     WorkflowClient client;
+    /** The connection's TEMPORAL_* variables, for every process (the cluster's mTLS). */
+    final Map<String, String> env = new java.util.HashMap<>();
+    private String target;
 
     Bench(Path tmp, Path dir) throws IOException {
       this.tmp = tmp;
@@ -538,6 +544,18 @@ public final class ScaleBench {
       return cmd;
     }
 
+    /** Uses a Temporal that runs elsewhere (bin/cluster.sh's) instead of starting a dev server. */
+    void useExternal(String address, Map<String, String> connection, WorkflowServiceStubsOptions options) {
+      target = address;
+      env.putAll(connection);
+      stubs = WorkflowServiceStubs.newServiceStubs(options);
+      client = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
+    }
+
+    String target() {
+      return target != null ? target : address;
+    }
+
     void startServer() throws Exception {
       int ui;
       try (var s = new java.net.ServerSocket(0)) {
@@ -554,11 +572,28 @@ public final class ScaleBench {
       client = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
     }
 
+    /** kill -9 of {@code colony server} (its dev server dies with it), then the same server again. */
+    void killAndRestartServer() throws Exception {
+      List<ProcessHandle> children = server.descendants().toList();
+      server.destroyForcibly();
+      server.waitFor(10, TimeUnit.SECONDS);
+      for (ProcessHandle c : children) {
+        c.destroyForcibly();
+      }
+      eventually(Duration.ofSeconds(10), () -> children.stream().noneMatch(ProcessHandle::isAlive));
+      if (stubs != null) {
+        stubs.shutdownNow();
+      }
+      startServer();
+    }
+
     Proc startWorker(String name, String... extra) throws Exception {
       Path log = tmp.resolve("worker-" + name + ".log");
-      List<String> args = new ArrayList<>(List.of("worker", dir.toString(), "--address", address));
+      List<String> args = new ArrayList<>(List.of("worker", dir.toString(), "--address", target()));
       args.addAll(List.of(extra));
-      Process p = new ProcessBuilder(jvm(args.toArray(String[]::new))).redirectErrorStream(true).start();
+      ProcessBuilder pb = new ProcessBuilder(jvm(args.toArray(String[]::new))).redirectErrorStream(true);
+      pb.environment().putAll(env);
+      Process p = pb.start();
       OutputPump pump = new OutputPump(p.getInputStream(), log);
       pump.start();
       workers.add(p);
@@ -574,8 +609,10 @@ public final class ScaleBench {
     String cli(String... args) throws Exception {
       List<String> full = new ArrayList<>(List.of(args));
       full.add("--address");
-      full.add(address);
-      Process p = new ProcessBuilder(jvm(full.toArray(String[]::new))).redirectErrorStream(true).start();
+      full.add(target());
+      ProcessBuilder pb = new ProcessBuilder(jvm(full.toArray(String[]::new))).redirectErrorStream(true);
+      pb.environment().putAll(env);
+      Process p = pb.start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (p.waitFor() != 0) {
         throw new IllegalStateException("colony " + String.join(" ", args) + " failed: " + out);
@@ -588,9 +625,11 @@ public final class ScaleBench {
       List<String> full = new ArrayList<>(List.of(LAUNCHER.toString()));
       full.addAll(List.of(args));
       full.add("--address");
-      full.add(address);
+      full.add(target());
       long t0 = System.nanoTime();
-      Process p = new ProcessBuilder(full).redirectErrorStream(true).start();
+      ProcessBuilder pb = new ProcessBuilder(full).redirectErrorStream(true);
+      pb.environment().putAll(env);
+      Process p = pb.start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       int code = p.waitFor();
       double ms = (System.nanoTime() - t0) / 1e6;

@@ -199,6 +199,8 @@ class ProductionClusterIT {
     cases.put("requires a client certificate (mTLS) and this client has none",
         List.of("--address", address, "--tls-ca-path", ca));
     cases.put("closed the connection before answering: it probably requires TLS", List.of("--address", address));
+    // The internal frontend (the system worker's way in) is plaintext gRPC: a TLS client there.
+    cases.put("does not speak TLS", List.of("--address", "localhost:" + (Integer.parseInt(PORT) + 3), "--tls-ca-path", ca));
     cases.put("not signed by a CA this client trusts", List.of("--address", address,
         "--tls-cert-path", certs.resolve("client.pem").toString(), "--tls-key-path", certs.resolve("client.key").toString()));
     cases.put("refused the client certificate", List.of("--address", address, "--tls-ca-path", ca,
