@@ -379,12 +379,12 @@ EOF
 write_configs() {
   mkdir -p "$state/logs" "$state/pids"
   # Tasks reach matching as soon as they are written (the default, 20 reads a second, holds a
-  # signal's workflow task up to 50 ms); new search attributes are seen at once by every host.
+  # signal's workflow task up to 50 ms). Not set, unlike the dev server:
+  # system.forceSearchAttributesCacheRefreshOnRead, which reads cluster metadata on every
+  # visibility call and had listings of 10,000 ants refused ("System Persistence Max QPS Reached").
   cat >"$state/dynamicconfig.yaml" <<'EOF'
 history.transferProcessorMaxPollRPS:
   - value: 1000
-system.forceSearchAttributesCacheRefreshOnRead:
-  - value: true
 frontend.enableUpdateWorkflowExecution:
   - value: true
 EOF

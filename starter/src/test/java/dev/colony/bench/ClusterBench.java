@@ -4,15 +4,12 @@ import dev.colony.ant.AntWorkflow;
 import dev.colony.bench.ScaleBench.Bench;
 import dev.colony.bench.ScaleBench.Proc;
 import dev.colony.bench.ScaleBench.Report;
-import io.temporal.envconfig.ClientConfigProfile;
-import io.temporal.envconfig.LoadClientConfigProfileOptions;
-import java.nio.charset.StandardCharsets;
+import dev.colony.fault.ClusterScript;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,9 +23,7 @@ import java.util.concurrent.TimeUnit;
  * The cluster is created afresh (an empty database), as a new user's would be.
  */
 final class ClusterBench {
-  private static final Path SCRIPT = Path.of("../bin/cluster.sh").toAbsolutePath().normalize();
-  private static final Path STATE = Path.of("target/bench-cluster").toAbsolutePath();
-  private static final String PORT = "7733";
+  private static final ClusterScript SCRIPT = new ClusterScript(Path.of("target/bench-cluster"), 7733);
   private static final int STORM = Integer.getInteger("bench.storm", 3000);
   private static final int KILLS = Integer.getInteger("bench.serviceKills", 3);
 
@@ -83,20 +78,10 @@ final class ClusterBench {
     try (Bench b = new Bench(tmp, dir)) {
       if (onCluster) {
         script(Duration.ofSeconds(60), "down");
-        deleteRecursively(STATE);
-        Run up = script(Duration.ofMinutes(15), "up");
-        if (up.code != 0) {
-          throw new IllegalStateException("bin/cluster.sh up failed: " + up.out);
-        }
-        Map<String, String> env = new LinkedHashMap<>();
-        for (String line : script(Duration.ofSeconds(10), "env").out.split("\n")) {
-          if (line.startsWith("export ")) {
-            String kv = line.substring("export ".length());
-            env.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
-          }
-        }
-        b.useExternal(env.get("TEMPORAL_ADDRESS"), env, ClientConfigProfile.load(LoadClientConfigProfileOptions
-            .newBuilder().setDisableFile(true).setEnvOverrides(env).build()).toWorkflowServiceStubsOptions());
+        deleteRecursively(SCRIPT.state());
+        SCRIPT.up();
+        Map<String, String> env = SCRIPT.env();
+        b.useExternal(env.get("TEMPORAL_ADDRESS"), env, ClusterScript.stubsOptions(env));
       } else {
         b.startServer();
       }
@@ -110,7 +95,7 @@ final class ClusterBench {
       List<Double> list = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
         long l0 = System.nanoTime();
-        int listed = b.listAll("scale");
+        int listed = listAll(b, "scale");
         list.add((System.nanoTime() - l0) / 1e6);
         if (listed != n) {
           System.err.printf("%s: listed %d of %d%n", label, listed, n);
@@ -182,6 +167,21 @@ final class ClusterBench {
     }
   }
 
+  /** The whole list; a refused page (the server's rate limits) is asked again and noted. */
+  private static int listAll(Bench b, String colony) throws InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return b.listAll(colony);
+      } catch (io.grpc.StatusRuntimeException e) {
+        System.err.printf("listing refused (attempt %d): %s%n", attempt, e.getStatus());
+        if (attempt == 10) {
+          throw e;
+        }
+        Thread.sleep(500);
+      }
+    }
+  }
+
   private static void pauseResume(Bench b, Proc worker, String ant, List<Double> pause, List<Double> resume)
       throws InterruptedException {
     AntWorkflow stub = b.client.newWorkflowStub(AntWorkflow.class, "ant/scale/" + ant);
@@ -233,24 +233,8 @@ final class ClusterBench {
     return xs.isEmpty() ? "-" : ScaleBench.msd(p(xs, 50)) + " / " + ScaleBench.msd(Collections.max(xs));
   }
 
-  private record Run(int code, String out) {}
-
-  private static Run script(Duration limit, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("bash", SCRIPT.toString()));
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().put("COLONY_CLUSTER_DIR", STATE.toString());
-    pb.environment().put("COLONY_CLUSTER_PORT", PORT);
-    Path out = Files.createTempFile("cluster", ".out");
-    pb.redirectOutput(out.toFile());
-    Process p = pb.start();
-    if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-      p.destroyForcibly();
-      throw new IllegalStateException("bin/cluster.sh " + String.join(" ", args) + " took over " + limit);
-    }
-    String text = Files.readString(out, StandardCharsets.UTF_8);
-    Files.deleteIfExists(out);
-    return new Run(p.exitValue(), text);
+  private static ClusterScript.Run script(Duration limit, String... args) throws Exception {
+    return SCRIPT.run(limit, args);
   }
 
   private static void deleteRecursively(Path p) throws Exception {

@@ -10,8 +10,6 @@ import dev.colony.ant.AntWorkflowImpl;
 import dev.colony.ant.Lifecycle;
 import dev.colony.mailbox.Mail;
 import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.envconfig.ClientConfigProfile;
-import io.temporal.envconfig.LoadClientConfigProfileOptions;
 import io.temporal.testing.WorkflowReplayer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -40,9 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ProductionClusterIT {
   private static final Duration LONG = Duration.ofSeconds(90);
-  private static final Path SCRIPT = Path.of("../bin/cluster.sh").toAbsolutePath();
-  private static final Path STATE = Path.of("target/prod-cluster").toAbsolutePath();
-  private static final String PORT = "7633";
+  private static final ClusterScript SCRIPT = new ClusterScript(Path.of("target/prod-cluster"), 7633);
+  private static final Path STATE = SCRIPT.state();
   private static Map<String, String> mtls;
   private static String address;
 
@@ -54,15 +51,8 @@ class ProductionClusterIT {
 
   @BeforeAll
   static void up() throws Exception {
-    Run r = script(Duration.ofMinutes(12), "up");
-    assertEquals(0, r.code, r.out);
-    mtls = new LinkedHashMap<>();
-    for (String line : script(Duration.ofSeconds(10), "env").out.split("\n")) {
-      if (line.startsWith("export ")) {
-        String kv = line.substring("export ".length());
-        mtls.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
-      }
-    }
+    SCRIPT.up();
+    mtls = SCRIPT.env();
     address = mtls.get("TEMPORAL_ADDRESS");
   }
 
@@ -77,9 +67,7 @@ class ProductionClusterIT {
     // Each test its own colony and task queue: the cluster outlives the test.
     String name = "prod" + Integer.toHexString(test.hashCode() & 0xfffff);
     queue = "colony-" + name;
-    ClientConfigProfile profile = ClientConfigProfile.load(LoadClientConfigProfileOptions.newBuilder()
-        .setDisableFile(true).setEnvOverrides(mtls).build());
-    cluster = new Cluster(tmp).external(address, mtls, profile.toWorkflowServiceStubsOptions(), queue, name);
+    cluster = new Cluster(tmp).external(address, mtls, ClusterScript.stubsOptions(mtls), queue, name);
   }
 
   @AfterEach
@@ -110,24 +98,8 @@ class ProductionClusterIT {
     }
   }
 
-  private record Run(int code, String out) {}
-
-  private static Run script(Duration limit, String... args) throws Exception {
-    List<String> cmd = new java.util.ArrayList<>(List.of("bash", SCRIPT.toString()));
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().put("COLONY_CLUSTER_DIR", STATE.toString());
-    pb.environment().put("COLONY_CLUSTER_PORT", PORT);
-    Path out = Files.createTempFile("cluster", ".out");
-    pb.redirectOutput(out.toFile());
-    Process p = pb.start();
-    if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError("bin/cluster.sh " + String.join(" ", args) + " took over " + limit + ": " + Files.readString(out));
-    }
-    String text = Files.readString(out);
-    Files.deleteIfExists(out);
-    return new Run(p.exitValue(), text);
+  private static ClusterScript.Run script(Duration limit, String... args) throws Exception {
+    return SCRIPT.run(limit, args);
   }
 
   private AntStatus status(String ant) {
@@ -189,18 +161,18 @@ class ProductionClusterIT {
   void clientsWithoutTheRightCredentialsAreRefusedWithOneLine() throws Exception {
     Path certs = STATE.resolve("certs");
     String ca = certs.resolve("ca.pem").toString();
-    String key = script(Duration.ofSeconds(10), "token").out.strip();
-    String otherKey = script(Duration.ofSeconds(10), "token", "elsewhere:admin").out.strip();
+    String key = script(Duration.ofSeconds(10), "token").out().strip();
+    String otherKey = script(Duration.ofSeconds(10), "token", "elsewhere:admin").out().strip();
     Path expired = expiredClientCertificate(certs);
     Path stranger = strangerCertificate();
-    String apiKeyAddress = "localhost:" + (Integer.parseInt(PORT) + 4);
+    String apiKeyAddress = "localhost:" + SCRIPT.port(4);
 
     Map<String, List<String>> cases = new LinkedHashMap<>();
     cases.put("requires a client certificate (mTLS) and this client has none",
         List.of("--address", address, "--tls-ca-path", ca));
     cases.put("closed the connection before answering: it probably requires TLS", List.of("--address", address));
     // The internal frontend (the system worker's way in) is plaintext gRPC: a TLS client there.
-    cases.put("does not speak TLS", List.of("--address", "localhost:" + (Integer.parseInt(PORT) + 3), "--tls-ca-path", ca));
+    cases.put("does not speak TLS", List.of("--address", "localhost:" + SCRIPT.port(3), "--tls-ca-path", ca));
     cases.put("not signed by a CA this client trusts", List.of("--address", address,
         "--tls-cert-path", certs.resolve("client.pem").toString(), "--tls-key-path", certs.resolve("client.key").toString()));
     cases.put("refused the client certificate", List.of("--address", address, "--tls-ca-path", ca,
@@ -275,9 +247,9 @@ class ProductionClusterIT {
     cluster.ant("alpha").message(Mail.of("queued before the crash"));
     eventually(LONG, () -> status("alpha").queueDepth() == 1);
 
-    assertEquals(0, script(Duration.ofSeconds(10), "kill", "history").code);
+    assertEquals(0, script(Duration.ofSeconds(10), "kill", "history").code());
     Thread.sleep(3000);
-    assertEquals(0, script(Duration.ofSeconds(10), "start", "history").code);
+    assertEquals(0, script(Duration.ofSeconds(10), "start", "history").code());
 
     // The session in flight is still session 2 (its attempt may run once more if its heartbeat
     // deadline passed while history was down); the queued message is kept.
@@ -307,12 +279,12 @@ class ProductionClusterIT {
     eventually(LONG, () -> status("gamma").state() == Lifecycle.PAUSED);
     int gamma = status("gamma").sessions();
 
-    assertEquals(0, script(Duration.ofSeconds(10), "kill", "matching").code);
+    assertEquals(0, script(Duration.ofSeconds(10), "kill", "matching").code());
     // While matching is down: signals are written by history all the same.
     cluster.ant("delta").pause();
     cluster.ant("gamma").message(Mail.of("sent while matching was down"));
     Thread.sleep(3000);
-    assertEquals(0, script(Duration.ofSeconds(10), "start", "matching").code);
+    assertEquals(0, script(Duration.ofSeconds(10), "start", "matching").code());
 
     // beta's rate-limit wait ends and it goes on; delta pauses; gamma, resumed by the message it
     // got while matching was down, runs it in its next session, exactly once.
