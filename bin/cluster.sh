@@ -428,7 +428,11 @@ EOF
 
 # ---------------------------------------------------------------- processes
 pid_of() { local f="$state/pids/$1.pid"; [ -f "$f" ] && cat "$f"; }
-alive() { local p; p=$(pid_of "$1") && [ -n "$p" ] && kill -0 "$p" 2>/dev/null; }
+# Alive, and still ours: after a reboot the recorded pid may belong to another program.
+alive() {
+  local p; p=$(pid_of "$1") && [ -n "$p" ] && kill -0 "$p" 2>/dev/null \
+    && tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "temporal-"
+}
 
 start_service() {
   local svc="$1" config="$state/cluster.yaml" as="$1"
@@ -469,11 +473,34 @@ temporal_cli() {
     --tls-cert-path "$state/certs/client.pem" --tls-key-path "$state/certs/client.key" --disable-config-file
 }
 
+# The first service to meet an empty database writes the cluster's metadata record (its id, shard
+# count, search attributes). Several doing it at once race for that one row, and the losers exit
+# ("duplicate key ... cluster_metadata_info_pkey"): history goes first, alone, until the row is there.
+await_metadata() {
+  local deadline=$(( $(date +%s) + ${1:-120} ))
+  until PGPASSWORD="$(cat "$state/pg/password")" "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U temporal -d temporal \
+      -tAc "SELECT 1 FROM cluster_metadata_info LIMIT 1" 2>/dev/null | grep -q 1; do
+    alive history || { tail -n 20 "$state/logs/history.log" >&2; die "the history service exited (log: $state/logs/history.log)"; }
+    [ "$(date +%s)" -ge "$deadline" ] && die "the history service wrote no cluster metadata within ${1:-120} s (log: $state/logs/history.log)"
+    sleep 0.5
+  done
+}
+
+# A service that exits while the cluster comes up is started again, at most twice, as a process
+# supervisor (systemd, Kubernetes) would; a third exit fails 'up' with the service's log.
 await_ready() {
   local deadline=$(( $(date +%s) + ${1:-120} )) svc
+  declare -A restarts=()
   while :; do
     for svc in $SERVICES; do
-      alive "$svc" || { tail -n 20 "$state/logs/$svc.log" >&2; die "the $svc service exited (log: $state/logs/$svc.log)"; }
+      alive "$svc" && continue
+      if [ "${restarts[$svc]:-0}" -ge 2 ]; then
+        tail -n 20 "$state/logs/$svc.log" >&2
+        die "the $svc service exited (log: $state/logs/$svc.log)"
+      fi
+      restarts[$svc]=$(( ${restarts[$svc]:-0} + 1 ))
+      say "the $svc service exited while starting; starting it again (${restarts[$svc]} of 2; log: $state/logs/$svc.log)"
+      start_service "$svc"
     done
     if temporal_cli operator namespace describe --namespace default >/dev/null 2>&1; then
       return 0
@@ -494,7 +521,9 @@ up() {
   write_configs
   schema
   local svc
-  for svc in history matching internal-frontend frontend worker frontend-apikey; do
+  start_service history
+  await_metadata 120
+  for svc in matching internal-frontend frontend worker frontend-apikey; do
     start_service "$svc"
   done
   await_ready 180
