@@ -9,9 +9,12 @@ import dev.colony.ant.AntStatus;
 import dev.colony.ant.AntWorkflowImpl;
 import dev.colony.ant.Lifecycle;
 import dev.colony.mailbox.Mail;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.WorkflowReplayer;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -181,6 +184,30 @@ class ProductionClusterIT {
         "--tls-cert-path", stranger.resolve("client.pem").toString(), "--tls-key-path", stranger.resolve("client.key").toString()));
     cases.put("refused the API key", List.of("--address", apiKeyAddress, "--tls-ca-path", ca, "--api-key", otherKey));
     cases.put("requires credentials", List.of("--address", apiKeyAddress, "--tls-ca-path", ca));
+    // The server's side: a certificate for another name, and an expired one.
+    cases.put("the server's certificate is not issued for 'elsewhere.example'", List.of("--address", address,
+        "--tls-ca-path", ca, "--tls-cert-path", certs.resolve("client.pem").toString(),
+        "--tls-key-path", certs.resolve("client.key").toString(), "--tls-server-name", "elsewhere.example"));
+    Path lapsed = expiredServerCertificate(certs);
+    io.grpc.Server expiredServer = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+        .sslContext(GrpcSslContexts.forServer(lapsed.resolve("server.pem").toFile(), lapsed.resolve("server.key").toFile())
+            .build())
+        .build().start();
+    cases.put("presented an expired certificate", List.of("--address", "localhost:" + expiredServer.getPort(),
+        "--tls-ca-path", ca));
+    try {
+      assertRefusedWithOneLine(cases, key, otherKey);
+    } finally {
+      expiredServer.shutdownNow();
+    }
+    // The right key works, and is never printed, not even with --verbose.
+    Cluster.CliRun ok = bareEnv(List.of("status", "--address", apiKeyAddress, "--tls-ca-path", ca, "-v"),
+        Map.of("TEMPORAL_API_KEY", key));
+    assertEquals(0, ok.code(), ok.out());
+    assertFalse(ok.out().contains(key), ok.out());
+  }
+
+  private void assertRefusedWithOneLine(Map<String, List<String>> cases, String key, String otherKey) throws Exception {
     for (Map.Entry<String, List<String>> c : cases.entrySet()) {
       List<String> args = new java.util.ArrayList<>(List.of("status"));
       args.addAll(c.getValue());
@@ -191,11 +218,6 @@ class ProductionClusterIT {
       assertTrue(lines.get(0).contains(c.getKey().strip()), c.getKey() + ": " + r.out());
       assertFalse(r.out().contains(otherKey) || r.out().contains(key), "a key leaked: " + r.out());
     }
-    // The right key works, and is never printed, not even with --verbose.
-    Cluster.CliRun ok = bareEnv(List.of("status", "--address", apiKeyAddress, "--tls-ca-path", ca, "-v"),
-        Map.of("TEMPORAL_API_KEY", key));
-    assertEquals(0, ok.code(), ok.out());
-    assertFalse(ok.out().contains(key), ok.out());
   }
 
   /** The CLI with only the given arguments: no cluster environment, no task queue. */
@@ -220,6 +242,16 @@ class ProductionClusterIT {
         + " && printf 'extendedKeyUsage=clientAuth\\n' > ext"
         + " && openssl x509 -req -in client.csr -CA '" + certs.resolve("ca.pem") + "' -CAkey '" + certs.resolve("ca.key")
         + "' -CAcreateserial -CAserial serial -days -1 -extfile ext -out client.pem", d);
+    return d;
+  }
+
+  /** A server certificate for localhost from the cluster's own CA that expired yesterday. */
+  private Path expiredServerCertificate(Path certs) throws Exception {
+    Path d = Files.createDirectories(tmp.resolve("lapsed-server"));
+    sh("openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout server.key -out server.csr -subj /CN=localhost"
+        + " && printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\\nextendedKeyUsage=serverAuth\\n' > ext"
+        + " && openssl x509 -req -in server.csr -CA '" + certs.resolve("ca.pem") + "' -CAkey '" + certs.resolve("ca.key")
+        + "' -CAcreateserial -CAserial serial -days -1 -extfile ext -out server.pem", d);
     return d;
   }
 
