@@ -75,7 +75,7 @@ class FaultIT {
       for (WorkflowExecutionHistory h : histories) {
         WorkflowReplayer.replayWorkflowExecution(h, AntWorkflowImpl.class);
         if (record) {
-          Path dir = Path.of("../workflows/src/test/resources/histories/lean-cycle");
+          Path dir = Path.of("../workflows/src/test/resources/histories/baseline-1.0");
           Files.createDirectories(dir);
           Files.writeString(dir.resolve("fault-" + testName + "-" + ant + ".json"), h.toJson(true));
         }

@@ -1,6 +1,7 @@
 package dev.colony.ant;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.session.SessionResult;
 import dev.colony.supervisor.Outcome;
@@ -21,10 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * Determinism guard: every history committed under {@code src/test/resources/histories} (v0/ holds
- * histories recorded before the visibility change, so the DEFAULT_VERSION paths stay covered) (from
- * workflow tests and from the process-level fault tests) must replay against today's
- * AntWorkflowImpl. A change that alters command order fails here, in CI, before it can strand a
+ * Determinism guard: every history committed under {@code src/test/resources/histories} (from
+ * workflow tests and from the process-level fault tests; {@code baseline-1.0/} holds Colony 1.0's
+ * baseline) must replay against today's AntWorkflowImpl. A change that alters command order fails here, in CI, before it can strand a
  * running ant. Record new histories with {@code -Dcolony.recordHistories=true}.
  */
 class HistoryReplayTest {
@@ -46,6 +46,33 @@ class HistoryReplayTest {
         throw new AssertionError(HISTORIES.relativize(f) + " no longer replays", e);
       }
     }
+  }
+
+  /** The Web UI's timeline names each of the ant's timers ("next session in 5s"), never by its id alone. */
+  @Test
+  void everyTimerAndActivityInTheCommittedHistoriesHasASummary() throws Exception {
+    List<Path> files;
+    try (Stream<Path> s = Files.walk(HISTORIES)) {
+      files = s.filter(p -> p.toString().endsWith(".json")).sorted().toList();
+    }
+    int timers = 0;
+    for (Path f : files) {
+      for (var e : WorkflowExecutionHistory.fromJson(Files.readString(f)).getEvents()) {
+        boolean named = e.hasUserMetadata() && e.getUserMetadata().hasSummary()
+            && !e.getUserMetadata().getSummary().getData().isEmpty();
+        if (e.hasTimerStartedEventAttributes()) {
+          timers++;
+          assertTrue(named, HISTORIES.relativize(f) + ": timer " + e.getTimerStartedEventAttributes().getTimerId()
+              + " (event " + e.getEventId() + ") has no summary");
+        }
+        if (e.hasActivityTaskScheduledEventAttributes()) {
+          assertTrue(named, HISTORIES.relativize(f) + ": activity "
+              + e.getActivityTaskScheduledEventAttributes().getActivityType().getName() + " (event " + e.getEventId()
+              + ") has no summary");
+        }
+      }
+    }
+    assertTrue(timers > 0, "no timer in the committed histories");
   }
 
   @Test
@@ -154,7 +181,7 @@ class HistoryReplayTest {
    * Recorded histories go under {@link #RECORDING}: the ones recorded before the lean cycle stay
    * where they are, so both the old paths and today's keep being replayed.
    */
-  static final String RECORDING = "lean-cycle";
+  static final String RECORDING = "baseline-1.0";
 
   static void write(String name, WorkflowExecutionHistory history) throws IOException {
     Path dir = HISTORIES.resolve(RECORDING);

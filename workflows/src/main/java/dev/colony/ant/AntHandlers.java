@@ -1,0 +1,215 @@
+package dev.colony.ant;
+
+import static dev.colony.supervisor.OperatorMessages.trim;
+
+import dev.colony.autonomy.ConfirmationBook;
+import dev.colony.autonomy.ConfirmationDecision;
+import dev.colony.autonomy.ConfirmationRequest;
+import dev.colony.autonomy.Decide;
+import dev.colony.lifecycle.LifecycleEvent;
+import dev.colony.mailbox.Mail;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.RecoveryPolicy;
+import dev.colony.spec.TriggerSpec;
+import dev.colony.supervision.AntFailure;
+import dev.colony.supervision.Restart;
+import dev.colony.supervisor.OperatorMessages;
+import dev.colony.trigger.IssueEvent;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+
+/**
+ * What the ant does when a human or another program speaks to it: the signals and updates of
+ * {@link AntWorkflow} (their names are public API, see the README). Each changes the ant's state
+ * and says so in its channel; the loop's waits see the change at once.
+ */
+final class AntHandlers {
+  /** A single queued instruction is bounded so one paste cannot bloat the history. */
+  static final int MAX_MESSAGE_CHARS = 16_000;
+  /** How long a sender's name may be. */
+  static final int MAX_SENDER_CHARS = 64;
+  /** How many matching issues may wait for a session; more are refused with a notice. */
+  static final int MAX_PENDING_ISSUES = 1_000;
+
+  private final AntState ant;
+  private final Outbox outbox;
+  private final ColonyReports reports;
+  private final LlmSupervision supervision;
+
+  AntHandlers(AntState ant, Outbox outbox, ColonyReports reports, LlmSupervision supervision) {
+    this.ant = ant;
+    this.outbox = outbox;
+    this.reports = reports;
+    this.supervision = supervision;
+  }
+
+  void pause() {
+    if (!ant.paused) {
+      ant.pauseFor(AntState.OPERATOR);
+    }
+    ant.wakeEarly = true;
+    outbox.say(OperatorMessages.pausing(ant.spec.name(), ant.sessionRunning));
+  }
+
+  void resume() {
+    ant.unpark();
+    supervision.answerEscalation(AntFailure.RESUMED, "an operator resumed it");
+    ant.budgetResumeAtMillis = null;
+    if (ant.paused) {
+      ant.unpause();
+      outbox.say(OperatorMessages.resuming(ant.spec.name()));
+    } else if (ant.wakeAtMillis != null && ant.waitKind != WaitKind.WAITING) {
+      ant.wakeEarly = true;
+      outbox.say(OperatorMessages.resuming(ant.spec.name()));
+    } else {
+      outbox.say(OperatorMessages.notPaused(ant.spec.name()));
+    }
+  }
+
+  void stop() {
+    ant.stopRequested = true;
+  }
+
+  void message(Mail mail) {
+    if (mail == null || mail.text() == null) {
+      return;
+    }
+    String text = Texts.withoutControlCharacters(mail.text());
+    if (text.isBlank() || ant.mailbox.seenBefore(mail.id())) {
+      return;
+    }
+    String from = mail.from() == null ? null : Texts.withoutControlCharacters(mail.from()).strip();
+    if (from != null && !from.isEmpty()) {
+      // Another ant wrote it: the agent is told who, so it can answer with `colony send`.
+      text = "[message from ant " + (from.length() <= MAX_SENDER_CHARS ? from : from.substring(0, MAX_SENDER_CHARS))
+          + "] " + text;
+    }
+    String bounded = text.length() <= MAX_MESSAGE_CHARS ? text
+        : text.substring(0, MAX_MESSAGE_CHARS) + "\n[message truncated at " + MAX_MESSAGE_CHARS + " characters]";
+    ant.mailbox.add(bounded, mail.urgent());
+    ant.wakeEarly = true;
+    ant.unpark();
+    if (ant.paused && AntState.ESCALATION_REASON.equals(ant.pauseReason)) {
+      supervision.answerEscalation(AntFailure.RESUMED, "a human sent guidance"); // it answers the escalation
+    }
+    if (ant.paused) {
+      ant.unpause();
+      ant.budgetResumeAtMillis = null;
+      outbox.say(OperatorMessages.resuming(ant.spec.name()));
+    } else if (!(mail.urgent() && ant.sessionRunning)) {
+      // An urgent message during a session is announced when the interrupt begins.
+      outbox.say(OperatorMessages.queued(ant.spec.name(), ant.mailbox.size(), ant.sessionRunning));
+    }
+  }
+
+  void restart(Restart order) {
+    if (order == null) {
+      return;
+    }
+    boolean clean = order.clean() || ant.spec.recovery() == RecoveryPolicy.CLEAN;
+    ant.resumeNext = clean ? null : ant.lastConversation;
+    ant.unpark();
+    if (ant.parked()) {
+      ant.unpause();
+    }
+    ant.wakeEarly = true;
+    if (ant.sessionRunning) {
+      ant.restartRequested = order;
+    }
+    outbox.say(OperatorMessages.restarted(ant.spec.name(), trim(order.reason()), clean));
+  }
+
+  void abort() {
+    int dropped = ant.mailbox.clear();
+    ant.resumeNext = null;
+    ant.lastConversation = null;
+    boolean resuming = ant.paused && AntState.ESCALATION_REASON.equals(ant.pauseReason);
+    if (ant.oversight.escalated()) {
+      reports.report(AntFailure.ABORTED, "an operator dropped the current task"
+          + (dropped > 0 ? " and " + dropped + " queued instruction(s)" : ""));
+    }
+    ant.oversight.forgetTask();
+    if (resuming) {
+      ant.unpause();
+    }
+    if (ant.sessionRunning) {
+      ant.abortRequested = true;
+    }
+    ant.wakeEarly = true;
+    outbox.say(OperatorMessages.aborted(ant.spec.name(), dropped, ant.sessionRunning, resuming));
+  }
+
+  void sessionStarted(int session) {
+    if (ant.sessionRunning && session == ant.sessionCount + 1) {
+      ant.fire(new LifecycleEvent.SessionStarted(session));
+    }
+  }
+
+  void githubIssue(IssueEvent issue) {
+    if (issue == null || issue.repo() == null) {
+      return;
+    }
+    String key = issue.key();
+    AntSpec spec = ant.spec;
+    boolean watched = spec.githubRepos().stream().anyMatch(r -> r.equalsIgnoreCase(issue.repo()))
+        && spec.triggers().stream().anyMatch(t -> t.type() == TriggerSpec.Type.GITHUB_ISSUE && issue.hasAll(t.labels()));
+    if (!watched || ant.handledIssues.contains(key) || ant.pendingIssues.stream().anyMatch(p -> p.key().equals(key))) {
+      return;
+    }
+    if (ant.pendingIssues.size() >= MAX_PENDING_ISSUES) {
+      outbox.say(OperatorMessages.tooManyIssues(spec.name(), issue.repo(), issue.number(), MAX_PENDING_ISSUES));
+      return;
+    }
+    ant.pendingIssues.add(issue);
+  }
+
+  void clear() {
+    int dropped = ant.mailbox.clear();
+    outbox.say(OperatorMessages.cleared(ant.spec.name(), dropped));
+  }
+
+  void configure(AntSpec newSpec) {
+    if (newSpec != null && !newSpec.equals(ant.pendingSpec == null ? ant.spec : ant.pendingSpec)) {
+      ant.pendingSpec = newSpec;
+    }
+  }
+
+  /** A dangerous tool call waits here for a human's decision, or its timeout (a refusal). */
+  ConfirmationDecision confirm(ConfirmationRequest request) {
+    long timeout = ant.spec.confirmationTimeoutSeconds();
+    ConfirmationBook.Entry c = ant.confirmations.find(request);
+    if (c == null) {
+      c = ant.confirmations.open(request, Workflow.currentTimeMillis() + timeout * 1000);
+      outbox.say(OperatorMessages.confirmationRequested(ant.spec.name(), c.id(), request.tool(), request.summary(),
+          request.reason(), timeout));
+    }
+    ConfirmationBook.Entry pending = c;
+    if (pending.open()) {
+      long remaining = pending.deadlineMillis() - Workflow.currentTimeMillis();
+      if (remaining > 0) {
+        Timers.await(Duration.ofMillis(remaining), "confirmation " + pending.id() + " (" + Texts.clip(request.tool(), 40)
+            + ") until " + Timers.at(pending.deadlineMillis(), ant.spec.timezone()), () -> !pending.open());
+      }
+      if (pending.open()) {
+        pending.decide(new ConfirmationDecision(pending.id(), false, "timeout",
+            "nobody answered within " + timeout + "s"));
+        outbox.say(OperatorMessages.confirmationTimedOut(ant.spec.name(), pending.id()));
+      }
+    }
+    return pending.decision();
+  }
+
+  void decide(Decide d) {
+    if (d == null) {
+      return;
+    }
+    ConfirmationBook.Entry target = ant.confirmations.target(d.id());
+    if (target == null) {
+      outbox.say(OperatorMessages.nothingToDecide(ant.spec.name(), d.id()));
+      return;
+    }
+    String by = d.by() == null || d.by().isBlank() ? "an operator" : d.by();
+    target.decide(new ConfirmationDecision(target.id(), d.approve(), by, d.note()));
+    outbox.say(OperatorMessages.decided(ant.spec.name(), target.id(), d.approve(), by));
+  }
+}

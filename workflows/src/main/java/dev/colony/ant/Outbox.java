@@ -1,0 +1,74 @@
+package dev.colony.ant;
+
+import dev.colony.chat.ChatActivities;
+import dev.colony.chat.ChatPost;
+import dev.colony.supervisor.OperatorMessages;
+import io.temporal.activity.LocalActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+
+/**
+ * The ant's chat posts. They leave in order, one at a time, from a single workflow thread, each
+ * as a local activity (it runs in the worker of the workflow task that sent it) with an
+ * idempotency key, so a retried post is never shown twice.
+ */
+final class Outbox {
+  private static final Logger log = Workflow.getLogger(Outbox.class);
+  // A post is one short call. If its worker dies mid-post, the ant's later posts wait behind it
+  // (they leave in order) until this timeout lets another worker retry it: keep it short.
+  private static final Duration POST_TIMEOUT = Duration.ofSeconds(10);
+  private static final RetryOptions POST_RETRIES = RetryOptions.newBuilder()
+      .setInitialInterval(Duration.ofSeconds(1))
+      .setMaximumInterval(Duration.ofSeconds(30))
+      .setMaximumAttempts(10)
+      .build();
+
+  private final AntState ant;
+  private final List<ChatPost> posts = new ArrayList<>();
+
+  Outbox(AntState ant) {
+    this.ant = ant;
+  }
+
+  /** Starts the thread that delivers the posts. */
+  void start() {
+    Async.procedure(this::deliver);
+  }
+
+  void say(String text) {
+    ant.postSequence++;
+    String key = Workflow.getInfo().getWorkflowId() + "/" + Workflow.getInfo().getRunId() + "/" + ant.postSequence;
+    posts.add(new ChatPost(ant.spec.colony(), ant.spec.name(), ant.spec.discordChannel(), text, key));
+  }
+
+  boolean isEmpty() {
+    return posts.isEmpty();
+  }
+
+  private void deliver() {
+    while (true) {
+      Workflow.await(() -> !posts.isEmpty());
+      ChatPost post = posts.get(0);
+      try {
+        chat(post).post(post);
+      } catch (ActivityFailure f) {
+        log.warn("giving up on chat post {} after retries: {}", post.idempotencyKey(), Texts.rootMessage(f));
+      }
+      posts.remove(0);
+    }
+  }
+
+  private static ChatActivities chat(ChatPost post) {
+    return Workflow.newLocalActivityStub(ChatActivities.class, LocalActivityOptions.newBuilder()
+        .setStartToCloseTimeout(POST_TIMEOUT)
+        .setRetryOptions(POST_RETRIES)
+        .setSummary("post · " + OperatorMessages.summary(post.text()))
+        .build());
+  }
+}

@@ -1,0 +1,194 @@
+package dev.colony.ant;
+
+import static dev.colony.supervisor.OperatorMessages.trim;
+
+import dev.colony.budget.BudgetBook;
+import dev.colony.lifecycle.LifecycleEvent;
+import dev.colony.lifecycle.LifecycleEvent.Exit;
+import dev.colony.lifecycle.SideEffect;
+import dev.colony.session.SessionResult;
+import dev.colony.supervision.AntFailure;
+import dev.colony.supervisor.OperatorMessages;
+import dev.colony.supervisor.Outcome;
+import io.temporal.workflow.Workflow;
+import java.util.List;
+import org.slf4j.Logger;
+
+/**
+ * Seed 000's "classify and act": a finished session's outcome goes through the lifecycle, which
+ * says where the ant goes next (the next session, a backoff, a rate-limit wait, a pause, parked);
+ * the counters, the budget and the queue follow.
+ */
+final class SessionOutcomes {
+  private static final Logger log = Workflow.getLogger(SessionOutcomes.class);
+  /** Instructions that this many failed sessions in a row carried are dropped with a notice. */
+  static final int MAX_DELIVERY_FAILURES = 3;
+  private final AntState ant;
+  private final Outbox outbox;
+  private final ColonyReports reports;
+
+  SessionOutcomes(AntState ant, Outbox outbox, ColonyReports reports) {
+    this.ant = ant;
+    this.outbox = outbox;
+    this.reports = reports;
+  }
+
+  /** Applies the supervisor policy for one finished session: the lifecycle says where to go. */
+  void act(SessionResult r, List<String> delivered) {
+    Outcome outcome = r.outcome() == null ? Outcome.TRANSIENT : r.outcome();
+    record(outcome, r);
+    String name = ant.spec.name();
+    long now = Workflow.currentTimeMillis();
+    SideEffect effect = ant.fire(new LifecycleEvent.SessionExited(exitOf(outcome), outcome.configName(), now,
+        r.resetAtEpochMillis()));
+    switch (ant.phase.state()) {
+      case SESSION_COMPLETE -> {
+        ant.deliveryFailures = 0;
+        if (outcome.action() == Outcome.Action.CONTINUE) {
+          outbox.say(OperatorMessages.succeeded(name, ant.sessionCount, r.detail()));
+          // Instructions still queued (sent during the session, or beyond one batch) run at once,
+          // and a pause that came during the session (an operator's, an escalation) takes effect now.
+          if (!ant.spec.eventDriven() && ant.spec.pollIntervalSeconds() > 0 && ant.mailbox.isEmpty() && !ant.paused) {
+            ant.scheduleWait(now + ant.spec.pollIntervalSeconds() * 1000, WaitKind.SLEEPING);
+          }
+        }
+      }
+      case PARKED -> {
+        requeueAfterFailure(delivered, true);
+        giveIssueBack();
+        // Parked: no more sessions, no timer, until a human resumes (counters reset) or stops it.
+        ant.pauseFor(AntState.PARKED_REASON);
+        String why = ((SideEffect.LogFatal) effect).message();
+        outbox.say(OperatorMessages.parked(name, why, r.detail()));
+        reports.report(AntFailure.PARKED, "parked after " + why + "; last error: " + trim(r.detail()));
+      }
+      case COOLING_DOWN -> {
+        long waitMillis = ant.phase.untilMillis() - now;
+        requeueAfterFailure(delivered, outcome.action() == Outcome.Action.BACK_OFF);
+        giveIssueBack();
+        if (outcome.action() == Outcome.Action.BACK_OFF) {
+          outbox.say(outcome == Outcome.PERMANENT
+              ? OperatorMessages.permanent(name, r.detail(), waitMillis / 1000)
+              : OperatorMessages.crashed(name, r.detail(), waitMillis / 1000));
+          ant.setWait(ant.phase.untilMillis(), WaitKind.BACKING_OFF);
+        } else {
+          outbox.say(OperatorMessages.rateLimited(name, (waitMillis + 999) / 1000));
+          ant.setWait(ant.phase.untilMillis(), WaitKind.RATE_LIMITED);
+        }
+      }
+      case PAUSED -> {
+        requeueAfterFailure(delivered, false);
+        giveIssueBack();
+        ant.pauseFor(outcome.configName());
+        outbox.say(OperatorMessages.paused(name, outcome));
+      }
+      default -> log.warn("{}: session {} ended while {}", name, ant.sessionCount, ant.phase.state());
+    }
+    checkBudget();
+  }
+
+  /** After an urgent interrupt: the next session starts at once, the urgent message first. */
+  void interrupted(SessionResult result, List<String> delivered, int number, boolean aborted) {
+    if (aborted) {
+      // The task is dropped: its instructions and its issue do not come back.
+      if (result != null) {
+        record(result.outcome() == null ? Outcome.TRANSIENT : result.outcome(), result);
+      } else {
+        recordWithoutResult("aborted", "interrupted by abort; its task was dropped");
+      }
+      ant.takenIssue = null;
+      ant.lastConversation = null;
+    } else if (result != null) {
+      // It ended by itself before the interrupt reached it: its messages were delivered.
+      record(result.outcome() == null ? Outcome.TRANSIENT : result.outcome(), result);
+      ant.takenIssue = null;
+    } else {
+      recordWithoutResult("interrupted", "interrupted (an urgent message or a supervisor's restart)");
+      ant.mailbox.giveBack(delivered);
+      giveIssueBack();
+    }
+    ant.fire(LifecycleEvent.SessionExited.of(Exit.ERROR, Workflow.currentTimeMillis()));
+    if (ant.mailbox.hasUrgent()) {
+      outbox.say(OperatorMessages.interrupted(ant.spec.name(), number));
+    }
+    checkBudget();
+  }
+
+  void giveIssueBack() {
+    if (ant.takenIssue != null) {
+      ant.pendingIssues.add(0, ant.takenIssue);
+      ant.takenIssue = null;
+    }
+  }
+
+  /**
+   * A failed session hands its instructions back to the queue, unless failed sessions carried
+   * them MAX_DELIVERY_FAILURES times in a row: then they are dropped with a notice, so a message
+   * the agent cannot take never keeps the ant backing off for ever.
+   */
+  private void requeueAfterFailure(List<String> delivered, boolean counts) {
+    if (delivered.isEmpty()) {
+      return;
+    }
+    if (counts && ++ant.deliveryFailures >= MAX_DELIVERY_FAILURES) {
+      outbox.say(OperatorMessages.undeliverable(ant.spec.name(), delivered.size(), ant.deliveryFailures,
+          delivered.get(0)));
+      ant.deliveryFailures = 0;
+      return;
+    }
+    ant.mailbox.giveBack(delivered);
+  }
+
+  private static Exit exitOf(Outcome outcome) {
+    return switch (outcome.action()) {
+      case CONTINUE -> Exit.SUCCESS;
+      case RESTART_NOW -> Exit.MAX_TURNS;
+      case BACK_OFF -> Exit.ERROR;
+      case WAIT_FOR_RESET -> Exit.RATE_LIMITED;
+      case PAUSE -> Exit.BLOCKED;
+    };
+  }
+
+  private void recordWithoutResult(String outcome, String detail) {
+    ant.lastOutcome = outcome;
+    ant.lastDetail = detail;
+    ant.sessionsByOutcome.merge(outcome, 1, Integer::sum);
+  }
+
+  private void record(Outcome outcome, SessionResult r) {
+    if (r.sessionId() != null) {
+      ant.lastConversation = r.sessionId();
+    }
+    ant.lastOutcome = outcome.configName();
+    ant.lastDetail = trim(r.detail());
+    ant.sessionsByOutcome.merge(ant.lastOutcome, 1, Integer::sum);
+    ant.turns += r.turns();
+    if (r.costUsd() > 0) {
+      ant.costUsd += r.costUsd();
+      ant.costReported = true;
+      ant.budget.add(r.costUsd(), Workflow.currentTimeMillis(), ant.spec.supervision().budgetZone());
+    }
+    ant.inputTokens += r.inputTokens();
+    ant.outputTokens += r.outputTokens();
+  }
+
+  /** After a session: a reached budget cap pauses the ant until the cap's window rolls over. */
+  private void checkBudget() {
+    if (!ant.spec.supervision().hasBudget() || ant.paused) {
+      return;
+    }
+    BudgetBook.Cap cap = ant.budget.reached(ant.spec.supervision(), Workflow.currentTimeMillis());
+    if (cap == null) {
+      return;
+    }
+    ant.clearWait();
+    ant.pauseFor(AntState.BUDGET_REASON);
+    ant.budgetResumeAtMillis = cap.resetsAtMillis();
+    ant.fire(new LifecycleEvent.Paused(ant.pauseReason, ant.budgetResumeAtMillis));
+    String zone = ant.spec.supervision().budgetZone();
+    String resets = java.time.Instant.ofEpochMilli(cap.resetsAtMillis()).atZone(java.time.ZoneId.of(zone))
+        .toLocalDateTime() + " " + zone;
+    outbox.say(OperatorMessages.budgetCapped(ant.spec.name(), cap.describe(), resets));
+    reports.report(AntFailure.BUDGET, cap.describe() + "; resumes at " + resets);
+  }
+}

@@ -1,0 +1,191 @@
+package dev.colony.ant;
+
+import static dev.colony.supervisor.OperatorMessages.trim;
+
+import dev.colony.lifecycle.LifecycleEvent;
+import dev.colony.mailbox.Mailbox;
+import dev.colony.oversight.Whisper;
+import dev.colony.session.SessionActivities;
+import dev.colony.session.SessionRequest;
+import dev.colony.session.SessionResult;
+import dev.colony.supervision.AntFailure;
+import dev.colony.supervisor.OperatorMessages;
+import dev.colony.supervisor.Outcome;
+import dev.colony.trigger.IssueEvent;
+import io.temporal.activity.ActivityCancellationType;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs one session: takes the instructions, the issue and the whispers it gets, starts the
+ * session activity on the ant's host (which prepares the workspace there), interrupts it when
+ * stop, an urgent message, an abort or a supervisor's restart comes, and hands the result to
+ * {@link SessionOutcomes}.
+ */
+final class SessionRunner {
+  /** The instructions one session gets at most; the rest wait for the next, which starts at once. */
+  static final int MAX_BATCH_CHARS = 64_000;
+  /** How many handled issues an ant remembers (carried over continue-as-new). */
+  static final int MAX_HANDLED_ISSUES = 5_000;
+
+  private final AntState ant;
+  private final Outbox outbox;
+  private final HostAffinity hosts;
+  private final SessionOutcomes outcomes;
+  private final ColonyReports reports;
+
+  SessionRunner(AntState ant, Outbox outbox, HostAffinity hosts, SessionOutcomes outcomes, ColonyReports reports) {
+    this.ant = ant;
+    this.outbox = outbox;
+    this.hosts = hosts;
+    this.outcomes = outcomes;
+    this.reports = reports;
+  }
+
+  void runOne() {
+    ant.scheduledRunDue = false;
+    ant.sessionRunning = true;
+    hosts.ensureClaimed();
+    ant.fire(new LifecycleEvent.WorktreeReady());
+    Mailbox mailbox = ant.mailbox;
+    List<String> delivered = mailbox.takeBatch(MAX_BATCH_CHARS);
+    int number = ant.sessionCount + 1;
+    IssueEvent issue = takeIssue();
+    ant.currentMessages = delivered;
+    // Whispers the last session ended before taking go into this one's prompt.
+    List<String> whispers = ant.spec.supervisor() == null ? List.of()
+        : ant.oversight.takePending().stream().map(Whisper::rendered).toList();
+    // The session activity prepares the workspace on the host itself (workspace: null).
+    SessionRequest request = new SessionRequest(ant.spec, number, delivered, null, issue, ant.resumeNext, whispers);
+    ant.resumeNext = null;
+    ant.fire(new LifecycleEvent.PromptReady(delivered.size() + " message(s)" + (issue == null ? "" : ", " + issue.key())));
+    List<Promise<SessionResult>> holder = new ArrayList<>(1);
+    SessionActivities sessions = sessions(number);
+    CancellationScope scope = Workflow.newCancellationScope(
+        () -> holder.add(Async.function(sessions::runSession, request)));
+    scope.run();
+    Promise<SessionResult> session = holder.get(0);
+    Workflow.await(() -> session.isCompleted() || ant.stopRequested || mailbox.hasUrgent()
+        || ant.restartRequested != null || ant.abortRequested);
+    boolean aborted = ant.abortRequested;
+    if (!session.isCompleted()) {
+      interrupt(scope, session, number);
+    }
+    ant.abortRequested = false;
+    finish(session, delivered, number, aborted);
+  }
+
+  /** One issue per session, oldest first; it counts as handled from now on, and goes back if the session fails. */
+  private IssueEvent takeIssue() {
+    IssueEvent issue = ant.pendingIssues.isEmpty() ? null : ant.pendingIssues.remove(0);
+    if (issue != null) {
+      ant.handledIssues.add(issue.key());
+      while (ant.handledIssues.size() > MAX_HANDLED_ISSUES) {
+        ant.handledIssues.remove(ant.handledIssues.iterator().next());
+      }
+    }
+    ant.takenIssue = issue;
+    return issue;
+  }
+
+  private void finish(Promise<SessionResult> session, List<String> delivered, int number, boolean aborted) {
+    SessionResult result = null;
+    boolean unresponsive = false;
+    boolean hostLost = false;
+    boolean cancelled = !session.isCompleted();
+    if (!cancelled) {
+      try {
+        result = session.get();
+      } catch (ActivityFailure f) {
+        if (f.getCause() instanceof CanceledFailure || ant.stopRequested || ant.phase.state() == Lifecycle.INTERRUPTING) {
+          cancelled = true;
+        } else if (HostAffinity.gone(f)) {
+          hostLost = true; // its host died (or is swamped) before or during the session: run it again
+        } else {
+          // The activity gave up (its retries are spent): the worker kept dying or went silent.
+          result = SessionResult.of(Outcome.TRANSIENT, "session failed: " + Texts.rootMessage(f));
+          unresponsive = true;
+        }
+      } catch (CanceledFailure c) {
+        cancelled = true;
+      }
+    }
+    ant.sessionRunning = false;
+    if (hostLost || (cancelled && (ant.stopRequested || ant.phase.state() != Lifecycle.INTERRUPTING))) {
+      ant.mailbox.giveBack(delivered);
+      outcomes.giveIssueBack();
+      if (hostLost) {
+        hosts.timedOut();
+      }
+      return;
+    }
+    hosts.reached();
+    ant.sessionCount = number;
+    ant.confirmations.forgetSessionsUpTo(number);
+    if (ant.phase.state() == Lifecycle.INTERRUPTING) {
+      outcomes.interrupted(result, delivered, number, aborted);
+      return;
+    }
+    boolean pauseWasPending = ant.paused && AntState.OPERATOR.equals(ant.pauseReason);
+    outcomes.act(result, delivered);
+    if (unresponsive && !ant.parked()) {
+      reports.report(AntFailure.UNRESPONSIVE, "session " + number + " stopped answering: " + trim(result.detail()));
+    }
+    // When a pause asked for during the session takes effect, say so: the operator who read
+    // "will pause after the current session" knows it happened.
+    if (pauseWasPending && ant.paused && AntState.OPERATOR.equals(ant.pauseReason)) {
+      outbox.say(OperatorMessages.pausing(ant.spec.name(), false));
+    }
+  }
+
+  /**
+   * Stops the running session for stop, an urgent message, an abort or a restart: the session's
+   * activity is told through its heartbeat, asks the agent to stop, kills it after
+   * interrupt_grace, and is waited for. A worker that cannot be reached is given up on once its
+   * heartbeat must have timed out.
+   */
+  private void interrupt(CancellationScope scope, Promise<SessionResult> session, int number) {
+    ant.fire(ant.stopRequested ? new LifecycleEvent.OperatorStop() : new LifecycleEvent.UrgentMessage());
+    if (!ant.stopRequested && ant.restartRequested == null && !ant.abortRequested) {
+      outbox.say(OperatorMessages.urgentQueued(ant.spec.name(), number));
+    }
+    ant.restartRequested = null;
+    scope.cancel();
+    long grace = ant.spec.supervision().interruptGrace();
+    long bound = grace + ant.spec.heartbeatTimeoutSeconds() + 10;
+    if (!Timers.await(Duration.ofSeconds(bound), "session " + number + " stopping (grace " + grace + "s)",
+        session::isCompleted)) {
+      ant.fire(new LifecycleEvent.GraceExceeded()); // ForceStopSession: the activity has killed its agent
+      outbox.say(OperatorMessages.forceStopped(ant.spec.name(), number, grace));
+    }
+  }
+
+  /**
+   * The session activity on the ant's host. Outcomes are values: retries here are only for
+   * infrastructure faults (a worker crash, a lost heartbeat). The session bound itself is enforced
+   * inside the activity; the start-to-close timeout is a backstop a little beyond it. An
+   * interrupted session is waited for, so the agent stops before the next one starts.
+   */
+  private SessionActivities sessions(int number) {
+    ActivityOptions.Builder options = ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(ant.spec.sessionTimeoutSeconds() + 120))
+        .setHeartbeatTimeout(Duration.ofSeconds(ant.spec.heartbeatTimeoutSeconds()))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofSeconds(1))
+            .setMaximumInterval(Duration.ofSeconds(30))
+            .setMaximumAttempts(10)
+            .build())
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
+        .setSummary("session " + number + " · " + ant.spec.engine().configName());
+    return Workflow.newActivityStub(SessionActivities.class, hosts.onHost(options).build());
+  }
+}

@@ -1,0 +1,127 @@
+package dev.colony.ant;
+
+import dev.colony.budget.BudgetBook;
+import dev.colony.lifecycle.LifecycleEvent;
+import dev.colony.schedule.CronSchedule;
+import dev.colony.spec.AntSpec;
+import dev.colony.supervisor.OperatorMessages;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+
+/**
+ * The waits between sessions (seed 000's "wait for a reason to run"): a timed wait (backoff,
+ * rate limit, poll interval, cron tick), a pause, a budget cap's window, or an event-driven ant's
+ * wait for a message or a trigger. Every wait ends at once on the signals that concern it.
+ */
+final class Waits {
+  private final AntState ant;
+  private final Outbox outbox;
+
+  Waits(AntState ant, Outbox outbox) {
+    this.ant = ant;
+    this.outbox = outbox;
+  }
+
+  /**
+   * Does at most one wait and says whether a session should start now. Returning false sends
+   * the loop back to its top so stop, a new spec and continue-as-new are looked at between waits.
+   */
+  boolean readyToRun() {
+    if (ant.wakeAtMillis != null) {
+      timedWait();
+      return false;
+    }
+    if (ant.paused) {
+      pause();
+      return false;
+    }
+    AntSpec spec = ant.spec;
+    if (spec.eventDriven() && ant.mailbox.isEmpty() && !ant.scheduledRunDue && ant.pendingIssues.isEmpty()) {
+      Long tick = spec.cron() == null ? null
+          : CronSchedule.nextTick(spec.cron(), spec.timezone(), Workflow.currentTimeMillis());
+      if (tick != null) {
+        ant.scheduleWait(tick, WaitKind.WAITING);
+      } else {
+        // Triggers only: nothing to time; a message or a matching GitHub issue wakes the ant.
+        ant.fire(new LifecycleEvent.Waiting(spec.triggers().isEmpty() ? "a message" : "a message or a trigger", null));
+        Workflow.await(() -> !ant.mailbox.isEmpty() || !ant.pendingIssues.isEmpty() || ant.paused
+            || ant.stopRequested || ant.pendingSpec != null);
+        ant.fire(new LifecycleEvent.Woken());
+      }
+      return false;
+    }
+    return !ant.stopRequested;
+  }
+
+  /** Until the wait's time, or a signal that ends it early. */
+  private void timedWait() {
+    long remaining = ant.wakeAtMillis - Workflow.currentTimeMillis();
+    WaitKind kind = ant.waitKind;
+    // An issue wakes an ant waiting for its next cron tick, not one backing off or rate limited.
+    boolean interrupted = remaining > 0
+        && Timers.await(Duration.ofMillis(remaining), summary(kind, remaining), () -> ant.stopRequested
+            || ant.wakeEarly || (kind == WaitKind.WAITING && !ant.pendingIssues.isEmpty()));
+    if (!interrupted && kind == WaitKind.WAITING) {
+      ant.scheduledRunDue = true;
+    }
+    ant.fire(kind.shownAs() == Lifecycle.COOLING_DOWN ? new LifecycleEvent.BackoffElapsed()
+        : new LifecycleEvent.Woken());
+    ant.clearWait();
+  }
+
+  /** What the timer of a wait says in the Web UI. */
+  private String summary(WaitKind kind, long remainingMillis) {
+    return switch (kind) {
+      case SLEEPING -> "next session in " + Timers.words(Duration.ofMillis(remainingMillis));
+      case BACKING_OFF -> {
+        Integer max = ant.spec.supervision().maxConsecutiveErrors();
+        yield "backoff " + ant.phase.consecutiveErrors() + (max == null ? "" : " of " + max) + " · "
+            + Timers.words(Duration.ofMillis(remainingMillis));
+      }
+      case RATE_LIMITED -> "rate limit until " + Timers.at(ant.wakeAtMillis, ant.spec.timezone());
+      case WAITING -> "cron " + ant.spec.cron() + " · " + Timers.at(ant.wakeAtMillis, ant.spec.timezone());
+    };
+  }
+
+  /** Paused: until a human resumes (or a budget cap's window rolls over). */
+  private void pause() {
+    if (ant.pausedSinceMillis == null) {
+      ant.pausedSinceMillis = Workflow.currentTimeMillis();
+    }
+    if (ant.budgetResumeAtMillis != null) {
+      budgetCap();
+    } else {
+      ant.fire(new LifecycleEvent.Paused(ant.pauseReason, null));
+      Workflow.await(() -> !ant.paused || ant.stopRequested || ant.pendingSpec != null);
+    }
+    if (!ant.paused) {
+      AntSpec spec = ant.spec;
+      Long tick = spec.cron() == null ? null : CronSchedule.nextTick(spec.cron(), spec.timezone(), ant.pausedSinceMillis);
+      if (tick != null && tick <= Workflow.currentTimeMillis()) {
+        ant.scheduledRunDue = true; // one run for all the ticks missed while paused
+      }
+      ant.pausedSinceMillis = null;
+      ant.fire(new LifecycleEvent.Resumed());
+    }
+  }
+
+  /**
+   * Paused by a colony budget cap: waits, with a timer, until the cap's window rolls over (or a
+   * human resumes, or a new spec raises the cap), then resumes by itself if no cap is reached.
+   */
+  private void budgetCap() {
+    long now = Workflow.currentTimeMillis();
+    BudgetBook.Cap cap = ant.budget.reached(ant.spec.supervision(), now);
+    if (cap == null) {
+      ant.unpause();
+      ant.budgetResumeAtMillis = null;
+      outbox.say(OperatorMessages.budgetResumed(ant.spec.name()));
+      return;
+    }
+    ant.budgetResumeAtMillis = cap.resetsAtMillis();
+    ant.fire(new LifecycleEvent.Paused(ant.pauseReason, ant.budgetResumeAtMillis));
+    Timers.await(Duration.ofMillis(Math.max(1, ant.budgetResumeAtMillis - now)),
+        "budget cap until " + Timers.at(ant.budgetResumeAtMillis, ant.spec.supervision().budgetZone()),
+        () -> !ant.paused || ant.stopRequested || ant.pendingSpec != null);
+  }
+}
