@@ -53,7 +53,7 @@ final class DevCommand implements Callable<Integer> {
       local.close();
       throw e;
     }
-    ColonyWorker worker = WorkerRuntime.start(t, taskQueue, StickyMode.AUTO, new HostOption(), System.out, colony,
+    ColonyWorker worker = WorkerRuntime.start(t, taskQueue, StickyMode.AUTO, new HostOption(), System.out, colony, null,
         () -> {
           t.close();
           local.close();

@@ -24,6 +24,9 @@ class WorkerCommand implements Callable<Integer> {
   @Mixin
   HostOption host;
 
+  @Mixin
+  VersionOption version;
+
   @picocli.CommandLine.Option(names = "--github-webhook", paramLabel = "PORT",
       description = "Also receive GitHub 'issues' webhooks on this port (signed with integrations.github.webhook_secret).")
   Integer githubWebhook;
@@ -34,13 +37,16 @@ class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     LoadedColony colony = ColonyDir.loadRunnable(dir);
-    String hostName = host.resolve(); // a bad --host fails here, before anything starts
+    String hostName = host.resolve(); // a bad --host or --build-id fails here, before anything starts
+    var deploymentVersion = version.resolve(temporal.taskQueue);
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Temporal t = Temporal.connect(temporal);
     SearchAttributeSetup.ensure(t);
-    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky.mode, host, System.out, colony);
-    spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' (host %s) at %s%n",
-        colony.colony().name(), temporal.taskQueue, hostName, t.address);
+    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky.mode, host, System.out, colony,
+        deploymentVersion);
+    spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' (host %s%s) at %s%n",
+        colony.colony().name(), temporal.taskQueue, hostName,
+        deploymentVersion == null ? "" : ", version " + deploymentVersion.toCanonicalString(), t.address);
     spec.commandLine().getOut().flush();
     if (githubWebhook != null) {
       startWebhook(t, colony);

@@ -20,13 +20,20 @@ import okhttp3.OkHttpClient;
 final class WorkerRuntime {
   private WorkerRuntime() {}
 
+  /**
+   * The AntWorkflow implementation workers register. Tests of an upgrade set a later release's
+   * here (in a worker process of their own); nothing else changes it.
+   */
+  static Class<? extends dev.colony.ant.AntWorkflow> antWorkflow = dev.colony.ant.AntWorkflowImpl.class;
+
   static ColonyWorker start(Temporal t, String taskQueue, StickyMode sticky, HostOption hostOption,
-      PrintStream chatOut, LoadedColony colony) {
-    return start(t, taskQueue, sticky, hostOption, chatOut, colony, () -> { });
+      PrintStream chatOut, LoadedColony colony, io.temporal.common.WorkerDeploymentVersion version) {
+    return start(t, taskQueue, sticky, hostOption, chatOut, colony, version, () -> { });
   }
 
   static ColonyWorker start(Temporal t, String taskQueue, StickyMode sticky, HostOption hostOption,
-      PrintStream chatOut, LoadedColony colony, Runnable afterStop) {
+      PrintStream chatOut, LoadedColony colony, io.temporal.common.WorkerDeploymentVersion version,
+      Runnable afterStop) {
     String hostName = hostOption.resolve();
     boolean useSticky = sticky.resolve(t);
     String dir = colony.colony().dir();
@@ -37,7 +44,7 @@ final class WorkerRuntime {
     ChatSink chat = discord != null ? discord.sink(http) : new ConsoleSink(chatOut);
     ColonyWorker worker = ColonyWorker.start(t.client,
         new WorkerSettings(taskQueue, useSticky, chat, null, journal, http, hostName, hostOption.resolvedRoot(),
-            hostOption.cacheSize == null ? 0 : hostOption.cacheSize));
+            hostOption.cacheSize == null ? 0 : hostOption.cacheSize, version, antWorkflow));
     DiscordGateway gateway = discord == null ? null
         : discord.gateway(t, taskQueue, ProcessHandle.current().pid() + "@" + host(), http);
     ConnectionWatch watch = ConnectionWatch.start(t, System.err);

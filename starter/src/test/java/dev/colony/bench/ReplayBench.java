@@ -89,7 +89,7 @@ final class ReplayBench {
         "rate_limit", 500));
     return new AntMemory(sessions, 0, false, null, List.of(), sessions * 2L, true, null, null, false, "success",
         "done", 0L, byOutcome, sessions * 40L, 3_150.75, true, sessions * 20_000L, sessions * 4_000L, 0, handled,
-        List.of(), 2_000, List.of(), mailIds, null, null, "conv-" + sessions, null, null);
+        List.of(), 2_000, List.of(), mailIds, null, null, "conv-" + sessions, null, null, null);
   }
 
   /** Runs one ant run to its continue-as-new (or {@code sessions} sessions) and measures its replay. */

@@ -120,19 +120,37 @@ public final class Cluster implements AutoCloseable {
   }
 
   static List<String> jvm(String... args) {
+    return jvmWith(null, args);
+  }
+
+  /**
+   * The colony CLI in a JVM of its own; with {@code main}, that class (from the test classes)
+   * runs instead of the jar's main: a later release of the workflow code, for the upgrade test.
+   */
+  static List<String> jvmWith(String main, String... args) {
     List<String> cmd = new ArrayList<>(List.of(JAVA, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
         "--enable-native-access=ALL-UNNAMED"));
     if (Runtime.version().feature() >= 23) {
       cmd.add("--sun-misc-unsafe-memory-access=allow");
     }
-    cmd.add("-jar");
-    cmd.add(JAR.toString());
+    if (main == null) {
+      cmd.add("-jar");
+      cmd.add(JAR.toString());
+    } else {
+      cmd.add("-cp");
+      cmd.add(JAR + java.io.File.pathSeparator + Path.of("target/test-classes").toAbsolutePath());
+      cmd.add(main);
+    }
     cmd.addAll(List.of(args));
     return cmd;
   }
 
   private Process spawn(Path log, String... args) throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(jvm(args)).redirectErrorStream(true)
+    return spawnWith(log, null, args);
+  }
+
+  private Process spawnWith(Path log, String main, String... args) throws IOException {
+    ProcessBuilder pb = new ProcessBuilder(jvmWith(main, args)).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().putAll(env);
     return pb.start();
@@ -218,6 +236,11 @@ public final class Cluster implements AutoCloseable {
 
   /** Starts {@code colony worker} against {@code target} and waits until it polls. */
   WorkerProcess startWorker(String name, String target, String... extra) throws Exception {
+    return startWorkerWith(null, name, target, extra);
+  }
+
+  /** {@link #startWorker(String, String, String...)} with another main class (see {@link #jvmWith}). */
+  WorkerProcess startWorkerWith(String main, String name, String target, String... extra) throws Exception {
     Path log = logs.resolve("worker-" + name + ".log");
     Files.deleteIfExists(log);
     Files.createFile(log);
@@ -226,7 +249,7 @@ public final class Cluster implements AutoCloseable {
       args.addAll(List.of("--task-queue", taskQueue));
     }
     args.addAll(List.of(extra));
-    Process p = spawn(log, args.toArray(String[]::new));
+    Process p = spawnWith(log, main, args.toArray(String[]::new));
     WorkerProcess w = new WorkerProcess(name, p, log);
     workers.add(w);
     eventually(Duration.ofSeconds(60), () -> {

@@ -1,6 +1,5 @@
 package dev.colony.worker;
 
-import dev.colony.ant.AntWorkflowImpl;
 import dev.colony.chat.ChatActivitiesImpl;
 import dev.colony.chat.ChatPost;
 import dev.colony.chat.ChatSink;
@@ -12,6 +11,8 @@ import dev.colony.workspace.WorkspaceActivitiesImpl;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
+import io.temporal.common.VersioningBehavior;
+import io.temporal.worker.WorkerDeploymentOptions;
 import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
 import java.time.Duration;
@@ -54,8 +55,17 @@ public final class ColonyWorker implements AutoCloseable {
     if (settings.identity() != null) {
       options.setIdentity(settings.identity());
     }
+    if (settings.version() != null) {
+      // Worker Versioning: each workflow stays on the version that started it and moves to a newer
+      // current one only by continuing as new (dev.colony.upgrade.Upgrade).
+      options.setDeploymentOptions(WorkerDeploymentOptions.newBuilder()
+          .setVersion(settings.version())
+          .setUseVersioning(true)
+          .setDefaultVersioningBehavior(VersioningBehavior.PINNED)
+          .build());
+    }
     Worker worker = factory.newWorker(settings.taskQueue(), options.build());
-    worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class, dev.colony.lease.LeaseWorkflowImpl.class,
+    worker.registerWorkflowImplementationTypes(settings.antWorkflow(), dev.colony.lease.LeaseWorkflowImpl.class,
         dev.colony.supervision.ColonyWorkflowImpl.class,
         dev.colony.trigger.RepoWatcherImpl.class);
     // Every post passes the worker's one redactor, whichever activity or narrator sends it.

@@ -39,7 +39,8 @@ public record AntMemory(
     Long budgetResumeAtMillis,
     String lastConversation,
     dev.colony.oversight.OversightMemory oversight,
-    String host) {
+    String host,
+    Long pausedSinceMillis) {
 
   public AntMemory {
     queue = queue == null ? List.of() : List.copyOf(queue);

@@ -132,6 +132,7 @@ final class AntState {
     phase = restoredPhase(m);
     oversight = new OversightBook(m.oversight());
     host = m.host();
+    pausedSinceMillis = m.pausedSinceMillis();
   }
 
   /** Where a run that continued as new picks up: its wait, its pause, or about to prepare. */
@@ -153,7 +154,8 @@ final class AntState {
         announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail,
         startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
         deliveryFailures, List.copyOf(handledIssues), pendingIssues, phase.totalErrors(), mailbox.urgentQueue(),
-        mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation, oversight.memory(), host);
+        mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation, oversight.memory(), host,
+        pausedSinceMillis);
   }
 
   /** Applies one lifecycle event and returns the side effect the workflow carries out. */

@@ -83,6 +83,14 @@ public interface AntWorkflow {
   void validateReportTurns(dev.colony.oversight.TurnReport report);
 
   /** Discard all queued work instructions. */
+  /**
+   * Move to the worker deployment's current version at the next point where nothing is in flight
+   * (sent to every ant by {@code colony upgrade}); no effect when the ant already runs on it or
+   * the workers are not versioned.
+   */
+  @SignalMethod(name = "upgrade")
+  void upgrade();
+
   @SignalMethod(name = "clear")
   void clear();
 

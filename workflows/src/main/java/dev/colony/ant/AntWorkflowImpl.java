@@ -13,6 +13,7 @@ import dev.colony.supervision.AntFailure;
 import dev.colony.supervision.Restart;
 import dev.colony.supervisor.OperatorMessages;
 import dev.colony.trigger.IssueEvent;
+import dev.colony.upgrade.Upgrade;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
@@ -73,7 +74,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     int sessionsThisRun = 0;
     while (!ant.stopRequested) {
       applyPendingSpec();
-      if (sessionsThisRun > 0 && (sessionsThisRun >= ant.spec.continueAsNewEvery()
+      if (Upgrade.due() || sessionsThisRun > 0 && (sessionsThisRun >= ant.spec.continueAsNewEvery()
           || Workflow.getInfo().isContinueAsNewSuggested())) {
         continueAsNew();
         return;
@@ -112,7 +113,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished() && !supervision.busy()
         && reports.allAnswered());
     applyPendingSpec();
-    Workflow.continueAsNew(new AntRun(ant.spec, ant.memory()));
+    Upgrade.continueAsNew(new AntRun(ant.spec, ant.memory()));
   }
 
   /**
@@ -199,6 +200,12 @@ public class AntWorkflowImpl implements AntWorkflow {
   @Override
   public void validateReportTurns(TurnReport report) {
     supervision.validateReportTurns(report);
+  }
+
+  @Override
+  public void upgrade() {
+    // Nothing to change: the signal gives the ant a workflow task, which tells it whether a newer
+    // version is current (Upgrade.due); its waits end on that, and the loop continues as new.
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.colony.lease;
 
+import dev.colony.upgrade.Upgrade;
 import io.temporal.workflow.Workflow;
 import org.slf4j.Logger;
 
@@ -20,8 +21,8 @@ public final class LeaseWorkflowImpl implements LeaseWorkflow {
       renewedAt = state.renewedAtMillis();
       ttl = state.ttlMillis();
     }
-    Workflow.await(() -> renewals >= RENEWALS_PER_RUN && Workflow.isEveryHandlerFinished());
-    Workflow.continueAsNew(new LeaseState(holder, renewedAt, ttl));
+    Workflow.await(() -> (renewals >= RENEWALS_PER_RUN || Upgrade.due()) && Workflow.isEveryHandlerFinished());
+    Upgrade.continueAsNew(new LeaseState(holder, renewedAt, ttl));
   }
 
   @Override

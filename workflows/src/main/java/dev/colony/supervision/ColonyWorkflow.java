@@ -33,6 +33,10 @@ public interface ColonyWorkflow {
   void reset(String group);
 
   /** Events after {@code afterSeq}, oldest first. */
+  /** Move to the worker deployment's current version (sent by {@code colony upgrade}); see AntWorkflow#upgrade. */
+  @SignalMethod(name = "upgrade")
+  void upgrade();
+
   @QueryMethod(name = "events")
   List<ColonyEvent> events(long afterSeq);
 

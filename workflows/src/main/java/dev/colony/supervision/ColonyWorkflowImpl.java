@@ -4,6 +4,7 @@ import dev.colony.ant.AntWorkflow;
 import dev.colony.chat.ChatActivities;
 import dev.colony.chat.ChatPost;
 import dev.colony.spec.AntIds;
+import dev.colony.upgrade.Upgrade;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
@@ -59,7 +60,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   public void run(ColonyRun run) {
     int handled = 0;
     while (true) {
-      Workflow.await(() -> !inbox.isEmpty() || !resets.isEmpty());
+      Workflow.await(() -> !inbox.isEmpty() || !resets.isEmpty() || Upgrade.due());
       while (!resets.isEmpty()) {
         handleReset(resets.remove(0));
       }
@@ -67,10 +68,10 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
         handleFailure(inbox.remove(0));
         handled++;
       }
-      if (handled >= CONTINUE_AS_NEW_AFTER_FAILURES || Workflow.getInfo().isContinueAsNewSuggested()) {
+      if (handled >= CONTINUE_AS_NEW_AFTER_FAILURES || Workflow.getInfo().isContinueAsNewSuggested() || Upgrade.due()) {
         Workflow.await(() -> Workflow.isEveryHandlerFinished() && webhooksInFlight == 0);
         if (inbox.isEmpty() && resets.isEmpty()) {
-          Workflow.continueAsNew(new ColonyRun(colony, groups, alertsChannel, events, breaker.state(),
+          Upgrade.continueAsNew(new ColonyRun(colony, groups, alertsChannel, events, breaker.state(),
               List.copyOf(failed), seq, webhook));
           return;
         }
@@ -220,6 +221,11 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
     if (newGroups != null) {
       groups = List.copyOf(newGroups);
     }
+  }
+
+  @Override
+  public void upgrade() {
+    // The signal's workflow task carries the news of a newer version (Upgrade.due); the loop acts on it.
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.colony.trigger;
 
 import dev.colony.ant.AntWorkflow;
+import dev.colony.upgrade.Upgrade;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
@@ -40,7 +41,7 @@ public final class RepoWatcherImpl implements RepoWatcher {
     etag = s.etag();
     s.subscriptions().forEach(sub -> subscriptions.put(sub.antWorkflowId(), sub));
     forwarded.addAll(s.forwarded());
-    for (int polls = 0; polls < POLLS_PER_RUN && !Workflow.getInfo().isContinueAsNewSuggested(); polls++) {
+    for (int polls = 0; polls < POLLS_PER_RUN && !Workflow.getInfo().isContinueAsNewSuggested() && !Upgrade.due(); polls++) {
       long waitSeconds = state.pollSeconds();
       pollNow = false;
       try {
@@ -57,7 +58,8 @@ public final class RepoWatcherImpl implements RepoWatcher {
       long until = Workflow.currentTimeMillis() + waitSeconds * 1000;
       while (!pollNow) {
         long left = until - Workflow.currentTimeMillis();
-        if (left <= 0 || !Workflow.await(Duration.ofMillis(left), () -> !pushed.isEmpty() || pollNow)) {
+        if (left <= 0 || !Workflow.await(Duration.ofMillis(left), () -> !pushed.isEmpty() || pollNow || Upgrade.due())
+            || Upgrade.due()) {
           break;
         }
         while (!pushed.isEmpty()) {
@@ -69,7 +71,7 @@ public final class RepoWatcherImpl implements RepoWatcher {
     while (!pushed.isEmpty()) {
       forward(pushed.remove(0));
     }
-    Workflow.continueAsNew(new WatchState(state.colony(), state.repo(), state.colonyDir(), state.tokenVar(),
+    Upgrade.continueAsNew(new WatchState(state.colony(), state.repo(), state.colonyDir(), state.tokenVar(),
         state.pollSeconds(), List.copyOf(subscriptions.values()), etag, List.copyOf(forwarded)));
   }
 

@@ -1,0 +1,152 @@
+package dev.colony.cli;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.deployment.v1.WorkerDeploymentVersion;
+import io.temporal.api.workflowservice.v1.DescribeWorkerDeploymentRequest;
+import io.temporal.api.workflowservice.v1.DescribeWorkerDeploymentVersionRequest;
+import io.temporal.api.workflowservice.v1.SetWorkerDeploymentCurrentVersionRequest;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code colony upgrade --build-id NEW}: makes a version of the worker deployment current, tells
+ * every running ant and colony supervisor on the task queue, and waits until no workflow runs on
+ * an older version any more, so that the old workers can be stopped. See "Upgrading Colony".
+ */
+@Command(name = "upgrade", mixinStandardHelpOptions = true,
+    description = "Move the colony to a new version of its worker deployment (Worker Versioning): make it "
+        + "current, tell every ant, and wait until the old versions are drained.")
+class UpgradeCommand implements Callable<Integer> {
+  private static final String IDENTITY = "colony upgrade";
+
+  @Mixin
+  TemporalOptions temporal;
+
+  @Mixin
+  VersionOption version;
+
+  @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "600",
+      description = "How long to wait for the older versions to drain (default: ${DEFAULT-VALUE}; 0: do not wait).")
+  long waitSeconds;
+
+  @Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    String buildId = version.buildId != null ? version.buildId : System.getenv("COLONY_BUILD_ID");
+    if (buildId == null || buildId.isBlank()) {
+      throw new UsageError("upgrade needs --build-id: the version to move to (its workers must be running)");
+    }
+    VersionOption.check("--build-id", buildId);
+    if (waitSeconds < 0) {
+      throw new UsageError("invalid --wait " + waitSeconds + ": give seconds, 0 or more");
+    }
+    String deployment = version.deploymentName(temporal.taskQueue);
+    String target = deployment + ":" + buildId;
+    PrintWriter out = spec.commandLine().getOut();
+    try (Temporal t = Temporal.connect(temporal)) {
+      var stub = t.stubs.blockingStub();
+      try {
+        stub.describeWorkerDeploymentVersion(DescribeWorkerDeploymentVersionRequest.newBuilder()
+            .setNamespace(t.namespace)
+            .setDeploymentVersion(WorkerDeploymentVersion.newBuilder().setDeploymentName(deployment).setBuildId(buildId))
+            .build());
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+          throw new UserError("no worker serves version " + target + " yet: start one first ('colony worker DIR "
+              + "--build-id " + buildId + (version.deployment == null ? "" : " --deployment " + deployment)
+              + "'); it must poll before it can take the colony over");
+        }
+        throw e;
+      }
+      var info = stub.describeWorkerDeployment(DescribeWorkerDeploymentRequest.newBuilder()
+          .setNamespace(t.namespace).setDeploymentName(deployment).build()).getWorkerDeploymentInfo();
+      String current = info.getRoutingConfig().getCurrentDeploymentVersion().getBuildId();
+      if (!buildId.equals(current)) {
+        stub.setWorkerDeploymentCurrentVersion(SetWorkerDeploymentCurrentVersionRequest.newBuilder()
+            .setNamespace(t.namespace).setDeploymentName(deployment).setBuildId(buildId).setIdentity(IDENTITY)
+            // A host whose queue the new version does not poll is gone after the upgrade: its ants move
+            // (see "Several hosts").
+            .setIgnoreMissingTaskQueues(true)
+            .build());
+        out.printf("%s is now the current version%s%n", target, current.isEmpty() ? "" : " (was " + deployment + ":" + current + ")");
+      } else {
+        out.printf("%s is already the current version%n", target);
+      }
+      List<String> older = new ArrayList<>();
+      info.getVersionSummariesList().forEach(v -> {
+        String id = v.getDeploymentVersion().getBuildId();
+        if (!id.equals(buildId)) {
+          older.add(id);
+        }
+      });
+      int told = tellEveryWorkflow(t);
+      out.printf("told %d running workflow(s) on task queue '%s' to move at their next safe point%n", told,
+          temporal.taskQueue);
+      out.flush();
+      return awaitDrained(t, deployment, older, out);
+    }
+  }
+
+  /** The upgrade signal gives each workflow a task, and with it the news of the new version. */
+  private int tellEveryWorkflow(Temporal t) {
+    int n = 0;
+    var running = t.client.listExecutions("TaskQueue = '" + temporal.taskQueue + "' AND ExecutionStatus = 'Running' AND "
+        + "(WorkflowType = 'AntWorkflow' OR WorkflowType = 'ColonyWorkflow')").toList();
+    for (var w : running) {
+      try {
+        t.client.newUntypedWorkflowStub(w.getExecution().getWorkflowId()).signal("upgrade");
+        n++;
+      } catch (io.temporal.client.WorkflowNotFoundException finished) {
+        // it ended meanwhile
+      }
+    }
+    return n;
+  }
+
+  private int awaitDrained(Temporal t, String deployment, List<String> older, PrintWriter out)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + waitSeconds * 1_000_000_000L;
+    String shown = null;
+    while (true) {
+      Map<String, Long> left = new LinkedHashMap<>();
+      for (String id : older) {
+        long c = t.client.countWorkflows("TemporalWorkerDeploymentVersion = '" + deployment + ":" + id
+            + "' AND ExecutionStatus = 'Running'").getCount();
+        if (c > 0) {
+          left.put(deployment + ":" + id, c);
+        }
+      }
+      if (left.isEmpty()) {
+        out.printf("every workflow runs on %s:%s; no workflow is left on an older version: stop their workers%s%n",
+            deployment, version.buildId == null ? System.getenv("COLONY_BUILD_ID") : version.buildId,
+            older.isEmpty() ? "" : " (" + String.join(", ", older) + ")");
+        return 0;
+      }
+      String now = left.toString();
+      if (!now.equals(shown)) {
+        out.printf("still running on older versions: %s (each moves once its session, confirmation or "
+            + "update is over)%n", now.replace("{", "").replace("}", "").replace("=", ": "));
+        out.flush();
+        shown = now;
+      }
+      if (System.nanoTime() >= deadline) {
+        out.printf("not drained after %d s: keep the workers of %s running; 'colony upgrade --build-id %s' "
+            + "shows the state again%n", waitSeconds, String.join(", ", left.keySet()),
+            version.buildId == null ? System.getenv("COLONY_BUILD_ID") : version.buildId);
+        return 1;
+      }
+      Thread.sleep(1000);
+    }
+  }
+}

@@ -1,0 +1,31 @@
+package dev.colony.upgrade;
+
+import io.temporal.common.InitialVersioningBehavior;
+import io.temporal.workflow.ContinueAsNewOptions;
+import io.temporal.workflow.Workflow;
+
+/**
+ * How Colony's long-lived workflows move to a new release (see "Upgrading Colony" in the README).
+ * Under Worker Versioning a run is pinned to the worker deployment version that started it, so it
+ * only ever replays on the code that recorded it. When a newer version becomes the deployment's
+ * current one, the server says so on the run's next workflow task; the run then continues as new,
+ * at a point where nothing is in flight, and the new run starts on the current version.
+ */
+public final class Upgrade {
+  private Upgrade() {}
+
+  /** A newer version of this run's worker deployment is current: continue as new onto it. */
+  public static boolean due() {
+    return Workflow.getInfo().isTargetWorkerDeploymentVersionChanged();
+  }
+
+  /**
+   * Continues as new on the deployment's current version. Without it a pinned run's next run
+   * would inherit the old version; without Worker Versioning the option has no effect.
+   */
+  public static void continueAsNew(Object... args) {
+    Workflow.continueAsNew(ContinueAsNewOptions.newBuilder()
+        .setInitialVersioningBehavior(InitialVersioningBehavior.AUTO_UPGRADE)
+        .build(), args);
+  }
+}
