@@ -21,8 +21,6 @@ import dev.colony.spec.TriggerSpec;
 import dev.colony.spec.WorkspaceSpec;
 import dev.colony.supervisor.Outcome;
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -184,8 +182,11 @@ public final class ColonyLoader {
     Yaml yaml = new Yaml(new SafeConstructor(options), new Representer(new DumperOptions()), new DumperOptions(),
         options, new LiteralResolver());
     Object doc;
-    try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      doc = yaml.load(r);
+    try {
+      doc = yaml.load(ConfigText.read(file));
+    } catch (ConfigText.NotText e) {
+      problems.add(new Problem(rel, "", e.getMessage()));
+      return null;
     } catch (MarkedYAMLException e) {
       String where = e.getProblemMark() == null ? ""
           : "line " + (e.getProblemMark().getLine() + 1) + ", column " + (e.getProblemMark().getColumn() + 1) + ": ";

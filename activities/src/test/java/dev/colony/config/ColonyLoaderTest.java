@@ -345,6 +345,32 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void aFileThatIsNotUtf8TextSaysWhereAndWhatNotAStackTrace() throws Exception {
+    java.nio.charset.Charset latin1 = java.nio.charset.StandardCharsets.ISO_8859_1;
+    Map<String, byte[]> cases = new java.util.LinkedHashMap<>();
+    cases.put("not UTF-8 text (line 3, byte 0xE9); save it as UTF-8",
+        (ANT + "description: caf\u00e9\n").replace("description: d\n", "").getBytes(latin1));
+    cases.put("not UTF-8 text: it is UTF-16 (it starts with a UTF-16 byte-order mark)",
+        ANT.getBytes(java.nio.charset.StandardCharsets.UTF_16));
+    cases.put("not UTF-8 text (line 1, byte 0x00): a binary file, or UTF-16 without a byte-order mark",
+        ANT.getBytes(java.nio.charset.StandardCharsets.UTF_16LE));
+    cases.put("not UTF-8 text (line 1, byte 0x00): a binary file", new byte[] {0x7f, 'E', 'L', 'F', 0, 1, 2});
+    for (var c : cases.entrySet()) {
+      Path dir = colony(Map.of("colony.yaml", CONSOLE_COLONY));
+      Files.createDirectories(dir.resolve("ants"));
+      Files.write(dir.resolve("ants/x.yaml"), c.getValue());
+      String msg = assertThrows(ConfigException.class, () -> load(dir, ENV)).getMessage();
+      assertTrue(msg.contains("Invalid ants/x.yaml:\n  " + c.getKey()), c.getKey() + " -> " + msg);
+      assertFalse(msg.contains("Exception"), msg);
+    }
+    // A UTF-8 byte-order mark is fine.
+    Path dir = colony(Map.of("colony.yaml", CONSOLE_COLONY));
+    Files.createDirectories(dir.resolve("ants"));
+    Files.write(dir.resolve("ants/a.yaml"), ("\uFEFF" + ANT).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertEquals("a", load(dir, ENV).ants().get(0).name());
+  }
+
+  @Test
   void unknownKeysAreNamed() throws Exception {
     String msg = errors(Map.of("colony.yaml", CONSOLE_COLONY + "defaults:\n  pol_interval: 5m\n",
         "ants/a.yaml", ANT + "autonomyy: full\n"), ENV);
