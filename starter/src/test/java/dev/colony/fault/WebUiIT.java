@@ -108,4 +108,43 @@ class WebUiIT {
     String page = browser.getPageSource();
     assertTrue(page.contains("session 1 · command") || page.contains("RunSession"), "no session activity shown");
   }
+
+  /**
+   * examples/hello as a new user runs it: in the Web UI, each of an ant's timers is named for what
+   * it waits for (the poll interval, a rate limit), not by its id alone.
+   */
+  @Test
+  void theTimelineOfExamplesHelloNamesEveryTimer() throws Exception {
+    cluster.close();
+    cluster = new Cluster(tmp.resolve("hello"), Path.of("../examples/hello").toAbsolutePath()).startServer();
+    cluster.colonyName = "hello";
+    cluster.startWorker("only");
+    cluster.start();
+    // flaky is rate limited in its third session; greeter sleeps 5 s between sessions.
+    eventually(Duration.ofSeconds(90), () -> cluster.status("flaky").sessions() >= 4
+        && cluster.status("greeter").sessions() >= 2);
+    String ui = "http://127.0.0.1:" + cluster.uiPort;
+    for (String ant : List.of("flaky", "greeter")) {
+      String id = URLEncoder.encode("ant/hello/" + ant, StandardCharsets.UTF_8);
+      String run = cluster.client.newUntypedWorkflowStub("ant/hello/" + ant).getExecution().getRunId();
+      browser.get(ui + "/namespaces/default/workflows/" + id + "/" + run + "/history");
+      try {
+        awaitText("next session in 5s");
+        if (ant.equals("flaky")) {
+          awaitText("rate limit until");
+        }
+      } finally {
+        screenshot("timeline-" + ant);
+      }
+    }
+    // Every timer the history holds has its summary (the UI shows what the history carries).
+    for (String ant : List.of("flaky", "greeter")) {
+      for (var e : cluster.client.fetchHistory("ant/hello/" + ant).getEvents()) {
+        if (e.hasTimerStartedEventAttributes()) {
+          assertTrue(e.hasUserMetadata() && !e.getUserMetadata().getSummary().getData().isEmpty(),
+              ant + ": a timer without a summary: " + e);
+        }
+      }
+    }
+  }
 }

@@ -1,0 +1,310 @@
+package dev.colony.config;
+
+import dev.colony.schedule.CronSchedule;
+import dev.colony.oversight.SupervisorSpec;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.Autonomy;
+import dev.colony.spec.ClaudeSpec;
+import dev.colony.spec.CommandSpec;
+import dev.colony.spec.ConfirmationSpec;
+import dev.colony.spec.EngineKind;
+import dev.colony.spec.GeminiSpec;
+import dev.colony.spec.LmOutput;
+import dev.colony.spec.OutcomeRule;
+import dev.colony.spec.RecoveryPolicy;
+import dev.colony.spec.SupervisionSpec;
+import dev.colony.spec.ToolCallLogging;
+import dev.colony.spec.TriggerSpec;
+import dev.colony.spec.WorkspaceSpec;
+import dev.colony.supervisor.Outcome;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.DateTimeException;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+/** One {@code ants/<name>.yaml}: the ant's spec, over the colony's defaults. */
+final class AntReader {
+  static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
+  private static final Pattern REPO = Pattern.compile("[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+");
+
+  /** Per-ant {@code integrations.discord.operators}, filled while ants are read. */
+  final Map<String, List<String>> antOperators = new TreeMap<>();
+
+  AntSpec readAnt(Node n, String rel, Path colonyDir, String colonyName,
+      ColonySettings colony, Defaults defaults) {
+    n.allowOnly("name", "description", "instructions", "engine", "gemini", "claude", "command",
+        "integrations", "schedule", "triggers", "autonomy", "confirmation", "logging", "state",
+        "poll_interval", "session_timeout", "workspace", "recovery", "backoff", "max_consecutive_errors",
+        "max_total_errors", "interrupt_grace", "session_idle_timeout", "budget", "supervisor");
+    String name = n.literal("name", true);
+    if (name != null && !NAME.matcher(name).matches()) {
+      n.problem("name", "invalid ant name '" + name
+          + "': use letters, digits, '-', '_' or '.', starting with a letter or digit (at most 63)");
+      name = null;
+    }
+    String description = n.text("description", true);
+    String instructions = n.text("instructions", true);
+    EngineKind engine = n.enumValue("engine", EngineKind.class, EngineKind.CLAUDE);
+
+    GeminiSpec gemini = GeminiSpec.DEFAULTS;
+    Node g = n.child("gemini");
+    if (g != null) {
+      g.allowOnly("model", "max_turns");
+      String model = g.reference("model", false);
+      Integer maxTurns = g.positiveInt("max_turns");
+      gemini = new GeminiSpec(model == null ? GeminiSpec.DEFAULT_MODEL : model,
+          maxTurns == null ? GeminiSpec.DEFAULT_MAX_TURNS : maxTurns);
+    }
+    ClaudeSpec claude = ClaudeSpec.DEFAULTS;
+    Node c = n.child("claude");
+    if (c != null) {
+      c.allowOnly("model", "max_turns", "max_budget_usd");
+      claude = new ClaudeSpec(c.reference("model", false), c.positiveInt("max_turns"),
+          c.positiveNumber("max_budget_usd"));
+    }
+    CommandSpec command = readCommand(n, engine);
+
+    String channel = null;
+    List<String> repos = List.of();
+    Node integrations = n.child("integrations");
+    if (integrations != null) {
+      integrations.allowOnly("discord", "github");
+      Node d = integrations.child("discord");
+      if (d != null) {
+        d.allowOnly("channel", "operators");
+        channel = d.literal("channel", true);
+        List<String> ops = d.stringList("operators", false);
+        if (ops != null && name != null) {
+          antOperators.put(name, ops);
+        }
+      }
+      Node gh = integrations.child("github");
+      if (gh != null) {
+        gh.allowOnly("repos");
+        List<String> list = gh.stringList("repos", false);
+        if (list != null) {
+          for (int i = 0; i < list.size(); i++) {
+            if (!REPO.matcher(list.get(i)).matches()) {
+              gh.problem("repos[" + i + "]", "invalid repository '" + list.get(i) + "': expected owner/repo");
+            }
+          }
+          repos = list;
+        }
+      }
+    }
+    if (channel == null && colony != null && colony.discord() != null
+        && (integrations == null || integrations.child("discord") == null)) {
+      n.problem("integrations.discord.channel",
+          "required: the colony uses Discord, so every ant names the channel it posts and listens in");
+    }
+
+    String cron = null;
+    String timezone = null;
+    Node schedule = n.child("schedule");
+    if (schedule != null) {
+      schedule.allowOnly("cron", "timezone");
+      cron = schedule.literal("cron", true);
+      if (cron != null) {
+        try {
+          if (cron.trim().split("\\s+").length != 5) {
+            throw new IllegalArgumentException("expected 5 fields (minute hour day-of-month month day-of-week)");
+          }
+          CronSchedule.validate(cron.trim());
+          cron = cron.trim();
+          if (CronSchedule.nextTick(cron, "UTC", System.currentTimeMillis()) == null) {
+            throw new IllegalArgumentException("it never fires (no such date)");
+          }
+        } catch (IllegalArgumentException e) {
+          schedule.problem("cron", "invalid cron expression '" + cron + "': " + e.getMessage());
+          cron = null;
+        }
+      }
+      timezone = schedule.literal("timezone", false);
+      if (timezone != null) {
+        try {
+          ZoneId.of(timezone);
+        } catch (DateTimeException e) {
+          schedule.problem("timezone", "unknown time zone '" + timezone + "' (use an IANA name such as Europe/Paris)");
+          timezone = null;
+        }
+      }
+    }
+    if (timezone == null && defaults.supervision().budgetTimezone() != null) {
+      timezone = defaults.supervision().budgetTimezone(); // the colony's zone
+    }
+    if (timezone == null) {
+      timezone = "UTC"; // the same wherever `start` runs
+    }
+
+    List<TriggerSpec> triggers = new ArrayList<>();
+    for (Node t : n.mappingList("triggers")) {
+      t.allowOnly("type", "labels");
+      String type = t.literal("type", true);
+      if (type == null) {
+        continue;
+      }
+      switch (type) {
+        case "github_issue" -> {
+          List<String> labels = t.stringList("labels", false);
+          triggers.add(new TriggerSpec(TriggerSpec.Type.GITHUB_ISSUE, labels));
+          if (repos.isEmpty()) {
+            t.problem("type", "github_issue needs integrations.github.repos: the repositories to watch");
+          }
+        }
+        case "discord_command" -> {
+          if (t.has("labels")) {
+            t.problem("labels", "only github_issue triggers take labels");
+          }
+          triggers.add(new TriggerSpec(TriggerSpec.Type.DISCORD_COMMAND, null));
+        }
+        default -> t.problem("type", "invalid trigger type '" + type
+            + "': expected \"github_issue\" or \"discord_command\"");
+      }
+    }
+
+    Autonomy autonomy = n.enumValue("autonomy", Autonomy.class, Autonomy.HUMAN);
+    ConfirmationSpec confirmation = ConfirmationSpec.NONE;
+    Node conf = n.child("confirmation");
+    if (conf != null) {
+      conf.allowOnly("always_confirm_tools", "dangerous_patterns");
+      List<String> tools = conf.stringList("always_confirm_tools", true);
+      List<String> patterns = conf.stringList("dangerous_patterns", true);
+      List<String> valid = new ArrayList<>();
+      if (patterns != null) {
+        for (int i = 0; i < patterns.size(); i++) {
+          // Checked as the worker will see it; kept as written (the value may be secret).
+          if (conf.regex("dangerous_patterns[" + i + "]", patterns.get(i)) != null) {
+            valid.add(patterns.get(i));
+          }
+        }
+      }
+      confirmation = new ConfirmationSpec(tools, valid);
+    }
+    ToolCallLogging toolCalls = ToolCallLogging.IMPACTFUL;
+    LmOutput lmOutput = LmOutput.DISCORD;
+    Node logging = n.child("logging");
+    if (logging != null) {
+      logging.allowOnly("tool_calls", "lm_output");
+      toolCalls = logging.enumValue("tool_calls", ToolCallLogging.class, ToolCallLogging.IMPACTFUL);
+      lmOutput = logging.enumValue("lm_output", LmOutput.class, LmOutput.DISCORD);
+    }
+    Node state = n.child("state");
+    if (state != null) {
+      ColonyReader.readState(state);
+    }
+    RecoveryPolicy recovery = n.enumValue("recovery", RecoveryPolicy.class, RecoveryPolicy.RESUME);
+    Long poll = n.durationSeconds("poll_interval");
+    Long sessionTimeout = SupervisionReader.positive(n, "session_timeout", n.durationSeconds("session_timeout"));
+
+    String repo = null;
+    String branch = null;
+    Long moveAfter = defaults.moveAfter();
+    Node ws = n.child("workspace");
+    if (ws != null) {
+      ws.allowOnly("repo", "branch", "move_after");
+      Long own = SupervisionReader.positive(ws, "move_after", ws.durationSeconds("move_after"));
+      moveAfter = own != null ? own : moveAfter;
+      repo = ws.reference("repo", false);
+      branch = ws.reference("branch", false);
+      String target = ws.resolved(repo);
+      if (repo != null && !looksLikeUrl(target)) {
+        Path p = colonyDir.resolve(target).normalize();
+        if (!Files.isDirectory(p)) {
+          // A path from the environment is a secret too: name the field, not the value.
+          ws.problem("repo", "no such directory: " + (repo.equals(target) ? p.toString() : repo)
+              + " (give a git repository path or URL)");
+        }
+        if (repo.equals(target)) {
+          repo = p.toString(); // a path with references is made absolute by the worker
+        }
+      }
+    }
+
+    SupervisionSpec supervision = SupervisionReader.readSupervision(n, defaults.supervision());
+    SupervisorSpec supervisor = SupervisionReader.readSupervisor(n, defaults.supervisor(), supervision.sessionIdleTimeout());
+    if (name == null || description == null || instructions == null) {
+      return null;
+    }
+    WorkspaceSpec workspace = new WorkspaceSpec(
+        colonyDir.resolve(".colony").resolve("workspaces").toString(), repo, branch, moveAfter);
+    return new AntSpec(colonyName, name, description, instructions, engine, claude, gemini, command,
+        channel, repos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
+        recovery, poll == null ? defaults.pollInterval() : poll, defaults.confirmationTimeout(),
+        sessionTimeout == null ? defaults.sessionTimeout() : sessionTimeout,
+        defaults.heartbeatTimeout(), AntSpec.DEFAULT_CONTINUE_AS_NEW_EVERY, workspace,
+        defaults.git(), colonyDir.toString(), rel, supervision, supervisor);
+  }
+
+  static boolean looksLikeUrl(String repo) {
+    return repo.contains("://") || repo.startsWith("git@");
+  }
+
+  private CommandSpec readCommand(Node n, EngineKind engine) {
+    Node c = n.child("command");
+    if (c == null) {
+      if (engine == EngineKind.COMMAND) {
+        n.problem("command", "required when engine is \"command\": give command.argv, the program to run");
+      }
+      return null;
+    }
+    if (engine != EngineKind.COMMAND) {
+      c.problem(null, "only used when engine is \"command\" (this ant's engine is \""
+          + engine.configName() + "\")");
+    }
+    c.allowOnly("argv", "env", "outcomes");
+    List<String> argv;
+    if (c.has("argv") && !c.isList("argv")) {
+      // A single string is a shell command line.
+      String line = c.text("argv", true);
+      argv = line == null ? List.of() : List.of("/bin/sh", "-c", line);
+    } else {
+      argv = c.stringList("argv", true);
+    }
+    if (argv == null || argv.isEmpty()) {
+      if (!c.has("argv")) {
+        c.problem("argv", "required: the program and its arguments, e.g. [\"./agent.sh\", \"--fast\"]");
+      }
+      argv = List.of();
+    }
+    Map<String, String> envVars = c.stringMap("env");
+    List<OutcomeRule> rules = new ArrayList<>();
+    for (Node r : c.mappingList("outcomes")) {
+      r.allowOnly("exit_code", "pattern", "outcome");
+      Integer exit = null;
+      String exitText = r.literal("exit_code", false);
+      if (exitText != null) {
+        try {
+          exit = Integer.parseInt(exitText.trim());
+        } catch (NumberFormatException e) {
+          r.problem("exit_code", "expected a whole number, found '" + exitText + "'");
+        }
+      }
+      String pattern = r.reference("pattern", false);
+      if (pattern != null && r.regex("pattern", pattern) == null) {
+        pattern = null;
+      }
+      String outcomeText = r.literal("outcome", true);
+      Outcome outcome = outcomeText == null ? null : Outcome.parse(outcomeText);
+      if (outcomeText != null && outcome == null) {
+        List<String> names = new ArrayList<>();
+        for (Outcome o : Outcome.values()) {
+          names.add(o.configName());
+        }
+        r.problem("outcome", "invalid outcome '" + outcomeText + "': expected one of "
+            + String.join(", ", names) + " (or an SDK error value such as billing_error)");
+      }
+      if (!r.has("exit_code") && !r.has("pattern")) {
+        r.problem(null, "a rule needs exit_code, pattern or both");
+      }
+      if (outcome != null) {
+        rules.add(new OutcomeRule(exit, pattern, outcome));
+      }
+    }
+    return new CommandSpec(argv, envVars == null ? Map.of() : new TreeMap<>(envVars), rules);
+  }
+}

@@ -1,0 +1,224 @@
+package dev.colony.config;
+
+import dev.colony.oversight.SupervisorSpec;
+import dev.colony.spec.AntSpec;
+import dev.colony.supervision.GroupSpec;
+import dev.colony.supervision.Strategy;
+import dev.colony.spec.GitIdentity;
+import dev.colony.spec.SupervisionSpec;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/** {@code colony.yaml}: the colony's name, its integrations, its defaults for ants, its supervision groups. */
+final class ColonyReader {
+  private static final Pattern NAME = AntReader.NAME;
+  private final Function<String, String> env;
+  private final boolean discordTokenOptional;
+
+  ColonyReader(Function<String, String> env, boolean discordTokenOptional) {
+    this.env = env;
+    this.discordTokenOptional = discordTokenOptional;
+  }
+
+  Defaults readDefaults(Node root) {
+    Node d = root.child("defaults");
+    if (d == null) {
+      return Defaults.NONE;
+    }
+    d.allowOnly("confirmation_timeout", "poll_interval", "git", "session_timeout", "heartbeat_timeout",
+        "backoff", "max_consecutive_errors", "max_total_errors", "interrupt_grace", "session_idle_timeout",
+        "budget", "timezone", "supervisor", "move_after");
+    String zone = SupervisionReader.readColonyZone(d);
+    SupervisionSpec base = new SupervisionSpec(0, 0, null, null, 0, 0, null, null, zone);
+    SupervisionSpec supervision = SupervisionReader.readSupervision(d, base);
+    SupervisorSpec supervisor = SupervisionReader.readSupervisor(d, null, supervision.sessionIdleTimeout());
+    Long confirmation = d.durationSeconds("confirmation_timeout");
+    Long poll = d.durationSeconds("poll_interval");
+    Long session = SupervisionReader.positive(d, "session_timeout", d.durationSeconds("session_timeout"));
+    Long heartbeat = SupervisionReader.positive(d, "heartbeat_timeout", d.durationSeconds("heartbeat_timeout"));
+    GitIdentity git = null;
+    Node g = d.child("git");
+    if (g != null) {
+      g.allowOnly("user_name", "user_email");
+      git = new GitIdentity(g.reference("user_name", false), g.reference("user_email", false));
+    }
+    return new Defaults(
+        confirmation == null ? AntSpec.DEFAULT_CONFIRMATION_TIMEOUT_SECONDS : confirmation,
+        poll == null ? 0 : poll,
+        session == null ? AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS : session,
+        heartbeat == null ? AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS : heartbeat,
+        git, supervision, supervisor, SupervisionReader.positive(d, "move_after", d.durationSeconds("move_after")));
+  }
+
+  ColonySettings readColony(Node root, Path dir, Defaults defaults) {
+    root.allowOnly("name", "integrations", "defaults", "state", "supervision");
+    String name = root.literal("name", true);
+    if (name != null && !NAME.matcher(name).matches()) {
+      root.problem("name", "invalid colony name '" + name
+          + "': use letters, digits, '-', '_' or '.', starting with a letter or digit (at most 63)");
+      name = null;
+    }
+    ColonySettings.Discord discord = null;
+    String githubTokenVar = null;
+    long githubPoll = ColonySettings.DEFAULT_GITHUB_POLL_SECONDS;
+    String webhookSecretVar = null;
+    String hookUrl = null;
+    String hookSecretVar = null;
+    Node integrations = root.child("integrations");
+    if (integrations != null) {
+      integrations.allowOnly("discord", "github", "webhook");
+      Node w = integrations.child("webhook");
+      if (w != null) {
+        w.allowOnly("url", "secret");
+        hookUrl = w.reference("url", true);
+        String resolved = w.resolved(hookUrl);
+        if (resolved != null && !resolved.matches("(?i)https?://[^\\s]+")) {
+          w.problem("url", "expected an http:// or https:// URL");
+          hookUrl = null;
+        }
+        hookSecretVar = secretReference(w, "secret", false);
+      }
+      Node d = integrations.child("discord");
+      if (d != null) {
+        d.allowOnly("token", "guild", "operators", "mention", "alerts_channel", "strangers");
+        String tokenVar = discordTokenOptional ? unsetReference(d.raw("token")) : null;
+        if (tokenVar == null) { // set, or required: checked as every secret is
+          tokenVar = secretReference(d, "token", true);
+        }
+        String guild = d.string("guild", true);
+        List<String> operators = d.stringList("operators", false);
+        String mention = d.literal("mention", false);
+        if (mention != null && !mention.equals("operators") && !mention.equals("none")) {
+          d.problem("mention", "invalid value '" + mention + "': expected \"operators\" or \"none\"");
+        }
+        String strangers = d.literal("strangers", false);
+        if (strangers != null && !strangers.equals("reply") && !strangers.equals("ignore")) {
+          d.problem("strangers", "invalid value '" + strangers + "': expected \"reply\" or \"ignore\"");
+        }
+        discord = new ColonySettings.Discord(tokenVar, guild, operators, !"none".equals(mention),
+            d.literal("alerts_channel", false), !"ignore".equals(strangers));
+      }
+      Node g = integrations.child("github");
+      if (g != null) {
+        g.allowOnly("token", "poll_interval", "webhook_secret");
+        githubTokenVar = secretReference(g, "token", false);
+        Long poll = g.durationSeconds("poll_interval");
+        if (poll != null && poll < 10) {
+          g.problem("poll_interval", "at least 10s (GitHub's rate limit is per hour)");
+        } else if (poll != null) {
+          githubPoll = poll;
+        }
+        webhookSecretVar = secretReference(g, "webhook_secret", false);
+      }
+    }
+    String backend = "memory";
+    String statePath = "./colony-state.db";
+    Node state = root.child("state");
+    if (state != null) {
+      String[] s = readState(state);
+      backend = s[0];
+      statePath = s[1];
+    }
+    if (name == null) {
+      return null;
+    }
+    return new ColonySettings(name, dir.toString(), discord, githubTokenVar,
+        defaults.confirmationTimeout(), defaults.pollInterval(), backend, statePath, githubPoll, webhookSecretVar,
+        hookUrl, hookSecretVar);
+  }
+
+  /**
+   * {@code supervision.groups} (seed 003): each group's name, strategy, ants (declared ants, each in
+   * one group at most; their order is rest_for_one's), and breaker ({@code max_restarts} within
+   * {@code window}).
+   */
+  static List<GroupSpec> readGroups(Node root, List<AntSpec> ants) {
+    Node sup = root.child("supervision");
+    if (sup == null) {
+      return List.of();
+    }
+    sup.allowOnly("groups");
+    Set<String> known = new TreeSet<>();
+    ants.forEach(a -> known.add(a.name()));
+    Map<String, String> groupOfAnt = new HashMap<>();
+    Set<String> names = new TreeSet<>();
+    List<GroupSpec> groups = new ArrayList<>();
+    for (Node g : sup.mappingList("groups")) {
+      g.allowOnly("name", "strategy", "ants", "max_restarts", "window");
+      String name = g.literal("name", true);
+      if (name != null && !NAME.matcher(name).matches()) {
+        g.problem("name", "invalid group name '" + name + "': use letters, digits, '-', '_' or '.'");
+        name = null;
+      } else if (name != null && !names.add(name)) {
+        g.problem("name", "duplicate group name '" + name + "'");
+      }
+      String raw = g.literal("strategy", false);
+      Strategy strategy = raw == null ? Strategy.ONE_FOR_ONE : Strategy.parse(raw);
+      if (strategy == null) {
+        g.problem("strategy", "invalid value '" + raw + "': expected one_for_one, one_for_all or rest_for_one");
+      }
+      List<String> members = g.stringList("ants", false);
+      if (members == null || members.isEmpty()) {
+        g.problem("ants", "required: the ants of the group, in order");
+        members = List.of();
+      }
+      for (String ant : members) {
+        if (!known.contains(ant)) {
+          g.problem("ants", "no ant named '" + ant + "' in ants/ (known: " + String.join(", ", known) + ")");
+        } else if (groupOfAnt.putIfAbsent(ant, String.valueOf(name)) != null) {
+          g.problem("ants", "'" + ant + "' is already in group '" + groupOfAnt.get(ant) + "' (an ant is in one group at most)");
+        }
+      }
+      Integer max = g.has("max_restarts") ? g.positiveInt("max_restarts") : Integer.valueOf(GroupSpec.DEFAULT_MAX_RESTARTS);
+      Long window = g.has("window") ? SupervisionReader.positive(g, "window", g.durationSeconds("window")) : Long.valueOf(GroupSpec.DEFAULT_WINDOW_SECONDS);
+      if (name != null && strategy != null && max != null && window != null) {
+        groups.add(new GroupSpec(name, strategy, members, max, window));
+      }
+    }
+    return groups;
+  }
+
+  /** The variable of a single {@code ${VAR}} reference that is not set; null otherwise. */
+  private String unsetReference(String raw) {
+    if (!Interpolation.isSingleReference(raw)) {
+      return null;
+    }
+    String var = Interpolation.variables(raw).iterator().next();
+    return env.apply(var) == null ? var : null;
+  }
+
+  /** Reads a secret: it must be written as a single {@code ${VAR}} and the variable must be set. */
+  String secretReference(Node n, String key, boolean required) {
+    String raw = n.raw(key);
+    if (raw == null) {
+      if (required) {
+        n.problem(key, "required");
+      }
+      return null;
+    }
+    if (!Interpolation.isSingleReference(raw)) {
+      n.problem(key, "write secrets as an environment variable reference such as ${DISCORD_TOKEN}, "
+          + "never the value itself");
+      return null;
+    }
+    String resolved = n.string(key, true);
+    return resolved == null ? null : Interpolation.variables(raw).iterator().next();
+  }
+
+  static String[] readState(Node state) {
+    state.allowOnly("backend", "path");
+    String backend = state.string("backend", false);
+    if (backend != null && !backend.equals("memory") && !backend.equals("sqlite")) {
+      state.problem("backend", "invalid value '" + backend + "': expected \"memory\" or \"sqlite\"");
+    }
+    String path = state.string("path", false);
+    return new String[] {backend == null ? "memory" : backend, path == null ? "./colony-state.db" : path};
+  }
+}

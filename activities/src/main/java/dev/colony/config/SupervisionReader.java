@@ -1,0 +1,158 @@
+package dev.colony.config;
+
+import dev.colony.oversight.SupervisorSpec;
+import dev.colony.spec.SupervisionSpec;
+import java.time.DateTimeException;
+import java.time.ZoneId;
+import java.util.List;
+
+/**
+ * The supervision settings shared by {@code defaults} and each ant: backoff, error thresholds,
+ * interrupt grace, the session watchdog, budgets (seed 001, seed 000) and the LLM supervisor
+ * block (seed 002).
+ */
+final class SupervisionReader {
+  private SupervisionReader() {}
+
+  private static final List<String> THINKING = List.of("off", "low", "medium", "high");
+
+  /**
+   * The {@code supervisor} block (seed 002's LLM supervisor) over {@code base}: {@code off} (or
+   * {@code false}) turns an inherited one off; a mapping sets model, provider, thinking,
+   * window_size, eval_interval, escalation_threshold and stall_after.
+   */
+  static SupervisorSpec readSupervisor(Node n, SupervisorSpec base, long idleTimeoutSeconds) {
+    if (!n.has("supervisor")) {
+      return base;
+    }
+    if (!n.isMapping("supervisor")) {
+      String raw = n.raw("supervisor");
+      if (raw != null && (raw.equalsIgnoreCase("off") || raw.equalsIgnoreCase("false"))) {
+        return null;
+      }
+      if (raw != null && (raw.equalsIgnoreCase("on") || raw.equalsIgnoreCase("true"))) {
+        return base == null ? SupervisorSpec.DEFAULTS : base;
+      }
+      if (raw != null) {
+        n.problem("supervisor", "expected a mapping (model, thinking, window_size, ...), on or off; found '"
+            + (raw.length() > 40 ? raw.substring(0, 40) + "…" : raw) + "'");
+      }
+      return base;
+    }
+    Node v = n.child("supervisor");
+    if (v == null) {
+      return base;
+    }
+    SupervisorSpec b = base == null ? SupervisorSpec.DEFAULTS : base;
+    v.allowOnly("model", "provider", "thinking", "window_size", "eval_interval", "escalation_threshold",
+        "stall_after");
+    String model = v.literal("model", false);
+    String provider = v.literal("provider", false);
+    if (provider != null && !provider.equals(SupervisorSpec.ANTHROPIC) && !provider.equals(SupervisorSpec.GEMINI)) {
+      v.problem("provider", "unknown provider '" + provider + "' (use anthropic or gemini)");
+      provider = null;
+    }
+    String thinking = v.literal("thinking", false);
+    if (thinking != null && !THINKING.contains(thinking.toLowerCase(java.util.Locale.ROOT))) {
+      v.problem("thinking", "unknown thinking level '" + thinking + "' (use off, low, medium or high)");
+      thinking = null;
+    }
+    Integer window = v.positiveInt("window_size");
+    if (window != null && window > SupervisorSpec.MAX_WINDOW) {
+      v.problem("window_size", "must be at most " + SupervisorSpec.MAX_WINDOW + " turns");
+      window = null;
+    }
+    int w = window == null ? b.windowSize() : window;
+    Integer interval = v.positiveInt("eval_interval");
+    if (interval != null && interval > w) {
+      v.problem("eval_interval", "must be at most window_size (" + w + "): an evaluation reads the window");
+      interval = null;
+    }
+    Integer threshold = v.positiveInt("escalation_threshold");
+    if (threshold != null && (threshold < SupervisorSpec.MIN_THRESHOLD || threshold > SupervisorSpec.MAX_THRESHOLD)) {
+      v.problem("escalation_threshold", "must be between " + SupervisorSpec.MIN_THRESHOLD + " and "
+          + SupervisorSpec.MAX_THRESHOLD + " (the supervisor never escalates on a first observation)");
+      threshold = null;
+    }
+    Long stall = positive(v, "stall_after", v.durationSeconds("stall_after"));
+    if (stall != null && stall < 30) {
+      v.problem("stall_after", "must be at least 30s");
+      stall = null;
+    } else if (stall != null && stall >= idleTimeoutSeconds) {
+      v.problem("stall_after", "must be shorter than session_idle_timeout (" + Durations.format(idleTimeoutSeconds)
+          + "), which interrupts a silent session first");
+      stall = null;
+    }
+    if (stall == null && b.stallAfterSeconds() >= idleTimeoutSeconds) {
+      stall = Math.max(30, idleTimeoutSeconds * 2 / 3); // a silence is seen before the watchdog acts
+    }
+    String m = model == null ? b.model() : model;
+    String p = provider != null ? provider : model != null ? SupervisorSpec.providerOf(model) : b.provider();
+    return new SupervisorSpec(p, m, thinking == null ? b.thinking() : thinking,
+        w, interval == null ? Math.min(b.evalInterval(), w) : interval,
+        threshold == null ? b.escalationThreshold() : threshold, stall == null ? b.stallAfterSeconds() : stall);
+  }
+
+  /** {@code backoff}, {@code max_consecutive_errors}, {@code max_total_errors} of {@code n}, over {@code base}. */
+  static SupervisionSpec readSupervision(Node n, SupervisionSpec base) {
+    long initial = base.backoffInitialSeconds();
+    long max = base.backoffMaxSeconds();
+    Node b = n.child("backoff");
+    if (b != null) {
+      b.allowOnly("initial", "max");
+      Long i = positive(b, "initial", b.durationSeconds("initial"));
+      Long m = positive(b, "max", b.durationSeconds("max"));
+      if (i == null && b.has("initial") || m == null && b.has("max")) {
+        return base;
+      }
+      initial = i == null ? 10 : i;
+      max = m == null ? 300 : m;
+      if (max < initial) {
+        b.problem("max", "must be at least backoff.initial (" + Durations.format(initial) + ")");
+      }
+    }
+    Integer consecutive = n.has("max_consecutive_errors") ? n.positiveInt("max_consecutive_errors")
+        : base.maxConsecutiveErrors();
+    Integer total = n.has("max_total_errors") ? n.positiveInt("max_total_errors") : base.maxTotalErrors();
+    Long grace = positive(n, "interrupt_grace", n.durationSeconds("interrupt_grace"));
+    if (grace != null && grace > 3600) {
+      n.problem("interrupt_grace", "must be at most 1h (an interrupted session waits this long at most)");
+    }
+    Long idle = positive(n, "session_idle_timeout", n.durationSeconds("session_idle_timeout"));
+    Double daily = base.dailyBudgetUsd();
+    Double monthly = base.monthlyBudgetUsd();
+    Node b2 = n.child("budget");
+    if (b2 != null) {
+      b2.allowOnly("daily_usd", "monthly_usd");
+      daily = b2.has("daily_usd") ? b2.positiveNumber("daily_usd") : daily;
+      monthly = b2.has("monthly_usd") ? b2.positiveNumber("monthly_usd") : monthly;
+    }
+    return new SupervisionSpec(initial, max, consecutive, total,
+        grace == null ? base.interruptGraceSeconds() : grace,
+        idle == null ? base.sessionIdleTimeoutSeconds() : idle, daily, monthly, base.budgetTimezone());
+  }
+
+  /** {@code defaults.timezone}: where budget days and months begin (and the default schedule zone). */
+  static String readColonyZone(Node d) {
+    String zone = d.literal("timezone", false);
+    if (zone == null) {
+      return null;
+    }
+    try {
+      ZoneId.of(zone);
+      return zone;
+    } catch (java.time.DateTimeException e) {
+      d.problem("timezone", "unknown time zone '" + zone + "' (use an IANA name such as Europe/Paris)");
+      return null;
+    }
+  }
+
+  /** A duration that must be longer than 0s; null (with the problem noted) otherwise. */
+  static Long positive(Node n, String key, Long seconds) {
+    if (seconds != null && seconds <= 0) {
+      n.problem(key, "must be longer than 0s");
+      return null;
+    }
+    return seconds;
+  }
+}
