@@ -37,10 +37,7 @@ final class AntReader {
 
   AntSpec readAnt(Node n, String rel, Path colonyDir, String colonyName,
       ColonySettings colony, Defaults defaults) {
-    n.allowOnly("name", "description", "instructions", "engine", "gemini", "claude", "command",
-        "integrations", "schedule", "triggers", "autonomy", "confirmation", "logging", "state",
-        "poll_interval", "session_timeout", "workspace", "recovery", "backoff", "max_consecutive_errors",
-        "max_total_errors", "interrupt_grace", "session_idle_timeout", "budget", "supervisor");
+    n.allowOnly(ConfigSchema.ANT);
     String name = n.literal("name", true);
     if (name != null && !NAME.matcher(name).matches()) {
       n.problem("name", "invalid ant name '" + name
@@ -54,7 +51,7 @@ final class AntReader {
     GeminiSpec gemini = GeminiSpec.DEFAULTS;
     Node g = n.child("gemini");
     if (g != null) {
-      g.allowOnly("model", "max_turns");
+      g.allowOnly(ConfigSchema.ANT.child("gemini"));
       String model = g.reference("model", false);
       Integer maxTurns = g.positiveInt("max_turns");
       gemini = new GeminiSpec(model == null ? GeminiSpec.DEFAULT_MODEL : model,
@@ -63,7 +60,7 @@ final class AntReader {
     ClaudeSpec claude = ClaudeSpec.DEFAULTS;
     Node c = n.child("claude");
     if (c != null) {
-      c.allowOnly("model", "max_turns", "max_budget_usd");
+      c.allowOnly(ConfigSchema.ANT.child("claude"));
       claude = new ClaudeSpec(c.reference("model", false), c.positiveInt("max_turns"),
           c.positiveNumber("max_budget_usd"));
     }
@@ -73,10 +70,10 @@ final class AntReader {
     List<String> repos = List.of();
     Node integrations = n.child("integrations");
     if (integrations != null) {
-      integrations.allowOnly("discord", "github");
+      integrations.allowOnly(ConfigSchema.ANT.child("integrations"));
       Node d = integrations.child("discord");
       if (d != null) {
-        d.allowOnly("channel", "operators");
+        d.allowOnly(ConfigSchema.ANT.child("integrations").child("discord"));
         channel = d.literal("channel", true);
         List<String> ops = d.stringList("operators", false);
         if (ops != null && name != null) {
@@ -85,7 +82,7 @@ final class AntReader {
       }
       Node gh = integrations.child("github");
       if (gh != null) {
-        gh.allowOnly("repos");
+        gh.allowOnly(ConfigSchema.ANT.child("integrations").child("github"));
         List<String> list = gh.stringList("repos", false);
         if (list != null) {
           for (int i = 0; i < list.size(); i++) {
@@ -107,7 +104,7 @@ final class AntReader {
     String timezone = null;
     Node schedule = n.child("schedule");
     if (schedule != null) {
-      schedule.allowOnly("cron", "timezone");
+      schedule.allowOnly(ConfigSchema.ANT.child("schedule"));
       cron = schedule.literal("cron", true);
       if (cron != null) {
         try {
@@ -143,7 +140,7 @@ final class AntReader {
 
     List<TriggerSpec> triggers = new ArrayList<>();
     for (Node t : n.mappingList("triggers")) {
-      t.allowOnly("type", "labels");
+      t.allowOnly(ConfigSchema.ANT.child("triggers"));
       String type = t.literal("type", true);
       if (type == null) {
         continue;
@@ -171,7 +168,7 @@ final class AntReader {
     ConfirmationSpec confirmation = ConfirmationSpec.NONE;
     Node conf = n.child("confirmation");
     if (conf != null) {
-      conf.allowOnly("always_confirm_tools", "dangerous_patterns");
+      conf.allowOnly(ConfigSchema.ANT.child("confirmation"));
       List<String> tools = conf.stringList("always_confirm_tools", true);
       List<String> patterns = conf.stringList("dangerous_patterns", true);
       List<String> valid = new ArrayList<>();
@@ -189,7 +186,7 @@ final class AntReader {
     LmOutput lmOutput = LmOutput.DISCORD;
     Node logging = n.child("logging");
     if (logging != null) {
-      logging.allowOnly("tool_calls", "lm_output");
+      logging.allowOnly(ConfigSchema.ANT.child("logging"));
       toolCalls = logging.enumValue("tool_calls", ToolCallLogging.class, ToolCallLogging.IMPACTFUL);
       lmOutput = logging.enumValue("lm_output", LmOutput.class, LmOutput.DISCORD);
     }
@@ -206,7 +203,7 @@ final class AntReader {
     Long moveAfter = defaults.moveAfter();
     Node ws = n.child("workspace");
     if (ws != null) {
-      ws.allowOnly("repo", "branch", "move_after");
+      ws.allowOnly(ConfigSchema.ANT.child("workspace"));
       Long own = SupervisionReader.positive(ws, "move_after", ws.durationSeconds("move_after"));
       moveAfter = own != null ? own : moveAfter;
       repo = ws.reference("repo", false);
@@ -256,7 +253,7 @@ final class AntReader {
       c.problem(null, "only used when engine is \"command\" (this ant's engine is \""
           + engine.configName() + "\")");
     }
-    c.allowOnly("argv", "env", "outcomes");
+    c.allowOnly(ConfigSchema.ANT.child("command"));
     List<String> argv;
     if (c.has("argv") && !c.isList("argv")) {
       // A single string is a shell command line.
@@ -274,7 +271,7 @@ final class AntReader {
     Map<String, String> envVars = c.stringMap("env");
     List<OutcomeRule> rules = new ArrayList<>();
     for (Node r : c.mappingList("outcomes")) {
-      r.allowOnly("exit_code", "pattern", "outcome");
+      r.allowOnly(ConfigSchema.ANT.child("command").child("outcomes"));
       Integer exit = null;
       String exitText = r.literal("exit_code", false);
       if (exitText != null) {

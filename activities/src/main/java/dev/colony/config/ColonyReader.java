@@ -32,9 +32,7 @@ final class ColonyReader {
     if (d == null) {
       return Defaults.NONE;
     }
-    d.allowOnly("confirmation_timeout", "poll_interval", "git", "session_timeout", "heartbeat_timeout",
-        "backoff", "max_consecutive_errors", "max_total_errors", "interrupt_grace", "session_idle_timeout",
-        "budget", "timezone", "supervisor", "move_after");
+    d.allowOnly(ConfigSchema.COLONY.child("defaults"));
     String zone = SupervisionReader.readColonyZone(d);
     SupervisionSpec base = new SupervisionSpec(0, 0, null, null, 0, 0, null, null, zone);
     SupervisionSpec supervision = SupervisionReader.readSupervision(d, base);
@@ -46,7 +44,7 @@ final class ColonyReader {
     GitIdentity git = null;
     Node g = d.child("git");
     if (g != null) {
-      g.allowOnly("user_name", "user_email");
+      g.allowOnly(ConfigSchema.COLONY.child("defaults").child("git"));
       git = new GitIdentity(g.reference("user_name", false), g.reference("user_email", false));
     }
     return new Defaults(
@@ -58,7 +56,7 @@ final class ColonyReader {
   }
 
   ColonySettings readColony(Node root, Path dir, Defaults defaults) {
-    root.allowOnly("name", "integrations", "defaults", "state", "supervision");
+    root.allowOnly(ConfigSchema.COLONY);
     String name = root.literal("name", true);
     if (name != null && !NAME.matcher(name).matches()) {
       root.problem("name", "invalid colony name '" + name
@@ -73,10 +71,10 @@ final class ColonyReader {
     String hookSecretVar = null;
     Node integrations = root.child("integrations");
     if (integrations != null) {
-      integrations.allowOnly("discord", "github", "webhook");
+      integrations.allowOnly(ConfigSchema.COLONY.child("integrations"));
       Node w = integrations.child("webhook");
       if (w != null) {
-        w.allowOnly("url", "secret");
+        w.allowOnly(ConfigSchema.COLONY.child("integrations").child("webhook"));
         hookUrl = w.reference("url", true);
         String resolved = w.resolved(hookUrl);
         if (resolved != null && !resolved.matches("(?i)https?://[^\\s]+")) {
@@ -87,7 +85,7 @@ final class ColonyReader {
       }
       Node d = integrations.child("discord");
       if (d != null) {
-        d.allowOnly("token", "guild", "operators", "mention", "alerts_channel", "strangers");
+        d.allowOnly(ConfigSchema.COLONY.child("integrations").child("discord"));
         String tokenVar = discordTokenOptional ? unsetReference(d.raw("token")) : null;
         if (tokenVar == null) { // set, or required: checked as every secret is
           tokenVar = secretReference(d, "token", true);
@@ -107,7 +105,7 @@ final class ColonyReader {
       }
       Node g = integrations.child("github");
       if (g != null) {
-        g.allowOnly("token", "poll_interval", "webhook_secret");
+        g.allowOnly(ConfigSchema.COLONY.child("integrations").child("github"));
         githubTokenVar = secretReference(g, "token", false);
         Long poll = g.durationSeconds("poll_interval");
         if (poll != null && poll < 10) {
@@ -144,14 +142,14 @@ final class ColonyReader {
     if (sup == null) {
       return List.of();
     }
-    sup.allowOnly("groups");
+    sup.allowOnly(ConfigSchema.COLONY.child("supervision"));
     Set<String> known = new TreeSet<>();
     ants.forEach(a -> known.add(a.name()));
     Map<String, String> groupOfAnt = new HashMap<>();
     Set<String> names = new TreeSet<>();
     List<GroupSpec> groups = new ArrayList<>();
     for (Node g : sup.mappingList("groups")) {
-      g.allowOnly("name", "strategy", "ants", "max_restarts", "window");
+      g.allowOnly(ConfigSchema.COLONY.child("supervision").child("groups"));
       String name = g.literal("name", true);
       if (name != null && !NAME.matcher(name).matches()) {
         g.problem("name", "invalid group name '" + name + "': use letters, digits, '-', '_' or '.'");
@@ -213,7 +211,7 @@ final class ColonyReader {
   }
 
   static String[] readState(Node state) {
-    state.allowOnly("backend", "path");
+    state.allowOnly(ConfigSchema.COLONY.child("state"));
     String backend = state.string("backend", false);
     if (backend != null && !backend.equals("memory") && !backend.equals("sqlite")) {
       state.problem("backend", "invalid value '" + backend + "': expected \"memory\" or \"sqlite\"");

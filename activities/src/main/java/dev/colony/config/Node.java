@@ -53,6 +53,11 @@ final class Node {
     return map.containsKey(key) && map.get(key) != null;
   }
 
+  /** Rejects keys the schema's section does not have (see {@link ConfigSchema}). */
+  void allowOnly(ConfigSchema.Section section) {
+    allowOnly(section.names());
+  }
+
   /** Rejects keys outside {@code allowed}, naming the key and the keys that are allowed here. */
   void allowOnly(String... allowed) {
     Set<String> ok = Set.of(allowed);

@@ -14,7 +14,6 @@ import java.util.List;
 final class SupervisionReader {
   private SupervisionReader() {}
 
-  private static final List<String> THINKING = List.of("off", "low", "medium", "high");
 
   /**
    * The {@code supervisor} block (seed 002's LLM supervisor) over {@code base}: {@code off} (or
@@ -44,8 +43,7 @@ final class SupervisionReader {
       return base;
     }
     SupervisorSpec b = base == null ? SupervisorSpec.DEFAULTS : base;
-    v.allowOnly("model", "provider", "thinking", "window_size", "eval_interval", "escalation_threshold",
-        "stall_after");
+    v.allowOnly(ConfigSchema.ANT.child("supervisor"));
     String model = v.literal("model", false);
     String provider = v.literal("provider", false);
     if (provider != null && !provider.equals(SupervisorSpec.ANTHROPIC) && !provider.equals(SupervisorSpec.GEMINI)) {
@@ -53,7 +51,7 @@ final class SupervisionReader {
       provider = null;
     }
     String thinking = v.literal("thinking", false);
-    if (thinking != null && !THINKING.contains(thinking.toLowerCase(java.util.Locale.ROOT))) {
+    if (thinking != null && !ConfigSchema.THINKING.contains(thinking.toLowerCase(java.util.Locale.ROOT))) {
       v.problem("thinking", "unknown thinking level '" + thinking + "' (use off, low, medium or high)");
       thinking = null;
     }
@@ -99,7 +97,7 @@ final class SupervisionReader {
     long max = base.backoffMaxSeconds();
     Node b = n.child("backoff");
     if (b != null) {
-      b.allowOnly("initial", "max");
+      b.allowOnly(ConfigSchema.ANT.child("backoff"));
       Long i = positive(b, "initial", b.durationSeconds("initial"));
       Long m = positive(b, "max", b.durationSeconds("max"));
       if (i == null && b.has("initial") || m == null && b.has("max")) {
@@ -123,7 +121,7 @@ final class SupervisionReader {
     Double monthly = base.monthlyBudgetUsd();
     Node b2 = n.child("budget");
     if (b2 != null) {
-      b2.allowOnly("daily_usd", "monthly_usd");
+      b2.allowOnly(ConfigSchema.ANT.child("budget"));
       daily = b2.has("daily_usd") ? b2.positiveNumber("daily_usd") : daily;
       monthly = b2.has("monthly_usd") ? b2.positiveNumber("monthly_usd") : monthly;
     }

@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
         StartCommand.class, RunCommand.class, StatusCommand.class, ObserveCommand.class, DiscordCommand.class,
         SignalCommands.Pause.class, SignalCommands.Resume.class, SignalCommands.Send.class,
         SignalCommands.Stop.class, SignalCommands.Clear.class, SignalCommands.Abort.class, SignalCommands.Approve.class,
-        SignalCommands.Deny.class, UpgradeCommand.class,
+        SignalCommands.Deny.class, UpgradeCommand.class, SchemaCommand.class,
         CommandLine.HelpCommand.class})
 public final class ColonyCli implements Runnable {
   @Option(names = {"-v", "--verbose"}, scope = CommandLine.ScopeType.INHERIT,

@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
 
 /** Creates a colony that validates as it is, and says what to run next. */
 @Command(name = "init", mixinStandardHelpOptions = true,
-    description = "Create a colony directory: colony.yaml, one ant, .env.example and .gitignore.")
+    description = "Create a colony directory: colony.yaml, one ant, .env.example, .gitignore and the config's JSON Schema.")
 final class InitCommand implements Callable<Integer> {
   enum Engine { claude, gemini, command }
 
@@ -40,7 +40,8 @@ final class InitCommand implements Callable<Integer> {
     }
     name = name.length() > 63 ? name.substring(0, 63) : name;
     Map<String, String> files = new LinkedHashMap<>();
-    StringBuilder colony = new StringBuilder("# The colony: settings shared by every ant (see the README, Configuration reference).\n")
+    StringBuilder colony = new StringBuilder(dev.colony.config.ConfigSchema.COLONY_MODELINE + "\n")
+        .append("# The colony: settings shared by every ant (see the README, Configuration reference).\n")
         .append("name: ").append(name).append('\n');
     if (discord) {
       colony.append("integrations:\n  discord:\n    token: ${DISCORD_TOKEN}\n    guild: My Server            # the server's name or id\n")
@@ -48,7 +49,8 @@ final class InitCommand implements Callable<Integer> {
     }
     colony.append("defaults:\n  poll_interval: 5m          # a continuous ant sleeps this long between sessions\n");
     files.put("colony.yaml", colony.toString());
-    StringBuilder ant = new StringBuilder("# One ant: one file. Add more files to add ants.\n")
+    StringBuilder ant = new StringBuilder(dev.colony.config.ConfigSchema.ANT_MODELINE + "\n")
+        .append("# One ant: one file. Add more files to add ants.\n")
         .append("name: worker\n")
         .append("description: keeps the project moving\n")
         .append("instructions: |\n  Read PLAN.md, pick the next task, do it, and update PLAN.md.\n")
@@ -88,6 +90,8 @@ final class InitCommand implements Callable<Integer> {
     if (engine == Engine.command) {
       dir.resolve("agent.sh").toFile().setExecutable(true);
     }
+    // What editors validate and complete the two files with (the first line of each names it).
+    dev.colony.config.ConfigSchema.write(dir);
     var out = spec.commandLine().getOut();
     out.printf("created colony '%s' in %s%n", name, dir);
     if (!env.isEmpty()) {

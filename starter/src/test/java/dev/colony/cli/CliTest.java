@@ -111,7 +111,20 @@ class CliTest {
       assertEquals(0, v.code(), engine + ": " + v.err());
       assertEquals(".env\n.colony/\n", Files.readString(dir.resolve(".gitignore")));
       assertTrue(Files.exists(dir.resolve(".env.example")));
+      // Editors find the schema from the first line of each file.
+      assertTrue(Files.readString(dir.resolve("colony.yaml"))
+          .startsWith("# yaml-language-server: $schema=schema/colony.schema.json\n"));
+      assertTrue(Files.readString(dir.resolve("ants/worker.yaml"))
+          .startsWith("# yaml-language-server: $schema=../schema/ant.schema.json\n"));
+      assertEquals(run("schema", "ant").out(), Files.readString(dir.resolve("schema/ant.schema.json")));
+      assertEquals(run("schema").out(), Files.readString(dir.resolve("schema/colony.schema.json")));
     }
+    Result schema = run("schema", "ant");
+    assertEquals(0, schema.code(), schema.err());
+    assertTrue(schema.out().contains("\"poll_interval\"") && schema.out().contains("\"additionalProperties\" : false"),
+        schema.out());
+    Result bad = run("schema", "queen");
+    assertEquals(2, bad.code());
     Path dir = tmp.resolve("init-command");
     String before = Files.readString(dir.resolve("ants/worker.yaml"));
     Result again = run("init", dir.toString());

@@ -1,0 +1,335 @@
+package dev.colony.config;
+
+import dev.colony.spec.Autonomy;
+import dev.colony.spec.EngineKind;
+import dev.colony.spec.LmOutput;
+import dev.colony.spec.RecoveryPolicy;
+import dev.colony.spec.ToolCallLogging;
+import dev.colony.supervision.Strategy;
+import dev.colony.supervisor.Outcome;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What a colony's config may hold: every section and key of {@code colony.yaml} and
+ * {@code ants/*.yaml}, with its kind and a line of help. The loader takes the keys it allows
+ * from here (an unknown key is refused against these lists), and {@code colony schema} turns the
+ * same definitions into the JSON Schema editors validate and complete with.
+ */
+public final class ConfigSchema {
+  private ConfigSchema() {}
+
+  /** How a value is written. */
+  public enum Kind {
+    /** Text; {@code ${VAR}} references are resolved on the worker. */
+    TEXT,
+    /** Text stored in Temporal as written: no {@code ${VAR}}. */
+    LITERAL,
+    /** A secret: exactly one {@code ${VAR}} reference, never the value. */
+    SECRET,
+    /** A whole number and a unit: 90s, 5m, 2h. */
+    DURATION,
+    /** A whole number, at least 1. */
+    COUNT,
+    /** A number greater than 0. */
+    AMOUNT,
+    /** A whole number. */
+    INTEGER,
+    /** One of {@link Key#values}. */
+    CHOICE,
+    /** A list of texts. */
+    LIST,
+    /** Names to texts. */
+    MAP,
+    /** A section: {@link Key#section}. */
+    SECTION,
+    /** A list of sections. */
+    SECTIONS,
+    /** A shell command line, or the program and its arguments as a list. */
+    COMMAND_LINE,
+    /** {@code on}/{@code off}, or a section. */
+    SWITCH_OR_SECTION
+  }
+
+  /** One key of a section. */
+  public record Key(String name, Kind kind, boolean required, String help, List<String> values, Section section) {}
+
+  /** A mapping of keys. */
+  public record Section(List<Key> keys) {
+    /** The key names, for the loader's check of unknown keys. */
+    public String[] names() {
+      return keys.stream().map(Key::name).toArray(String[]::new);
+    }
+
+    /** The section under {@code key}. */
+    public Section child(String key) {
+      for (Key k : keys) {
+        if (k.name().equals(key) && k.section() != null) {
+          return k.section();
+        }
+      }
+      throw new IllegalArgumentException("no section " + key);
+    }
+  }
+
+  private static Key key(String name, Kind kind, String help) {
+    return new Key(name, kind, false, help, List.of(), null);
+  }
+
+  private static Key required(String name, Kind kind, String help) {
+    return new Key(name, kind, true, help, List.of(), null);
+  }
+
+  private static Key choice(String name, String help, List<String> values) {
+    return new Key(name, Kind.CHOICE, false, help, values, null);
+  }
+
+  private static Key section(String name, String help, Key... keys) {
+    return new Key(name, Kind.SECTION, false, help, List.of(), new Section(List.of(keys)));
+  }
+
+  private static Key sections(String name, String help, Key... keys) {
+    return new Key(name, Kind.SECTIONS, false, help, List.of(), new Section(List.of(keys)));
+  }
+
+  private static List<String> names(Enum<?>[] values) {
+    return Arrays.stream(values).map(e -> e.name().toLowerCase(Locale.ROOT)).toList();
+  }
+
+  static final List<String> THINKING = List.of("off", "low", "medium", "high");
+
+  private static final Key SUPERVISOR = new Key("supervisor", Kind.SWITCH_OR_SECTION, false,
+      "The LLM supervisor (seed 002): on, off, or its settings.", List.of(), new Section(List.of(
+          key("model", Kind.TEXT, "The model that reviews the agent's turns (e.g. claude-haiku-4-5)."),
+          choice("provider", "Who serves the model (default: from the model's name).", List.of("anthropic", "gemini")),
+          choice("thinking", "How hard the model thinks.", THINKING),
+          key("window_size", Kind.COUNT, "How many recent turns each evaluation reads."),
+          key("eval_interval", Kind.COUNT, "Evaluate after this many new turns (at most window_size)."),
+          key("escalation_threshold", Kind.COUNT, "Observations of a pattern before humans are called."),
+          key("stall_after", Kind.DURATION, "Silence after which the agent counts as stalled (at least 30s)."))));
+
+  /** Keys the colony's defaults and each ant share: backoff, thresholds, guardrails, budgets. */
+  private static List<Key> supervision() {
+    return List.of(
+        section("backoff", "Waits after a failed session: initial, doubling up to max.",
+            key("initial", Kind.DURATION, "The first wait (default 10s)."),
+            key("max", Kind.DURATION, "The longest wait (default 5m).")),
+        key("max_consecutive_errors", Kind.COUNT, "Park the ant after this many failed sessions in a row."),
+        key("max_total_errors", Kind.COUNT, "Park the ant after this many failed sessions in all."),
+        key("interrupt_grace", Kind.DURATION, "How long an interrupted agent gets to stop (default 30s, at most 1h)."),
+        key("session_idle_timeout", Kind.DURATION, "Interrupt a session silent this long (default 15m)."),
+        section("budget", "Spend caps in US dollars; the ant pauses until the window rolls over.",
+            key("daily_usd", Kind.AMOUNT, "Cap per day."),
+            key("monthly_usd", Kind.AMOUNT, "Cap per month.")),
+        SUPERVISOR);
+  }
+
+  private static Key state() {
+    return section("state", "Accepted for compatibility with other colonies; Temporal keeps the state.",
+        choice("backend", "memory or sqlite.", List.of("memory", "sqlite")),
+        key("path", Kind.TEXT, "The database file."));
+  }
+
+  private static List<Key> join(List<Key> a, List<Key> b) {
+    List<Key> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
+  }
+
+  /** {@code colony.yaml}. */
+  public static final Section COLONY = new Section(List.of(
+      required("name", Kind.LITERAL, "The colony's name: letters, digits, '-', '_' or '.'."),
+      section("integrations", "Where the colony talks to humans and tools.",
+          section("discord", "A Discord bot: each ant posts and listens in its channel.",
+              required("token", Kind.SECRET, "The bot token, as ${DISCORD_TOKEN}."),
+              required("guild", Kind.TEXT, "The server (guild) id."),
+              key("operators", Kind.LIST, "User or role ids whose commands and approvals are obeyed."),
+              choice("mention", "Mention the operators when an ant needs a human.", List.of("operators", "none")),
+              key("alerts_channel", Kind.LITERAL, "Where colony-wide alerts go."),
+              choice("strangers", "Answer or ignore people who are not operators.", List.of("reply", "ignore"))),
+          section("github", "GitHub access for issue triggers.",
+              key("token", Kind.SECRET, "A token, as ${GITHUB_TOKEN}."),
+              key("poll_interval", Kind.DURATION, "How often watched repositories are polled (at least 10s)."),
+              key("webhook_secret", Kind.SECRET, "Checks the signature of issue webhooks, as ${VAR}.")),
+          section("webhook", "A signed HTTP POST for every event that needs a human.",
+              required("url", Kind.TEXT, "An http:// or https:// URL."),
+              key("secret", Kind.SECRET, "Signs each delivery, as ${VAR}."))),
+      new Key("defaults", Kind.SECTION, false, "What every ant gets unless it says otherwise.", List.of(),
+          new Section(join(List.of(
+              key("confirmation_timeout", Kind.DURATION, "How long a dangerous action waits for a human."),
+              key("poll_interval", Kind.DURATION, "The pause between a continuous ant's sessions."),
+              section("git", "The identity of the ants' commits.",
+                  key("user_name", Kind.TEXT, "user.name"), key("user_email", Kind.TEXT, "user.email")),
+              key("session_timeout", Kind.DURATION, "The longest a session may run."),
+              key("heartbeat_timeout", Kind.DURATION, "How soon a silent worker counts as dead."),
+              key("timezone", Kind.LITERAL, "The colony's IANA time zone: budget days and schedules."),
+              key("move_after", Kind.DURATION, "An ant whose host polls no more moves after this long.")),
+              supervision()))),
+      state(),
+      section("supervision", "Supervision groups and their restart strategies (seed 003).",
+          sections("groups", "Each group: its ants, its strategy and its restart breaker.",
+              required("name", Kind.LITERAL, "The group's name."),
+              choice("strategy", "What restarts when an ant fails.", names(Strategy.values())),
+              required("ants", Kind.LIST, "The ants of the group, in order."),
+              key("max_restarts", Kind.COUNT, "Restarts allowed within window before the breaker trips."),
+              key("window", Kind.DURATION, "The breaker's window.")))));
+
+  /** {@code ants/<name>.yaml}. */
+  public static final Section ANT = new Section(join(List.of(
+      required("name", Kind.LITERAL, "The ant's name, unique in the colony."),
+      required("description", Kind.TEXT, "One line: what the ant is for."),
+      required("instructions", Kind.TEXT, "The standing instructions every session starts from."),
+      choice("engine", "The agent that runs the sessions (default claude).", names(EngineKind.values())),
+      section("gemini", "engine: gemini.",
+          key("model", Kind.TEXT, "The Gemini model."), key("max_turns", Kind.COUNT, "Turns per session.")),
+      section("claude", "engine: claude (Claude Code).",
+          key("model", Kind.TEXT, "The model."), key("max_turns", Kind.COUNT, "Turns per session."),
+          key("max_budget_usd", Kind.AMOUNT, "The spend cap of one session.")),
+      section("command", "engine: command (any CLI agent).",
+          required("argv", Kind.COMMAND_LINE, "The program and its arguments, or a shell command line."),
+          key("env", Kind.MAP, "Variables for the program."),
+          sections("outcomes", "How an exit code or an output pattern is classified.",
+              key("exit_code", Kind.INTEGER, "The exit code that matches."),
+              key("pattern", Kind.TEXT, "A regular expression on the output; (?<resetsAt>...) for a rate limit's end."),
+              required("outcome", Kind.TEXT, "The outcome: " + String.join(", ",
+                  Arrays.stream(Outcome.values()).map(Outcome::configName).toList()) + "."))),
+      section("integrations", "Where the ant talks and what it watches.",
+          section("discord", "The ant's Discord channel.",
+              required("channel", Kind.LITERAL, "The channel it posts and listens in."),
+              key("operators", Kind.LIST, "Operators for this ant only.")),
+          section("github", "Repositories the ant works on.",
+              key("repos", Kind.LIST, "owner/repo names."))),
+      section("schedule", "Run on a cron schedule instead of continuously.",
+          required("cron", Kind.LITERAL, "Five fields: minute hour day-of-month month day-of-week."),
+          key("timezone", Kind.LITERAL, "The IANA zone the schedule is read in.")),
+      sections("triggers", "What else wakes the ant.",
+          new Key("type", Kind.CHOICE, true, "github_issue or discord_command.", List.of("github_issue", "discord_command"),
+              null),
+          key("labels", Kind.LIST, "github_issue: labels an issue must carry.")),
+      choice("autonomy", "Which tool calls need a human's approval.", names(Autonomy.values())),
+      section("confirmation", "What always needs approval.",
+          key("always_confirm_tools", Kind.LIST, "Tools that always ask."),
+          key("dangerous_patterns", Kind.LIST, "Regular expressions on a tool call that make it ask.")),
+      section("logging", "What the channel shows.",
+          choice("tool_calls", "Which tool calls are narrated.", names(ToolCallLogging.values())),
+          choice("lm_output", "Where the model's text goes.", names(LmOutput.values()))),
+      state(),
+      key("poll_interval", Kind.DURATION, "The pause between sessions."),
+      key("session_timeout", Kind.DURATION, "The longest a session may run."),
+      section("workspace", "The git worktree sessions run in.",
+          key("repo", Kind.TEXT, "A repository path or URL."),
+          key("branch", Kind.TEXT, "The branch the ant works on."),
+          key("move_after", Kind.DURATION, "Move to another host when this one polls no more for this long.")),
+      choice("recovery", "After a restart, resume the conversation or start clean.", names(RecoveryPolicy.values()))),
+      supervision()));
+
+  /** Where {@code colony init} and {@code colony schema --write} put the two schemas, in the colony directory. */
+  public static final String DIR = "schema";
+  public static final String COLONY_SCHEMA_FILE = "colony.schema.json";
+  public static final String ANT_SCHEMA_FILE = "ant.schema.json";
+
+  /** The first line of {@code colony.yaml} that points YAML editors (yaml-language-server) at its schema. */
+  public static final String COLONY_MODELINE = "# yaml-language-server: $schema=" + DIR + "/" + COLONY_SCHEMA_FILE;
+  /** The same for {@code ants/*.yaml}. */
+  public static final String ANT_MODELINE = "# yaml-language-server: $schema=../" + DIR + "/" + ANT_SCHEMA_FILE;
+
+  /** The schema of {@code colony.yaml} ({@code ant == false}) or of an ant's file, as indented JSON. */
+  public static String json(boolean ant) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(
+          ant ? jsonSchema(ANT, "Colony ant (ants/<name>.yaml)") : jsonSchema(COLONY, "Colony (colony.yaml)")) + "\n";
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Writes both schemas into {@code colonyDir}/{@value #DIR}; returns the files written. */
+  public static List<java.nio.file.Path> write(java.nio.file.Path colonyDir) throws java.io.IOException {
+    java.nio.file.Path dir = java.nio.file.Files.createDirectories(colonyDir.resolve(DIR));
+    java.nio.file.Path colony = java.nio.file.Files.writeString(dir.resolve(COLONY_SCHEMA_FILE), json(false));
+    java.nio.file.Path ant = java.nio.file.Files.writeString(dir.resolve(ANT_SCHEMA_FILE), json(true));
+    return List.of(colony, ant);
+  }
+
+  /** The JSON Schema (draft 2020-12) of a section, as a JSON-ready map. */
+  public static Map<String, Object> jsonSchema(Section section, String title) {
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("$schema", "https://json-schema.org/draft/2020-12/schema");
+    s.put("title", title);
+    s.putAll(object(section));
+    return s;
+  }
+
+  private static Map<String, Object> object(Section section) {
+    Map<String, Object> o = new LinkedHashMap<>();
+    o.put("type", "object");
+    Map<String, Object> props = new LinkedHashMap<>();
+    List<String> required = new ArrayList<>();
+    for (Key k : section.keys()) {
+      props.put(k.name(), value(k));
+      if (k.required()) {
+        required.add(k.name());
+      }
+    }
+    o.put("properties", props);
+    if (!required.isEmpty()) {
+      o.put("required", required);
+    }
+    o.put("additionalProperties", false);
+    return o;
+  }
+
+  private static final String REFERENCE = "^\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}$";
+
+  private static Map<String, Object> value(Key k) {
+    Map<String, Object> v = new LinkedHashMap<>();
+    v.put("description", k.help());
+    switch (k.kind()) {
+      case TEXT -> v.put("type", List.of("string", "number", "boolean"));
+      case LITERAL -> {
+        v.put("type", List.of("string", "number", "boolean"));
+        v.put("not", Map.of("type", "string", "pattern", "\\$\\{"));
+      }
+      case SECRET -> {
+        v.put("type", "string");
+        v.put("pattern", REFERENCE);
+      }
+      case DURATION -> {
+        v.put("type", "string");
+        v.put("pattern", "^[0-9]+[smh]$");
+      }
+      case COUNT -> {
+        v.put("type", "integer");
+        v.put("minimum", 1);
+      }
+      case AMOUNT -> {
+        v.put("type", "number");
+        v.put("exclusiveMinimum", 0);
+      }
+      case INTEGER -> v.put("type", "integer");
+      case CHOICE -> v.put("enum", k.values());
+      case LIST -> {
+        v.put("type", "array");
+        v.put("items", Map.of("type", List.of("string", "number")));
+      }
+      case MAP -> {
+        v.put("type", "object");
+        v.put("additionalProperties", Map.of("type", List.of("string", "number", "boolean")));
+      }
+      case SECTION -> v.putAll(object(k.section()));
+      case SECTIONS -> {
+        v.put("type", "array");
+        v.put("items", object(k.section()));
+      }
+      case COMMAND_LINE -> v.put("anyOf", List.of(Map.of("type", "string"),
+          Map.of("type", "array", "items", Map.of("type", List.of("string", "number")), "minItems", 1)));
+      case SWITCH_OR_SECTION -> v.put("anyOf", List.of(Map.of("type", "boolean"),
+          Map.of("enum", List.of("on", "off")), object(k.section())));
+    }
+    return v;
+  }
+}
