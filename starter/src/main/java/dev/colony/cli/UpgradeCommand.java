@@ -90,7 +90,7 @@ class UpgradeCommand implements Callable<Integer> {
           older.add(id);
         }
       });
-      int told = tellEveryWorkflow(t);
+      int told = tellEveryWorkflow(t, target);
       out.printf("told %d running workflow(s) on task queue '%s' to move at their next safe point%n", told,
           temporal.taskQueue);
       out.flush();
@@ -98,14 +98,22 @@ class UpgradeCommand implements Callable<Integer> {
     }
   }
 
-  /** The upgrade signal gives each workflow a task, and with it the news of the new version. */
-  private int tellEveryWorkflow(Temporal t) {
+  /**
+   * Sends the {@code upgrade} signal to every running Colony workflow on the task queue that is not
+   * on {@code target} yet: it continues as new onto it at its next safe point.
+   */
+  private int tellEveryWorkflow(Temporal t, String target) {
+    String mine = "TaskQueue = '" + temporal.taskQueue + "' AND ExecutionStatus = 'Running' AND WorkflowType IN "
+        + "('AntWorkflow', 'ColonyWorkflow', 'Lease', 'RepoWatcher')";
+    java.util.Set<String> ids = new java.util.LinkedHashSet<>();
+    t.client.listExecutions(mine + " AND TemporalWorkerDeploymentVersion != '" + target + "'")
+        .forEach(w -> ids.add(w.getExecution().getWorkflowId()));
+    t.client.listExecutions(mine + " AND TemporalWorkerDeploymentVersion IS NULL")
+        .forEach(w -> ids.add(w.getExecution().getWorkflowId()));
     int n = 0;
-    var running = t.client.listExecutions("TaskQueue = '" + temporal.taskQueue + "' AND ExecutionStatus = 'Running' AND "
-        + "(WorkflowType = 'AntWorkflow' OR WorkflowType = 'ColonyWorkflow')").toList();
-    for (var w : running) {
+    for (String id : ids) {
       try {
-        t.client.newUntypedWorkflowStub(w.getExecution().getWorkflowId()).signal("upgrade");
+        t.client.newUntypedWorkflowStub(id).signal("upgrade");
         n++;
       } catch (io.temporal.client.WorkflowNotFoundException finished) {
         // it ended meanwhile

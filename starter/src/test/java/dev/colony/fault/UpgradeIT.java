@@ -65,13 +65,13 @@ class UpgradeIT {
     cluster.mode("beta", 2, "ratelimit");
     Files.writeString(cluster.control("beta").resolve("reset-in"), "20");
     cluster.start(ANTS.toArray(String[]::new));
-    eventually(LONG, () -> cluster.startsOf("alpha", 2) == 1);
-    eventually(LONG, () -> status("beta").state() == Lifecycle.COOLING_DOWN);
-    eventually(LONG, () -> status("gamma").sessions() >= 1);
+    await(() -> cluster.startsOf("alpha", 2) == 1);
+    await(() -> status("beta").state() == Lifecycle.COOLING_DOWN);
+    await(() -> status("gamma").sessions() >= 1);
     cluster.ant("gamma").pause();
-    eventually(LONG, () -> status("gamma").state() == Lifecycle.PAUSED);
-    eventually(LONG, () -> status("epsilon").confirmations().size() == 1);
-    eventually(LONG, () -> status("delta").sessions() >= 2);
+    await(() -> status("gamma").state() == Lifecycle.PAUSED);
+    await(() -> status("epsilon").confirmations().size() == 1);
+    await(() -> status("delta").sessions() >= 2);
     for (String ant : ANTS) {
       assertEquals("1.0", buildIdOf("ant/fault/" + ant), ant);
     }
@@ -88,11 +88,11 @@ class UpgradeIT {
 
     // The idle ones move at once: delta between sessions, gamma paused (and still paused), beta
     // in its rate-limit wait (which still ends when it would have).
-    eventually(LONG, () -> "1.1".equals(buildIdOf("ant/fault/gamma")) && "1.1".equals(buildIdOf("ant/fault/beta"))
+    await(() -> "1.1".equals(buildIdOf("ant/fault/gamma")) && "1.1".equals(buildIdOf("ant/fault/beta"))
         && "1.1".equals(buildIdOf("ant/fault/delta")) && "1.1".equals(buildIdOf("colony/fault")));
     assertEquals(Lifecycle.PAUSED, status("gamma").state());
     assertEquals(gammaSessions, status("gamma").sessions());
-    eventually(LONG, () -> status("beta").sessions() >= 3);
+    await(() -> status("beta").sessions() >= 3);
     // The busy ones stay on 1.0 until what they do is over.
     assertEquals("1.0", buildIdOf("ant/fault/alpha"));
     assertEquals("1.0", buildIdOf("ant/fault/epsilon"));
@@ -110,10 +110,10 @@ class UpgradeIT {
     // The old release's worker has nothing left: it stops, and the colony goes on without it.
     v1.process().destroy();
     assertTrue(v1.process().waitFor(30, TimeUnit.SECONDS), "the 1.0 worker stops on SIGTERM");
-    eventually(LONG, () -> status("gamma").sessions() > gammaSessions);
-    eventually(LONG, () -> status("alpha").sessions() >= 3 && status("epsilon").sessions() >= 1);
+    await(() -> status("gamma").sessions() > gammaSessions);
+    await(() -> status("alpha").sessions() >= 3 && status("epsilon").sessions() >= 1);
     int delta = status("delta").sessions();
-    eventually(LONG, () -> status("delta").sessions() >= delta + 2);
+    await(() -> status("delta").sessions() >= delta + 2);
 
     // Nothing lost or doubled: each session started once, each message reached exactly one prompt.
     assertEquals(1, cluster.startsOf("alpha", 2));
@@ -155,6 +155,20 @@ class UpgradeIT {
     for (Cluster.WorkerProcess w : List.of(v1, v2)) {
       String log = Cluster.read(w.log());
       assertFalse(log.contains("NonDeterministic"), w.name() + ": " + log);
+    }
+  }
+
+  /** {@code eventually}, failing with every workflow's version and the processes' logs. */
+  private void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
+    try {
+      eventually(LONG, condition);
+    } catch (AssertionError e) {
+      StringBuilder sb = new StringBuilder("versions:");
+      for (String id : List.of("colony/fault", "ant/fault/alpha", "ant/fault/beta", "ant/fault/gamma",
+          "ant/fault/delta", "ant/fault/epsilon")) {
+        sb.append(' ').append(id).append('=').append(buildIdOf(id));
+      }
+      throw new AssertionError(e.getMessage() + "\n" + sb + "\n" + cluster.diagnostics(), e);
     }
   }
 

@@ -120,16 +120,18 @@ class WebUiIT {
     cluster.colonyName = "hello";
     cluster.startWorker("only");
     cluster.start();
-    // flaky is rate limited in its third session; greeter sleeps 5 s between sessions.
+    // flaky is rate limited every third session.
     eventually(Duration.ofSeconds(90), () -> cluster.status("flaky").sessions() >= 4
         && cluster.status("greeter").sessions() >= 2);
     String ui = "http://127.0.0.1:" + cluster.uiPort;
     for (String ant : List.of("flaky", "greeter")) {
-      String id = URLEncoder.encode("ant/hello/" + ant, StandardCharsets.UTF_8);
-      String run = cluster.client.newUntypedWorkflowStub("ant/hello/" + ant).getExecution().getRunId();
-      browser.get(ui + "/namespaces/default/workflows/" + id + "/" + run + "/history");
+      String query = URLEncoder.encode("WorkflowId = 'ant/hello/" + ant + "'", StandardCharsets.UTF_8).replace("+", "%20");
+      browser.get(ui + "/namespaces/default/workflows?query=" + query);
+      // The query box holds the id at once; the list's link comes when the list is loaded.
+      eventually(Duration.ofSeconds(60), () -> !browser.findElements(By.partialLinkText("ant/hello/" + ant)).isEmpty());
+      browser.findElements(By.partialLinkText("ant/hello/" + ant)).get(0).click();
       try {
-        awaitText("next session in 5s");
+        awaitText("next session in "); // flaky sleeps 3s, greeter the colony's 5s
         if (ant.equals("flaky")) {
           awaitText("rate limit until");
         }

@@ -91,6 +91,8 @@ final class AntState {
   IssueEvent takenIssue;
   /** When the current pause began (workflow time), to catch up cron ticks missed meanwhile. */
   Long pausedSinceMillis;
+  /** Whether to continue as new onto a newer release (see {@link dev.colony.upgrade.Upgrade}). */
+  final dev.colony.upgrade.Upgrade upgrade = new dev.colony.upgrade.Upgrade();
   /** Dangerous tool calls of the current session, by request key; cleared between sessions. */
   final ConfirmationBook confirmations = new ConfirmationBook();
 

@@ -74,7 +74,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     int sessionsThisRun = 0;
     while (!ant.stopRequested) {
       applyPendingSpec();
-      if (Upgrade.due() || sessionsThisRun > 0 && (sessionsThisRun >= ant.spec.continueAsNewEvery()
+      if (ant.upgrade.due() || sessionsThisRun > 0 && (sessionsThisRun >= ant.spec.continueAsNewEvery()
           || Workflow.getInfo().isContinueAsNewSuggested())) {
         continueAsNew();
         return;
@@ -204,8 +204,7 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   @Override
   public void upgrade() {
-    // Nothing to change: the signal gives the ant a workflow task, which tells it whether a newer
-    // version is current (Upgrade.due); its waits end on that, and the loop continues as new.
+    ant.upgrade.request(); // the waits end, and the loop continues as new onto the current version
   }
 
   @Override

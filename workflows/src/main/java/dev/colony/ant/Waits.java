@@ -5,7 +5,6 @@ import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.schedule.CronSchedule;
 import dev.colony.spec.AntSpec;
 import dev.colony.supervisor.OperatorMessages;
-import dev.colony.upgrade.Upgrade;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 
@@ -26,7 +25,7 @@ final class Waits {
   /**
    * Does at most one wait and says whether a session should start now. Returning false sends
    * the loop back to its top so stop, a new spec and continue-as-new are looked at between waits.
-   * Every wait also ends when a newer version is current ({@link Upgrade}): the wait is kept in
+   * Every wait also ends when a newer version is current ({@link dev.colony.upgrade.Upgrade}): the wait is kept in
    * the ant's memory, and the new run goes on with it.
    */
   boolean readyToRun() {
@@ -48,7 +47,7 @@ final class Waits {
         // Triggers only: nothing to time; a message or a matching GitHub issue wakes the ant.
         ant.fire(new LifecycleEvent.Waiting(spec.triggers().isEmpty() ? "a message" : "a message or a trigger", null));
         Workflow.await(() -> !ant.mailbox.isEmpty() || !ant.pendingIssues.isEmpty() || ant.paused
-            || ant.stopRequested || ant.pendingSpec != null || Upgrade.due());
+            || ant.stopRequested || ant.pendingSpec != null || ant.upgrade.due());
         ant.fire(new LifecycleEvent.Woken());
       }
       return false;
@@ -63,8 +62,8 @@ final class Waits {
     // An issue wakes an ant waiting for its next cron tick, not one backing off or rate limited.
     boolean interrupted = remaining > 0
         && Timers.await(Duration.ofMillis(remaining), summary(kind, remaining), () -> ant.stopRequested
-            || ant.wakeEarly || (kind == WaitKind.WAITING && !ant.pendingIssues.isEmpty()) || Upgrade.due());
-    if (interrupted && !ant.stopRequested && !ant.wakeEarly && Upgrade.due()
+            || ant.wakeEarly || (kind == WaitKind.WAITING && !ant.pendingIssues.isEmpty()) || ant.upgrade.due());
+    if (interrupted && !ant.stopRequested && !ant.wakeEarly && ant.upgrade.due()
         && !(kind == WaitKind.WAITING && !ant.pendingIssues.isEmpty())) {
       return; // only the upgrade: the next run waits until the same time
     }
@@ -99,7 +98,7 @@ final class Waits {
       budgetCap();
     } else {
       ant.fire(new LifecycleEvent.Paused(ant.pauseReason, null));
-      Workflow.await(() -> !ant.paused || ant.stopRequested || ant.pendingSpec != null || Upgrade.due());
+      Workflow.await(() -> !ant.paused || ant.stopRequested || ant.pendingSpec != null || ant.upgrade.due());
     }
     if (!ant.paused) {
       AntSpec spec = ant.spec;
@@ -129,6 +128,6 @@ final class Waits {
     ant.fire(new LifecycleEvent.Paused(ant.pauseReason, ant.budgetResumeAtMillis));
     Timers.await(Duration.ofMillis(Math.max(1, ant.budgetResumeAtMillis - now)),
         "budget cap until " + Timers.at(ant.budgetResumeAtMillis, ant.spec.supervision().budgetZone()),
-        () -> !ant.paused || ant.stopRequested || ant.pendingSpec != null || Upgrade.due());
+        () -> !ant.paused || ant.stopRequested || ant.pendingSpec != null || ant.upgrade.due());
   }
 }

@@ -30,4 +30,8 @@ public interface LeaseWorkflow {
 
   /** Who holds the lease and when (workflow time) it was last renewed. */
   record LeaseState(String holder, long renewedAtMillis, long ttlMillis) {}
+
+  /** Move to the worker deployment's current version (sent by {@code colony upgrade}). */
+  @SignalMethod(name = "upgrade")
+  void upgrade();
 }

@@ -6,6 +6,7 @@ import org.slf4j.Logger;
 
 /** See {@link LeaseWorkflow}. Continues as new every few hundred renewals to bound its history. */
 public final class LeaseWorkflowImpl implements LeaseWorkflow {
+  private final Upgrade upgrade = new Upgrade();
   private static final Logger log = Workflow.getLogger(LeaseWorkflowImpl.class);
   static final int RENEWALS_PER_RUN = 500;
 
@@ -21,7 +22,7 @@ public final class LeaseWorkflowImpl implements LeaseWorkflow {
       renewedAt = state.renewedAtMillis();
       ttl = state.ttlMillis();
     }
-    Workflow.await(() -> (renewals >= RENEWALS_PER_RUN || Upgrade.due()) && Workflow.isEveryHandlerFinished());
+    Workflow.await(() -> (renewals >= RENEWALS_PER_RUN || upgrade.due()) && Workflow.isEveryHandlerFinished());
     Upgrade.continueAsNew(new LeaseState(holder, renewedAt, ttl));
   }
 
@@ -52,5 +53,10 @@ public final class LeaseWorkflowImpl implements LeaseWorkflow {
   @Override
   public LeaseState holder() {
     return new LeaseState(holder, renewedAt, ttl);
+  }
+
+  @Override
+  public void upgrade() {
+    upgrade.request();
   }
 }

@@ -21,6 +21,7 @@ import org.slf4j.Logger;
  * gets a {@code restart} signal, and every step is an event in the bounded log and a post.
  */
 public class ColonyWorkflowImpl implements ColonyWorkflow {
+  private final Upgrade upgrade = new Upgrade();
   private static final Logger log = Workflow.getLogger(ColonyWorkflowImpl.class);
   /** Events kept (the oldest are dropped first); also carried over continue-as-new. */
   public static final int MAX_EVENTS = 1_000;
@@ -60,7 +61,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   public void run(ColonyRun run) {
     int handled = 0;
     while (true) {
-      Workflow.await(() -> !inbox.isEmpty() || !resets.isEmpty() || Upgrade.due());
+      Workflow.await(() -> !inbox.isEmpty() || !resets.isEmpty() || upgrade.due());
       while (!resets.isEmpty()) {
         handleReset(resets.remove(0));
       }
@@ -68,7 +69,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
         handleFailure(inbox.remove(0));
         handled++;
       }
-      if (handled >= CONTINUE_AS_NEW_AFTER_FAILURES || Workflow.getInfo().isContinueAsNewSuggested() || Upgrade.due()) {
+      if (handled >= CONTINUE_AS_NEW_AFTER_FAILURES || Workflow.getInfo().isContinueAsNewSuggested() || upgrade.due()) {
         Workflow.await(() -> Workflow.isEveryHandlerFinished() && webhooksInFlight == 0);
         if (inbox.isEmpty() && resets.isEmpty()) {
           Upgrade.continueAsNew(new ColonyRun(colony, groups, alertsChannel, events, breaker.state(),
@@ -225,7 +226,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
 
   @Override
   public void upgrade() {
-    // The signal's workflow task carries the news of a newer version (Upgrade.due); the loop acts on it.
+    upgrade.request();
   }
 
   @Override

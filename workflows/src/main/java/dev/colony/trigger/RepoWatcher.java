@@ -44,4 +44,8 @@ public interface RepoWatcher {
   static String workflowId(String colony, String repo) {
     return "colony-github/" + colony + "/" + repo.toLowerCase(java.util.Locale.ROOT);
   }
+
+  /** Move to the worker deployment's current version (sent by {@code colony upgrade}). */
+  @SignalMethod(name = "upgrade")
+  void upgrade();
 }

@@ -17,6 +17,7 @@ import org.slf4j.Logger;
 
 /** See {@link RepoWatcher}. */
 public final class RepoWatcherImpl implements RepoWatcher {
+  private final Upgrade upgrade = new Upgrade();
   private static final Logger log = Workflow.getLogger(RepoWatcherImpl.class);
   static final int MAX_FORWARDED = 20_000;
   static final int POLLS_PER_RUN = 200;
@@ -41,7 +42,7 @@ public final class RepoWatcherImpl implements RepoWatcher {
     etag = s.etag();
     s.subscriptions().forEach(sub -> subscriptions.put(sub.antWorkflowId(), sub));
     forwarded.addAll(s.forwarded());
-    for (int polls = 0; polls < POLLS_PER_RUN && !Workflow.getInfo().isContinueAsNewSuggested() && !Upgrade.due(); polls++) {
+    for (int polls = 0; polls < POLLS_PER_RUN && !Workflow.getInfo().isContinueAsNewSuggested() && !upgrade.due(); polls++) {
       long waitSeconds = state.pollSeconds();
       pollNow = false;
       try {
@@ -58,8 +59,8 @@ public final class RepoWatcherImpl implements RepoWatcher {
       long until = Workflow.currentTimeMillis() + waitSeconds * 1000;
       while (!pollNow) {
         long left = until - Workflow.currentTimeMillis();
-        if (left <= 0 || !Workflow.await(Duration.ofMillis(left), () -> !pushed.isEmpty() || pollNow || Upgrade.due())
-            || Upgrade.due()) {
+        if (left <= 0 || !Workflow.await(Duration.ofMillis(left), () -> !pushed.isEmpty() || pollNow || upgrade.due())
+            || upgrade.due()) {
           break;
         }
         while (!pushed.isEmpty()) {
@@ -113,5 +114,10 @@ public final class RepoWatcherImpl implements RepoWatcher {
   @Override
   public List<Subscription> subscriptions() {
     return List.copyOf(subscriptions.values());
+  }
+
+  @Override
+  public void upgrade() {
+    upgrade.request();
   }
 }

@@ -12,11 +12,20 @@ import io.temporal.workflow.Workflow;
  * at a point where nothing is in flight, and the new run starts on the current version.
  */
 public final class Upgrade {
-  private Upgrade() {}
+  private boolean requested;
 
-  /** A newer version of this run's worker deployment is current: continue as new onto it. */
-  public static boolean due() {
-    return Workflow.getInfo().isTargetWorkerDeploymentVersionChanged();
+  /**
+   * The {@code upgrade} signal ({@code colony upgrade} sends it once the new version is current):
+   * move at the next safe point. The server's own notice comes only with a workflow task it
+   * dispatches itself, not with one that goes to the worker's sticky queue, so the signal decides.
+   */
+  public void request() {
+    requested = true;
+  }
+
+  /** This run should continue as new onto the deployment's current version. */
+  public boolean due() {
+    return requested || Workflow.getInfo().isTargetWorkerDeploymentVersionChanged();
   }
 
   /**
