@@ -44,7 +44,7 @@ final class AntHandlers {
   }
 
   void pause() {
-    if (!ant.paused) {
+    if (!ant.paused()) {
       ant.pauseFor(AntState.OPERATOR);
     }
     ant.wakeEarly = true;
@@ -55,7 +55,7 @@ final class AntHandlers {
     ant.unpark();
     supervision.answerEscalation(AntFailure.RESUMED, "an operator resumed it");
     ant.budgetResumeAtMillis = null;
-    if (ant.paused) {
+    if (ant.paused()) {
       ant.unpause();
       outbox.say(OperatorMessages.resuming(ant.spec.name()));
     } else if (ant.wakeAtMillis != null && ant.waitKind != WaitKind.WAITING) {
@@ -89,10 +89,10 @@ final class AntHandlers {
     ant.mailbox.add(bounded, mail.urgent());
     ant.wakeEarly = true;
     ant.unpark();
-    if (ant.paused && AntState.ESCALATION_REASON.equals(ant.pauseReason)) {
+    if (ant.paused() && AntState.ESCALATION_REASON.equals(ant.pauseReason)) {
       supervision.answerEscalation(AntFailure.RESUMED, "a human sent guidance"); // it answers the escalation
     }
-    if (ant.paused) {
+    if (ant.paused()) {
       ant.unpause();
       ant.budgetResumeAtMillis = null;
       outbox.say(OperatorMessages.resuming(ant.spec.name()));
@@ -123,7 +123,7 @@ final class AntHandlers {
     int dropped = ant.mailbox.clear();
     ant.resumeNext = null;
     ant.lastConversation = null;
-    boolean resuming = ant.paused && AntState.ESCALATION_REASON.equals(ant.pauseReason);
+    boolean resuming = ant.paused() && AntState.ESCALATION_REASON.equals(ant.pauseReason);
     if (ant.oversight.escalated()) {
       reports.report(AntFailure.ABORTED, "an operator dropped the current task"
           + (dropped > 0 ? " and " + dropped + " queued instruction(s)" : ""));

@@ -39,7 +39,7 @@ final class AntState {
 
   // Carried across continue-as-new (see AntMemory).
   int sessionCount;
-  boolean paused;
+  /** Why the ant is paused (or will pause after its session); null while it is not. */
   String pauseReason;
   final Mailbox mailbox;
   long postSequence;
@@ -108,8 +108,7 @@ final class AntState {
       return;
     }
     sessionCount = m.sessions();
-    paused = m.paused();
-    pauseReason = m.pauseReason();
+    pauseReason = m.paused() ? (m.pauseReason() == null ? OPERATOR : m.pauseReason()) : null;
     mailbox = new Mailbox(m.queue(), m.urgentQueue(), m.mailIds());
     budget = new BudgetBook(m.spend());
     budgetResumeAtMillis = m.budgetResumeAtMillis();
@@ -144,7 +143,7 @@ final class AntState {
       return new Phase(waitKind.shownAs(), sessionCount, wakeAtMillis, waitKind.reason(), p.consecutiveErrors(),
           p.totalErrors());
     }
-    if (paused) {
+    if (paused()) {
       return new Phase(parkedLike(pauseReason) ? Lifecycle.PARKED : Lifecycle.PAUSED, sessionCount,
           budgetResumeAtMillis, pauseReason, p.consecutiveErrors(), p.totalErrors());
     }
@@ -152,7 +151,7 @@ final class AntState {
   }
 
   AntMemory memory() {
-    return new AntMemory(sessionCount, phase.consecutiveErrors(), paused, pauseReason, mailbox.queue(), postSequence,
+    return new AntMemory(sessionCount, phase.consecutiveErrors(), paused(), pauseReason, mailbox.queue(), postSequence,
         announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail,
         startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
         deliveryFailures, List.copyOf(handledIssues), pendingIssues, phase.totalErrors(), mailbox.urgentQueue(),
@@ -172,17 +171,23 @@ final class AntState {
     return PARKED_REASON.equals(reason) || FATAL_REASON.equals(reason);
   }
 
+  /**
+   * Paused, or pausing after the running session: the pause is a request the lifecycle's phase
+   * follows at the next point it can, so it is kept beside the phase, as its reason alone.
+   */
+  boolean paused() {
+    return pauseReason != null;
+  }
+
   boolean parked() {
-    return paused && parkedLike(pauseReason);
+    return parkedLike(pauseReason);
   }
 
   void pauseFor(String reason) {
-    paused = true;
     pauseReason = reason;
   }
 
   void unpause() {
-    paused = false;
     pauseReason = null;
   }
 
@@ -216,7 +221,7 @@ final class AntState {
 
   /** The pending timer: a wait, or the rollover that ends a budget pause. */
   Long nextWake() {
-    return wakeAtMillis != null ? wakeAtMillis : paused ? budgetResumeAtMillis : null;
+    return wakeAtMillis != null ? wakeAtMillis : paused() ? budgetResumeAtMillis : null;
   }
 
   /** Bound to a host; a worker started without a host name answers "" to a claim: no affinity. */

@@ -15,7 +15,7 @@ final class AntViews {
     Long next = s.nextWake();
     String wake = next == null ? null : Instant.ofEpochMilli(next).toString();
     AntSpec spec = s.spec;
-    return new AntStatus(spec.colony(), spec.name(), s.phase.state(), s.paused, s.pauseReason, s.mailbox.size(),
+    return new AntStatus(spec.colony(), spec.name(), s.phase.state(), s.paused(), s.pauseReason, s.mailbox.size(),
         s.sessionCount, s.phase.consecutiveErrors(), wake, s.lastOutcome, s.lastDetail, spec.engine().configName(),
         s.confirmations.pending(), wakesOn(spec), s.pendingIssues.size(), s.phase.session(), s.phase.reason(),
         s.phase.totalErrors(),
@@ -34,7 +34,7 @@ final class AntViews {
   }
 
   static AntVisibility visibility(AntState s) {
-    return new AntVisibility(s.spec.colony(), s.spec.name(), s.phase.state(), s.paused, s.pauseReason, s.sessionCount,
+    return new AntVisibility(s.spec.colony(), s.spec.name(), s.phase.state(), s.paused(), s.pauseReason, s.sessionCount,
         s.phase.consecutiveErrors(), s.mailbox.size(), s.nextWake(), s.confirmations.waiting(), s.lastOutcome,
         Texts.bounded(wakesOn(s.spec), 250), s.hostBound() ? s.host : null);
   }

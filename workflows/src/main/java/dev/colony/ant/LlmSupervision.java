@@ -146,7 +146,7 @@ final class LlmSupervision {
   private void escalate(Verdict verdict) {
     String reason = verdict.reason() == null || verdict.reason().isBlank() ? "the pattern persisted after two whispers"
         : trim(verdict.reason());
-    if (!ant.paused) {
+    if (!ant.paused()) {
       ant.pauseFor(AntState.ESCALATION_REASON);
       ant.wakeEarly = true;
     }

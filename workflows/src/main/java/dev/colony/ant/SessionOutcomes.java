@@ -48,7 +48,7 @@ final class SessionOutcomes {
           outbox.say(OperatorMessages.succeeded(name, ant.sessionCount, r.detail()));
           // Instructions still queued (sent during the session, or beyond one batch) run at once,
           // and a pause that came during the session (an operator's, an escalation) takes effect now.
-          if (!ant.spec.eventDriven() && ant.spec.pollIntervalSeconds() > 0 && ant.mailbox.isEmpty() && !ant.paused) {
+          if (!ant.spec.eventDriven() && ant.spec.pollIntervalSeconds() > 0 && ant.mailbox.isEmpty() && !ant.paused()) {
             ant.scheduleWait(now + ant.spec.pollIntervalSeconds() * 1000, WaitKind.SLEEPING);
           }
         }
@@ -174,7 +174,7 @@ final class SessionOutcomes {
 
   /** After a session: a reached budget cap pauses the ant until the cap's window rolls over. */
   private void checkBudget() {
-    if (!ant.spec.supervision().hasBudget() || ant.paused) {
+    if (!ant.spec.supervision().hasBudget() || ant.paused()) {
       return;
     }
     BudgetBook.Cap cap = ant.budget.reached(ant.spec.supervision(), Workflow.currentTimeMillis());

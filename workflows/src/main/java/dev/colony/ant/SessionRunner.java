@@ -135,14 +135,14 @@ final class SessionRunner {
       outcomes.interrupted(result, delivered, number, aborted);
       return;
     }
-    boolean pauseWasPending = ant.paused && AntState.OPERATOR.equals(ant.pauseReason);
+    boolean pauseWasPending = ant.paused() && AntState.OPERATOR.equals(ant.pauseReason);
     outcomes.act(result, delivered);
     if (unresponsive && !ant.parked()) {
       reports.report(AntFailure.UNRESPONSIVE, "session " + number + " stopped answering: " + trim(result.detail()));
     }
     // When a pause asked for during the session takes effect, say so: the operator who read
     // "will pause after the current session" knows it happened.
-    if (pauseWasPending && ant.paused && AntState.OPERATOR.equals(ant.pauseReason)) {
+    if (pauseWasPending && ant.paused() && AntState.OPERATOR.equals(ant.pauseReason)) {
       outbox.say(OperatorMessages.pausing(ant.spec.name(), false));
     }
   }

@@ -33,7 +33,7 @@ final class Waits {
       timedWait();
       return false;
     }
-    if (ant.paused) {
+    if (ant.paused()) {
       pause();
       return false;
     }
@@ -46,7 +46,7 @@ final class Waits {
       } else {
         // Triggers only: nothing to time; a message or a matching GitHub issue wakes the ant.
         ant.fire(new LifecycleEvent.Waiting(spec.triggers().isEmpty() ? "a message" : "a message or a trigger", null));
-        Workflow.await(() -> !ant.mailbox.isEmpty() || !ant.pendingIssues.isEmpty() || ant.paused
+        Workflow.await(() -> !ant.mailbox.isEmpty() || !ant.pendingIssues.isEmpty() || ant.paused()
             || ant.stopRequested || ant.pendingSpec != null || ant.upgrade.due());
         ant.fire(new LifecycleEvent.Woken());
       }
@@ -98,9 +98,9 @@ final class Waits {
       budgetCap();
     } else {
       ant.fire(new LifecycleEvent.Paused(ant.pauseReason, null));
-      Workflow.await(() -> !ant.paused || ant.stopRequested || ant.pendingSpec != null || ant.upgrade.due());
+      Workflow.await(() -> !ant.paused() || ant.stopRequested || ant.pendingSpec != null || ant.upgrade.due());
     }
-    if (!ant.paused) {
+    if (!ant.paused()) {
       AntSpec spec = ant.spec;
       Long tick = spec.cron() == null ? null : CronSchedule.nextTick(spec.cron(), spec.timezone(), ant.pausedSinceMillis);
       if (tick != null && tick <= Workflow.currentTimeMillis()) {
@@ -128,6 +128,6 @@ final class Waits {
     ant.fire(new LifecycleEvent.Paused(ant.pauseReason, ant.budgetResumeAtMillis));
     Timers.await(Duration.ofMillis(Math.max(1, ant.budgetResumeAtMillis - now)),
         "budget cap until " + Timers.at(ant.budgetResumeAtMillis, ant.spec.supervision().budgetZone()),
-        () -> !ant.paused || ant.stopRequested || ant.pendingSpec != null || ant.upgrade.due());
+        () -> !ant.paused() || ant.stopRequested || ant.pendingSpec != null || ant.upgrade.due());
   }
 }
