@@ -1,34 +1,24 @@
 package dev.colony.discord;
 
-import dev.colony.ant.AntStats;
-import dev.colony.ant.AntStatus;
 import dev.colony.ant.AntWorkflow;
-import dev.colony.mailbox.Mail;
 import dev.colony.autonomy.Decide;
 import dev.colony.autonomy.PendingConfirmation;
-import dev.colony.chat.StatusText;
-import dev.colony.spec.AntIds;
 import dev.colony.spec.AntSpec;
 import io.temporal.client.WorkflowClient;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import net.dv8tion.jda.api.JDA;
 import net.dv8tion.jda.api.JDABuilder;
-import net.dv8tion.jda.api.Permission;
 import net.dv8tion.jda.api.entities.Guild;
 import net.dv8tion.jda.api.entities.Member;
 import net.dv8tion.jda.api.entities.Message;
-import net.dv8tion.jda.api.entities.Role;
 import net.dv8tion.jda.api.entities.channel.concrete.TextChannel;
 import net.dv8tion.jda.api.events.interaction.command.SlashCommandInteractionEvent;
 import net.dv8tion.jda.api.events.message.MessageReceivedEvent;
@@ -57,16 +47,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class DiscordBridge extends ListenerAdapter implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DiscordBridge.class);
-  static final String HELP = """
-      **Colony commands** (in an ant's channel; with several ants in one channel, name the ant first: `worker /pause`)
-      `/status` the ant's state · `/stats` or `/usage` sessions, turns, cost, tokens
-      `/pause` or `/stop` pause after the current session · `/resume` or `/start` go on
-      `/clear` drop queued instructions · `/urgent TEXT` interrupt the running session and start on TEXT now
-      `/abort` drop the current task and the queue (the answer to a 🚨 escalation; `/resume` lets it go on)
-      `/help` this help
-      Anything else is a work instruction for the next session. React ✅ or ❌ to a ⚙️ request to approve or deny it.""";
-  private static final List<String> COMMANDS = List.of("help", "status", "stats", "usage", "pause", "stop",
-      "resume", "start", "clear", "urgent", "abort");
   private static final Pattern REQUEST = Pattern.compile("\\*\\*([A-Za-z0-9_.-]+)\\*\\* wants to use .*?request #(\\d+)",
       Pattern.DOTALL);
   private static final int MAX_ATTACHMENTS = 10;
@@ -77,6 +57,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
   private final String colony;
   private final List<AntSpec> ants;
   private final DiscordSettings settings;
+  private final ChannelCommands commands;
   private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
   /** channel id -> ants posting there (filled once the gateway is ready) */
   private volatile Map<String, List<String>> antsByChannel = Map.of();
@@ -87,6 +68,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     this.colony = colony;
     this.ants = List.copyOf(ants);
     this.settings = settings;
+    this.commands = new ChannelCommands(client, colony, settings);
   }
 
   /** Where Discord is: the real one, or (tests, proxies) another base URL and gateway. */
@@ -162,8 +144,8 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
 
   private void registerSlashCommands(Guild guild) {
     List<SlashCommandData> cmds = new ArrayList<>();
-    for (String c : COMMANDS) {
-      SlashCommandData d = Commands.slash(c, describe(c));
+    for (String c : ChannelCommands.COMMANDS) {
+      SlashCommandData d = Commands.slash(c, ChannelCommands.describe(c));
       if (c.equals("urgent")) {
         d.addOption(OptionType.STRING, "text", "the instruction to start on now", true);
       }
@@ -175,19 +157,6 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     guild.updateCommands().addCommands(cmds).queue(
         ok -> log.info("discord: {} slash commands registered", ok.size()),
         err -> log.warn("discord: slash commands not registered: {}", err.getMessage()));
-  }
-
-  private static String describe(String c) {
-    return switch (c) {
-      case "help" -> "What the colony's commands do";
-      case "status" -> "The ant's state, queue and next wake-up";
-      case "stats", "usage" -> "Sessions, turns, cost and tokens";
-      case "pause", "stop" -> "Pause the ant after its current session";
-      case "resume", "start" -> "Resume a paused ant";
-      case "urgent" -> "Interrupt the running session and start on this instruction now";
-      case "abort" -> "Drop the current task and the queue; an escalated ant goes on";
-      default -> "Drop the ant's queued instructions";
-    };
   }
 
   // ---- messages ----
@@ -206,7 +175,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     Member member = e.getMember();
     work.submit(() -> {
       try {
-        String reply = onText(here, member, text);
+        String reply = commands.onText(here, member, text);
         if (reply != null) {
           m.reply(reply).setAllowedMentions(List.of()).queue(ok -> { },
               err -> log.warn("discord: reply failed: {}", err.getMessage()));
@@ -229,76 +198,6 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
           .append(a.getUrl()).append(']');
     }
     return sb.toString();
-  }
-
-  /** Handles one line a human wrote in a channel of {@code here}; returns the reply, or null. */
-  String onText(List<String> here, Member member, String text) {
-    String t = text.strip();
-    if (t.isEmpty()) {
-      return null;
-    }
-    List<String> targets = here;
-    String[] words = t.split("\\s+", 2);
-    String first = words[0].endsWith(":") ? words[0].substring(0, words[0].length() - 1) : words[0];
-    if (here.size() > 1 && here.contains(first) && words.length > 1) {
-      targets = List.of(first);
-      t = words[1].strip();
-    }
-    if (t.startsWith("/")) {
-      String[] parts = t.substring(1).split("\\s+", 2);
-      String cmd = parts[0].toLowerCase(Locale.ROOT);
-      return command(cmd, parts.length > 1 ? parts[1].strip() : "", targets, member);
-    }
-    if (!allowedAll(targets, member)) {
-      return refused();
-    }
-    for (String ant : targets) {
-      stub(ant).message(Mail.of(t));
-    }
-    return null; // each ant answers 📥 (and ▶️ when it was paused) in the channel
-  }
-
-  String command(String cmd, String arg, List<String> targets, Member member) {
-    if (!COMMANDS.contains(cmd)) {
-      return "Unknown command `/" + cmd.replaceAll("[^A-Za-z0-9_-]", "") + "`. Run `/help` for the list.";
-    }
-    if (cmd.equals("help")) {
-      return HELP;
-    }
-    if (!allowedAll(targets, member)) {
-      return refused();
-    }
-    if (cmd.equals("urgent") && arg.isBlank()) {
-      return "`/urgent` needs the instruction: `/urgent stop and fix the failing build`.";
-    }
-    StringBuilder reply = new StringBuilder();
-    for (String ant : targets) {
-      AntWorkflow w = stub(ant);
-      switch (cmd) {
-        case "status" -> reply.append("```\n").append(StatusText.detail(w.status(), null, Instant.now())).append("```\n");
-        case "stats", "usage" -> {
-          AntStatus s = w.status();
-          AntStats st = w.stats();
-          reply.append("```\n").append(StatusText.detail(s, st, Instant.now())).append("```\n");
-        }
-        case "pause", "stop" -> w.pause();
-        case "resume", "start" -> {
-          AntStatus s = w.status();
-          if (s.paused() && !"operator".equals(s.pauseReason()) && settings.operatorsOf(ant).isEmpty()
-              && !isAdmin(member)) {
-            reply.append("⛔ ").append(ant).append(" is paused for ").append(s.pauseReason())
-                .append(": with no operators configured, only an Administrator may resume it.\n");
-          } else {
-            w.resume();
-          }
-        }
-        case "clear" -> w.clear();
-        case "abort" -> w.abort();
-        case "urgent" -> w.message(Mail.urgent(arg));
-        default -> { }
-      }
-    }
-    return reply.isEmpty() ? null : reply.toString().strip();
   }
 
   // ---- reactions ----
@@ -343,7 +242,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     }
     String ant = r.group(1);
     int id = Integer.parseInt(r.group(2));
-    if (!allowed(ant, member) || (settings.operatorsOf(ant).isEmpty() && !isAdmin(member))) {
+    if (!commands.allowed(ant, member) || (settings.operatorsOf(ant).isEmpty() && !ChannelCommands.isAdmin(member))) {
       if (settings.replyToStrangers()) {
         m.reply("⛔ " + member.getUser().getName() + ": only the colony's operators can approve or deny requests"
             + (settings.operatorsOf(ant).isEmpty() ? " (no operators are configured: Administrators only)." : "."))
@@ -351,7 +250,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
       }
       return;
     }
-    AntWorkflow w = stub(ant);
+    AntWorkflow w = commands.stub(ant);
     boolean waiting = w.status().confirmations().stream().map(PendingConfirmation::id).anyMatch(i -> i == id);
     if (!waiting) {
       m.reply("ℹ️ request #" + id + " was already decided; this reaction changes nothing.")
@@ -383,7 +282,7 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     // Discord wants an answer within 3 seconds. Queries answer in milliseconds; a worker that is
     // slower (restarting, say) gets a holding answer, and the command still goes through.
     String arg = e.getOption("text") == null ? "" : e.getOption("text").getAsString();
-    java.util.concurrent.Future<String> answer = work.submit(() -> command(cmd, arg, targets, e.getMember()));
+    java.util.concurrent.Future<String> answer = work.submit(() -> commands.command(cmd, arg, targets, e.getMember()));
     String reply;
     try {
       reply = answer.get(SLASH_BUDGET_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -397,46 +296,6 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     }
     e.reply(reply == null ? "✔️ /" + cmd + " sent to " + String.join(", ", targets) + "." : reply)
         .setAllowedMentions(List.of()).queue(ok -> { }, err -> log.warn("discord: slash reply failed: {}", err.getMessage()));
-  }
-
-  // ---- who may do what ----
-
-  private boolean allowedAll(List<String> targets, Member member) {
-    return targets.stream().allMatch(a -> allowed(a, member));
-  }
-
-  boolean allowed(String ant, Member member) {
-    List<String> ops = settings.operatorsOf(ant);
-    if (ops.isEmpty()) {
-      return true;
-    }
-    if (member == null) {
-      return false;
-    }
-    Set<String> roleIds = new java.util.HashSet<>();
-    Set<String> roleNames = new java.util.HashSet<>();
-    for (Role r : member.getRoles()) {
-      roleIds.add(r.getId());
-      roleNames.add(r.getName().toLowerCase(Locale.ROOT));
-    }
-    for (String op : ops) {
-      if (op.equals(member.getId()) || roleIds.contains(op) || roleNames.contains(op.toLowerCase(Locale.ROOT))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static boolean isAdmin(Member member) {
-    return member != null && member.hasPermission(Permission.ADMINISTRATOR);
-  }
-
-  private String refused() {
-    return settings.replyToStrangers() ? "⛔ Only the colony's operators can command these ants." : null;
-  }
-
-  private AntWorkflow stub(String ant) {
-    return client.newWorkflowStub(AntWorkflow.class, AntIds.workflowId(colony, ant));
   }
 
   public boolean connected() {
