@@ -95,7 +95,7 @@ final class ClusterBench {
       List<Double> list = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
         long l0 = System.nanoTime();
-        int listed = listAll(b, "scale");
+        int listed = b.listAll("scale");
         list.add((System.nanoTime() - l0) / 1e6);
         if (listed != n) {
           System.err.printf("%s: listed %d of %d%n", label, listed, n);
@@ -164,21 +164,6 @@ final class ClusterBench {
         script(Duration.ofSeconds(60), "down");
       }
       deleteRecursively(tmp);
-    }
-  }
-
-  /** The whole list; a refused page (the server's rate limits) is asked again and noted. */
-  private static int listAll(Bench b, String colony) throws InterruptedException {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return b.listAll(colony);
-      } catch (io.grpc.StatusRuntimeException e) {
-        System.err.printf("listing refused (attempt %d): %s%n", attempt, e.getStatus());
-        if (attempt == 10) {
-          throw e;
-        }
-        Thread.sleep(500);
-      }
     }
   }
 

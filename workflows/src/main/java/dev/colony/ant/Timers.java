@@ -61,9 +61,13 @@ final class Timers {
 
   /** A moment as a clock time in {@code zone} ("14:05"), with the date when it is not today. */
   static String at(long epochMillis, String zone) {
+    return at(epochMillis, zone, Workflow.currentTimeMillis());
+  }
+
+  static String at(long epochMillis, String zone, long nowMillis) {
     ZoneId z = zoneOf(zone);
     var when = Instant.ofEpochMilli(epochMillis).atZone(z);
-    var today = Instant.ofEpochMilli(Workflow.currentTimeMillis()).atZone(z).toLocalDate();
+    var today = Instant.ofEpochMilli(nowMillis).atZone(z).toLocalDate();
     String time = when.toLocalDate().equals(today) ? CLOCK.format(when) : DAY_AND_CLOCK.format(when);
     return time + ("UTC".equals(z.getId()) || "Z".equals(z.getId()) ? " UTC" : " " + z.getId());
   }
