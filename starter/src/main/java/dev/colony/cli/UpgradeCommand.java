@@ -94,7 +94,7 @@ class UpgradeCommand implements Callable<Integer> {
       out.printf("told %d running workflow(s) on task queue '%s' to move at their next safe point%n", told,
           temporal.taskQueue);
       out.flush();
-      return awaitDrained(t, deployment, older, out);
+      return awaitDrained(t, deployment, buildId, older, out);
     }
   }
 
@@ -122,7 +122,7 @@ class UpgradeCommand implements Callable<Integer> {
     return n;
   }
 
-  private int awaitDrained(Temporal t, String deployment, List<String> older, PrintWriter out)
+  private int awaitDrained(Temporal t, String deployment, String buildId, List<String> older, PrintWriter out)
       throws InterruptedException {
     long deadline = System.nanoTime() + waitSeconds * 1_000_000_000L;
     String shown = null;
@@ -137,8 +137,7 @@ class UpgradeCommand implements Callable<Integer> {
       }
       if (left.isEmpty()) {
         out.printf("every workflow runs on %s:%s; no workflow is left on an older version: stop their workers%s%n",
-            deployment, version.buildId == null ? System.getenv("COLONY_BUILD_ID") : version.buildId,
-            older.isEmpty() ? "" : " (" + String.join(", ", older) + ")");
+            deployment, buildId, older.isEmpty() ? "" : " (" + String.join(", ", older) + ")");
         return 0;
       }
       String now = left.toString();
@@ -150,8 +149,7 @@ class UpgradeCommand implements Callable<Integer> {
       }
       if (System.nanoTime() >= deadline) {
         out.printf("not drained after %d s: keep the workers of %s running; 'colony upgrade --build-id %s' "
-            + "shows the state again%n", waitSeconds, String.join(", ", left.keySet()),
-            version.buildId == null ? System.getenv("COLONY_BUILD_ID") : version.buildId);
+            + "shows the state again%n", waitSeconds, String.join(", ", left.keySet()), buildId);
         return 1;
       }
       Thread.sleep(1000);

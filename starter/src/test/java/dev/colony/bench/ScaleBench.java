@@ -636,6 +636,9 @@ public final class ScaleBench {
       if (code != 0) {
         throw new IllegalStateException("./colony " + String.join(" ", args) + " failed: " + out);
       }
+      if (ms > 2000) {
+        System.err.printf("slow: ./colony %s took %.0f ms:%n%s%n", String.join(" ", args), ms, out);
+      }
       return ms;
     }
 
