@@ -46,7 +46,8 @@ class WorkerCommand implements Callable<Integer> {
         deploymentVersion);
     spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' (host %s%s) at %s%n",
         colony.colony().name(), temporal.taskQueue, hostName,
-        deploymentVersion == null ? "" : ", version " + deploymentVersion.toCanonicalString(), t.address);
+        deploymentVersion == null ? "" : ", version " + deploymentVersion.getDeploymentName() + ":"
+            + deploymentVersion.getBuildId(), t.address);
     spec.commandLine().getOut().flush();
     if (githubWebhook != null) {
       startWebhook(t, colony);
