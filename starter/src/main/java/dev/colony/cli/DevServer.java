@@ -92,6 +92,33 @@ final class DevServer implements LocalServer {
     } catch (IOException e) {
       throw new UserError("cannot create " + log.getParent() + ": " + e.getMessage());
     }
+    try {
+      return launch(cli, port, uiPort, db, log);
+    } catch (ExitedEarly first) {
+      // Seen in CI: the dev server's internal worker service lost its listener to another process
+      // ("Failed to serve on worker listener") and exited. A second start picks other ports.
+      System.err.println("colony: the Temporal dev server exited while starting (" + first.getMessage()
+          + "); starting it again");
+      try {
+        return launch(cli, port, uiPort, db, log);
+      } catch (ExitedEarly again) {
+        throw new UserError("the Temporal dev server exited with code " + again.code + " before it was ready: "
+            + again.getMessage() + " (log: " + log + ")");
+      }
+    }
+  }
+
+  /** The server exited before it served: its code and the last line of its log. */
+  private static final class ExitedEarly extends RuntimeException {
+    final int code;
+
+    ExitedEarly(int code, String lastLine) {
+      super(lastLine, null, false, false);
+      this.code = code;
+    }
+  }
+
+  private static DevServer launch(TemporalCli cli, int port, int uiPort, Path db, Path log) {
     List<String> own = new ArrayList<>(argv(cli, port, uiPort, db));
     // Its own session, so Ctrl-C in the terminal reaches Colony only: Colony stops its worker
     // first and the server after it, instead of both at once.
@@ -137,8 +164,7 @@ final class DevServer implements LocalServer {
     try {
       while (true) {
         if (!process.isAlive()) {
-          throw new UserError("the Temporal dev server exited with code " + process.exitValue()
-              + " before it was ready: " + lastLine() + " (log: " + log + ")");
+          throw new ExitedEarly(process.exitValue(), lastLine());
         }
         try {
           stubs.blockingStub().withDeadlineAfter(1, TimeUnit.SECONDS)
