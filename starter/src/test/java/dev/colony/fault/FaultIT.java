@@ -436,7 +436,9 @@ class FaultIT {
     assertEachPostOnce("delta", "🐜 **delta** is starting up.");
     assertNoNumberedPostRepeats();
     // The worker said it lost the server and got it back, one line each, and nothing else:
-    // no stack trace per failed poll (there used to be thousands).
+    // no stack trace per failed poll (there used to be thousands). The watch that says "connected"
+    // looks every few seconds, so the ants may be back before it speaks: wait for its line.
+    eventually(LONG, () -> Cluster.read(worker.log()).lines().anyMatch(l -> l.startsWith("colony: connected to Temporal at ")));
     List<String> other = Cluster.read(worker.log()).lines().filter(l -> !l.startsWith("[")).toList();
     assertEquals(1, other.stream().filter(l -> l.startsWith("colony: lost the connection to Temporal at ")).count(),
         String.join("\n", other));
