@@ -109,20 +109,23 @@ public final class ColonyCli implements Runnable {
       err.flush();
       return 2;
     }
+    io.grpc.StatusRuntimeException grpc = grpcCause(e);
     if (e instanceof UserError) {
       err.println("colony: " + e.getMessage());
-    } else if (e instanceof io.grpc.StatusRuntimeException s
-        && (s.getStatus().getCode() == io.grpc.Status.Code.PERMISSION_DENIED
-            || s.getStatus().getCode() == io.grpc.Status.Code.UNAUTHENTICATED)) {
-      err.println("colony: Temporal refused the call (" + s.getStatus().getCode() + ": "
-          + dev.colony.config.Problem.printable(String.valueOf(s.getStatus().getDescription()), 160)
+    } else if (grpc != null && (grpc.getStatus().getCode() == io.grpc.Status.Code.PERMISSION_DENIED
+        || grpc.getStatus().getCode() == io.grpc.Status.Code.UNAUTHENTICATED)) {
+      err.println("colony: Temporal refused the call (" + grpc.getStatus().getCode() + ": "
+          + dev.colony.config.Problem.printable(String.valueOf(grpc.getStatus().getDescription()), 160)
           + "): check the API key (TEMPORAL_API_KEY) or client certificate and what it may do in this namespace.");
-    } else if (e instanceof io.grpc.StatusRuntimeException s
-        && s.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
-      err.println("colony: lost the connection to Temporal (" + s.getStatus().getDescription()
+    } else if (grpc != null && grpc.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
+      err.println("colony: lost the connection to Temporal (" + grpc.getStatus().getDescription()
           + "). Is the server still running?");
     } else {
-      err.println("colony: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+      // What failed, then what Temporal said about it (a service exception's own message names
+      // only the workflow).
+      err.println("colony: " + e.getClass().getSimpleName() + ": " + e.getMessage()
+          + (grpc == null || grpc == e ? "" : " (Temporal: " + grpc.getStatus().getCode() + ": "
+              + dev.colony.config.Problem.printable(String.valueOf(grpc.getStatus().getDescription()), 300) + ")"));
       if (Logging.isVerbose()) {
         e.printStackTrace(err);
       } else {
@@ -131,6 +134,16 @@ public final class ColonyCli implements Runnable {
     }
     err.flush();
     return 1;
+  }
+
+  /** The gRPC status that caused {@code e}, if any: the SDK wraps it in its own exceptions. */
+  static io.grpc.StatusRuntimeException grpcCause(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof io.grpc.StatusRuntimeException s) {
+        return s;
+      }
+    }
+    return null;
   }
 
   static final class Version implements CommandLine.IVersionProvider {

@@ -5,11 +5,13 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
+import io.temporal.api.workflowservice.v1.CountWorkflowExecutionsRequest;
 import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;
 import io.temporal.api.operatorservice.v1.ListSearchAttributesResponse;
 import io.temporal.common.SearchAttributeKey;
 import io.temporal.serviceclient.OperatorServiceStubs;
 import io.temporal.serviceclient.OperatorServiceStubsOptions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,6 +72,7 @@ final class SearchAttributeSetup {
       }
       operator.blockingStub().withDeadlineAfter(30, TimeUnit.SECONDS).addSearchAttributes(
           AddSearchAttributesRequest.newBuilder().setNamespace(t.namespace).putAllSearchAttributes(missing).build());
+      awaitUsable(t, missing.keySet(), USABLE_WITHIN);
       return List.copyOf(missing.keySet());
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.ALREADY_EXISTS) {
@@ -81,6 +84,79 @@ final class SearchAttributeSetup {
           + "Search Attributes settings): " + createCommands(t.namespace));
     } finally {
       operator.shutdownNow();
+    }
+  }
+
+  /** How long a server may take to let the namespace use attributes it has just added. */
+  static final Duration USABLE_WITHIN = Duration.ofSeconds(60);
+
+  /**
+   * Waits until the namespace accepts {@code names} in a query. A cluster adds them to its
+   * database at once, but each frontend maps them only at its next namespace refresh (every 10 s
+   * by default): until then a start that sets them is refused ("has no mapping defined for search
+   * attribute"). The dev server and the in-memory one map them at once, or cannot count: no wait.
+   */
+  static void awaitUsable(Temporal t, java.util.Collection<String> names, Duration within) {
+    String query = String.join(" AND ", names.stream().map(n -> n + " IS NULL").toList());
+    long deadline = System.nanoTime() + within.toNanos();
+    long pause = 100;
+    while (true) {
+      try {
+        t.stubs.blockingStub().withDeadlineAfter(10, TimeUnit.SECONDS).countWorkflowExecutions(
+            CountWorkflowExecutionsRequest.newBuilder().setNamespace(t.namespace).setQuery(query).build());
+        return;
+      } catch (StatusRuntimeException e) {
+        if (!unmapped(e)) {
+          return; // cannot count here (in-memory server), or a failure the next call reports itself
+        }
+        if (System.nanoTime() - deadline > 0) {
+          throw new UserError("Temporal at " + t.address + " added Colony's search attributes but namespace '"
+              + t.namespace + "' still cannot use them after " + within.toSeconds() + " s: "
+              + e.getStatus().getDescription());
+        }
+      }
+      sleep(pause);
+      pause = Math.min(1000, pause * 2);
+    }
+  }
+
+  /** Whether {@code e} says the namespace does not (yet) know a search attribute of Colony's. */
+  static boolean unmapped(Throwable e) {
+    io.grpc.StatusRuntimeException s = ColonyCli.grpcCause(e);
+    if (s == null || s.getStatus().getCode() != Status.Code.INVALID_ARGUMENT || s.getStatus().getDescription() == null) {
+      return false;
+    }
+    String d = s.getStatus().getDescription();
+    return (d.contains("search attribute") || d.contains("Search attribute"))
+        && AntSearchAttributes.ALL.stream().anyMatch(k -> d.contains(k.getName()));
+  }
+
+  /**
+   * Runs {@code call}, again while the namespace does not yet map Colony's attributes: another
+   * frontend of the same cluster may refresh later than the one {@link #awaitUsable} asked.
+   */
+  static <T> T whileUnmapped(java.util.function.Supplier<T> call, Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
+    long pause = 100;
+    while (true) {
+      try {
+        return call.get();
+      } catch (RuntimeException e) {
+        if (!unmapped(e) || System.nanoTime() - deadline > 0) {
+          throw e;
+        }
+      }
+      sleep(pause);
+      pause = Math.min(1000, pause * 2);
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new UserError("interrupted while waiting for Temporal to map Colony's search attributes");
     }
   }
 

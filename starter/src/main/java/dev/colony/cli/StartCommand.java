@@ -84,7 +84,8 @@ final class StartCommand implements Callable<Integer> {
       for (AntSpec a : ants) {
         started.add(pool.submit(() -> {
           boolean wasRunning = running != null ? running.contains(a.workflowId()) : Ants.isRunning(t, a.workflowId());
-          WorkflowExecution e = Ants.start(t.client, taskQueue, a);
+          WorkflowExecution e = SearchAttributeSetup.whileUnmapped(() -> Ants.start(t.client, taskQueue, a),
+              SearchAttributeSetup.USABLE_WITHIN);
           return wasRunning ? null : e;
         }));
       }

@@ -40,6 +40,16 @@ class CliTest {
   }
 
   @Test
+  void aTemporalStatusWrappedInTheSdksExceptionIsFoundAndNamed() {
+    io.grpc.StatusRuntimeException grpc = io.grpc.Status.DEADLINE_EXCEEDED
+        .withDescription("context deadline exceeded").asRuntimeException();
+    RuntimeException wrapped = new io.temporal.client.WorkflowServiceException(
+        io.temporal.api.common.v1.WorkflowExecution.newBuilder().setWorkflowId("ant/c/a").build(), "AntWorkflow", grpc);
+    assertEquals(grpc, ColonyCli.grpcCause(new IllegalStateException(wrapped)));
+    assertEquals(null, ColonyCli.grpcCause(new IllegalStateException("no gRPC here")));
+  }
+
+  @Test
   void validateExitsZeroOnTheHelloExample() {
     Result r = run("validate", "../examples/hello");
     assertEquals(0, r.code(), r.err());

@@ -43,7 +43,7 @@ public final class Cluster implements AutoCloseable {
   private Process server;
   private String kind;
   private final List<WorkerProcess> workers = new ArrayList<>();
-  private WorkflowServiceStubs stubs;
+  WorkflowServiceStubs stubs;
   WorkflowClient client;
   /** Variables every process of this cluster gets (the connection's TEMPORAL_* settings). */
   final java.util.Map<String, String> env = new java.util.HashMap<>();

@@ -160,6 +160,42 @@ class ProductionClusterIT {
     assertNoNumberedPostRepeats();
   }
 
+  /**
+   * A namespace made just now has none of Colony's search attributes. {@code colony start} adds
+   * them, and the cluster's frontends map them only at their next namespace refresh (up to 10 s):
+   * the start must wait for that instead of failing ("has no mapping defined for search attribute").
+   */
+  @Test
+  void aNewNamespaceGetsColonysSearchAttributesAndItsAntsStartAtOnce() throws Exception {
+    String ns = "fresh-" + Long.toHexString(System.nanoTime() & 0xffffffL);
+    cluster.stubs.blockingStub().registerNamespace(io.temporal.api.workflowservice.v1.RegisterNamespaceRequest
+        .newBuilder().setNamespace(ns)
+        .setWorkflowExecutionRetentionPeriod(com.google.protobuf.util.Durations.fromHours(24)).build());
+    // The namespace itself is also known to the frontend only after a refresh.
+    eventually(LONG, () -> {
+      try {
+        cluster.stubs.blockingStub().countWorkflowExecutions(io.temporal.api.workflowservice.v1
+            .CountWorkflowExecutionsRequest.newBuilder().setNamespace(ns).build());
+        return true;
+      } catch (io.grpc.StatusRuntimeException notYet) {
+        return false;
+      }
+    });
+    Cluster.CliRun start = cluster.cliRun("start", cluster.dir.toString(), "alpha", "delta", "--namespace", ns);
+    assertEquals(0, start.code(), start.out());
+    assertTrue(start.out().contains("started alpha") && start.out().contains("started delta"), start.out());
+    // Both listed from visibility, by the attributes the start set.
+    eventually(LONG, () -> cluster.stubs.blockingStub().countWorkflowExecutions(io.temporal.api.workflowservice.v1
+        .CountWorkflowExecutionsRequest.newBuilder().setNamespace(ns)
+        .setQuery("ColonyName = '" + cluster.colonyName + "' AND AntState = 'initializing'").build()).getCount() == 2);
+    for (String id : List.of("ant/" + cluster.colonyName + "/alpha", "ant/" + cluster.colonyName + "/delta",
+        "colony/" + cluster.colonyName)) {
+      cluster.stubs.blockingStub().terminateWorkflowExecution(io.temporal.api.workflowservice.v1
+          .TerminateWorkflowExecutionRequest.newBuilder().setNamespace(ns).setReason("test over")
+          .setWorkflowExecution(io.temporal.api.common.v1.WorkflowExecution.newBuilder().setWorkflowId(id)).build());
+    }
+  }
+
   @Test
   void clientsWithoutTheRightCredentialsAreRefusedWithOneLine() throws Exception {
     Path certs = STATE.resolve("certs");
