@@ -2,8 +2,17 @@
 # Order: $JAVA_HOME, the java on PATH, then the usual JVM install directories (newest first).
 
 colony_java_major() {
-  # prints the feature version of the java binary given as $1 (e.g. 17, 21, 25)
-  "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = \([0-9.]*\).*/\1/p' | head -n 1 | sed 's/^1\.//'
+  # prints the feature version of the java binary given as $1 (e.g. 17, 21, 25). Read from the
+  # JDK's release file when it has one (no JVM started: a tenth of a second off every command),
+  # else asked of the binary itself.
+  local release="${1%/bin/java}/release" v=""
+  if [ -f "$release" ]; then
+    v=$(sed -n 's/^JAVA_VERSION="\([0-9][0-9.]*\).*/\1/p' "$release" | head -n 1 | sed 's/^1\.//; s/\..*//')
+  fi
+  if [ -z "$v" ]; then
+    v=$("$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = \([0-9.]*\).*/\1/p' | head -n 1 | sed 's/^1\.//')
+  fi
+  echo "$v"
 }
 
 colony_find_jdk() {

@@ -177,10 +177,10 @@ final class Ants {
    */
   static Ref resolve(Temporal t, String name, String colony) {
     if (name.contains("/")) {
+      // No describe first: the call that follows (a signal, a query) says NOT_FOUND itself when
+      // the ant is not running, and a command is one round trip shorter. See notRunning.
       String[] parts = name.split("/", 2);
-      Ref ref = new Ref(parts[0], parts[1], AntIds.workflowId(parts[0], parts[1]));
-      requireRunning(t, ref);
-      return ref;
+      return new Ref(parts[0], parts[1], AntIds.workflowId(parts[0], parts[1]));
     }
     List<AntRow> running = list(t, colony);
     List<Ref> matches = running.stream()
@@ -240,20 +240,88 @@ final class Ants {
     return stub(t, ref).stats();
   }
 
-  /** Checks the ant exists and is running before signalling it. */
-  private static void requireRunning(Temporal t, Ref ref) {
+  /** An ant's live answer to both of its queries. */
+  record Live(AntStatus status, AntStats stats) {}
+
+  /**
+   * Asks the ant's worker for its status and stats, both at once, each call one attempt that ends
+   * {@code within} from now: null when no worker answered by then (dead, wedged, or replaying a
+   * long history). The SDK's own query call retries a timed-out attempt for a minute, which is
+   * what a user waited when a worker had just died.
+   */
+  static Live live(Temporal t, Ref ref, java.time.Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
+    var stub = t.stubs.futureStub().withDeadline(io.grpc.Deadline.after(within.toNanos(),
+        java.util.concurrent.TimeUnit.NANOSECONDS));
+    var status = stub.queryWorkflow(queryRequest(t, ref, "status"));
+    var stats = stub.queryWorkflow(queryRequest(t, ref, "stats"));
     try {
-      WorkflowStub s = t.client.newUntypedWorkflowStub(ref.workflowId());
-      var d = s.describe();
+      return new Live(answer(t, status, deadline, AntStatus.class), answer(t, stats, deadline, AntStats.class));
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        throw notRunning(t, ref);
+      }
+      return null; // timed out, rejected or failed: the caller falls back to visibility
+    } catch (java.util.concurrent.TimeoutException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new UserError("interrupted");
+    } finally {
+      status.cancel(true);
+      stats.cancel(true);
+    }
+  }
+
+  private static io.temporal.api.workflowservice.v1.QueryWorkflowRequest queryRequest(Temporal t, Ref ref, String type) {
+    return io.temporal.api.workflowservice.v1.QueryWorkflowRequest.newBuilder().setNamespace(t.namespace)
+        .setExecution(WorkflowExecution.newBuilder().setWorkflowId(ref.workflowId()))
+        .setQuery(io.temporal.api.query.v1.WorkflowQuery.newBuilder().setQueryType(type))
+        .build();
+  }
+
+  private static <T> T answer(Temporal t,
+      com.google.common.util.concurrent.ListenableFuture<io.temporal.api.workflowservice.v1.QueryWorkflowResponse> call,
+      long deadline, Class<T> type)
+      throws ExecutionException, InterruptedException, java.util.concurrent.TimeoutException {
+    var r = call.get(Math.max(1, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+    if (r.hasQueryRejected() || !r.hasQueryResult()) {
+      throw new ExecutionException(new IllegalStateException("query rejected"));
+    }
+    return t.client.getOptions().getDataConverter().fromPayloads(0, java.util.Optional.of(r.getQueryResult()), type, type);
+  }
+
+  /**
+   * Why a call to {@code ref} found no running workflow, in the user's terms: no such ant, or it
+   * ended (and how). One describe, made only after the call failed.
+   */
+  static UserError notRunning(Temporal t, Ref ref) {
+    try {
+      var d = t.client.newUntypedWorkflowStub(ref.workflowId()).describe();
       if (d.getStatus() != io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
-        throw new UserError("ant " + ref.colony() + "/" + ref.ant() + " is not running (it is "
+        return new UserError("ant " + ref.colony() + "/" + ref.ant() + " is not running (it is "
             + d.getStatus().name().replace("WORKFLOW_EXECUTION_STATUS_", "").toLowerCase() + ")");
       }
+      return new UserError("ant " + ref.colony() + "/" + ref.ant() + " ended while it was being asked; try again");
     } catch (WorkflowNotFoundException e) {
-      throw new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
+      return new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
-        throw new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
+        return new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
+      }
+      throw e;
+    }
+  }
+
+  /** Runs {@code call} on the ant; a workflow that is not there becomes {@link #notRunning}'s one line. */
+  static void signal(Temporal t, Ref ref, java.util.function.Consumer<AntWorkflow> call) {
+    try {
+      call.accept(stub(t, ref));
+    } catch (WorkflowNotFoundException e) {
+      throw notRunning(t, ref);
+    } catch (io.temporal.client.WorkflowServiceException e) {
+      if (ColonyCli.grpcCause(e) != null && ColonyCli.grpcCause(e).getStatus().getCode() == Status.Code.NOT_FOUND) {
+        throw notRunning(t, ref);
       }
       throw e;
     }

@@ -36,7 +36,20 @@ public final class ColonyCli implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws Exception {
+    if (Boolean.getBoolean("colony.training")) {
+      // The launcher's training run: started with -jar, exactly as the commands it prepares for.
+      Training.main(args);
+      return;
+    }
+    if (args.length == 0 || args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      String help = HelpText.prebuilt();
+      if (help != null) {
+        System.out.print(help);
+        System.out.flush();
+        System.exit(0);
+      }
+    }
     // Logs, console chat and all other output of this process pass the one redactor.
     System.setOut(new RedactingPrintStream(new FileOutputStream(FileDescriptor.out), Secrets.process()));
     System.setErr(new RedactingPrintStream(new FileOutputStream(FileDescriptor.err), Secrets.process()));

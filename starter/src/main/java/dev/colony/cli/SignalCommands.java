@@ -56,7 +56,7 @@ final class SignalCommands {
     int send(Consumer<AntWorkflow> signal, String done) {
       try (Temporal t = Temporal.connect(temporal)) {
         Ants.Ref ref = Ants.resolve(t, ant, colony);
-        signal.accept(Ants.stub(t, ref));
+        Ants.signal(t, ref, signal);
         spec.commandLine().getOut().println(ref.colony() + "/" + ref.ant() + ": " + done);
         spec.commandLine().getOut().flush();
       }
@@ -273,7 +273,7 @@ final class SignalCommands {
       try (Temporal t = Temporal.connect(temporal)) {
         Ants.Ref ref = Ants.resolve(t, ant, colony);
         String target = checkWaiting(t, ref);
-        Ants.stub(t, ref).decide(new Decide(id, approve, who, note));
+        Ants.signal(t, ref, a -> a.decide(new Decide(id, approve, who, note)));
         spec.commandLine().getOut().println(ref.colony() + "/" + ref.ant() + ": " + (approve ? "approval" : "denial")
             + " sent for " + target);
         spec.commandLine().getOut().flush();
@@ -293,8 +293,12 @@ final class SignalCommands {
         if (Boolean.FALSE.equals(workers.polling())) {
           throw new UserError("no worker");
         }
-        waiting = Ants.status(t, ref).confirmations();
-      } catch (UserError | io.temporal.client.WorkflowException | io.grpc.StatusRuntimeException noAnswer) {
+        Ants.Live live = Ants.live(t, ref, StatusCommand.LIVE_WITHIN);
+        if (live == null) {
+          throw new UserError("no answer");
+        }
+        waiting = live.status().confirmations();
+      } catch (UserError noAnswer) {
         return (id == null ? "the oldest waiting request" : "request #" + id)
             + " (no worker answered, so it could not be checked; the ant applies it when a worker runs)";
       }

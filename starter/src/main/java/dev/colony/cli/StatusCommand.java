@@ -1,8 +1,5 @@
 package dev.colony.cli;
 
-import dev.colony.ant.AntStats;
-import dev.colony.ant.AntStatus;
-import io.temporal.client.WorkflowException;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -35,6 +32,12 @@ final class StatusCommand implements Callable<Integer> {
   private static final int tableLimit = Integer.getInteger("colony.status.tableLimit", TABLE_LIMIT);
   /** Ants an operator should look at: waiting for a human, paused, or failing. */
   static final String ATTENTION = "AntNeedsHuman = true OR AntPaused = true OR AntErrors > 0";
+
+  /**
+   * How long one ant's worker has to answer: what is left of the 2 s a user waits for
+   * {@code status ANT} once the connection, the worker check and the visibility fallback are paid.
+   */
+  static final java.time.Duration LIVE_WITHIN = java.time.Duration.ofMillis(1500);
 
   @Mixin
   TemporalOptions temporal;
@@ -79,18 +82,10 @@ final class StatusCommand implements Callable<Integer> {
   /** One ant: its live status and stats from the workflow when a worker answers, else visibility. */
   private void detail(Temporal t, WorkerCheck workers, java.io.PrintWriter out) {
     Ants.Ref ref = Ants.resolve(t, ant, colony);
-    AntStatus status = null;
-    AntStats stats = null;
-    if (!Boolean.FALSE.equals(workers.polling())) {
-      try {
-        status = Ants.status(t, ref);
-        stats = Ants.stats(t, ref);
-      } catch (WorkflowException | io.grpc.StatusRuntimeException e) {
-        status = null;
-      }
-    }
-    if (status != null) {
-      out.print(json ? StatusView.json(t.address, t.namespace, status, stats) : StatusView.detail(status, stats, Instant.now()));
+    Ants.Live live = Boolean.FALSE.equals(workers.polling()) ? null : Ants.live(t, ref, LIVE_WITHIN);
+    if (live != null) {
+      out.print(json ? StatusView.json(t.address, t.namespace, live.status(), live.stats())
+          : StatusView.detail(live.status(), live.stats(), Instant.now()));
       return;
     }
     AntRow row = Ants.row(t, ref);
@@ -99,7 +94,7 @@ final class StatusCommand implements Callable<Integer> {
     } else {
       out.print(StatusView.detail(row, Instant.now()));
       out.println("  (from visibility: no worker answered the status query within "
-          + Temporal.QUERY_TIMEOUT.toSeconds() + " s, so queue details and stats are not shown)");
+          + LIVE_WITHIN.toMillis() / 1000.0 + " s, so queue details and stats are not shown)");
     }
   }
 }

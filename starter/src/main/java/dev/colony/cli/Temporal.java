@@ -117,6 +117,17 @@ final class Temporal implements AutoCloseable {
     }
   }
 
+  /** Whether the server answers within {@code within} (one GetSystemInfo, no retry). */
+  boolean reachable(java.time.Duration within) {
+    try {
+      stubs.blockingStub().withDeadlineAfter(within.toMillis(), TimeUnit.MILLISECONDS)
+          .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
+      return true;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
   @Override
   public void close() {
     // Every call of this process has returned by now: nothing is left to drain, and waiting for

@@ -53,7 +53,8 @@ final class WorkerRuntime {
       if (gateway != null) {
         gateway.close(); // lets another worker take the gateway at once
       }
-      worker.close();
+      // Is the server still there? If not, there is nothing to drain towards.
+      worker.close(t.reachable(java.time.Duration.ofMillis(500)) ? ColonyWorker.SHUTDOWN_GRACE : java.time.Duration.ZERO);
       afterStop.run();
     }, "colony-worker-shutdown"));
     return worker;

@@ -44,7 +44,7 @@ public final class ScaleBench {
       sizes.add(Integer.parseInt(s.trim()));
     }
     int commands = Integer.getInteger("bench.commands", 1000);
-    String only = System.getProperty("bench.only", "1,2,3,4,5,6");
+    String only = System.getProperty("bench.only", "1,2,3,4,5,6,7");
     Report r = new Report();
     r.line("# Colony benchmarks");
     r.line("");
@@ -66,6 +66,9 @@ public final class ScaleBench {
     }
     if (only.contains("5")) {
       recovery(r);
+    }
+    if (only.contains("7")) {
+      CommandBench.run(r, Integer.getInteger("bench.cmdAnts", 1000), Integer.getInteger("bench.stormAnts", 3000));
     }
     if (only.contains("6")) {
       ClusterBench.run(r, Integer.getInteger("bench.clusterAnts", 10_000), Integer.getInteger("bench.clusterCommands", 200));
@@ -574,6 +577,12 @@ public final class ScaleBench {
 
     /** kill -9 of {@code colony server} (its dev server dies with it), then the same server again. */
     void killAndRestartServer() throws Exception {
+      killServerOnly();
+      startServer();
+    }
+
+    /** kill -9 of {@code colony server} and its dev server; {@link #startServer} brings it back. */
+    void killServerOnly() throws Exception {
       List<ProcessHandle> children = server.descendants().toList();
       server.destroyForcibly();
       server.waitFor(10, TimeUnit.SECONDS);
@@ -584,7 +593,6 @@ public final class ScaleBench {
       if (stubs != null) {
         stubs.shutdownNow();
       }
-      startServer();
     }
 
     Proc startWorker(String name, String... extra) throws Exception {
@@ -622,10 +630,16 @@ public final class ScaleBench {
 
     /** Milliseconds of a whole {@code ./colony ...} process through the launcher. */
     double launcher(String... args) throws Exception {
+      List<String> withAddress = new ArrayList<>(List.of(args));
+      withAddress.add("--address");
+      withAddress.add(target());
+      return launcherNoAddress(withAddress.toArray(String[]::new));
+    }
+
+    /** The same, for a command that takes no server address ({@code --help}). */
+    double launcherNoAddress(String... args) throws Exception {
       List<String> full = new ArrayList<>(List.of(LAUNCHER.toString()));
       full.addAll(List.of(args));
-      full.add("--address");
-      full.add(target());
       long t0 = System.nanoTime();
       ProcessBuilder pb = new ProcessBuilder(full).redirectErrorStream(true);
       pb.environment().putAll(env);

@@ -40,6 +40,14 @@ class CliTest {
   }
 
   @Test
+  void thePrebuiltHelpIsTheCommandTreesOwn() {
+    String prebuilt = HelpText.prebuilt();
+    org.junit.jupiter.api.Assertions.assertNotNull(prebuilt, "the build renders colony-help.txt into the classes");
+    assertEquals(HelpText.render(), prebuilt);
+    assertTrue(prebuilt.startsWith("Usage: colony [-hvV] [COMMAND]"), prebuilt);
+  }
+
+  @Test
   void aTemporalStatusWrappedInTheSdksExceptionIsFoundAndNamed() {
     io.grpc.StatusRuntimeException grpc = io.grpc.Status.DEADLINE_EXCEEDED
         .withDescription("context deadline exceeded").asRuntimeException();

@@ -70,6 +70,28 @@ class ClientProfileTest {
   }
 
   @Test
+  void withNoFileAndNoVariableTheShortcutGivesWhatEnvconfigGives() {
+    // An existing file that is empty stands for "envconfig loads, finds nothing".
+    for (String[] flags : new String[][] {{}, {"--address", "h:1", "--namespace", "n"}, {"--tls"}, {"--api-key", "k-123456"}}) {
+      TemporalOptions o = parse(flags);
+      org.junit.jupiter.api.Assumptions.assumeTrue(ClientProfile.nothingToLoad(o, Map.of()),
+          "a Temporal config file exists in this user's home");
+      ClientProfile quick = ClientProfile.resolve(o, Map.of());
+      String[] loaded = java.util.Arrays.copyOf(flags, flags.length + 2);
+      loaded[flags.length] = "--config-file";
+      loaded[flags.length + 1] = "/dev/null";
+      ClientProfile full = ClientProfile.resolve(parse(loaded), Map.of());
+      assertEquals(full.address(), quick.address(), String.join(" ", flags));
+      assertEquals(full.namespace(), quick.namespace(), String.join(" ", flags));
+      assertEquals(full.describe(), quick.describe(), String.join(" ", flags));
+      assertEquals(full.apiKey(), quick.apiKey(), String.join(" ", flags));
+      assertEquals(full.config(), quick.config(), String.join(" ", flags));
+    }
+    assertFalse(ClientProfile.nothingToLoad(parse(), Map.of("TEMPORAL_ADDRESS", "x:1")));
+    assertFalse(ClientProfile.nothingToLoad(parse("--profile", "p"), Map.of()));
+  }
+
+  @Test
   void withNothingSetItIsTheLocalServer() {
     ClientProfile p = ClientProfile.resolve(parse("--config-file", "/dev/null"), Map.of());
     assertEquals("localhost:7233", p.address());

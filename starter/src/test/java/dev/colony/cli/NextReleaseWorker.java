@@ -19,7 +19,7 @@ public final class NextReleaseWorker {
 
   private NextReleaseWorker() {}
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws Exception {
     WorkerRuntime.antWorkflow = NextAntWorkflow.class;
     ColonyCli.main(args);
   }

@@ -90,6 +90,12 @@ class DevServerIT {
     assertTrue(!live.out().contains("no worker is polling"), live.out());
 
     Cluster.kill9(worker);
+    // Its last poll is still fresh, so the status query is tried: it has one deadline (not the
+    // SDK's minute of retries), then visibility answers.
+    Run justDead = colony("status", "delta");
+    assertEquals(0, justDead.code(), justDead.out());
+    assertTrue(justDead.out().contains("from visibility: no worker answered the status query within 1.5 s"),
+        justDead.out());
     // Signals never wait for a worker.
     Run pause = colony("pause", "beta");
     assertEquals(0, pause.code(), pause.out());

@@ -13,12 +13,14 @@ import dev.colony.ant.AntWorkflowImpl;
 import dev.colony.ant.Lifecycle;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.WorkflowReplayer;
+import dev.colony.worker.ColonyWorker;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -445,5 +447,13 @@ class FaultIT {
     assertEquals(1, other.stream().filter(l -> l.startsWith("colony: connected to Temporal at ")).count(),
         String.join("\n", other));
     assertTrue(other.size() <= 6, other.size() + " lines besides the chat:\n" + String.join("\n", other));
+
+    // The server gone for good, a SIGTERM stops the worker at once: it does not wait out the
+    // activities' grace (10 s) on calls that cannot reach anyone (it used to take longer still).
+    cluster.killServer();
+    worker.process().destroy();
+    assertTrue(worker.process().waitFor(ColonyWorker.SHUTDOWN_GRACE.toSeconds() - 2, TimeUnit.SECONDS),
+        "the worker did not stop within 8 s of SIGTERM with its server gone:\n" + Cluster.read(worker.log()));
+    cluster.startServer(); // for the replay check after the test
   }
 }

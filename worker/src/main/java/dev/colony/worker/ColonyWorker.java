@@ -123,8 +123,20 @@ public final class ColonyWorker implements AutoCloseable {
   /** Stops polling, gives running activities {@link #SHUTDOWN_GRACE} to finish, then stops. */
   @Override
   public void close() {
-    factory.shutdown();
-    factory.awaitTermination(SHUTDOWN_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    close(SHUTDOWN_GRACE);
+  }
+
+  /**
+   * Stops polling and gives running activities {@code grace} to finish, then stops them. With
+   * the server gone there is nothing to finish for (no result could be reported): the caller
+   * passes zero, and the worker stops within about two seconds instead of waiting out the grace
+   * on calls that cannot succeed.
+   */
+  public void close(Duration grace) {
+    if (!grace.isZero()) {
+      factory.shutdown();
+      factory.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS);
+    }
     if (!factory.isTerminated()) {
       factory.shutdownNow();
       factory.awaitTermination(2, TimeUnit.SECONDS);
