@@ -70,8 +70,11 @@ final class StartCommand implements Callable<Integer> {
 
   /** Above this many ants, running ones are found with one listing. */
   private static final int LIST_ABOVE = 20;
-  /** Starts in flight at once: each is one round trip, the server does the work. */
-  private static final int START_THREADS = 16;
+  /**
+   * Starts in flight at once: each is one round trip, the server does the work. Four keep a start
+   * of thousands from taking the server (and, on a small machine, the CPU) from operators' calls.
+   */
+  private static final int START_THREADS = Integer.getInteger("colony.start.threads", 4);
 
   private static void startAnts(Temporal t, String taskQueue, String colonyName, List<AntSpec> ants, PrintWriter out) {
     // Which ants already run: one visibility listing for many ants, instead of a describe each.

@@ -71,7 +71,7 @@ public final class StatusBench {
         .append("| server | ants | `status` median (min–max) | `status --json` median (min–max) | `colony start` of all |\n")
         .append("|---|---|---|---|---|\n");
     rows.forEach(r -> md.append(r).append('\n'));
-    md.append("\nAbove 1,000 ants the table shows a count and the ants that need attention (waiting for a human, ")
+    md.append("\nAbove 100 ants the table shows a count and the ants that need attention (waiting for a human, ")
         .append("paused or failing: none here), so its time no longer grows with the colony; `--json` (and `--all`) ")
         .append("list every ant, and their time is mostly the server's: the `temporal` CLI itself needs about 0.45 s per ")
         .append("1,000 ants from the SQLite dev server.\n");
