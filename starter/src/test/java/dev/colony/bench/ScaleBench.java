@@ -48,8 +48,9 @@ public final class ScaleBench {
     Report r = new Report();
     r.line("# Colony benchmarks");
     r.line("");
-    r.line("Produced by `bench/run` (the `ScaleBench` main) in one run. Machine: %d cores, %s, Java %s. "
-        + "Started %s.", Runtime.getRuntime().availableProcessors(), System.getProperty("os.name") + " "
+    r.line("Produced by `%s` (the `ScaleBench` main) in one run, sections %s. Machine: %d cores, %s, Java %s. "
+        + "Started %s.", only.equals("7") ? "bench/commands" : "bench/run", only,
+        Runtime.getRuntime().availableProcessors(), System.getProperty("os.name") + " "
         + System.getProperty("os.arch"), Runtime.version(), Instant.now());
     r.line("Server: `colony server` (the Temporal dev server, SQLite) unless a row says otherwise; worker: "
         + "`colony worker` from the built jar, JVM flags as the launcher's (%s).", String.join(" ", jvmFlags()));
