@@ -320,7 +320,8 @@ final class Ants {
     } catch (WorkflowNotFoundException e) {
       throw notRunning(t, ref);
     } catch (io.temporal.client.WorkflowServiceException e) {
-      if (ColonyCli.grpcCause(e) != null && ColonyCli.grpcCause(e).getStatus().getCode() == Status.Code.NOT_FOUND) {
+      StatusRuntimeException grpc = ColonyCli.grpcCause(e);
+      if (grpc != null && grpc.getStatus().getCode() == Status.Code.NOT_FOUND) {
         throw notRunning(t, ref);
       }
       throw e;

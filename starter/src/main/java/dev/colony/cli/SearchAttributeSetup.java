@@ -98,25 +98,16 @@ final class SearchAttributeSetup {
    */
   static void awaitUsable(Temporal t, java.util.Collection<String> names, Duration within) {
     String query = String.join(" AND ", names.stream().map(n -> n + " IS NULL").toList());
-    long deadline = System.nanoTime() + within.toNanos();
-    long pause = 100;
-    while (true) {
-      try {
-        t.stubs.blockingStub().withDeadlineAfter(10, TimeUnit.SECONDS).countWorkflowExecutions(
-            CountWorkflowExecutionsRequest.newBuilder().setNamespace(t.namespace).setQuery(query).build());
-        return;
-      } catch (StatusRuntimeException e) {
-        if (!unmapped(e)) {
-          return; // cannot count here (in-memory server), or a failure the next call reports itself
-        }
-        if (System.nanoTime() - deadline > 0) {
-          throw new UserError("Temporal at " + t.address + " added Colony's search attributes but namespace '"
-              + t.namespace + "' still cannot use them after " + within.toSeconds() + " s: "
-              + e.getStatus().getDescription());
-        }
+    try {
+      whileUnmapped(() -> t.stubs.blockingStub().withDeadlineAfter(10, TimeUnit.SECONDS).countWorkflowExecutions(
+          CountWorkflowExecutionsRequest.newBuilder().setNamespace(t.namespace).setQuery(query).build()), within);
+    } catch (StatusRuntimeException e) {
+      if (unmapped(e)) {
+        throw new UserError("Temporal at " + t.address + " added Colony's search attributes but namespace '"
+            + t.namespace + "' still cannot use them after " + within.toSeconds() + " s: "
+            + e.getStatus().getDescription());
       }
-      sleep(pause);
-      pause = Math.min(1000, pause * 2);
+      // cannot count here (in-memory server), or a failure the next call reports itself
     }
   }
 
