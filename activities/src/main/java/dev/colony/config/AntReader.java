@@ -34,6 +34,12 @@ final class AntReader {
 
   /** Per-ant {@code integrations.discord.operators}, filled while ants are read. */
   final Map<String, List<String>> antOperators = new TreeMap<>();
+  /** Per-ant {@code integrations.slack.channel} and {@code operators}. */
+  final Map<String, String> slackChannels = new TreeMap<>();
+  final Map<String, List<String>> slackOperators = new TreeMap<>();
+
+  /** Whether the colony has {@code integrations.slack} (every ant then names its channel). */
+  boolean slackColony;
 
   AntSpec readAnt(Node n, String rel, Path colonyDir, String colonyName,
       ColonySettings colony, Defaults defaults) {
@@ -80,6 +86,18 @@ final class AntReader {
           antOperators.put(name, ops);
         }
       }
+      Node sl = integrations.child("slack");
+      if (sl != null) {
+        sl.allowOnly(ConfigSchema.ANT.child("integrations").child("slack"));
+        String slackChannel = ColonyReader.slackChannel(sl, "channel", true);
+        List<String> ops = sl.raw("operators") == null ? null : ColonyReader.slackOperators(sl);
+        if (name != null && slackChannel != null) {
+          slackChannels.put(name, slackChannel);
+        }
+        if (name != null && ops != null) {
+          slackOperators.put(name, ops);
+        }
+      }
       Node gh = integrations.child("github");
       if (gh != null) {
         gh.allowOnly(ConfigSchema.ANT.child("integrations").child("github"));
@@ -98,6 +116,10 @@ final class AntReader {
         && (integrations == null || integrations.child("discord") == null)) {
       n.problem("integrations.discord.channel",
           "required: the colony uses Discord, so every ant names the channel it posts and listens in");
+    }
+    if (slackColony && (integrations == null || integrations.child("slack") == null)) {
+      n.problem("integrations.slack.channel",
+          "required: the colony uses Slack, so every ant names the channel it posts and listens in");
     }
 
     String cron = null;

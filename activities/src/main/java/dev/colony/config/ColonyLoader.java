@@ -79,6 +79,7 @@ public final class ColonyLoader {
       root = new Node(COLONY_FILE, "", colonyMap, env, problems, referenced);
       defaults = colonyReader.readDefaults(root);
       colony = colonyReader.readColony(root, colonyDir, defaults);
+      antReader.slackColony = colonyReader.slack != null;
     }
 
     List<AntSpec> ants = new ArrayList<>();
@@ -111,7 +112,11 @@ public final class ColonyLoader {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    return new LoadedColony(colony, ants, referenced, antReader.antOperators, groups);
+    ColonyReader.SlackBlock s = colonyReader.slack;
+    dev.colony.slack.SlackSettings slack = s == null ? null : new dev.colony.slack.SlackSettings(s.botTokenVar(),
+        s.appTokenVar(), s.operators(), antReader.slackOperators, antReader.slackChannels, s.mention(), s.alertsChannel(),
+        s.replyToStrangers());
+    return new LoadedColony(colony, ants, referenced, antReader.antOperators, groups, slack);
   }
 
   /** Ant files, sorted. None is valid config (nothing to run yet); commands that run ants check. */

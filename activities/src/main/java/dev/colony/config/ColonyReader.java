@@ -103,6 +103,10 @@ final class ColonyReader {
         discord = new ColonySettings.Discord(tokenVar, guild, operators, !"none".equals(mention),
             d.literal("alerts_channel", false), !"ignore".equals(strangers));
       }
+      Node sl = integrations.child("slack");
+      if (sl != null) {
+        slack = readSlack(sl);
+      }
       Node g = integrations.child("github");
       if (g != null) {
         g.allowOnly(ConfigSchema.COLONY.child("integrations").child("github"));
@@ -190,6 +194,74 @@ final class ColonyReader {
     }
     String var = Interpolation.variables(raw).iterator().next();
     return env.apply(var) == null ? var : null;
+  }
+
+  /** {@code integrations.slack} of the colony read last; null when it has none. */
+  SlackBlock slack;
+
+  /** The colony's {@code integrations.slack}, before the ants' channels are known. */
+  record SlackBlock(String botTokenVar, String appTokenVar, List<String> operators, boolean mention,
+      String alertsChannel, boolean replyToStrangers) {}
+
+  private SlackBlock readSlack(Node s) {
+    s.allowOnly(ConfigSchema.COLONY.child("integrations").child("slack"));
+    String bot = discordTokenOptional ? unsetReference(s.raw("bot_token")) : null;
+    if (bot == null) {
+      bot = secretReference(s, "bot_token", true);
+      tokenShape(s, "bot_token", bot, "xoxb-", "a bot token (xoxb-...); the app-level token (xapp-...) goes in app_token");
+    }
+    String app = discordTokenOptional ? unsetReference(s.raw("app_token")) : null;
+    if (app == null) {
+      app = secretReference(s, "app_token", true);
+      tokenShape(s, "app_token", app, "xapp-", "an app-level token (xapp-..., from Basic Information, App-Level "
+          + "Tokens, with connections:write); the bot token (xoxb-...) goes in bot_token");
+    }
+    List<String> operators = slackOperators(s);
+    String mention = s.literal("mention", false);
+    if (mention != null && !mention.equals("operators") && !mention.equals("none")) {
+      s.problem("mention", "invalid value '" + mention + "': expected \"operators\" or \"none\"");
+    }
+    String strangers = s.literal("strangers", false);
+    if (strangers != null && !strangers.equals("reply") && !strangers.equals("ignore")) {
+      s.problem("strangers", "invalid value '" + strangers + "': expected \"reply\" or \"ignore\"");
+    }
+    String alerts = slackChannel(s, "alerts_channel", false);
+    return new SlackBlock(bot, app, operators, !"none".equals(mention), alerts, !"ignore".equals(strangers));
+  }
+
+  /** A Slack operators list: user ids or user group ids (a name would be ambiguous). */
+  static List<String> slackOperators(Node n) {
+    List<String> ops = n.stringList("operators", false);
+    if (ops == null) {
+      return List.of();
+    }
+    for (int i = 0; i < ops.size(); i++) {
+      if (!dev.colony.slack.SlackSettings.OPERATOR.matcher(ops.get(i)).matches()) {
+        n.problem("operators[" + i + "]", "invalid operator '" + ops.get(i) + "': expected a Slack user id "
+            + "(U... or W..., from the profile's ⋮ menu, Copy member ID) or a user group id (S...)");
+      }
+    }
+    return ops;
+  }
+
+  /** A Slack channel: its name (#name) or its id (C... or G...). */
+  static String slackChannel(Node n, String key, boolean required) {
+    String c = n.literal(key, required);
+    if (c != null && !dev.colony.slack.SlackSettings.CHANNEL_ID.matcher(c).matches()
+        && !dev.colony.slack.SlackSettings.CHANNEL_NAME.matcher(c).matches()) {
+      n.problem(key, "invalid channel '" + c + "': expected a channel name (lower case letters, digits, "
+          + "'-' and '_', at most 80) or a channel id (C...)");
+      return null;
+    }
+    return c;
+  }
+
+  /** A token that is set but of the wrong kind is named without showing it. */
+  private void tokenShape(Node n, String key, String var, String prefix, String expected) {
+    String value = var == null ? null : env.apply(var);
+    if (value != null && !value.strip().startsWith(prefix)) {
+      n.problem(key, "${" + var + "} is not " + expected);
+    }
   }
 
   /** Reads a secret: it must be written as a single {@code ${VAR}} and the variable must be set. */

@@ -10,9 +10,11 @@ import java.util.Set;
  *
  * @param variables every {@code ${VAR}} the config references: their values are secrets
  * @param groups the declared supervision groups (ants in none supervise alone)
+ * @param slack how the colony talks on Slack; null when it does not
  */
 public record LoadedColony(ColonySettings colony, List<AntSpec> ants, Set<String> variables,
-    java.util.Map<String, List<String>> discordOperators, List<dev.colony.supervision.GroupSpec> groups) {
+    java.util.Map<String, List<String>> discordOperators, List<dev.colony.supervision.GroupSpec> groups,
+    dev.colony.slack.SlackSettings slack) {
   public LoadedColony {
     groups = groups == null ? List.of() : List.copyOf(groups);
     ants = List.copyOf(ants);
@@ -21,7 +23,7 @@ public record LoadedColony(ColonySettings colony, List<AntSpec> ants, Set<String
   }
 
   public LoadedColony(ColonySettings colony, List<AntSpec> ants) {
-    this(colony, ants, Set.of(), java.util.Map.of(), List.of());
+    this(colony, ants, Set.of(), java.util.Map.of(), List.of(), null);
   }
 
   /** How the bridge and the sink talk on Discord; null for a console colony. */

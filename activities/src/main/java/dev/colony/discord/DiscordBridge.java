@@ -1,8 +1,8 @@
 package dev.colony.discord;
 
-import dev.colony.ant.AntWorkflow;
-import dev.colony.autonomy.Decide;
-import dev.colony.autonomy.PendingConfirmation;
+import dev.colony.chat.ChannelCommands;
+import dev.colony.chat.LeasedConnection;
+import dev.colony.chat.Speaker;
 import dev.colony.spec.AntSpec;
 import io.temporal.client.WorkflowClient;
 import java.util.ArrayList;
@@ -12,8 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import net.dv8tion.jda.api.JDA;
 import net.dv8tion.jda.api.JDABuilder;
 import net.dv8tion.jda.api.entities.Guild;
@@ -45,10 +43,8 @@ import org.slf4j.LoggerFactory;
  * a confirmation post decide it. Only operators are obeyed. Nothing the bridge receives can
  * crash it: every failure is one log line.
  */
-public final class DiscordBridge extends ListenerAdapter implements AutoCloseable {
+public final class DiscordBridge extends ListenerAdapter implements LeasedConnection.Connection {
   private static final Logger log = LoggerFactory.getLogger(DiscordBridge.class);
-  private static final Pattern REQUEST = Pattern.compile("\\*\\*([A-Za-z0-9_.-]+)\\*\\* wants to use .*?request #(\\d+)",
-      Pattern.DOTALL);
   private static final int MAX_ATTACHMENTS = 10;
   /** Discord drops an interaction not answered within 3 seconds. */
   private static final long SLASH_BUDGET_MILLIS = 2300;
@@ -68,7 +64,8 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     this.colony = colony;
     this.ants = List.copyOf(ants);
     this.settings = settings;
-    this.commands = new ChannelCommands(client, colony, settings);
+    this.commands = new ChannelCommands(client, colony, settings, "/",
+        "React ✅ or ❌ to a ⚙️ request to approve or deny it.");
   }
 
   /** Where Discord is: the real one, or (tests, proxies) another base URL and gateway. */
@@ -172,10 +169,10 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     }
     Message m = e.getMessage();
     String text = withAttachments(m);
-    Member member = e.getMember();
+    Speaker who = speaker(e.getMember());
     work.submit(() -> {
       try {
-        String reply = commands.onText(here, member, text);
+        String reply = commands.onText(here, who, text);
         if (reply != null) {
           m.reply(reply).setAllowedMentions(List.of()).queue(ok -> { },
               err -> log.warn("discord: reply failed: {}", err.getMessage()));
@@ -236,30 +233,30 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     if (m.getAuthor().getIdLong() != m.getJDA().getSelfUser().getIdLong()) {
       return;
     }
-    Matcher r = REQUEST.matcher(m.getContentRaw());
-    if (!r.find() || !here.contains(r.group(1))) {
+    dev.colony.supervisor.OperatorMessages.RequestRef r = dev.colony.supervisor.OperatorMessages.requestIn(
+        stripMentions(m.getContentRaw()));
+    if (r == null || !here.contains(r.ant())) {
       return;
     }
-    String ant = r.group(1);
-    int id = Integer.parseInt(r.group(2));
-    if (!commands.allowed(ant, member) || (settings.operatorsOf(ant).isEmpty() && !ChannelCommands.isAdmin(member))) {
-      if (settings.replyToStrangers()) {
-        m.reply("⛔ " + member.getUser().getName() + ": only the colony's operators can approve or deny requests"
-            + (settings.operatorsOf(ant).isEmpty() ? " (no operators are configured: Administrators only)." : "."))
-            .setAllowedMentions(List.of()).queue(ok -> { }, err -> { });
+    String ant = r.ant();
+    int id = r.id();
+    Speaker who = speaker(member);
+    switch (commands.decide(ant, id, approve, who, "Discord")) {
+      case REFUSED -> {
+        String refusal = commands.refusedDecision(ant, who);
+        if (refusal != null) {
+          m.reply(refusal).setAllowedMentions(List.of()).queue(ok -> { }, err -> { });
+        }
+        return;
       }
-      return;
+      case ALREADY_DECIDED -> {
+        m.reply("ℹ️ request #" + id + " was already decided; this reaction changes nothing.")
+            .setAllowedMentions(List.of()).queue(ok -> { }, err -> { });
+        return;
+      }
+      case DECIDED -> { }
     }
-    AntWorkflow w = commands.stub(ant);
-    boolean waiting = w.status().confirmations().stream().map(PendingConfirmation::id).anyMatch(i -> i == id);
-    if (!waiting) {
-      m.reply("ℹ️ request #" + id + " was already decided; this reaction changes nothing.")
-          .setAllowedMentions(List.of()).queue(ok -> { }, err -> { });
-      return;
-    }
-    String who = member.getUser().getName();
-    w.decide(new Decide(id, approve, who + " (Discord)", null));
-    String outcome = (approve ? "\n✅ approved by " : "\n❌ denied by ") + who;
+    String outcome = (approve ? "\n✅ approved by " : "\n❌ denied by ") + who.name();
     String content = m.getContentRaw();
     if (content.length() + outcome.length() <= DiscordRest.MAX_MESSAGE) {
       m.editMessage(content + outcome).setAllowedMentions(List.of()).queue(ok -> { },
@@ -282,7 +279,8 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
     // Discord wants an answer within 3 seconds. Queries answer in milliseconds; a worker that is
     // slower (restarting, say) gets a holding answer, and the command still goes through.
     String arg = e.getOption("text") == null ? "" : e.getOption("text").getAsString();
-    java.util.concurrent.Future<String> answer = work.submit(() -> commands.command(cmd, arg, targets, e.getMember()));
+    Speaker who = speaker(e.getMember());
+    java.util.concurrent.Future<String> answer = work.submit(() -> commands.command(cmd, arg, targets, who));
     String reply;
     try {
       reply = answer.get(SLASH_BUDGET_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -298,6 +296,27 @@ public final class DiscordBridge extends ListenerAdapter implements AutoCloseabl
         .setAllowedMentions(List.of()).queue(ok -> { }, err -> log.warn("discord: slash reply failed: {}", err.getMessage()));
   }
 
+  /** A post's text without the mentions the sink put before it. */
+  private static String stripMentions(String content) {
+    return content.replaceFirst("^(<@[&!]?\\d+>\\s*)+", "");
+  }
+
+  /** A guild member as a {@link Speaker}: roles are the groups, Administrator the admin bit. */
+  static Speaker speaker(Member m) {
+    if (m == null) {
+      return null;
+    }
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (net.dv8tion.jda.api.entities.Role r : m.getRoles()) {
+      ids.add(r.getId());
+      names.add(r.getName());
+    }
+    return new Speaker(m.getId(), m.getUser().getName(), ids, names,
+        m.hasPermission(net.dv8tion.jda.api.Permission.ADMINISTRATOR));
+  }
+
+  @Override
   public boolean connected() {
     return jda != null && jda.getStatus() == JDA.Status.CONNECTED;
   }

@@ -18,12 +18,13 @@ import java.util.Map;
  * @param replyToStrangers answer refused commands from non-operators (else ignore them silently)
  */
 public record DiscordSettings(String guild, List<String> operators, Map<String, List<String>> antOperators,
-    boolean mentionOperators, String alertsChannel, boolean replyToStrangers) {
+    boolean mentionOperators, String alertsChannel, boolean replyToStrangers) implements dev.colony.chat.OperatorPolicy {
   public DiscordSettings {
     operators = List.copyOf(operators);
     antOperators = Map.copyOf(antOperators);
   }
 
+  @Override
   public List<String> operatorsOf(String ant) {
     return antOperators.getOrDefault(ant, operators);
   }

@@ -2,8 +2,8 @@ package dev.colony.discord;
 
 import dev.colony.chat.ChatPost;
 import dev.colony.chat.ChatSink;
+import dev.colony.chat.ChatText;
 import dev.colony.supervisor.OperatorMessages;
-import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,9 +18,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class DiscordSink implements ChatSink {
   private static final Logger log = LoggerFactory.getLogger(DiscordSink.class);
-  private static final String CUT = "\n… (cut)";
-  /** Longer posts are cut: an ant's channel is not a log file. */
-  static final int MAX_PARTS = 5;
 
   private final DiscordRest rest;
   private final DiscordSettings settings;
@@ -43,7 +40,7 @@ public final class DiscordSink implements ChatSink {
     boolean alert = OperatorMessages.needsHuman(post.text());
     Mentions who = alert ? settings.mentionsFor(post.ant(), roles()) : Mentions.NONE;
     String text = who.prefix() + post.text();
-    List<String> parts = split(text, DiscordRest.MAX_MESSAGE);
+    List<String> parts = ChatText.split(text, DiscordRest.MAX_MESSAGE);
     String firstId = null;
     try {
       for (int i = 0; i < parts.size(); i++) {
@@ -54,8 +51,7 @@ public final class DiscordSink implements ChatSink {
       if (alert && settings.alertsChannel() != null) {
         String alerts = rest.channel(settings.guild(), settings.alertsChannel());
         String link = "https://discord.com/channels/" + rest.guild(settings.guild()) + "/" + channel + "/" + firstId;
-        String line = post.text().lines().findFirst().orElse("");
-        line = line.length() > 300 ? line.substring(0, 299) + "…" : line;
+        String line = ChatText.firstLine(post.text(), 300);
         rest.post(alerts, who.prefix() + line + " " + link, DiscordRest.nonce(post.idempotencyKey() + "#alert"),
             who.users(), who.roles());
       }
@@ -80,28 +76,5 @@ public final class DiscordSink implements ChatSink {
       }
     }
     return known;
-  }
-
-  /** At most {@link #MAX_PARTS} parts of at most {@code max} characters, split at line breaks. */
-  static List<String> split(String text, int max) {
-    List<String> parts = new ArrayList<>();
-    String rest = text;
-    while (!rest.isEmpty()) {
-      if (parts.size() == MAX_PARTS - 1 && rest.length() > max) {
-        parts.add(rest.substring(0, max - CUT.length()) + CUT);
-        return parts;
-      }
-      if (rest.length() <= max) {
-        parts.add(rest);
-        break;
-      }
-      int at = rest.lastIndexOf('\n', max);
-      if (at < max / 2) {
-        at = max;
-      }
-      parts.add(rest.substring(0, at));
-      rest = rest.substring(at).replaceFirst("^\n", "");
-    }
-    return parts;
   }
 }

@@ -80,7 +80,7 @@ public class Narrator {
     String bounded = clip(text, POST_LIMIT);
     try {
       chat.deliver(new ChatPost(spec.colony(), spec.name(), spec.discordChannel(), bounded,
-          keyPrefix + "/n" + sequence.incrementAndGet()));
+          keyPrefix + "/n" + sequence.incrementAndGet(), System.currentTimeMillis()));
     } catch (Exception e) {
       log.warn("{}: could not post narration: {}", spec.name(), e.toString());
     }

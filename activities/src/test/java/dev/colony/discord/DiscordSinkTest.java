@@ -53,7 +53,7 @@ class DiscordSinkTest {
     assertEquals(line.repeat(30).strip(), String.join("\n", parts).strip());
     sink.deliver(new ChatPost("c", "a", "work", "y".repeat(50_000), "k2"));
     List<String> huge = discord.botMessagesIn(work).stream().map(FakeDiscord.Message::content).skip(2).toList();
-    assertEquals(DiscordSink.MAX_PARTS, huge.size());
+    assertEquals(dev.colony.chat.ChatText.MAX_PARTS, huge.size());
     assertTrue(huge.get(huge.size() - 1).endsWith("… (cut)"));
   }
 

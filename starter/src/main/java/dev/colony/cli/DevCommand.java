@@ -40,6 +40,11 @@ final class DevCommand implements Callable<Integer> {
       System.err.println("colony: " + colony.colony().discord().tokenVar()
           + " is not set: the console is the chat (set it to use Discord).");
     }
+    java.util.List<String> slackMissing = SlackSetup.missing(colony);
+    if (!slackMissing.isEmpty()) {
+      System.err.println("colony: " + String.join(" and ", slackMissing) + (slackMissing.size() == 1 ? " is" : " are")
+          + " not set: the console is the chat (set " + (slackMissing.size() == 1 ? "it" : "them") + " to use Slack).");
+    }
     StartCommand.select(colony, names); // an unknown ant name fails here, before anything starts
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Path state = Path.of(colony.colony().dir(), ".colony");

@@ -1,7 +1,8 @@
 package dev.colony.cli;
 
 import dev.colony.config.LoadedColony;
-import dev.colony.discord.DiscordGateway;
+import dev.colony.chat.LeasedConnection;
+import dev.colony.discord.DiscordBridge;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -41,7 +42,7 @@ final class DiscordCommand implements Callable<Integer> {
           + " is not set in this environment or the colony's .env: the bridge needs the bot token");
     }
     Temporal t = Temporal.connect(temporal);
-    DiscordGateway gateway = discord.gateway(t, temporal.taskQueue, ProcessHandle.current().pid() + "@bridge",
+    LeasedConnection<DiscordBridge> gateway = discord.gateway(t, temporal.taskQueue, ProcessHandle.current().pid() + "@bridge",
         new OkHttpClient());
     spec.commandLine().getOut().printf("discord bridge for colony '%s' at %s: holds the gateway when no other worker does%n",
         colony.colony().name(), t.address);

@@ -3,7 +3,7 @@ package dev.colony.cli;
 import dev.colony.config.Environment;
 import dev.colony.config.LoadedColony;
 import dev.colony.discord.DiscordBridge;
-import dev.colony.discord.DiscordGateway;
+import dev.colony.chat.LeasedConnection;
 import dev.colony.discord.DiscordRest;
 import dev.colony.discord.DiscordSettings;
 import dev.colony.discord.DiscordSink;
@@ -37,8 +37,8 @@ record DiscordSetup(LoadedColony colony, DiscordSettings settings, String token,
   }
 
   /** A started candidate for the colony's one gateway session. */
-  DiscordGateway gateway(Temporal t, String taskQueue, String candidate, OkHttpClient http) {
-    return new DiscordGateway(t.client, taskQueue, token, candidate, DiscordGateway.DEFAULT_TTL,
+  LeasedConnection<DiscordBridge> gateway(Temporal t, String taskQueue, String candidate, OkHttpClient http) {
+    return new LeasedConnection<DiscordBridge>(t.client, taskQueue, "discord", token, candidate, LeasedConnection.DEFAULT_TTL,
         () -> new DiscordBridge(t.client, colony.colony().name(), colony.ants(), settings),
         b -> b.connect(token, endpoints, http)).start();
   }

@@ -11,8 +11,12 @@ final class Logging {
   static void init() {
     setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
     setIfAbsent("org.slf4j.simpleLogger.log.dev.colony", "warn");
-    // Which worker holds the colony's Discord gateway: one line each time it changes hands.
-    setIfAbsent("org.slf4j.simpleLogger.log.dev.colony.discord.DiscordGateway", "info");
+    // Which worker holds the colony's Discord gateway or Slack connection: one line each time it
+    // changes hands.
+    setIfAbsent("org.slf4j.simpleLogger.log.dev.colony.chat.LeasedConnection", "info");
+    // The Slack SDK logs each Socket Mode reconnect and every unhandled event type at INFO/WARN;
+    // Colony reports the connection itself.
+    setIfAbsent("org.slf4j.simpleLogger.log.com.slack.api", "error");
     // The test server logs every user-visible signal race at WARN; those are normal here.
     setIfAbsent("org.slf4j.simpleLogger.log.io.temporal.internal.testservice", "error");
     // Worker heartbeats to the server are optional; the embedded server does not take them.

@@ -63,6 +63,10 @@ final class Preflight {
       out.add("integrations.discord.operators is not set: anyone in the guild can command the ants "
           + "(approvals and resuming a billing/auth/budget pause still need Administrator).");
     }
+    if (colony.slack() != null && colony.slack().operators().isEmpty()) {
+      out.add("integrations.slack.operators is not set: anyone in the ants' channels can command them "
+          + "(approvals and resuming a billing/auth/budget pause still need a workspace admin).");
+    }
     for (String v : Secrets.tooShortToMask(colony.variables(), env)) {
       out.add("${" + v + "} is shorter than " + Secrets.MIN_LENGTH + " characters: it stays out of Temporal, "
           + "but it is too short to be masked in what agents print.");

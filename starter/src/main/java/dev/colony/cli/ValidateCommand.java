@@ -24,7 +24,7 @@ final class ValidateCommand implements Callable<Integer> {
     var out = spec.commandLine().getOut();
     out.printf("colony '%s' is valid: %d ant%s, chat on %s%n", colony.colony().name(),
         colony.ants().size(), colony.ants().size() == 1 ? "" : "s",
-        colony.colony().discord() == null ? "the console" : "Discord (" + colony.colony().discord().guild() + ")");
+        chats(colony));
     for (AntSpec a : colony.ants()) {
       out.printf("  %-20s engine %-8s %s%n", a.name(), a.engine().configName(), rhythm(a));
     }
@@ -35,6 +35,19 @@ final class ValidateCommand implements Callable<Integer> {
     }
     Preflight.print(colony, spec.commandLine().getErr());
     return 0;
+  }
+
+  /** Where the colony's ants chat: Discord, Slack, both, or the console. */
+  static String chats(LoadedColony colony) {
+    java.util.List<String> on = new java.util.ArrayList<>();
+    if (colony.colony().discord() != null) {
+      on.add("Discord (" + colony.colony().discord().guild() + ")");
+    }
+    if (colony.slack() != null) {
+      on.add("Slack (" + colony.slack().channels().size() + " ant channel" + (colony.slack().channels().size() == 1 ? "" : "s")
+          + (colony.slack().alertsChannel() == null ? "" : ", alerts in " + colony.slack().alertsChannel()) + ")");
+    }
+    return on.isEmpty() ? "the console" : String.join(" and ", on);
   }
 
   static String rhythm(AntSpec a) {

@@ -3,7 +3,8 @@ package dev.colony.cli;
 import dev.colony.chat.ChatSink;
 import dev.colony.chat.ConsoleSink;
 import dev.colony.config.LoadedColony;
-import dev.colony.discord.DiscordGateway;
+import dev.colony.chat.FanoutSink;
+import dev.colony.chat.LeasedConnection;
 import dev.colony.worker.ColonyWorker;
 import dev.colony.worker.WorkerSettings;
 import java.io.PrintStream;
@@ -13,9 +14,9 @@ import okhttp3.OkHttpClient;
 /**
  * Starts a worker for a CLI command and stops it gracefully on SIGTERM / Ctrl-C, then runs
  * {@code afterStop} (the dev command stops its embedded server there, after the worker, so the
- * worker's goodbye to the server does not fail). With Discord configured and its token set in
- * this worker's environment, posts go to Discord and the worker is a candidate for the colony's
- * one gateway session; otherwise the console is the chat.
+ * worker's goodbye to the server does not fail). With Discord or Slack configured and its tokens
+ * set in this worker's environment, posts go there (to both when both are) and the worker is a
+ * candidate for the colony's one connection to each; otherwise the console is the chat.
  */
 final class WorkerRuntime {
   private WorkerRuntime() {}
@@ -39,19 +40,31 @@ final class WorkerRuntime {
     String dir = colony.colony().dir();
     Path journal = Path.of(dir, ".colony", "chat", "delivered-keys");
     DiscordSetup discord = DiscordSetup.of(colony);
-    // One OkHttp client for the whole worker: the REST poster, JDA and GitHub share it.
+    SlackSetup slack = SlackSetup.of(colony);
+    // One OkHttp client for the whole worker: the REST posters, JDA, Slack's SDK and GitHub share it.
     OkHttpClient http = new OkHttpClient();
-    ChatSink chat = discord != null ? discord.sink(http) : new ConsoleSink(chatOut);
+    java.util.List<ChatSink> chats = new java.util.ArrayList<>();
+    if (discord != null) {
+      chats.add(discord.sink(http));
+    }
+    if (slack != null) {
+      chats.add(slack.sink(http));
+    }
+    ChatSink chat = chats.isEmpty() ? new ConsoleSink(chatOut) : FanoutSink.of(chats);
     ColonyWorker worker = ColonyWorker.start(t.client,
         new WorkerSettings(taskQueue, useSticky, chat, null, journal, http, hostName, hostOption.resolvedRoot(),
             hostOption.cacheSize == null ? 0 : hostOption.cacheSize, version, antWorkflow));
-    DiscordGateway gateway = discord == null ? null
-        : discord.gateway(t, taskQueue, ProcessHandle.current().pid() + "@" + host(), http);
+    String candidate = ProcessHandle.current().pid() + "@" + host();
+    LeasedConnection<?> gateway = discord == null ? null : discord.gateway(t, taskQueue, candidate, http);
+    LeasedConnection<?> socket = slack == null ? null : slack.connection(t, taskQueue, candidate, http);
     ConnectionWatch watch = ConnectionWatch.start(t, System.err);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       watch.interrupt(); // stopping the server below is not a lost connection
       if (gateway != null) {
         gateway.close(); // lets another worker take the gateway at once
+      }
+      if (socket != null) {
+        socket.close();
       }
       // Is the server still there? If not, there is nothing to drain towards.
       worker.close(t.reachable(java.time.Duration.ofMillis(500)) ? ColonyWorker.SHUTDOWN_GRACE : java.time.Duration.ZERO);

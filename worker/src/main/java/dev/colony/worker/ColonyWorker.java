@@ -71,7 +71,7 @@ public final class ColonyWorker implements AutoCloseable {
     // Every post passes the worker's one redactor, whichever activity or narrator sends it.
     Secrets secrets = Secrets.process();
     ChatSink chat = post -> settings.chat().deliver(new ChatPost(post.colony(), post.ant(), post.channel(),
-        secrets.redact(post.text()), post.idempotencyKey()));
+        secrets.redact(post.text()), post.idempotencyKey(), post.at()));
     WorkspaceActivitiesImpl workspaces = new WorkspaceActivitiesImpl(secrets, settings.host(), settings.workspaceRoot(),
         queue -> polledLately(client, queue));
     SessionActivitiesImpl sessions = SessionActivitiesImpl.withDefaultEngines(chat, System.out,

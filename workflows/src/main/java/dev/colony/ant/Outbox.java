@@ -44,7 +44,8 @@ final class Outbox {
   void say(String text) {
     ant.postSequence++;
     String key = Workflow.getInfo().getWorkflowId() + "/" + Workflow.getInfo().getRunId() + "/" + ant.postSequence;
-    posts.add(new ChatPost(ant.spec.colony(), ant.spec.name(), ant.spec.discordChannel(), text, key));
+    posts.add(new ChatPost(ant.spec.colony(), ant.spec.name(), ant.spec.discordChannel(), text, key,
+        Workflow.currentTimeMillis()));
   }
 
   boolean isEmpty() {

@@ -204,7 +204,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
     ChatActivities chat = Workflow.newActivityStub(ChatActivities.class, chatOptions.toBuilder()
         .setSummary("post · " + dev.colony.supervisor.OperatorMessages.summary(text)).build());
     try {
-      chat.post(new ChatPost(colony, "colony", alertsChannel, text, key));
+      chat.post(new ChatPost(colony, "colony", alertsChannel, text, key, Workflow.currentTimeMillis()));
     } catch (ActivityFailure f) {
       log.warn("colony post {} not delivered: {}", key, f.getMessage());
     }

@@ -154,6 +154,21 @@ public final class OperatorMessages {
         + ant + " " + id + "`. Denied automatically in " + humanSeconds(timeoutSeconds) + ".";
   }
 
+  /** A confirmation request named in a post: the ant and the request's number. */
+  public record RequestRef(String ant, int id) {}
+
+  private static final java.util.regex.Pattern REQUEST = java.util.regex.Pattern.compile(
+      "\\*\\*([A-Za-z0-9_.-]+)\\*\\* wants to use .*?request #(\\d{1,9})", java.util.regex.Pattern.DOTALL);
+
+  /** The request a {@link #confirmationRequested} post asks about; null for any other text. */
+  public static RequestRef requestIn(String text) {
+    if (text == null || !text.startsWith("⚙️ ")) {
+      return null;
+    }
+    java.util.regex.Matcher m = REQUEST.matcher(text);
+    return m.find() ? new RequestRef(m.group(1), Integer.parseInt(m.group(2))) : null;
+  }
+
   public static String decided(String ant, int id, boolean approved, String by) {
     return (approved ? "✅ " : "❌ ") + bold(ant) + ": request #" + id + (approved ? " approved" : " denied")
         + " by " + by + ".";

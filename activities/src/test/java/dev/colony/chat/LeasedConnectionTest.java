@@ -1,4 +1,4 @@
-package dev.colony.discord;
+package dev.colony.chat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -13,8 +13,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The gateway election on Temporal's in-memory server: one holder, takeover after a crash or a clean stop. */
-class DiscordGatewayTest {
+/** The connection election on Temporal's in-memory server: one holder, takeover after a crash or a clean stop. */
+class LeasedConnectionTest {
   private TestWorkflowEnvironment env;
   private final List<String> connects = new CopyOnWriteArrayList<>();
 
@@ -23,9 +23,27 @@ class DiscordGatewayTest {
     env.close();
   }
 
-  private DiscordGateway gateway(String name) {
-    return new DiscordGateway(env.getWorkflowClient(), "q", "token-abc", name, Duration.ofMillis(1500),
-        () -> new DiscordBridge(env.getWorkflowClient(), "c", List.of(), null), b -> connects.add(name));
+  /** A connection that is up from connect to close. */
+  private static final class Up implements LeasedConnection.Connection {
+    volatile boolean up;
+
+    @Override
+    public boolean connected() {
+      return up;
+    }
+
+    @Override
+    public void close() {
+      up = false;
+    }
+  }
+
+  private LeasedConnection<Up> gateway(String name) {
+    return new LeasedConnection<Up>(env.getWorkflowClient(), "q", "discord", "token-abc", name, Duration.ofMillis(1500),
+        Up::new, c -> {
+          c.up = true;
+          connects.add(name);
+        });
   }
 
   private static void eventually(java.util.function.BooleanSupplier c) throws InterruptedException {
@@ -43,9 +61,9 @@ class DiscordGatewayTest {
     env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
     env.newWorker("q").registerWorkflowImplementationTypes(LeaseWorkflowImpl.class);
     env.start();
-    DiscordGateway a = gateway("a").start();
+    LeasedConnection<Up> a = gateway("a").start();
     eventually(a::holding);
-    DiscordGateway b = gateway("b").start();
+    LeasedConnection<Up> b = gateway("b").start();
     Thread.sleep(2000); // several renewals of both
     assertTrue(a.holding());
     assertFalse(b.holding());
@@ -58,13 +76,16 @@ class DiscordGatewayTest {
     assertTrue(takeoverMillis >= 1000, "not before the lease expired: " + takeoverMillis);
     assertEquals(List.of("a", "b"), connects);
 
-    DiscordGateway c = gateway("c").start();
+    LeasedConnection<Up> c = gateway("c").start();
     Thread.sleep(1000);
     assertFalse(c.holding());
     b.close(); // a clean stop lets go at once
     eventually(c::holding);
     assertEquals(List.of("a", "b", "c"), connects);
+    assertTrue(c.active());
     c.close();
-    assertTrue(DiscordGateway.tokenHash("token-abc").matches("[0-9a-f]{16}"));
+    assertFalse(c.active());
+    assertTrue(LeasedConnection.tokenHash("token-abc").matches("[0-9a-f]{16}"));
+    assertTrue(c.leaseWorkflowId().startsWith("colony-discord-gateway/"), c.leaseWorkflowId());
   }
 }

@@ -1,4 +1,4 @@
-package dev.colony.discord;
+package dev.colony.chat;
 
 import dev.colony.lease.LeaseWorkflow;
 import io.temporal.client.WorkflowClient;
@@ -14,15 +14,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps exactly one Discord gateway session (one {@link DiscordBridge}) per bot token across all
- * workers on all hosts. Every worker with the token is a candidate; the holder of a
- * {@link LeaseWorkflow} lease (workflow id derived from a hash of the token, never the token)
- * connects, renews every {@code ttl / 3}, and disconnects as soon as it cannot renew for
- * {@code ttl / 2}, before anyone else may take over at {@code ttl}. A killed holder is replaced
- * within about {@code ttl + ttl / 3}.
+ * Keeps exactly one live connection of a kind (Discord's gateway session, Slack's Socket Mode
+ * connection) per token across all workers on all hosts: a chat platform delivers each event to
+ * every connection of a token, so two would answer every command twice. Every worker with the
+ * token is a candidate; the holder of a {@link LeaseWorkflow} lease (workflow id derived from a
+ * hash of the token, never the token) connects, renews every {@code ttl / 3}, and disconnects as
+ * soon as it cannot renew for {@code ttl / 2}, before anyone else may take over at {@code ttl}. A
+ * killed holder is replaced within about {@code ttl + ttl / 3}.
+ *
+ * @param <C> the connection (a chat bridge)
  */
-public final class DiscordGateway implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(DiscordGateway.class);
+public final class LeasedConnection<C extends LeasedConnection.Connection> implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LeasedConnection.class);
   public static final Duration DEFAULT_TTL = Duration.ofSeconds(15);
 
   private final WorkflowClient client;
@@ -30,29 +33,44 @@ public final class DiscordGateway implements AutoCloseable {
   private final String leaseId;
   private final String candidate;
   private final Duration ttl;
-  private final Supplier<DiscordBridge> bridges;
-  private final BridgeConnector connector;
+  private final String kind;
+  private final Supplier<C> bridges;
+  private final Connector<C> connector;
   private final Thread thread;
   private volatile boolean stopped;
-  private DiscordBridge bridge;
+  private C bridge;
   private long lastRenewed;
   private boolean warned;
+  /** The last connection failure logged: the same one again is not logged every few seconds. */
+  private String lastFailure;
 
-  /** Opens a bridge's gateway session (the token stays on this worker). */
-  public interface BridgeConnector {
-    void connect(DiscordBridge bridge) throws Exception;
+  /** A connection the lease guards: closed when the lease is lost or handed over. */
+  public interface Connection extends AutoCloseable {
+    boolean connected();
+
+    @Override
+    void close();
   }
 
-  public DiscordGateway(WorkflowClient client, String taskQueue, String token, String candidate, Duration ttl,
-      Supplier<DiscordBridge> bridges, BridgeConnector connector) {
+  /** Opens a connection (the token stays on this worker). */
+  public interface Connector<C> {
+    void connect(C connection) throws Exception;
+  }
+
+  /**
+   * @param kind names the lease and the log lines: "discord" leases {@code colony-discord-gateway/<hash>}
+   */
+  public LeasedConnection(WorkflowClient client, String taskQueue, String kind, String token, String candidate,
+      Duration ttl, Supplier<C> bridges, Connector<C> connector) {
     this.client = client;
     this.taskQueue = taskQueue;
-    this.leaseId = "colony-discord-gateway/" + tokenHash(token);
+    this.kind = kind;
+    this.leaseId = "colony-" + kind + "-gateway/" + tokenHash(token);
     this.candidate = candidate;
     this.ttl = ttl;
     this.bridges = bridges;
     this.connector = connector;
-    this.thread = Thread.ofPlatform().daemon().name("colony-discord-gateway").unstarted(this::loop);
+    this.thread = Thread.ofPlatform().daemon().name("colony-" + kind + "-gateway").unstarted(this::loop);
   }
 
   /** The first 16 hex digits of SHA-256 of the token: names the lease, reveals nothing. */
@@ -65,7 +83,7 @@ public final class DiscordGateway implements AutoCloseable {
     }
   }
 
-  public DiscordGateway start() {
+  public LeasedConnection<C> start() {
     thread.start();
     return this;
   }
@@ -74,12 +92,12 @@ public final class DiscordGateway implements AutoCloseable {
     return leaseId;
   }
 
-  /** True while this worker holds the lease and its bridge is connected. */
+  /** True while this worker holds the lease and its connection is up. */
   public synchronized boolean active() {
     return bridge != null && bridge.connected();
   }
 
-  /** True while this worker holds the lease and has a bridge (connected or connecting). */
+  /** True while this worker holds the lease and has a connection (up or connecting). */
   public synchronized boolean holding() {
     return bridge != null;
   }
@@ -112,27 +130,32 @@ public final class DiscordGateway implements AutoCloseable {
       // Cannot reach Temporal: keep the session only while nobody else can have the lease yet.
       holds = bridge != null && System.currentTimeMillis() - lastRenewed < ttl.toMillis() / 2;
       if (!warned) {
-        log.warn("discord: cannot renew the gateway lease: {}", e.getMessage());
+        log.warn("{}: cannot renew the connection's lease: {}", kind, e.getMessage());
         warned = true;
       }
     }
     if (holds && bridge == null) {
-      DiscordBridge b = bridges.get();
+      C b = bridges.get();
       try {
         connector.connect(b);
         bridge = b;
-        log.info("discord: this worker holds the gateway ({})", candidate);
+        lastFailure = null;
+        log.info("{}: this worker holds the connection ({})", kind, candidate);
       } catch (InterruptedException e) {
         b.close();
         Thread.currentThread().interrupt();
       } catch (Exception e) {
         b.close();
-        log.warn("discord: gateway connection failed: {}", e.getMessage());
+        String why = String.valueOf(e.getMessage());
+        if (!why.equals(lastFailure)) {
+          log.warn("{}: connection failed: {}", kind, why);
+          lastFailure = why;
+        }
       }
     } else if (!holds && bridge != null) {
       bridge.close();
       bridge = null;
-      log.info("discord: gateway handed over; this worker no longer holds it");
+      log.info("{}: connection handed over; this worker no longer holds it", kind);
     }
   }
 

@@ -1,0 +1,315 @@
+package dev.colony.slack;
+
+import com.slack.api.app_backend.interactive_components.payload.BlockActionPayload;
+import com.slack.api.bolt.App;
+import com.slack.api.bolt.AppConfig;
+import com.slack.api.bolt.socket_mode.SocketModeApp;
+import com.slack.api.model.Message;
+import com.slack.api.model.event.MessageBotEvent;
+import com.slack.api.model.event.MessageChangedEvent;
+import com.slack.api.model.event.MessageDeletedEvent;
+import com.slack.api.model.event.MessageEvent;
+import com.slack.api.model.event.MessageFileShareEvent;
+import com.slack.api.model.event.ReactionAddedEvent;
+import com.slack.api.socket_mode.SocketModeClient;
+import dev.colony.chat.ChannelCommands;
+import dev.colony.chat.LeasedConnection;
+import dev.colony.chat.Speaker;
+import io.temporal.client.WorkflowClient;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The inbound half of Slack: one Socket Mode connection (Bolt) that maps each ant's channel to its
+ * workflow. Messages are work instructions, or commands when they start with {@code !} (Slack's
+ * clients take a leading {@code /} for a slash command); the {@code /colony} slash command takes
+ * the same commands; the Approve and Deny buttons of a request, or a ✅ / ❌ reaction on it,
+ * decide it. Only operators are obeyed. Nothing the bridge receives can crash it: every failure
+ * is one log line, and every event is acknowledged.
+ */
+public final class SlackBridge implements LeasedConnection.Connection {
+  private static final Logger log = LoggerFactory.getLogger(SlackBridge.class);
+  public static final String SLASH_COMMAND = "/colony";
+  private static final int MAX_ATTACHMENTS = 10;
+  /** Slack drops a slash command not acknowledged within 3 seconds. */
+  private static final long SLASH_BUDGET_MILLIS = 2300;
+  private static final Set<String> APPROVE = Set.of("white_check_mark", "heavy_check_mark", "ballot_box_with_check");
+  private static final Set<String> DENY = Set.of("x", "negative_squared_cross_mark", "heavy_multiplication_x");
+
+  private final WorkflowClient client;
+  private final String colony;
+  private final SlackSettings settings;
+  private final SlackApi api;
+  private final String botToken;
+  private final ChannelCommands commands;
+  private final ExecutorService work = Executors.newVirtualThreadPerTaskExecutor();
+  /** channel id -> ants listening there (filled on connect) */
+  private volatile Map<String, List<String>> antsByChannel = Map.of();
+  private volatile SlackApi.Identity me;
+  private volatile SocketModeApp socket;
+
+  public SlackBridge(WorkflowClient client, String colony, SlackSettings settings, SlackApi api, String botToken) {
+    this.client = client;
+    this.colony = colony;
+    this.settings = settings;
+    this.api = api;
+    this.botToken = botToken;
+    this.commands = new ChannelCommands(client, colony, settings, SLASH_COMMAND + " ",
+        "Press Approve or Deny on a ⚙️ request (or react ✅ / ❌) to decide it. Commands also work as messages "
+            + "starting with '!': `!pause`.");
+  }
+
+  /**
+   * Checks the bot token, finds the ants' channels and opens the Socket Mode connection with the
+   * app-level token. Throws, with one clear line, when Slack refuses either token.
+   */
+  public void connect(String appToken) throws Exception {
+    me = api.whoAmI();
+    Map<String, List<String>> map = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : settings.channels().entrySet()) {
+      try {
+        map.computeIfAbsent(api.channelId(e.getValue()), k -> new ArrayList<>()).add(e.getKey());
+      } catch (SlackApi.SlackException ex) {
+        log.warn("slack: ant {} names channel '{}': {}", e.getKey(), e.getValue(), ex.getMessage());
+      }
+    }
+    antsByChannel = Map.copyOf(map);
+    App app = new App(AppConfig.builder().singleTeamBotToken(botToken).slack(api.sdk())
+        .subtypedMessageEventsAutoAckEnabled(true).build());
+    app.event(MessageEvent.class, (req, ctx) -> {
+      MessageEvent m = req.getEvent();
+      onMessage(m.getChannel(), m.getUser(), m.getBotId(), m.getText(), List.of());
+      return ctx.ack();
+    });
+    app.event(MessageFileShareEvent.class, (req, ctx) -> {
+      MessageFileShareEvent m = req.getEvent();
+      onMessage(m.getChannel(), m.getUser(), null, m.getText(), m.getFiles() == null ? List.of() : m.getFiles());
+      return ctx.ack();
+    });
+    app.event(MessageChangedEvent.class, (req, ctx) -> ctx.ack());
+    app.event(MessageDeletedEvent.class, (req, ctx) -> ctx.ack());
+    app.event(MessageBotEvent.class, (req, ctx) -> ctx.ack());
+    app.event(ReactionAddedEvent.class, (req, ctx) -> {
+      ReactionAddedEvent r = req.getEvent();
+      if (r.getItem() != null && "message".equals(r.getItem().getType())) {
+        Boolean approve = APPROVE.contains(r.getReaction()) ? Boolean.TRUE : DENY.contains(r.getReaction()) ? Boolean.FALSE : null;
+        if (approve != null) {
+          work.submit(() -> onReaction(r.getItem().getChannel(), r.getItem().getTs(), r.getUser(), approve));
+        }
+      }
+      return ctx.ack();
+    });
+    app.command(SLASH_COMMAND, (req, ctx) -> {
+      var p = req.getPayload();
+      String reply = onSlash(p.getChannelId(), p.getUserId(), p.getText());
+      return ctx.ack(r -> r.responseType("ephemeral").text(reply));
+    });
+    app.blockAction(SlackText.APPROVE, (req, ctx) -> {
+      onButton(req.getPayload(), true);
+      return ctx.ack();
+    });
+    app.blockAction(SlackText.DENY, (req, ctx) -> {
+      onButton(req.getPayload(), false);
+      return ctx.ack();
+    });
+    SocketModeApp s = new SocketModeApp(appToken, SocketModeClient.Backend.JavaWebSocket, app);
+    s.startAsync();
+    socket = s;
+    log.info("slack: connected as {} in {} for {} channel(s)", me.userId(), me.team(), map.size());
+  }
+
+  // ---- messages ----
+
+  void onMessage(String channel, String user, String botId, String text, List<com.slack.api.model.File> files) {
+    if (user == null || botId != null || (me != null && user.equals(me.userId()))) {
+      return; // ourselves, other bots, integrations
+    }
+    List<String> here = antsByChannel.get(channel);
+    if (here == null) {
+      return;
+    }
+    String full = withAttachments(unescape(text == null ? "" : text), files);
+    work.submit(() -> {
+      try {
+        String reply = commands.onText(here, speaker(user), full, "!", "/");
+        if (reply != null) {
+          api.post(channel, SlackText.mrkdwn(reply), null, "reply/" + channel + "/" + System.nanoTime(), null);
+        }
+      } catch (Exception e) {
+        log.warn("slack: message in {} not handled: {}", channel, e.getMessage());
+      }
+    });
+  }
+
+  /** Slack escapes &, < and > in message text; a work instruction gets them back. */
+  static String unescape(String text) {
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
+  }
+
+  private static String withAttachments(String text, List<com.slack.api.model.File> files) {
+    StringBuilder sb = new StringBuilder(text);
+    int n = 0;
+    for (com.slack.api.model.File f : files) {
+      if (n++ == MAX_ATTACHMENTS) {
+        sb.append("\n[").append(files.size() - MAX_ATTACHMENTS).append(" more attachments]");
+        break;
+      }
+      sb.append("\n[attachment: ").append(f.getName()).append(", ").append(f.getSize()).append(" bytes, ")
+          .append(f.getUrlPrivate()).append(']');
+    }
+    return sb.toString();
+  }
+
+  // ---- the slash command ----
+
+  String onSlash(String channel, String user, String text) {
+    List<String> here = antsByChannel.get(channel);
+    if (here == null) {
+      return "No ant listens in this channel.";
+    }
+    String t = text == null ? "" : unescape(text).strip();
+    String[] words = t.split("\\s+", 3);
+    String cmd = words[0].isEmpty() ? "help" : words[0].toLowerCase(java.util.Locale.ROOT);
+    List<String> targets = here;
+    String arg = words.length > 1 ? t.substring(words[0].length()).strip() : "";
+    if (words.length > 1 && here.contains(words[1])) {
+      targets = List.of(words[1]);
+      arg = words.length > 2 ? words[2].strip() : "";
+    }
+    List<String> to = targets;
+    String a = arg;
+    Future<String> answer = work.submit(() -> commands.command(cmd, a, to, speaker(user)));
+    try {
+      String reply = answer.get(SLASH_BUDGET_MILLIS, TimeUnit.MILLISECONDS);
+      return reply == null ? "✔️ " + cmd + " sent to " + String.join(", ", to) + "." : SlackText.mrkdwn(reply);
+    } catch (TimeoutException e) {
+      return "⏳ " + cmd + " sent; the ant's worker is slow to answer, so its reply will show in this channel.";
+    } catch (java.util.concurrent.ExecutionException e) {
+      return "The ant did not answer: " + e.getCause().getMessage();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "interrupted";
+    }
+  }
+
+  // ---- approvals ----
+
+  private void onButton(BlockActionPayload p, boolean approve) {
+    if (p.getActions() == null || p.getActions().isEmpty() || p.getUser() == null || p.getChannel() == null
+        || p.getMessage() == null) {
+      return;
+    }
+    SlackText.OperatorRequest r = SlackText.parseValue(p.getActions().get(0).getValue());
+    String channel = p.getChannel().getId();
+    if (r != null) {
+      work.submit(() -> decide(channel, p.getMessage().getTs(), p.getMessage().getText(), r, p.getUser().getId(), approve));
+    }
+  }
+
+  private void onReaction(String channel, String ts, String user, boolean approve) {
+    try {
+      if (me != null && me.userId().equals(user)) {
+        return;
+      }
+      Message m = api.message(channel, ts);
+      if (m == null || me == null || !(me.botId() != null && me.botId().equals(m.getBotId())
+          || me.userId().equals(m.getUser()))) {
+        return; // not a post of ours
+      }
+      SlackText.OperatorRequest r = m.getMetadata() == null || m.getMetadata().getEventPayload() == null ? null
+          : SlackText.parseValue(String.valueOf(m.getMetadata().getEventPayload().get("request")));
+      if (r != null) {
+        decide(channel, ts, m.getText(), r, user, approve);
+      }
+    } catch (Exception e) {
+      log.warn("slack: reaction in {} not handled: {}", channel, e.getMessage());
+    }
+  }
+
+  private void decide(String channel, String ts, String text, SlackText.OperatorRequest r, String user, boolean approve) {
+    try {
+      List<String> here = antsByChannel.get(channel);
+      if (here == null || !here.contains(r.ant())) {
+        return;
+      }
+      Speaker who = speaker(user);
+      switch (commands.decide(r.ant(), r.id(), approve, who, "Slack")) {
+        case REFUSED -> {
+          String refusal = commands.refusedDecision(r.ant(), who);
+          if (refusal != null) {
+            api.ephemeral(channel, user, refusal);
+          }
+        }
+        case ALREADY_DECIDED -> api.ephemeral(channel, user, "ℹ️ request #" + r.id() + " was already decided; this "
+            + "changes nothing.");
+        case DECIDED -> api.update(channel, ts, text == null ? "" : text,
+            SlackText.decidedBlocks(text == null ? "" : text, approve, who.name()));
+      }
+    } catch (Exception e) {
+      log.warn("slack: decision on request #{} of {} not handled: {}", r.id(), r.ant(), e.getMessage());
+    }
+  }
+
+  // ---- who ----
+
+  /** A Slack user as a {@link Speaker}: the configured user groups they are in, admins and owners as admins. */
+  Speaker speaker(String user) {
+    String name = user;
+    boolean admin = false;
+    try {
+      com.slack.api.model.User u = api.user(user);
+      if (u != null) {
+        name = u.getName() != null ? u.getName() : user;
+        admin = u.isAdmin() || u.isOwner() || u.isPrimaryOwner();
+      }
+    } catch (Exception e) {
+      log.warn("slack: cannot look up user {}: {}", user, e.getMessage());
+    }
+    Set<String> groups = new HashSet<>();
+    Set<String> configured = new HashSet<>(settings.operators());
+    settings.antOperators().values().forEach(configured::addAll);
+    for (String op : configured) {
+      if (SlackSettings.isGroup(op)) {
+        try {
+          if (api.groupMembers(op).contains(user)) {
+            groups.add(op);
+          }
+        } catch (Exception e) {
+          log.warn("slack: cannot list user group {}: {}", op, e.getMessage());
+        }
+      }
+    }
+    return new Speaker(user, name, groups, Set.of(), admin);
+  }
+
+  @Override
+  public boolean connected() {
+    SocketModeApp s = socket;
+    return s != null && !s.isClientStopped() && s.getClient() != null && s.getClient().verifyConnection();
+  }
+
+  @Override
+  public void close() {
+    SocketModeApp s = socket;
+    socket = null;
+    if (s != null) {
+      try {
+        s.close();
+      } catch (Exception e) {
+        log.debug("slack: closing the connection: {}", e.getMessage());
+      }
+    }
+    work.shutdownNow();
+  }
+}
