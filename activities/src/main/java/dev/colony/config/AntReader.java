@@ -90,7 +90,7 @@ final class AntReader {
       if (sl != null) {
         sl.allowOnly(ConfigSchema.ANT.child("integrations").child("slack"));
         String slackChannel = ColonyReader.slackChannel(sl, "channel", true);
-        List<String> ops = sl.raw("operators") == null ? null : ColonyReader.slackOperators(sl);
+        List<String> ops = sl.has("operators") ? ColonyReader.slackOperators(sl) : null;
         if (name != null && slackChannel != null) {
           slackChannels.put(name, slackChannel);
         }

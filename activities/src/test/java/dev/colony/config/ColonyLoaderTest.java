@@ -204,6 +204,48 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void slackTokensChannelsAndOperatorsAreReadAndChecked() throws Exception {
+    Map<String, String> env = Map.of("SLACK_BOT_TOKEN", "xoxb-1234567890-abcdef", "SLACK_APP_TOKEN", "xapp-1-A1-xyz");
+    String slack = "name: c\nintegrations:\n  slack:\n    bot_token: ${SLACK_BOT_TOKEN}\n    app_token: ${SLACK_APP_TOKEN}\n";
+    LoadedColony c = load(colony(Map.of("colony.yaml", slack + "    operators: [U012ABCDE, S0OPS0001]\n"
+            + "    alerts_channel: \"#colony-alerts\"\n    mention: none\n",
+        "ants/a.yaml", ANT + "integrations:\n  slack:\n    channel: C0123ABCD\n    operators: [U0999ZZZZ]\n",
+        "ants/b.yaml", "name: b\ndescription: d\ninstructions: i\nintegrations:\n  slack:\n    channel: \"#work\"\n")), env);
+    dev.colony.slack.SlackSettings s = c.slack();
+    assertEquals("SLACK_BOT_TOKEN", s.botTokenVar());
+    assertEquals("SLACK_APP_TOKEN", s.appTokenVar());
+    assertEquals(List.of("U012ABCDE", "S0OPS0001"), s.operatorsOf("b"));
+    assertEquals(List.of("U0999ZZZZ"), s.operatorsOf("a"));
+    assertEquals("C0123ABCD", s.channelOf("a"));
+    assertEquals("#work", s.channelOf("b"));
+    assertEquals("#colony-alerts", s.alertsChannel());
+    assertFalse(s.mentionOperators());
+    assertTrue(s.replyToStrangers());
+    assertFalse(new ObjectMapper().writeValueAsString(c).contains("xoxb-1234567890"), "no token in the loaded colony");
+
+    // Tokens swapped, a token written in the file, bad operators and channels, an ant without a channel.
+    String e = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  slack:\n    bot_token: ${SLACK_APP_TOKEN}\n"
+            + "    app_token: xapp-in-the-file\n    operators: [dana, \"<@U123>\"]\n    alerts_channel: \"Colony Alerts\"\n",
+        "ants/a.yaml", ANT + "integrations:\n  slack:\n    channel: \"#Work Room\"\n",
+        "ants/b.yaml", "name: b\ndescription: d\ninstructions: i\n"), env);
+    assertTrue(e.contains("integrations.slack.bot_token: ${SLACK_APP_TOKEN} is not a bot token (xoxb-...)"), e);
+    assertTrue(e.contains("integrations.slack.app_token: write secrets as an environment variable reference"), e);
+    assertTrue(e.contains("integrations.slack.operators[0]: invalid operator 'dana': expected a Slack user id"), e);
+    assertTrue(e.contains("integrations.slack.operators[1]"), e);
+    assertTrue(e.contains("integrations.slack.alerts_channel: invalid channel 'Colony Alerts'"), e);
+    assertTrue(e.contains("Invalid ants/a.yaml:\n  integrations.slack.channel: invalid channel '#Work Room'"), e);
+    assertTrue(e.contains("Invalid ants/b.yaml:\n  integrations.slack.channel: required: the colony uses Slack"), e);
+    assertFalse(e.contains("xapp-1-A1-xyz"), "a token's value is never shown: " + e);
+    String missing = errors(Map.of("colony.yaml", slack, "ants/a.yaml", ANT + "integrations:\n  slack:\n    channel: work\n"),
+        Map.of());
+    assertTrue(missing.contains("integrations.slack.bot_token: Missing environment variable: SLACK_BOT_TOKEN"), missing);
+    // colony dev takes unset tokens (the console is the chat then).
+    LoadedColony dev = new ColonyLoader(Map.of()).withDiscordTokenOptional().loadDir(colony(Map.of("colony.yaml", slack,
+        "ants/a.yaml", ANT + "integrations:\n  slack:\n    channel: work\n")));
+    assertEquals("SLACK_APP_TOKEN", dev.slack().appTokenVar());
+  }
+
+  @Test
   void devAcceptsAnUnsetDiscordTokenAndChatsOnTheConsole() throws Exception {
     Path dir = colony(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: ${COLONY_TEST_NO_TOKEN}\n    guild: g\n",
         "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: work\n"));
