@@ -45,6 +45,8 @@ public final class SlackApi {
   public static final class SlackException extends Exception {
     public final String error;
     public final boolean retryable;
+    /** For a 429: how long Slack asked to wait. */
+    long retryAfterMillis;
 
     SlackException(String error, String message, boolean retryable) {
       super(message);
@@ -195,7 +197,25 @@ public final class SlackApi {
     R run() throws IOException, SlackApiException;
   }
 
+  /** Rate limits waited out in place before a call gives up (Slack asks for a second or a few). */
+  private static final int RATE_LIMIT_WAITS = 3;
+  private static final long MAX_RATE_LIMIT_WAIT_MILLIS = 5_000;
+
+  /** A call; a 429 is waited out (its Retry-After, at most 5 s, three times) before it counts as a failure. */
   static <R extends SlackApiTextResponse> R call(String method, Call<R> call) throws SlackException, InterruptedException {
+    for (int waits = 0; ; waits++) {
+      try {
+        return once(method, call);
+      } catch (SlackException e) {
+        if (!e.error.equals("ratelimited") || waits == RATE_LIMIT_WAITS) {
+          throw e;
+        }
+        Thread.sleep(Math.min(MAX_RATE_LIMIT_WAIT_MILLIS, Math.max(200, e.retryAfterMillis)));
+      }
+    }
+  }
+
+  private static <R extends SlackApiTextResponse> R once(String method, Call<R> call) throws SlackException, InterruptedException {
     R r;
     try {
       r = call.run();
@@ -203,8 +223,14 @@ public final class SlackApi {
       int code = e.getResponse() == null ? 0 : e.getResponse().code();
       if (code == 429) {
         String after = e.getResponse().header("Retry-After");
-        throw new SlackException("ratelimited", method + ": rate limited by Slack"
+        SlackException limited = new SlackException("ratelimited", method + ": rate limited by Slack"
             + (after == null ? "" : " (retry after " + after + " s)"), true);
+        try {
+          limited.retryAfterMillis = after == null ? 1000 : Long.parseLong(after.strip()) * 1000;
+        } catch (NumberFormatException ignored) {
+          limited.retryAfterMillis = 1000;
+        }
+        throw limited;
       }
       throw new SlackException("http_" + code, method + ": Slack answered HTTP " + code, code >= 500 || code == 0);
     } catch (java.io.InterruptedIOException e) {

@@ -85,8 +85,9 @@ public final class SlackBridge implements LeasedConnection.Connection {
       }
     }
     antsByChannel = Map.copyOf(map);
+    // Bolt checks the bot token (auth.test) before every event unless told to cache the answer.
     App app = new App(AppConfig.builder().singleTeamBotToken(botToken).slack(api.sdk())
-        .subtypedMessageEventsAutoAckEnabled(true).build());
+        .authTestCacheEnabled(true).subtypedMessageEventsAutoAckEnabled(true).build());
     app.event(MessageEvent.class, (req, ctx) -> {
       MessageEvent m = req.getEvent();
       onMessage(m.getChannel(), m.getUser(), m.getBotId(), m.getText(), List.of());
@@ -123,7 +124,12 @@ public final class SlackBridge implements LeasedConnection.Connection {
       onButton(req.getPayload(), false);
       return ctx.ack();
     });
-    SocketModeApp s = new SocketModeApp(appToken, SocketModeClient.Backend.JavaWebSocket, app);
+    // An event Bolt could not handle is one log line (Bolt's own handler logs a stack trace) and is
+    // not acknowledged, so Slack delivers it again.
+    SocketModeApp s = new SocketModeApp(appToken, SocketModeClient.Backend.JavaWebSocket, ctx -> {
+      log.warn("slack: an event was not handled (Slack sends it again): {}", ctx.getException().getMessage());
+      return null;
+    }, app);
     s.startAsync();
     socket = s;
     log.info("slack: connected as {} in {} for {} channel(s)", me.userId(), me.team(), map.size());
@@ -296,7 +302,8 @@ public final class SlackBridge implements LeasedConnection.Connection {
   @Override
   public boolean connected() {
     SocketModeApp s = socket;
-    return s != null && !s.isClientStopped() && s.getClient() != null && s.getClient().verifyConnection();
+    // Not the client's verifyConnection(): that pings and may wait 3 s. The client reconnects by itself.
+    return s != null && !s.isClientStopped();
   }
 
   @Override

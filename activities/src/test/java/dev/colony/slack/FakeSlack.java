@@ -101,7 +101,8 @@ public final class FakeSlack implements Closeable {
     return this;
   }
 
-  public void rateLimitNext(int n) {
+  /** The next {@code n} calls of {@code chat.postMessage} get a 429 (Slack's tightest limit: a post a second per channel). */
+  public void rateLimitNextPosts(int n) {
     rateLimitsToSend.set(n);
   }
 
@@ -268,7 +269,7 @@ public final class FakeSlack implements Closeable {
     }
     String method = path.startsWith("/api/") ? path.substring("/api/".length()) : path;
     requests.add(method);
-    if (rateLimitsToSend.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+    if (method.equals("chat.postMessage") && rateLimitsToSend.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       return new MockResponse.Builder().code(429).setHeader("Retry-After", "1")
           .setHeader("Content-Type", "application/json").body("{\"ok\":false,\"error\":\"ratelimited\"}").build();
     }

@@ -104,13 +104,17 @@ class SlackSinkTest {
     sink().deliver(post("d", "k10"));
     assertEquals(List.of(), slack.texts(WORK));
     slack.scopes.add("chat:write");
-    // Rate limited: thrown, so the activity retries; the retry goes through.
-    slack.rateLimitNext(5);
+    // A short rate limit is waited out in place.
+    slack.rateLimitNextPosts(2);
+    sink().deliver(post("limited", "k12"));
+    assertEquals(List.of("limited"), slack.texts(WORK));
+    // A long one is thrown, so the activity retries; the retry goes through.
+    slack.rateLimitNextPosts(5);
     IOException e = assertThrows(IOException.class, () -> sink().deliver(post("e", "k11")));
     assertTrue(e.getMessage().contains("rate limited"), e.getMessage());
-    slack.rateLimitNext(0);
+    slack.rateLimitNextPosts(0);
     sink().deliver(post("e", "k11"));
-    assertEquals(List.of("e"), slack.texts(WORK));
+    assertEquals(List.of("limited", "e"), slack.texts(WORK));
   }
 
   @Test

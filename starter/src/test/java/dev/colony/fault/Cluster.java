@@ -328,6 +328,12 @@ public final class Cluster implements AutoCloseable {
     return ant(name).status();
   }
 
+  /** The ant's whole history (every run so far), as JSON: for checks that nothing secret is in it. */
+  String history(String name) {
+    String id = "ant/" + colonyName + "/" + name;
+    return client.fetchHistory(id).toJson(false);
+  }
+
   // ---- the agent script's control files ----
 
   Path control(String ant) throws IOException {

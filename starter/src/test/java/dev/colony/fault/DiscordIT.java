@@ -94,11 +94,11 @@ class DiscordIT {
     }, work);
 
     // SIGKILL the worker holding the gateway: the other one takes it over.
-    Cluster.WorkerProcess holder = Cluster.read(w1.log()).contains("this worker holds the gateway") ? w1 : w2;
+    Cluster.WorkerProcess holder = Cluster.read(w1.log()).contains("discord: this worker holds the connection") ? w1 : w2;
     Cluster.WorkerProcess survivor = holder == w1 ? w2 : w1;
     Cluster.kill9(holder);
     eventually(Duration.ofSeconds(45), () -> discord.identifies.get() == 2 && discord.connectedSessions() == 1, work);
-    eventually(Duration.ofSeconds(20), () -> Cluster.read(survivor.log()).contains("this worker holds the gateway"), work);
+    eventually(Duration.ofSeconds(20), () -> Cluster.read(survivor.log()).contains("discord: this worker holds the connection"), work);
 
     // A 429 on the next posts is waited out; nothing is lost.
     discord.rateLimitNextPosts(2);
