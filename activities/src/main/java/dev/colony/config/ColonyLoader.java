@@ -103,7 +103,7 @@ public final class ColonyLoader {
             + "': also used by " + other + " (ant names must be unique in a colony)"));
         continue;
       }
-      ants.add(ant);
+      ants.add(colonyReader.notices == null ? ant : ant.withNotify(colonyReader.notices));
     }
     if (colony != null) {
       requireGithubToken(colony, ants, problems);

@@ -103,6 +103,10 @@ final class ColonyReader {
         discord = new ColonySettings.Discord(tokenVar, guild, operators, !"none".equals(mention),
             d.literal("alerts_channel", false), !"ignore".equals(strangers));
       }
+      Node nt = integrations.child("notify");
+      if (nt != null) {
+        notices = readNotify(nt, hookUrl, hookSecretVar);
+      }
       Node sl = integrations.child("slack");
       if (sl != null) {
         slack = readSlack(sl);
@@ -194,6 +198,88 @@ final class ColonyReader {
     }
     String var = Interpolation.variables(raw).iterator().next();
     return env.apply(var) == null ? var : null;
+  }
+
+  /** {@code integrations.notify} of the colony read last; null when it has none. */
+  dev.colony.spec.NotifySpec notices;
+
+  private static final java.util.regex.Pattern CLOCK = java.util.regex.Pattern.compile("([01][0-9]|2[0-3]):[0-5][0-9]");
+  private static final java.util.regex.Pattern TOPIC_URL =
+      java.util.regex.Pattern.compile("(?i)https?://[^\\s/?#]+(/[^\\s?#]*)?/[A-Za-z0-9_-]{1,64}");
+
+  private dev.colony.spec.NotifySpec readNotify(Node n, String webhookUrl, String webhookSecretVar) {
+    n.allowOnly(ConfigSchema.COLONY.child("integrations").child("notify"));
+    Long remind = n.durationSeconds("remind_after");
+    if (remind != null && remind < 60) {
+      n.problem("remind_after", "at least 1m (set reminders: 0 for none)");
+    }
+    Integer reminders = null;
+    String r = n.literal("reminders", false);
+    if (r != null) {
+      try {
+        reminders = Integer.parseInt(r.strip());
+        if (reminders < 0 || reminders > 10) {
+          n.problem("reminders", "between 0 and 10");
+        }
+      } catch (NumberFormatException e) {
+        n.problem("reminders", "expected a whole number, found '" + r + "'");
+      }
+    }
+    String webUi = n.literal("web_ui", false);
+    if (webUi != null && !webUi.matches("(?i)https?://[^\\s]+")) {
+      n.problem("web_ui", "expected an http:// or https:// URL");
+    }
+    dev.colony.spec.NotifySpec.QuietHours quiet = quietHours(n.child("quiet_hours"));
+    List<dev.colony.spec.NotifySpec.Ntfy> topics = new java.util.ArrayList<>();
+    for (Node t : n.mappingList("ntfy")) {
+      t.allowOnly(ConfigSchema.COLONY.child("integrations").child("notify").child("ntfy"));
+      String url = t.reference("url", true);
+      String resolved = url == null ? null : t.resolved(url);
+      if (resolved != null && !TOPIC_URL.matcher(resolved.strip()).matches()) {
+        t.problem("url", "expected a topic URL such as https://ntfy.sh/my-colony-alerts (a topic: letters, digits, "
+            + "'-' and '_', at most 64)");
+        url = null;
+      }
+      String tokenVar = secretReference(t, "token", false);
+      String priority = t.literal("priority", false);
+      if (priority != null && !List.of("min", "low", "default", "high", "urgent").contains(priority)) {
+        t.problem("priority", "invalid value '" + priority + "': expected min, low, default, high or urgent");
+      }
+      String name = t.literal("name", false);
+      topics.add(new dev.colony.spec.NotifySpec.Ntfy(name, url, tokenVar, priority == null ? "high" : priority,
+          quietHours(t.child("quiet_hours"))));
+    }
+    if (topics.isEmpty() && webhookUrl == null) {
+      n.problem("ntfy", "required: notices go to ntfy topics (and to integrations.webhook, which is not set)");
+    }
+    return new dev.colony.spec.NotifySpec(remind == null ? dev.colony.spec.NotifySpec.DEFAULT_REMIND_AFTER_SECONDS : remind,
+        reminders == null ? 1 : reminders, webUi == null ? dev.colony.spec.NotifySpec.DEFAULT_WEB_UI : webUi, quiet,
+        topics, webhookUrl, webhookSecretVar);
+  }
+
+  private static dev.colony.spec.NotifySpec.QuietHours quietHours(Node q) {
+    if (q == null) {
+      return null;
+    }
+    q.allowOnly("timezone", "from", "to");
+    String zone = q.literal("timezone", true);
+    if (zone != null) {
+      try {
+        java.time.ZoneId.of(zone);
+      } catch (RuntimeException e) {
+        q.problem("timezone", "unknown time zone '" + zone + "': expected an IANA zone such as Europe/Berlin");
+        zone = null;
+      }
+    }
+    String from = q.literal("from", true);
+    String to = q.literal("to", true);
+    for (String[] kv : new String[][] {{"from", from}, {"to", to}}) {
+      if (kv[1] != null && !CLOCK.matcher(kv[1]).matches()) {
+        q.problem(kv[0], "expected a time of day as HH:mm (quote it in YAML: \"22:00\"), found '" + kv[1] + "'");
+        return null;
+      }
+    }
+    return zone == null || from == null || to == null ? null : new dev.colony.spec.NotifySpec.QuietHours(zone, from, to);
   }
 
   /** {@code integrations.slack} of the colony read last; null when it has none. */

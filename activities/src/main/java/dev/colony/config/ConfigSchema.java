@@ -134,6 +134,13 @@ public final class ConfigSchema {
         key("path", Kind.TEXT, "The database file."));
   }
 
+  private static Key quietHours() {
+    return section("quiet_hours", "Only urgent notices (a budget cap, a parked crash loop) are pushed in this window.",
+        required("timezone", Kind.LITERAL, "An IANA time zone, e.g. Europe/Berlin."),
+        required("from", Kind.LITERAL, "Start, HH:mm."),
+        required("to", Kind.LITERAL, "End, HH:mm (before from: the window spans midnight)."));
+  }
+
   private static List<Key> join(List<Key> a, List<Key> b) {
     List<Key> all = new ArrayList<>(a);
     all.addAll(b);
@@ -164,7 +171,19 @@ public final class ConfigSchema {
               key("webhook_secret", Kind.SECRET, "Checks the signature of issue webhooks, as ${VAR}.")),
           section("webhook", "A signed HTTP POST for every event that needs a human.",
               required("url", Kind.TEXT, "An http:// or https:// URL."),
-              key("secret", Kind.SECRET, "Signs each delivery, as ${VAR}."))),
+              key("secret", Kind.SECRET, "Signs each delivery, as ${VAR}.")),
+          section("notify", "Push a notice to phones (ntfy) and the webhook when an ant needs a human.",
+              key("remind_after", Kind.DURATION, "Send the notice again after this long if nobody answered (default 30m)."),
+              new Key("reminders", Kind.INTEGER, false, "How many reminders at most (default 1; 0: none).", List.of(), null),
+              key("web_ui", Kind.LITERAL, "The Temporal Web UI's address, for the notice's link (default http://localhost:8233)."),
+              quietHours(),
+              sections("ntfy", "ntfy topics the notices are published to (a team's, or one operator's phone).",
+                  required("url", Kind.TEXT, "The topic's URL (https://ntfy.sh/<topic> or your server's), or ${VAR}."),
+                  key("token", Kind.SECRET, "An access token, as ${VAR}."),
+                  choice("priority", "The priority of notices that are not urgent (default high).",
+                      List.of("min", "low", "default", "high", "urgent")),
+                  key("name", Kind.LITERAL, "What the worker's log calls this topic (default: its host)."),
+                  quietHours()))),
       new Key("defaults", Kind.SECTION, false, "What every ant gets unless it says otherwise.", List.of(),
           new Section(join(List.of(
               key("confirmation_timeout", Kind.DURATION, "How long a dangerous action waits for a human."),

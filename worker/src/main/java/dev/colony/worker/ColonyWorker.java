@@ -90,6 +90,7 @@ public final class ColonyWorker implements AutoCloseable {
         workspaces,
         new dev.colony.github.GithubActivitiesImpl(settings.http()),
         new dev.colony.webhook.WebhookActivitiesImpl(settings.http()),
+        new dev.colony.notify.NotifyActivitiesImpl(settings.http(), client.getOptions().getNamespace()),
         new dev.colony.oversight.OversightActivitiesImpl(secrets),
         new ChatActivitiesImpl(chat,
             settings.chatJournal() == null ? null : new DeliveryJournal(settings.chatJournal())));

@@ -45,6 +45,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   private final HostAffinity hosts;
   private final SessionRunner sessions;
   private final AntHandlers handlers;
+  private final Notifier notifier;
 
   @WorkflowInit
   public AntWorkflowImpl(AntRun run) {
@@ -58,6 +59,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     sessions = new SessionRunner(ant, outbox, hosts, new SessionOutcomes(ant, outbox, reports), reports);
     handlers = new AntHandlers(ant, outbox, reports, supervision);
     this.hosts = hosts;
+    notifier = new Notifier(ant);
   }
 
   @Override
@@ -65,6 +67,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     outbox.start();
     visibility.start();
     supervision.startIfConfigured();
+    notifier.startIfConfigured();
     if (!ant.announced) {
       ant.announced = true;
       outbox.say(OperatorMessages.started(ant.spec.name()));
@@ -105,13 +108,14 @@ public class AntWorkflowImpl implements AntWorkflow {
     ant.pendingSpec = null;
     outbox.say(OperatorMessages.reconfigured(ant.spec.name()));
     supervision.startIfConfigured();
+    notifier.startIfConfigured();
   }
 
   private void continueAsNew() {
     // Handlers may still be posting; wait so nothing they queued is lost with this run. An
     // evaluation in flight finishes first, so its verdict is not lost either.
     Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished() && !supervision.busy()
-        && reports.allAnswered());
+        && reports.allAnswered() && notifier.idle());
     applyPendingSpec();
     Upgrade.continueAsNew(new AntRun(ant.spec, ant.memory()));
   }

@@ -16,6 +16,7 @@ import java.util.List;
  * @param heartbeatTimeoutSeconds how long a silent session activity is trusted before retry
  * @param continueAsNewEvery sessions per workflow run before continue-as-new
  * @param supervisor the LLM supervisor watching the agent's turns (seed 002); null for none
+ * @param notices where notices that the ant needs a human go besides the chat; null for none
  */
 public record AntSpec(
     String colony,
@@ -46,7 +47,8 @@ public record AntSpec(
     String colonyDir,
     String sourceFile,
     SupervisionSpec supervision,
-    dev.colony.oversight.SupervisorSpec supervisor) {
+    dev.colony.oversight.SupervisorSpec supervisor,
+    NotifySpec notices) {
 
   public static final long DEFAULT_SESSION_TIMEOUT_SECONDS = 2 * 3600;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 30;
@@ -63,6 +65,20 @@ public record AntSpec(
     triggers = triggers == null ? List.of() : List.copyOf(triggers);
     // Specs in older histories have no supervision block: seed 000's retry-for-ever.
     supervision = supervision == null ? SupervisionSpec.DEFAULTS : supervision;
+  }
+
+  /** A spec without notices for phones. */
+  public AntSpec(String colony, String name, String description, String instructions, EngineKind engine,
+      ClaudeSpec claude, GeminiSpec gemini, CommandSpec command, String discordChannel, List<String> githubRepos,
+      String cron, String timezone, List<TriggerSpec> triggers, Autonomy autonomy, ConfirmationSpec confirmation,
+      ToolCallLogging toolCalls, LmOutput lmOutput, RecoveryPolicy recovery, long pollIntervalSeconds,
+      long confirmationTimeoutSeconds, long sessionTimeoutSeconds, long heartbeatTimeoutSeconds,
+      int continueAsNewEvery, WorkspaceSpec workspace, GitIdentity git, String colonyDir, String sourceFile,
+      SupervisionSpec supervision, dev.colony.oversight.SupervisorSpec supervisor) {
+    this(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos,
+        cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds,
+        confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace,
+        git, colonyDir, sourceFile, supervision, supervisor, null);
   }
 
   /** A spec without an LLM supervisor. */
@@ -106,7 +122,7 @@ public record AntSpec(
     return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
         discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
         recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,
-        heartbeatTimeoutSeconds, every, workspace, git, colonyDir, sourceFile, supervision, supervisor);
+        heartbeatTimeoutSeconds, every, workspace, git, colonyDir, sourceFile, supervision, supervisor, notices);
   }
 
   /** The same ant with an LLM supervisor (null: none). */
@@ -114,6 +130,14 @@ public record AntSpec(
     return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
         discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
         recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,
-        heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, supervision, s);
+        heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, supervision, s, notices);
+  }
+
+  /** The same ant with notices for phones (null: none). */
+  public AntSpec withNotify(NotifySpec n) {
+    return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
+        discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
+        recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,
+        heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, supervision, supervisor, n);
   }
 }

@@ -1,0 +1,188 @@
+package dev.colony.ant;
+
+import dev.colony.autonomy.PendingConfirmation;
+import dev.colony.notify.Notice;
+import dev.colony.notify.NotifyActivities;
+import dev.colony.notify.NotifyResult;
+import dev.colony.spec.NotifySpec;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+
+/**
+ * Tells the ant's humans on their phones when it needs one ({@code integrations.notify}): a
+ * confirmation waiting, a billing, auth or budget pause, a parked crash loop or a fatal error, an
+ * escalation. Each need gets one notice when it starts (not one per retry or replay: it is an
+ * activity of this workflow), a reminder after {@code remind_after} while nobody has answered, and,
+ * for targets in their quiet hours, the notice when those end (urgent ones are pushed at once). It
+ * runs on threads of its own: a notice that cannot be delivered never holds up the ant.
+ */
+final class Notifier {
+  private static final Logger log = Workflow.getLogger(Notifier.class);
+  /** The change that brought notices (command order of runs before it is unchanged). */
+  static final String CHANGE_ID = "notify-humans";
+  private static final int MAX_TEXT = 300;
+
+  private final AntState ant;
+  /** Needs with a thread following them. */
+  private final Set<String> followed = new HashSet<>();
+  private boolean started;
+  private int inFlight;
+
+  /** One need of a human, as the ant's state shows it. */
+  record Need(String id, String kind, boolean urgent, String text, String answer) {}
+
+  Notifier(AntState ant) {
+    this.ant = ant;
+  }
+
+  /** Starts following needs when the spec asks for notices (and the run is of code that has them). */
+  void startIfConfigured() {
+    if (started || ant.spec.notices() == null) {
+      return;
+    }
+    if (Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+      return;
+    }
+    started = true;
+    Async.procedure(this::watch);
+  }
+
+  /** No notice is being delivered (a run continues as new only then, or the notice is lost). */
+  boolean idle() {
+    return inFlight == 0;
+  }
+
+  private void watch() {
+    while (true) {
+      Workflow.await(() -> !unfollowed().isEmpty());
+      for (Need n : unfollowed()) {
+        followed.add(n.id());
+        Async.procedure(() -> follow(n));
+      }
+    }
+  }
+
+  private List<Need> unfollowed() {
+    List<Need> out = new ArrayList<>();
+    for (Need n : open()) {
+      if (!followed.contains(n.id())) {
+        out.add(n);
+      }
+    }
+    return out;
+  }
+
+  /** What the ant needs a human for right now. */
+  List<Need> open() {
+    List<Need> needs = new ArrayList<>();
+    String name = ant.spec.name();
+    String ref = ant.spec.colony() + "/" + name;
+    for (PendingConfirmation p : ant.confirmations.pending()) {
+      needs.add(new Need("request-" + p.id(), "confirmation", false,
+          clip(name + " wants to use " + p.tool() + " (" + p.reason() + "), request #" + p.id() + ": " + p.summary()),
+          "colony approve " + ref + " " + p.id() + "  or  colony deny " + ref + " " + p.id()
+              + " (or ✅ / ❌ on the request in the chat)"));
+    }
+    String reason = ant.pauseReason;
+    if (reason != null && ant.pausedSinceMillis != null && needsHuman(reason)) {
+      boolean urgent = reason.equals(AntState.PARKED_REASON) || reason.equals(AntState.FATAL_REASON)
+          || reason.equals("budget");
+      String why = switch (reason) {
+        case "billing" -> name + " is paused: the agent's billing or quota needs attention.";
+        case "auth" -> name + " is paused: the agent's credentials were refused.";
+        case "budget" -> name + " is paused: it reached its budget cap.";
+        case AntState.ESCALATION_REASON -> name + " is paused: its LLM supervisor escalated to a human.";
+        case AntState.FATAL_REASON -> name + " stopped on an error in its own workflow code.";
+        default -> name + " is parked after repeated errors"
+            + (ant.lastDetail == null ? "." : ": " + ant.lastDetail);
+      };
+      String answer = reason.equals(AntState.ESCALATION_REASON)
+          ? "colony abort " + ref + " (drop the task)  or  colony resume " + ref + " (let it go on)"
+          : "fix the cause, then colony resume " + ref + " (or /resume in its channel); colony status " + ref
+              + " shows why";
+      needs.add(new Need("pause-" + reason + "-" + ant.pausedSinceMillis, reason, urgent, clip(why), answer));
+    }
+    return needs;
+  }
+
+  static boolean needsHuman(String pauseReason) {
+    return switch (pauseReason) {
+      case "billing", "auth", "budget", AntState.ESCALATION_REASON, AntState.PARKED_REASON, AntState.FATAL_REASON -> true;
+      default -> false;
+    };
+  }
+
+  private boolean stillOpen(Need need) {
+    return open().stream().anyMatch(n -> n.id().equals(need.id()));
+  }
+
+  /** One need: the notice, reminders while nobody answers, and the held-back notice when quiet hours end. */
+  private void follow(Need need) {
+    NotifySpec spec = ant.spec.notices();
+    long remindAfter = spec.remindAfterSeconds() * 1000;
+    int round = 0;
+    int reminders = 0;
+    long askedAt = Workflow.currentTimeMillis();
+    NotifyResult r = send(need, round, askedAt, 0);
+    long remindAt = askedAt + remindAfter;
+    while (true) {
+      long due = remindAfter > 0 && reminders < spec.reminders() ? remindAt : Long.MAX_VALUE;
+      long held = r == null ? 0 : r.heldUntilMillis();
+      boolean heldFirst = held > 0 && held < due;
+      long next = heldFirst ? held : due;
+      if (next == Long.MAX_VALUE) {
+        break; // nothing more to send for this need
+      }
+      long wait = Math.max(1000, next - Workflow.currentTimeMillis());
+      String summary = (heldFirst ? "notice after quiet hours · " : "reminder · ") + need.id();
+      if (Timers.await(Duration.ofMillis(wait), summary, () -> !stillOpen(need))) {
+        break; // answered
+      }
+      long now = Workflow.currentTimeMillis();
+      if (heldFirst) {
+        r = send(need, round, now, askedAt);
+      } else {
+        round++;
+        reminders++;
+        askedAt = now;
+        remindAt = now + remindAfter;
+        r = send(need, round, now, 0);
+      }
+    }
+    Workflow.await(() -> !stillOpen(need));
+    followed.remove(need.id());
+  }
+
+  private NotifyResult send(Need need, int round, long at, long previousAt) {
+    NotifyActivities act = Workflow.newActivityStub(NotifyActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(30))
+        .setSummary("notify · " + need.id() + (round == 0 ? "" : " · reminder " + round))
+        .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(5))
+            .setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(5).build())
+        .build());
+    inFlight++;
+    try {
+      return act.notify(new Notice(ant.spec.colony(), ant.spec.colonyDir(), ant.spec.name(), ant.spec.workflowId(),
+          need.id(), need.kind(), need.urgent(), need.text(), need.answer(), round, at, previousAt, ant.spec.notices()));
+    } catch (ActivityFailure f) {
+      log.warn("notice {} of {} not delivered: {}", need.id(), ant.spec.name(), Texts.rootMessage(f));
+      return null;
+    } finally {
+      inFlight--;
+    }
+  }
+
+  private static String clip(String s) {
+    String one = s.replace('\n', ' ');
+    return one.length() <= MAX_TEXT ? one : one.substring(0, MAX_TEXT - 1) + "…";
+  }
+}
