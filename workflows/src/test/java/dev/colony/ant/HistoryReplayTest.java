@@ -177,11 +177,46 @@ class HistoryReplayTest {
     }
   }
 
+  /** Notices for phones (Notifier, change "notify-humans"): a billing pause, its notice, a reminder, the resume. */
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordNotices() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
+      Worker worker = env.newWorker("record");
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+      Fakes.ScriptedSessions sessions = new Fakes.ScriptedSessions();
+      sessions.then(Outcome.SUCCESS, "first").then(Outcome.BILLING, "card declined");
+      NotifierTest.RecordingNotify notify = new NotifierTest.RecordingNotify();
+      worker.registerActivitiesImplementations(sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace(), notify);
+      env.start();
+      var spec = Fakes.withPoll(Fakes.spec("notified"), 60)
+          .withNotify(new dev.colony.spec.NotifySpec(600, 1, "http://localhost:8233", null, List.of(), null, null));
+      AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
+      WorkflowClient.start(ant::run, new AntRun(spec, null));
+      env.sleep(Duration.ofMinutes(2));
+      while (notify.notices.isEmpty()) {
+        Thread.sleep(20);
+      }
+      env.sleep(Duration.ofMinutes(11));
+      while (notify.notices.size() < 2) {
+        Thread.sleep(20);
+      }
+      ant.resume();
+      env.sleep(Duration.ofSeconds(30));
+      ant.stop();
+      WorkflowStub.fromTyped(ant).getResult(Void.class);
+      write("notices.json", env.getWorkflowClient().fetchHistory(spec.workflowId()));
+    }
+  }
+
   /**
    * Recorded histories go under {@link #RECORDING}: the ones recorded before the lean cycle stay
-   * where they are, so both the old paths and today's keep being replayed.
+   * where they are, so both the old paths and today's keep being replayed. 1.1: runs with notices
+   * for phones issue the "notify-humans" version marker and the Notify activity.
    */
-  static final String RECORDING = "baseline-1.0";
+  static final String RECORDING = "1.1-notices";
 
   static void write(String name, WorkflowExecutionHistory history) throws IOException {
     Path dir = HISTORIES.resolve(RECORDING);

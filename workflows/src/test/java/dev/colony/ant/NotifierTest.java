@@ -1,0 +1,170 @@
+package dev.colony.ant;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.autonomy.ConfirmationRequest;
+import dev.colony.autonomy.Decide;
+import dev.colony.notify.Notice;
+import dev.colony.notify.NotifyActivities;
+import dev.colony.notify.NotifyResult;
+import dev.colony.session.SessionResult;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.NotifySpec;
+import dev.colony.supervisor.Outcome;
+import io.temporal.client.WorkflowClient;
+import io.temporal.testing.TestWorkflowEnvironment;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongUnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Notices for phones, on the time-skipping test server: once per need, reminders, quiet hours, nothing after the answer. */
+class NotifierTest {
+  private static final String QUEUE = "notify";
+  private static final NotifySpec NOTIFY = new NotifySpec(1800, 2, "http://ui", null, List.of(), null, null);
+
+  /** Records notices; {@code held} says, from a notice's time, until when quiet hours hold it (0: not held). */
+  static final class RecordingNotify implements NotifyActivities {
+    final List<Notice> notices = new CopyOnWriteArrayList<>();
+    volatile LongUnaryOperator held = at -> 0;
+
+    @Override
+    public NotifyResult notify(Notice n) {
+      notices.add(n);
+      long until = n.previousAtMillis() > 0 ? 0 : held.applyAsLong(n.atMillis());
+      return new NotifyResult(until > 0 ? 0 : 1, until);
+    }
+  }
+
+  private TestWorkflowEnvironment env;
+  private Fakes.ScriptedSessions sessions;
+  private RecordingNotify notify;
+  private WorkflowClient client;
+
+  @BeforeEach
+  void setUp() {
+    sessions = new Fakes.ScriptedSessions();
+    notify = new RecordingNotify();
+    env = Fakes.environment(QUEUE, sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace(), notify);
+    sessions.clock = env::currentTimeMillis;
+    client = env.getWorkflowClient();
+  }
+
+  @AfterEach
+  void tearDown() {
+    env.close();
+  }
+
+  private AntWorkflow start(AntSpec spec) {
+    return Fakes.start(client, QUEUE, spec);
+  }
+
+  private static AntSpec ant(String name, NotifySpec n) {
+    return Fakes.withPoll(Fakes.spec(name), 3600).withNotify(n);
+  }
+
+  private List<Notice> of(String needPrefix) {
+    return notify.notices.stream().filter(n -> n.need().startsWith(needPrefix)).toList();
+  }
+
+  @Test
+  void aBillingPauseIsNoticedOnceThenRemindedAndNothingAfterTheResume() {
+    sessions.then(Outcome.BILLING, "card declined");
+    AntWorkflow ant = start(ant("payer", NOTIFY));
+    Fakes.eventually(() -> of("pause-billing").size() == 1, "the first notice");
+    Notice first = of("pause-billing").get(0);
+    assertEquals("billing", first.kind());
+    assertFalse(first.urgent(), "billing waits for the end of quiet hours");
+    assertEquals(0, first.round());
+    assertTrue(first.text().startsWith("payer is paused: the agent's billing"), first.text());
+    assertTrue(first.answer().contains("colony resume test/payer"), first.answer());
+    assertEquals("/tmp", first.colonyDir());
+    assertEquals(NOTIFY, first.spec());
+
+    env.sleep(Duration.ofMinutes(29));
+    assertEquals(1, of("pause-billing").size(), "no reminder before remind_after");
+    env.sleep(Duration.ofMinutes(2));
+    Fakes.eventually(() -> of("pause-billing").size() == 2, "the first reminder");
+    assertEquals(1, of("pause-billing").get(1).round());
+    env.sleep(Duration.ofMinutes(31));
+    Fakes.eventually(() -> of("pause-billing").size() == 3, "the second reminder");
+    env.sleep(Duration.ofDays(2));
+    assertEquals(3, of("pause-billing").size(), "two reminders at most");
+
+    ant.resume();
+    Fakes.eventually(() -> sessions.requests.size() == 2, "the session after the resume");
+    env.sleep(Duration.ofHours(3));
+    assertEquals(3, notify.notices.size(), "nothing after the answer");
+  }
+
+  @Test
+  void aConfirmationIsNoticedAndItsReminderStopsOnceDecided() {
+    String id = Fakes.spec("pusher").workflowId();
+    sessions.then(() -> {
+      AntWorkflow self = client.newWorkflowStub(AntWorkflow.class, id);
+      var d = self.confirm(new ConfirmationRequest(1, "k1", "Bash", "git push origin main", "pushes to a remote"));
+      return SessionResult.of(Outcome.SUCCESS, d.approved() ? "pushed" : "not pushed");
+    });
+    // While the session runs (it waits for the decision) the test server's clock runs in real time:
+    // a reminder after 2 s.
+    AntWorkflow ant = start(ant("pusher", new NotifySpec(2, 5, "http://ui", null, List.of(), null, null)));
+    Fakes.eventually(() -> of("request-").size() == 1, "the notice of the request");
+    Notice n = of("request-").get(0);
+    assertEquals("confirmation", n.kind());
+    assertTrue(n.text().contains("wants to use Bash") && n.text().contains("git push origin main"), n.text());
+    assertTrue(n.answer().startsWith("colony approve test/pusher 1"), n.answer());
+    Fakes.eventually(() -> of("request-").size() == 2, "a reminder after 2 s");
+    assertEquals(1, of("request-").get(1).round());
+    ant.decide(new Decide(1, true, "dana", null));
+    Fakes.eventually(() -> ant.status().confirmations().isEmpty(), "decided");
+    int sent = of("request-").size();
+    env.sleep(Duration.ofHours(1));
+    assertEquals(sent, of("request-").size(), "no reminder once decided");
+  }
+
+  @Test
+  void aNoticeHeldByQuietHoursIsSentWhenTheyEndAndUrgentOnesAreNot() {
+    // Quiet for the next two hours from the first notice on; remind only after five.
+    long[] firstAt = {0};
+    notify.held = at -> {
+      if (firstAt[0] == 0) {
+        firstAt[0] = at;
+      }
+      return at < firstAt[0] + Duration.ofHours(2).toMillis() ? firstAt[0] + Duration.ofHours(2).toMillis() : 0;
+    };
+    sessions.then(Outcome.AUTH, "401");
+    start(ant("locked", new NotifySpec(5 * 3600, 1, "http://ui", null, List.of(), null, null)));
+    Fakes.eventually(() -> of("pause-auth").size() == 1, "the first (held) notice");
+    env.sleep(Duration.ofMinutes(119));
+    assertEquals(1, of("pause-auth").size());
+    env.sleep(Duration.ofMinutes(2));
+    Fakes.eventually(() -> of("pause-auth").size() == 2, "the held notice when quiet hours end");
+    Notice late = of("pause-auth").get(1);
+    assertEquals(0, late.round(), "the same notice, not a reminder");
+    assertEquals(of("pause-auth").get(0).atMillis(), late.previousAtMillis());
+    env.sleep(Duration.ofHours(3));
+    Fakes.eventually(() -> of("pause-auth").size() == 3, "the reminder, five hours after the first notice");
+    assertEquals(1, of("pause-auth").get(2).round());
+  }
+
+  @Test
+  void aBudgetCapAndAParkedCrashLoopAreUrgentAndAnAntWithoutNoticesSendsNone() {
+    sessions.then(Outcome.BUDGET, "over");
+    start(ant("spender", NOTIFY));
+    Fakes.eventually(() -> of("pause-budget").size() == 1, "the budget notice");
+    assertTrue(of("pause-budget").get(0).urgent());
+    assertTrue(Notifier.needsHuman("errors") && Notifier.needsHuman("escalation") && !Notifier.needsHuman("operator"));
+
+    Fakes.ScriptedSessions quiet = sessions;
+    quiet.then(Outcome.BILLING, "declined");
+    start(Fakes.withPoll(Fakes.spec("silent"), 3600));
+    Fakes.eventually(() -> quiet.requests.size() >= 2, "the silent ant ran");
+    env.sleep(Duration.ofHours(2));
+    assertTrue(notify.notices.stream().noneMatch(n -> n.ant().equals("silent")), "no notices without integrations.notify");
+  }
+}
