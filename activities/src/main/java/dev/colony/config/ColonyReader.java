@@ -360,8 +360,9 @@ final class ColonyReader {
       return null;
     }
     if (!Interpolation.isSingleReference(raw)) {
-      n.problem(key, "write secrets as an environment variable reference such as ${DISCORD_TOKEN}, "
-          + "never the value itself");
+      n.problem(key, "write secrets as an environment variable reference such as ${"
+          + key.toUpperCase(java.util.Locale.ROOT) + "}, never the value itself (set the variable in the environment "
+          + "or the colony's .env)");
       return null;
     }
     String resolved = n.string(key, true);

@@ -246,6 +246,45 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void notifyTopicsQuietHoursAndRemindersAreReadIntoEveryAntsSpecAndChecked() throws Exception {
+    Map<String, String> env = Map.of("NTFY_URL", "https://ntfy.sh/colony-x7", "NTFY_TOKEN", "tk_abcdefghijklmnop");
+    String notify = "name: c\nintegrations:\n  webhook:\n    url: https://hooks.example/c\n  notify:\n";
+    LoadedColony c = load(colony(Map.of("colony.yaml", notify
+            + "    remind_after: 45m\n    reminders: 2\n    web_ui: https://temporal.example\n"
+            + "    quiet_hours: {timezone: Europe/Berlin, from: \"22:00\", to: \"07:00\"}\n"
+            + "    ntfy:\n      - url: ${NTFY_URL}\n        token: ${NTFY_TOKEN}\n        name: team\n"
+            + "      - url: https://ntfy.example.org/dana\n        priority: urgent\n"
+            + "        quiet_hours: {timezone: America/New_York, from: \"21:00\", to: \"08:00\"}\n",
+        "ants/a.yaml", ANT)), env);
+    dev.colony.spec.NotifySpec n = c.ants().get(0).notices();
+    assertEquals(45 * 60, n.remindAfterSeconds());
+    assertEquals(2, n.reminders());
+    assertEquals("https://temporal.example", n.webUi());
+    assertEquals(new dev.colony.spec.NotifySpec.QuietHours("Europe/Berlin", "22:00", "07:00"), n.quietHours());
+    assertEquals("${NTFY_URL}", n.ntfy().get(0).url(), "a topic URL from the environment stays a reference");
+    assertEquals("NTFY_TOKEN", n.ntfy().get(0).tokenVar());
+    assertEquals("high", n.ntfy().get(0).priority());
+    assertEquals("urgent", n.ntfy().get(1).priority());
+    assertEquals("America/New_York", n.ntfy().get(1).quietHours().timezone());
+    assertEquals("https://hooks.example/c", n.webhookUrl());
+    assertFalse(new ObjectMapper().writeValueAsString(c.ants()).contains("colony-x7"), "no topic in the ant's spec");
+
+    String e = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  notify:\n    remind_after: 10s\n    reminders: many\n"
+            + "    quiet_hours: {timezone: Mars/Olympus, from: 22:00, to: \"7\"}\n"
+            + "    ntfy:\n      - url: ftp://ntfy.sh/x\n        token: tk_in_the_file\n        priority: loud\n",
+        "ants/a.yaml", ANT), env);
+    assertTrue(e.contains("integrations.notify.remind_after: at least 1m"), e);
+    assertTrue(e.contains("integrations.notify.reminders: expected a whole number, found 'many'"), e);
+    assertTrue(e.contains("integrations.notify.quiet_hours.timezone: unknown time zone 'Mars/Olympus'"), e);
+    assertTrue(e.contains("integrations.notify.quiet_hours.to: expected a time of day as HH:mm (quote it in YAML"), e);
+    assertTrue(e.contains("integrations.notify.ntfy[0].url: expected a topic URL"), e);
+    assertTrue(e.contains("integrations.notify.ntfy[0].token: write secrets as an environment variable reference"), e);
+    assertTrue(e.contains("integrations.notify.ntfy[0].priority: invalid value 'loud'"), e);
+    String none = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  notify:\n    remind_after: 1h\n", "ants/a.yaml", ANT), env);
+    assertTrue(none.contains("integrations.notify.ntfy: required: notices go to ntfy topics"), none);
+  }
+
+  @Test
   void devAcceptsAnUnsetDiscordTokenAndChatsOnTheConsole() throws Exception {
     Path dir = colony(Map.of("colony.yaml", "name: c\nintegrations:\n  discord:\n    token: ${COLONY_TEST_NO_TOKEN}\n    guild: g\n",
         "ants/a.yaml", ANT + "integrations:\n  discord:\n    channel: work\n"));

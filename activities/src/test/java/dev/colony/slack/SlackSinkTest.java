@@ -1,5 +1,6 @@
 package dev.colony.slack;
 
+import dev.colony.fakes.FakeSlack;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

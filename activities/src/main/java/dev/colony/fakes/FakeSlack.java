@@ -1,4 +1,4 @@
-package dev.colony.slack;
+package dev.colony.fakes;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -33,8 +33,9 @@ import okhttp3.WebSocketListener;
  * Bolt: {@code auth.test}, {@code apps.connections.open} and the Socket Mode WebSocket (hello,
  * envelopes, acknowledgements, disconnect), channel listing, posting with blocks and metadata,
  * updates, ephemeral messages, permalinks, history, user groups and users; scopes, tokens and
- * channel membership are checked as Slack does, and 429s come on demand. Tests inject what
- * humans do (messages, reactions, the slash command, button presses) as Socket Mode envelopes.
+ * channel membership are checked as Slack does, and 429s come on demand. Tests (and
+ * {@code colony fakes}, for examples that run offline) inject what humans do (messages,
+ * reactions, the slash command, button presses) as Socket Mode envelopes.
  */
 public final class FakeSlack implements Closeable {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -66,6 +67,11 @@ public final class FakeSlack implements Closeable {
   public final List<JsonNode> ephemerals = new CopyOnWriteArrayList<>();
 
   public FakeSlack() throws IOException {
+    this(0);
+  }
+
+  /** A fake Slack on {@code port} of the loopback interface (0: any free port). */
+  public FakeSlack(int port) throws IOException {
     scopes.addAll(List.of("chat:write", "channels:read", "groups:read", "channels:history", "groups:history",
         "reactions:read", "commands", "usergroups:read", "users:read"));
     server.setDispatcher(new Dispatcher() {
@@ -78,7 +84,7 @@ public final class FakeSlack implements Closeable {
         }
       }
     });
-    server.start();
+    server.start(java.net.InetAddress.getLoopbackAddress(), port);
   }
 
   public String apiUrl() {
