@@ -65,6 +65,7 @@ public final class FakeSlack implements Closeable {
   public final AtomicInteger connectionsOpened = new AtomicInteger();
   public final List<String> requests = new CopyOnWriteArrayList<>();
   public final List<JsonNode> ephemerals = new CopyOnWriteArrayList<>();
+  private volatile java.util.function.Consumer<Message> onPost = m -> { };
 
   public FakeSlack() throws IOException {
     this(0);
@@ -108,6 +109,23 @@ public final class FakeSlack implements Closeable {
   }
 
   /** The next {@code n} calls of {@code chat.postMessage} get a 429 (Slack's tightest limit: a post a second per channel). */
+  /** Called with each message the app posts (or updates). */
+  public void onPost(java.util.function.Consumer<Message> l) {
+    this.onPost = l;
+  }
+
+  /** The newest message with Approve/Deny buttons in {@code channel}; null when there is none. */
+  public Message newestRequest(String channel) {
+    List<Message> in = messages(channel);
+    for (int i = in.size() - 1; i >= 0; i--) {
+      Message m = in.get(i);
+      if (m.metadata() != null && m.metadata().path("event_payload").has("request")) {
+        return m;
+      }
+    }
+    return null;
+  }
+
   public void rateLimitNextPosts(int n) {
     rateLimitsToSend.set(n);
   }
@@ -333,6 +351,7 @@ public final class FakeSlack implements Closeable {
         }
         Message m = new Message(c.id(), nextTs(), BOT_USER, BOT_ID, text, tree(form.get("blocks")), tree(form.get("metadata")));
         messages.add(m);
+        onPost.accept(m);
         Ok o = ok(true).put("channel", c.id()).put("ts", m.ts());
         o.node.set("message", messageJson(m, false));
         yield json200(o.node);

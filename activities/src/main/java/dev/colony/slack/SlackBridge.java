@@ -47,6 +47,9 @@ public final class SlackBridge implements LeasedConnection.Connection {
   private static final Set<String> APPROVE = Set.of("white_check_mark", "heavy_check_mark", "ballot_box_with_check");
   private static final Set<String> DENY = Set.of("x", "negative_squared_cross_mark", "heavy_multiplication_x");
 
+  /** Channel problems already logged by this process (a bridge is made anew on each connection attempt). */
+  private static final Set<String> REPORTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private final WorkflowClient client;
   private final String colony;
   private final SlackSettings settings;
@@ -81,7 +84,10 @@ public final class SlackBridge implements LeasedConnection.Connection {
       try {
         map.computeIfAbsent(api.channelId(e.getValue()), k -> new ArrayList<>()).add(e.getKey());
       } catch (SlackApi.SlackException ex) {
-        log.warn("slack: ant {} names channel '{}': {}", e.getKey(), e.getValue(), ex.getMessage());
+        // Once per process, not on every reconnect.
+        if (REPORTED.add(colony + "/" + e.getKey() + "/" + e.getValue() + "/" + ex.error)) {
+          log.warn("slack: ant {} names channel '{}': {}", e.getKey(), e.getValue(), ex.getMessage());
+        }
       }
     }
     antsByChannel = Map.copyOf(map);
@@ -126,13 +132,42 @@ public final class SlackBridge implements LeasedConnection.Connection {
     });
     // An event Bolt could not handle is one log line (Bolt's own handler logs a stack trace) and is
     // not acknowledged, so Slack delivers it again.
-    SocketModeApp s = new SocketModeApp(appToken, SocketModeClient.Backend.JavaWebSocket, ctx -> {
-      log.warn("slack: an event was not handled (Slack sends it again): {}", ctx.getException().getMessage());
-      return null;
-    }, app);
-    s.startAsync();
+    SocketModeApp s = null;
+    try {
+      s = new SocketModeApp(appToken, SocketModeClient.Backend.JavaWebSocket, ctx -> {
+        log.warn("slack: an event was not handled (Slack sends it again): {}", ctx.getException().getMessage());
+        return null;
+      }, app);
+      s.startAsync();
+    } catch (Exception e) {
+      if (s != null) {
+        try {
+          s.close(); // its threads, on every failed attempt otherwise
+        } catch (Exception ignored) {
+          // closing what never connected
+        }
+      }
+      throw new IllegalStateException(appTokenProblem(String.valueOf(e.getMessage())));
+    }
     socket = s;
     log.info("slack: connected as {} in {} for {} channel(s)", me.userId(), me.team(), map.size());
+  }
+
+  /** What the SDK says when Socket Mode cannot start, as one line that says what to fix. */
+  static String appTokenProblem(String sdkMessage) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("error: ([a-z_]+)").matcher(sdkMessage);
+    String error = m.find() ? m.group(1) : null;
+    if (error == null) {
+      return "apps.connections.open: cannot open the Socket Mode connection (" + sdkMessage + ")";
+    }
+    return "apps.connections.open: " + switch (error) {
+      case "invalid_auth", "not_authed", "token_revoked", "token_expired" -> "the app-level token was refused (" + error
+          + "): check integrations.slack.app_token (xapp-..., with the connections:write scope)";
+      case "not_allowed_token_type" -> "integrations.slack.app_token is not an app-level token (xapp-...; a bot token "
+          + "goes in bot_token)";
+      case "missing_scope" -> "the app-level token lacks connections:write (Basic Information, App-Level Tokens)";
+      default -> "Slack refused to open a Socket Mode connection (" + error + "): is Socket Mode on for the app?";
+    };
   }
 
   // ---- messages ----
