@@ -47,7 +47,20 @@ final class ValidateCommand implements Callable<Integer> {
       on.add("Slack (" + colony.slack().channels().size() + " ant channel" + (colony.slack().channels().size() == 1 ? "" : "s")
           + (colony.slack().alertsChannel() == null ? "" : ", alerts in " + colony.slack().alertsChannel()) + ")");
     }
-    return on.isEmpty() ? "the console" : String.join(" and ", on);
+    String chat = on.isEmpty() ? "the console" : String.join(" and ", on);
+    dev.colony.spec.NotifySpec n = colony.ants().isEmpty() ? null : colony.ants().get(0).notices();
+    if (n != null) {
+      java.util.List<String> to = new java.util.ArrayList<>();
+      if (!n.ntfy().isEmpty()) {
+        to.add(n.ntfy().size() + " ntfy topic" + (n.ntfy().size() == 1 ? "" : "s"));
+      }
+      if (n.webhookUrl() != null) {
+        to.add("the webhook");
+      }
+      chat += "; notices to " + String.join(" and ", to) + (n.reminders() > 0 && n.remindAfterSeconds() > 0
+          ? ", reminded after " + Durations.format(n.remindAfterSeconds()) : "");
+    }
+    return chat;
   }
 
   static String rhythm(AntSpec a) {
