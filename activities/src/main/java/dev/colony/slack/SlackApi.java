@@ -23,7 +23,8 @@ import okhttp3.OkHttpClient;
  * The Slack Web API calls Colony makes, on the Slack SDK's client with the bot token (which stays
  * in this object). Every refusal becomes a {@link SlackException} that says in one line what is
  * wrong and how to fix it (a refused token, a missing scope, a channel the app cannot see).
- * Channel names, user groups and users are looked up once and cached.
+ * Channel names, user groups and users are looked up once and cached. A worker has one: its
+ * poster and every attempt of its bridge share the caches and {@link #reportOnce}.
  */
 public final class SlackApi {
   /** Slack's own API. Tests and proxies use another prefix ({@code COLONY_SLACK_API_URL}). */
@@ -38,6 +39,7 @@ public final class SlackApi {
   private final Map<String, String> channelIds = new ConcurrentHashMap<>();
   private final Map<String, Cached<Set<String>>> groups = new ConcurrentHashMap<>();
   private final Map<String, Cached<User>> users = new ConcurrentHashMap<>();
+  private final Set<String> reported = ConcurrentHashMap.newKeySet();
 
   private record Cached<T>(T value, long at) {}
 
@@ -109,6 +111,16 @@ public final class SlackApi {
           + "name; a private channel must have the app invited: /invite @<app> in it)", false);
     }
     return id;
+  }
+
+  /**
+   * Logs {@code line} at WARN the first time {@code key} comes up in this worker: a broken channel
+   * or token is one line, not one per post or per connection attempt.
+   */
+  public void reportOnce(org.slf4j.Logger log, String key, String line) {
+    if (reported.add(key)) {
+      log.warn("slack: {}", line);
+    }
   }
 
   /** Forget looked-up channel ids (a channel was renamed or deleted). */

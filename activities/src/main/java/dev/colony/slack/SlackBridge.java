@@ -47,9 +47,6 @@ public final class SlackBridge implements LeasedConnection.Connection {
   private static final Set<String> APPROVE = Set.of("white_check_mark", "heavy_check_mark", "ballot_box_with_check");
   private static final Set<String> DENY = Set.of("x", "negative_squared_cross_mark", "heavy_multiplication_x");
 
-  /** Channel problems already logged by this process (a bridge is made anew on each connection attempt). */
-  private static final Set<String> REPORTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
   private final WorkflowClient client;
   private final String colony;
   private final SlackSettings settings;
@@ -84,10 +81,8 @@ public final class SlackBridge implements LeasedConnection.Connection {
       try {
         map.computeIfAbsent(api.channelId(e.getValue()), k -> new ArrayList<>()).add(e.getKey());
       } catch (SlackApi.SlackException ex) {
-        // Once per process, not on every reconnect.
-        if (REPORTED.add(colony + "/" + e.getKey() + "/" + e.getValue() + "/" + ex.error)) {
-          log.warn("slack: ant {} names channel '{}': {}", e.getKey(), e.getValue(), ex.getMessage());
-        }
+        api.reportOnce(log, "channel/" + e.getKey() + "/" + ex.error,
+            "ant " + e.getKey() + " names channel '" + e.getValue() + "': " + ex.getMessage());
       }
     }
     antsByChannel = Map.copyOf(map);

@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,8 +35,6 @@ public final class SlackSink implements ChatSink {
   private final SlackApi api;
   private final SlackSettings settings;
   private final LongSupplier clock;
-  /** The refusals already logged, so a broken channel is one line, not one per post. */
-  private final Set<String> reported = ConcurrentHashMap.newKeySet();
 
   public SlackSink(SlackApi api, SlackSettings settings) {
     this(api, settings, System::currentTimeMillis);
@@ -136,8 +133,6 @@ public final class SlackSink implements ChatSink {
   }
 
   private void report(String ant, String error, String line) {
-    if (reported.add(ant + "/" + error)) {
-      log.warn("slack: {}", line);
-    }
+    api.reportOnce(log, "post/" + ant + "/" + error, line);
   }
 }

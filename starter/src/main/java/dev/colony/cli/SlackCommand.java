@@ -43,7 +43,7 @@ final class SlackCommand implements Callable<Integer> {
     }
     Temporal t = Temporal.connect(temporal);
     LeasedConnection<SlackBridge> connection = slack.connection(t, temporal.taskQueue,
-        ProcessHandle.current().pid() + "@bridge", new OkHttpClient());
+        ProcessHandle.current().pid() + "@bridge", slack.api(new OkHttpClient()));
     spec.commandLine().getOut().printf("slack bridge for colony '%s' at %s: holds the connection when no other "
         + "worker does%n", colony.colony().name(), t.address);
     spec.commandLine().getOut().flush();

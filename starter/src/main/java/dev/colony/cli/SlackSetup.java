@@ -19,6 +19,7 @@ import okhttp3.OkHttpClient;
  */
 record SlackSetup(LoadedColony colony, SlackSettings settings, String botToken, String appToken, String apiUrl) {
 
+
   /** The setup, or null when the colony has no Slack block or a token is not set here. */
   static SlackSetup of(LoadedColony colony) {
     SlackSettings settings = colony.slack();
@@ -46,15 +47,20 @@ record SlackSetup(LoadedColony colony, SlackSettings settings, String botToken, 
         .filter(v -> env.get(v) == null || env.get(v).isBlank()).toList();
   }
 
-  SlackSink sink(OkHttpClient http) {
-    return new SlackSink(new SlackApi(http, apiUrl, botToken), settings);
+  /** The worker's one Web API client: its poster and every connection attempt share its caches and reports. */
+  SlackApi api(OkHttpClient http) {
+    return new SlackApi(http, apiUrl, botToken);
+  }
+
+  SlackSink sink(SlackApi api) {
+    return new SlackSink(api, settings);
   }
 
   /** A started candidate for the colony's one Socket Mode connection. */
-  LeasedConnection<SlackBridge> connection(Temporal t, String taskQueue, String candidate, OkHttpClient http) {
+  LeasedConnection<SlackBridge> connection(Temporal t, String taskQueue, String candidate, SlackApi api) {
     return new LeasedConnection<SlackBridge>(t.client, taskQueue, "slack", appToken, candidate,
         LeasedConnection.DEFAULT_TTL,
-        () -> new SlackBridge(t.client, colony.colony().name(), settings, new SlackApi(http, apiUrl, botToken), botToken),
+        () -> new SlackBridge(t.client, colony.colony().name(), settings, api, botToken),
         b -> b.connect(appToken)).start();
   }
 }

@@ -47,8 +47,9 @@ final class WorkerRuntime {
     if (discord != null) {
       chats.add(discord.sink(http));
     }
+    dev.colony.slack.SlackApi slackApi = slack == null ? null : slack.api(http);
     if (slack != null) {
-      chats.add(slack.sink(http));
+      chats.add(slack.sink(slackApi));
     }
     ChatSink chat = chats.isEmpty() ? new ConsoleSink(chatOut) : FanoutSink.of(chats);
     ColonyWorker worker = ColonyWorker.start(t.client,
@@ -56,7 +57,7 @@ final class WorkerRuntime {
             hostOption.cacheSize == null ? 0 : hostOption.cacheSize, version, antWorkflow));
     String candidate = ProcessHandle.current().pid() + "@" + host();
     LeasedConnection<?> gateway = discord == null ? null : discord.gateway(t, taskQueue, candidate, http);
-    LeasedConnection<?> socket = slack == null ? null : slack.connection(t, taskQueue, candidate, http);
+    LeasedConnection<?> socket = slack == null ? null : slack.connection(t, taskQueue, candidate, slackApi);
     ConnectionWatch watch = ConnectionWatch.start(t, System.err);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       watch.interrupt(); // stopping the server below is not a lost connection
