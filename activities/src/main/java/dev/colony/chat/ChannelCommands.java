@@ -141,6 +141,27 @@ public final class ChannelCommands {
     return reply.isEmpty() ? null : reply.toString().strip();
   }
 
+  /** Discord and Slack drop an interaction (slash command) not answered within 3 seconds. */
+  static final long INTERACTION_BUDGET_MILLIS = 2300;
+
+  /**
+   * {@link #command}, answered within a chat's interaction budget on {@code work}: the reply, a
+   * "sent" line when the command has none, or, when the worker is slow (restarting, say), a holding
+   * answer; the command still goes through and its reply shows in the channel.
+   */
+  public String commandWithin(java.util.concurrent.ExecutorService work, String cmd, String arg, List<String> targets,
+      Speaker who) throws InterruptedException {
+    java.util.concurrent.Future<String> answer = work.submit(() -> command(cmd, arg, targets, who));
+    try {
+      String reply = answer.get(INTERACTION_BUDGET_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+      return reply != null ? reply : "✔️ " + prefix + cmd + " sent to " + String.join(", ", targets) + ".";
+    } catch (java.util.concurrent.TimeoutException e) {
+      return "⏳ " + prefix + cmd + " sent; the ant's worker is slow to answer, so its reply will show in this channel.";
+    } catch (java.util.concurrent.ExecutionException e) {
+      return "The ant did not answer: " + e.getCause().getMessage();
+    }
+  }
+
   /** What became of a decision on a confirmation request. */
   public enum Decision {
     /** Approved or denied now. */

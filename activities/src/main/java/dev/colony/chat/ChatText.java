@@ -34,6 +34,26 @@ public final class ChatText {
     return parts;
   }
 
+  /** A file a human attached to a message. */
+  public record Attachment(String name, long size, String url) {}
+
+  private static final int MAX_ATTACHMENTS = 10;
+
+  /** A human's message with its attachments (at most ten) as lines an agent reads: name, size, link. */
+  public static String withAttachments(String text, List<Attachment> files) {
+    StringBuilder sb = new StringBuilder(text);
+    int n = 0;
+    for (Attachment a : files) {
+      if (n++ == MAX_ATTACHMENTS) {
+        sb.append("\n[").append(files.size() - MAX_ATTACHMENTS).append(" more attachments]");
+        break;
+      }
+      sb.append("\n[attachment: ").append(a.name()).append(", ").append(a.size()).append(" bytes, ").append(a.url())
+          .append(']');
+    }
+    return sb.toString();
+  }
+
   /** The first line of {@code text}, at most {@code max} characters. */
   public static String firstLine(String text, int max) {
     String line = text.lines().findFirst().orElse("");

@@ -1,6 +1,7 @@
 package dev.colony.discord;
 
 import dev.colony.chat.ChannelCommands;
+import dev.colony.chat.ChatText;
 import dev.colony.chat.LeasedConnection;
 import dev.colony.chat.Speaker;
 import dev.colony.spec.AntSpec;
@@ -45,9 +46,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class DiscordBridge extends ListenerAdapter implements LeasedConnection.Connection {
   private static final Logger log = LoggerFactory.getLogger(DiscordBridge.class);
-  private static final int MAX_ATTACHMENTS = 10;
-  /** Discord drops an interaction not answered within 3 seconds. */
-  private static final long SLASH_BUDGET_MILLIS = 2300;
 
   private final WorkflowClient client;
   private final String colony;
@@ -184,17 +182,8 @@ public final class DiscordBridge extends ListenerAdapter implements LeasedConnec
   }
 
   private static String withAttachments(Message m) {
-    StringBuilder sb = new StringBuilder(m.getContentRaw());
-    int n = 0;
-    for (Message.Attachment a : m.getAttachments()) {
-      if (n++ == MAX_ATTACHMENTS) {
-        sb.append("\n[").append(m.getAttachments().size() - MAX_ATTACHMENTS).append(" more attachments]");
-        break;
-      }
-      sb.append("\n[attachment: ").append(a.getFileName()).append(", ").append(a.getSize()).append(" bytes, ")
-          .append(a.getUrl()).append(']');
-    }
-    return sb.toString();
+    return ChatText.withAttachments(m.getContentRaw(), m.getAttachments().stream()
+        .map(a -> new ChatText.Attachment(a.getFileName(), a.getSize(), a.getUrl())).toList());
   }
 
   // ---- reactions ----
@@ -276,24 +265,15 @@ public final class DiscordBridge extends ListenerAdapter implements LeasedConnec
     }
     String named = e.getOption("ant") == null ? null : e.getOption("ant").getAsString();
     List<String> targets = named != null && here.contains(named) ? List.of(named) : here;
-    // Discord wants an answer within 3 seconds. Queries answer in milliseconds; a worker that is
-    // slower (restarting, say) gets a holding answer, and the command still goes through.
     String arg = e.getOption("text") == null ? "" : e.getOption("text").getAsString();
-    Speaker who = speaker(e.getMember());
-    java.util.concurrent.Future<String> answer = work.submit(() -> commands.command(cmd, arg, targets, who));
     String reply;
     try {
-      reply = answer.get(SLASH_BUDGET_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException ex) {
-      reply = "⏳ /" + cmd + " sent; the ant's worker is slow to answer, so its reply will show in this channel.";
-    } catch (java.util.concurrent.ExecutionException ex) {
-      reply = "The ant did not answer: " + ex.getCause().getMessage();
+      reply = commands.commandWithin(work, cmd, arg, targets, speaker(e.getMember()));
     } catch (InterruptedException ex) {
       Thread.currentThread().interrupt();
       return;
     }
-    e.reply(reply == null ? "✔️ /" + cmd + " sent to " + String.join(", ", targets) + "." : reply)
-        .setAllowedMentions(List.of()).queue(ok -> { }, err -> log.warn("discord: slash reply failed: {}", err.getMessage()));
+    e.reply(reply).setAllowedMentions(List.of()).queue(ok -> { }, err -> log.warn("discord: slash reply failed: {}", err.getMessage()));
   }
 
   /** A post's text without the mentions the sink put before it. */

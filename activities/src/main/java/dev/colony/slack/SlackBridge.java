@@ -13,6 +13,7 @@ import com.slack.api.model.event.MessageFileShareEvent;
 import com.slack.api.model.event.ReactionAddedEvent;
 import com.slack.api.socket_mode.SocketModeClient;
 import dev.colony.chat.ChannelCommands;
+import dev.colony.chat.ChatText;
 import dev.colony.chat.LeasedConnection;
 import dev.colony.chat.Speaker;
 import io.temporal.client.WorkflowClient;
@@ -24,9 +25,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,9 +39,6 @@ import org.slf4j.LoggerFactory;
 public final class SlackBridge implements LeasedConnection.Connection {
   private static final Logger log = LoggerFactory.getLogger(SlackBridge.class);
   public static final String SLASH_COMMAND = "/colony";
-  private static final int MAX_ATTACHMENTS = 10;
-  /** Slack drops a slash command not acknowledged within 3 seconds. */
-  private static final long SLASH_BUDGET_MILLIS = 2300;
   private static final Set<String> APPROVE = Set.of("white_check_mark", "heavy_check_mark", "ballot_box_with_check");
   private static final Set<String> DENY = Set.of("x", "negative_squared_cross_mark", "heavy_multiplication_x");
 
@@ -175,7 +170,8 @@ public final class SlackBridge implements LeasedConnection.Connection {
     if (here == null) {
       return;
     }
-    String full = withAttachments(unescape(text == null ? "" : text), files);
+    String full = ChatText.withAttachments(unescape(text == null ? "" : text), files.stream()
+        .map(f -> new ChatText.Attachment(f.getName(), f.getSize() == null ? 0 : f.getSize(), f.getUrlPrivate())).toList());
     work.submit(() -> {
       try {
         String reply = commands.onText(here, speaker(user), full, "!", "/");
@@ -191,20 +187,6 @@ public final class SlackBridge implements LeasedConnection.Connection {
   /** Slack escapes &, < and > in message text; a work instruction gets them back. */
   static String unescape(String text) {
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&");
-  }
-
-  private static String withAttachments(String text, List<com.slack.api.model.File> files) {
-    StringBuilder sb = new StringBuilder(text);
-    int n = 0;
-    for (com.slack.api.model.File f : files) {
-      if (n++ == MAX_ATTACHMENTS) {
-        sb.append("\n[").append(files.size() - MAX_ATTACHMENTS).append(" more attachments]");
-        break;
-      }
-      sb.append("\n[attachment: ").append(f.getName()).append(", ").append(f.getSize()).append(" bytes, ")
-          .append(f.getUrlPrivate()).append(']');
-    }
-    return sb.toString();
   }
 
   // ---- the slash command ----
@@ -223,16 +205,8 @@ public final class SlackBridge implements LeasedConnection.Connection {
       targets = List.of(words[1]);
       arg = words.length > 2 ? words[2].strip() : "";
     }
-    List<String> to = targets;
-    String a = arg;
-    Future<String> answer = work.submit(() -> commands.command(cmd, a, to, speaker(user)));
     try {
-      String reply = answer.get(SLASH_BUDGET_MILLIS, TimeUnit.MILLISECONDS);
-      return reply == null ? "✔️ " + cmd + " sent to " + String.join(", ", to) + "." : SlackText.mrkdwn(reply);
-    } catch (TimeoutException e) {
-      return "⏳ " + cmd + " sent; the ant's worker is slow to answer, so its reply will show in this channel.";
-    } catch (java.util.concurrent.ExecutionException e) {
-      return "The ant did not answer: " + e.getCause().getMessage();
+      return SlackText.mrkdwn(commands.commandWithin(work, cmd, arg, targets, speaker(user)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return "interrupted";
