@@ -1,6 +1,5 @@
 package dev.colony.ant;
 
-import dev.colony.autonomy.PendingConfirmation;
 import dev.colony.notify.Notice;
 import dev.colony.notify.NotifyActivities;
 import dev.colony.notify.NotifyResult;
@@ -30,6 +29,8 @@ final class Notifier {
   /** The change that brought notices (command order of runs before it is unchanged). */
   static final String CHANGE_ID = "notify-humans";
   private static final int MAX_TEXT = 300;
+  private static final String REQUEST = "request-";
+  private static final String PAUSE = "pause-";
 
   private final AntState ant;
   /** Needs with a thread following them. */
@@ -64,65 +65,82 @@ final class Notifier {
   private void watch() {
     while (true) {
       Workflow.await(() -> !unfollowed().isEmpty());
-      for (Need n : unfollowed()) {
-        followed.add(n.id());
+      for (String id : unfollowed()) {
+        Need n = describe(id);
+        followed.add(id);
         Async.procedure(() -> follow(n));
       }
     }
   }
 
-  private List<Need> unfollowed() {
-    List<Need> out = new ArrayList<>();
-    for (Need n : open()) {
-      if (!followed.contains(n.id())) {
-        out.add(n);
+  private List<String> unfollowed() {
+    List<String> out = new ArrayList<>();
+    for (String id : openIds()) {
+      if (!followed.contains(id)) {
+        out.add(id);
       }
     }
     return out;
   }
 
-  /** What the ant needs a human for right now. */
-  List<Need> open() {
-    List<Need> needs = new ArrayList<>();
-    String name = ant.spec.name();
-    String ref = ant.spec.colony() + "/" + name;
-    for (PendingConfirmation p : ant.confirmations.pending()) {
-      needs.add(new Need("request-" + p.id(), "confirmation", false,
-          clip(name + " wants to use " + p.tool() + " (" + p.reason() + "), request #" + p.id() + ": " + p.summary()),
-          "colony approve " + ref + " " + p.id() + "  or  colony deny " + ref + " " + p.id()
-              + " (or ✅ / ❌ on the request in the chat)"));
+  /**
+   * What the ant needs a human for right now, by id only: the workflow evaluates this after every
+   * event, so it builds no text. {@link #describe} says the rest, once per need.
+   */
+  List<String> openIds() {
+    List<String> ids = new ArrayList<>();
+    for (int id : ant.confirmations.openIds()) {
+      ids.add(REQUEST + id);
     }
     String reason = ant.pauseReason;
     if (reason != null && ant.pausedSinceMillis != null && needsHuman(reason)) {
-      boolean urgent = reason.equals(AntState.PARKED_REASON) || reason.equals(AntState.FATAL_REASON)
-          || reason.equals("budget");
-      String why = switch (reason) {
-        case "billing" -> name + " is paused: the agent's billing or quota needs attention.";
-        case "auth" -> name + " is paused: the agent's credentials were refused.";
-        case "budget" -> name + " is paused: it reached its budget cap.";
-        case AntState.ESCALATION_REASON -> name + " is paused: its LLM supervisor escalated to a human.";
-        case AntState.FATAL_REASON -> name + " stopped on an error in its own workflow code.";
-        default -> name + " is parked after repeated errors"
-            + (ant.lastDetail == null ? "." : ": " + ant.lastDetail);
-      };
-      String answer = reason.equals(AntState.ESCALATION_REASON)
-          ? "colony abort " + ref + " (drop the task)  or  colony resume " + ref + " (let it go on)"
-          : "fix the cause, then colony resume " + ref + " (or /resume in its channel); colony status " + ref
-              + " shows why";
-      needs.add(new Need("pause-" + reason + "-" + ant.pausedSinceMillis, reason, urgent, clip(why), answer));
+      ids.add(PAUSE + reason + "-" + ant.pausedSinceMillis);
     }
-    return needs;
+    return ids;
   }
 
-  static boolean needsHuman(String pauseReason) {
-    return switch (pauseReason) {
-      case "billing", "auth", "budget", AntState.ESCALATION_REASON, AntState.PARKED_REASON, AntState.FATAL_REASON -> true;
-      default -> false;
+  /** The need with this id: its kind, urgency, why and how to answer. */
+  Need describe(String id) {
+    String name = ant.spec.name();
+    String ref = ant.spec.colony() + "/" + name;
+    if (id.startsWith(REQUEST)) {
+      int n = Integer.parseInt(id.substring(REQUEST.length()));
+      var e = ant.confirmations.target(n);
+      var r = e == null ? null : e.request();
+      String what = r == null ? "request #" + n : r.tool() + " (" + r.reason() + "), request #" + n + ": " + r.summary();
+      return new Need(id, "confirmation", false, clip(name + " wants to use " + what),
+          "colony approve " + ref + " " + n + "  or  colony deny " + ref + " " + n
+              + " (or ✅ / ❌ on the request in the chat)");
+    }
+    String reason = id.substring(PAUSE.length(), id.lastIndexOf('-'));
+    boolean urgent = reason.equals(AntState.PARKED_REASON) || reason.equals(AntState.FATAL_REASON)
+        || reason.equals("budget");
+    String why = switch (reason) {
+      case "billing" -> name + " is paused: the agent's billing or quota needs attention.";
+      case "auth" -> name + " is paused: the agent's credentials were refused.";
+      case "budget" -> name + " is paused: it reached its budget cap.";
+      case AntState.ESCALATION_REASON -> name + " is paused: its LLM supervisor escalated to a human.";
+      case AntState.FATAL_REASON -> name + " stopped on an error in its own workflow code.";
+      default -> name + " is parked after repeated errors" + (ant.lastDetail == null ? "." : ": " + ant.lastDetail);
     };
+    String answer = reason.equals(AntState.ESCALATION_REASON)
+        ? "colony abort " + ref + " (drop the task)  or  colony resume " + ref + " (let it go on)"
+        : "fix the cause, then colony resume " + ref + " (or /resume in its channel); colony status " + ref
+            + " shows why";
+    return new Need(id, reason, urgent, clip(why), answer);
+  }
+
+  /**
+   * The pauses a human must end: those that need a human in visibility ({@code AntNeedsHuman}),
+   * and an escalation or a fatal error, which the operator answers too.
+   */
+  static boolean needsHuman(String pauseReason) {
+    return AntVisibility.isBlockingReason(pauseReason) || AntState.ESCALATION_REASON.equals(pauseReason)
+        || AntState.FATAL_REASON.equals(pauseReason);
   }
 
   private boolean stillOpen(Need need) {
-    return open().stream().anyMatch(n -> n.id().equals(need.id()));
+    return openIds().contains(need.id());
   }
 
   /** One need: the notice, reminders while nobody answers, and the held-back notice when quiet hours end. */

@@ -75,6 +75,17 @@ public final class ConfirmationBook {
     return null;
   }
 
+  /** The numbers of the open requests, oldest first. */
+  public java.util.List<Integer> openIds() {
+    java.util.List<Integer> ids = new java.util.ArrayList<>();
+    for (Entry e : byKey.values()) {
+      if (e.open()) {
+        ids.add(e.id);
+      }
+    }
+    return ids;
+  }
+
   public int waiting() {
     int n = 0;
     for (Entry e : byKey.values()) {
