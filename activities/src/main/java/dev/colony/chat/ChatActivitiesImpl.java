@@ -1,10 +1,6 @@
 package dev.colony.chat;
 
 import io.temporal.activity.Activity;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Set;
 
 /**
  * Delivers posts to a sink at most once per idempotency key: a retried or replayed post whose
@@ -17,13 +13,7 @@ public final class ChatActivitiesImpl implements ChatActivities {
 
   private final ChatSink sink;
   /** Used only without a journal (the journal keeps its own). */
-  private final Set<String> delivered = Collections.newSetFromMap(
-      Collections.synchronizedMap(new LinkedHashMap<>(1024, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-          return size() > REMEMBERED_KEYS;
-        }
-      }));
+  private final RecentKeys delivered = new RecentKeys(REMEMBERED_KEYS);
 
   private final DeliveryJournal journal;
 

@@ -1,10 +1,6 @@
 package dev.colony.chat;
 
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 
 /**
  * Every post to each of several chats (Discord and Slack). A chat that fails does not keep the
@@ -16,13 +12,7 @@ public final class FanoutSink implements ChatSink {
   private static final int REMEMBERED = 10_000;
 
   private final List<ChatSink> sinks;
-  private final Set<String> delivered = Collections.newSetFromMap(Collections.synchronizedMap(
-      new LinkedHashMap<>(256, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-          return size() > REMEMBERED;
-        }
-      }));
+  private final RecentKeys delivered = new RecentKeys(REMEMBERED);
 
   public FanoutSink(List<ChatSink> sinks) {
     this.sinks = List.copyOf(sinks);
