@@ -146,12 +146,6 @@ public final class NotifyActivitiesImpl implements NotifyActivities {
   }
 
   private void webhook(NotifySpec s, Notice n, Map<String, String> env) throws Failed {
-    String url;
-    try {
-      url = Interpolation.resolve(s.webhookUrl(), env);
-    } catch (RuntimeException e) {
-      throw new Failed("its URL cannot be resolved: " + e.getMessage(), false);
-    }
     ObjectNode root = JSON.createObjectNode();
     root.put("colony", n.colony());
     ObjectNode notice = root.putObject("notice");
@@ -164,23 +158,13 @@ public final class NotifyActivitiesImpl implements NotifyActivities {
     notice.put("text", n.text());
     notice.put("answer", n.answer());
     notice.put("link", link(n));
-    byte[] body = root.toString().getBytes(StandardCharsets.UTF_8);
-    HttpUrl parsed = HttpUrl.parse(url.strip());
-    if (parsed == null) {
-      throw new Failed("its URL is not an http(s) URL", false);
+    try {
+      send(WebhookActivitiesImpl.signedPost(s.webhookUrl(), s.webhookSecretVar(), env, "needs_human",
+          n.workflowId() + "/" + n.need() + "/" + n.round(), root.toString().getBytes(StandardCharsets.UTF_8)),
+          "the webhook");
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw new Failed(e.getMessage(), false);
     }
-    Request.Builder rb = new Request.Builder().url(parsed).post(RequestBody.create(body, JSON_TYPE))
-        .header("User-Agent", "colony")
-        .header("X-Colony-Event", "needs_human")
-        .header("X-Colony-Delivery", n.workflowId() + "/" + n.need() + "/" + n.round());
-    if (s.webhookSecretVar() != null) {
-      String secret = env.get(s.webhookSecretVar());
-      if (secret == null || secret.isEmpty()) {
-        throw new Failed("${" + s.webhookSecretVar() + "} is not set on this worker", false);
-      }
-      rb.header("X-Colony-Signature-256", "sha256=" + WebhookActivitiesImpl.sign(secret, body));
-    }
-    send(rb.build(), "the webhook");
   }
 
   private void send(Request request, String what) throws Failed {

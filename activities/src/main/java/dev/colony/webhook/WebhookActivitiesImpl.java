@@ -43,25 +43,16 @@ public final class WebhookActivitiesImpl implements WebhookActivities {
   @Override
   public void deliver(WebhookDelivery d) {
     Map<String, String> env = Environment.forColony(Path.of(d.colonyDir()));
-    String url;
+    Request request;
     try {
-      url = Interpolation.resolve(d.url(), env);
-    } catch (RuntimeException e) {
-      throw ApplicationFailure.newNonRetryableFailure("the webhook URL cannot be resolved: " + e.getMessage(), "WebhookConfig");
+      request = signedPost(d.url(), d.secretVar(), env, d.event().type(), d.colony() + "/" + d.event().seq(),
+          body(d.colony(), d.event()));
+    } catch (IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), "WebhookConfig");
+    } catch (IllegalStateException e) {
+      throw ApplicationFailure.newFailure(e.getMessage(), "WebhookConfig");
     }
-    String secret = d.secretVar() == null ? null : env.get(d.secretVar());
-    if (d.secretVar() != null && (secret == null || secret.isEmpty())) {
-      throw ApplicationFailure.newFailure("${" + d.secretVar() + "} is not set on this worker", "WebhookConfig");
-    }
-    byte[] body = body(d.colony(), d.event());
-    Request.Builder rb = new Request.Builder().url(url).post(RequestBody.create(body, JSON_TYPE))
-        .header("User-Agent", "colony")
-        .header("X-Colony-Event", d.event().type())
-        .header("X-Colony-Delivery", d.colony() + "/" + d.event().seq());
-    if (secret != null) {
-      rb.header("X-Colony-Signature-256", "sha256=" + sign(secret, body));
-    }
-    try (Response r = http.newCall(rb.build()).execute()) {
+    try (Response r = http.newCall(request).execute()) {
       if (!r.isSuccessful()) {
         // The status only: the URL may carry a token.
         throw ApplicationFailure.newFailure("the webhook answered " + r.code(), "WebhookRefused");
@@ -69,6 +60,38 @@ public final class WebhookActivitiesImpl implements WebhookActivities {
     } catch (IOException e) {
       throw ApplicationFailure.newFailure("the webhook cannot be reached: " + e.getClass().getSimpleName(), "WebhookUnreachable");
     }
+  }
+
+  /**
+   * A POST of {@code body} to the colony webhook: its URL and secret as written in colony.yaml,
+   * resolved from {@code env} here on the worker; {@code X-Colony-Event} and the stable
+   * {@code X-Colony-Delivery}; signed when there is a secret. Throws, with a line to show (never
+   * holding the URL or the secret), {@link IllegalArgumentException} when the URL cannot be
+   * resolved, {@link IllegalStateException} when the secret is not set on this worker.
+   */
+  public static Request signedPost(String url, String secretVar, Map<String, String> env, String event,
+      String delivery, byte[] body) {
+    okhttp3.HttpUrl target;
+    try {
+      target = okhttp3.HttpUrl.parse(Interpolation.resolve(url, env).strip());
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("the webhook URL cannot be resolved: " + e.getMessage());
+    }
+    if (target == null) {
+      throw new IllegalArgumentException("the webhook URL is not an http(s) URL");
+    }
+    String secret = secretVar == null ? null : env.get(secretVar);
+    if (secretVar != null && (secret == null || secret.isEmpty())) {
+      throw new IllegalStateException("${" + secretVar + "} is not set on this worker");
+    }
+    Request.Builder rb = new Request.Builder().url(target).post(RequestBody.create(body, JSON_TYPE))
+        .header("User-Agent", "colony")
+        .header("X-Colony-Event", event)
+        .header("X-Colony-Delivery", delivery);
+    if (secret != null) {
+      rb.header("X-Colony-Signature-256", "sha256=" + sign(secret, body));
+    }
+    return rb.build();
   }
 
   static byte[] body(String colony, ColonyEvent e) {
