@@ -20,6 +20,28 @@ import picocli.CommandLine.Spec;
 @Command(name = "discord", mixinStandardHelpOptions = true,
     description = "Run only the Discord bridge of a colony (commands, instructions, approvals); workers post.")
 final class DiscordCommand implements Callable<Integer> {
+  /**
+   * A bridge command's life: says {@code banner}, then holds {@code connection} (a candidate for
+   * the lease) until SIGTERM or Ctrl-C, when it lets go at once for another worker to take over.
+   */
+  static int serve(picocli.CommandLine.Model.CommandSpec spec, Temporal t, AutoCloseable connection, String banner)
+      throws InterruptedException {
+    spec.commandLine().getOut().println(banner);
+    spec.commandLine().getOut().flush();
+    CountDownLatch stop = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        connection.close();
+      } catch (Exception e) {
+        // the lease expires by itself
+      }
+      t.close();
+      stop.countDown();
+    }, "colony-bridge-shutdown"));
+    stop.await();
+    return 0;
+  }
+
   @Parameters(index = "0", paramLabel = "DIR", description = "The colony directory.")
   Path dir;
 
@@ -44,16 +66,7 @@ final class DiscordCommand implements Callable<Integer> {
     Temporal t = Temporal.connect(temporal);
     LeasedConnection<DiscordBridge> gateway = discord.gateway(t, temporal.taskQueue, ProcessHandle.current().pid() + "@bridge",
         new OkHttpClient());
-    spec.commandLine().getOut().printf("discord bridge for colony '%s' at %s: holds the gateway when no other worker does%n",
-        colony.colony().name(), t.address);
-    spec.commandLine().getOut().flush();
-    CountDownLatch stop = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      gateway.close();
-      t.close();
-      stop.countDown();
-    }, "colony-discord-shutdown"));
-    stop.await();
-    return 0;
+    return serve(spec, t, gateway, "discord bridge for colony '" + colony.colony().name() + "' at " + t.address
+        + ": holds the gateway when no other worker does");
   }
 }

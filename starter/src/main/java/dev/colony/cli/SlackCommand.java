@@ -5,7 +5,6 @@ import dev.colony.config.LoadedColony;
 import dev.colony.slack.SlackBridge;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import okhttp3.OkHttpClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -44,16 +43,7 @@ final class SlackCommand implements Callable<Integer> {
     Temporal t = Temporal.connect(temporal);
     LeasedConnection<SlackBridge> connection = slack.connection(t, temporal.taskQueue,
         ProcessHandle.current().pid() + "@bridge", slack.api(new OkHttpClient()));
-    spec.commandLine().getOut().printf("slack bridge for colony '%s' at %s: holds the connection when no other "
-        + "worker does%n", colony.colony().name(), t.address);
-    spec.commandLine().getOut().flush();
-    CountDownLatch stop = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      connection.close();
-      t.close();
-      stop.countDown();
-    }, "colony-slack-shutdown"));
-    stop.await();
-    return 0;
+    return DiscordCommand.serve(spec, t, connection, "slack bridge for colony '" + colony.colony().name() + "' at "
+        + t.address + ": holds the connection when no other worker does");
   }
 }
