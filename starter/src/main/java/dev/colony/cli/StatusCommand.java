@@ -54,20 +54,16 @@ final class StatusCommand implements Callable<Integer> {
     var out = spec.commandLine().getOut();
     var err = spec.commandLine().getErr();
     try (Temporal t = Temporal.connect(temporal)) {
+      WorkerCheck workers;
       if (ant == null) {
         // The worker check is only a footnote to a listing: asked beside it, not before it.
         var check = java.util.concurrent.CompletableFuture.supplyAsync(() -> WorkerCheck.of(t, temporal.taskQueue));
         list(t, out, check);
-        WorkerCheck workers = check.join();
-        out.flush();
-        if (workers.warning() != null) {
-          err.println("colony: " + workers.warning());
-          err.flush();
-        }
-        return 0;
+        workers = check.join();
+      } else {
+        workers = WorkerCheck.of(t, temporal.taskQueue);
+        detail(t, workers, out);
       }
-      WorkerCheck workers = WorkerCheck.of(t, temporal.taskQueue);
-      detail(t, workers, out);
       out.flush();
       if (workers.warning() != null) {
         err.println("colony: " + workers.warning());
