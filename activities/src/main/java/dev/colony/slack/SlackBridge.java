@@ -20,6 +20,7 @@ import io.temporal.client.WorkflowClient;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import dev.colony.supervisor.OperatorMessages;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -220,7 +221,7 @@ public final class SlackBridge implements LeasedConnection.Connection {
         || p.getMessage() == null) {
       return;
     }
-    SlackText.OperatorRequest r = SlackText.parseValue(p.getActions().get(0).getValue());
+    OperatorMessages.RequestRef r = SlackText.parseValue(p.getActions().get(0).getValue());
     String channel = p.getChannel().getId();
     if (r != null) {
       work.submit(() -> decide(channel, p.getMessage().getTs(), p.getMessage().getText(), r, p.getUser().getId(), approve));
@@ -237,7 +238,7 @@ public final class SlackBridge implements LeasedConnection.Connection {
           || me.userId().equals(m.getUser()))) {
         return; // not a post of ours
       }
-      SlackText.OperatorRequest r = m.getMetadata() == null || m.getMetadata().getEventPayload() == null ? null
+      OperatorMessages.RequestRef r = m.getMetadata() == null || m.getMetadata().getEventPayload() == null ? null
           : SlackText.parseValue(String.valueOf(m.getMetadata().getEventPayload().get("request")));
       if (r != null) {
         decide(channel, ts, m.getText(), r, user, approve);
@@ -247,7 +248,7 @@ public final class SlackBridge implements LeasedConnection.Connection {
     }
   }
 
-  private void decide(String channel, String ts, String text, SlackText.OperatorRequest r, String user, boolean approve) {
+  private void decide(String channel, String ts, String text, OperatorMessages.RequestRef r, String user, boolean approve) {
     try {
       List<String> here = antsByChannel.get(channel);
       if (here == null || !here.contains(r.ant())) {

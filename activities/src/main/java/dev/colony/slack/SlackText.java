@@ -7,6 +7,7 @@ import com.slack.api.model.block.SectionBlock;
 import com.slack.api.model.block.composition.MarkdownTextObject;
 import com.slack.api.model.block.composition.PlainTextObject;
 import com.slack.api.model.block.element.ButtonElement;
+import dev.colony.supervisor.OperatorMessages;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -56,7 +57,7 @@ public final class SlackText {
   }
 
   /** The value of a request's button: ant and request number; null when it is not one of ours. */
-  static OperatorRequest parseValue(String value) {
+  static OperatorMessages.RequestRef parseValue(String value) {
     if (value == null) {
       return null;
     }
@@ -65,11 +66,9 @@ public final class SlackText {
       return null;
     }
     try {
-      return new OperatorRequest(value.substring(0, hash), Integer.parseInt(value.substring(hash + 1)));
+      return new OperatorMessages.RequestRef(value.substring(0, hash), Integer.parseInt(value.substring(hash + 1)));
     } catch (NumberFormatException e) {
       return null;
     }
   }
-
-  record OperatorRequest(String ant, int id) {}
 }
