@@ -209,20 +209,25 @@ public final class SlackApi {
     R run() throws IOException, SlackApiException;
   }
 
-  /** Rate limits waited out in place before a call gives up (Slack asks for a second or a few). */
-  private static final int RATE_LIMIT_WAITS = 3;
-  private static final long MAX_RATE_LIMIT_WAIT_MILLIS = 5_000;
+  /**
+   * How long a call waits out Slack's 429s in place, all told: under the 10 s a chat post may take
+   * (its local activity's timeout), after which Temporal retries the post instead.
+   */
+  private static final long RATE_LIMIT_WAIT_MILLIS = 5_000;
 
-  /** A call; a 429 is waited out (its Retry-After, at most 5 s, three times) before it counts as a failure. */
+  /** A call; 429s are waited out (their Retry-After) for up to 5 s in all before one counts as a failure. */
   static <R extends SlackApiTextResponse> R call(String method, Call<R> call) throws SlackException, InterruptedException {
-    for (int waits = 0; ; waits++) {
+    long waited = 0;
+    while (true) {
       try {
         return once(method, call);
       } catch (SlackException e) {
-        if (!e.error.equals("ratelimited") || waits == RATE_LIMIT_WAITS) {
+        long wait = Math.max(200, e.retryAfterMillis);
+        if (!e.error.equals("ratelimited") || waited + wait > RATE_LIMIT_WAIT_MILLIS) {
           throw e;
         }
-        Thread.sleep(Math.min(MAX_RATE_LIMIT_WAIT_MILLIS, Math.max(200, e.retryAfterMillis)));
+        Thread.sleep(wait);
+        waited += wait;
       }
     }
   }

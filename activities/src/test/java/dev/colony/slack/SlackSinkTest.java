@@ -110,7 +110,7 @@ class SlackSinkTest {
     sink().deliver(post("limited", "k12"));
     assertEquals(List.of("limited"), slack.texts(WORK));
     // A long one is thrown, so the activity retries; the retry goes through.
-    slack.rateLimitNextPosts(5);
+    slack.rateLimitNextPosts(20); // more than 5 s of Retry-After: 1
     IOException e = assertThrows(IOException.class, () -> sink().deliver(post("e", "k11")));
     assertTrue(e.getMessage().contains("rate limited"), e.getMessage());
     slack.rateLimitNextPosts(0);
