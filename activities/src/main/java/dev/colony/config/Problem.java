@@ -17,30 +17,7 @@ public record Problem(String file, String path, String message) {
 
   /** {@code text} with control characters escaped, cut at {@code max} characters with a marker. */
   public static String printable(String text, int max) {
-    if (text == null) {
-      return null;
-    }
-    StringBuilder sb = new StringBuilder();
-    int i = 0;
-    for (; i < text.length() && sb.length() < max; i++) {
-      char c = text.charAt(i);
-      switch (c) {
-        case '\n' -> sb.append("\\n");
-        case '\r' -> sb.append("\\r");
-        case '\t' -> sb.append("\\t");
-        default -> {
-          if (Character.isISOControl(c) || (Character.getType(c) == Character.FORMAT && c != '\u200d')) {
-            sb.append(String.format("\\u%04x", (int) c));
-          } else {
-            sb.append(c);
-          }
-        }
-      }
-    }
-    if (i < text.length()) {
-      sb.append("… [").append(text.length() - i).append(" more characters]");
-    }
-    return sb.toString();
+    return dev.colony.text.Printable.line(text, max);
   }
 
   @Override

@@ -46,7 +46,7 @@ public class Narrator {
     }
     LmOutput where = spec.lmOutput();
     if (where == LmOutput.CONSOLE || where == LmOutput.BOTH) {
-      console.println("[" + spec.name() + "] " + text.strip());
+      console.println("[" + spec.name() + "] " + dev.colony.text.Printable.of(text.strip()));
     }
     if (where == LmOutput.DISCORD || where == LmOutput.BOTH) {
       post(text.strip());

@@ -174,7 +174,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
       SessionResult result = new SessionResult(raw.outcome(), secrets.redact(raw.detail()),
           raw.resetAtEpochMillis(), raw.turns(), raw.costUsd(), raw.inputTokens(), raw.outputTokens(),
           raw.durationMillis(), raw.sessionId(), raw.transcript());
-      log.info("{}: session {} ended: {} {}", spec.name(), request.session(), result.outcome(), result.detail());
+      log.info("{}: session {} ended: {} {}", spec.name(), request.session(), result.outcome(),
+          dev.colony.text.Printable.of(result.detail()));
       return result;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -117,7 +117,23 @@ public final class ColonyCli implements Runnable {
   }
 
   private static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
-    PrintWriter err = cmd.getErr();
+    // Messages quote what ants, humans and Temporal said: nothing of it reaches the terminal raw.
+    PrintWriter err = new PrintWriter(new java.io.Writer() {
+      @Override
+      public void write(char[] buf, int off, int len) {
+        cmd.getErr().write(dev.colony.text.Printable.of(new String(buf, off, len)));
+      }
+
+      @Override
+      public void flush() {
+        cmd.getErr().flush();
+      }
+
+      @Override
+      public void close() {
+        flush();
+      }
+    });
     if (e instanceof UsageError) {
       err.println("colony: " + e.getMessage());
       err.flush();

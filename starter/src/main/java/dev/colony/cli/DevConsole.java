@@ -38,10 +38,9 @@ final class DevConsole {
     while ((line = in.readLine()) != null) {
       try {
         handle(line.strip());
-      } catch (UserError e) {
-        out.println("colony: " + e.getMessage());
       } catch (RuntimeException e) {
-        out.println("colony: " + e.getMessage());
+        // an update's refusal and Temporal's failures quote what an ant said
+        out.println("colony: " + dev.colony.text.Printable.of(e.getMessage()));
       }
     }
   }

@@ -2,6 +2,7 @@ package dev.colony.cli;
 
 import dev.colony.fakes.FakeNtfy;
 import dev.colony.fakes.FakeSlack;
+import dev.colony.text.Printable;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -47,10 +48,8 @@ final class FakesCommand implements Callable<Integer> {
       slack.channel(WORK, "work", true).channel(ALERTS, "alerts", true)
           .user(USERS.get("dana"), "dana", false).user(USERS.get("eve"), "eve", false).user(USERS.get("ada"), "ada", true)
           .group(OPS, USERS.get("dana"));
-      slack.onPost(m -> out.println("[slack #" + (m.channel().equals(WORK) ? "work" : "alerts") + "] " + m.text()
-          + (m.blocks() != null && m.blocks().toString().contains("colony_approve") ? "   [Approve] [Deny]" : "")));
-      ntfy.onMessage(m -> out.println("[ntfy " + m.topic() + ", priority " + m.priority() + "] " + m.title() + ": "
-          + m.message().replace('\n', ' ') + (m.click() == null ? "" : "  (" + m.click() + ")")));
+      slack.onPost(m -> out.println(line(m)));
+      ntfy.onMessage(m -> out.println(line(m)));
       out.println("fake Slack: " + slack.apiUrl() + "   (COLONY_SLACK_API_URL; tokens " + FakeSlack.BOT_TOKEN + " and "
           + FakeSlack.APP_TOKEN + "; channels #work and #alerts; operators' user group " + OPS + ")");
       out.println("fake ntfy:  " + ntfy.url() + "/<topic>");
@@ -74,6 +73,18 @@ final class FakesCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /** What an ant posted to the fake Slack, as printed. */
+  static String line(FakeSlack.Message m) {
+    return "[slack #" + (m.channel().equals(WORK) ? "work" : "alerts") + "] " + Printable.of(m.text())
+        + (m.blocks() != null && m.blocks().toString().contains("colony_approve") ? "   [Approve] [Deny]" : "");
+  }
+
+  /** What an ant pushed to the fake ntfy, as printed. */
+  static String line(FakeNtfy.Message m) {
+    return Printable.of("[ntfy " + m.topic() + ", priority " + m.priority() + "] " + m.title() + ": "
+        + m.message().replace('\n', ' ') + (m.click() == null ? "" : "  (" + m.click() + ")"));
   }
 
   /** One typed line; null to quit. */
@@ -109,7 +120,8 @@ final class FakesCommand implements Callable<Integer> {
       }
       case "slash" -> {
         var ack = slack.ack(slack.slash(channel, user, text), Duration.ofSeconds(5));
-        return ack == null ? "(no answer within 5 s)" : "[/colony, only you see this] " + ack.path("text").asText();
+        return ack == null ? "(no answer within 5 s)"
+            : "[/colony, only you see this] " + Printable.of(ack.path("text").asText());
       }
       case "approve", "deny" -> {
         FakeSlack.Message m = slack.newestRequest(channel);

@@ -58,7 +58,6 @@ final class HostOption {
   }
 
   private static String clip(String s) {
-    String printable = s.replaceAll("\\p{Cntrl}", "?");
-    return printable.length() > 80 ? printable.substring(0, 80) + "…" : printable;
+    return dev.colony.text.Printable.line(s, 80);
   }
 }

@@ -40,6 +40,12 @@ final class ObserveCommand implements Callable<Integer> {
   @Spec
   picocli.CommandLine.Model.CommandSpec spec;
 
+  /** One supervisor event as printed. */
+  static String line(ColonyEvent e) {
+    return dev.colony.text.Printable.of(Instant.ofEpochMilli(e.atMillis()) + "  " + e.type() + "  "
+        + ColonyWorkflowImpl.describe(e));
+  }
+
   @Override
   public Integer call() throws InterruptedException {
     long sinceSeconds;
@@ -67,7 +73,7 @@ final class ObserveCommand implements Callable<Integer> {
         for (ColonyEvent e : events) {
           after = Math.max(after, e.seq());
           if (!first || e.atMillis() >= from) {
-            out.println(Instant.ofEpochMilli(e.atMillis()) + "  " + e.type() + "  " + ColonyWorkflowImpl.describe(e));
+            out.println(line(e));
           }
         }
         out.flush();

@@ -1,5 +1,8 @@
 package dev.colony.cli;
 
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.CharacterEscapes;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -7,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.colony.ant.AntStats;
 import dev.colony.ant.AntStatus;
 import dev.colony.chat.StatusText;
+import dev.colony.text.Printable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -14,9 +18,37 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 
-/** Renders ant status for people (a table) and programs (one JSON document). */
+/**
+ * Renders ant status for people (a table) and programs (one JSON document). Both quote what ants,
+ * humans and GitHub wrote (last outcome, pause reason, description), so both are made
+ * {@link Printable}: the text as a whole; in JSON every character a terminal would act on is a
+ * JSON escape (a program reading it gets the same string back).
+ */
 final class StatusView {
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  static {
+    JSON.getFactory().setCharacterEscapes(new TerminalSafeEscapes());
+  }
+
+  /** JSON's own escapes, plus DEL, the C1 controls and the invisible format characters. */
+  private static final class TerminalSafeEscapes extends CharacterEscapes {
+    private final int[] ascii = CharacterEscapes.standardAsciiEscapesForJSON();
+
+    TerminalSafeEscapes() {
+      ascii[0x7f] = CharacterEscapes.ESCAPE_STANDARD;
+    }
+
+    @Override
+    public int[] getEscapeCodesForAscii() {
+      return ascii;
+    }
+
+    @Override
+    public SerializableString getEscapeSequence(int ch) {
+      return ch <= 0xffff && Printable.unsafe((char) ch) ? new SerializedString(Printable.escaped((char) ch)) : null;
+    }
+  }
 
   private StatusView() {}
 
@@ -40,7 +72,7 @@ final class StatusView {
       sb.append(String.format(fmt, a.colony() + "/" + a.ant(), a.state(), paused, a.sessions(), a.errors(),
           a.queue(), wake(a.nextWake() == null ? null : a.nextWake().toString(), now), last));
     }
-    return sb.toString();
+    return Printable.of(sb.toString());
   }
 
   /** One ant from visibility only (no worker answered). */
@@ -58,11 +90,11 @@ final class StatusView {
     sb.append("  next wake:          ").append(wake(a.nextWake() == null ? null : a.nextWake().toString(), now)).append('\n');
     sb.append("  last outcome:       ").append(a.lastOutcome() == null ? "-" : a.lastOutcome()).append('\n');
     sb.append("  needs a human:      ").append(a.needsHuman() ? "yes" : "no").append('\n');
-    return sb.toString();
+    return Printable.of(sb.toString());
   }
 
   static String detail(AntStatus a, AntStats s, Instant now) {
-    return StatusText.detail(a, s, now);
+    return Printable.of(StatusText.detail(a, s, now));
   }
 
   /** Every ant from visibility, plus whether a worker polls. */

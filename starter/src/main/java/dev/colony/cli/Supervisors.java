@@ -28,10 +28,10 @@ final class Supervisors {
     t.client.signalWithStart(req);
     int alone = (int) colony.ants().stream().filter(a -> groups.stream().noneMatch(g -> g.ants().contains(a.name())))
         .count();
-    out.printf("supervisor %s: %s%s%n", ColonyWorkflow.workflowId(name),
+    out.println(dev.colony.text.Printable.of(String.format("supervisor %s: %s%s", ColonyWorkflow.workflowId(name),
         groups.isEmpty() ? "" : String.join(", ", groups.stream().map(g -> g.name() + " (" + g.strategy().configName()
             + ", " + g.ants().size() + " ants, " + g.maxRestarts() + " restarts in " + g.windowSeconds() + "s)").toList()),
-        alone == 0 ? "" : (groups.isEmpty() ? "" : "; ") + alone + " ant" + (alone == 1 ? "" : "s") + " supervised alone");
+        alone == 0 ? "" : (groups.isEmpty() ? "" : "; ") + alone + " ant" + (alone == 1 ? "" : "s") + " supervised alone")));
     out.flush();
   }
 

@@ -159,7 +159,7 @@ class CliTest {
     // 127.0.0.1:1 has no server: the refusal comes first, without a connection attempt.
     Result r = run("worker", "../examples/hello", "--host", "bad/host\u001b[2J", "--address", "127.0.0.1:1");
     assertEquals(1, r.code());
-    assertTrue(r.err().contains("invalid --host 'bad/host?[2J'"), r.err());
+    assertTrue(r.err().contains("invalid --host 'bad/host\\u001b[2J'"), r.err());
     assertFalse(r.err().contains("Exception"), r.err());
     Result c = run("worker", "../examples/hello", "--cache-size", "0", "--address", "127.0.0.1:1");
     assertEquals(1, c.code());

@@ -16,9 +16,15 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The CLI against a real embedded server on a real port, in real time, with the hello example. */
+@Timeout(180)
 class EmbeddedColonyTest {
+  @TempDir
+  java.nio.file.Path tmp;
+
   private EmbeddedServer server;
   private Temporal temporal;
   private ColonyWorker worker;
@@ -149,5 +155,31 @@ class EmbeddedColonyTest {
     CliTest.Result gone = cli("pause", "flaky");
     assertEquals(1, gone.code());
     assertTrue(gone.err().contains("no running ant named 'flaky'"), gone.err());
+  }
+
+  @Test
+  void statusOfAnAntWhoseLastLineIsEscapeSequencesPrintsThemEscaped() throws Exception {
+    // The agent's last line retitles (OSC 0), clears (CSI 2J) and recolours the operator's terminal
+    // when printed raw; it becomes the ant's error detail.
+    java.nio.file.Path dir = tmp.resolve("hostile");
+    java.nio.file.Files.createDirectories(dir.resolve("ants"));
+    java.nio.file.Files.writeString(dir.resolve("colony.yaml"), "name: hostile\ndefaults:\n  poll_interval: 1h\n");
+    java.nio.file.Files.writeString(dir.resolve("ants/evil.yaml"), """
+        name: evil
+        description: prints escape sequences
+        instructions: say something
+        engine: command
+        command:
+          argv: ["sh", "-c", 'printf "\\033]0;pwned\\007\\033[2J\\033[31mboom\\302\\233\\n"; exit 1']
+        """);
+    CliTest.Result started = cli("start", dir.toString());
+    assertEquals(0, started.code(), started.err());
+    eventually(Duration.ofSeconds(30), () -> cli("status", "evil").out().contains("exit code 1"));
+    CliTest.Result live = cli("status", "evil");
+    assertEquals(0, live.code(), live.err());
+    assertTrue(live.out().contains("\\u001b]0;pwned\\u0007\\u001b[2J"), live.out());
+    for (String out : List.of(live.out(), cli("status").out())) {
+      assertTrue(out.chars().noneMatch(c -> c == 0x1b || c == 0x07 || c == 0x9b), out);
+    }
   }
 }
