@@ -42,6 +42,11 @@ public final class Interpolation {
     return null;
   }
 
+  /** {@code text} with every well-formed placeholder taken out: what is written literally. */
+  public static String withoutPlaceholders(String text) {
+    return text == null ? null : PLACEHOLDER.matcher(text).replaceAll("");
+  }
+
   /** True when the whole value is exactly one placeholder, as a secret must be written. */
   public static boolean isSingleReference(String text) {
     return text != null && PLACEHOLDER.matcher(text.trim()).matches();

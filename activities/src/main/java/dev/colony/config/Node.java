@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -95,6 +96,9 @@ final class Node {
 
   private String rawRequired(String key, boolean required) {
     String raw = raw(key);
+    if (raw != null && !noCredentials(key, raw)) {
+      return null;
+    }
     if (raw == null) {
       if (required && !map.containsKey(key)) {
         problem(key, "required");
@@ -284,6 +288,9 @@ final class Node {
         continue;
       }
       String raw = String.valueOf(item);
+      if (!noCredentials(itemPath, raw)) {
+        continue;
+      }
       String ok = references ? resolveChecked(itemPath, raw, false) : literalChecked(itemPath, raw, false);
       if (ok != null) {
         out.add(raw);
@@ -334,7 +341,7 @@ final class Node {
         continue;
       }
       String raw = val == null ? "" : String.valueOf(val);
-      if (resolveChecked(key + "." + k, raw, false) != null) {
+      if (noCredentials(key + "." + k, raw) && resolveChecked(key + "." + k, raw, false) != null) {
         out.put(k, raw);
       }
     }
@@ -353,6 +360,49 @@ final class Node {
       problem(pathKey, "invalid regular expression '" + raw + "': " + e.getDescription());
       return null;
     }
+  }
+
+  /**
+   * A URL's user name and password are secrets wherever they are written (a webhook, an ntfy topic,
+   * a repository, a base URL in an engine's env, free text): everything the loader keeps enters
+   * the ant's spec and so its workflow's history and the Web UI. Written as {@code ${VAR}}, in
+   * the URL or as the whole URL, they are resolved on the worker only. False after reporting one.
+   */
+  private boolean noCredentials(String pathKey, String raw) {
+    String url = literalCredentials(raw);
+    if (url == null) {
+      return true;
+    }
+    problem(pathKey, "a URL with a user name or password is a secret: write it as ${VAR} (e.g. "
+        + "https://user:${PASSWORD}@host/..., or the whole URL as ${URL}) and set the variable in the environment "
+        + "or the colony's .env; found " + url);
+    return false;
+  }
+
+  /** scheme://userinfo@ ; userinfo holds no '/', '?', '#' or '@' (RFC 3986), and no blank. */
+  private static final Pattern USERINFO = Pattern.compile("(?i)\\b([a-z][a-z0-9+.-]*)://([^\\s/?#@]*)@(\\S*)");
+
+  /**
+   * The first URL in {@code raw} whose user name or password is written literally, with them
+   * masked (for a message); null when there is none. A password, or a user name alone (a token
+   * passed as the user, as GitHub takes it), must be a reference; a user name before a password
+   * reference ({@code https://bot:${TOKEN}@...}) and an ssh login ({@code ssh://git@...}) are not
+   * secrets.
+   */
+  static String literalCredentials(String raw) {
+    Matcher m = USERINFO.matcher(raw);
+    while (m.find()) {
+      String scheme = m.group(1).toLowerCase(Locale.ROOT);
+      String info = m.group(2);
+      int colon = info.indexOf(':');
+      boolean literalPassword = colon >= 0 && !Interpolation.withoutPlaceholders(info.substring(colon + 1)).isEmpty();
+      boolean literalUserAlone = colon < 0 && !scheme.contains("ssh")
+          && !Interpolation.withoutPlaceholders(info).isEmpty();
+      if (literalPassword || literalUserAlone) {
+        return m.group(1) + "://***@" + m.group(3);
+      }
+    }
+    return null;
   }
 
   static String describe(Object v) {

@@ -175,6 +175,38 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void aPasswordInAUrlIsASecretRefusedInEveryFieldAndAcceptedAsAReference() throws Exception {
+    // Whatever the loader keeps goes into the ant's spec, its workflow's history and the Web UI.
+    String url = "https://dana:hunter2pass@";
+    String e = errors(Map.of("colony.yaml", "name: c\nintegrations:\n  webhook:\n    url: " + url + "hooks.example/c\n"
+            + "  notify:\n    web_ui: " + url + "temporal.example\n    ntfy:\n      - url: " + url + "ntfy.example/alerts\n"
+            + "      - url: https://ghp_tokenvalue1@ntfy.example/alerts\n",
+        "ants/a.yaml", "name: a\ndescription: d\ninstructions: clone " + url + "git.example/o/r\nengine: command\n"
+            + "command:\n  argv: [\"./agent\", \"--proxy=" + url + "proxy.example\"]\n"
+            + "  env:\n    ANTHROPIC_BASE_URL: " + url + "llm.example\n"
+            + "workspace:\n  repo: " + url + "git.example/o/r.git\n"), ENV);
+    for (String field : List.of("colony.yaml:\n  integrations.webhook.url", "integrations.notify.web_ui",
+        "integrations.notify.ntfy[0].url", "integrations.notify.ntfy[1].url", "ants/a.yaml:\n  instructions",
+        "command.argv[1]", "command.env.ANTHROPIC_BASE_URL", "workspace.repo")) {
+      assertTrue(e.contains(field + ": a URL with a user name or password is a secret: write it as ${VAR}"),
+          field + " in " + e);
+    }
+    assertFalse(e.contains("hunter2pass") || e.contains("ghp_tokenvalue1"), e);
+
+    // A reference inside the URL, or the whole URL as a reference, is resolved on the worker only.
+    Map<String, String> env = new java.util.HashMap<>(ENV);
+    env.put("NTFY_PASS", "hunter2pass");
+    env.put("HOOK_URL", "https://dana:hunter2pass@hooks.example/c");
+    LoadedColony c = load(colony(Map.of("colony.yaml", "name: c\nintegrations:\n  webhook:\n    url: ${HOOK_URL}\n"
+            + "  notify:\n    ntfy:\n      - url: https://dana:${NTFY_PASS}@ntfy.example/alerts\n",
+        "ants/a.yaml", ANT + "workspace:\n  repo: ssh://git@git.example/o/r.git\n")), env);
+    assertEquals("https://dana:${NTFY_PASS}@ntfy.example/alerts", c.ants().get(0).notices().ntfy().get(0).url());
+    assertEquals("${HOOK_URL}", c.colony().webhookUrl());
+    assertFalse(new ObjectMapper().writeValueAsString(c.ants()).contains("hunter2pass"));
+    assertFalse(new ObjectMapper().writeValueAsString(c.colony()).contains("hunter2pass"));
+  }
+
+  @Test
   void aBadPatternFromAReferenceIsQuotedAsWritten() throws Exception {
     Map<String, String> env = new java.util.HashMap<>(ENV);
     env.put("BAD_RE", "secret-(unclosed");
