@@ -21,7 +21,8 @@ import okhttp3.Response;
  * Discord's REST API for what any worker does without a gateway session: find the guild and
  * channels by name or id, and create messages. Honours 429s ({@code retry_after}) and each
  * route's bucket ({@code X-RateLimit-Remaining} / {@code X-RateLimit-Reset-After}), so a burst
- * of posts waits instead of losing any. Every message carries a nonce derived from the post's
+ * of posts waits instead of losing any: in place for a few seconds, then by Temporal retrying the
+ * post. Every message carries a nonce derived from the post's
  * idempotency key with {@code enforce_nonce}, so a retried post is not shown twice, whichever
  * worker or host retries it.
  */
@@ -31,6 +32,8 @@ public final class DiscordRest {
   private static final MediaType JSON_TYPE = MediaType.get("application/json");
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int MAX_ATTEMPTS = 8;
+  /** How long one call waits in place, all told: well under a post's 10 s (see {@link #call}). */
+  static final long WAIT_BUDGET_MILLIS = 5_000;
 
   private final OkHttpClient http;
   private final String api;
@@ -38,12 +41,25 @@ public final class DiscordRest {
   private final Map<String, Long> routeResumesAt = new ConcurrentHashMap<>();
   private final Map<String, String> channelIds = new ConcurrentHashMap<>();
   private volatile String guildId;
+  private final java.util.function.LongSupplier clock;
+  private final Pause pause;
+
+  /** How a call waits: {@link Thread#sleep}; tests pass one that counts instead. */
+  interface Pause {
+    void sleep(long millis) throws InterruptedException;
+  }
 
   /** @param api base URL ending in {@code /}, e.g. {@code https://discord.com/api/v10/} */
   public DiscordRest(OkHttpClient http, String api, String token) {
+    this(http, api, token, System::currentTimeMillis, Thread::sleep);
+  }
+
+  DiscordRest(OkHttpClient http, String api, String token, java.util.function.LongSupplier clock, Pause pause) {
     this.http = http;
     this.api = api.endsWith("/") ? api : api + "/";
     this.token = token;
+    this.clock = clock;
+    this.pause = pause;
   }
 
   /** A failure no retry can fix (unknown channel, missing permission, bad token). */
@@ -146,13 +162,26 @@ public final class DiscordRest {
     }
   }
 
+  /**
+   * A call: a route's bucket, a 429's {@code retry_after} and a 5xx are waited out in place for
+   * at most {@link #WAIT_BUDGET_MILLIS} in all. A post runs in a local activity with a 10 s
+   * timeout: past the budget the call fails with an {@link IOException}, the activity fails, and
+   * Temporal's retry policy owns the longer backoff (the nonce keeps a retried post single).
+   */
   private JsonNode call(String method, String path, String route, JsonNode body)
       throws IOException, DiscordException, InterruptedException {
+    long waited = 0;
     for (int attempt = 1; ; attempt++) {
       Long resume = routeResumesAt.get(route);
-      long wait = resume == null ? 0 : resume - System.currentTimeMillis();
+      long wait = resume == null ? 0 : resume - clock.getAsLong();
       if (wait > 0) {
-        Thread.sleep(wait);
+        if (waited + wait > WAIT_BUDGET_MILLIS) {
+          throw new IOException(method + " " + route + ": rate limited by Discord (retry after "
+              + inSeconds(wait) + " s; waited " + inSeconds(waited) + " s of this call's " + inSeconds(WAIT_BUDGET_MILLIS)
+              + " s): the post is retried later");
+        }
+        pause.sleep(wait);
+        waited += wait;
       }
       Request.Builder rb = new Request.Builder().url(api + path)
           .header("Authorization", "Bot " + token)
@@ -163,17 +192,23 @@ public final class DiscordRest {
         String remaining = r.header("X-RateLimit-Remaining");
         String resetAfter = r.header("X-RateLimit-Reset-After");
         if ("0".equals(remaining) && resetAfter != null) {
-          routeResumesAt.put(route, System.currentTimeMillis() + seconds(resetAfter));
+          routeResumesAt.put(route, clock.getAsLong() + seconds(resetAfter));
         }
         if (r.code() == 429) {
           double retry = JSON.readTree(text.isEmpty() ? "{}" : text).path("retry_after").asDouble(1.0);
           String header = r.header("Retry-After");
           long millis = Math.max((long) (retry * 1000), header == null ? 0 : seconds(header));
-          routeResumesAt.put(route, System.currentTimeMillis() + Math.max(millis, 50));
-          continue; // a 429 is never a lost post: wait and send again
+          routeResumesAt.put(route, clock.getAsLong() + Math.max(millis, 50));
+          continue; // waited out above while the budget lasts: a 429 is never a lost post
         }
-        if (r.code() >= 500 && attempt < MAX_ATTEMPTS) {
-          Thread.sleep(Math.min(8000, 250L << attempt));
+        if (r.code() >= 500) {
+          long backoff = Math.min(2000, 250L << attempt);
+          if (attempt >= MAX_ATTEMPTS || waited + backoff > WAIT_BUDGET_MILLIS) {
+            throw new IOException(method + " " + route + ": Discord answered HTTP " + r.code() + " " + attempt
+                + " time(s) in a row: the post is retried later");
+          }
+          pause.sleep(backoff);
+          waited += backoff;
           continue;
         }
         if (!r.isSuccessful()) {
@@ -183,6 +218,11 @@ public final class DiscordRest {
         return text.isEmpty() ? JSON.createObjectNode() : JSON.readTree(text);
       }
     }
+  }
+
+  /** Milliseconds as seconds for a message: 2, 1.5. */
+  private static String inSeconds(long millis) {
+    return millis % 1000 == 0 ? String.valueOf(millis / 1000) : String.valueOf(millis / 1000.0);
   }
 
   private static long seconds(String s) {

@@ -200,10 +200,25 @@ public final class SessionActivitiesImpl implements SessionActivities {
           throw e instanceof java.io.IOException io ? io : new java.io.IOException(e.getMessage(), e);
         }
         log.warn("{}: workspace setup failed (attempt {}): {}", spec.name(), attempt, secrets.redact(String.valueOf(e.getMessage())));
-        activity.heartbeat(null);
-        Thread.sleep(workspaceRetryMillis * attempt);
+        waitAlive(activity, workspaceRetryMillis * attempt);
       }
     }
+  }
+
+  /**
+   * Waits {@code millis} inside the session activity, heartbeating at least twice per heartbeat
+   * timeout: a wait longer than the timeout made Temporal count the live session as dead and run
+   * it again on another worker (two attempts on one worktree). A cancelled session stops at the
+   * next heartbeat.
+   */
+  static void waitAlive(ActivityExecutionContext activity, long millis) throws InterruptedException {
+    java.time.Duration timeout = activity.getInfo().getHeartbeatTimeout();
+    long slice = timeout == null || timeout.isZero() ? millis : Math.max(10, timeout.toMillis() / 2);
+    for (long left = millis; left > 0; left -= slice) {
+      activity.heartbeat(null);
+      Thread.sleep(Math.min(slice, left));
+    }
+    activity.heartbeat(null);
   }
 
   /** Turn reports go to the ant's workflow as {@code reportTurns} updates, one id per batch. */

@@ -42,6 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * be prepared is a failed session the supervisor backs off from, and the agent is announced only
  * when it runs long enough for anyone to see it running.
  */
+@org.junit.jupiter.api.Timeout(120)
 class LeanSessionTest {
   @TempDir
   Path dir;
@@ -59,7 +60,12 @@ class LeanSessionTest {
   }
 
   private AntWorkflow start(String argv, SessionActivitiesImpl.Workspaces workspaces) throws Exception {
-    Files.writeString(dir.resolve("colony.yaml"), "name: lean\ndefaults:\n  poll_interval: 1h\n");
+    return start(argv, workspaces, "");
+  }
+
+  private AntWorkflow start(String argv, SessionActivitiesImpl.Workspaces workspaces, String defaults)
+      throws Exception {
+    Files.writeString(dir.resolve("colony.yaml"), "name: lean\ndefaults:\n  poll_interval: 1h\n" + defaults);
     Files.createDirectories(dir.resolve("ants"));
     Files.writeString(dir.resolve("ants/worker.yaml"), "name: worker\ndescription: works\ninstructions: work\n"
         + "engine: command\ncommand:\n  argv: " + argv + "\n");
@@ -144,5 +150,22 @@ class LeanSessionTest {
     assertEquals(1, ant.status().consecutiveErrors());
     assertTrue(ant.status().lastDetail().contains("workspace setup failed: disk full"), ant.status().lastDetail());
     assertFalse(posts.isEmpty());
+  }
+
+  @Test
+  void theWorkspaceRetriesWaitWithinTheHeartbeatTimeoutSoTemporalNeverRetriesALiveSession() throws Exception {
+    // The waits between workspace attempts (2 s, then 4 s) are longer than a 1 s heartbeat timeout:
+    // a silent wait made Temporal count the live session as dead and start it again elsewhere.
+    AntWorkflow ant = start("[\"true\"]", spec -> {
+      prepared.add(spec.name());
+      throw new IOException("disk full");
+    }, "  heartbeat_timeout: 1s\n");
+    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN);
+    assertEquals(3, prepared.size(), "three attempts in one session: " + prepared);
+    List<Integer> attempts = history().stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
+        .map(e -> e.getActivityTaskStartedEventAttributes().getAttempt()).toList();
+    assertEquals(List.of(1, 1), attempts, "the host claim and the session, each in one attempt");
+    assertEquals(0, count(EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT));
+    assertTrue(ant.status().lastDetail().contains("workspace setup failed: disk full"), ant.status().lastDetail());
   }
 }
