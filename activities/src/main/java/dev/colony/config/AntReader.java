@@ -218,7 +218,7 @@ final class AntReader {
     }
     RecoveryPolicy recovery = n.enumValue("recovery", RecoveryPolicy.class, RecoveryPolicy.RESUME);
     Long poll = n.durationSeconds("poll_interval");
-    Long sessionTimeout = SupervisionReader.positive(n, "session_timeout", n.durationSeconds("session_timeout"));
+    Long sessionTimeout = n.durationSeconds("session_timeout");
 
     String repo = null;
     String branch = null;
@@ -226,7 +226,7 @@ final class AntReader {
     Node ws = n.child("workspace");
     if (ws != null) {
       ws.allowOnly(ConfigSchema.ANT.child("workspace"));
-      Long own = SupervisionReader.positive(ws, "move_after", ws.durationSeconds("move_after"));
+      Long own = ws.durationSeconds("move_after");
       moveAfter = own != null ? own : moveAfter;
       repo = ws.reference("repo", false);
       branch = ws.reference("branch", false);
@@ -294,15 +294,7 @@ final class AntReader {
     List<OutcomeRule> rules = new ArrayList<>();
     for (Node r : c.mappingList("outcomes")) {
       r.allowOnly(ConfigSchema.ANT.child("command").child("outcomes"));
-      Integer exit = null;
-      String exitText = r.literal("exit_code", false);
-      if (exitText != null) {
-        try {
-          exit = Integer.parseInt(exitText.trim());
-        } catch (NumberFormatException e) {
-          r.problem("exit_code", "expected a whole number, found '" + exitText + "'");
-        }
-      }
+      Integer exit = r.wholeNumber("exit_code");
       String pattern = r.reference("pattern", false);
       if (pattern != null && r.regex("pattern", pattern) == null) {
         pattern = null;

@@ -39,8 +39,8 @@ final class ColonyReader {
     SupervisorSpec supervisor = SupervisionReader.readSupervisor(d, null, supervision.sessionIdleTimeout());
     Long confirmation = d.durationSeconds("confirmation_timeout");
     Long poll = d.durationSeconds("poll_interval");
-    Long session = SupervisionReader.positive(d, "session_timeout", d.durationSeconds("session_timeout"));
-    Long heartbeat = SupervisionReader.positive(d, "heartbeat_timeout", d.durationSeconds("heartbeat_timeout"));
+    Long session = d.durationSeconds("session_timeout");
+    Long heartbeat = d.durationSeconds("heartbeat_timeout");
     GitIdentity git = null;
     Node g = d.child("git");
     if (g != null) {
@@ -52,7 +52,7 @@ final class ColonyReader {
         poll == null ? 0 : poll,
         session == null ? AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS : session,
         heartbeat == null ? AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS : heartbeat,
-        git, supervision, supervisor, SupervisionReader.positive(d, "move_after", d.durationSeconds("move_after")));
+        git, supervision, supervisor, d.durationSeconds("move_after"));
   }
 
   ColonySettings readColony(Node root, Path dir, Defaults defaults) {
@@ -116,9 +116,7 @@ final class ColonyReader {
         g.allowOnly(ConfigSchema.COLONY.child("integrations").child("github"));
         githubTokenVar = secretReference(g, "token", false);
         Long poll = g.durationSeconds("poll_interval");
-        if (poll != null && poll < 10) {
-          g.problem("poll_interval", "at least 10s (GitHub's rate limit is per hour)");
-        } else if (poll != null) {
+        if (poll != null) {
           githubPoll = poll;
         }
         webhookSecretVar = secretReference(g, "webhook_secret", false);
@@ -183,7 +181,7 @@ final class ColonyReader {
         }
       }
       Integer max = g.has("max_restarts") ? g.positiveInt("max_restarts") : Integer.valueOf(GroupSpec.DEFAULT_MAX_RESTARTS);
-      Long window = g.has("window") ? SupervisionReader.positive(g, "window", g.durationSeconds("window")) : Long.valueOf(GroupSpec.DEFAULT_WINDOW_SECONDS);
+      Long window = g.has("window") ? g.durationSeconds("window") : Long.valueOf(GroupSpec.DEFAULT_WINDOW_SECONDS);
       if (name != null && strategy != null && max != null && window != null) {
         groups.add(new GroupSpec(name, strategy, members, max, window));
       }
@@ -210,21 +208,7 @@ final class ColonyReader {
   private dev.colony.spec.NotifySpec readNotify(Node n, String webhookUrl, String webhookSecretVar) {
     n.allowOnly(ConfigSchema.COLONY.child("integrations").child("notify"));
     Long remind = n.durationSeconds("remind_after");
-    if (remind != null && remind < 60) {
-      n.problem("remind_after", "at least 1m (set reminders: 0 for none)");
-    }
-    Integer reminders = null;
-    String r = n.literal("reminders", false);
-    if (r != null) {
-      try {
-        reminders = Integer.parseInt(r.strip());
-        if (reminders < 0 || reminders > 10) {
-          n.problem("reminders", "between 0 and 10");
-        }
-      } catch (NumberFormatException e) {
-        n.problem("reminders", "expected a whole number, found '" + r + "'");
-      }
-    }
+    Integer reminders = n.wholeNumber("reminders");
     String webUi = n.literal("web_ui", false);
     if (webUi != null && !webUi.matches("(?i)https?://[^\\s]+")) {
       n.problem("web_ui", "expected an http:// or https:// URL");

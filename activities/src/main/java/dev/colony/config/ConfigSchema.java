@@ -1,5 +1,6 @@
 package dev.colony.config;
 
+import dev.colony.oversight.SupervisorSpec;
 import dev.colony.spec.Autonomy;
 import dev.colony.spec.EngineKind;
 import dev.colony.spec.LmOutput;
@@ -55,14 +56,63 @@ public final class ConfigSchema {
     SWITCH_OR_SECTION
   }
 
+  /**
+   * The limits a reader enforces on a value, declared here once: the loader checks them and the
+   * JSON Schema states them. Seconds for a {@link Kind#DURATION}, the number for a
+   * {@link Kind#COUNT} or {@link Kind#INTEGER}; null where the kind's own limit holds. {@code why}
+   * follows the loader's message ({@code at least 10s (GitHub's rate limit is per hour)}).
+   */
+  public record Bounds(Long min, Long max, String why) {
+    static final Bounds NONE = new Bounds(null, null, null);
+  }
+
   /** One key of a section. */
-  public record Key(String name, Kind kind, boolean required, String help, List<String> values, Section section) {}
+  public record Key(String name, Kind kind, boolean required, String help, List<String> values, Section section,
+      Bounds bounds) {
+    public Key(String name, Kind kind, boolean required, String help, List<String> values, Section section) {
+      this(name, kind, required, help, values, section, Bounds.NONE);
+    }
+
+    Key within(Long min, Long max, String why) {
+      return new Key(name, kind, required, help, values, section, new Bounds(min, max, why));
+    }
+
+    /** The least value accepted: 1 for a count, 0s for a duration, unless declared. */
+    public long min() {
+      if (bounds.min() != null) {
+        return bounds.min();
+      }
+      return switch (kind) {
+        case COUNT -> 1;
+        case INTEGER -> Integer.MIN_VALUE;
+        default -> 0;
+      };
+    }
+
+    /** The greatest value accepted: 365 days for a duration, the largest int for a count, unless declared. */
+    public long max() {
+      if (bounds.max() != null) {
+        return bounds.max();
+      }
+      return kind == Kind.DURATION ? 365L * 24 * 3600 : Integer.MAX_VALUE;
+    }
+  }
 
   /** A mapping of keys. */
   public record Section(List<Key> keys) {
     /** The key names, for the loader's check of unknown keys. */
     public String[] names() {
       return keys.stream().map(Key::name).toArray(String[]::new);
+    }
+
+    /** The key named {@code name}; null when the section has none. */
+    public Key key(String name) {
+      for (Key k : keys) {
+        if (k.name().equals(name)) {
+          return k;
+        }
+      }
+      return null;
     }
 
     /** The section under {@code key}. */
@@ -101,27 +151,35 @@ public final class ConfigSchema {
   }
 
   static final List<String> THINKING = List.of("off", "low", "medium", "high");
+  private static final long HOUR = 3600;
+  private static final long DAY = 24 * HOUR;
 
   private static final Key SUPERVISOR = new Key("supervisor", Kind.SWITCH_OR_SECTION, false,
       "The LLM supervisor (seed 002): on, off, or its settings.", List.of(), new Section(List.of(
           key("model", Kind.TEXT, "The model that reviews the agent's turns (e.g. claude-haiku-4-5)."),
           choice("provider", "Who serves the model (default: from the model's name).", List.of("anthropic", "gemini")),
           choice("thinking", "How hard the model thinks.", THINKING),
-          key("window_size", Kind.COUNT, "How many recent turns each evaluation reads."),
+          key("window_size", Kind.COUNT, "How many recent turns each evaluation reads.")
+              .within(null, (long) SupervisorSpec.MAX_WINDOW, "turns"),
           key("eval_interval", Kind.COUNT, "Evaluate after this many new turns (at most window_size)."),
-          key("escalation_threshold", Kind.COUNT, "Observations of a pattern before humans are called."),
-          key("stall_after", Kind.DURATION, "Silence after which the agent counts as stalled (at least 30s)."))));
+          key("escalation_threshold", Kind.COUNT, "Observations of a pattern before humans are called.")
+              .within((long) SupervisorSpec.MIN_THRESHOLD, (long) SupervisorSpec.MAX_THRESHOLD,
+                  "(the supervisor never escalates on a first observation)"),
+          key("stall_after", Kind.DURATION, "Silence after which the agent counts as stalled (at least 30s, shorter than session_idle_timeout).")
+              .within(30L, null, null))));
 
   /** Keys the colony's defaults and each ant share: backoff, thresholds, guardrails, budgets. */
   private static List<Key> supervision() {
     return List.of(
         section("backoff", "Waits after a failed session: initial, doubling up to max.",
-            key("initial", Kind.DURATION, "The first wait (default 10s)."),
-            key("max", Kind.DURATION, "The longest wait (default 5m).")),
+            key("initial", Kind.DURATION, "The first wait (default 10s).").within(1L, DAY, null),
+            key("max", Kind.DURATION, "The longest wait (default 5m; at least initial).").within(1L, DAY, null)),
         key("max_consecutive_errors", Kind.COUNT, "Park the ant after this many failed sessions in a row."),
         key("max_total_errors", Kind.COUNT, "Park the ant after this many failed sessions in all."),
-        key("interrupt_grace", Kind.DURATION, "How long an interrupted agent gets to stop (default 30s, at most 1h)."),
-        key("session_idle_timeout", Kind.DURATION, "Interrupt a session silent this long (default 15m)."),
+        key("interrupt_grace", Kind.DURATION, "How long an interrupted agent gets to stop (default 30s, at most 1h).")
+            .within(1L, HOUR, "(an interrupted session waits this long at most)"),
+        key("session_idle_timeout", Kind.DURATION, "Interrupt a session silent this long (default 15m).")
+            .within(1L, null, null),
         section("budget", "Spend caps in US dollars; the ant pauses until the window rolls over.",
             key("daily_usd", Kind.AMOUNT, "Cap per day."),
             key("monthly_usd", Kind.AMOUNT, "Cap per month.")),
@@ -167,14 +225,16 @@ public final class ConfigSchema {
               choice("strangers", "Answer or ignore people who are not operators.", List.of("reply", "ignore"))),
           section("github", "GitHub access for issue triggers.",
               key("token", Kind.SECRET, "A token, as ${GITHUB_TOKEN}."),
-              key("poll_interval", Kind.DURATION, "How often watched repositories are polled (at least 10s)."),
+              key("poll_interval", Kind.DURATION, "How often watched repositories are polled (at least 10s).")
+                  .within(10L, 30 * DAY, "(GitHub's rate limit is per hour)"),
               key("webhook_secret", Kind.SECRET, "Checks the signature of issue webhooks, as ${VAR}.")),
           section("webhook", "A signed HTTP POST for every event that needs a human.",
               required("url", Kind.TEXT, "An http:// or https:// URL."),
               key("secret", Kind.SECRET, "Signs each delivery, as ${VAR}.")),
           section("notify", "Push a notice to phones (ntfy) and the webhook when an ant needs a human.",
-              key("remind_after", Kind.DURATION, "Send the notice again after this long if nobody answered (default 30m)."),
-              new Key("reminders", Kind.INTEGER, false, "How many reminders at most (default 1; 0: none).", List.of(), null),
+              key("remind_after", Kind.DURATION, "Send the notice again after this long if nobody answered (default 30m).")
+                  .within(60L, null, "(set reminders: 0 for none)"),
+              key("reminders", Kind.INTEGER, "How many reminders at most (default 1; 0: none).").within(0L, 10L, null),
               key("web_ui", Kind.LITERAL, "The Temporal Web UI's address, for the notice's link (default http://localhost:8233)."),
               quietHours(),
               sections("ntfy", "ntfy topics the notices are published to (a team's, or one operator's phone).",
@@ -186,14 +246,16 @@ public final class ConfigSchema {
                   quietHours()))),
       new Key("defaults", Kind.SECTION, false, "What every ant gets unless it says otherwise.", List.of(),
           new Section(join(List.of(
-              key("confirmation_timeout", Kind.DURATION, "How long a dangerous action waits for a human."),
-              key("poll_interval", Kind.DURATION, "The pause between a continuous ant's sessions."),
+              key("confirmation_timeout", Kind.DURATION, "How long a dangerous action waits for a human.")
+                  .within(null, 7 * DAY, null),
+              key("poll_interval", Kind.DURATION, "The pause between a continuous ant's sessions.").within(null, 30 * DAY, null),
               section("git", "The identity of the ants' commits.",
                   key("user_name", Kind.TEXT, "user.name"), key("user_email", Kind.TEXT, "user.email")),
-              key("session_timeout", Kind.DURATION, "The longest a session may run."),
-              key("heartbeat_timeout", Kind.DURATION, "How soon a silent worker counts as dead."),
+              key("session_timeout", Kind.DURATION, "The longest a session may run.").within(1L, 7 * DAY, null),
+              key("heartbeat_timeout", Kind.DURATION, "How soon a silent worker counts as dead.").within(1L, HOUR, null),
               key("timezone", Kind.LITERAL, "The colony's IANA time zone: budget days and schedules."),
-              key("move_after", Kind.DURATION, "An ant whose host polls no more moves after this long.")),
+              key("move_after", Kind.DURATION, "An ant whose host polls no more moves after this long.")
+                  .within(1L, null, null)),
               supervision()))),
       state(),
       section("supervision", "Supervision groups and their restart strategies (seed 003).",
@@ -202,7 +264,7 @@ public final class ConfigSchema {
               choice("strategy", "What restarts when an ant fails.", names(Strategy.values())),
               required("ants", Kind.LIST, "The ants of the group, in order."),
               key("max_restarts", Kind.COUNT, "Restarts allowed within window before the breaker trips."),
-              key("window", Kind.DURATION, "The breaker's window.")))));
+              key("window", Kind.DURATION, "The breaker's window.").within(1L, null, null)))));
 
   /** {@code ants/<name>.yaml}. */
   public static final Section ANT = new Section(join(List.of(
@@ -236,7 +298,7 @@ public final class ConfigSchema {
           required("cron", Kind.LITERAL, "Five fields: minute hour day-of-month month day-of-week."),
           key("timezone", Kind.LITERAL, "The IANA zone the schedule is read in.")),
       sections("triggers", "What else wakes the ant.",
-          new Key("type", Kind.CHOICE, true, "github_issue or discord_command.", List.of("github_issue", "discord_command"),
+          new Key("type", Kind.CHOICE, true, "github_issue (needs integrations.github.repos) or discord_command.", List.of("github_issue", "discord_command"),
               null),
           key("labels", Kind.LIST, "github_issue: labels an issue must carry.")),
       choice("autonomy", "Which tool calls need a human's approval.", names(Autonomy.values())),
@@ -247,12 +309,13 @@ public final class ConfigSchema {
           choice("tool_calls", "Which tool calls are narrated.", names(ToolCallLogging.values())),
           choice("lm_output", "Where the model's text goes.", names(LmOutput.values()))),
       state(),
-      key("poll_interval", Kind.DURATION, "The pause between sessions."),
-      key("session_timeout", Kind.DURATION, "The longest a session may run."),
+      key("poll_interval", Kind.DURATION, "The pause between sessions.").within(null, 30 * DAY, null),
+      key("session_timeout", Kind.DURATION, "The longest a session may run.").within(1L, 7 * DAY, null),
       section("workspace", "The git worktree sessions run in.",
           key("repo", Kind.TEXT, "A repository path or URL."),
           key("branch", Kind.TEXT, "The branch the ant works on."),
-          key("move_after", Kind.DURATION, "Move to another host when this one polls no more for this long.")),
+          key("move_after", Kind.DURATION, "Move to another host when this one polls no more for this long.")
+              .within(1L, null, null)),
       choice("recovery", "After a restart, resume the conversation or start clean.", names(RecoveryPolicy.values()))),
       supervision()));
 
@@ -314,6 +377,80 @@ public final class ConfigSchema {
 
   private static final String REFERENCE = "^\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}$";
 
+  /**
+   * An amount as the loader reads it: a decimal number, optionally with an exponent, whose digits
+   * before the exponent are not all zero (so greater than 0).
+   */
+  static final String AMOUNT = "(?=[^eE]*[1-9])\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][-+]?[0-9]+)?";
+
+  /** {@link Durations}' form ({@code \\d{1,9}} and a unit) with the number of each unit within the bounds. */
+  static String durationPattern(long min, long max) {
+    List<String> units = new ArrayList<>();
+    for (Object[] u : new Object[][] {{"s", 1L}, {"m", 60L}, {"h", 3600L}}) {
+      long f = (Long) u[1];
+      long lo = (min + f - 1) / f;
+      long hi = max / f;
+      if (lo <= hi) {
+        units.add("(" + range(lo, hi) + ")" + u[0]);
+      }
+    }
+    return "^(?=[0-9]{1,9}[smh]$)0*(" + String.join("|", units) + ")$";
+  }
+
+  /** A whole number within the bounds as {@link Integer#parseInt} reads it: a sign, leading zeros. */
+  static String integerPattern(long min, long max) {
+    List<String> parts = new ArrayList<>();
+    if (max >= 0) {
+      parts.add("\\+?0*(" + range(Math.max(0, min), max) + ")");
+    }
+    if (min < 0) {
+      parts.add("-0*(" + range(Math.max(0, -max), -min) + ")");
+    }
+    return "^(" + String.join("|", parts) + ")$";
+  }
+
+  /** A regular expression for the decimal numbers from {@code lo} to {@code hi} (no leading zeros), 0 <= lo <= hi. */
+  static String range(long lo, long hi) {
+    List<String> out = new ArrayList<>();
+    for (int digits = String.valueOf(lo).length(); digits <= String.valueOf(hi).length(); digits++) {
+      long a = Math.max(lo, digits == 1 ? 0 : (long) Math.pow(10, digits - 1));
+      long b = Math.min(hi, (long) Math.pow(10, digits) - 1);
+      if (a <= b) {
+        sameLength(String.valueOf(a), String.valueOf(b), "", out);
+      }
+    }
+    return String.join("|", out);
+  }
+
+  private static void sameLength(String a, String b, String prefix, List<String> out) {
+    if (a.equals(b)) {
+      out.add(prefix + a);
+      return;
+    }
+    int n = a.length() - 1;
+    char a0 = a.charAt(0);
+    char b0 = b.charAt(0);
+    String aRest = a.substring(1);
+    String bRest = b.substring(1);
+    if (a0 == b0) {
+      sameLength(aRest, bRest, prefix + a0, out);
+      return;
+    }
+    boolean aLowest = aRest.chars().allMatch(c -> c == '0');
+    boolean bHighest = bRest.chars().allMatch(c -> c == '9');
+    if (!aLowest) {
+      sameLength(aRest, "9".repeat(n), prefix + a0, out);
+    }
+    char from = aLowest ? a0 : (char) (a0 + 1);
+    char to = bHighest ? b0 : (char) (b0 - 1);
+    if (from <= to) {
+      out.add(prefix + (from == to ? String.valueOf(from) : "[" + from + "-" + to + "]") + (n == 0 ? "" : "[0-9]{" + n + "}"));
+    }
+    if (!bHighest) {
+      sameLength("0".repeat(n), bRest, prefix + b0, out);
+    }
+  }
+
   private static Map<String, Object> value(Key k) {
     Map<String, Object> v = new LinkedHashMap<>();
     v.put("description", k.help());
@@ -329,17 +466,14 @@ public final class ConfigSchema {
       }
       case DURATION -> {
         v.put("type", "string");
-        v.put("pattern", "^[0-9]+[smh]$");
+        v.put("pattern", durationPattern(k.min(), k.max()));
       }
-      case COUNT -> {
-        v.put("type", "integer");
-        v.put("minimum", 1);
-      }
-      case AMOUNT -> {
-        v.put("type", "number");
-        v.put("exclusiveMinimum", 0);
-      }
-      case INTEGER -> v.put("type", "integer");
+      // The loader reads every scalar as text: 5 and "5" are the same number to it.
+      case COUNT, INTEGER -> v.put("anyOf", List.of(
+          Map.of("type", "integer", "minimum", k.min(), "maximum", k.max()),
+          Map.of("type", "string", "pattern", integerPattern(k.min(), k.max()))));
+      case AMOUNT -> v.put("anyOf", List.of(Map.of("type", "number", "exclusiveMinimum", 0),
+          Map.of("type", "string", "pattern", "^" + AMOUNT + "$")));
       case CHOICE -> v.put("enum", k.values());
       case LIST -> {
         v.put("type", "array");

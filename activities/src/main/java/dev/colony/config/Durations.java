@@ -24,20 +24,6 @@ public final class Durations {
     };
   }
 
-  /**
-   * The longest value each duration setting accepts: beyond these nothing useful happens, and
-   * values Temporal cannot hold would fail every workflow task of the ant.
-   */
-  public static long maxSeconds(String key) {
-    return switch (key) {
-      case "heartbeat_timeout" -> 3600; // 1h
-      case "session_timeout", "confirmation_timeout" -> 7 * 24 * 3600; // 168h
-      case "poll_interval" -> 30 * 24 * 3600; // 720h
-      case "initial", "max" -> 24 * 3600; // backoff: 24h
-      default -> 365 * 24 * 3600;
-    };
-  }
-
   /** Shortest exact form, the inverse of {@link #parseSeconds}. */
   public static String format(long seconds) {
     if (seconds > 0 && seconds % 3600 == 0) {

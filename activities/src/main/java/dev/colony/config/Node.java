@@ -54,9 +54,25 @@ final class Node {
     return map.containsKey(key) && map.get(key) != null;
   }
 
-  /** Rejects keys the schema's section does not have (see {@link ConfigSchema}). */
+  /** What {@link ConfigSchema} declares for this mapping: its keys and their bounds. */
+  private ConfigSchema.Section section;
+
+  /**
+   * Rejects keys the schema's section does not have (see {@link ConfigSchema}); later reads check
+   * the bounds the section declares for their keys.
+   */
   void allowOnly(ConfigSchema.Section section) {
+    this.section = section;
     allowOnly(section.names());
+  }
+
+  /** The declaration of {@code key}: where the bounds of a number or duration come from. */
+  private ConfigSchema.Key declared(String key) {
+    ConfigSchema.Key k = section == null ? null : section.key(key);
+    if (k == null) {
+      throw new IllegalStateException(path(key) + " is read before its section is declared (allowOnly)");
+    }
+    return k;
   }
 
   /** Rejects keys outside {@code allowed}, naming the key and the keys that are allowed here. */
@@ -196,9 +212,14 @@ final class Node {
     }
     try {
       long seconds = Durations.parseSeconds(v);
-      long max = Durations.maxSeconds(key);
-      if (seconds > max) {
-        problem(key, "'" + v + "' is too long: at most " + Durations.format(max));
+      ConfigSchema.Key k = declared(key);
+      String why = k.bounds().why() == null ? "" : " " + k.bounds().why();
+      if (seconds > k.max()) {
+        problem(key, "'" + v + "' is too long: at most " + Durations.format(k.max()) + why);
+        return null;
+      }
+      if (seconds < k.min()) {
+        problem(key, (k.min() == 1 ? "must be longer than 0s" : "at least " + Durations.format(k.min())) + why);
         return null;
       }
       return seconds;
@@ -208,13 +229,14 @@ final class Node {
     }
   }
 
+  /** One of the enum's values, written as the schema lists them: lower case, exactly. */
   <E extends Enum<E>> E enumValue(String key, Class<E> type, E fallback) {
     String v = literal(key, false);
     if (v == null) {
       return fallback;
     }
     for (E e : type.getEnumConstants()) {
-      if (e.name().equalsIgnoreCase(v.trim())) {
+      if (e.name().toLowerCase(Locale.ROOT).equals(v)) {
         return e;
       }
     }
@@ -226,12 +248,35 @@ final class Node {
     return fallback;
   }
 
+  /** A whole number within the bounds the schema declares for {@code key} (a count: at least 1). */
   Integer positiveInt(String key) {
-    return positive(key, Integer::valueOf, n -> n > 0, "a whole number greater than 0");
+    return wholeNumber(key);
+  }
+
+  /** A whole number within the bounds the schema declares for {@code key}. */
+  Integer wholeNumber(String key) {
+    ConfigSchema.Key k = declared(key);
+    String expected = k.min() == 1 ? "a whole number greater than 0" : "a whole number";
+    Integer n = positive(key, Integer::valueOf, x -> x >= 1 || k.min() != 1, expected);
+    if (n == null || k.min() == 1 && k.bounds().max() == null) {
+      return n;
+    }
+    if (n < k.min() || n > k.max()) {
+      String why = k.bounds().why() == null ? "" : " " + k.bounds().why();
+      problem(key, (k.bounds().min() != null && k.bounds().max() != null ? "must be between " + k.min() + " and "
+          + k.max() : k.bounds().max() != null ? "must be at most " + k.max() : "must be at least " + k.min()) + why);
+      return null;
+    }
+    return n;
   }
 
   Double positiveNumber(String key) {
-    return positive(key, Double::valueOf, d -> d > 0 && Double.isFinite(d), "a number greater than 0");
+    return positive(key, s -> {
+      if (!s.matches(ConfigSchema.AMOUNT)) {
+        throw new NumberFormatException(s);
+      }
+      return Double.valueOf(s);
+    }, d -> d > 0 && Double.isFinite(d), "a number greater than 0");
   }
 
   private <T> T positive(String key, Function<String, T> parse, java.util.function.Predicate<T> ok, String expected) {

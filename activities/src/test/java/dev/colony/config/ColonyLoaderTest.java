@@ -375,7 +375,7 @@ class ColonyLoaderTest {
     String e = errors(Map.of("colony.yaml", "name: c\ndefaults:\n  timezone: Mars/Olympus\n", "ants/a.yaml", ANT
         + "interrupt_grace: 2h\nsession_idle_timeout: 0s\nbudget:\n  daily_usd: -3\n  weekly_usd: 9\n"), ENV);
     assertTrue(e.contains("timezone: unknown time zone 'Mars/Olympus'"), e);
-    assertTrue(e.contains("interrupt_grace: must be at most 1h"), e);
+    assertTrue(e.contains("interrupt_grace: '2h' is too long: at most 1h (an interrupted session waits this long at most)"), e);
     assertTrue(e.contains("session_idle_timeout:"), e);
     assertTrue(e.contains("budget.daily_usd: expected a number greater than 0"), e);
     assertTrue(e.contains("budget.weekly_usd"), e);
