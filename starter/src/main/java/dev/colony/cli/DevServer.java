@@ -24,7 +24,6 @@ import java.util.concurrent.TimeUnit;
  */
 final class DevServer implements LocalServer {
   private static final Duration READY_WITHIN = Duration.ofSeconds(60);
-  private static final String SETSID = "/usr/bin/setsid";
 
   private final Process process;
   private final int port;
@@ -119,13 +118,9 @@ final class DevServer implements LocalServer {
   }
 
   private static DevServer launch(TemporalCli cli, int port, int uiPort, Path db, Path log) {
-    List<String> own = new ArrayList<>(argv(cli, port, uiPort, db));
-    // Its own session, so Ctrl-C in the terminal reaches Colony only: Colony stops its worker
-    // first and the server after it, instead of both at once.
-    if (Files.isExecutable(Path.of(SETSID))) {
-      own.add(0, SETSID);
-    }
-    List<String> argv = Processes.tiedToWorker(own);
+    // In its own session (Processes.tiedToWorker), so Ctrl-C in the terminal reaches Colony only:
+    // Colony stops its worker first and the server after it, instead of both at once.
+    List<String> argv = Processes.tiedToWorker(argv(cli, port, uiPort, db));
     // The kernel's parent-death signal follows the thread that started the child, so start it
     // from a thread that lives exactly as long as the server does.
     CompletableFuture<Process> started = new CompletableFuture<>();
