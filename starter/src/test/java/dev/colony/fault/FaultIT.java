@@ -383,6 +383,38 @@ class FaultIT {
   }
 
   @Test
+  void sigtermGivesARunningSessionItsGraceToFinishAndStatusSaysTheWorkerIsStopping() throws Exception {
+    Cluster.WorkerProcess first = cluster.startWorker("first");
+    cluster.mode("delta", 1, "block");
+    // Once released, the agent works 3 s more: it finishes about 3 s after the SIGTERM, well within
+    // the documented 10 s grace.
+    Files.writeString(cluster.control("delta").resolve("finish-in"), "3");
+    cluster.start("delta");
+    eventually(LONG, () -> startsOf("delta", 1) == 1);
+    long sent = System.nanoTime();
+    first.process().destroy(); // SIGTERM
+    cluster.release("delta", 1);
+    long releasedMs = (System.nanoTime() - sent) / 1_000_000;
+    Cluster.CliRun right = cluster.cliRun("status", "delta");
+    assertTrue(first.process().waitFor(20, TimeUnit.SECONDS), "worker ignored SIGTERM");
+    long tookMs = (System.nanoTime() - sent) / 1_000_000;
+    cluster.startWorker("second");
+    eventually(LONG, () -> status("delta").sessions() >= 2);
+    org.junit.jupiter.api.Assertions.assertAll(
+        () -> assertEquals(1, startsOf("delta", 1), "released " + releasedMs + " ms after SIGTERM to finish 3 s"
+            + " later, the session was stopped and retried instead of finishing in its grace:\n" + Cluster.read(first.log())),
+        () -> assertEquals(0, status("delta").consecutiveErrors()),
+        () -> assertTrue(tookMs <= 15_000, "SIGTERM took " + tookMs + " ms"),
+        () -> assertEquals(0, right.code(), right.out()),
+        () -> assertTrue(right.out().contains("its worker is stopping or gone"),
+            "status right after SIGTERM:\n" + right.out()));
+    assertEquals(1, Files.readAllLines(cluster.control("delta").resolve("worked.log")).stream()
+        .filter(l -> l.startsWith("1 ")).count(), "the agent's work was not done once");
+    assertEachPostOnce("delta", "✅ **delta** finished session 1: released session 1");
+    assertNoNumberedPostRepeats();
+  }
+
+  @Test
   void aWorkerKilledWhileAConfirmationIsPendingKeepsTheRequestAndTheDecision() throws Exception {
     Files.writeString(cluster.dir.resolve(".env"), "COLONY_CLAUDE_BIN=" + cluster.dir.resolve("fake-claude.sh") + "\n");
     Cluster.WorkerProcess first = cluster.startWorker("first");
