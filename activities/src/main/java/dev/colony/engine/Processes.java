@@ -41,6 +41,56 @@ public final class Processes {
     return out;
   }
 
+  /**
+   * Starts {@code pb} from a platform thread that lives exactly as long as the child. The kernel's
+   * parent-death signal ({@link #tiedToWorker}) follows the thread that started a child, not the
+   * process: sessions run on virtual threads, and the JVM retires an idle carrier thread after 30 s,
+   * which killed the agents started on it (exit code 137) in the middle of their sessions. The
+   * keeper thread waits for the child and then ends; it dies with the worker, so the agent still does.
+   */
+  public static Process start(ProcessBuilder pb) throws java.io.IOException {
+    java.util.concurrent.CompletableFuture<Process> started = new java.util.concurrent.CompletableFuture<>();
+    Thread keeper = new Thread(null, () -> {
+      Process p;
+      try {
+        p = pb.start();
+      } catch (Throwable e) {
+        started.completeExceptionally(e);
+        return;
+      }
+      started.complete(p);
+      while (p.isAlive()) {
+        try {
+          p.waitFor();
+        } catch (InterruptedException ignored) {
+          // nobody interrupts a keeper; if someone does, it still lives as long as the child
+        }
+      }
+    }, "colony-child-keeper", 128 * 1024);
+    keeper.setDaemon(true);
+    keeper.start();
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          // Not interruptible: a child that has started must be returned, or nobody could stop it.
+          return started.get();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (e.getCause() instanceof java.io.IOException io) {
+            throw io;
+          }
+          throw new java.io.IOException(e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
   private static List<String> prefix() {
     if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) {
       return List.of();

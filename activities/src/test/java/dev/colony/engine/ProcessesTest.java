@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** How agents are started: in a session of their own, and still tied to the worker. */
-@Timeout(value = 1, unit = TimeUnit.MINUTES)
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ProcessesTest {
   /** The fields of /proc/PID/stat this test reads. */
   record Stat(long pid, long pgrp, long session) {
@@ -45,6 +45,50 @@ class ProcessesTest {
     assertNotEquals(worker.pgrp(), agent.pgrp(), "in the worker's process group: " + out);
     assertNotEquals(worker.session(), agent.session(), "in the worker's session: " + out);
     assertEquals("PPid:\t" + ProcessHandle.current().pid(), out.lines().skip(1).findFirst().orElseThrow(), out);
+  }
+
+  @Test
+  void anAgentStartedOnAVirtualThreadOutlivesTheCarrierThreadItStartedOn() throws Exception {
+    assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv");
+    // Sessions run on virtual threads (the worker's activity executors). The parent-death signal
+    // follows the OS thread that started a child, here a carrier thread, and the JVM retires a
+    // carrier after 30 s idle: agents died (exit code 137) in the middle of their sessions.
+    // Several sessions start at once, so that several carriers exist and go idle afterwards.
+    int sessions = 4;
+    List<Process> agents = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(sessions);
+    List<Thread> threads = new java.util.ArrayList<>();
+    for (int i = 0; i < sessions; i++) {
+      threads.add(Thread.ofVirtual().start(() -> {
+        try {
+          Process p = Processes.start(new ProcessBuilder(Processes.tiedToWorker(List.of("sleep", "120"))));
+          agents.add(p);
+          started.countDown();
+          // Keep this carrier busy until every session has started, so they start on several.
+          started.await();
+          p.waitFor();
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }));
+    }
+    try {
+      assertEquals(true, started.await(30, TimeUnit.SECONDS), "the agents did not start");
+      // Past the carriers' 30 s keep-alive: any agent tied to a retired carrier has been killed.
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(45);
+      while (System.nanoTime() < end && agents.stream().allMatch(Process::isAlive)) {
+        agents.get(0).waitFor(1, TimeUnit.SECONDS);
+      }
+      assertEquals(List.of(), agents.stream().filter(p -> !p.isAlive()).map(Process::exitValue).toList(),
+          "exit codes of agents killed while their sessions ran");
+    } finally {
+      agents.forEach(Process::destroyForcibly);
+      for (Thread t : threads) {
+        t.join();
+      }
+    }
   }
 
   @Test
