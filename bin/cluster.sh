@@ -11,7 +11,7 @@
 #     the way Temporal Cloud's API-key endpoint works;
 #   - the Temporal Web UI pointed at the mTLS frontend.
 #
-# Usage: bin/cluster.sh build | up | down | status | env | config | token [PERMISSION...] |
+# Usage: bin/cluster.sh build | up | postgres | down | status | env | config | token [PERMISSION...] |
 #                       kill SERVICE | start SERVICE | logs SERVICE
 # Settings (environment): COLONY_CLUSTER_DIR (state: certificates, database, logs; default
 # .colony/cluster), COLONY_CLUSTER_PORT (the mTLS frontend's port; default 7433; every other port
@@ -171,27 +171,52 @@ pg_password() {
 }
 
 # PostgreSQL refuses to run as root: as root, its files belong to the postgres user.
+pg_user() {
+  id postgres >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin postgres
+}
+
 as_pg() {
   if [ "$(id -u)" -eq 0 ]; then
-    id postgres >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin postgres
+    pg_user
     runuser -u postgres -- "$@"
   else
     "$@"
   fi
 }
 
+# Where PostgreSQL's own files live (data directory, socket, log): $state/pg, unless the postgres
+# user cannot reach that (as root, with the state under a 0700 directory: a clone in root's home
+# directory or in any mktemp -d folder; initdb then failed with "Permission denied"). Then they
+# get a directory of their own under /var/lib/colony-cluster, one per state directory.
+pg_dir() {
+  if [ "$(id -u)" -eq 0 ]; then
+    pg_user
+    if ! runuser -u postgres -- test -x "$state" 2>/dev/null; then
+      echo "/var/lib/colony-cluster/pg-$(printf '%s' "$state" | cksum | cut -d' ' -f1)"
+      return 0
+    fi
+  fi
+  echo "$state/pg"
+}
+
 pg_up() {
   ensure_postgres
-  local data="$state/pg/data" sock="$state/pg/run"
+  local pgd; pgd="$(pg_dir)"
+  local data="$pgd/data" sock="$pgd/run"
+  if [ "$pgd" != "$state/pg" ]; then
+    install -d -m 0755 "$(dirname "$pgd")"
+    install -d -m 0700 "$pgd"
+    say "the postgres user cannot reach $state: PostgreSQL's files are in $pgd"
+  fi
   if [ ! -f "$data/PG_VERSION" ]; then
     pg_password
-    [ "$(id -u)" -eq 0 ] && chown -R postgres "$state/pg"
-    cp "$state/pg/password" "$state/pg/superuser.pw"
-    [ "$(id -u)" -eq 0 ] && chown postgres "$state/pg/superuser.pw"
-    as_pg "$PG_BIN/initdb" -D "$data" -U postgres --pwfile="$state/pg/superuser.pw" \
+    [ "$(id -u)" -eq 0 ] && chown -R postgres "$pgd"
+    cp "$state/pg/password" "$pgd/superuser.pw"
+    [ "$(id -u)" -eq 0 ] && chown postgres "$pgd/superuser.pw"
+    as_pg "$PG_BIN/initdb" -D "$data" -U postgres --pwfile="$pgd/superuser.pw" \
       --auth-local=scram-sha-256 --auth-host=scram-sha-256 -E UTF8 >"$state/pg/initdb.log" 2>&1 \
       || die "initdb failed (see $state/pg/initdb.log)"
-    rm -f "$state/pg/superuser.pw"
+    rm -f "$pgd/superuser.pw"
     cat >>"$data/postgresql.conf" <<EOF
 listen_addresses = '127.0.0.1'
 port = $PG_PORT
@@ -203,8 +228,8 @@ EOF
   mkdir -p "$sock"
   [ "$(id -u)" -eq 0 ] && chown postgres "$sock"
   if ! as_pg "$PG_BIN/pg_ctl" -D "$data" status >/dev/null 2>&1; then
-    as_pg "$PG_BIN/pg_ctl" -D "$data" -l "$state/pg/postgres.log" -w -t 60 start >/dev/null \
-      || die "PostgreSQL did not start (see $state/pg/postgres.log)"
+    as_pg "$PG_BIN/pg_ctl" -D "$data" -l "$pgd/postgres.log" -w -t 60 start >/dev/null \
+      || die "PostgreSQL did not start (see $pgd/postgres.log)"
   fi
   export PGPASSWORD; PGPASSWORD="$(cat "$state/pg/password")"
   if ! as_pg env PGPASSWORD="$PGPASSWORD" "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -tAc \
@@ -547,10 +572,15 @@ down() {
   for svc in ui frontend-apikey frontend worker matching history internal-frontend; do
     stop_service "$svc" TERM
   done
-  if [ -f "$state/pg/data/PG_VERSION" ] && PG_BIN=$(pg_bin); then
-    as_pg "$PG_BIN/pg_ctl" -D "$state/pg/data" -m fast -w stop >/dev/null 2>&1 || true
+  local pgd; pgd="$(pg_dir)"
+  if [ -f "$pgd/data/PG_VERSION" ] && PG_BIN=$(pg_bin); then
+    as_pg "$PG_BIN/pg_ctl" -D "$pgd/data" -m fast -w stop >/dev/null 2>&1 || true
   fi
-  say "down (state kept in $state; 'rm -rf $state' forgets it)"
+  if [ "$pgd" = "$state/pg" ]; then
+    say "down (state kept in $state; 'rm -rf $state' forgets it)"
+  else
+    say "down (state kept in $state and $pgd; 'rm -rf $state $pgd' forgets it)"
+  fi
 }
 
 status() {
@@ -558,7 +588,8 @@ status() {
   for svc in $SERVICES ui; do
     if alive "$svc"; then printf '  %-18s running (pid %s)\n' "$svc" "$(pid_of "$svc")"; else printf '  %-18s stopped\n' "$svc"; rc=1; fi
   done
-  if [ -f "$state/pg/data/PG_VERSION" ] && PG_BIN=$(pg_bin) && as_pg "$PG_BIN/pg_ctl" -D "$state/pg/data" status >/dev/null 2>&1; then
+  local pgd; pgd="$(pg_dir)"
+  if [ -f "$pgd/data/PG_VERSION" ] && PG_BIN=$(pg_bin) && as_pg "$PG_BIN/pg_ctl" -D "$pgd/data" status >/dev/null 2>&1; then
     printf '  %-18s running (127.0.0.1:%s)\n' postgresql "$PG_PORT"
   else
     printf '  %-18s stopped\n' postgresql; rc=1
@@ -580,6 +611,7 @@ case "${1:-}" in
   build) build; echo "$tools/bin" ;;
   config) mkdir -p "$state/logs"; certs; pg_password; write_configs; echo "$state" ;;   # for docker-compose.temporal.yml
   up) up ;;
+  postgres) mkdir -p "$state/logs"; pg_up; say "PostgreSQL up on 127.0.0.1:$PG_PORT (data in $(pg_dir)/data)" ;;
   down) down ;;
   status) status ;;
   env) env_lines ;;
@@ -587,5 +619,5 @@ case "${1:-}" in
   kill) [ -n "${2:-}" ] || die "kill SERVICE"; stop_service "$2" KILL ;;
   start) [ -n "${2:-}" ] || die "start SERVICE"; start_service "$2" ;;
   logs) [ -n "${2:-}" ] || die "logs SERVICE"; tail -n 50 "$state/logs/$2.log" ;;
-  *) echo "usage: bin/cluster.sh build | up | down | status | env | config | token [PERMISSION...] | kill SERVICE | start SERVICE | logs SERVICE" >&2; exit 2 ;;
+  *) echo "usage: bin/cluster.sh build | up | postgres | down | status | env | config | token [PERMISSION...] | kill SERVICE | start SERVICE | logs SERVICE" >&2; exit 2 ;;
 esac

@@ -11,6 +11,8 @@ case "$mode" in
   ok) echo "work done in session $COLONY_SESSION" ;;
   block)
     while [ ! -f "$ctl/release-$COLONY_SESSION" ]; do sleep 0.1; done
+    # A last stretch of work after the release: control/<ant>/finish-in seconds (none by default).
+    [ -f "$ctl/finish-in" ] && sleep "$(cat "$ctl/finish-in")"
     # Work a real agent does in the workspace, whether or not anyone reads its output.
     echo "$COLONY_SESSION $(date +%s%3N)" >> "$ctl/worked.log"
     echo "released session $COLONY_SESSION" ;;

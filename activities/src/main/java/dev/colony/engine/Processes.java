@@ -10,23 +10,99 @@ import java.util.concurrent.TimeUnit;
 /** Helpers for the agent processes engines start. */
 public final class Processes {
   private static final String SETPRIV = "/usr/bin/setpriv";
-  private static final boolean CAN_TIE = detectPdeathsig();
+  private static final String SETSID = "/usr/bin/setsid";
+  private static final List<String> PREFIX = prefix();
 
   private Processes() {}
 
   /**
-   * The argv to start so the agent dies with the worker: on Linux, {@code setpriv --pdeathsig KILL}
-   * makes the kernel kill the agent when the worker thread that started it goes away (a
-   * {@code kill -9} of the worker included). Without it a killed worker's agent would keep
-   * working in the same workspace as the attempt Temporal retries elsewhere.
+   * The argv to start a child the worker supervises (an agent, a tool it runs, the dev server).
+   * On Linux (util-linux):
+   * <ul>
+   *   <li>{@code setsid}: the child leads a session and process group of its own. A terminal's
+   *       Ctrl-C (SIGINT), a {@code timeout} or any {@code kill -- -PGID} signals the whole
+   *       foreground group; agents used to share the worker's, died of those signals ("exit code
+   *       130") and the stop counted as a crash. Now they reach the worker alone, and what happens
+   *       to its agents on a stop is the worker's decision.
+   *   <li>{@code setpriv --pdeathsig KILL}: the kernel kills the child when the worker thread that
+   *       started it goes away (a {@code kill -9} of the worker included). Without it a killed
+   *       worker's agent would keep working in the same workspace as the attempt Temporal retries
+   *       elsewhere.
+   * </ul>
+   * Neither forks (a child of the JVM never leads a process group, so setsid need not), so the
+   * agent is the very process the worker started; {@code --wait} only matters should it ever fork.
    */
   public static List<String> tiedToWorker(List<String> argv) {
-    if (!CAN_TIE) {
+    if (PREFIX.isEmpty()) {
       return argv;
     }
-    List<String> out = new ArrayList<>(List.of(SETPRIV, "--pdeathsig", "KILL", "--"));
+    List<String> out = new ArrayList<>(PREFIX);
     out.addAll(argv);
     return out;
+  }
+
+  /**
+   * Starts {@code pb} from a platform thread that lives exactly as long as the child. The kernel's
+   * parent-death signal ({@link #tiedToWorker}) follows the thread that started a child, not the
+   * process: sessions run on virtual threads, and the JVM retires an idle carrier thread after 30 s,
+   * which killed the agents started on it (exit code 137) in the middle of their sessions. The
+   * keeper thread waits for the child and then ends; it dies with the worker, so the agent still does.
+   */
+  public static Process start(ProcessBuilder pb) throws java.io.IOException {
+    java.util.concurrent.CompletableFuture<Process> started = new java.util.concurrent.CompletableFuture<>();
+    Thread keeper = new Thread(null, () -> {
+      Process p;
+      try {
+        p = pb.start();
+      } catch (Throwable e) {
+        started.completeExceptionally(e);
+        return;
+      }
+      started.complete(p);
+      while (p.isAlive()) {
+        try {
+          p.waitFor();
+        } catch (InterruptedException ignored) {
+          // nobody interrupts a keeper; if someone does, it still lives as long as the child
+        }
+      }
+    }, "colony-child-keeper", 128 * 1024);
+    keeper.setDaemon(true);
+    keeper.start();
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          // Not interruptible: a child that has started must be returned, or nobody could stop it.
+          return started.get();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (e.getCause() instanceof java.io.IOException io) {
+            throw io;
+          }
+          throw new java.io.IOException(e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static List<String> prefix() {
+    if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>();
+    if (supports(SETSID, "--wait")) {
+      out.addAll(List.of(SETSID, "--wait"));
+    }
+    if (supports(SETPRIV, "--pdeathsig")) {
+      out.addAll(List.of(SETPRIV, "--pdeathsig", "KILL", "--"));
+    }
+    return List.copyOf(out);
   }
 
   /**
@@ -85,14 +161,15 @@ public final class Processes {
     process.destroyForcibly();
   }
 
-  private static boolean detectPdeathsig() {
-    if (!System.getProperty("os.name", "").toLowerCase().contains("linux") || !Files.isExecutable(Path.of(SETPRIV))) {
+  /** Is {@code tool} there, and does its help mention {@code option}? */
+  private static boolean supports(String tool, String option) {
+    if (!Files.isExecutable(Path.of(tool))) {
       return false;
     }
     try {
-      Process p = new ProcessBuilder(SETPRIV, "--help").redirectErrorStream(true).start();
+      Process p = new ProcessBuilder(tool, "--help").redirectErrorStream(true).start();
       String help = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      return p.waitFor(5, TimeUnit.SECONDS) && help.contains("--pdeathsig");
+      return p.waitFor(5, TimeUnit.SECONDS) && help.contains(option);
     } catch (Exception e) {
       return false;
     }

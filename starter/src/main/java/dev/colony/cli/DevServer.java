@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,7 +23,6 @@ import java.util.concurrent.TimeUnit;
  */
 final class DevServer implements LocalServer {
   private static final Duration READY_WITHIN = Duration.ofSeconds(60);
-  private static final String SETSID = "/usr/bin/setsid";
 
   private final Process process;
   private final int port;
@@ -119,38 +117,17 @@ final class DevServer implements LocalServer {
   }
 
   private static DevServer launch(TemporalCli cli, int port, int uiPort, Path db, Path log) {
-    List<String> own = new ArrayList<>(argv(cli, port, uiPort, db));
-    // Its own session, so Ctrl-C in the terminal reaches Colony only: Colony stops its worker
-    // first and the server after it, instead of both at once.
-    if (Files.isExecutable(Path.of(SETSID))) {
-      own.add(0, SETSID);
-    }
-    List<String> argv = Processes.tiedToWorker(own);
-    // The kernel's parent-death signal follows the thread that started the child, so start it
-    // from a thread that lives exactly as long as the server does.
-    CompletableFuture<Process> started = new CompletableFuture<>();
-    Thread keeper = new Thread(() -> {
-      try {
-        Process p = new ProcessBuilder(argv).redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        started.complete(p);
-        p.waitFor();
-      } catch (IOException e) {
-        started.completeExceptionally(e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "temporal-dev-server");
-    keeper.setDaemon(true);
-    keeper.start();
+    // In its own session (Processes.tiedToWorker), so Ctrl-C in the terminal reaches Colony only:
+    // Colony stops its worker first and the server after it, instead of both at once.
+    List<String> argv = Processes.tiedToWorker(argv(cli, port, uiPort, db));
+    // Started from a thread that lives exactly as long as the server (Processes.start): the
+    // kernel's parent-death signal follows the thread that started the child.
     Process process;
     try {
-      process = started.get();
-    } catch (ExecutionException e) {
-      throw new UserError("cannot run " + cli.path() + ": " + e.getCause().getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new UserError("interrupted while starting Temporal");
+      process = Processes.start(new ProcessBuilder(argv).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())));
+    } catch (IOException e) {
+      throw new UserError("cannot run " + cli.path() + ": " + e.getMessage());
     }
     DevServer server = new DevServer(process, port, uiPort, db, log);
     server.awaitReady();

@@ -26,7 +26,8 @@ final class ServerOptions {
   Integer uiPort;
 
   @Option(names = "--fresh",
-      description = "Start from an empty database (deletes the dev server's SQLite file first).")
+      description = "Start from an empty database (deletes the dev server's SQLite file first; never one "
+          + "another colony dev or server is using).")
   boolean fresh;
 
   static final class KindConverter implements picocli.CommandLine.ITypeConverter<Kind> {
@@ -56,6 +57,8 @@ final class ServerOptions {
     if (kind == Kind.DEV) {
       TemporalCli cli = TemporalCli.find();
       if (cli != null) {
+        // Before anything touches the database: another colony dev or server may be using it.
+        DatabaseLock.hold(db, port);
         if (fresh) {
           deleteDatabase(db);
         }

@@ -108,6 +108,13 @@ final class StatusCommand implements Callable<Integer> {
       out.print(StatusView.json(t.address, t.namespace, List.of(row), workers));
     } else {
       out.print(StatusView.detail(row, Instant.now()));
+      if (Boolean.TRUE.equals(workers.polling())) {
+        // A worker polled within the last 20 s, yet none answered: the ant's worker has stopped
+        // polling (shutting down, its sessions in their grace) or is gone; say so at once instead
+        // of leaving "running" to stand until the poll goes stale.
+        out.println("  worker:             its worker is stopping or gone (it polled "
+            + StatusView.human(java.time.Duration.between(workers.lastSeen(), Instant.now())) + " ago but did not answer)");
+      }
       out.println("  (from visibility: no worker answered the status query within "
           + LIVE_WITHIN.toMillis() / 1000.0 + " s, so queue details and stats are not shown)");
     }

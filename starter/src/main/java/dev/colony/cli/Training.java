@@ -128,8 +128,8 @@ public final class Training {
   }
 
   private static Process child(List<String> argv, Path log) throws IOException {
-    return new ProcessBuilder(Processes.tiedToWorker(argv)).redirectErrorStream(true)
-        .redirectOutput(log.toFile()).start();
+    return Processes.start(new ProcessBuilder(Processes.tiedToWorker(argv)).redirectErrorStream(true)
+        .redirectOutput(log.toFile()));
   }
 
   private static void run(List<String> argv, Path log) throws Exception {

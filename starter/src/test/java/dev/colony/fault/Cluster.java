@@ -150,7 +150,14 @@ public final class Cluster implements AutoCloseable {
   }
 
   private Process spawnWith(Path log, String main, String... args) throws IOException {
-    ProcessBuilder pb = new ProcessBuilder(jvmWith(main, args)).redirectErrorStream(true)
+    List<String> cmd = new ArrayList<>(jvmWith(main, args));
+    if (inTerminal) {
+      // A process started from a shell leads its own process group, and Ctrl-C signals that group.
+      // SIGINT as a terminal leaves it: a build run in the background (no job control) passes it
+      // on ignored, and an ignored SIGINT would make the scenario pass whatever Colony does.
+      cmd.addAll(0, List.of("env", "--default-signal=INT", "/usr/bin/setsid"));
+    }
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().putAll(env);
     return pb.start();
@@ -274,6 +281,30 @@ public final class Cluster implements AutoCloseable {
 
   WorkerProcess startWorker(String name) throws Exception {
     return startWorker(name, target());
+  }
+
+  private boolean inTerminal;
+
+  /**
+   * Starts {@code colony worker} as a shell in a terminal does: the leader of a process group of
+   * its own, so that {@link #signalGroup} reaches everything in that group, as Ctrl-C does.
+   */
+  WorkerProcess startWorkerInTerminal(String name) throws Exception {
+    inTerminal = true;
+    try {
+      return startWorker(name);
+    } finally {
+      inTerminal = false;
+    }
+  }
+
+  /** {@code kill -SIGNAL -PGID}: what a terminal does to its foreground group on Ctrl-C (INT). */
+  static void signalGroup(WorkerProcess w, String signal) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + signal, "--", "-" + w.process().pid()).redirectErrorStream(true).start();
+    String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new AssertionError("kill -" + signal + " -" + w.process().pid() + " failed: " + out);
+    }
   }
 
   /** SIGKILL: no shutdown hook, no goodbye. */

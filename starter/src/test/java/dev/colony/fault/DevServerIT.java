@@ -16,12 +16,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a user of the real Temporal dev server relies on: {@code colony status} with every worker
  * dead, ant state in visibility, and the {@code temporal} CLI working on ants.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class DevServerIT {
   private static final Duration LONG = Duration.ofSeconds(60);
 
@@ -192,6 +194,22 @@ class DevServerIT {
     return pb.start();
   }
 
+  /** A second {@code colony dev} or {@code server} that should refuse at once: its output and exit code. */
+  private Run refusedAtOnce(List<String> args) throws Exception {
+    Path log = Files.createTempFile(tmp, "second", ".log");
+    ProcessBuilder pb = new ProcessBuilder(Cluster.jvm(args.toArray(String[]::new)))
+        .redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().put("COLONY_TEMPORAL_CLI", Cluster.temporalCli());
+    Process p = pb.start();
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      p.waitFor(10, TimeUnit.SECONDS);
+      throw new AssertionError("a second colony " + String.join(" ", args) + " on the same database did not refuse: "
+          + Cluster.read(log));
+    }
+    return new Run(p.exitValue(), Cluster.read(log), 0);
+  }
+
   private static int lastSession(Path log, String ant) {
     int last = 0;
     var m = java.util.regex.Pattern.compile("\\[" + ant + "\\] ✅ \\*\\*" + ant + "\\*\\* finished session (\\d+)")
@@ -216,6 +234,28 @@ class DevServerIT {
     assertTrue(banner.contains("Web UI:        http://localhost:" + cluster.uiPort), banner);
     assertTrue(banner.contains("workflow list --address localhost:" + cluster.port + " --query \"ColonyName = 'fault'\""), banner);
     assertTrue(Files.exists(cluster.dir.resolve(".colony/temporal.db")), "no database under .colony/");
+
+    // A second colony dev (even with --fresh) or colony server on the same database refuses in one
+    // line naming the holder, and deletes nothing; the first goes on serving.
+    Path db = cluster.dir.resolve(".colony/temporal.db");
+    Object inode = Files.readAttributes(db, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+    String holder = "colony: " + db + " is in use by another Colony process (pid " + dev.pid()
+        + ", Temporal on port " + cluster.port + ")";
+    for (List<String> second : List.of(
+        List.of("dev", cluster.dir.toString(), "delta", "--fresh", "--port", Integer.toString(Cluster.freePort()),
+            "--ui-port", Integer.toString(Cluster.freePort())),
+        List.of("server", "--db", db.toString(), "--port", Integer.toString(Cluster.freePort()),
+            "--ui-port", Integer.toString(Cluster.freePort())))) {
+      Run refused = refusedAtOnce(second);
+      assertEquals(1, refused.code(), refused.out());
+      assertTrue(refused.out().lines().anyMatch(l -> l.startsWith(holder)), "expected a line starting with: "
+          + holder + "\n" + refused.out());
+      assertTrue(refused.out().lines().noneMatch(l -> l.startsWith("\tat ")), refused.out());
+      assertEquals(inode, Files.readAttributes(db, java.nio.file.attribute.BasicFileAttributes.class).fileKey(),
+          "the running colony's database was deleted (and created anew) by: colony " + String.join(" ", second));
+    }
+    int served = lastSession(first, "delta");
+    eventually(LONG, () -> lastSession(first, "delta") > served);
     stop(dev);
     int before = lastSession(first, "delta");
     assertTrue(!Cluster.read(first).contains("Exception"), Cluster.read(first));
@@ -227,7 +267,9 @@ class DevServerIT {
     eventually(LONG, () -> lastSession(second, "delta") >= before + 1);
     assertTrue(!Cluster.read(second).contains("🐜"), "the ant started over instead of continuing");
     assertTrue(!Cluster.read(second).contains("finished session 1:"), Cluster.read(second));
-    stop(dev);
+    // Killed without a goodbye: its lock goes with it, so the next colony dev starts.
+    dev.destroyForcibly();
+    assertTrue(dev.waitFor(30, TimeUnit.SECONDS), "colony dev survived kill -9");
 
     Path third = cluster.logs.resolve("dev-3.log");
     dev = dev(third, "delta", "--fresh");

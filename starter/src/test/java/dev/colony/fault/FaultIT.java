@@ -27,6 +27,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * network. Every test also checks that no chat post was shown twice and that the histories it
  * produced replay against the current workflow code.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class FaultIT {
   private static final Duration LONG = Duration.ofSeconds(60);
   /** The fixture's heartbeat_timeout. */
@@ -349,22 +351,65 @@ class FaultIT {
   }
 
   @Test
-  void sigtermStopsTheWorkerWithinItsBoundAndTheSessionContinuesElsewhere() throws Exception {
-    Cluster.WorkerProcess first = cluster.startWorker("first");
+  void ctrlCInTheWorkersTerminalStopsItWithinItsBoundAndTheSessionIsNoCrashAndContinuesElsewhere() throws Exception {
+    // The worker as a shell starts it: Ctrl-C sends SIGINT to its whole process group. Only the
+    // worker may decide what happens to its agents (they used to die of the SIGINT themselves,
+    // "exit code 130", and the stop counted as a crash).
+    Cluster.WorkerProcess first = cluster.startWorkerInTerminal("first");
     cluster.mode("delta", 1, "block");
     cluster.start("delta");
     eventually(LONG, () -> startsOf("delta", 1) == 1);
     long sent = System.nanoTime();
-    first.process().destroy(); // SIGTERM
-    assertTrue(first.process().waitFor(20, java.util.concurrent.TimeUnit.SECONDS), "worker ignored SIGTERM");
+    Cluster.signalGroup(first, "INT");
+    assertTrue(first.process().waitFor(20, java.util.concurrent.TimeUnit.SECONDS), "worker ignored Ctrl-C");
     long tookMs = (System.nanoTime() - sent) / 1_000_000;
     // documented bound: 10 s grace for running activities + 2 s to stop, plus JVM exit
-    assertTrue(tookMs <= 15_000, "SIGTERM took " + tookMs + " ms");
+    assertTrue(tookMs <= 15_000, "Ctrl-C took " + tookMs + " ms");
     cluster.startWorker("second");
-    eventually(LONG, () -> startsOf("delta", 1) == 2);
+    // The next start: the session retried (the stop was the worker's), or session 2 after a backoff.
+    eventually(LONG, () -> cluster.starts("delta").size() >= 2);
+    assertEquals(2, startsOf("delta", 1), "the session was not retried:\n" + String.join("\n", cluster.chat()));
+    assertEquals(0, status("delta").consecutiveErrors(), "the stop counted as a crash");
     assertTrue(cluster.starts("delta").get(1).retry(), "the retry continues the heartbeated conversation");
     cluster.release("delta", 1);
     eventually(LONG, () -> status("delta").sessions() >= 2);
+    assertEquals(0, status("delta").consecutiveErrors());
+    // The first attempt's agent died with its worker: only the retried attempt finished.
+    assertEquals(1, Files.readAllLines(cluster.control("delta").resolve("worked.log")).stream()
+        .filter(l -> l.startsWith("1 ")).count(), "the stopped worker's agent kept working");
+    assertEachPostOnce("delta", "✅ **delta** finished session 1: released session 1");
+    assertTrue(cluster.chat().stream().noneMatch(l -> l.contains("crashed")), String.join("\n", cluster.chat()));
+    assertNoNumberedPostRepeats();
+  }
+
+  @Test
+  void sigtermGivesARunningSessionItsGraceToFinishAndStatusSaysTheWorkerIsStopping() throws Exception {
+    Cluster.WorkerProcess first = cluster.startWorker("first");
+    cluster.mode("delta", 1, "block");
+    // Once released, the agent works 3 s more: it finishes about 3 s after the SIGTERM, well within
+    // the documented 10 s grace.
+    Files.writeString(cluster.control("delta").resolve("finish-in"), "3");
+    cluster.start("delta");
+    eventually(LONG, () -> startsOf("delta", 1) == 1);
+    long sent = System.nanoTime();
+    first.process().destroy(); // SIGTERM
+    cluster.release("delta", 1);
+    long releasedMs = (System.nanoTime() - sent) / 1_000_000;
+    Cluster.CliRun right = cluster.cliRun("status", "delta");
+    assertTrue(first.process().waitFor(20, TimeUnit.SECONDS), "worker ignored SIGTERM");
+    long tookMs = (System.nanoTime() - sent) / 1_000_000;
+    cluster.startWorker("second");
+    eventually(LONG, () -> status("delta").sessions() >= 2);
+    org.junit.jupiter.api.Assertions.assertAll(
+        () -> assertEquals(1, startsOf("delta", 1), "released " + releasedMs + " ms after SIGTERM to finish 3 s"
+            + " later, the session was stopped and retried instead of finishing in its grace:\n" + Cluster.read(first.log())),
+        () -> assertEquals(0, status("delta").consecutiveErrors()),
+        () -> assertTrue(tookMs <= 15_000, "SIGTERM took " + tookMs + " ms"),
+        () -> assertEquals(0, right.code(), right.out()),
+        () -> assertTrue(right.out().contains("its worker is stopping or gone"),
+            "status right after SIGTERM:\n" + right.out()));
+    assertEquals(1, Files.readAllLines(cluster.control("delta").resolve("worked.log")).stream()
+        .filter(l -> l.startsWith("1 ")).count(), "the agent's work was not done once");
     assertEachPostOnce("delta", "✅ **delta** finished session 1: released session 1");
     assertNoNumberedPostRepeats();
   }

@@ -48,7 +48,12 @@ public final class ColonyWorker implements AutoCloseable {
     WorkerOptions.Builder options = WorkerOptions.newBuilder()
         // Task executors on virtual threads too: a session waiting on its agent holds no OS thread.
         .setUsingVirtualThreads(true)
-        .setMaxConcurrentActivityExecutionSize(MAX_ACTIVITIES);
+        .setMaxConcurrentActivityExecutionSize(MAX_ACTIVITIES)
+        // The shutdown grace is for sessions to finish: by default the SDK refuses heartbeats once
+        // shutdown begins, so a session's first heartbeat after SIGTERM (about a second later)
+        // stopped its agent, and a running session never got the documented 10 s. Heartbeats go on
+        // until the grace ends (shutdownNow still refuses them).
+        .setAllowActivityHeartbeatDuringShutdown(true);
     if (!settings.stickyQueue()) {
       options.setStickyQueueScheduleToStartTimeout(Duration.ZERO);
     }

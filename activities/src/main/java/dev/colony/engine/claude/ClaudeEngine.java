@@ -86,7 +86,7 @@ public final class ClaudeEngine implements Engine {
     Process process;
     try {
       Files.createDirectories(ctx.transcript().getParent());
-      process = pb.start();
+      process = Processes.start(pb);
     } catch (IOException e) {
       return SessionResult.of(Outcome.PERMANENT, "the claude CLI could not be started (" + argv.get(0) + ": "
           + e.getMessage() + "); " + INSTALL_HINT);

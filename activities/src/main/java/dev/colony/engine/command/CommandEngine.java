@@ -103,7 +103,7 @@ public final class CommandEngine implements Engine {
     Process process;
     try {
       Files.createDirectories(ctx.transcript().getParent());
-      process = pb.start();
+      process = Processes.start(pb);
     } catch (IOException e) {
       return SessionResult.of(Outcome.PERMANENT, "cannot start " + argv.get(0) + ": " + e.getMessage());
     }

@@ -131,8 +131,8 @@ final class GeminiTools {
   }
 
   private Map<String, Object> shell(String command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(Processes.tiedToWorker(List.of("/bin/sh", "-c", command))).directory(workspace.toFile())
-        .redirectErrorStream(true).start();
+    Process p = Processes.start(new ProcessBuilder(Processes.tiedToWorker(List.of("/bin/sh", "-c", command)))
+        .directory(workspace.toFile()).redirectErrorStream(true));
     p.getOutputStream().close();
     byte[] out = p.getInputStream().readNBytes(OUTPUT_LIMIT * 4);
     if (!p.waitFor(SHELL_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
