@@ -32,6 +32,8 @@ final class AntState {
   static final String BUDGET_REASON = Outcome.BUDGET.configName();
   /** The pause reason of an ant its LLM supervisor escalated to humans. */
   static final String ESCALATION_REASON = "escalation";
+  /** The change that denies a session's open confirmations when it ends (see {@link #denyOpenConfirmations}). */
+  static final String CONFIRMATIONS_END_WITH_SESSION = "confirmations-end-with-session";
 
   AntSpec spec;
   /** A new spec from {@code configure}, applied between sessions. */
@@ -157,6 +159,20 @@ final class AntState {
         deliveryFailures, List.copyOf(handledIssues), pendingIssues, phase.totalErrors(), mailbox.urgentQueue(),
         mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation, oversight.memory(), host,
         pausedSinceMillis);
+  }
+
+  /**
+   * Sessions up to {@code session} ended: each of their confirmations still open is denied now,
+   * "the session ended", so the {@code confirm} update waiting for it returns at once instead of
+   * at its confirmation_timeout (stop and continue-as-new wait for every handler). Runs recorded
+   * before the change (no marker) let them wait, as they did. Returns the requests it denied.
+   */
+  List<Integer> denyOpenConfirmations(int session) {
+    if (confirmations.waiting() == 0
+        || Workflow.getVersion(CONFIRMATIONS_END_WITH_SESSION, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+      return List.of();
+    }
+    return confirmations.denyOpenUpTo(session);
   }
 
   /** Applies one lifecycle event and returns the side effect the workflow carries out. */

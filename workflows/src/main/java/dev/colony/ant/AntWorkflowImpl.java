@@ -95,6 +95,11 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
     ant.fire(new LifecycleEvent.OperatorStop());
     ant.wakeAtMillis = null;
+    // No session runs any more: a request left open (its session was stopped, or its host lost)
+    // is denied now, or its handler would hold the stop until its confirmation_timeout.
+    for (int id : ant.denyOpenConfirmations(Integer.MAX_VALUE)) {
+      outbox.say(OperatorMessages.confirmationEnded(ant.spec.name(), id));
+    }
     outbox.say(OperatorMessages.stopped(ant.spec.name()));
     Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished() && visibility.upToDate()
         && reports.allAnswered());

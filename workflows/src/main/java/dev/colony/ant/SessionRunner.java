@@ -130,6 +130,9 @@ final class SessionRunner {
     }
     hosts.reached();
     ant.sessionCount = number;
+    for (int id : ant.denyOpenConfirmations(number)) {
+      outbox.say(OperatorMessages.confirmationEnded(ant.spec.name(), id));
+    }
     ant.confirmations.forgetSessionsUpTo(number);
     if (ant.phase.state() == Lifecycle.INTERRUPTING) {
       outcomes.interrupted(result, delivered, number, aborted);

@@ -178,6 +178,10 @@ public final class OperatorMessages {
     return "⌛ " + bold(ant) + ": nobody answered request #" + id + " in time; denied.";
   }
 
+  public static String confirmationEnded(String ant, int id) {
+    return "⌛ " + bold(ant) + ": request #" + id + " denied: its session ended before anyone answered.";
+  }
+
   public static String nothingToDecide(String ant, Integer id) {
     return "ℹ️ " + bold(ant) + (id == null ? " has no request waiting for a decision."
         : " has no request #" + id + " waiting for a decision.");

@@ -27,8 +27,10 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Seed 000, row by row, on Temporal's time-skipping test environment. */
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
 class AntWorkflowTest {
   private static final String QUEUE = "test";
 
@@ -532,5 +534,43 @@ class AntWorkflowTest {
     eventually(() -> ant.status().state() == Lifecycle.PARKED);
     assertEquals(6, sessions.requests.size());
     assertTrue(chat.texts().stream().anyMatch(t -> t.contains("3 failed sessions in all (max_total_errors 3)")), chat.texts().toString());
+  }
+
+  /**
+   * A session that ends (here: by itself) while one of its dangerous-call confirmations is open:
+   * the request is denied at once, "the session ended", and its waiting handler returns, so stop
+   * (which waits for every handler) ends the ant without waiting for confirmation_timeout.
+   */
+  @Test
+  void aConfirmationStillOpenWhenItsSessionEndsIsDeniedAtOnceAndStopDoesNotWaitForIt() throws Exception {
+    AntSpec spec = ant("asker");
+    List<io.temporal.client.WorkflowUpdateHandle<dev.colony.autonomy.ConfirmationDecision>> asked =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
+    sessions.then(() -> {
+      WorkflowStub self = client.newUntypedWorkflowStub(spec.workflowId());
+      // The agent asked, then its session ended anyway (an engine that gave up on the tool call).
+      asked.add(self.startUpdate("confirm", io.temporal.client.WorkflowUpdateStage.ACCEPTED,
+          dev.colony.autonomy.ConfirmationDecision.class,
+          new dev.colony.autonomy.ConfirmationRequest(1, "k1", "Bash", "git push --force", "pushes to a remote")));
+      return SessionResult.of(Outcome.SUCCESS, "gave up");
+    });
+    AntWorkflow ant = start(spec);
+    eventually(() -> ant.status().sessions() == 1);
+    long ended = env.currentTimeMillis();
+    dev.colony.autonomy.ConfirmationDecision d;
+    try {
+      d = asked.get(0).getResultAsync().get(20, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("the confirm update still waits 20 s after its session ended", e);
+    }
+    assertFalse(d.approved());
+    assertEquals("the session ended", d.note(), d.toString());
+    assertTrue(env.currentTimeMillis() - ended < 60_000, "denied when the session ended, not at its timeout");
+    assertTrue(ant.status().confirmations().isEmpty());
+    eventually(() -> chat.texts().contains("⌛ **asker**: request #1 denied: its session ended before anyone answered."));
+    ant.stop();
+    WorkflowStub.fromTyped(ant).getResult(Void.class);
+    assertTrue(env.currentTimeMillis() - ended < 60_000, "stop waited "
+        + (env.currentTimeMillis() - ended) / 1000 + " s for a request of an ended session");
   }
 }
