@@ -573,4 +573,41 @@ class AntWorkflowTest {
     assertTrue(env.currentTimeMillis() - ended < 60_000, "stop waited "
         + (env.currentTimeMillis() - ended) / 1000 + " s for a request of an ended session");
   }
+
+  /** A pause asked for during a session wins over the backoff its failure would start: paused, no timer, no session. */
+  @Test
+  void aPauseAskedDuringASessionThatFailsShowsPausedAndStaysPaused() {
+    for (Outcome failure : List.of(Outcome.TRANSIENT, Outcome.RATE_LIMIT)) {
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      sessions.then(() -> {
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return SessionResult.of(failure, "went wrong");
+      });
+      String name = "pausing-" + failure.configName().replace('_', '-');
+      int before = sessions.requests.size();
+      AntWorkflow ant = start(ant(name));
+      eventually(() -> ant.status().state().sessionLive());
+      ant.pause();
+      eventually(() -> chat.texts().contains("⏸️ **" + name + "** will pause after the current session."));
+      release.countDown();
+      eventually(() -> chat.texts().contains("⏸️ **" + name + "** paused."));
+      eventually(() -> ant.status().sessions() == 1);
+      AntStatus st = ant.status();
+      assertEquals(Lifecycle.PAUSED, st.state(), failure + ": " + st);
+      assertTrue(st.paused());
+      assertEquals("operator", st.pauseReason());
+      assertNull(st.nextWakeTime(), "no backoff timer while paused");
+      advance(Duration.ofHours(2));
+      assertEquals(before + 1, sessions.requests.size(), "a paused ant must not run");
+      assertEquals(Lifecycle.PAUSED, ant.status().state());
+      assertNoPendingTimer(ant);
+      ant.resume();
+      eventually(() -> sessions.requests.size() == before + 2);
+      ant.stop();
+    }
+  }
 }
