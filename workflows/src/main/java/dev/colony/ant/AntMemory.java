@@ -40,7 +40,8 @@ public record AntMemory(
     String lastConversation,
     dev.colony.oversight.OversightMemory oversight,
     String host,
-    Long pausedSinceMillis) {
+    Long pausedSinceMillis,
+    List<NoticeState> notices) {
 
   public AntMemory {
     queue = queue == null ? List.of() : List.copyOf(queue);
@@ -49,5 +50,20 @@ public record AntMemory(
     handledIssues = handledIssues == null ? List.of() : List.copyOf(handledIssues);
     pendingIssues = pendingIssues == null ? List.of() : List.copyOf(pendingIssues);
     sessionsByOutcome = sessionsByOutcome == null ? Map.of() : Map.copyOf(sessionsByOutcome);
+    notices = notices == null ? List.of() : List.copyOf(notices);
+  }
+
+  /** The memory as it was before the fields after {@code pausedSinceMillis} (those read as empty). */
+  public AntMemory(int sessions, int consecutiveErrors, boolean paused, String pauseReason, List<String> queue,
+      long postSequence, boolean announced, Long wakeAtMillis, WaitKind waitKind, boolean scheduledRunDue,
+      String lastOutcome, String lastDetail, long startedAtMillis, Map<String, Integer> sessionsByOutcome, long turns,
+      double costUsd, boolean costReported, long inputTokens, long outputTokens, int deliveryFailures,
+      List<String> handledIssues, List<dev.colony.trigger.IssueEvent> pendingIssues, int totalErrors,
+      List<String> urgentQueue, List<String> mailIds, dev.colony.budget.Spend spend, Long budgetResumeAtMillis,
+      String lastConversation, dev.colony.oversight.OversightMemory oversight, String host, Long pausedSinceMillis) {
+    this(sessions, consecutiveErrors, paused, pauseReason, queue, postSequence, announced, wakeAtMillis, waitKind,
+        scheduledRunDue, lastOutcome, lastDetail, startedAtMillis, sessionsByOutcome, turns, costUsd, costReported,
+        inputTokens, outputTokens, deliveryFailures, handledIssues, pendingIssues, totalErrors, urgentQueue, mailIds,
+        spend, budgetResumeAtMillis, lastConversation, oversight, host, pausedSinceMillis, null);
   }
 }

@@ -73,6 +73,8 @@ final class AntState {
   final OversightBook oversight;
   /** The host holding the workspace; null until the ant claims one, "" for a worker without a host name. */
   String host;
+  /** What the {@link Notifier} pushed for each need still open, by need id. */
+  final TreeMap<String, NoticeState> notices = new TreeMap<>();
 
   // This run only.
   /** Seed 001's state, with the error counters (consecutive; total, reset only by un-parking). */
@@ -136,6 +138,7 @@ final class AntState {
     oversight = new OversightBook(m.oversight());
     host = m.host();
     pausedSinceMillis = m.pausedSinceMillis();
+    m.notices().forEach(n -> notices.put(n.need(), n));
   }
 
   /** Where a run that continued as new picks up: its wait, its pause, or about to prepare. */
@@ -158,7 +161,7 @@ final class AntState {
         startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
         deliveryFailures, List.copyOf(handledIssues), pendingIssues, phase.totalErrors(), mailbox.urgentQueue(),
         mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation, oversight.memory(), host,
-        pausedSinceMillis);
+        pausedSinceMillis, List.copyOf(notices.values()));
   }
 
   /**

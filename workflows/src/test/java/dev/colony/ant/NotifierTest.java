@@ -22,8 +22,10 @@ import java.util.function.LongUnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Notices for phones, on the time-skipping test server: once per need, reminders, quiet hours, nothing after the answer. */
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
 class NotifierTest {
   private static final String QUEUE = "notify";
   private static final NotifySpec NOTIFY = new NotifySpec(1800, 2, "http://ui", null, List.of(), null, null);
@@ -166,5 +168,26 @@ class NotifierTest {
     Fakes.eventually(() -> quiet.requests.size() >= 2, "the silent ant ran");
     env.sleep(Duration.ofHours(2));
     assertTrue(notify.notices.stream().noneMatch(n -> n.ant().equals("silent")), "no notices without integrations.notify");
+  }
+
+  /** What was pushed is carried over continue-as-new: an upgrade pushes nothing again, and the reminder keeps its time. */
+  @Test
+  void anUpgradedBillingPausedAntPushesItsNoticeOnceAndRemindsOnSchedule() {
+    sessions.then(Outcome.BILLING, "card declined");
+    AntSpec spec = ant("moved", NOTIFY);
+    AntWorkflow ant = start(spec);
+    Fakes.eventually(() -> of("pause-billing").size() == 1, "the first notice");
+    String firstRun = client.newUntypedWorkflowStub(spec.workflowId()).describe().getExecution().getRunId();
+    env.sleep(Duration.ofMinutes(10));
+    ant.upgrade(); // what `colony upgrade` sends: the ant continues as new at once
+    Fakes.eventually(() -> !firstRun.equals(
+        client.newUntypedWorkflowStub(spec.workflowId()).describe().getExecution().getRunId()), "the new run");
+    AntWorkflow latest = client.newWorkflowStub(AntWorkflow.class, spec.workflowId());
+    Fakes.eventually(() -> latest.status().paused(), "the new run is paused too");
+    env.sleep(Duration.ofMinutes(15));
+    assertEquals(1, of("pause-billing").size(), "pushed again after the upgrade: " + of("pause-billing"));
+    env.sleep(Duration.ofMinutes(6)); // 31 minutes after the first notice: remind_after is 30
+    Fakes.eventually(() -> of("pause-billing").size() == 2, "the reminder, on the first run's schedule");
+    assertEquals(1, of("pause-billing").get(1).round());
   }
 }
