@@ -178,6 +178,18 @@ final class AntState {
     return confirmations.denyOpenUpTo(session);
   }
 
+  /**
+   * Money spent for the ant: a session's cost as its engine reported it, or an LLM supervisor's
+   * model call. It counts in the ant's cost and in its budget windows alike.
+   */
+  void addCost(double usd) {
+    if (usd > 0 && Double.isFinite(usd)) {
+      costUsd += usd;
+      costReported = true;
+      budget.add(usd, Workflow.currentTimeMillis(), spec.supervision().budgetZone());
+    }
+  }
+
   /** Applies one lifecycle event and returns the side effect the workflow carries out. */
   SideEffect fire(LifecycleEvent event) {
     var t = LifecycleMachine.next(phase, event, spec.supervision());

@@ -163,11 +163,7 @@ final class SessionOutcomes {
     ant.lastDetail = trim(r.detail());
     ant.sessionsByOutcome.merge(ant.lastOutcome, 1, Integer::sum);
     ant.turns += r.turns();
-    if (r.costUsd() > 0) {
-      ant.costUsd += r.costUsd();
-      ant.costReported = true;
-      ant.budget.add(r.costUsd(), Workflow.currentTimeMillis(), ant.spec.supervision().budgetZone());
-    }
+    ant.addCost(r.costUsd());
     ant.inputTokens += r.inputTokens();
     ant.outputTokens += r.outputTokens();
   }
