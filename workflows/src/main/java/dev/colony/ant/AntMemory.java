@@ -49,7 +49,7 @@ public record AntMemory(
     mailIds = mailIds == null ? List.of() : List.copyOf(mailIds);
     handledIssues = handledIssues == null ? List.of() : List.copyOf(handledIssues);
     pendingIssues = pendingIssues == null ? List.of() : List.copyOf(pendingIssues);
-    sessionsByOutcome = sessionsByOutcome == null ? Map.of() : Map.copyOf(sessionsByOutcome);
+    sessionsByOutcome = dev.colony.determinism.SortedCopies.of(sessionsByOutcome);
     notices = notices == null ? List.of() : List.copyOf(notices);
   }
 

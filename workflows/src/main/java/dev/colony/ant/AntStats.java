@@ -31,6 +31,6 @@ public record AntStats(
     double supervisorCostUsd) {
 
   public AntStats {
-    sessionsByOutcome = sessionsByOutcome == null ? Map.of() : Map.copyOf(sessionsByOutcome);
+    sessionsByOutcome = dev.colony.determinism.SortedCopies.of(sessionsByOutcome);
   }
 }

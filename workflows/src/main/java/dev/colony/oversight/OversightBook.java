@@ -3,9 +3,9 @@ package dev.colony.oversight;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The LLM supervisor's state inside an ant's workflow: the rolling window of turns, when the
@@ -91,7 +91,7 @@ public final class OversightBook {
     if (ids == null || ids.isEmpty()) {
       return;
     }
-    Set<String> done = new HashSet<>(ids);
+    Set<String> done = new TreeSet<>(ids);
     pending.removeIf(w -> done.contains(w.id()));
   }
 
