@@ -7,7 +7,8 @@ import java.util.Map;
  * The state an ant carries from one workflow run to the next across continue-as-new. Nothing
  * an operator relies on may be missing here: queued messages, counters, pause state, a pending
  * wait, the statistics, the mailbox (urgent messages and the ids already received) and the
- * budget spend all survive, and the host that holds the ant's workspace. Fields added later read as empty from older histories.
+ * budget spend all survive, and the host that holds the ant's workspace; the notices pushed for
+ * open needs; how many queued instructions still go to sessions one at a time. Fields added later read as empty from older histories.
  */
 public record AntMemory(
     int sessions,
@@ -41,7 +42,8 @@ public record AntMemory(
     dev.colony.oversight.OversightMemory oversight,
     String host,
     Long pausedSinceMillis,
-    List<NoticeState> notices) {
+    List<NoticeState> notices,
+    int deliverAlone) {
 
   public AntMemory {
     queue = queue == null ? List.of() : List.copyOf(queue);
@@ -64,6 +66,6 @@ public record AntMemory(
     this(sessions, consecutiveErrors, paused, pauseReason, queue, postSequence, announced, wakeAtMillis, waitKind,
         scheduledRunDue, lastOutcome, lastDetail, startedAtMillis, sessionsByOutcome, turns, costUsd, costReported,
         inputTokens, outputTokens, deliveryFailures, handledIssues, pendingIssues, totalErrors, urgentQueue, mailIds,
-        spend, budgetResumeAtMillis, lastConversation, oversight, host, pausedSinceMillis, null);
+        spend, budgetResumeAtMillis, lastConversation, oversight, host, pausedSinceMillis, null, 0);
   }
 }

@@ -59,6 +59,11 @@ final class AntState {
   long inputTokens;
   long outputTokens;
   int deliveryFailures;
+  /**
+   * How many queued instructions go to sessions one at a time: a batch failed sessions carried
+   * too often is split, so only the instruction the agent cannot take is dropped, never the others.
+   */
+  int deliverAlone;
   /** Spend per budget window. */
   final BudgetBook budget;
   /** Set while paused by a colony budget cap: when the cap's window rolls over. */
@@ -139,6 +144,7 @@ final class AntState {
     host = m.host();
     pausedSinceMillis = m.pausedSinceMillis();
     m.notices().forEach(n -> notices.put(n.need(), n));
+    deliverAlone = m.deliverAlone();
   }
 
   /** Where a run that continued as new picks up: its wait, its pause, or about to prepare. */
@@ -161,7 +167,7 @@ final class AntState {
         startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
         deliveryFailures, List.copyOf(handledIssues), pendingIssues, phase.totalErrors(), mailbox.urgentQueue(),
         mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation, oversight.memory(), host,
-        pausedSinceMillis, List.copyOf(notices.values()));
+        pausedSinceMillis, List.copyOf(notices.values()), deliverAlone);
   }
 
   /**

@@ -216,6 +216,6 @@ final class Notifier {
 
   private static String clip(String s) {
     String one = s.replace('\n', ' ');
-    return one.length() <= MAX_TEXT ? one : one.substring(0, MAX_TEXT - 1) + "…";
+    return one.length() <= MAX_TEXT ? one : dev.colony.text.SafeText.cut(one, MAX_TEXT - 1) + "…";
   }
 }

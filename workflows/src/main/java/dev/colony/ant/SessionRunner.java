@@ -57,7 +57,8 @@ final class SessionRunner {
     hosts.ensureClaimed();
     ant.fire(new LifecycleEvent.WorktreeReady());
     Mailbox mailbox = ant.mailbox;
-    List<String> delivered = mailbox.takeBatch(MAX_BATCH_CHARS);
+    List<String> delivered = ant.deliverAlone > 0 ? mailbox.takeBatch(MAX_BATCH_CHARS, 1)
+        : mailbox.takeBatch(MAX_BATCH_CHARS);
     int number = ant.sessionCount + 1;
     IssueEvent issue = takeIssue();
     ant.currentMessages = delivered;

@@ -52,7 +52,7 @@ public record Mail(String text, boolean urgent, String from, String id) {
 
   /** A name as it may be shown back in an error: controls removed, bounded. */
   public static String printable(String s) {
-    String clean = s.replaceAll("\\p{Cntrl}", "?");
-    return clean.length() <= 64 ? clean : clean.substring(0, 64) + "…";
+    String clean = dev.colony.text.SafeText.clean(s.replaceAll("\\p{Cntrl}", "?"));
+    return clean.length() <= 64 ? clean : dev.colony.text.SafeText.cut(clean, 64) + "…";
   }
 }

@@ -255,7 +255,7 @@ public final class OversightBook {
     if (skipped > 0) {
       sb.append(", ").append(skipped).append(" skipped");
       if (lastError != null) {
-        sb.append(" (").append(lastError.length() > 120 ? lastError.substring(0, 120) + "…" : lastError).append(')');
+        sb.append(" (").append(lastError.length() > 120 ? dev.colony.text.SafeText.cut(lastError, 120) + "…" : lastError).append(')');
       }
     }
     sb.append(", ").append(whispers).append(whispers == 1 ? " whisper" : " whispers")

@@ -13,6 +13,8 @@ package dev.colony.oversight;
 public record Verdict(Pattern pattern, String whisper, String reason, double costUsd) {
   public Verdict {
     pattern = pattern == null ? Pattern.OK : pattern;
+    whisper = dev.colony.text.SafeText.clean(whisper); // it goes into the agent's prompt
+    reason = dev.colony.text.SafeText.clean(reason);
     costUsd = Double.isFinite(costUsd) && costUsd > 0 ? costUsd : 0;
   }
 

@@ -229,11 +229,11 @@ public final class OperatorMessages {
     if (detail == null) {
       return "";
     }
-    String d = detail.strip().replaceAll("\\s*\\R\\s*", " ");
+    String d = dev.colony.text.SafeText.clean(detail).strip().replaceAll("\\s*\\R\\s*", " ");
     while (d.endsWith(".")) {
       d = d.substring(0, d.length() - 1);
     }
-    return d.length() <= DETAIL_LIMIT ? d : d.substring(0, DETAIL_LIMIT) + "… [truncated]";
+    return d.length() <= DETAIL_LIMIT ? d : dev.colony.text.SafeText.cut(d, DETAIL_LIMIT) + "… [truncated]";
   }
 
   /** A post shortened to one line for the Web UI's activity summary. */
@@ -242,6 +242,6 @@ public final class OperatorMessages {
       return "";
     }
     String line = text.replace("**", "").strip().replaceAll("\\s*\\R\\s*", " ");
-    return line.length() <= 80 ? line : line.substring(0, 79) + "…";
+    return line.length() <= 80 ? line : dev.colony.text.SafeText.cut(line, 79) + "…";
   }
 }

@@ -610,4 +610,83 @@ class AntWorkflowTest {
       ant.stop();
     }
   }
+
+  /** True when {@code text} encodes to UTF-8 as a prompt file is written: strictly, no replacement. */
+  private static boolean encodable(String text) {
+    try {
+      java.nio.charset.StandardCharsets.UTF_8.newEncoder().encode(java.nio.CharBuffer.wrap(text));
+      return true;
+    } catch (java.nio.charset.CharacterCodingException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Half an emoji (a lone surrogate) sent through the documented signal API, as
+   * {@code temporal workflow signal --name message --input '"\ud83d"'} sends it, beside a healthy
+   * message: neither poisons the queue. The text is cleaned where it enters the workflow, every
+   * session starts, and both instructions reach the agent.
+   */
+  @Test
+  void aLoneSurrogateFromTheSignalApiPoisonsNoSessionAndNoHealthyMessageIsDropped() {
+    // Sessions that write their prompt file as the command engine does: strict UTF-8.
+    sessions.fallback = () -> {
+      var r = sessions.requests.get(sessions.requests.size() - 1);
+      return r.messages().stream().allMatch(AntWorkflowTest::encodable) ? SessionResult.of(Outcome.SUCCESS, "done")
+          : SessionResult.of(Outcome.TRANSIENT, "cannot write the prompt file: Input length = 1");
+    };
+    AntSpec spec = Fakes.withSchedule(Fakes.spec("poisoned"), null,
+        List.of(new TriggerSpec(TriggerSpec.Type.DISCORD_COMMAND, null)));
+    AntWorkflow ant = start(spec);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING);
+    var json = io.temporal.api.common.v1.Payload.newBuilder()
+        .putMetadata("encoding", com.google.protobuf.ByteString.copyFromUtf8("json/plain"))
+        .setData(com.google.protobuf.ByteString.copyFromUtf8("\"look at this \\ud83d\"")).build();
+    client.newUntypedWorkflowStub(spec.workflowId()).signal("message", new io.temporal.common.converter.RawValue(json));
+    ant.message(Mail.of("run the tests"));
+    advance(Duration.ofMinutes(10));
+    eventually(() -> sessions.deliveredMessages().stream().flatMap(List::stream).anyMatch(m -> m.equals("run the tests"))
+        && ant.status().queueDepth() == 0 && ant.status().state() == Lifecycle.WAITING);
+    List<String> delivered = sessions.deliveredMessages().stream().flatMap(List::stream).toList();
+    AntStats stats = ant.stats();
+    assertNull(stats.sessionsByOutcome().get("transient"), "no session failed: " + stats.sessionsByOutcome()
+        + ", sessions were given " + escaped(sessions.deliveredMessages()) + ", chat said " + escaped(chat.texts()));
+    assertTrue(delivered.contains("look at this \ufffd"), "the cleaned message reached the agent: " + escaped(delivered));
+  }
+
+  /** Non-ASCII as \\uXXXX, so a failure message with half an emoji survives the report. */
+  private static String escaped(Object o) {
+    StringBuilder sb = new StringBuilder();
+    for (char c : String.valueOf(o).toCharArray()) {
+      sb.append(c < 128 ? String.valueOf(c) : String.format("\\u%04x", (int) c));
+    }
+    return sb.toString();
+  }
+
+  /** A batch that keeps failing is split: the instruction the agent cannot take is dropped alone, the others run. */
+  @Test
+  void aBadInstructionIsDroppedAloneAndTheHealthyOnesQueuedWithItRun() {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    sessions.thenBlockUntil(release, "first");
+    sessions.fallback = () -> {
+      var r = sessions.requests.get(sessions.requests.size() - 1);
+      return r.messages().contains("poison") ? SessionResult.of(Outcome.TRANSIENT, "E2BIG")
+          : SessionResult.of(Outcome.SUCCESS, "done");
+    };
+    AntWorkflow ant = start(ant("sorter"));
+    eventually(() -> sessions.requests.size() == 1);
+    ant.message(Mail.of("poison"));
+    ant.message(Mail.of("healthy"));
+    eventually(() -> ant.status().queueDepth() == 2);
+    release.countDown();
+    advance(Duration.ofMinutes(30));
+    eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("📭 **sorter** dropped 1 queued message")));
+    eventually(() -> sessions.deliveredMessages().contains(List.of("healthy")));
+    // the first session, and the healthy instruction's own
+    eventually(() -> Integer.valueOf(2).equals(ant.stats().sessionsByOutcome().get("success")));
+    assertTrue(chat.texts().stream().noneMatch(t -> t.contains("dropped 2")), chat.texts().toString());
+    assertTrue(chat.texts().stream().anyMatch(t -> t.startsWith("📭 **sorter** dropped 1 queued message after 3 failed "
+        + "sessions in a row carried it: \"poison\"")), chat.texts().toString());
+    eventually(() -> ant.status().queueDepth() == 0);
+  }
 }
