@@ -83,9 +83,18 @@ public final class OversightActivitiesImpl implements OversightActivities {
     Map<String, String> env = environment.apply(Path.of(request.colonyDir() == null ? "." : request.colonyDir()));
     secrets.registerSecretLookingNames(env);
     String user = prompt(request);
-    String answer = SupervisorSpec.GEMINI.equals(spec.provider()) ? gemini(spec, env, user) : claude(spec, env, user);
-    return parse(answer);
+    Answer answer = SupervisorSpec.GEMINI.equals(spec.provider()) ? gemini(spec, env, user) : claude(spec, env, user);
+    try {
+      return parse(answer.text()).costing(answer.costUsd());
+    } catch (ApplicationFailure noVerdict) {
+      // The call was paid for all the same: its cost travels in the failure, for the ant's spend.
+      throw ApplicationFailure.newNonRetryableFailure(noVerdict.getOriginalMessage(), noVerdict.getType(),
+          answer.costUsd());
+    }
   }
+
+  /** The model's text and what the call cost ({@link SupervisorPrices}). */
+  record Answer(String text, double costUsd) {}
 
   /** The evaluation's user message: the task, the window, and where the ladder stands. */
   static String prompt(EvaluationRequest r) {
@@ -134,7 +143,7 @@ public final class OversightActivitiesImpl implements OversightActivities {
   /** One client per endpoint and credential, kept for the worker's life (its connection pool is reused). */
   private static final Map<String, AnthropicClient> CLIENTS = new java.util.concurrent.ConcurrentHashMap<>();
 
-  private static String claude(SupervisorSpec spec, Map<String, String> env, String user) {
+  private static Answer claude(SupervisorSpec spec, Map<String, String> env, String user) {
     String key = env.get("ANTHROPIC_API_KEY");
     String token = env.get("ANTHROPIC_AUTH_TOKEN"); // a gateway's or proxy's bearer token
     if ((key == null || key.isBlank()) && (token == null || token.isBlank())) {
@@ -168,8 +177,9 @@ public final class OversightActivitiesImpl implements OversightActivities {
     }
     try {
       Message m = client.messages().create(params.build());
-      return m.content().stream().flatMap(b -> b.text().stream()).map(TextBlock::text)
+      String text = m.content().stream().flatMap(b -> b.text().stream()).map(TextBlock::text)
           .collect(Collectors.joining("\n"));
+      return new Answer(text, claudeCost(spec.model(), m));
     } catch (AnthropicServiceException e) {
       throw byStatus(e.statusCode(), "Anthropic API", e.getMessage());
     } catch (AnthropicIoException e) {
@@ -177,7 +187,7 @@ public final class OversightActivitiesImpl implements OversightActivities {
     }
   }
 
-  private static String gemini(SupervisorSpec spec, Map<String, String> env, String user) {
+  private static Answer gemini(SupervisorSpec spec, Map<String, String> env, String user) {
     String key = firstNonBlank(env.get("GEMINI_API_KEY"), env.get("GOOGLE_API_KEY"));
     if (key == null) {
       throw refused("GEMINI_API_KEY is not set on this worker (environment or the colony's .env)");
@@ -197,12 +207,30 @@ public final class OversightActivitiesImpl implements OversightActivities {
     }
     try (Client client = Client.builder().apiKey(key).httpOptions(http.build()).build()) {
       GenerateContentResponse r = client.models.generateContent(spec.model(), user, config.build());
-      return r.text();
+      return new Answer(r.text(), geminiCost(spec.model(), r));
     } catch (ApiException e) {
       throw byStatus(e.code(), "Gemini API", e.getMessage());
     } catch (GenAiIOException e) {
       throw ApplicationFailure.newFailure("cannot reach the Gemini API: " + e.getMessage(), RETRYABLE);
     }
+  }
+
+  /** Input (cache writes at 1.25 times, reads at a tenth of the input price) and output tokens at list price. */
+  private static double claudeCost(String model, Message m) {
+    try {
+      var u = m.usage();
+      double input = u.inputTokens() + 1.25 * u.cacheCreationInputTokens().orElse(0L)
+          + 0.1 * u.cacheReadInputTokens().orElse(0L);
+      return SupervisorPrices.costUsd(model, Math.round(input), u.outputTokens());
+    } catch (RuntimeException noUsage) {
+      return 0; // a gateway that reports no usage: nothing to count
+    }
+  }
+
+  /** Prompt tokens, and the answer's plus the thinking's (billed as output), at list price. */
+  private static double geminiCost(String model, GenerateContentResponse r) {
+    return r.usageMetadata().map(u -> SupervisorPrices.costUsd(model, u.promptTokenCount().orElse(0),
+        u.candidatesTokenCount().orElse(0) + (long) u.thoughtsTokenCount().orElse(0))).orElse(0.0);
   }
 
   /** Bad key, no access, bad request: retrying cannot help. A rate limit or an outage may pass. */

@@ -15,8 +15,10 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The evaluation activity with the real Anthropic and Gen AI SDKs against a loopback fake of each API. */
+@Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
 class OversightActivitiesImplTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   static final String KEY = "sk-ant-test-0123456789abcdef";
@@ -56,6 +58,8 @@ class OversightActivitiesImplTest {
     assertEquals(Pattern.SPIRALING, v.pattern());
     assertEquals("You ran mvn test three times; read the first compiler error.", v.whisper());
     assertEquals("same command 3 times", v.reason());
+    // The fake's usage, 321 tokens in and 45 out, at Sonnet's list price ($3 and $15 a million).
+    assertEquals((321 * 3.0 + 45 * 15.0) / 1e6, v.costUsd(), 1e-12, "the call's cost");
 
     assertEquals(1, api.requests.size());
     FakeLlmServer.Request r = api.requests.get(0);
@@ -90,6 +94,8 @@ class OversightActivitiesImplTest {
     Verdict v = evaluate(new SupervisorSpec(null, "gemini-2.5-flash", "low", 20, 5, 3, 600));
     assertEquals(Pattern.DRIFT, v.pattern());
     assertEquals("Back to the build.", v.whisper());
+    // 100 prompt and 10 answer tokens at Gemini 2.5 Flash's list price ($0.30 and $2.50 a million).
+    assertEquals((100 * 0.30 + 10 * 2.50) / 1e6, v.costUsd(), 1e-12, "the call's cost");
     FakeLlmServer.Request r = api.requests.get(0);
     assertTrue(r.path().endsWith("/models/gemini-2.5-flash:generateContent"), r.path());
     assertEquals("gemini-test-key-0123456789", r.apiKey());
@@ -119,6 +125,8 @@ class OversightActivitiesImplTest {
     ApplicationFailure f = assertThrows(ApplicationFailure.class, () -> evaluate(SupervisorSpec.DEFAULTS));
     assertTrue(f.isNonRetryable());
     assertTrue(f.getOriginalMessage().contains("without a verdict"), f.getOriginalMessage());
+    assertEquals((321 * 3.0 + 45 * 15.0) / 1e6, f.getDetails().get(Double.class), 1e-12,
+        "an answer that is no verdict was paid for all the same: its cost travels in the failure");
 
     api.reply(200, FakeLlmServer.claude("{\"verdict\": \"PANIC\"}"));
     f = assertThrows(ApplicationFailure.class, () -> evaluate(SupervisorSpec.DEFAULTS));
@@ -138,5 +146,17 @@ class OversightActivitiesImplTest {
     Verdict v = evaluate(SupervisorSpec.DEFAULTS);
     assertEquals(Pattern.SHALLOW, v.pattern());
     assertTrue(v.whisper().length() <= 1001 && v.reason().length() <= 301, "whisper and reason are bounded");
+  }
+
+  @Test
+  void listPricesByModelFamilyWithUnknownModelsPricedAsTheFamilysMiddleTier() {
+    assertEquals(3.0 + 15.0, SupervisorPrices.costUsd("claude-sonnet-4-6", 1_000_000, 1_000_000), 1e-9);
+    assertEquals(1.0 + 5.0, SupervisorPrices.costUsd("claude-haiku-4-5", 1_000_000, 1_000_000), 1e-9);
+    assertEquals(5.0 + 25.0, SupervisorPrices.costUsd("claude-opus-4-5", 1_000_000, 1_000_000), 1e-9);
+    assertEquals(15.0 + 75.0, SupervisorPrices.costUsd("claude-opus-4-1", 1_000_000, 1_000_000), 1e-9);
+    assertEquals(1.25 + 10.0, SupervisorPrices.costUsd("gemini-2.5-pro", 1_000_000, 1_000_000), 1e-9);
+    assertEquals(3.0 + 15.0, SupervisorPrices.costUsd("claude-something-new", 1_000_000, 1_000_000), 1e-9);
+    assertEquals(1.25 + 10.0, SupervisorPrices.costUsd("gemini-9-ultra", 1_000_000, 1_000_000), 1e-9);
+    assertEquals(0, SupervisorPrices.costUsd("claude-sonnet-4-6", -5, 0), 1e-12);
   }
 }

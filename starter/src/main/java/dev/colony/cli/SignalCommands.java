@@ -214,10 +214,21 @@ final class SignalCommands {
       }
       String key = id != null ? id : java.util.UUID.randomUUID().toString();
       dev.colony.mailbox.Mail mail = new dev.colony.mailbox.Mail(text, urgent, null, key);
-      return send(a -> a.message(mail), (urgent ? "urgent message sent" : "message queued")
-          + (text.length() <= max ? ""
-              : String.format(", cut to its first %,d of %,d characters (send the rest separately)", max,
-                  text.length())));
+      return send(a -> a.message(mail), (urgent ? "urgent message sent" : "message queued") + cutNote(text, max));
+    }
+
+    /**
+     * What the ant keeps of a message over {@code max}, in characters a human counts: the ant cuts
+     * at {@code max} UTF-16 units but never through an emoji ({@code SafeText.cut}, as the workflow
+     * does), so one across the boundary is left out whole. Empty within the limit.
+     */
+    static String cutNote(String text, int max) {
+      if (text.length() <= max) {
+        return "";
+      }
+      String kept = dev.colony.text.SafeText.cut(text, max);
+      return String.format(", cut to its first %,d of %,d characters (send the rest separately)",
+          kept.codePointCount(0, kept.length()), text.codePointCount(0, text.length()));
     }
 
     /** An ant writes to another ant of its colony. */

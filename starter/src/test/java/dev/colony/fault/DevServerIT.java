@@ -173,6 +173,24 @@ class DevServerIT {
             return false;
           }
         }));
+    // Half an emoji (a lone surrogate) through the same documented door poisons nothing: it arrives
+    // cleaned (U+FFFD), every session still starts, and the message sent after it runs too.
+    Run half = temporal("workflow", "signal", "--workflow-id", "ant/fault/delta", "--name", "message",
+        "--input", "\"half an emoji \\ud83d\"");
+    assertEquals(0, half.code(), half.out());
+    Run after = temporal("workflow", "signal", "--workflow-id", "ant/fault/delta", "--name", "message",
+        "--input", "\"after the half emoji\"");
+    assertEquals(0, after.code(), after.out());
+    eventually(LONG, () -> {
+      String prompts = cluster.starts("delta").stream().map(s -> {
+        try {
+          return cluster.prompt("delta", s.session());
+        } catch (java.io.IOException e) {
+          return "";
+        }
+      }).reduce("", String::concat);
+      return prompts.contains("half an emoji \uFFFD") && prompts.contains("after the half emoji");
+    });
     eventually(LONG, () -> {
       try {
         String running = temporal("workflow", "list", "--query", "ColonyName = 'fault' AND AntPaused = false").out();

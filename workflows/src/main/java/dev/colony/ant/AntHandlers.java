@@ -14,6 +14,7 @@ import dev.colony.spec.TriggerSpec;
 import dev.colony.supervision.AntFailure;
 import dev.colony.supervision.Restart;
 import dev.colony.supervisor.OperatorMessages;
+import dev.colony.text.SafeText;
 import dev.colony.trigger.IssueEvent;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
@@ -74,18 +75,19 @@ final class AntHandlers {
     if (mail == null || mail.text() == null) {
       return;
     }
-    String text = Texts.withoutControlCharacters(mail.text());
+    // Every text is cleaned where it enters: half an emoji would fail every prompt file it is in.
+    String text = Texts.clean(mail.text());
     if (text.isBlank() || ant.mailbox.seenBefore(mail.id())) {
       return;
     }
-    String from = mail.from() == null ? null : Texts.withoutControlCharacters(mail.from()).strip();
+    String from = mail.from() == null ? null : Texts.clean(mail.from()).strip();
     if (from != null && !from.isEmpty()) {
       // Another ant wrote it: the agent is told who, so it can answer with `colony send`.
-      text = "[message from ant " + (from.length() <= MAX_SENDER_CHARS ? from : from.substring(0, MAX_SENDER_CHARS))
+      text = "[message from ant " + SafeText.cut(from, MAX_SENDER_CHARS)
           + "] " + text;
     }
     String bounded = text.length() <= MAX_MESSAGE_CHARS ? text
-        : text.substring(0, MAX_MESSAGE_CHARS) + "\n[message truncated at " + MAX_MESSAGE_CHARS + " characters]";
+        : SafeText.cut(text, MAX_MESSAGE_CHARS) + "\n[message truncated at " + MAX_MESSAGE_CHARS + " characters]";
     ant.mailbox.add(bounded, mail.urgent());
     ant.wakeEarly = true;
     ant.unpark();
@@ -175,7 +177,9 @@ final class AntHandlers {
   }
 
   /** A dangerous tool call waits here for a human's decision, or its timeout (a refusal). */
-  ConfirmationDecision confirm(ConfirmationRequest request) {
+  ConfirmationDecision confirm(ConfirmationRequest asked) {
+    ConfirmationRequest request = new ConfirmationRequest(asked.session(), Texts.clean(asked.key()),
+        Texts.clean(asked.tool()), Texts.clean(asked.summary()), Texts.clean(asked.reason()));
     long timeout = ant.spec.confirmationTimeoutSeconds();
     ConfirmationBook.Entry c = ant.confirmations.find(request);
     if (c == null) {
@@ -208,8 +212,8 @@ final class AntHandlers {
       outbox.say(OperatorMessages.nothingToDecide(ant.spec.name(), d.id()));
       return;
     }
-    String by = d.by() == null || d.by().isBlank() ? "an operator" : d.by();
-    target.decide(new ConfirmationDecision(target.id(), d.approve(), by, d.note()));
+    String by = d.by() == null || d.by().isBlank() ? "an operator" : Texts.clean(d.by());
+    target.decide(new ConfirmationDecision(target.id(), d.approve(), by, Texts.clean(d.note())));
     outbox.say(OperatorMessages.decided(ant.spec.name(), target.id(), d.approve(), by));
   }
 }

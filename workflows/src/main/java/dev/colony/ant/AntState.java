@@ -32,6 +32,8 @@ final class AntState {
   static final String BUDGET_REASON = Outcome.BUDGET.configName();
   /** The pause reason of an ant its LLM supervisor escalated to humans. */
   static final String ESCALATION_REASON = "escalation";
+  /** The change that denies a session's open confirmations when it ends (see {@link #denyOpenConfirmations}). */
+  static final String CONFIRMATIONS_END_WITH_SESSION = "confirmations-end-with-session";
 
   AntSpec spec;
   /** A new spec from {@code configure}, applied between sessions. */
@@ -57,6 +59,11 @@ final class AntState {
   long inputTokens;
   long outputTokens;
   int deliveryFailures;
+  /**
+   * How many queued instructions go to sessions one at a time: a batch failed sessions carried
+   * too often is split, so only the instruction the agent cannot take is dropped, never the others.
+   */
+  int deliverAlone;
   /** Spend per budget window. */
   final BudgetBook budget;
   /** Set while paused by a colony budget cap: when the cap's window rolls over. */
@@ -71,6 +78,8 @@ final class AntState {
   final OversightBook oversight;
   /** The host holding the workspace; null until the ant claims one, "" for a worker without a host name. */
   String host;
+  /** What the {@link Notifier} pushed for each need still open, by need id. */
+  final TreeMap<String, NoticeState> notices = new TreeMap<>();
 
   // This run only.
   /** Seed 001's state, with the error counters (consecutive; total, reset only by un-parking). */
@@ -134,6 +143,8 @@ final class AntState {
     oversight = new OversightBook(m.oversight());
     host = m.host();
     pausedSinceMillis = m.pausedSinceMillis();
+    m.notices().forEach(n -> notices.put(n.need(), n));
+    deliverAlone = m.deliverAlone();
   }
 
   /** Where a run that continued as new picks up: its wait, its pause, or about to prepare. */
@@ -156,7 +167,33 @@ final class AntState {
         startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
         deliveryFailures, List.copyOf(handledIssues), pendingIssues, phase.totalErrors(), mailbox.urgentQueue(),
         mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation, oversight.memory(), host,
-        pausedSinceMillis);
+        pausedSinceMillis, List.copyOf(notices.values()), deliverAlone);
+  }
+
+  /**
+   * Sessions up to {@code session} ended: each of their confirmations still open is denied now,
+   * "the session ended", so the {@code confirm} update waiting for it returns at once instead of
+   * at its confirmation_timeout (stop and continue-as-new wait for every handler). Runs recorded
+   * before the change (no marker) let them wait, as they did. Returns the requests it denied.
+   */
+  List<Integer> denyOpenConfirmations(int session) {
+    if (confirmations.waiting() == 0
+        || Workflow.getVersion(CONFIRMATIONS_END_WITH_SESSION, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+      return List.of();
+    }
+    return confirmations.denyOpenUpTo(session);
+  }
+
+  /**
+   * Money spent for the ant: a session's cost as its engine reported it, or an LLM supervisor's
+   * model call. It counts in the ant's cost and in its budget windows alike.
+   */
+  void addCost(double usd) {
+    if (usd > 0 && Double.isFinite(usd)) {
+      costUsd += usd;
+      costReported = true;
+      budget.add(usd, Workflow.currentTimeMillis(), spec.supervision().budgetZone());
+    }
   }
 
   /** Applies one lifecycle event and returns the side effect the workflow carries out. */

@@ -10,6 +10,8 @@ import java.util.Map;
  * @param spentThisMonthUsd spend in the current budget month
  * @param dailyBudgetUsd the daily cap, null when none
  * @param monthlyBudgetUsd the monthly cap, null when none
+ * @param supervisorCostUsd what the LLM supervisor's model calls cost, estimated from their token
+ *     usage; already part of {@code costUsd} and of the budget's spend
  */
 public record AntStats(
     String ant,
@@ -25,9 +27,10 @@ public record AntStats(
     double spentTodayUsd,
     double spentThisMonthUsd,
     Double dailyBudgetUsd,
-    Double monthlyBudgetUsd) {
+    Double monthlyBudgetUsd,
+    double supervisorCostUsd) {
 
   public AntStats {
-    sessionsByOutcome = sessionsByOutcome == null ? Map.of() : Map.copyOf(sessionsByOutcome);
+    sessionsByOutcome = dev.colony.determinism.SortedCopies.of(sessionsByOutcome);
   }
 }

@@ -30,7 +30,8 @@ final class AntViews {
     var spend = s.budget.rolled(Workflow.currentTimeMillis(), spec.supervision().budgetZone());
     return new AntStats(spec.name(), s.startedAtMillis, uptime, s.sessionCount, s.sessionsByOutcome,
         s.turns, s.costUsd, s.costReported, s.inputTokens, s.outputTokens, spend.dayUsd(), spend.monthUsd(),
-        spec.supervision().dailyBudgetUsd(), spec.supervision().monthlyBudgetUsd());
+        spec.supervision().dailyBudgetUsd(), spec.supervision().monthlyBudgetUsd(),
+        s.oversight.costUsd());
   }
 
   static AntVisibility visibility(AntState s) {

@@ -95,9 +95,36 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
     ant.fire(new LifecycleEvent.OperatorStop());
     ant.wakeAtMillis = null;
+    // No session runs any more: a request left open (its session was stopped, or its host lost)
+    // is denied now, or its handler would hold the stop until its confirmation_timeout.
+    for (int id : ant.denyOpenConfirmations(Integer.MAX_VALUE)) {
+      outbox.say(OperatorMessages.confirmationEnded(ant.spec.name(), id));
+    }
     outbox.say(OperatorMessages.stopped(ant.spec.name()));
-    Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished() && visibility.upToDate()
-        && reports.allAnswered());
+    if (oneDrainRule()) {
+      Workflow.await(this::nothingInFlight);
+    } else {
+      Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished() && visibility.upToDate()
+          && reports.allAnswered());
+    }
+  }
+
+  /**
+   * The one rule for ending a run, by stop or by continue-as-new: nothing it started is still
+   * under way. Chat posts sent, every signal and update handler finished (a confirmation's too),
+   * visibility written, the colony supervisor told, no LLM evaluation and no notice in flight
+   * (their results would be lost with the run).
+   */
+  private boolean nothingInFlight() {
+    return outbox.isEmpty() && Workflow.isEveryHandlerFinished() && visibility.upToDate() && !supervision.busy()
+        && reports.allAnswered() && notifier.idle();
+  }
+
+  /** The change that made stop and continue-as-new drain on one rule (runs before it keep their own). */
+  static final String ONE_DRAIN_RULE = "one-drain-rule";
+
+  private static boolean oneDrainRule() {
+    return Workflow.getVersion(ONE_DRAIN_RULE, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
   }
 
   private void applyPendingSpec() {
@@ -114,8 +141,12 @@ public class AntWorkflowImpl implements AntWorkflow {
   private void continueAsNew() {
     // Handlers may still be posting; wait so nothing they queued is lost with this run. An
     // evaluation in flight finishes first, so its verdict is not lost either.
-    Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished() && !supervision.busy()
-        && reports.allAnswered() && notifier.idle());
+    if (oneDrainRule()) {
+      Workflow.await(this::nothingInFlight);
+    } else {
+      Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished() && !supervision.busy()
+          && reports.allAnswered() && notifier.idle());
+    }
     applyPendingSpec();
     Upgrade.continueAsNew(new AntRun(ant.spec, ant.memory()));
   }

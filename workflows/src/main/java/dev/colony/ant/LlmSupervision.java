@@ -14,6 +14,7 @@ import dev.colony.supervisor.OperatorMessages;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
@@ -118,8 +119,11 @@ final class LlmSupervision {
         var request = ant.oversight.beginEvaluation(ant.spec.name(), ant.spec.colonyDir(), s, task());
         try {
           verdict = evaluator(s).evaluate(request);
+          ant.addCost(verdict == null ? 0 : verdict.costUsd());
         } catch (ActivityFailure f) {
-          ant.oversight.skipped(trim(Texts.failureText(f)));
+          double cost = costOf(f);
+          ant.addCost(cost);
+          ant.oversight.skipped(trim(Texts.failureText(f)), cost);
           log.info("{}: supervisor evaluation skipped: {}", ant.spec.name(), Texts.rootMessage(f));
           continue;
         }
@@ -129,6 +133,23 @@ final class LlmSupervision {
         escalate(verdict);
       }
     }
+  }
+
+  /**
+   * What a failed evaluation's model call cost all the same: a model that answered without a
+   * verdict was paid for; the activity puts the cost in its failure's details
+   * ({@link Verdict#costUsd}'s meaning). 0 when there was no answer.
+   */
+  private static double costOf(ActivityFailure f) {
+    if (f.getCause() instanceof ApplicationFailure a && a.getDetails() != null) {
+      try {
+        Double usd = a.getDetails().get(Double.class);
+        return usd == null ? 0 : usd;
+      } catch (RuntimeException notACost) {
+        return 0;
+      }
+    }
+    return 0;
   }
 
   private static OversightActivities evaluator(SupervisorSpec s) {

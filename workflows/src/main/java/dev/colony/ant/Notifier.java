@@ -11,9 +11,9 @@ import io.temporal.workflow.Async;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 
 /**
@@ -34,7 +34,7 @@ final class Notifier {
 
   private final AntState ant;
   /** Needs with a thread following them. */
-  private final Set<String> followed = new HashSet<>();
+  private final Set<String> followed = new TreeSet<>();
   private boolean started;
   private int inFlight;
 
@@ -143,18 +143,23 @@ final class Notifier {
     return openIds().contains(need.id());
   }
 
-  /** One need: the notice, reminders while nobody answers, and the held-back notice when quiet hours end. */
+  /**
+   * One need: the notice, reminders while nobody answers, and the held-back notice when quiet
+   * hours end. Where it stands is kept in the ant's state ({@link NoticeState}), so a run that
+   * continued as new picks the need up where the last one left it instead of pushing it again.
+   */
   private void follow(Need need) {
     NotifySpec spec = ant.spec.notices();
     long remindAfter = spec.remindAfterSeconds() * 1000;
-    int round = 0;
-    int reminders = 0;
-    long askedAt = Workflow.currentTimeMillis();
-    NotifyResult r = send(need, round, askedAt, 0);
-    long remindAt = askedAt + remindAfter;
+    NoticeState s = ant.notices.get(need.id());
+    if (s == null) {
+      long askedAt = Workflow.currentTimeMillis();
+      NotifyResult r = send(need, 0, askedAt, 0);
+      s = remember(new NoticeState(need.id(), 0, 0, askedAt, askedAt + remindAfter, heldUntil(r)));
+    }
     while (true) {
-      long due = remindAfter > 0 && reminders < spec.reminders() ? remindAt : Long.MAX_VALUE;
-      long held = r == null ? 0 : r.heldUntilMillis();
+      long due = remindAfter > 0 && s.reminders() < spec.reminders() ? s.remindAtMillis() : Long.MAX_VALUE;
+      long held = s.heldUntilMillis();
       boolean heldFirst = held > 0 && held < due;
       long next = heldFirst ? held : due;
       if (next == Long.MAX_VALUE) {
@@ -167,17 +172,27 @@ final class Notifier {
       }
       long now = Workflow.currentTimeMillis();
       if (heldFirst) {
-        r = send(need, round, now, askedAt);
+        NotifyResult r = send(need, s.round(), now, s.askedAtMillis());
+        s = remember(new NoticeState(need.id(), s.round(), s.reminders(), s.askedAtMillis(), s.remindAtMillis(),
+            heldUntil(r)));
       } else {
-        round++;
-        reminders++;
-        askedAt = now;
-        remindAt = now + remindAfter;
-        r = send(need, round, now, 0);
+        NotifyResult r = send(need, s.round() + 1, now, 0);
+        s = remember(new NoticeState(need.id(), s.round() + 1, s.reminders() + 1, now, now + remindAfter,
+            heldUntil(r)));
       }
     }
     Workflow.await(() -> !stillOpen(need));
+    ant.notices.remove(need.id());
     followed.remove(need.id());
+  }
+
+  private NoticeState remember(NoticeState s) {
+    ant.notices.put(s.need(), s);
+    return s;
+  }
+
+  private static long heldUntil(NotifyResult r) {
+    return r == null ? 0 : r.heldUntilMillis();
   }
 
   private NotifyResult send(Need need, int round, long at, long previousAt) {
@@ -201,6 +216,6 @@ final class Notifier {
 
   private static String clip(String s) {
     String one = s.replace('\n', ' ');
-    return one.length() <= MAX_TEXT ? one : one.substring(0, MAX_TEXT - 1) + "…";
+    return one.length() <= MAX_TEXT ? one : dev.colony.text.SafeText.cut(one, MAX_TEXT - 1) + "…";
   }
 }

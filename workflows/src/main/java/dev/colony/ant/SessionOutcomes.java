@@ -23,6 +23,8 @@ final class SessionOutcomes {
   private static final Logger log = Workflow.getLogger(SessionOutcomes.class);
   /** Instructions that this many failed sessions in a row carried are dropped with a notice. */
   static final int MAX_DELIVERY_FAILURES = 3;
+  /** The change that splits a failing batch instead of dropping it whole (runs before it drop the batch). */
+  static final String ONE_AT_A_TIME = "failing-batch-one-at-a-time";
   private final AntState ant;
   private final Outbox outbox;
   private final ColonyReports reports;
@@ -44,6 +46,9 @@ final class SessionOutcomes {
     switch (ant.phase.state()) {
       case SESSION_COMPLETE -> {
         ant.deliveryFailures = 0;
+        if (ant.deliverAlone > 0 && !delivered.isEmpty()) {
+          ant.deliverAlone--; // this one was fine
+        }
         if (outcome.action() == Outcome.Action.CONTINUE) {
           outbox.say(OperatorMessages.succeeded(name, ant.sessionCount, r.detail()));
           // Instructions still queued (sent during the session, or beyond one batch) run at once,
@@ -124,13 +129,25 @@ final class SessionOutcomes {
   /**
    * A failed session hands its instructions back to the queue, unless failed sessions carried
    * them MAX_DELIVERY_FAILURES times in a row: then they are dropped with a notice, so a message
-   * the agent cannot take never keeps the ant backing off for ever.
+   * the agent cannot take never keeps the ant backing off for ever. Only a lone instruction is
+   * dropped: a batch of several goes back to be given one per session, so the one the agent cannot
+   * take is found and dropped alone, and the healthy ones run.
    */
   private void requeueAfterFailure(List<String> delivered, boolean counts) {
     if (delivered.isEmpty()) {
       return;
     }
-    if (counts && ++ant.deliveryFailures >= MAX_DELIVERY_FAILURES) {
+    if (counts && ++ant.deliveryFailures >= MAX_DELIVERY_FAILURES && delivered.size() > 1
+        && Workflow.getVersion(ONE_AT_A_TIME, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+      ant.deliveryFailures = 0;
+      ant.deliverAlone = Math.max(ant.deliverAlone, delivered.size());
+      ant.mailbox.giveBack(delivered);
+      return;
+    }
+    if (counts && ant.deliveryFailures >= MAX_DELIVERY_FAILURES) {
+      if (ant.deliverAlone > 0) {
+        ant.deliverAlone--; // the one the agent cannot take
+      }
       outbox.say(OperatorMessages.undeliverable(ant.spec.name(), delivered.size(), ant.deliveryFailures,
           delivered.get(0)));
       ant.deliveryFailures = 0;
@@ -163,11 +180,7 @@ final class SessionOutcomes {
     ant.lastDetail = trim(r.detail());
     ant.sessionsByOutcome.merge(ant.lastOutcome, 1, Integer::sum);
     ant.turns += r.turns();
-    if (r.costUsd() > 0) {
-      ant.costUsd += r.costUsd();
-      ant.costReported = true;
-      ant.budget.add(r.costUsd(), Workflow.currentTimeMillis(), ant.spec.supervision().budgetZone());
-    }
+    ant.addCost(r.costUsd());
     ant.inputTokens += r.inputTokens();
     ant.outputTokens += r.outputTokens();
   }

@@ -57,7 +57,8 @@ final class SessionRunner {
     hosts.ensureClaimed();
     ant.fire(new LifecycleEvent.WorktreeReady());
     Mailbox mailbox = ant.mailbox;
-    List<String> delivered = mailbox.takeBatch(MAX_BATCH_CHARS);
+    List<String> delivered = ant.deliverAlone > 0 ? mailbox.takeBatch(MAX_BATCH_CHARS, 1)
+        : mailbox.takeBatch(MAX_BATCH_CHARS);
     int number = ant.sessionCount + 1;
     IssueEvent issue = takeIssue();
     ant.currentMessages = delivered;
@@ -130,6 +131,9 @@ final class SessionRunner {
     }
     hosts.reached();
     ant.sessionCount = number;
+    for (int id : ant.denyOpenConfirmations(number)) {
+      outbox.say(OperatorMessages.confirmationEnded(ant.spec.name(), id));
+    }
     ant.confirmations.forgetSessionsUpTo(number);
     if (ant.phase.state() == Lifecycle.INTERRUPTING) {
       outcomes.interrupted(result, delivered, number, aborted);

@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import dev.colony.text.SafeText;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.TimeoutFailure;
 import java.util.Locale;
@@ -10,30 +11,26 @@ final class Texts {
 
   /** At most {@code max} characters, an ellipsis marking a cut. */
   static String bounded(String text, int max) {
-    return text.length() <= max ? text : text.substring(0, max - 1) + "…";
+    return text.length() <= max ? text : SafeText.cut(text, max - 1) + "…";
   }
 
   static String clip(String text, int max) {
     if (text == null) {
       return "";
     }
-    return text.length() <= max ? text : text.substring(0, max) + "…";
+    return text.length() <= max ? text : SafeText.cut(text, max) + "…";
   }
 
   static boolean longer(String s, int max) {
     return s != null && s.length() > max;
   }
 
-  /** Keeps text, line breaks and tabs; drops NULs and the other C0/C1 controls (terminal escapes). */
-  static String withoutControlCharacters(String text) {
-    StringBuilder sb = new StringBuilder(text.length());
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (!Character.isISOControl(c) || c == '\n' || c == '\t') {
-        sb.append(c);
-      }
-    }
-    return sb.toString();
+  /**
+   * Text as it may enter the ant, from any door: controls dropped (line breaks and tabs kept), a
+   * lone surrogate replaced by U+FFFD ({@link SafeText#clean}). Null stays null.
+   */
+  static String clean(String text) {
+    return SafeText.clean(text);
   }
 
   /** What went wrong, in words: an application failure's own message, a timeout named as one. */

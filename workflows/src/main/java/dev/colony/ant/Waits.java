@@ -29,6 +29,12 @@ final class Waits {
    * the ant's memory, and the new run goes on with it.
    */
   boolean readyToRun() {
+    if (ant.paused() && ant.wakeAtMillis != null && pauseWinsOverWaits()) {
+      // A pause wins over any wait: one asked for during a session that then failed (or hit a
+      // rate limit) must not hide behind the backoff, nor end with it. Resume starts at once, as
+      // it does from a backoff; missed cron ticks are caught up as after any pause.
+      ant.clearWait();
+    }
     if (ant.wakeAtMillis != null) {
       timedWait();
       return false;
@@ -53,6 +59,13 @@ final class Waits {
       return false;
     }
     return !ant.stopRequested;
+  }
+
+  /** The change that lets a pause end the wait it finds (runs recorded before it waited the wait out first). */
+  static final String PAUSE_WINS = "pause-wins-over-waits";
+
+  private static boolean pauseWinsOverWaits() {
+    return Workflow.getVersion(PAUSE_WINS, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
   }
 
   /** Until the wait's time, or a signal that ends it early. */

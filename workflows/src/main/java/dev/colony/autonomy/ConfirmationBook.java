@@ -96,6 +96,26 @@ public final class ConfirmationBook {
     return n;
   }
 
+  /** Who denies a request whose session ended (an engine shows "denied by colony (the session ended)"). */
+  public static final String ENDED_BY = "colony";
+  public static final String SESSION_ENDED = "the session ended";
+
+  /**
+   * The sessions up to {@code session} have ended: each of their requests still open is denied,
+   * "the session ended" (nobody can act on the answer any more), so the {@code confirm} update
+   * waiting for it returns at once. Returns the numbers of the requests it denied, oldest first.
+   */
+  public List<Integer> denyOpenUpTo(int session) {
+    List<Integer> denied = new ArrayList<>();
+    for (Entry e : byKey.values()) {
+      if (e.open() && e.request.session() <= session) {
+        e.decide(new ConfirmationDecision(e.id, false, ENDED_BY, SESSION_ENDED));
+        denied.add(e.id);
+      }
+    }
+    return denied;
+  }
+
   /** Forgets the requests of sessions up to {@code session} (they have ended). */
   public void forgetSessionsUpTo(int session) {
     byKey.values().removeIf(e -> e.request.session() <= session);

@@ -45,9 +45,14 @@ public final class Mailbox {
 
   /** The instructions for one session, urgent first: in order, at most {@code maxChars} (at least one). */
   public List<String> takeBatch(int maxChars) {
+    return takeBatch(maxChars, Integer.MAX_VALUE);
+  }
+
+  /** As {@link #takeBatch(int)}, and at most {@code maxMessages} instructions. */
+  public List<String> takeBatch(int maxChars, int maxMessages) {
     List<String> batch = new ArrayList<>();
     int chars = 0;
-    while (true) {
+    while (batch.size() < maxMessages) {
       List<String> from = !urgent.isEmpty() ? urgent : queue;
       if (from.isEmpty() || !(batch.isEmpty() || chars + from.get(0).length() <= maxChars)) {
         return batch;
@@ -55,6 +60,7 @@ public final class Mailbox {
       chars += from.get(0).length();
       batch.add(from.remove(0));
     }
+    return batch;
   }
 
   /** Everything queued, urgent first (runs recorded before bounded delivery took all at once). */

@@ -3,9 +3,9 @@ package dev.colony.oversight;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The LLM supervisor's state inside an ant's workflow: the rolling window of turns, when the
@@ -31,6 +31,8 @@ public final class OversightBook {
   private String lastError;
   private boolean evaluating;
   private long silentSeconds;
+  /** What the model calls cost so far (also counted in the ant's spend). */
+  private double costUsd;
   /** Escalated and not yet answered by a human: no more evaluations (carried over). */
   private boolean escalated;
 
@@ -52,11 +54,12 @@ public final class OversightBook {
     escalations = m.escalations();
     lastError = m.lastError();
     escalated = m.escalated();
+    costUsd = m.costUsd();
   }
 
   public OversightMemory memory() {
     return new OversightMemory(List.copyOf(window), sinceEval, pending, whisperSeq, strikes, lastFlag, lastReason,
-        lastVerdict, evaluations, skipped, whispers, escalations, lastError, escalated);
+        lastVerdict, evaluations, skipped, whispers, escalations, lastError, escalated, costUsd);
   }
 
   /**
@@ -88,7 +91,7 @@ public final class OversightBook {
     if (ids == null || ids.isEmpty()) {
       return;
     }
-    Set<String> done = new HashSet<>(ids);
+    Set<String> done = new TreeSet<>(ids);
     pending.removeIf(w -> done.contains(w.id()));
   }
 
@@ -122,8 +125,12 @@ public final class OversightBook {
     return new Verdict(Pattern.STALLING, "", "no turn for " + s + "s with no tool running and no human awaited");
   }
 
-  /** The evaluation failed (rate limit, auth, a bad answer): skipped and counted; the ant goes on. */
-  public void skipped(String error) {
+  /**
+   * The evaluation failed (rate limit, auth, a bad answer): skipped and counted; the ant goes on.
+   * {@code costUsd}: what its model call cost all the same (an answer that was not a verdict).
+   */
+  public void skipped(String error, double costUsd) {
+    spent(costUsd);
     evaluating = false;
     skipped++;
     lastError = error;
@@ -131,6 +138,7 @@ public final class OversightBook {
 
   /** Applies a verdict to the ladder; a whisper (or escalation) it calls for is queued for the agent. */
   public Ladder.Step conclude(Verdict verdict, SupervisorSpec spec) {
+    spent(verdict.costUsd());
     evaluating = false;
     evaluations++;
     lastVerdict = verdict.pattern();
@@ -152,6 +160,16 @@ public final class OversightBook {
       whispers++;
     }
     return step;
+  }
+
+  private void spent(double usd) {
+    if (usd > 0 && Double.isFinite(usd)) {
+      costUsd += usd;
+    }
+  }
+
+  public double costUsd() {
+    return costUsd;
   }
 
   private void queue(String kind, String text) {
@@ -230,10 +248,14 @@ public final class OversightBook {
     if (lastVerdict != null) {
       sb.append(" (last ").append(lastVerdict).append(')');
     }
+    if (costUsd > 0) {
+      // Counted in the ant's spend and budget (status' budget line, stats' cost).
+      sb.append(String.format(java.util.Locale.ROOT, costUsd < 0.01 ? ", $%.4f spent" : ", $%.2f spent", costUsd));
+    }
     if (skipped > 0) {
       sb.append(", ").append(skipped).append(" skipped");
       if (lastError != null) {
-        sb.append(" (").append(lastError.length() > 120 ? lastError.substring(0, 120) + "…" : lastError).append(')');
+        sb.append(" (").append(lastError.length() > 120 ? dev.colony.text.SafeText.cut(lastError, 120) + "…" : lastError).append(')');
       }
     }
     sb.append(", ").append(whispers).append(whispers == 1 ? " whisper" : " whispers")

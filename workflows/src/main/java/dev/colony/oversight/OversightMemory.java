@@ -2,10 +2,10 @@ package dev.colony.oversight;
 
 import java.util.List;
 
-/** The LLM supervisor's state carried over continue-as-new. */
+/** The LLM supervisor's state carried over continue-as-new ({@code costUsd}: what its model calls cost so far). */
 public record OversightMemory(List<Turn> window, int sinceEval, List<Whisper> pending, long whisperSeq,
     int strikes, Pattern lastFlag, String lastReason, Pattern lastVerdict, int evaluations, int skipped,
-    int whispers, int escalations, String lastError, boolean escalated) {
+    int whispers, int escalations, String lastError, boolean escalated, double costUsd) {
   public OversightMemory {
     window = window == null ? List.of() : List.copyOf(window);
     pending = pending == null ? List.of() : List.copyOf(pending);

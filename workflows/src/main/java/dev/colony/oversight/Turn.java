@@ -41,10 +41,11 @@ public record Turn(String kind, String name, String input, String result, boolea
         + (result == null || result.isEmpty() ? "" : " -> " + result);
   }
 
-  static String clip(String s, int max) {
-    if (s == null) {
+  static String clip(String raw, int max) {
+    if (raw == null) {
       return null;
     }
+    String s = dev.colony.text.SafeText.clean(raw);
     StringBuilder sb = new StringBuilder(Math.min(s.length(), max + 16));
     for (int i = 0; i < s.length() && sb.length() <= max; i++) {
       char c = s.charAt(i);
@@ -55,6 +56,6 @@ public record Turn(String kind, String name, String input, String result, boolea
       }
     }
     String out = sb.toString().strip();
-    return out.length() > max ? out.substring(0, max) + "…" : out;
+    return out.length() > max ? dev.colony.text.SafeText.cut(out, max) + "…" : out;
   }
 }

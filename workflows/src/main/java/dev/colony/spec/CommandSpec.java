@@ -10,7 +10,7 @@ import java.util.Map;
 public record CommandSpec(List<String> argv, Map<String, String> env, List<OutcomeRule> outcomes) {
   public CommandSpec {
     argv = List.copyOf(argv);
-    env = env == null ? Map.of() : Map.copyOf(env);
+    env = dev.colony.determinism.SortedCopies.of(env);
     outcomes = outcomes == null ? List.of() : List.copyOf(outcomes);
   }
 }

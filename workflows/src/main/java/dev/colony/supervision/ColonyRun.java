@@ -18,7 +18,7 @@ public record ColonyRun(String colony, List<GroupSpec> groups, String alertsChan
   public ColonyRun {
     groups = groups == null ? List.of() : List.copyOf(groups);
     events = events == null ? List.of() : List.copyOf(events);
-    restarts = restarts == null ? Map.of() : Map.copyOf(restarts);
+    restarts = dev.colony.determinism.SortedCopies.of(restarts);
     failedGroups = failedGroups == null ? List.of() : List.copyOf(failedGroups);
   }
 

@@ -178,6 +178,10 @@ public final class OperatorMessages {
     return "⌛ " + bold(ant) + ": nobody answered request #" + id + " in time; denied.";
   }
 
+  public static String confirmationEnded(String ant, int id) {
+    return "⌛ " + bold(ant) + ": request #" + id + " denied: its session ended before anyone answered.";
+  }
+
   public static String nothingToDecide(String ant, Integer id) {
     return "ℹ️ " + bold(ant) + (id == null ? " has no request waiting for a decision."
         : " has no request #" + id + " waiting for a decision.");
@@ -225,11 +229,11 @@ public final class OperatorMessages {
     if (detail == null) {
       return "";
     }
-    String d = detail.strip().replaceAll("\\s*\\R\\s*", " ");
+    String d = dev.colony.text.SafeText.clean(detail).strip().replaceAll("\\s*\\R\\s*", " ");
     while (d.endsWith(".")) {
       d = d.substring(0, d.length() - 1);
     }
-    return d.length() <= DETAIL_LIMIT ? d : d.substring(0, DETAIL_LIMIT) + "… [truncated]";
+    return d.length() <= DETAIL_LIMIT ? d : dev.colony.text.SafeText.cut(d, DETAIL_LIMIT) + "… [truncated]";
   }
 
   /** A post shortened to one line for the Web UI's activity summary. */
@@ -238,6 +242,6 @@ public final class OperatorMessages {
       return "";
     }
     String line = text.replace("**", "").strip().replaceAll("\\s*\\R\\s*", " ");
-    return line.length() <= 80 ? line : line.substring(0, 79) + "…";
+    return line.length() <= 80 ? line : dev.colony.text.SafeText.cut(line, 79) + "…";
   }
 }

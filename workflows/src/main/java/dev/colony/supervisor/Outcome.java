@@ -40,18 +40,21 @@ public enum Outcome {
   }
 
   // Error values of the Claude Agent SDK / Claude Code (assistant `error` and result `subtype`).
-  private static final Map<String, Outcome> SDK_VALUES = Map.ofEntries(
-      Map.entry("server_error", TRANSIENT),
-      Map.entry("unknown", TRANSIENT),
-      Map.entry("max_output_tokens", TRANSIENT),
-      Map.entry("error_during_execution", TRANSIENT),
-      Map.entry("rate_limit", RATE_LIMIT),
-      Map.entry("invalid_request", PERMANENT),
-      Map.entry("error_max_structured_output_retries", PERMANENT),
-      Map.entry("error_max_turns", MAX_TURNS),
-      Map.entry("billing_error", BILLING),
-      Map.entry("authentication_failed", AUTH),
-      Map.entry("error_max_budget_usd", BUDGET));
+  private static final Map<String, Outcome> SDK_VALUES = new java.util.TreeMap<>();
+
+  static {
+    SDK_VALUES.put("server_error", TRANSIENT);
+    SDK_VALUES.put("unknown", TRANSIENT);
+    SDK_VALUES.put("max_output_tokens", TRANSIENT);
+    SDK_VALUES.put("error_during_execution", TRANSIENT);
+    SDK_VALUES.put("rate_limit", RATE_LIMIT);
+    SDK_VALUES.put("invalid_request", PERMANENT);
+    SDK_VALUES.put("error_max_structured_output_retries", PERMANENT);
+    SDK_VALUES.put("error_max_turns", MAX_TURNS);
+    SDK_VALUES.put("billing_error", BILLING);
+    SDK_VALUES.put("authentication_failed", AUTH);
+    SDK_VALUES.put("error_max_budget_usd", BUDGET);
+  }
 
   /**
    * Classifies an SDK error value. Values not known here are treated as transient: the SDK adds

@@ -1,5 +1,6 @@
 package dev.colony.trigger;
 
+import dev.colony.text.SafeText;
 import java.util.List;
 
 /**
@@ -12,9 +13,13 @@ public record IssueEvent(String repo, int number, String title, String url, List
 
   public IssueEvent {
     labels = labels == null ? List.of() : List.copyOf(labels);
-    title = title == null ? "" : title.length() > MAX_TITLE ? title.substring(0, MAX_TITLE) + "…" : title;
-    body = body == null ? "" : body.length() > MAX_BODY
-        ? body.substring(0, MAX_BODY) + "\n[issue body cut at " + MAX_BODY + " characters]" : body;
+    // Cleaned as it arrives (a poll, a webhook, the signal API): it goes into a prompt file.
+    title = title == null ? "" : SafeText.clean(title);
+    title = title.length() > MAX_TITLE ? SafeText.cut(title, MAX_TITLE) + "…" : title;
+    body = body == null ? "" : SafeText.clean(body);
+    body = body.length() > MAX_BODY
+        ? SafeText.cut(body, MAX_BODY) + "\n[issue body cut at " + MAX_BODY + " characters]" : body;
+    url = SafeText.clean(url);
   }
 
   public String key() {

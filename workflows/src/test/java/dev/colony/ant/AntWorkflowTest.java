@@ -27,8 +27,10 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Seed 000, row by row, on Temporal's time-skipping test environment. */
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
 class AntWorkflowTest {
   private static final String QUEUE = "test";
 
@@ -532,5 +534,159 @@ class AntWorkflowTest {
     eventually(() -> ant.status().state() == Lifecycle.PARKED);
     assertEquals(6, sessions.requests.size());
     assertTrue(chat.texts().stream().anyMatch(t -> t.contains("3 failed sessions in all (max_total_errors 3)")), chat.texts().toString());
+  }
+
+  /**
+   * A session that ends (here: by itself) while one of its dangerous-call confirmations is open:
+   * the request is denied at once, "the session ended", and its waiting handler returns, so stop
+   * (which waits for every handler) ends the ant without waiting for confirmation_timeout.
+   */
+  @Test
+  void aConfirmationStillOpenWhenItsSessionEndsIsDeniedAtOnceAndStopDoesNotWaitForIt() throws Exception {
+    AntSpec spec = ant("asker");
+    List<io.temporal.client.WorkflowUpdateHandle<dev.colony.autonomy.ConfirmationDecision>> asked =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
+    sessions.then(() -> {
+      WorkflowStub self = client.newUntypedWorkflowStub(spec.workflowId());
+      // The agent asked, then its session ended anyway (an engine that gave up on the tool call).
+      asked.add(self.startUpdate("confirm", io.temporal.client.WorkflowUpdateStage.ACCEPTED,
+          dev.colony.autonomy.ConfirmationDecision.class,
+          new dev.colony.autonomy.ConfirmationRequest(1, "k1", "Bash", "git push --force", "pushes to a remote")));
+      return SessionResult.of(Outcome.SUCCESS, "gave up");
+    });
+    AntWorkflow ant = start(spec);
+    eventually(() -> ant.status().sessions() == 1);
+    long ended = env.currentTimeMillis();
+    dev.colony.autonomy.ConfirmationDecision d;
+    try {
+      d = asked.get(0).getResultAsync().get(20, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("the confirm update still waits 20 s after its session ended", e);
+    }
+    assertFalse(d.approved());
+    assertEquals("the session ended", d.note(), d.toString());
+    assertTrue(env.currentTimeMillis() - ended < 60_000, "denied when the session ended, not at its timeout");
+    assertTrue(ant.status().confirmations().isEmpty());
+    eventually(() -> chat.texts().contains("⌛ **asker**: request #1 denied: its session ended before anyone answered."));
+    ant.stop();
+    WorkflowStub.fromTyped(ant).getResult(Void.class);
+    assertTrue(env.currentTimeMillis() - ended < 60_000, "stop waited "
+        + (env.currentTimeMillis() - ended) / 1000 + " s for a request of an ended session");
+  }
+
+  /** A pause asked for during a session wins over the backoff its failure would start: paused, no timer, no session. */
+  @Test
+  void aPauseAskedDuringASessionThatFailsShowsPausedAndStaysPaused() {
+    for (Outcome failure : List.of(Outcome.TRANSIENT, Outcome.RATE_LIMIT)) {
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      sessions.then(() -> {
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return SessionResult.of(failure, "went wrong");
+      });
+      String name = "pausing-" + failure.configName().replace('_', '-');
+      int before = sessions.requests.size();
+      AntWorkflow ant = start(ant(name));
+      eventually(() -> ant.status().state().sessionLive());
+      ant.pause();
+      eventually(() -> chat.texts().contains("⏸️ **" + name + "** will pause after the current session."));
+      release.countDown();
+      eventually(() -> chat.texts().contains("⏸️ **" + name + "** paused."));
+      eventually(() -> ant.status().sessions() == 1);
+      AntStatus st = ant.status();
+      assertEquals(Lifecycle.PAUSED, st.state(), failure + ": " + st);
+      assertTrue(st.paused());
+      assertEquals("operator", st.pauseReason());
+      assertNull(st.nextWakeTime(), "no backoff timer while paused");
+      advance(Duration.ofHours(2));
+      assertEquals(before + 1, sessions.requests.size(), "a paused ant must not run");
+      assertEquals(Lifecycle.PAUSED, ant.status().state());
+      assertNoPendingTimer(ant);
+      ant.resume();
+      eventually(() -> sessions.requests.size() == before + 2);
+      ant.stop();
+    }
+  }
+
+  /** True when {@code text} encodes to UTF-8 as a prompt file is written: strictly, no replacement. */
+  private static boolean encodable(String text) {
+    try {
+      java.nio.charset.StandardCharsets.UTF_8.newEncoder().encode(java.nio.CharBuffer.wrap(text));
+      return true;
+    } catch (java.nio.charset.CharacterCodingException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Half an emoji (a lone surrogate) sent through the documented signal API, as
+   * {@code temporal workflow signal --name message --input '"\ud83d"'} sends it, beside a healthy
+   * message: neither poisons the queue. The text is cleaned where it enters the workflow, every
+   * session starts, and both instructions reach the agent.
+   */
+  @Test
+  void aLoneSurrogateFromTheSignalApiPoisonsNoSessionAndNoHealthyMessageIsDropped() {
+    // Sessions that write their prompt file as the command engine does: strict UTF-8.
+    sessions.fallback = () -> {
+      var r = sessions.requests.get(sessions.requests.size() - 1);
+      return r.messages().stream().allMatch(AntWorkflowTest::encodable) ? SessionResult.of(Outcome.SUCCESS, "done")
+          : SessionResult.of(Outcome.TRANSIENT, "cannot write the prompt file: Input length = 1");
+    };
+    AntSpec spec = Fakes.withSchedule(Fakes.spec("poisoned"), null,
+        List.of(new TriggerSpec(TriggerSpec.Type.DISCORD_COMMAND, null)));
+    AntWorkflow ant = start(spec);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING);
+    var json = io.temporal.api.common.v1.Payload.newBuilder()
+        .putMetadata("encoding", com.google.protobuf.ByteString.copyFromUtf8("json/plain"))
+        .setData(com.google.protobuf.ByteString.copyFromUtf8("\"look at this \\ud83d\"")).build();
+    client.newUntypedWorkflowStub(spec.workflowId()).signal("message", new io.temporal.common.converter.RawValue(json));
+    ant.message(Mail.of("run the tests"));
+    advance(Duration.ofMinutes(10));
+    eventually(() -> sessions.deliveredMessages().stream().flatMap(List::stream).anyMatch(m -> m.equals("run the tests"))
+        && ant.status().queueDepth() == 0 && ant.status().state() == Lifecycle.WAITING);
+    List<String> delivered = sessions.deliveredMessages().stream().flatMap(List::stream).toList();
+    AntStats stats = ant.stats();
+    assertNull(stats.sessionsByOutcome().get("transient"), "no session failed: " + stats.sessionsByOutcome()
+        + ", sessions were given " + escaped(sessions.deliveredMessages()) + ", chat said " + escaped(chat.texts()));
+    assertTrue(delivered.contains("look at this \ufffd"), "the cleaned message reached the agent: " + escaped(delivered));
+  }
+
+  /** Non-ASCII as \\uXXXX, so a failure message with half an emoji survives the report. */
+  private static String escaped(Object o) {
+    StringBuilder sb = new StringBuilder();
+    for (char c : String.valueOf(o).toCharArray()) {
+      sb.append(c < 128 ? String.valueOf(c) : String.format("\\u%04x", (int) c));
+    }
+    return sb.toString();
+  }
+
+  /** A batch that keeps failing is split: the instruction the agent cannot take is dropped alone, the others run. */
+  @Test
+  void aBadInstructionIsDroppedAloneAndTheHealthyOnesQueuedWithItRun() {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    sessions.thenBlockUntil(release, "first");
+    sessions.fallback = () -> {
+      var r = sessions.requests.get(sessions.requests.size() - 1);
+      return r.messages().contains("poison") ? SessionResult.of(Outcome.TRANSIENT, "E2BIG")
+          : SessionResult.of(Outcome.SUCCESS, "done");
+    };
+    AntWorkflow ant = start(ant("sorter"));
+    eventually(() -> sessions.requests.size() == 1);
+    ant.message(Mail.of("poison"));
+    ant.message(Mail.of("healthy"));
+    eventually(() -> ant.status().queueDepth() == 2);
+    release.countDown();
+    advance(Duration.ofMinutes(30));
+    eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("📭 **sorter** dropped 1 queued message")));
+    eventually(() -> sessions.deliveredMessages().contains(List.of("healthy")));
+    // the first session, and the healthy instruction's own
+    eventually(() -> Integer.valueOf(2).equals(ant.stats().sessionsByOutcome().get("success")));
+    assertTrue(chat.texts().stream().noneMatch(t -> t.contains("dropped 2")), chat.texts().toString());
+    assertTrue(chat.texts().stream().anyMatch(t -> t.startsWith("📭 **sorter** dropped 1 queued message after 3 failed "
+        + "sessions in a row carried it: \"poison\"")), chat.texts().toString());
+    eventually(() -> ant.status().queueDepth() == 0);
   }
 }

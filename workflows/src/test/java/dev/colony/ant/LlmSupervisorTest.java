@@ -39,12 +39,14 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Seed 002's LLM supervisor on the time-skipping test server: the session fake plays an engine
  * (it reports turns with the real {@code reportTurns} update and records the whispers it gets,
  * as the agent would at its next turn); the evaluation activity plays scripted verdicts.
  */
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
 class LlmSupervisorTest {
   private static final String QUEUE = "llm-supervisor";
   static final SupervisorSpec SUPERVISOR = new SupervisorSpec("anthropic", "claude-test", "off", 20, 5, 3, 600);
@@ -425,5 +427,29 @@ class LlmSupervisorTest {
     ant.stop();
     WorkflowStub.fromTyped(ant).getResult(Void.class);
     HistoryReplayTest.write("llm-supervisor.json", client.fetchHistory("ant/test/recorded"));
+  }
+
+  /** The supervisor's own model calls cost money: they count in the ant's spend and budget, and status says so. */
+  @Test
+  void theSupervisorsModelCallsCountInTheAntsSpendAndBudget() {
+    judge.script.add(() -> Verdict.ok().costing(0.40));
+    judge.script.add(() -> Verdict.ok().costing(0.40));
+    sessions.then(List.of(batch(5), batch(5)));
+    AntSpec base = onDemand("frugal");
+    AntSpec spec = Fakes.withSupervision(base, new dev.colony.spec.SupervisionSpec(0, 0, null, null, 0, 0, 0.50, null,
+        "UTC")).withSupervisor(SUPERVISOR);
+    AntWorkflow ant = Fakes.start(client, QUEUE, spec);
+    ant.message(dev.colony.mailbox.Mail.of("build the thing"));
+    settled(ant, 1);
+    Fakes.eventually(() -> ant.stats().costReported(), "the supervisor's cost counted");
+    AntStats stats = ant.stats();
+    assertEquals(0.80, stats.costUsd(), 1e-9, "the session cost nothing; its two evaluations $0.40 each");
+    assertEquals(0.80, stats.spentTodayUsd(), 1e-9);
+    assertEquals(0.80, stats.supervisorCostUsd(), 1e-9);
+    Fakes.eventually(() -> ant.status().paused(), "paused by the daily cap the evaluations reached");
+    AntStatus s = ant.status();
+    assertEquals("budget", s.pauseReason());
+    assertTrue(s.budget().startsWith("today $0.80 of $0.50"), s.budget());
+    assertTrue(s.supervisor().contains("2 evaluations (last OK), $0.80 spent"), s.supervisor());
   }
 }

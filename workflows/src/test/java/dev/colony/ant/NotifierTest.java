@@ -22,8 +22,10 @@ import java.util.function.LongUnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Notices for phones, on the time-skipping test server: once per need, reminders, quiet hours, nothing after the answer. */
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
 class NotifierTest {
   private static final String QUEUE = "notify";
   private static final NotifySpec NOTIFY = new NotifySpec(1800, 2, "http://ui", null, List.of(), null, null);
@@ -32,10 +34,20 @@ class NotifierTest {
   static final class RecordingNotify implements NotifyActivities {
     final List<Notice> notices = new CopyOnWriteArrayList<>();
     volatile LongUnaryOperator held = at -> 0;
+    /** While set, a notice is recorded and then waits for it to open (a slow ntfy server). */
+    volatile java.util.concurrent.CountDownLatch gate;
 
     @Override
     public NotifyResult notify(Notice n) {
       notices.add(n);
+      java.util.concurrent.CountDownLatch g = gate;
+      if (g != null) {
+        try {
+          g.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       long until = n.previousAtMillis() > 0 ? 0 : held.applyAsLong(n.atMillis());
       return new NotifyResult(until > 0 ? 0 : 1, until);
     }
@@ -166,5 +178,58 @@ class NotifierTest {
     Fakes.eventually(() -> quiet.requests.size() >= 2, "the silent ant ran");
     env.sleep(Duration.ofHours(2));
     assertTrue(notify.notices.stream().noneMatch(n -> n.ant().equals("silent")), "no notices without integrations.notify");
+  }
+
+  /** What was pushed is carried over continue-as-new: an upgrade pushes nothing again, and the reminder keeps its time. */
+  @Test
+  void anUpgradedBillingPausedAntPushesItsNoticeOnceAndRemindsOnSchedule() {
+    sessions.then(Outcome.BILLING, "card declined");
+    AntSpec spec = ant("moved", NOTIFY);
+    AntWorkflow ant = start(spec);
+    Fakes.eventually(() -> of("pause-billing").size() == 1, "the first notice");
+    String firstRun = client.newUntypedWorkflowStub(spec.workflowId()).describe().getExecution().getRunId();
+    env.sleep(Duration.ofMinutes(10));
+    ant.upgrade(); // what `colony upgrade` sends: the ant continues as new at once
+    Fakes.eventually(() -> !firstRun.equals(
+        client.newUntypedWorkflowStub(spec.workflowId()).describe().getExecution().getRunId()), "the new run");
+    AntWorkflow latest = client.newWorkflowStub(AntWorkflow.class, spec.workflowId());
+    Fakes.eventually(() -> latest.status().paused(), "the new run is paused too");
+    env.sleep(Duration.ofMinutes(15));
+    assertEquals(1, of("pause-billing").size(), "pushed again after the upgrade: " + of("pause-billing"));
+    env.sleep(Duration.ofMinutes(6)); // 31 minutes after the first notice: remind_after is 30
+    Fakes.eventually(() -> of("pause-billing").size() == 2, "the reminder, on the first run's schedule");
+    assertEquals(1, of("pause-billing").get(1).round());
+  }
+
+  /**
+   * Stop drains on the same rule as continue-as-new: nothing in flight. A notice being delivered
+   * when stop comes is waited for (its activity completes in the run's history), not abandoned.
+   */
+  @Test
+  void stopWaitsForANoticeInFlightAsContinueAsNewDoes() throws Exception {
+    notify.gate = new java.util.concurrent.CountDownLatch(1);
+    sessions.then(Outcome.BILLING, "card declined");
+    AntSpec spec = ant("leaver", NOTIFY);
+    AntWorkflow ant = start(spec);
+    Fakes.eventually(() -> of("pause-billing").size() == 1, "the notice is being delivered");
+    ant.stop();
+    io.temporal.client.WorkflowStub stub = io.temporal.client.WorkflowStub.fromTyped(ant);
+    boolean closedWithTheNoticeInFlight;
+    try {
+      // A bounded wait for what must not happen: the run closing while the notice is delivered.
+      stub.getResult(3, java.util.concurrent.TimeUnit.SECONDS, Void.class);
+      closedWithTheNoticeInFlight = true;
+    } catch (java.util.concurrent.TimeoutException expected) {
+      closedWithTheNoticeInFlight = false;
+    }
+    notify.gate.countDown();
+    stub.getResult(Void.class);
+    var events = client.fetchHistory(spec.workflowId()).getEvents();
+    long scheduled = events.stream().filter(e -> e.hasActivityTaskScheduledEventAttributes()
+        && e.getActivityTaskScheduledEventAttributes().getActivityType().getName().equals("Notify")).count();
+    long completed = events.stream().filter(e -> e.hasActivityTaskCompletedEventAttributes()).count();
+    assertFalse(closedWithTheNoticeInFlight, "stop closed the run while a notice was being delivered");
+    assertEquals(1, scheduled);
+    assertTrue(completed >= 2, "the notice's activity completed in the run (claim a host, notify): " + completed);
   }
 }

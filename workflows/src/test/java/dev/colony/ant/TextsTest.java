@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 class TextsTest {
   @Test
   void controlCharactersGoLineBreaksAndTabsStay() {
-    assertEquals("a\nb\tc", Texts.withoutControlCharacters("a\u0000\n\u001b[2Jb\tc\u0085"
+    assertEquals("a\nb\tc", Texts.clean("a\u0000\n\u001b[2Jb\tc\u0085"
         .replace("[2J", "")));
-    assertEquals("[2Jx", Texts.withoutControlCharacters("\u001b[2Jx"));
+    assertEquals("[2Jx", Texts.clean("\u001b[2Jx"));
   }
 
   @Test

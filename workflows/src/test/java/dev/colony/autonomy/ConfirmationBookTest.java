@@ -1,12 +1,15 @@
 package dev.colony.autonomy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(10)
 class ConfirmationBookTest {
   private static ConfirmationRequest request(String key, int session) {
     return new ConfirmationRequest(session, key, "Bash", "git push", "pushes to a remote");
@@ -29,5 +32,21 @@ class ConfirmationBookTest {
     assertNull(book.find(request("k1", 1)));
     assertEquals(1, book.waiting());
     assertEquals(3, book.open(request("k3", 3), 3_000).id(), "numbers are never reused");
+  }
+
+  @Test
+  void theOpenRequestsOfEndedSessionsAreDeniedSoTheirHandlersReturn() {
+    ConfirmationBook book = new ConfirmationBook();
+    ConfirmationBook.Entry a = book.open(request("k1", 1), 1_000);
+    ConfirmationBook.Entry b = book.open(request("k2", 2), 2_000);
+    ConfirmationBook.Entry c = book.open(request("k3", 2), 2_000);
+    c.decide(new ConfirmationDecision(3, true, "dana", null));
+    assertEquals(List.of(1), book.denyOpenUpTo(1));
+    assertFalse(a.open());
+    assertEquals(new ConfirmationDecision(1, false, "colony", "the session ended"), a.decision());
+    assertSame(b, book.target(null), "a later session's request stays open");
+    assertEquals(List.of(2), book.denyOpenUpTo(Integer.MAX_VALUE));
+    assertEquals(true, c.decision().approved(), "a decision already made stands");
+    assertEquals(0, book.waiting());
   }
 }

@@ -252,7 +252,9 @@ public final class CommandEngine implements Engine {
     } catch (UnsupportedOperationException notPosix) {
       Files.createFile(file);
     }
-    Files.writeString(file, prompt, StandardCharsets.UTF_8);
+    // getBytes, not writeString: half an emoji (a lone surrogate) becomes '?' instead of failing
+    // the session before the agent starts ("Input length = 1"), whatever reached the prompt.
+    Files.write(file, prompt.getBytes(StandardCharsets.UTF_8));
     return file;
   }
 

@@ -290,4 +290,11 @@ class CommandEngineTest {
     assertEquals("{broken", CommandEngine.parseTurn("{broken").input());
     assertEquals("plain words", CommandEngine.parseTurn("  plain words ").input());
   }
+
+  /** Half an emoji in a prompt never fails the session before the agent starts: it is written as '?'. */
+  @org.junit.jupiter.api.Test
+  void aLoneSurrogateInThePromptCannotFailThePromptFile() throws Exception {
+    Path file = CommandEngine.writePromptFile(tmp.resolve("s1.log"), "look at this \ud83d and \ud83d\udc1c");
+    assertEquals("look at this ? and \ud83d\udc1c", Files.readString(file));
+  }
 }

@@ -1,0 +1,28 @@
+package dev.colony.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.colony.ant.AntWorkflowImpl;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** What {@code colony send} says of a message over the limit: the ant's cut, never half an emoji. */
+@Timeout(10)
+class SendCutTest {
+  private static final String ANT = "\uD83D\uDC1C"; // 🐜: one character, two UTF-16 units
+  private static final int MAX = AntWorkflowImpl.MAX_MESSAGE_CHARS;
+
+  @Test
+  void aMessageWithinTheLimitIsNotCut() {
+    assertEquals("", SignalCommands.Send.cutNote("x".repeat(MAX), MAX));
+  }
+
+  @Test
+  void anEmojiAcrossTheBoundaryIsKeptWholeOrLeftOutAndTheCountIsInCharactersAHumanSees() {
+    String text = "x".repeat(MAX - 1) + ANT + "y".repeat(100);
+    assertEquals(", cut to its first 15,999 of 16,100 characters (send the rest separately)",
+        SignalCommands.Send.cutNote(text, MAX));
+    assertEquals(", cut to its first 16,000 of 20,000 characters (send the rest separately)",
+        SignalCommands.Send.cutNote("x".repeat(20_000), MAX));
+  }
+}
