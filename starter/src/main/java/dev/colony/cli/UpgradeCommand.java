@@ -27,6 +27,11 @@ import picocli.CommandLine.Spec;
         + "current, tell every ant, and wait until the old versions are drained.")
 class UpgradeCommand implements Callable<Integer> {
   private static final String IDENTITY = "colony upgrade";
+  /**
+   * The longest --wait: a week is longer than any session a drain waits for, and seconds beyond it
+   * would overflow the deadline's nanoseconds (a huge --wait once gave up after a second).
+   */
+  static final long MAX_WAIT_SECONDS = 7 * 24 * 3600;
 
   @Mixin
   TemporalOptions temporal;
@@ -35,7 +40,7 @@ class UpgradeCommand implements Callable<Integer> {
   VersionOption version;
 
   @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "600",
-      description = "How long to wait for the older versions to drain (default: ${DEFAULT-VALUE}; 0: do not wait).")
+      description = "How long to wait for the older versions to drain (default: ${DEFAULT-VALUE}; at most a week, 604800; 0: do not wait).")
   long waitSeconds;
 
   @Spec
@@ -48,8 +53,8 @@ class UpgradeCommand implements Callable<Integer> {
       throw new UsageError("upgrade needs --build-id: the version to move to (its workers must be running)");
     }
     VersionOption.check("--build-id", buildId);
-    if (waitSeconds < 0) {
-      throw new UsageError("invalid --wait " + waitSeconds + ": give seconds, 0 or more");
+    if (waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
+      throw new UsageError("invalid --wait " + waitSeconds + ": give seconds from 0 to " + MAX_WAIT_SECONDS + " (a week)");
     }
     String deployment = version.deploymentName(temporal.taskQueue);
     String target = deployment + ":" + buildId;
