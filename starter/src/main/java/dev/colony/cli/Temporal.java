@@ -70,8 +70,14 @@ final class Temporal implements AutoCloseable {
       return t;
     });
     String serverName = profile.config().getTls() == null ? null : profile.config().getTls().getServerName();
+    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder(fromProfile);
+    if (!profile.tls()) {
+      // TLS turned off (--tls=false, TEMPORAL_TLS=false, tls.disabled) with an API key: plaintext
+      // with the key, as the temporal CLI does. Unsaid, the SDK turns TLS on for any API key.
+      options.setEnableHttps(false);
+    }
     WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
-        WorkflowServiceStubsOptions.newBuilder(fromProfile).setTarget(address)
+        options.setTarget(address)
             .setChannelInitializer(b -> {
               ((NettyChannelBuilder) b).eventLoopGroup(loop).channelType(NioSocketChannel.class);
               if (profile.tls() && serverName != null && !serverName.isEmpty()) {
