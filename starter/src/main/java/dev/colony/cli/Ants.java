@@ -215,13 +215,32 @@ final class Ants {
     }
   }
 
-  /** One ant's visibility row (DescribeWorkflowExecution returns its search attributes). */
+  /** How long the one describe of {@link #row} may take: what is left of status ANT's 2 s. */
+  static final java.time.Duration ROW_WITHIN = java.time.Duration.ofMillis(1500);
+
+  /**
+   * One ant's visibility row (DescribeWorkflowExecution returns its search attributes): one try
+   * that ends within {@link #ROW_WITHIN}. The SDK's describe retries an unreachable server for a
+   * minute, which is what {@code status ANT} waited when the server died mid-command.
+   */
   static AntRow row(Temporal t, Ref ref) {
     try {
-      return AntRow.of(t.client.newUntypedWorkflowStub(ref.workflowId()).describe());
-    } catch (WorkflowNotFoundException e) {
-      throw new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
+      return AntRow.of(describe(t, ref.workflowId()));
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        throw new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
+      }
+      throw e;
     }
+  }
+
+  /** One DescribeWorkflowExecution, one try, ending within {@link #ROW_WITHIN}: no SDK retry loop. */
+  private static io.temporal.client.WorkflowExecutionDescription describe(Temporal t, String workflowId) {
+    var r = t.stubs.blockingStub().withDeadlineAfter(ROW_WITHIN.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+        .describeWorkflowExecution(io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder()
+            .setNamespace(t.namespace).setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
+            .build());
+    return new io.temporal.client.WorkflowExecutionDescription(r, t.client.getOptions().getDataConverter());
   }
 
   static AntWorkflow stub(Temporal t, Ref ref) {
@@ -297,14 +316,12 @@ final class Ants {
    */
   static UserError notRunning(Temporal t, Ref ref) {
     try {
-      var d = t.client.newUntypedWorkflowStub(ref.workflowId()).describe();
+      var d = describe(t, ref.workflowId());
       if (d.getStatus() != io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
         return new UserError("ant " + ref.colony() + "/" + ref.ant() + " is not running (it is "
             + d.getStatus().name().replace("WORKFLOW_EXECUTION_STATUS_", "").toLowerCase() + ")");
       }
       return new UserError("ant " + ref.colony() + "/" + ref.ant() + " ended while it was being asked; try again");
-    } catch (WorkflowNotFoundException e) {
-      return new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
         return new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);

@@ -159,8 +159,11 @@ public final class ColonyCli implements Runnable {
           + dev.colony.config.Problem.printable(String.valueOf(grpc.getStatus().getDescription()), 160)
           + "): check the API key (TEMPORAL_API_KEY) or client certificate and what it may do in this namespace.");
     } else if (grpc != null && grpc.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
-      err.println("colony: lost the connection to Temporal (" + grpc.getStatus().getDescription()
-          + "). Is the server still running?");
+      err.println("colony: lost the connection to Temporal" + at() + " ("
+          + dev.colony.config.Problem.printable(String.valueOf(grpc.getStatus().getDescription()), 160)
+          + "): is the server still running?");
+    } else if (grpc != null && grpc.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED) {
+      err.println("colony: Temporal" + at() + " did not answer in time: is the server still running, or overloaded?");
     } else {
       // What failed, then what Temporal said about it (a service exception's own message names
       // only the workflow).
@@ -175,6 +178,12 @@ public final class ColonyCli implements Runnable {
     }
     err.flush();
     return 1;
+  }
+
+  /** " at ADDRESS" of the connection this command made, for a call that failed after it. */
+  private static String at() {
+    String a = Temporal.lastAddress;
+    return a == null ? "" : " at " + a;
   }
 
   /** The gRPC status that caused {@code e}, if any: the SDK wraps it in its own exceptions. */

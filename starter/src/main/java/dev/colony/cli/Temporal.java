@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 final class Temporal implements AutoCloseable {
   static final java.time.Duration QUERY_TIMEOUT = java.time.Duration.ofSeconds(5);
   static final java.time.Duration WORKER_LONG_POLL = java.time.Duration.ofSeconds(10);
+  /** The address of the last connection this process made: errors after it name the server. */
+  static volatile String lastAddress;
   final String address;
   final String namespace;
   /** How this connection was made (TLS, API key): for messages and the operator service. */
@@ -101,10 +103,21 @@ final class Temporal implements AutoCloseable {
             .describeNamespace(DescribeNamespaceRequest.newBuilder().setNamespace(profile.namespace()).build());
       }
     } catch (StatusRuntimeException e) {
+      StatusRuntimeException cause = e;
+      if (ConnectFailure.closedBeforeAnswering(e, profile)) {
+        // A plaintext client to a TLS server sees that; so does one whose server just died. Ask
+        // once more: a server that is gone now refuses the connection, and is named for that.
+        try {
+          stubs.blockingStub().withDeadlineAfter(2, TimeUnit.SECONDS).getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
+        } catch (StatusRuntimeException again) {
+          cause = ConnectFailure.closedBeforeAnswering(again, profile) ? e : again;
+        }
+      }
       stubs.shutdownNow();
       loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-      throw new UserError(ConnectFailure.explain(e, profile));
+      throw new UserError(ConnectFailure.explain(cause, profile));
     }
+    lastAddress = address;
     return new Temporal(profile, stubs, loop);
   }
 

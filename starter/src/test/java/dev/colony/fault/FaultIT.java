@@ -399,6 +399,35 @@ class FaultIT {
         "✅ **epsilon** finished session 1: pushed the fix");
   }
 
+  /**
+   * {@code colony status ANT} when the server goes away in the middle of the command: it answers
+   * at once with the cause (it used to sit a minute in the SDK's retry loop, or blame TLS).
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void statusOfOneAntAnswersAtOnceWhenTheServerDiesMidCommand() throws Exception {
+    cluster.start("alpha"); // no worker: status reads its row from visibility
+    // status fault/alpha makes three calls (connect, the worker check, the describe): the server
+    // dies at each of them in turn.
+    for (int calls : new int[] {0, 1, 2}) {
+      try (TcpProxy proxy = new TcpProxy(cluster.port)) {
+        proxy.downAfterCalls(calls);
+        Path log = tmp.resolve("status-cut-" + calls + ".log");
+        Process p = new ProcessBuilder(Cluster.jvm("status", "fault/alpha", "--address", proxy.address()))
+            .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        // Not a speed check: a wait of a minute against an answer (the JVM start is in the bound).
+        boolean answered = p.waitFor(10, TimeUnit.SECONDS);
+        p.destroyForcibly();
+        String out = Files.readString(log);
+        assertTrue(answered, "cut after " + calls + " call(s): no answer within 10 s: " + out);
+        assertEquals(1, p.exitValue(), "cut after " + calls + " call(s): " + out);
+        assertTrue(out.startsWith("colony: ") && out.lines().count() == 1, "cut after " + calls + " call(s): " + out);
+        assertFalse(out.contains("TLS"), "cut after " + calls + " call(s): the server went away, TLS is not the cause: " + out);
+        assertTrue(out.contains("Temporal at " + proxy.address()), "cut after " + calls + " call(s): " + out);
+      }
+    }
+  }
+
   @Test
   void theTemporalServerItselfKilledMidSessionComesBackWithEveryAntWhereItWas() throws Exception {
     Cluster.WorkerProcess worker = cluster.startWorker("only");
