@@ -36,7 +36,7 @@ class EmbeddedColonyTest {
     temporal = Temporal.connect(address, "default");
     assertTrue(temporal.isEmbeddedTestServer());
     SearchAttributeSetup.ensure(temporal);
-    worker = ColonyWorker.start(temporal.client, new WorkerSettings("colony", false, posts::add, "test-worker", null));
+    worker = ColonyWorker.start(temporal.client, new WorkerSettings("colony-hello", false, posts::add, "test-worker", null));
   }
 
   @AfterEach

@@ -428,6 +428,30 @@ class FaultIT {
     }
   }
 
+  /**
+   * Two colonies on one Temporal, both with the default configuration: a worker started for one
+   * colony never runs the other's sessions (it used to: both used the task queue 'colony').
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void twoColoniesOnOneServerEachWorkerRunsOnlyItsOwnColony() throws Exception {
+    Path other = cluster.anotherColony("other");
+    cluster.startWorker("fault-only");
+    cluster.start("delta");
+    String started = cluster.cli("start", other.toString(), "gamma");
+    eventually(LONG, () -> status("delta").sessions() >= 3);
+    // delta ran three sessions on this worker meanwhile: had other/gamma been on its queue, it would have run too.
+    var gamma = cluster.client.newUntypedWorkflowStub("ant/other/gamma").describe();
+    assertEquals("initializing", gamma.getTypedSearchAttributes().get(dev.colony.visibility.AntSearchAttributes.STATE),
+        "the worker of colony 'fault' ran a session of colony 'other':\n" + String.join("\n", cluster.chat()));
+    assertTrue(cluster.chat().stream().noneMatch(l -> l.startsWith("[gamma]")), String.join("\n", cluster.chat()));
+    assertTrue(started.contains("task queue 'colony-other'"), started);
+    // Colony 'other' starting ants on fault's queue on purpose is refused: they would run on fault's workers.
+    Cluster.CliRun shared = cluster.cliRun("start", other.toString(), "beta", "--task-queue", cluster.queue());
+    assertEquals(1, shared.code(), shared.out());
+    assertTrue(shared.out().contains("task queue '" + cluster.queue() + "' already runs ants of colony 'fault'"), shared.out());
+  }
+
   @Test
   void theTemporalServerItselfKilledMidSessionComesBackWithEveryAntWhereItWas() throws Exception {
     Cluster.WorkerProcess worker = cluster.startWorker("only");
