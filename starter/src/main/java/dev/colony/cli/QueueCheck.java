@@ -23,7 +23,7 @@ final class QueueCheck {
    * (a page of at most 100 ants). Empty when the server cannot say (the in-memory server).
    */
   static Set<String> othersOn(Temporal t, String queue, String colony) {
-    String query = Ants.query(null, "TaskQueue = '" + quote(queue) + "' AND ColonyName != '" + quote(colony) + "'");
+    String query = Ants.query(null, "TaskQueue = '" + Ants.quote(queue) + "' AND ColonyName != '" + Ants.quote(colony) + "'");
     Set<String> others = new TreeSet<>();
     try {
       var r = t.stubs.blockingStub().withDeadlineAfter(5, TimeUnit.SECONDS).listWorkflowExecutions(
@@ -55,9 +55,5 @@ final class QueueCheck {
     if (refusal != null) {
       throw new UserError(refusal);
     }
-  }
-
-  private static String quote(String s) {
-    return s.replace("\\", "\\\\").replace("'", "\\'");
   }
 }

@@ -57,6 +57,11 @@ final class Temporal implements AutoCloseable {
   }
 
   static Temporal connect(ClientProfile profile) {
+    return connect(profile, new io.grpc.ClientInterceptor[0]);
+  }
+
+  /** {@link #connect(ClientProfile)} with gRPC interceptors: tests see the calls a command makes. */
+  static Temporal connect(ClientProfile profile, io.grpc.ClientInterceptor... interceptors) {
     String address = profile.address();
     WorkflowServiceStubsOptions fromProfile;
     try {
@@ -79,7 +84,7 @@ final class Temporal implements AutoCloseable {
       options.setEnableHttps(false);
     }
     WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
-        options.setTarget(address)
+        options.setTarget(address).setGrpcClientInterceptors(java.util.List.of(interceptors))
             .setChannelInitializer(b -> {
               ((NettyChannelBuilder) b).eventLoopGroup(loop).channelType(NioSocketChannel.class);
               if (profile.tls() && serverName != null && !serverName.isEmpty()) {
