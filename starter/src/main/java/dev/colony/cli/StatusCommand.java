@@ -132,8 +132,11 @@ final class StatusCommand implements Callable<Integer> {
       out.print(StatusView.json(t.address, t.namespace, List.of(row), workers));
     } else {
       out.print(StatusView.detail(row, Instant.now()));
-      out.println("  (from visibility: no worker answered the status query within "
-          + LIVE_WITHIN.toMillis() / 1000.0 + " s, so queue details and stats are not shown)");
+      out.println(workers.current() != null && Boolean.FALSE.equals(workers.polling())
+          ? "  (from visibility: no worker of the current version " + workers.current()
+              + " polls, so queue details and stats are not shown)"
+          : "  (from visibility: no worker answered the status query within "
+              + LIVE_WITHIN.toMillis() / 1000.0 + " s, so queue details and stats are not shown)");
     }
     return workers;
   }

@@ -44,6 +44,13 @@ class WorkerCommand implements Callable<Integer> {
     Temporal t = Temporal.connect(temporal);
     SearchAttributeSetup.ensure(t);
     QueueCheck.refuseShared(t, taskQueue, colony.colony().name());
+    if (deploymentVersion == null) {
+      // After `colony upgrade` the server gives this queue's tasks to the current version's workers only.
+      String idle = WorkerCheck.unversionedWorker(t, taskQueue);
+      if (idle != null) {
+        System.err.println("colony: " + idle);
+      }
+    }
     ColonyWorker worker = WorkerRuntime.start(t, taskQueue, sticky.mode, host, System.out, colony,
         deploymentVersion);
     spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' (host %s%s) at %s%n",
