@@ -211,10 +211,36 @@ final class Ants {
   /** Running ants named in the "no running ant named" hint. */
   private static final int HINT = 10;
 
-  /** Whether the workflow {@code workflowId} exists and runs (one describe). */
+  /**
+   * Runs an SDK call (and the SDK's retries of it) under a gRPC deadline {@code d} from now: the
+   * SDK's retry loop stops at the calling context's deadline, so a server that dies mid-command
+   * costs at most {@code d}, and the command names the cause (see ColonyCli: lost connection, or
+   * did not answer in time).
+   */
+  static <T> T within(java.time.Duration d, java.util.function.Supplier<T> call) {
+    io.grpc.Context.CancellableContext ctx = io.grpc.Context.current()
+        .withDeadlineAfter(d.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS, DEADLINES);
+    io.grpc.Context previous = ctx.attach();
+    try {
+      return call.get();
+    } finally {
+      ctx.detach(previous);
+      ctx.cancel(null);
+    }
+  }
+
+  /** Fires the deadlines of {@link #within}; a daemon, so that it never holds the CLI open. */
+  private static final java.util.concurrent.ScheduledExecutorService DEADLINES =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread th = new Thread(r, "colony-deadlines");
+        th.setDaemon(true);
+        return th;
+      });
+
+  /** Whether the workflow {@code workflowId} exists and runs (one describe, within {@link #SIGNAL_WITHIN}). */
   static boolean isRunning(Temporal t, String workflowId) {
     try {
-      return t.client.newUntypedWorkflowStub(workflowId).describe().getStatus()
+      return within(SIGNAL_WITHIN, () -> t.client.newUntypedWorkflowStub(workflowId).describe().getStatus())
           == io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
     } catch (WorkflowNotFoundException e) {
       return false;
@@ -342,9 +368,19 @@ final class Ants {
   }
 
   /** Runs {@code call} on the ant; a workflow that is not there becomes {@link #notRunning}'s one line. */
+  /**
+   * How long one signal may take, retries included: the SDK retries an unreachable server for a
+   * minute, which is what {@code pause} waited when the server died mid-command. A healthy server
+   * answers in milliseconds; one busy starting 3,000 ants took 6.2 s, hence the margin.
+   */
+  static final java.time.Duration SIGNAL_WITHIN = java.time.Duration.ofSeconds(10);
+
   static void signal(Temporal t, Ref ref, java.util.function.Consumer<AntWorkflow> call) {
     try {
-      call.accept(stub(t, ref));
+      within(SIGNAL_WITHIN, () -> {
+        call.accept(stub(t, ref));
+        return null;
+      });
     } catch (WorkflowNotFoundException e) {
       throw notRunning(t, ref);
     } catch (io.temporal.client.WorkflowServiceException e) {

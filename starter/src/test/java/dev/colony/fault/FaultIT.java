@@ -429,6 +429,37 @@ class FaultIT {
   }
 
   /**
+   * The same for the commands that send a signal ({@code pause}, and {@code resume}, {@code send},
+   * {@code stop}... through the same call): the server goes away at each call of {@code pause} in
+   * turn; the command ends within its bound with the cause, not after the SDK's minute of retries.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void pauseAnswersWithinItsBoundWhenTheServerDiesMidCommand() throws Exception {
+    cluster.start("alpha"); // no worker: the signal waits in Temporal
+    // pause fault/alpha: connect, the signal; pause alpha: connect, the name's lookup, the signal.
+    for (String[] run : List.of(new String[] {"fault/alpha", "0"}, new String[] {"fault/alpha", "1"},
+        new String[] {"alpha", "1"}, new String[] {"alpha", "2"})) {
+      String what = "pause " + run[0] + " cut after " + run[1] + " call(s)";
+      try (TcpProxy proxy = new TcpProxy(cluster.port)) {
+        proxy.downAfterCalls(Integer.parseInt(run[1]));
+        Path log = tmp.resolve("pause-cut-" + run[0].replace('/', '-') + "-" + run[1] + ".log");
+        Process p = new ProcessBuilder(Cluster.jvm("pause", run[0], "--address", proxy.address()))
+            .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        // The bound is Ants.SIGNAL_WITHIN (10 s) and the JVM's start; the SDK alone retried for a minute.
+        boolean answered = p.waitFor(20, TimeUnit.SECONDS);
+        p.destroyForcibly();
+        String out = Files.readString(log);
+        assertTrue(answered, what + ": no answer within 20 s: " + out);
+        assertEquals(1, p.exitValue(), what + ": " + out);
+        assertTrue(out.startsWith("colony: ") && out.lines().count() == 1, what + ": " + out);
+        assertFalse(out.contains("TLS"), what + ": the server went away, TLS is not the cause: " + out);
+        assertTrue(out.contains("Temporal at " + proxy.address()), what + ": " + out);
+      }
+    }
+  }
+
+  /**
    * Two colonies on one Temporal, both with the default configuration: a worker started for one
    * colony never runs the other's sessions (it used to: both used the task queue 'colony').
    */
