@@ -40,13 +40,25 @@ public final class StatusText {
           .append(")\n");
     }
     if (s != null) {
-      sb.append("  uptime:             ").append(human(Duration.ofSeconds(s.uptimeSeconds()))).append('\n');
+      sb.append("  uptime:             ").append(human(uptime(s, now))).append('\n');
       sb.append("  sessions by outcome: ").append(s.sessionsByOutcome().isEmpty() ? "-" : s.sessionsByOutcome()).append('\n');
       sb.append("  turns:              ").append(s.turns()).append('\n');
       sb.append("  cost:               ").append(s.costReported() ? String.format(Locale.ROOT, "$%.4f", s.costUsd()) : "not reported").append('\n');
       sb.append("  tokens in/out:      ").append(s.inputTokens()).append(" / ").append(s.outputTokens()).append('\n');
     }
     return sb.toString();
+  }
+
+  /**
+   * Since the ant started, by the caller's clock: a query's workflow clock stands at the ant's
+   * last workflow task, so {@code uptimeSeconds} said 0s for an ant started minutes ago that had
+   * not had a session yet.
+   */
+  static Duration uptime(AntStats s, Instant now) {
+    if (s.startedAtMillis() <= 0) {
+      return Duration.ofSeconds(s.uptimeSeconds());
+    }
+    return Duration.ofMillis(Math.max(0, now.toEpochMilli() - s.startedAtMillis()));
   }
 
   /** {@code running session 4}, {@code waiting (next tick)}, {@code paused (budget)}. */

@@ -14,6 +14,7 @@ import java.time.OffsetDateTime;
  *
  * @param state the lifecycle state, lower case; {@code unknown} for an ant that has not
  *     published yet (its first workflow task has not run)
+ * @param taskQueue the task queue its workflow runs on (its colony's own, unless started with --task-queue)
  */
 record AntRow(
     String colony,
@@ -30,7 +31,8 @@ record AntRow(
     String lastOutcome,
     String engine,
     String description,
-    String host) {
+    String host,
+    String taskQueue) {
 
   static AntRow of(WorkflowExecutionMetadata m) {
     String id = m.getExecution().getWorkflowId();
@@ -52,7 +54,8 @@ record AntRow(
         get(a, AntSearchAttributes.LAST_OUTCOME),
         memo(m, AntSearchAttributes.MEMO_ENGINE),
         memo(m, AntSearchAttributes.MEMO_DESCRIPTION),
-        get(a, AntSearchAttributes.HOST));
+        get(a, AntSearchAttributes.HOST),
+        m.getTaskQueue());
   }
 
   private static <T> T get(SearchAttributes a, SearchAttributeKey<T> key) {

@@ -82,8 +82,13 @@ final class Ants {
   /** The visibility query for running ants (of {@code colony}), narrowed by {@code filter}. */
   static String query(String colony, String filter) {
     return "WorkflowType = '" + AntIds.WORKFLOW_TYPE + "' AND ExecutionStatus = 'Running'"
-        + (colony == null ? "" : " AND ColonyName = '" + colony.replace("'", "\\'") + "'")
+        + (colony == null ? "" : " AND ColonyName = '" + quote(colony) + "'")
         + (filter == null ? "" : " AND (" + filter + ")");
+  }
+
+  /** {@code s} inside a visibility query's single quotes. */
+  static String quote(String s) {
+    return s.replace("\\", "\\\\").replace("'", "\\'");
   }
 
   /**
@@ -99,7 +104,7 @@ final class Ants {
       do {
         ListWorkflowExecutionsResponse r = t.stubs.blockingStub().listWorkflowExecutions(
             ListWorkflowExecutionsRequest.newBuilder().setNamespace(t.namespace).setQuery(query)
-                .setPageSize(LIST_PAGE).setNextPageToken(token).build());
+                .setPageSize(Math.min(LIST_PAGE, Math.max(1, limit))).setNextPageToken(token).build());
         for (var info : r.getExecutionsList()) {
           add(found, AntRow.of(new WorkflowExecutionMetadata(info, converter)));
         }
@@ -182,17 +187,20 @@ final class Ants {
       String[] parts = name.split("/", 2);
       return new Ref(parts[0], parts[1], AntIds.workflowId(parts[0], parts[1]));
     }
-    List<AntRow> running = list(t, colony);
-    List<Ref> matches = running.stream()
-        .filter(r -> r.ant().equals(name))
+    // One visibility call filtered by the name (two rows tell "one" from "several"): a command
+    // about one ant costs the same at 10 ants and at 10,000. Listing every ant cost 1.5-3 s at 3,000.
+    List<Ref> matches = list(t, colony, "AntName = '" + quote(name) + "'", 2).stream()
+        .filter(r -> r.ant().equals(name)) // the in-memory server ignores the filter
         .map(r -> new Ref(r.colony(), r.ant(), r.workflowId()))
         .toList();
     if (matches.size() == 1) {
       return matches.get(0);
     }
     if (matches.isEmpty()) {
-      String names = running.isEmpty() ? "none" : String.join(", ",
-          running.stream().map(r -> r.colony() + "/" + r.ant()).toList());
+      // Only on this error path: a few running ants, as a hint.
+      List<AntRow> some = list(t, colony, null, HINT + 1);
+      String names = some.isEmpty() ? "none" : String.join(", ",
+          some.stream().limit(HINT).map(r -> r.colony() + "/" + r.ant()).toList()) + (some.size() > HINT ? ", ..." : "");
       throw new UserError("no running ant named '" + name + "' at " + t.address
           + " (running: " + names + ")");
     }
@@ -200,10 +208,39 @@ final class Ants {
         + String.join(" or ", matches.stream().map(r -> r.colony() + "/" + r.ant()).toList()));
   }
 
-  /** Whether the workflow {@code workflowId} exists and runs (one describe). */
+  /** Running ants named in the "no running ant named" hint. */
+  private static final int HINT = 10;
+
+  /**
+   * Runs an SDK call (and the SDK's retries of it) under a gRPC deadline {@code d} from now: the
+   * SDK's retry loop stops at the calling context's deadline, so a server that dies mid-command
+   * costs at most {@code d}, and the command names the cause (see ColonyCli: lost connection, or
+   * did not answer in time).
+   */
+  static <T> T within(java.time.Duration d, java.util.function.Supplier<T> call) {
+    io.grpc.Context.CancellableContext ctx = io.grpc.Context.current()
+        .withDeadlineAfter(d.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS, DEADLINES);
+    io.grpc.Context previous = ctx.attach();
+    try {
+      return call.get();
+    } finally {
+      ctx.detach(previous);
+      ctx.cancel(null);
+    }
+  }
+
+  /** Fires the deadlines of {@link #within}; a daemon, so that it never holds the CLI open. */
+  private static final java.util.concurrent.ScheduledExecutorService DEADLINES =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread th = new Thread(r, "colony-deadlines");
+        th.setDaemon(true);
+        return th;
+      });
+
+  /** Whether the workflow {@code workflowId} exists and runs (one describe, within {@link #SIGNAL_WITHIN}). */
   static boolean isRunning(Temporal t, String workflowId) {
     try {
-      return t.client.newUntypedWorkflowStub(workflowId).describe().getStatus()
+      return within(SIGNAL_WITHIN, () -> t.client.newUntypedWorkflowStub(workflowId).describe().getStatus())
           == io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
     } catch (WorkflowNotFoundException e) {
       return false;
@@ -215,13 +252,32 @@ final class Ants {
     }
   }
 
-  /** One ant's visibility row (DescribeWorkflowExecution returns its search attributes). */
+  /** How long the one describe of {@link #row} may take: what is left of status ANT's 2 s. */
+  static final java.time.Duration ROW_WITHIN = java.time.Duration.ofMillis(1500);
+
+  /**
+   * One ant's visibility row (DescribeWorkflowExecution returns its search attributes): one try
+   * that ends within {@link #ROW_WITHIN}. The SDK's describe retries an unreachable server for a
+   * minute, which is what {@code status ANT} waited when the server died mid-command.
+   */
   static AntRow row(Temporal t, Ref ref) {
     try {
-      return AntRow.of(t.client.newUntypedWorkflowStub(ref.workflowId()).describe());
-    } catch (WorkflowNotFoundException e) {
-      throw new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
+      return AntRow.of(describe(t, ref.workflowId()));
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        throw new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
+      }
+      throw e;
     }
+  }
+
+  /** One DescribeWorkflowExecution, one try, ending within {@link #ROW_WITHIN}: no SDK retry loop. */
+  private static io.temporal.client.WorkflowExecutionDescription describe(Temporal t, String workflowId) {
+    var r = t.stubs.blockingStub().withDeadlineAfter(ROW_WITHIN.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+        .describeWorkflowExecution(io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder()
+            .setNamespace(t.namespace).setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId))
+            .build());
+    return new io.temporal.client.WorkflowExecutionDescription(r, t.client.getOptions().getDataConverter());
   }
 
   static AntWorkflow stub(Temporal t, Ref ref) {
@@ -297,14 +353,12 @@ final class Ants {
    */
   static UserError notRunning(Temporal t, Ref ref) {
     try {
-      var d = t.client.newUntypedWorkflowStub(ref.workflowId()).describe();
+      var d = describe(t, ref.workflowId());
       if (d.getStatus() != io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
         return new UserError("ant " + ref.colony() + "/" + ref.ant() + " is not running (it is "
             + d.getStatus().name().replace("WORKFLOW_EXECUTION_STATUS_", "").toLowerCase() + ")");
       }
       return new UserError("ant " + ref.colony() + "/" + ref.ant() + " ended while it was being asked; try again");
-    } catch (WorkflowNotFoundException e) {
-      return new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
         return new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
@@ -314,9 +368,19 @@ final class Ants {
   }
 
   /** Runs {@code call} on the ant; a workflow that is not there becomes {@link #notRunning}'s one line. */
+  /**
+   * How long one signal may take, retries included: the SDK retries an unreachable server for a
+   * minute, which is what {@code pause} waited when the server died mid-command. A healthy server
+   * answers in milliseconds; one busy starting 3,000 ants took 6.2 s, hence the margin.
+   */
+  static final java.time.Duration SIGNAL_WITHIN = java.time.Duration.ofSeconds(10);
+
   static void signal(Temporal t, Ref ref, java.util.function.Consumer<AntWorkflow> call) {
     try {
-      call.accept(stub(t, ref));
+      within(SIGNAL_WITHIN, () -> {
+        call.accept(stub(t, ref));
+        return null;
+      });
     } catch (WorkflowNotFoundException e) {
       throw notRunning(t, ref);
     } catch (io.temporal.client.WorkflowServiceException e) {

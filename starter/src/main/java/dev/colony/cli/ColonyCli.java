@@ -60,9 +60,37 @@ public final class ColonyCli implements Runnable {
   }
 
   static CommandLine commandLine() {
-    CommandLine cl = new CommandLine(new ColonyCli());
+    return configure(new CommandLine(new ColonyCli()));
+  }
+
+  private static CommandLine configure(CommandLine cl) {
     cl.setExecutionExceptionHandler(ColonyCli::handle);
+    cl.setExecutionStrategy(ColonyCli::execute);
     return cl;
+  }
+
+  /**
+   * Picocli's own strategy, except that a help request never hides an argument it did not
+   * match: {@code colony console --help} is an unknown command (exit 2), not the whole help and
+   * exit 0, for a script as for a person.
+   */
+  private static int execute(CommandLine.ParseResult parsed) {
+    CommandLine.ParseResult deepest = parsed;
+    while (deepest.subcommand() != null) {
+      deepest = deepest.subcommand();
+    }
+    if (!deepest.unmatched().isEmpty()) {
+      CommandLine where = deepest.commandSpec().commandLine();
+      String first = deepest.unmatched().get(0);
+      PrintWriter err = where.getErr();
+      err.println(deepest == parsed && !first.startsWith("-")
+          ? "colony: unknown command '" + dev.colony.config.Problem.printable(first, 60) + "' (see colony --help)"
+          : "colony: unexpected argument '" + dev.colony.config.Problem.printable(first, 60) + "' for '"
+              + deepest.commandSpec().qualifiedName() + "' (see " + deepest.commandSpec().qualifiedName() + " --help)");
+      err.flush();
+      return 2;
+    }
+    return new CommandLine.RunLast().execute(parsed);
   }
 
   /**
@@ -95,8 +123,7 @@ public final class ColonyCli implements Runnable {
     }
     CommandLine cl = new CommandLine(new OneShot());
     cl.addSubcommand(only.get());
-    cl.setExecutionExceptionHandler(ColonyCli::handle);
-    return cl;
+    return configure(cl);
   }
 
   /** The root of a one-shot command line: the same name, options and version as {@link ColonyCli}. */
@@ -148,8 +175,11 @@ public final class ColonyCli implements Runnable {
           + dev.colony.config.Problem.printable(String.valueOf(grpc.getStatus().getDescription()), 160)
           + "): check the API key (TEMPORAL_API_KEY) or client certificate and what it may do in this namespace.");
     } else if (grpc != null && grpc.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
-      err.println("colony: lost the connection to Temporal (" + grpc.getStatus().getDescription()
-          + "). Is the server still running?");
+      err.println("colony: lost the connection to Temporal" + at() + " ("
+          + dev.colony.config.Problem.printable(String.valueOf(grpc.getStatus().getDescription()), 160)
+          + "): is the server still running?");
+    } else if (grpc != null && grpc.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED) {
+      err.println("colony: Temporal" + at() + " did not answer in time: is the server still running, or overloaded?");
     } else {
       // What failed, then what Temporal said about it (a service exception's own message names
       // only the workflow).
@@ -164,6 +194,12 @@ public final class ColonyCli implements Runnable {
     }
     err.flush();
     return 1;
+  }
+
+  /** " at ADDRESS" of the connection this command made, for a call that failed after it. */
+  private static String at() {
+    String a = Temporal.lastAddress;
+    return a == null ? "" : " at " + a;
   }
 
   /** The gRPC status that caused {@code e}, if any: the SDK wraps it in its own exceptions. */

@@ -79,9 +79,7 @@ final class ConnectFailure {
         return at + ": the TLS handshake failed (" + Problem.printable(firstMatch(e, "ssl", "tls", "handshake"), 160)
             + "). Check the address and the TLS settings (" + p.describe() + ").";
       }
-    } else if (code == Status.Code.UNAVAILABLE && (desc.contains("Network closed") || desc.contains("Connection closed")
-        || causes.contains("connection reset") || causes.contains("first received frame was not settings")
-        || causes.contains("http/1") || causes.contains("http2exception"))) {
+    } else if (closedBeforeAnswering(e, p)) {
       return at + " closed the connection before answering: it probably requires TLS. Set --tls (TEMPORAL_TLS=true), "
           + "and for mTLS " + TLS_FLAGS + ".";
     }
@@ -96,6 +94,18 @@ final class ConnectFailure {
     }
     return "cannot reach Temporal at " + p.address() + " (" + code + "). Start one with './colony server' (or "
         + "bin/cluster.sh up, or see docker-compose.temporal.yml), or point --address / $TEMPORAL_ADDRESS at yours.";
+  }
+
+  /** A plaintext connection the server closed before answering: it may want TLS, or it may have died. */
+  static boolean closedBeforeAnswering(StatusRuntimeException e, ClientProfile p) {
+    if (p.tls() || e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+      return false;
+    }
+    String desc = e.getStatus().getDescription() == null ? "" : e.getStatus().getDescription();
+    String causes = causeText(e).toLowerCase(Locale.ROOT);
+    return desc.contains("Network closed") || desc.contains("Connection closed")
+        || causes.contains("connection reset") || causes.contains("first received frame was not settings")
+        || causes.contains("http/1") || causes.contains("http2exception");
   }
 
   /** A certificate or key that TLS could not load (bad PEM, wrong file). */

@@ -28,13 +28,13 @@ final class DevCommand implements Callable<Integer> {
   @Mixin
   ServerOptions server;
 
-  @Option(names = "--task-queue", defaultValue = dev.colony.spec.AntIds.DEFAULT_TASK_QUEUE,
-      description = "Task queue (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--task-queue", description = "Task queue (default: colony-<colony name>, one per colony).")
   String taskQueue;
 
   @Override
   public Integer call() throws Exception {
     LoadedColony colony = ColonyDir.loadRunnable(dir, true);
+    String taskQueue = this.taskQueue != null ? this.taskQueue : dev.colony.spec.AntIds.taskQueue(colony.colony().name());
     if (colony.colony().discord() != null && Environment.forColony(Path.of(colony.colony().dir()))
         .get(colony.colony().discord().tokenVar()) == null) {
       System.err.println("colony: " + colony.colony().discord().tokenVar()
@@ -54,6 +54,10 @@ final class DevCommand implements Callable<Integer> {
     try {
       t = Temporal.connect(local.address(), "default");
       SearchAttributeSetup.ensure(t);
+      String idle = WorkerCheck.unversionedWorker(t, taskQueue); // a colony upgraded on this server before
+      if (idle != null) {
+        err.println("colony: " + idle);
+      }
     } catch (RuntimeException e) {
       local.close();
       throw e;

@@ -64,7 +64,7 @@ final class DiscordCommand implements Callable<Integer> {
           + " is not set in this environment or the colony's .env: the bridge needs the bot token");
     }
     Temporal t = Temporal.connect(temporal);
-    LeasedConnection<DiscordBridge> gateway = discord.gateway(t, temporal.taskQueue, ProcessHandle.current().pid() + "@bridge",
+    LeasedConnection<DiscordBridge> gateway = discord.gateway(t, temporal.taskQueue(colony.colony().name()), ProcessHandle.current().pid() + "@bridge",
         new OkHttpClient());
     return serve(spec, t, gateway, "discord bridge for colony '" + colony.colony().name() + "' at " + t.address
         + ": holds the gateway when no other worker does");

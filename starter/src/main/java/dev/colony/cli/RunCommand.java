@@ -8,6 +8,6 @@ import picocli.CommandLine.Command;
 final class RunCommand extends WorkerCommand {
   @Override
   void afterWorkerStarted(Temporal t, LoadedColony colony) {
-    StartCommand.startAll(t, temporal.taskQueue, colony, colony.ants(), spec.commandLine().getOut());
+    StartCommand.startAll(t, temporal.taskQueue(colony.colony().name()), colony, colony.ants(), spec.commandLine().getOut());
   }
 }

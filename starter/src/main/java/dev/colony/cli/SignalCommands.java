@@ -298,7 +298,7 @@ final class SignalCommands {
      * one runs (it waits in Temporal).
      */
     private String checkWaiting(Temporal t, Ants.Ref ref) {
-      WorkerCheck workers = WorkerCheck.of(t, temporal.taskQueue);
+      WorkerCheck workers = WorkerCheck.of(t, temporal.taskQueue(ref.colony()));
       java.util.List<dev.colony.autonomy.PendingConfirmation> waiting;
       try {
         if (Boolean.FALSE.equals(workers.polling())) {

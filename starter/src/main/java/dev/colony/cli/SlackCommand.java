@@ -41,7 +41,7 @@ final class SlackCommand implements Callable<Integer> {
           + " not set in this environment or the colony's .env: the bridge needs the bot and app-level tokens");
     }
     Temporal t = Temporal.connect(temporal);
-    LeasedConnection<SlackBridge> connection = slack.connection(t, temporal.taskQueue,
+    LeasedConnection<SlackBridge> connection = slack.connection(t, temporal.taskQueue(colony.colony().name()),
         ProcessHandle.current().pid() + "@bridge", slack.api(new OkHttpClient()));
     return DiscordCommand.serve(spec, t, connection, "slack bridge for colony '" + colony.colony().name() + "' at "
         + t.address + ": holds the connection when no other worker does");

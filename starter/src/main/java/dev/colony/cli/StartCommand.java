@@ -39,7 +39,11 @@ final class StartCommand implements Callable<Integer> {
     List<AntSpec> chosen = select(colony, names);
     try (Temporal t = Temporal.connect(temporal)) {
       SearchAttributeSetup.ensure(t);
-      startAll(t, temporal.taskQueue, colony, chosen, spec.commandLine().getOut());
+      String taskQueue = temporal.taskQueue(colony.colony().name());
+      QueueCheck.refuseShared(t, taskQueue, colony.colony().name());
+      startAll(t, taskQueue, colony, chosen, spec.commandLine().getOut());
+      spec.commandLine().getOut().printf("colony '%s' runs on task queue '%s': its workers are 'colony worker %s'%s%n",
+          colony.colony().name(), taskQueue, dir, temporal.taskQueue == null ? "" : " --task-queue " + taskQueue);
     }
     return 0;
   }

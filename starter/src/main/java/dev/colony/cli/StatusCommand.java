@@ -54,54 +54,78 @@ final class StatusCommand implements Callable<Integer> {
     var out = spec.commandLine().getOut();
     var err = spec.commandLine().getErr();
     try (Temporal t = Temporal.connect(temporal)) {
-      WorkerCheck workers;
+      List<WorkerCheck> workers;
       if (ant == null) {
-        // The worker check is only a footnote to a listing: asked beside it, not before it.
-        var check = java.util.concurrent.CompletableFuture.supplyAsync(() -> WorkerCheck.of(t, temporal.taskQueue));
-        list(t, out, check);
-        workers = check.join();
+        workers = list(t, out);
       } else {
-        workers = WorkerCheck.of(t, temporal.taskQueue);
-        detail(t, workers, out);
+        workers = List.of(detail(t, out));
       }
       out.flush();
-      if (workers.warning() != null) {
-        err.println("colony: " + workers.warning());
-        err.flush();
+      for (WorkerCheck w : workers) {
+        if (w.warning() != null) {
+          err.println("colony: " + w.warning());
+        }
       }
+      err.flush();
     }
     return 0;
   }
 
-  private void list(Temporal t, java.io.PrintWriter out,
-      java.util.concurrent.CompletableFuture<WorkerCheck> workers) {
+  /**
+   * Lists the ants; returns the worker check of each task queue they run on (each colony has its
+   * own), or of --task-queue when given.
+   */
+  private List<WorkerCheck> list(Temporal t, java.io.PrintWriter out) {
     if (json) {
       List<AntRow> rows = Ants.list(t, colony);
-      out.print(StatusView.json(t.address, t.namespace, rows, workers.join()));
-      return;
+      List<WorkerCheck> workers = checks(t, rows);
+      out.print(StatusView.json(t.address, t.namespace, rows,
+          workers.isEmpty() ? WorkerCheck.of(t, temporal.taskQueue(colony == null ? "?" : colony)) : workers.get(0)));
+      return workers;
     }
     Long total = all ? null : Ants.count(t, colony, null);
     if (total != null && total > tableLimit) {
       List<AntRow> attention = Ants.list(t, colony, ATTENTION, tableLimit);
+      List<AntRow> seen = new java.util.ArrayList<>(attention);
+      if (seen.isEmpty()) {
+        seen.addAll(Ants.list(t, colony, null, 1)); // one ant, for its task queue
+      }
       if (!attention.isEmpty()) {
         out.print(StatusView.table(attention, Instant.now()));
       }
       out.printf("%,d ants running; %s. Every ant: colony status --all (or --json).%n", total,
           attention.isEmpty() ? "none needs attention"
               : String.format("%,d shown (waiting for a human, paused or failing), the rest are fine", attention.size()));
-    } else {
-      out.print(StatusView.table(Ants.list(t, colony), Instant.now()));
+      return checks(t, seen);
     }
+    List<AntRow> rows = Ants.list(t, colony);
+    out.print(StatusView.table(rows, Instant.now()));
+    return checks(t, rows);
+  }
+
+  /** Whether a worker polls each task queue these ants run on (--task-queue: that one), asked at once. */
+  private List<WorkerCheck> checks(Temporal t, List<AntRow> rows) {
+    java.util.TreeSet<String> queues = new java.util.TreeSet<>();
+    if (temporal.taskQueue != null) {
+      queues.add(temporal.taskQueue);
+    } else {
+      rows.forEach(r -> queues.add(r.taskQueue() != null && !r.taskQueue().isEmpty() ? r.taskQueue()
+          : temporal.taskQueue(r.colony())));
+    }
+    List<java.util.concurrent.CompletableFuture<WorkerCheck>> asked = queues.stream()
+        .map(q -> java.util.concurrent.CompletableFuture.supplyAsync(() -> WorkerCheck.of(t, q))).toList();
+    return asked.stream().map(java.util.concurrent.CompletableFuture::join).toList();
   }
 
   /** One ant: its live status and stats from the workflow when a worker answers, else visibility. */
-  private void detail(Temporal t, WorkerCheck workers, java.io.PrintWriter out) {
+  private WorkerCheck detail(Temporal t, java.io.PrintWriter out) {
     Ants.Ref ref = Ants.resolve(t, ant, colony);
+    WorkerCheck workers = WorkerCheck.of(t, temporal.taskQueue(ref.colony()));
     Ants.Live live = Boolean.FALSE.equals(workers.polling()) ? null : Ants.live(t, ref, LIVE_WITHIN);
     if (live != null) {
       out.print(json ? StatusView.json(t.address, t.namespace, live.status(), live.stats())
           : StatusView.detail(live.status(), live.stats(), Instant.now()));
-      return;
+      return workers;
     }
     AntRow row = Ants.row(t, ref);
     if (json) {
@@ -115,8 +139,12 @@ final class StatusCommand implements Callable<Integer> {
         out.println("  worker:             its worker is stopping or gone (it polled "
             + StatusView.human(java.time.Duration.between(workers.lastSeen(), Instant.now())) + " ago but did not answer)");
       }
-      out.println("  (from visibility: no worker answered the status query within "
-          + LIVE_WITHIN.toMillis() / 1000.0 + " s, so queue details and stats are not shown)");
+      out.println(workers.current() != null && Boolean.FALSE.equals(workers.polling())
+          ? "  (from visibility: no worker of the current version " + workers.current()
+              + " polls, so queue details and stats are not shown)"
+          : "  (from visibility: no worker answered the status query within "
+              + LIVE_WITHIN.toMillis() / 1000.0 + " s, so queue details and stats are not shown)");
     }
+    return workers;
   }
 }

@@ -115,6 +115,8 @@ final class StatusView {
       w.put("polling", workers.polling());
     }
     w.put("pollers", workers.pollers());
+    // After `colony upgrade` only this version's workers get the queue's tasks.
+    w.put("currentVersion", workers.current() == null ? null : workers.current().toString());
     w.put("lastPoll", workers.lastSeen() == null ? null : workers.lastSeen().toString());
     ArrayNode list = root.putArray("ants");
     for (AntRow a : ants) {

@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 final class Temporal implements AutoCloseable {
   static final java.time.Duration QUERY_TIMEOUT = java.time.Duration.ofSeconds(5);
   static final java.time.Duration WORKER_LONG_POLL = java.time.Duration.ofSeconds(10);
+  /** The address of the last connection this process made: errors after it name the server. */
+  static volatile String lastAddress;
   final String address;
   final String namespace;
   /** How this connection was made (TLS, API key): for messages and the operator service. */
@@ -55,6 +57,11 @@ final class Temporal implements AutoCloseable {
   }
 
   static Temporal connect(ClientProfile profile) {
+    return connect(profile, new io.grpc.ClientInterceptor[0]);
+  }
+
+  /** {@link #connect(ClientProfile)} with gRPC interceptors: tests see the calls a command makes. */
+  static Temporal connect(ClientProfile profile, io.grpc.ClientInterceptor... interceptors) {
     String address = profile.address();
     WorkflowServiceStubsOptions fromProfile;
     try {
@@ -70,8 +77,14 @@ final class Temporal implements AutoCloseable {
       return t;
     });
     String serverName = profile.config().getTls() == null ? null : profile.config().getTls().getServerName();
+    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder(fromProfile);
+    if (!profile.tls()) {
+      // TLS turned off (--tls=false, TEMPORAL_TLS=false, tls.disabled) with an API key: plaintext
+      // with the key, as the temporal CLI does. Unsaid, the SDK turns TLS on for any API key.
+      options.setEnableHttps(false);
+    }
     WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
-        WorkflowServiceStubsOptions.newBuilder(fromProfile).setTarget(address)
+        options.setTarget(address).setGrpcClientInterceptors(java.util.List.of(interceptors))
             .setChannelInitializer(b -> {
               ((NettyChannelBuilder) b).eventLoopGroup(loop).channelType(NioSocketChannel.class);
               if (profile.tls() && serverName != null && !serverName.isEmpty()) {
@@ -95,10 +108,21 @@ final class Temporal implements AutoCloseable {
             .describeNamespace(DescribeNamespaceRequest.newBuilder().setNamespace(profile.namespace()).build());
       }
     } catch (StatusRuntimeException e) {
+      StatusRuntimeException cause = e;
+      if (ConnectFailure.closedBeforeAnswering(e, profile)) {
+        // A plaintext client to a TLS server sees that; so does one whose server just died. Ask
+        // once more: a server that is gone now refuses the connection, and is named for that.
+        try {
+          stubs.blockingStub().withDeadlineAfter(2, TimeUnit.SECONDS).getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
+        } catch (StatusRuntimeException again) {
+          cause = ConnectFailure.closedBeforeAnswering(again, profile) ? e : again;
+        }
+      }
       stubs.shutdownNow();
       loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-      throw new UserError(ConnectFailure.explain(e, profile));
+      throw new UserError(ConnectFailure.explain(cause, profile));
     }
+    lastAddress = address;
     return new Temporal(profile, stubs, loop);
   }
 

@@ -17,9 +17,14 @@ final class TemporalOptions {
       description = "Temporal namespace (default: $TEMPORAL_NAMESPACE, the profile's, else default).")
   String namespace;
 
-  @Option(names = "--task-queue", paramLabel = "NAME", defaultValue = AntIds.DEFAULT_TASK_QUEUE,
-      description = "Task queue the ants run on (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--task-queue", paramLabel = "NAME",
+      description = "Task queue the ants run on (default: colony-<colony name>, one per colony).")
   String taskQueue;
+
+  /** The task queue of {@code colony}'s workflows: --task-queue when given, else the colony's own. */
+  String taskQueue(String colony) {
+    return taskQueue != null ? taskQueue : AntIds.taskQueue(colony);
+  }
 
   @Option(names = "--profile", paramLabel = "NAME",
       description = "Profile of the Temporal config file (default: $TEMPORAL_PROFILE, else default).")

@@ -27,6 +27,11 @@ import picocli.CommandLine.Spec;
         + "current, tell every ant, and wait until the old versions are drained.")
 class UpgradeCommand implements Callable<Integer> {
   private static final String IDENTITY = "colony upgrade";
+  /**
+   * The longest --wait: a week is longer than any session a drain waits for, and seconds beyond it
+   * would overflow the deadline's nanoseconds (a huge --wait once gave up after a second).
+   */
+  static final long MAX_WAIT_SECONDS = 7 * 24 * 3600;
 
   @Mixin
   TemporalOptions temporal;
@@ -35,11 +40,33 @@ class UpgradeCommand implements Callable<Integer> {
   VersionOption version;
 
   @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "600",
-      description = "How long to wait for the older versions to drain (default: ${DEFAULT-VALUE}; 0: do not wait).")
+      description = "How long to wait for the older versions to drain (default: ${DEFAULT-VALUE}; at most a week, 604800; 0: do not wait).")
   long waitSeconds;
+
+  @Option(names = "--colony", paramLabel = "NAME",
+      description = "The colony to upgrade (its task queue is colony-NAME; default: the one colony running).")
+  String colony;
 
   @Spec
   picocli.CommandLine.Model.CommandSpec spec;
+
+  /** The task queue to upgrade: --task-queue, --colony's own, else that of the only colony with running ants. */
+  private String taskQueue(Temporal t) {
+    if (temporal.taskQueue != null || colony != null) {
+      return temporal.taskQueue(colony);
+    }
+    java.util.TreeSet<String> queues = new java.util.TreeSet<>();
+    Ants.list(t, null).forEach(r -> queues.add(r.taskQueue() == null || r.taskQueue().isEmpty()
+        ? temporal.taskQueue(r.colony()) : r.taskQueue()));
+    if (queues.isEmpty() && (version.deployment != null || System.getenv("COLONY_DEPLOYMENT") != null)) {
+      return null; // no ant runs yet: nothing to tell, and the deployment is named
+    }
+    if (queues.size() != 1) {
+      throw new UsageError(queues.isEmpty() ? "no ant is running: name the colony to upgrade with --colony NAME"
+          : "ants run on several task queues (" + String.join(", ", queues) + "): name the colony with --colony NAME");
+    }
+    return queues.first();
+  }
 
   @Override
   public Integer call() throws InterruptedException {
@@ -48,13 +75,14 @@ class UpgradeCommand implements Callable<Integer> {
       throw new UsageError("upgrade needs --build-id: the version to move to (its workers must be running)");
     }
     VersionOption.check("--build-id", buildId);
-    if (waitSeconds < 0) {
-      throw new UsageError("invalid --wait " + waitSeconds + ": give seconds, 0 or more");
+    if (waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
+      throw new UsageError("invalid --wait " + waitSeconds + ": give seconds from 0 to " + MAX_WAIT_SECONDS + " (a week)");
     }
-    String deployment = version.deploymentName(temporal.taskQueue);
-    String target = deployment + ":" + buildId;
     PrintWriter out = spec.commandLine().getOut();
     try (Temporal t = Temporal.connect(temporal)) {
+      String taskQueue = taskQueue(t);
+      String deployment = version.deploymentName(taskQueue == null ? "" : taskQueue);
+      String target = deployment + ":" + buildId;
       var stub = t.stubs.blockingStub();
       try {
         stub.describeWorkerDeploymentVersion(DescribeWorkerDeploymentVersionRequest.newBuilder()
@@ -90,9 +118,11 @@ class UpgradeCommand implements Callable<Integer> {
           older.add(id);
         }
       });
-      int told = tellEveryWorkflow(t, target);
-      out.printf("told %d running workflow(s) on task queue '%s' to move at their next safe point%n", told,
-          temporal.taskQueue);
+      if (taskQueue != null) {
+        int told = tellEveryWorkflow(t, taskQueue, target);
+        out.printf("told %d running workflow(s) on task queue '%s' to move at their next safe point%n", told,
+            taskQueue);
+      }
       out.flush();
       return awaitDrained(t, deployment, buildId, older, out);
     }
@@ -102,8 +132,8 @@ class UpgradeCommand implements Callable<Integer> {
    * Sends the {@code upgrade} signal to every running Colony workflow on the task queue that is not
    * on {@code target} yet: it continues as new onto it at its next safe point.
    */
-  private int tellEveryWorkflow(Temporal t, String target) {
-    String mine = "TaskQueue = '" + temporal.taskQueue + "' AND ExecutionStatus = 'Running' AND WorkflowType IN "
+  private int tellEveryWorkflow(Temporal t, String taskQueue, String target) {
+    String mine = "TaskQueue = '" + taskQueue + "' AND ExecutionStatus = 'Running' AND WorkflowType IN "
         + "('AntWorkflow', 'ColonyWorkflow', 'Lease', 'RepoWatcher')";
     java.util.Set<String> ids = new java.util.LinkedHashSet<>();
     t.client.listExecutions(mine + " AND TemporalWorkerDeploymentVersion != '" + target + "'")

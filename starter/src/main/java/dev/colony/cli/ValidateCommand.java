@@ -28,6 +28,9 @@ final class ValidateCommand implements Callable<Integer> {
     for (AntSpec a : colony.ants()) {
       out.printf("  %-20s engine %-8s %s%n", a.name(), a.engine().configName(), rhythm(a));
     }
+    // Its own task queue: a worker of another colony never runs its ants.
+    out.printf("runs on task queue '%s' (its own; start its workers with ./colony worker %s)%n",
+        dev.colony.spec.AntIds.taskQueue(colony.colony().name()), dir);
     out.flush();
     if (colony.ants().isEmpty()) {
       spec.commandLine().getErr().println("colony: warning: no ants yet: add one <name>.yaml file per ant to "

@@ -38,14 +38,23 @@ class WorkerCommand implements Callable<Integer> {
   public Integer call() {
     LoadedColony colony = ColonyDir.loadRunnable(dir);
     String hostName = host.resolve(); // a bad --host or --build-id fails here, before anything starts
-    var deploymentVersion = version.resolve(temporal.taskQueue);
+    String taskQueue = temporal.taskQueue(colony.colony().name());
+    var deploymentVersion = version.resolve(taskQueue);
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Temporal t = Temporal.connect(temporal);
     SearchAttributeSetup.ensure(t);
-    ColonyWorker worker = WorkerRuntime.start(t, temporal.taskQueue, sticky.mode, host, System.out, colony,
+    QueueCheck.refuseShared(t, taskQueue, colony.colony().name());
+    if (deploymentVersion == null) {
+      // After `colony upgrade` the server gives this queue's tasks to the current version's workers only.
+      String idle = WorkerCheck.unversionedWorker(t, taskQueue);
+      if (idle != null) {
+        System.err.println("colony: " + idle);
+      }
+    }
+    ColonyWorker worker = WorkerRuntime.start(t, taskQueue, sticky.mode, host, System.out, colony,
         deploymentVersion);
     spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' (host %s%s) at %s%n",
-        colony.colony().name(), temporal.taskQueue, hostName,
+        colony.colony().name(), taskQueue, hostName,
         deploymentVersion == null ? "" : ", version " + deploymentVersion.getDeploymentName() + ":"
             + deploymentVersion.getBuildId(), t.address);
     spec.commandLine().getOut().flush();

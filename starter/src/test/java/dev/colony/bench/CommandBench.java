@@ -64,12 +64,18 @@ final class CommandBench {
       List<Double> tSignal = new ArrayList<>();
       List<Double> tQuery = new ArrayList<>();
       List<Double> tList = new ArrayList<>();
+      // The same ant by its bare name: one visibility call filtered by AntName finds its colony, so
+      // a command about one ant should cost the same at 10 ants and at 10,000.
+      List<Double> pauseBare = new ArrayList<>();
+      List<Double> statusBare = new ArrayList<>();
       String temporal = dev.colony.fault.Cluster.temporalCli();
       for (int i = 0; i < RUNS; i++) {
         String ant = antName(random.nextInt(ants));
         pause.add(b.launcher(i % 2 == 0 ? "pause" : "resume", "cmd/" + ant));
         statusOne.add(b.launcher("status", "cmd/" + ant));
         statusAll.add(b.launcher("status"));
+        pauseBare.add(b.launcher(i % 2 == 0 ? "pause" : "resume", ant));
+        statusBare.add(b.launcher("status", ant));
         tSignal.add(timed(temporal, "workflow", "signal", "--address", b.address, "--workflow-id", "ant/cmd/" + ant,
             "--name", i % 2 == 0 ? "resume" : "pause"));
         tQuery.add(timed(temporal, "workflow", "query", "--address", b.address, "--workflow-id", "ant/cmd/" + ant,
@@ -88,6 +94,12 @@ final class CommandBench {
           "p50 < 300 ms, p99 < 500 ms"));
       r.line(row("`./colony status` (" + String.format(Locale.ROOT, "%,d", ants) + " ants)", statusAll,
           "`temporal workflow list --limit " + ants + "`", tList, "p50 < 300 ms, p99 < 500 ms"));
+      // Side by side: the bare name against colony/ANT (the yardstick columns hold the qualified name).
+      String n = String.format(Locale.ROOT, "%,d", ants);
+      r.line(row("`./colony pause NAME` / `resume NAME`, bare name (" + n + " ants)", pauseBare,
+          "`./colony pause cmd/NAME`", pause, "ratio < 1.2x"));
+      r.line(row("`./colony status NAME`, bare name (" + n + " ants)", statusBare,
+          "`./colony status cmd/NAME`", statusOne, "ratio < 1.2x"));
 
       // While a second colony of `storm` ants is being started.
       Path stormTmp = Files.createTempDirectory("colony-storm");

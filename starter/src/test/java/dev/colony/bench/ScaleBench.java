@@ -610,7 +610,7 @@ public final class ScaleBench {
         if (!p.isAlive()) {
           throw new IllegalStateException("worker exited: " + read(log));
         }
-        return read(log).contains("polling 'colony'");
+        return read(log).contains(" polling '");
       });
       return new Proc(p, log, pump);
     }

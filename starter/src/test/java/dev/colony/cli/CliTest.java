@@ -192,6 +192,44 @@ class CliTest {
     assertEquals(2, run("status", "--no-such-flag").code());
   }
 
+  /** As main runs it: a one-shot command gets a root with only that subcommand. */
+  static Result runAsMain(String... args) {
+    CommandLine cl = ColonyCli.commandLine(args);
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    return new Result(cl.execute(args), out.toString(), err.toString());
+  }
+
+  @Test
+  void helpOfACommandThatDoesNotExistIsAnUnknownCommandNotTheHelp() {
+    for (String[] args : List.of(new String[] {"console", "--help"}, new String[] {"task", "--help"},
+        new String[] {"--help", "console"}, new String[] {"task", "-h"})) {
+      for (Result r : List.of(run(args), runAsMain(args))) {
+        String what = String.join(" ", args) + ": " + r.out() + r.err();
+        assertEquals(2, r.code(), what);
+        assertEquals("", r.out(), what);
+        assertTrue(r.err().startsWith("colony: unknown command '" + (args[0].startsWith("-") ? args[1] : args[0]) + "'"), what);
+        assertEquals(1, r.err().strip().lines().count(), "one line: " + what);
+      }
+    }
+    // An argument too many for a real command is named too, with its command.
+    Result extra = runAsMain("status", "--help", "a", "b");
+    assertEquals(2, extra.code(), extra.out() + extra.err());
+    assertTrue(extra.err().startsWith("colony: unexpected argument 'b' for 'colony status'"), extra.err());
+  }
+
+  @Test
+  void upgradeRefusesAWaitItCannotCountAsAUsageError() {
+    for (String wait : List.of("9223372036854775807", "9223372036854", "31536000")) {
+      Result r = run("upgrade", "--build-id", "b2", "--wait", wait, "--address", "127.0.0.1:1");
+      assertEquals(2, r.code(), wait + ": " + r.err());
+      assertTrue(r.err().startsWith("colony: invalid --wait " + wait + ": "), r.err());
+      assertEquals(1, r.err().strip().lines().count(), "one line: " + r.err());
+    }
+  }
+
   @Test
   void everyCommandHasHelp() {
     for (String cmd : List.of("validate", "dev", "server", "worker", "start", "run", "status", "pause",

@@ -135,6 +135,36 @@ class ClientProfileTest {
     assertEquals("plaintext with an API key", p.describe());
   }
 
+  /**
+   * TLS turned off with an API key, by flag, variable or profile: plaintext with the key, as the
+   * {@code temporal} CLI does (the SDK would turn TLS back on for the key, and a plaintext server
+   * then looked unreachable).
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(60)
+  void tlsTurnedOffWithAnApiKeyConnectsInPlaintext() throws Exception {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    String address = "127.0.0.1:" + port;
+    String key = "plaintext-key-" + System.nanoTime();
+    Path f = toml("[profile.default]\naddress = \"" + address + "\"\napi_key = \"" + key + "\"\n"
+        + "[profile.default.tls]\ndisabled = true\n");
+    try (EmbeddedServer server = EmbeddedServer.start(port)) {
+      for (ClientProfile p : java.util.List.of(
+          ClientProfile.resolve(parse("--disable-config-file", "--tls=false", "--address", address, "--api-key", key), Map.of()),
+          ClientProfile.resolve(parse("--disable-config-file"),
+              Map.of("TEMPORAL_ADDRESS", address, "TEMPORAL_API_KEY", key, "TEMPORAL_TLS", "false")),
+          ClientProfile.resolve(parse("--config-file", f.toString()), Map.of()))) {
+        assertEquals("plaintext with an API key", p.describe());
+        try (Temporal t = Temporal.connect(p)) {
+          assertTrue(t.reachable(java.time.Duration.ofSeconds(5)), p.source());
+        }
+      }
+    }
+  }
+
   @Test
   void privateKeyMaterialIsMaskedLineByLine() {
     String line = "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg" + System.nanoTime();

@@ -42,7 +42,7 @@ class EmbeddedColonyTest {
     temporal = Temporal.connect(address, "default");
     assertTrue(temporal.isEmbeddedTestServer());
     SearchAttributeSetup.ensure(temporal);
-    worker = ColonyWorker.start(temporal.client, new WorkerSettings("colony", false, posts::add, "test-worker", null));
+    worker = ColonyWorker.start(temporal.client, new WorkerSettings("colony-hello", false, posts::add, "test-worker", null));
   }
 
   @AfterEach
@@ -87,6 +87,42 @@ class EmbeddedColonyTest {
 
   private boolean posted(String text) {
     return posts.stream().anyMatch(p -> p.text().equals(text));
+  }
+
+  /**
+   * A bare ant name is resolved with one visibility call filtered by that name (at 3,000 ants,
+   * listing them all made pause, resume and status of one ant cost seconds); the in-memory
+   * server, which has no such call, still resolves it.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(60)
+  void aBareAntNameIsResolvedWithOneCallFilteredByItsName() throws Exception {
+    assertEquals(0, cli("start", "../examples/hello").code());
+    List<String> queries = new CopyOnWriteArrayList<>();
+    io.grpc.ClientInterceptor record = new io.grpc.ClientInterceptor() {
+      @Override
+      public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(io.grpc.MethodDescriptor<Q, R> method,
+          io.grpc.CallOptions options, io.grpc.Channel next) {
+        return new io.grpc.ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+          @Override
+          public void sendMessage(Q message) {
+            if (message instanceof io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest r) {
+              queries.add(r.getQuery());
+            }
+            super.sendMessage(message);
+          }
+        };
+      }
+    };
+    try (Temporal t = Temporal.connect(ClientProfile.plain(address, "default"), record)) {
+      Ants.Ref ref = Ants.resolve(t, "greeter", null);
+      assertEquals("ant/hello/greeter", ref.workflowId());
+      assertEquals(1, queries.size(), queries.toString());
+      assertTrue(queries.get(0).contains("AntName = 'greeter'") && queries.get(0).contains("ExecutionStatus = 'Running'"),
+          queries.get(0));
+      UserError none = org.junit.jupiter.api.Assertions.assertThrows(UserError.class, () -> Ants.resolve(t, "nobody", null));
+      assertTrue(none.getMessage().startsWith("no running ant named 'nobody' at " + address), none.getMessage());
+    }
   }
 
   @Test

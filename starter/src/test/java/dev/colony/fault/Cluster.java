@@ -96,8 +96,23 @@ public final class Cluster implements AutoCloseable {
     return externalAddress != null ? externalAddress : address;
   }
 
+  /** The task queue the last worker started said it polls (each colony has its own by default). */
+  private String polled;
+
   String queue() {
-    return taskQueue == null ? "colony" : taskQueue;
+    return taskQueue != null ? taskQueue : polled;
+  }
+
+  /**
+   * A second colony directory beside this one: a copy of the fixture named {@code name}, for
+   * tests of two colonies on one Temporal.
+   */
+  Path anotherColony(String name) throws IOException {
+    Path other = dir.resolveSibling(name);
+    copy(FIXTURE, other);
+    Path yaml = other.resolve("colony.yaml");
+    Files.writeString(yaml, Files.readString(yaml).replaceFirst("(?m)^name: .*$", "name: " + name));
+    return other;
   }
 
   static int freePort() throws IOException {
@@ -263,8 +278,11 @@ public final class Cluster implements AutoCloseable {
       if (!p.isAlive()) {
         throw new AssertionError("worker " + name + " exited: " + read(log));
       }
-      return read(log).contains("polling '" + queue() + "'");
+      return read(log).contains(" polling '");
     });
+    java.util.regex.Matcher polling = java.util.regex.Pattern.compile(" polling '([^']+)'").matcher(read(log));
+    polling.find();
+    polled = polling.group(1);
     // The ants' workflows run only once the new worker's pollers reach the server (the
     // in-memory server does not report pollers).
     eventually(Duration.ofSeconds(30), () -> {

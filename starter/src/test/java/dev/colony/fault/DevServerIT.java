@@ -116,7 +116,7 @@ class DevServerIT {
     eventually(LONG, () -> {
       try {
         return colony("status").out().contains(
-            "no worker is polling task queue 'colony' at " + cluster.address + ": start one with ./colony worker DIR");
+            "no worker is polling task queue 'colony-fault' at " + cluster.address + ": start one with ./colony worker DIR");
       } catch (Exception e) {
         throw new AssertionError(e);
       }

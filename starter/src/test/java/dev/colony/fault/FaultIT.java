@@ -444,6 +444,90 @@ class FaultIT {
         "✅ **epsilon** finished session 1: pushed the fix");
   }
 
+  /**
+   * {@code colony status ANT} when the server goes away in the middle of the command: it answers
+   * at once with the cause (it used to sit a minute in the SDK's retry loop, or blame TLS).
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void statusOfOneAntAnswersAtOnceWhenTheServerDiesMidCommand() throws Exception {
+    cluster.start("alpha"); // no worker: status reads its row from visibility
+    // status fault/alpha makes three calls (connect, the worker check, the describe): the server
+    // dies at each of them in turn.
+    for (int calls : new int[] {0, 1, 2}) {
+      try (TcpProxy proxy = new TcpProxy(cluster.port)) {
+        proxy.downAfterCalls(calls);
+        Path log = tmp.resolve("status-cut-" + calls + ".log");
+        Process p = new ProcessBuilder(Cluster.jvm("status", "fault/alpha", "--address", proxy.address()))
+            .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        // Not a speed check: a wait of a minute against an answer (the JVM start is in the bound).
+        boolean answered = p.waitFor(10, TimeUnit.SECONDS);
+        p.destroyForcibly();
+        String out = Files.readString(log);
+        assertTrue(answered, "cut after " + calls + " call(s): no answer within 10 s: " + out);
+        assertEquals(1, p.exitValue(), "cut after " + calls + " call(s): " + out);
+        assertTrue(out.startsWith("colony: ") && out.lines().count() == 1, "cut after " + calls + " call(s): " + out);
+        assertFalse(out.contains("TLS"), "cut after " + calls + " call(s): the server went away, TLS is not the cause: " + out);
+        assertTrue(out.contains("Temporal at " + proxy.address()), "cut after " + calls + " call(s): " + out);
+      }
+    }
+  }
+
+  /**
+   * The same for the commands that send a signal ({@code pause}, and {@code resume}, {@code send},
+   * {@code stop}... through the same call): the server goes away at each call of {@code pause} in
+   * turn; the command ends within its bound with the cause, not after the SDK's minute of retries.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void pauseAnswersWithinItsBoundWhenTheServerDiesMidCommand() throws Exception {
+    cluster.start("alpha"); // no worker: the signal waits in Temporal
+    // pause fault/alpha: connect, the signal; pause alpha: connect, the name's lookup, the signal.
+    for (String[] run : List.of(new String[] {"fault/alpha", "0"}, new String[] {"fault/alpha", "1"},
+        new String[] {"alpha", "1"}, new String[] {"alpha", "2"})) {
+      String what = "pause " + run[0] + " cut after " + run[1] + " call(s)";
+      try (TcpProxy proxy = new TcpProxy(cluster.port)) {
+        proxy.downAfterCalls(Integer.parseInt(run[1]));
+        Path log = tmp.resolve("pause-cut-" + run[0].replace('/', '-') + "-" + run[1] + ".log");
+        Process p = new ProcessBuilder(Cluster.jvm("pause", run[0], "--address", proxy.address()))
+            .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        // The bound is Ants.SIGNAL_WITHIN (10 s) and the JVM's start; the SDK alone retried for a minute.
+        boolean answered = p.waitFor(20, TimeUnit.SECONDS);
+        p.destroyForcibly();
+        String out = Files.readString(log);
+        assertTrue(answered, what + ": no answer within 20 s: " + out);
+        assertEquals(1, p.exitValue(), what + ": " + out);
+        assertTrue(out.startsWith("colony: ") && out.lines().count() == 1, what + ": " + out);
+        assertFalse(out.contains("TLS"), what + ": the server went away, TLS is not the cause: " + out);
+        assertTrue(out.contains("Temporal at " + proxy.address()), what + ": " + out);
+      }
+    }
+  }
+
+  /**
+   * Two colonies on one Temporal, both with the default configuration: a worker started for one
+   * colony never runs the other's sessions (it used to: both used the task queue 'colony').
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void twoColoniesOnOneServerEachWorkerRunsOnlyItsOwnColony() throws Exception {
+    Path other = cluster.anotherColony("other");
+    cluster.startWorker("fault-only");
+    cluster.start("delta");
+    String started = cluster.cli("start", other.toString(), "gamma");
+    eventually(LONG, () -> status("delta").sessions() >= 3);
+    // delta ran three sessions on this worker meanwhile: had other/gamma been on its queue, it would have run too.
+    var gamma = cluster.client.newUntypedWorkflowStub("ant/other/gamma").describe();
+    assertEquals("initializing", gamma.getTypedSearchAttributes().get(dev.colony.visibility.AntSearchAttributes.STATE),
+        "the worker of colony 'fault' ran a session of colony 'other':\n" + String.join("\n", cluster.chat()));
+    assertTrue(cluster.chat().stream().noneMatch(l -> l.startsWith("[gamma]")), String.join("\n", cluster.chat()));
+    assertTrue(started.contains("task queue 'colony-other'"), started);
+    // Colony 'other' starting ants on fault's queue on purpose is refused: they would run on fault's workers.
+    Cluster.CliRun shared = cluster.cliRun("start", other.toString(), "beta", "--task-queue", cluster.queue());
+    assertEquals(1, shared.code(), shared.out());
+    assertTrue(shared.out().contains("task queue '" + cluster.queue() + "' already runs ants of colony 'fault'"), shared.out());
+  }
+
   @Test
   void theTemporalServerItselfKilledMidSessionComesBackWithEveryAntWhereItWas() throws Exception {
     Cluster.WorkerProcess worker = cluster.startWorker("only");

@@ -16,6 +16,8 @@ final class TcpProxy implements AutoCloseable {
   private final int target;
   private final List<Socket> open = new CopyOnWriteArrayList<>();
   private volatile ServerSocket listener;
+  /** Calls (gRPC requests) let through before {@link #down()}, or -1: no limit. */
+  private volatile int callsLeft = -1;
 
   TcpProxy(int target) throws IOException {
     this.target = target;
@@ -38,6 +40,15 @@ final class TcpProxy implements AutoCloseable {
     t.start();
   }
 
+  /**
+   * Lets {@code calls} more gRPC calls through, then goes {@link #down()} the moment the client
+   * starts the next one: a server that dies in the middle of a command, at an exact point of it.
+   * Calls are counted by their HTTP/2 HEADERS frames from the client.
+   */
+  void downAfterCalls(int calls) {
+    callsLeft = calls;
+  }
+
   /** Drops every open connection and stops listening: clients see resets, then refusals. */
   synchronized void down() throws IOException {
     listener.close();
@@ -54,19 +65,38 @@ final class TcpProxy implements AutoCloseable {
         Socket out = new Socket(InetAddress.getLoopbackAddress(), target);
         open.add(in);
         open.add(out);
-        pump(in, out);
-        pump(out, in);
+        pump(in, out, true);
+        pump(out, in, false);
       } catch (IOException e) {
         return;
       }
     }
   }
 
-  private void pump(Socket from, Socket to) {
+  private void pump(Socket from, Socket to, boolean fromClient) {
     Thread t = new Thread(() -> {
       byte[] buf = new byte[16384];
       try (InputStream i = from.getInputStream(); OutputStream o = to.getOutputStream()) {
         int n;
+        if (fromClient) {
+          // HTTP/2 from the client: the 24-byte preface, then frames of a 9-byte header and a payload.
+          i.readNBytes(buf, 0, 24);
+          o.write(buf, 0, 24);
+          while (true) {
+            byte[] head = i.readNBytes(9);
+            if (head.length < 9) {
+              return;
+            }
+            int length = (head[0] & 0xff) << 16 | (head[1] & 0xff) << 8 | head[2] & 0xff;
+            if (head[3] == 0x1 && callsLeft >= 0 && callsLeft-- == 0) { // HEADERS: a new call
+              down();
+              return;
+            }
+            o.write(head);
+            o.write(i.readNBytes(length));
+            o.flush();
+          }
+        }
         while ((n = i.read(buf)) >= 0) {
           o.write(buf, 0, n);
           o.flush();

@@ -165,6 +165,38 @@ class UpgradeIT {
     }
   }
 
+  /**
+   * Once the deployment has a current version, the server routes every task of the queue to that
+   * version's workers: a plain (unversioned) worker polls but gets nothing, and its ants stayed
+   * 'initializing' with no word why. The worker says so when it starts, and status names the reason.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void aPlainWorkerOnAQueueWithACurrentVersionSaysItGetsNoTasksAndStatusNamesWhy() throws Exception {
+    Cluster.WorkerProcess v1 = cluster.startWorker("v1", cluster.target(), "--build-id", "1.0", "--deployment", DEPLOYMENT);
+    cluster.cli("upgrade", "--build-id", "1.0", "--deployment", DEPLOYMENT, "--wait", "0");
+    cluster.start("alpha");
+    // The current version's worker counts as polling: no warning while it runs.
+    String served = cluster.cli("status", "alpha");
+    assertFalse(served.contains("no worker"), served);
+    v1.process().destroy();
+    assertTrue(v1.process().waitFor(30, TimeUnit.SECONDS), "the 1.0 worker stops on SIGTERM");
+
+    Cluster.WorkerProcess plain = cluster.startWorker("plain", cluster.target());
+    String reason = "task queue '" + cluster.queue() + "' belongs to worker deployment '" + DEPLOYMENT
+        + "' whose current version is '" + DEPLOYMENT + ":1.0'";
+    String log = Cluster.read(plain.log());
+    assertTrue(log.contains(reason + ": this unversioned worker gets no tasks"), log);
+    assertTrue(log.contains("--deployment " + DEPLOYMENT + " --build-id"), log);
+
+    cluster.start("beta");
+    for (String[] args : List.of(new String[] {"status"}, new String[] {"status", "beta"}, new String[] {"status", "alpha"})) {
+      String out = cluster.cli(args);
+      assertTrue(out.contains(reason) && out.contains("no worker of that version is polling"),
+          String.join(" ", args) + ": " + out);
+    }
+  }
+
   /** {@code eventually}, failing with every workflow's version and the processes' logs. */
   private void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
     try {

@@ -1,0 +1,59 @@
+package dev.colony.cli;
+
+import dev.colony.spec.AntIds;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
+import io.temporal.client.WorkflowExecutionMetadata;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Two colonies must never share a task queue: a worker runs every workflow on the queues it polls,
+ * so a worker started for one colony would run the other's sessions (with its own directory,
+ * tokens and chat). {@code start} and {@code worker} ask visibility which other colonies' ants
+ * run on the queue they are about to use, and refuse.
+ */
+final class QueueCheck {
+  private QueueCheck() {}
+
+  /**
+   * Colonies other than {@code colony} with running ants on {@code queue}: one visibility call
+   * (a page of at most 100 ants). Empty when the server cannot say (the in-memory server).
+   */
+  static Set<String> othersOn(Temporal t, String queue, String colony) {
+    String query = Ants.query(null, "TaskQueue = '" + Ants.quote(queue) + "' AND ColonyName != '" + Ants.quote(colony) + "'");
+    Set<String> others = new TreeSet<>();
+    try {
+      var r = t.stubs.blockingStub().withDeadlineAfter(5, TimeUnit.SECONDS).listWorkflowExecutions(
+          ListWorkflowExecutionsRequest.newBuilder().setNamespace(t.namespace).setQuery(query).setPageSize(100).build());
+      var converter = t.client.getOptions().getDataConverter();
+      r.getExecutionsList().forEach(i -> others.add(AntRow.of(new WorkflowExecutionMetadata(i, converter)).colony()));
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() != Status.Code.UNIMPLEMENTED) {
+        throw e;
+      }
+    }
+    others.remove(colony);
+    return others;
+  }
+
+  /** The refusal for {@code colony} on {@code queue} that {@code others} already use, or null. */
+  static String refusal(String queue, String colony, Set<String> others) {
+    if (others.isEmpty()) {
+      return null;
+    }
+    return "task queue '" + queue + "' already runs ants of colony '" + String.join("', '", others)
+        + "': a worker of either colony would run the other's sessions. Give colony '" + colony
+        + "' a queue of its own: leave out --task-queue (its own is '" + AntIds.taskQueue(colony) + "')";
+  }
+
+  /** Refuses, with one line, when another colony's ants run on {@code queue}. */
+  static void refuseShared(Temporal t, String queue, String colony) {
+    String refusal = refusal(queue, colony, othersOn(t, queue, colony));
+    if (refusal != null) {
+      throw new UserError(refusal);
+    }
+  }
+}
