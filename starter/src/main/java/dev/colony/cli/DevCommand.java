@@ -54,8 +54,7 @@ final class DevCommand implements Callable<Integer> {
     try {
       t = Temporal.connect(local.address(), "default");
       SearchAttributeSetup.ensure(t);
-      String elsewhere = QueueCheck.elsewhereNote(taskQueue, colony.colony().name(),
-          QueueCheck.elsewhere(t, taskQueue, colony.colony().name()));
+      String elsewhere = QueueCheck.elsewhereNote(t, taskQueue, colony.colony().name());
       if (elsewhere != null) {
         err.println("colony: " + elsewhere);
       }

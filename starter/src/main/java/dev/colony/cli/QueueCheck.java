@@ -71,6 +71,11 @@ final class QueueCheck {
     return queues;
   }
 
+  /** The line a worker of {@code colony} polling {@code queue} prints when its ants run elsewhere, or null. */
+  static String elsewhereNote(Temporal t, String queue, String colony) {
+    return elsewhereNote(queue, colony, elsewhere(t, queue, colony));
+  }
+
   /** The line a worker polling {@code queue} prints when ants of {@code colony} run on {@code others}, or null. */
   static String elsewhereNote(String queue, String colony, Set<String> others) {
     if (others.isEmpty()) {

@@ -44,8 +44,7 @@ class WorkerCommand implements Callable<Integer> {
     Temporal t = Temporal.connect(temporal);
     SearchAttributeSetup.ensure(t);
     QueueCheck.refuseShared(t, taskQueue, colony.colony().name());
-    String elsewhere = QueueCheck.elsewhereNote(taskQueue, colony.colony().name(),
-        QueueCheck.elsewhere(t, taskQueue, colony.colony().name()));
+    String elsewhere = QueueCheck.elsewhereNote(t, taskQueue, colony.colony().name());
     if (elsewhere != null) {
       System.err.println("colony: " + elsewhere);
     }
