@@ -54,6 +54,10 @@ final class DevCommand implements Callable<Integer> {
     try {
       t = Temporal.connect(local.address(), "default");
       SearchAttributeSetup.ensure(t);
+      String elsewhere = QueueCheck.elsewhereNote(t, taskQueue, colony.colony().name());
+      if (elsewhere != null) {
+        err.println("colony: " + elsewhere);
+      }
       String idle = WorkerCheck.unversionedWorker(t, taskQueue); // a colony upgraded on this server before
       if (idle != null) {
         err.println("colony: " + idle);

@@ -49,6 +49,44 @@ final class QueueCheck {
         + "' a queue of its own: leave out --task-queue (its own is '" + AntIds.taskQueue(colony) + "')";
   }
 
+  /**
+   * Task queues other than {@code queue} on which ants of {@code colony} run: one visibility call
+   * (a page of at most 100 ants). Ants started before each colony had its own queue stay on
+   * 'colony' until they are started again. Empty when the server cannot say (the in-memory server).
+   */
+  static Set<String> elsewhere(Temporal t, String queue, String colony) {
+    String query = Ants.query(colony, "TaskQueue != '" + Ants.quote(queue) + "'");
+    Set<String> queues = new TreeSet<>();
+    try {
+      var r = t.stubs.blockingStub().withDeadlineAfter(5, TimeUnit.SECONDS).listWorkflowExecutions(
+          ListWorkflowExecutionsRequest.newBuilder().setNamespace(t.namespace).setQuery(query).setPageSize(100).build());
+      r.getExecutionsList().forEach(i -> queues.add(i.getTaskQueue()));
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() != Status.Code.UNIMPLEMENTED) {
+        throw e;
+      }
+    }
+    queues.remove(queue);
+    queues.remove("");
+    return queues;
+  }
+
+  /** The line a worker of {@code colony} polling {@code queue} prints when its ants run elsewhere, or null. */
+  static String elsewhereNote(Temporal t, String queue, String colony) {
+    return elsewhereNote(queue, colony, elsewhere(t, queue, colony));
+  }
+
+  /** The line a worker polling {@code queue} prints when ants of {@code colony} run on {@code others}, or null. */
+  static String elsewhereNote(String queue, String colony, Set<String> others) {
+    if (others.isEmpty()) {
+      return null;
+    }
+    return "running ants of colony '" + colony + "' are on task queue '" + String.join("', '", others) + "', not '" + queue
+        + "' that this worker polls: run them with a worker started with --task-queue " + others.iterator().next()
+        + (others.size() > 1 ? " (one per queue)" : "") + ", or start them again ('colony stop', then 'colony start') to "
+        + "move them to '" + queue + "'";
+  }
+
   /** Refuses, with one line, when another colony's ants run on {@code queue}. */
   static void refuseShared(Temporal t, String queue, String colony) {
     String refusal = refusal(queue, colony, othersOn(t, queue, colony));

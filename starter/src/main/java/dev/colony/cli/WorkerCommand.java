@@ -44,6 +44,10 @@ class WorkerCommand implements Callable<Integer> {
     Temporal t = Temporal.connect(temporal);
     SearchAttributeSetup.ensure(t);
     QueueCheck.refuseShared(t, taskQueue, colony.colony().name());
+    String elsewhere = QueueCheck.elsewhereNote(t, taskQueue, colony.colony().name());
+    if (elsewhere != null) {
+      System.err.println("colony: " + elsewhere);
+    }
     if (deploymentVersion == null) {
       // After `colony upgrade` the server gives this queue's tasks to the current version's workers only.
       String idle = WorkerCheck.unversionedWorker(t, taskQueue);

@@ -512,7 +512,14 @@ class FaultIT {
   @org.junit.jupiter.api.Timeout(value = 3, unit = TimeUnit.MINUTES)
   void twoColoniesOnOneServerEachWorkerRunsOnlyItsOwnColony() throws Exception {
     Path other = cluster.anotherColony("other");
-    cluster.startWorker("fault-only");
+    // An ant started on the queue every colony shared before each had its own ('colony'): the
+    // worker, which polls 'colony-fault', says where it is and which --task-queue runs it.
+    cluster.cli("start", cluster.dir.toString(), "beta", "--task-queue", "colony");
+    Cluster.WorkerProcess worker = cluster.startWorker("fault-only");
+    String log = Cluster.read(worker.log());
+    assertTrue(log.contains("running ants of colony 'fault' are on task queue 'colony', not 'colony-fault' that this "
+        + "worker polls"), log);
+    assertTrue(log.contains("--task-queue colony"), log);
     cluster.start("delta");
     String started = cluster.cli("start", other.toString(), "gamma");
     eventually(LONG, () -> status("delta").sessions() >= 3);

@@ -190,6 +190,15 @@ class UpgradeIT {
     assertTrue(log.contains("--deployment " + DEPLOYMENT + " --build-id"), log);
 
     cluster.start("beta");
+    // The stopped 1.0 worker's last poll counts as alive for WorkerCheck.ALIVE_WITHIN: the reason
+    // shows once it is older than that.
+    eventually(LONG, () -> {
+      try {
+        return cluster.cli("status").contains(reason);
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
     for (String[] args : List.of(new String[] {"status"}, new String[] {"status", "beta"}, new String[] {"status", "alpha"})) {
       String out = cluster.cli(args);
       assertTrue(out.contains(reason) && out.contains("no worker of that version is polling"),
