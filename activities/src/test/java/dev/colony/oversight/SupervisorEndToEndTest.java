@@ -142,8 +142,10 @@ class SupervisorEndToEndTest {
                   + " alerted and this ant will pause after this session. Finish the step you are on, write down where"
                   + " you are and what blocks you, and stop."),
           Files.readAllLines(dir.resolve("received.txt")));
-      assertTrue(s.supervisor().startsWith("claude-sonnet-4-6: 6 evaluations (last SPIRALING), 1 skipped "
+      // Six answered calls at the fake's usage (321 tokens in, 45 out) and Sonnet's list price; the 401 cost nothing.
+      assertTrue(s.supervisor().startsWith("claude-sonnet-4-6: 6 evaluations (last SPIRALING), $0.0098 spent, 1 skipped "
           + "(Anthropic API answered 401"), s.supervisor());
+      assertEquals(6 * (321 * 3.0 + 45 * 15.0) / 1e6, ant.stats().costUsd(), 1e-9, "counted in the ant's spend");
       assertTrue(s.supervisor().endsWith("3 whispers, 1 escalation; escalated (SPIRALING), awaiting a human"),
           s.supervisor());
       assertEquals(7, api.requests.size(), "no evaluation after the escalation, no retry of a refused key");
