@@ -31,7 +31,7 @@ class StatusViewTest {
 
   private static AntRow row() {
     return new AntRow("c", "evil", "ant/c/evil", "backoff", true, HOSTILE, 3, 2, 0, NOW.plusSeconds(60), true,
-        "error: " + HOSTILE, "command", "does " + HOSTILE, "host" + HOSTILE);
+        "error: " + HOSTILE, "command", "does " + HOSTILE, "host" + HOSTILE, "colony-c");
   }
 
   private static AntStatus status() {
@@ -56,7 +56,7 @@ class StatusViewTest {
 
   @Test
   void oneAntFromItsWorkflowEscapesWhatAnAntReported() {
-    AntStats stats = new AntStats("evil", 0, 60, 3, Map.of("error " + HOSTILE, 3), 0, 0, false, 0, 0, 0, 0, null, null);
+    AntStats stats = new AntStats("evil", 0, 60, 3, Map.of("error " + HOSTILE, 3), 0, 0, false, 0, 0, 0, 0, null, null, 0);
     String out = StatusView.detail(status(), stats, NOW);
     assertNoRawControls(out);
     assertTrue(out.contains("exit code 1: \\u001b]0;pwned"), out);
@@ -66,7 +66,7 @@ class StatusViewTest {
   void jsonCarriesTheTextExactlyButNothingRawReachesATerminalThatShowsIt() throws Exception {
     String one = StatusView.json("127.0.0.1:7233", "default", status(), null);
     String list = StatusView.json("127.0.0.1:7233", "default", List.of(row()),
-        new WorkerCheck(true, 1, null, "colony", "127.0.0.1:7233"));
+        new WorkerCheck(true, 1, null, "colony-c", "127.0.0.1:7233", null));
     for (String out : List.of(one, list)) {
       assertNoRawControls(out);
     }

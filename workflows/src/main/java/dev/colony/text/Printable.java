@@ -47,6 +47,11 @@ public final class Printable {
     int i = 0;
     for (; i < text.length() && sb.length() < max; i++) {
       char c = text.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        // an emoji stays whole: never half of it at the cut
+        sb.append(c).append(text.charAt(++i));
+        continue;
+      }
       switch (c) {
         case '\n' -> sb.append("\\n");
         case '\r' -> sb.append("\\r");

@@ -50,4 +50,10 @@ class PrintableTest {
     assertEquals("abc… [7 more characters]", Printable.line("abcdefghij", 3));
     assertNull(Printable.line(null, 3));
   }
+
+  @Test
+  void aCutLineNeverSplitsAnEmoji() {
+    String line = Printable.line("ab\uD83D\uDE00cd", 3);
+    assertEquals("ab\uD83D\uDE00… [2 more characters]", line);
+  }
 }
