@@ -164,6 +164,11 @@ final class SessionRunner {
     }
     ant.restartRequested = null;
     scope.cancel();
+    // An agent waiting for a human's answer cannot end its turn: its requests are denied now (the
+    // session is ending), so it stops at once instead of at the end of interrupt_grace.
+    for (int id : ant.denyOpenConfirmations(number)) {
+      outbox.say(OperatorMessages.confirmationEnded(ant.spec.name(), id));
+    }
     long grace = ant.spec.supervision().interruptGrace();
     long bound = grace + ant.spec.heartbeatTimeoutSeconds() + 10;
     if (!Timers.await(Duration.ofSeconds(bound), "session " + number + " stopping (grace " + grace + "s)",
