@@ -161,13 +161,23 @@ final class AntState {
     return p;
   }
 
+  /**
+   * The notice state of needs still open: a need that closed in the same workflow task as the
+   * continue-as-new (its follower had no turn to forget it) is not carried, or a later need with
+   * the same id (request numbers start again at 1 in each run) would never be pushed.
+   */
+  private List<NoticeState> openNotices() {
+    List<String> open = Notifier.openIds(this);
+    return notices.values().stream().filter(n -> open.contains(n.need())).toList();
+  }
+
   AntMemory memory() {
     return new AntMemory(sessionCount, phase.consecutiveErrors(), paused(), pauseReason, mailbox.queue(), postSequence,
         announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail,
         startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
         deliveryFailures, List.copyOf(handledIssues), pendingIssues, phase.totalErrors(), mailbox.urgentQueue(),
         mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation, oversight.memory(), host,
-        pausedSinceMillis, List.copyOf(notices.values()), deliverAlone);
+        pausedSinceMillis, openNotices(), deliverAlone);
   }
 
   /**

@@ -107,6 +107,18 @@ final class LlmSupervision {
    * the ladder: a whisper waits for the agent's next turn; an escalation alerts humans and
    * pauses the ant. A failing evaluation is skipped and counted, never fatal.
    */
+  /** The change that counts the supervisor's model calls in the ant's spend. */
+  static final String SUPERVISOR_COST = "supervisor-cost";
+
+  /**
+   * Whether this run counts the supervisor's cost: it feeds the budget cap, whose pause issues
+   * commands, so a run recorded before the change (a worker with the new activity, the old
+   * workflow code) must replay without it.
+   */
+  private static boolean countsCost() {
+    return Workflow.getVersion(SUPERVISOR_COST, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+  }
+
   private void superviseTurns() {
     while (true) {
       Workflow.await(() -> ant.spec.supervisor() != null
@@ -119,10 +131,14 @@ final class LlmSupervision {
         var request = ant.oversight.beginEvaluation(ant.spec.name(), ant.spec.colonyDir(), s, task());
         try {
           verdict = evaluator(s).evaluate(request);
-          ant.addCost(verdict == null ? 0 : verdict.costUsd());
+          if (countsCost()) {
+            ant.addCost(verdict == null ? 0 : verdict.costUsd());
+          }
         } catch (ActivityFailure f) {
           double cost = costOf(f);
-          ant.addCost(cost);
+          if (countsCost()) {
+            ant.addCost(cost);
+          }
           ant.oversight.skipped(trim(Texts.failureText(f)), cost);
           log.info("{}: supervisor evaluation skipped: {}", ant.spec.name(), Texts.rootMessage(f));
           continue;

@@ -88,6 +88,11 @@ final class Notifier {
    * event, so it builds no text. {@link #describe} says the rest, once per need.
    */
   List<String> openIds() {
+    return openIds(ant);
+  }
+
+  /** {@link #openIds()} of any ant's state (its memory keeps the notices of open needs only). */
+  static List<String> openIds(AntState ant) {
     List<String> ids = new ArrayList<>();
     for (int id : ant.confirmations.openIds()) {
       ids.add(REQUEST + id);
