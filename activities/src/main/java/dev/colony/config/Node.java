@@ -429,8 +429,8 @@ final class Node {
 
   /**
    * The first URL in {@code raw} whose user name or password is written literally, with them
-   * masked (for a message); null when there is none. A password, or a user name alone (a token
-   * passed as the user, as GitHub takes it), must be a reference; a user name before a password
+   * masked (for a message); null when there is none. A password, or a user name alone in an
+   * http(s) URL (a token passed as the user, as GitHub takes it), must be a reference; a user name before a password
    * reference ({@code https://bot:${TOKEN}@...}) and an ssh login ({@code ssh://git@...}) are not
    * secrets.
    */
@@ -441,10 +441,13 @@ final class Node {
       String info = m.group(2);
       int colon = info.indexOf(':');
       boolean literalPassword = colon >= 0 && !Interpolation.withoutPlaceholders(info.substring(colon + 1)).isEmpty();
-      boolean literalUserAlone = colon < 0 && !scheme.contains("ssh")
+      // A user name alone is a secret only where a token goes as the user (GitHub over HTTPS);
+      // postgres://app@db or ftp://anonymous@host name a login, not a credential.
+      boolean literalUserAlone = colon < 0 && (scheme.equals("https") || scheme.equals("http"))
           && !Interpolation.withoutPlaceholders(info).isEmpty();
       if (literalPassword || literalUserAlone) {
-        return m.group(1) + "://***@" + m.group(3);
+        // the host only: the rest could hold another URL with its own password
+        return m.group(1) + "://***@" + m.group(3).split("[/?#]", 2)[0];
       }
     }
     return null;

@@ -1,5 +1,7 @@
 package dev.colony.config;
 
+import org.junit.jupiter.api.Timeout;
+import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -22,6 +24,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ColonyLoaderTest {
   private static final Map<String, String> ENV = Map.of("DISCORD_TOKEN", "discord-secret-value",
       "GITHUB_TOKEN", "github-secret-value");
@@ -204,6 +207,21 @@ class ColonyLoaderTest {
     assertEquals("${HOOK_URL}", c.colony().webhookUrl());
     assertFalse(new ObjectMapper().writeValueAsString(c.ants()).contains("hunter2pass"));
     assertFalse(new ObjectMapper().writeValueAsString(c.colony()).contains("hunter2pass"));
+  }
+
+  @Test
+  void aLoginWithoutPasswordIsNoSecretOutsideHttpAndARefusalNeverQuotesWhatFollowsTheHost() throws Exception {
+    // postgres://app@db names a login; only an http(s) user alone can be a token (GitHub's way)
+    LoadedColony c = load(colony(Map.of("colony.yaml", "name: c\n",
+        "ants/a.yaml", ANT + "engine: command\ncommand:\n  argv: [\"./agent\"]\n  env:\n    DATABASE_URL: postgres://app@db.example/app\n"
+            + "    MIRROR: ftp://anonymous@ftp.example/pub\n")), ENV);
+    assertEquals("postgres://app@db.example/app", c.ants().get(0).command().env().get("DATABASE_URL"));
+    // a second URL after the first one's host is not echoed (it could carry its own password)
+    String e = errors(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", "name: a\ndescription: d\n"
+        + "instructions: see https://dana:pw1secret@a.example/x?next=https://eve:pw2secret@b.example\nengine: command\n"
+        + "command:\n  argv: [\"./agent\"]\n"), ENV);
+    assertTrue(e.contains("https://***@a.example"), e);
+    assertFalse(e.contains("pw1secret") || e.contains("pw2secret"), e);
   }
 
   @Test
