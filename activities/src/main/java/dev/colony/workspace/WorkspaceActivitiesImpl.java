@@ -3,6 +3,7 @@ package dev.colony.workspace;
 import dev.colony.config.Environment;
 import dev.colony.config.Secrets;
 import dev.colony.config.SpecReferences;
+import dev.colony.engine.Processes;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.WorkspaceSpec;
 import io.temporal.activity.Activity;
@@ -169,7 +170,9 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
       cmd.add(cwd.toString());
     }
     cmd.addAll(args);
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    // Like agents, git runs in a session of its own (a Ctrl-C in the worker's terminal must not
+    // kill a clone half way) and dies with the worker.
+    Process p = Processes.start(new ProcessBuilder(Processes.tiedToWorker(cmd)).redirectErrorStream(true));
     p.getOutputStream().close();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!p.waitFor(10, TimeUnit.MINUTES)) {
