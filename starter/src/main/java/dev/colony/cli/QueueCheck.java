@@ -83,8 +83,22 @@ final class QueueCheck {
     }
     return "running ants of colony '" + colony + "' are on task queue '" + String.join("', '", others) + "', not '" + queue
         + "' that this worker polls: run them with a worker started with --task-queue " + others.iterator().next()
-        + (others.size() > 1 ? " (one per queue)" : "") + ", or start them again ('colony stop', then 'colony start') to "
-        + "move them to '" + queue + "'";
+        + (others.size() > 1 ? " (one per queue)" : "") + " (or 'colony stop' them and 'colony start' them on '" + queue
+        + "', which starts them over: queue, counters and pauses are not carried)";
+  }
+
+  /**
+   * For a worker: refuses a shared queue it would take by default, but only warns when the queue
+   * was asked for with --task-queue (the way to serve ants started on the old shared 'colony'
+   * queue, whose other colony's ants this worker would run too).
+   */
+  static String refuseSharedUnlessAsked(Temporal t, String queue, String colony, boolean asked) {
+    if (!asked) {
+      refuseShared(t, queue, colony);
+      return null;
+    }
+    String refusal = refusal(queue, colony, othersOn(t, queue, colony));
+    return refusal == null ? null : "warning: " + refusal + "; running anyway, as --task-queue asked";
   }
 
   /** Refuses, with one line, when another colony's ants run on {@code queue}. */

@@ -298,9 +298,9 @@ final class SignalCommands {
      * one runs (it waits in Temporal).
      */
     private String checkWaiting(Temporal t, Ants.Ref ref) {
-      WorkerCheck workers = WorkerCheck.of(t, temporal.taskQueue(ref.colony()));
       java.util.List<dev.colony.autonomy.PendingConfirmation> waiting;
       try {
+        WorkerCheck workers = StatusCommand.workersOf(t, temporal, ref, new AntRow[1]);
         if (Boolean.FALSE.equals(workers.polling())) {
           throw new UserError("no worker");
         }

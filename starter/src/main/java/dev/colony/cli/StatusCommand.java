@@ -117,17 +117,35 @@ final class StatusCommand implements Callable<Integer> {
     return asked.stream().map(java.util.concurrent.CompletableFuture::join).toList();
   }
 
+  /**
+   * Whether a worker polls the queue {@code ref}'s ant runs on. First its colony's queue (no
+   * extra call); when none polls there and no --task-queue was given, the ant may run on another
+   * queue (started with --task-queue, or before each colony had its own): one describe says which,
+   * and that queue is checked. {@code described[0]} keeps the row so the caller need not ask again.
+   */
+  static WorkerCheck workersOf(Temporal t, TemporalOptions temporal, Ants.Ref ref, AntRow[] described) {
+    WorkerCheck workers = WorkerCheck.of(t, temporal.taskQueue(ref.colony()));
+    if (!Boolean.FALSE.equals(workers.polling()) || temporal.taskQueue != null) {
+      return workers;
+    }
+    AntRow row = Ants.row(t, ref);
+    described[0] = row;
+    String queue = row.taskQueue();
+    return queue == null || queue.isEmpty() || queue.equals(workers.taskQueue()) ? workers : WorkerCheck.of(t, queue);
+  }
+
   /** One ant: its live status and stats from the workflow when a worker answers, else visibility. */
   private WorkerCheck detail(Temporal t, java.io.PrintWriter out) {
     Ants.Ref ref = Ants.resolve(t, ant, colony);
-    WorkerCheck workers = WorkerCheck.of(t, temporal.taskQueue(ref.colony()));
+    AntRow[] described = new AntRow[1];
+    WorkerCheck workers = workersOf(t, temporal, ref, described);
     Ants.Live live = Boolean.FALSE.equals(workers.polling()) ? null : Ants.live(t, ref, LIVE_WITHIN);
     if (live != null) {
       out.print(json ? StatusView.json(t.address, t.namespace, live.status(), live.stats())
           : StatusView.detail(live.status(), live.stats(), Instant.now()));
       return workers;
     }
-    AntRow row = Ants.row(t, ref);
+    AntRow row = described[0] != null ? described[0] : Ants.row(t, ref);
     if (json) {
       out.print(StatusView.json(t.address, t.namespace, List.of(row), workers));
     } else {
@@ -136,8 +154,9 @@ final class StatusCommand implements Callable<Integer> {
         // A worker polled within the last 20 s, yet none answered: the ant's worker has stopped
         // polling (shutting down, its sessions in their grace) or is gone; say so at once instead
         // of leaving "running" to stand until the poll goes stale.
-        out.println("  worker:             its worker is stopping or gone (it polled "
-            + StatusView.human(java.time.Duration.between(workers.lastSeen(), Instant.now())) + " ago but did not answer)");
+        out.println("  worker:             its worker is stopping or gone, or too busy to answer (it polled "
+            + StatusView.human(java.time.Duration.between(workers.lastSeen(), Instant.now())) + " ago but did not answer within "
+            + LIVE_WITHIN.toMillis() / 1000.0 + " s)");
       }
       out.println(workers.current() != null && Boolean.FALSE.equals(workers.polling())
           ? "  (from visibility: no worker of the current version " + workers.current()

@@ -43,7 +43,10 @@ class WorkerCommand implements Callable<Integer> {
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Temporal t = Temporal.connect(temporal);
     SearchAttributeSetup.ensure(t);
-    QueueCheck.refuseShared(t, taskQueue, colony.colony().name());
+    String shared = QueueCheck.refuseSharedUnlessAsked(t, taskQueue, colony.colony().name(), temporal.taskQueue != null);
+    if (shared != null) {
+      System.err.println("colony: " + shared);
+    }
     String elsewhere = QueueCheck.elsewhereNote(t, taskQueue, colony.colony().name());
     if (elsewhere != null) {
       System.err.println("colony: " + elsewhere);
