@@ -68,11 +68,7 @@ class StatusTextUptimeTest {
     AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
         WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("q").build());
     WorkflowClient.start(ant::run, new AntRun(spec, null));
-    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (ant.status().state() != Lifecycle.WAITING) { // polled, as EngineEndToEndTest does
-      assertTrue(System.nanoTime() < end, "the ant never waited: " + ant.status());
-      Thread.sleep(20);
-    }
+    dev.colony.session.TurnReporterTest.eventually(() -> ant.status().state() == Lifecycle.WAITING, "the ant waits");
 
     env.sleep(Duration.ofMinutes(7));
 

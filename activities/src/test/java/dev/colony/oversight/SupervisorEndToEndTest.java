@@ -1,5 +1,7 @@
 package dev.colony.oversight;
 
+import org.junit.jupiter.api.Timeout;
+import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * SPIRALING whispers; a refused call is skipped; OK resets the ladder; then whisper, stronger
  * whisper, escalation and the pause.
  */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class SupervisorEndToEndTest {
   @TempDir
   Path dir;

@@ -19,7 +19,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /** The engine side of the supervisor: batching, whispers at the next turn, acknowledgements, silence. */
-class TurnReporterTest {
+public class TurnReporterTest {
   static final SupervisorSpec SPEC = new SupervisorSpec("anthropic", "m", "off", 20, 3, 3, 60);
 
   record Sent(TurnReport report, String id, boolean waited) {}
@@ -37,7 +37,8 @@ class TurnReporterTest {
     }
   }
 
-  static void eventually(BooleanSupplier c, String what) throws InterruptedException {
+  /** Polls until {@code c} holds, for at most 10 s (shared by the activities module's tests). */
+  public static void eventually(BooleanSupplier c, String what) throws InterruptedException {
     long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (!c.getAsBoolean()) {
       if (System.nanoTime() > end) {

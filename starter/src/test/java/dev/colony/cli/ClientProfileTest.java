@@ -1,5 +1,7 @@
 package dev.colony.cli;
 
+import org.junit.jupiter.api.Timeout;
+import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** The connection is read as the temporal CLI reads it: flag over variable over profile. */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ClientProfileTest {
   @TempDir
   Path tmp;

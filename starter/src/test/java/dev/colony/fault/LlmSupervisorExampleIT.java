@@ -1,5 +1,7 @@
 package dev.colony.fault;
 
+import org.junit.jupiter.api.Timeout;
+import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * two whispers in its whisper file, then the supervisor escalates (alert, colony event, pause with
  * reason escalation); `colony abort` lets it go on, and its next session behaves.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class LlmSupervisorExampleIT {
   private static final Path EXAMPLE = Path.of("../examples/llm-supervisor").toAbsolutePath().normalize();
 

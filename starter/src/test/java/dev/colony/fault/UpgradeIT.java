@@ -1,5 +1,6 @@
 package dev.colony.fault;
 
+import org.junit.jupiter.api.Timeout;
 import static dev.colony.fault.Cluster.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * moves the colony. Every ant must reach 1.1 with no non-determinism, no lost or doubled signal
  * or session, and 1.0 must drain so that its worker can be stopped.
  */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
 class UpgradeIT {
   private static final Duration LONG = Duration.ofSeconds(90);
   private static final String DEPLOYMENT = "upg";

@@ -1,5 +1,7 @@
 package dev.colony.ant;
 
+import org.junit.jupiter.api.Timeout;
+import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +12,7 @@ import io.temporal.failure.TimeoutFailure;
 import org.junit.jupiter.api.Test;
 
 /** The text helpers the ant's parts share: what a human sends is kept readable and bounded. */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
 class TextsTest {
   @Test
   void controlCharactersGoLineBreaksAndTabsStay() {
