@@ -107,6 +107,9 @@ final class CommandBench {
           null);
       List<Double> stormPause = new ArrayList<>();
       List<Double> stormStatus = new ArrayList<>();
+      // Each colony has its own task queue: the storm's ants need their own worker to reach "waiting".
+      Process stormWorker = new ProcessBuilder(b.jvm("worker", stormDir.toString(), "--address", b.address))
+          .redirectErrorStream(true).redirectOutput(stormTmp.resolve("worker.log").toFile()).start();
       long s0 = System.nanoTime();
       Process starting = new ProcessBuilder(b.jvm("start", stormDir.toString(), "--address", b.address))
           .redirectErrorStream(true).redirectOutput(stormTmp.resolve("start.log").toFile()).start();
@@ -129,6 +132,8 @@ final class CommandBench {
         }
       }
       starting.waitFor(10, TimeUnit.MINUTES);
+      stormWorker.destroy();
+      stormWorker.waitFor(30, TimeUnit.SECONDS);
       r.line(row("`./colony pause`/`resume` while " + String.format(Locale.ROOT, "%,d", storm) + " ants start", stormPause,
           null, null, "p99 < 1 s"));
       r.line(row("`./colony status ANT` while they start", stormStatus, null, null, "p99 < 1 s"));
