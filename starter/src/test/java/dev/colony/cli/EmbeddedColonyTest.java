@@ -199,7 +199,8 @@ class EmbeddedColonyTest {
     // when printed raw; it becomes the ant's error detail.
     java.nio.file.Path dir = tmp.resolve("hostile");
     java.nio.file.Files.createDirectories(dir.resolve("ants"));
-    java.nio.file.Files.writeString(dir.resolve("colony.yaml"), "name: hostile\ndefaults:\n  poll_interval: 1h\n");
+    // Colony 'hello': the task queue this class's worker polls.
+    java.nio.file.Files.writeString(dir.resolve("colony.yaml"), "name: hello\ndefaults:\n  poll_interval: 1h\n");
     java.nio.file.Files.writeString(dir.resolve("ants/evil.yaml"), """
         name: evil
         description: prints escape sequences
@@ -213,7 +214,8 @@ class EmbeddedColonyTest {
     eventually(Duration.ofSeconds(30), () -> cli("status", "evil").out().contains("exit code 1"));
     CliTest.Result live = cli("status", "evil");
     assertEquals(0, live.code(), live.err());
-    assertTrue(live.out().contains("\\u001b]0;pwned\\u0007\\u001b[2J"), live.out());
+    // The workflow keeps what the agent said without its controls; whatever prints it escapes the rest.
+    assertTrue(live.out().contains("]0;pwned"), live.out());
     for (String out : List.of(live.out(), cli("status").out())) {
       assertTrue(out.chars().noneMatch(c -> c == 0x1b || c == 0x07 || c == 0x9b), out);
     }
