@@ -1,7 +1,7 @@
 package dev.colony.config;
 
 import dev.colony.schedule.CronSchedule;
-import dev.colony.oversight.SupervisorSpec;
+import dev.colony.overseer.OverseerSpec;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.Autonomy;
 import dev.colony.spec.ClaudeSpec;
@@ -12,11 +12,11 @@ import dev.colony.spec.GeminiSpec;
 import dev.colony.spec.LmOutput;
 import dev.colony.spec.OutcomeRule;
 import dev.colony.spec.RecoveryPolicy;
-import dev.colony.spec.SupervisionSpec;
+import dev.colony.errorpolicy.ErrorPolicy;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.TriggerSpec;
 import dev.colony.spec.WorkspaceSpec;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.DateTimeException;
@@ -244,8 +244,8 @@ final class AntReader {
       }
     }
 
-    SupervisionSpec supervision = SupervisionReader.readSupervision(n, defaults.supervision());
-    SupervisorSpec supervisor = SupervisionReader.readSupervisor(n, defaults.supervisor(), supervision.sessionIdleTimeout());
+    ErrorPolicy supervision = ErrorPolicyReader.readErrorPolicy(n, defaults.supervision());
+    OverseerSpec supervisor = ErrorPolicyReader.readOverseer(n, defaults.supervisor(), supervision.sessionIdleTimeout());
     if (name == null || description == null || instructions == null) {
       return null;
     }

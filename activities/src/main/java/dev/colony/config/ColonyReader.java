@@ -1,11 +1,11 @@
 package dev.colony.config;
 
-import dev.colony.oversight.SupervisorSpec;
+import dev.colony.overseer.OverseerSpec;
 import dev.colony.spec.AntSpec;
 import dev.colony.supervision.GroupSpec;
 import dev.colony.supervision.Strategy;
 import dev.colony.spec.GitIdentity;
-import dev.colony.spec.SupervisionSpec;
+import dev.colony.errorpolicy.ErrorPolicy;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,10 +33,10 @@ final class ColonyReader {
       return Defaults.NONE;
     }
     d.allowOnly(ConfigSchema.COLONY.child("defaults"));
-    String zone = SupervisionReader.readColonyZone(d);
-    SupervisionSpec base = new SupervisionSpec(0, 0, null, null, 0, 0, null, null, zone);
-    SupervisionSpec supervision = SupervisionReader.readSupervision(d, base);
-    SupervisorSpec supervisor = SupervisionReader.readSupervisor(d, null, supervision.sessionIdleTimeout());
+    String zone = ErrorPolicyReader.readColonyZone(d);
+    ErrorPolicy base = new ErrorPolicy(0, 0, null, null, 0, 0, null, null, zone);
+    ErrorPolicy supervision = ErrorPolicyReader.readErrorPolicy(d, base);
+    OverseerSpec supervisor = ErrorPolicyReader.readOverseer(d, null, supervision.sessionIdleTimeout());
     Long confirmation = d.durationSeconds("confirmation_timeout");
     Long poll = d.durationSeconds("poll_interval");
     Long session = d.durationSeconds("session_timeout");

@@ -1,13 +1,13 @@
 package dev.colony.config;
 
-import dev.colony.oversight.SupervisorSpec;
+import dev.colony.overseer.OverseerSpec;
 import dev.colony.spec.Autonomy;
 import dev.colony.spec.EngineKind;
 import dev.colony.spec.LmOutput;
 import dev.colony.spec.RecoveryPolicy;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.supervision.Strategy;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -160,10 +160,10 @@ public final class ConfigSchema {
           choice("provider", "Who serves the model (default: from the model's name).", List.of("anthropic", "gemini")),
           choice("thinking", "How hard the model thinks.", THINKING),
           key("window_size", Kind.COUNT, "How many recent turns each evaluation reads.")
-              .within(null, (long) SupervisorSpec.MAX_WINDOW, "turns"),
+              .within(null, (long) OverseerSpec.MAX_WINDOW, "turns"),
           key("eval_interval", Kind.COUNT, "Evaluate after this many new turns (at most window_size)."),
           key("escalation_threshold", Kind.COUNT, "Observations of a pattern before humans are called.")
-              .within((long) SupervisorSpec.MIN_THRESHOLD, (long) SupervisorSpec.MAX_THRESHOLD,
+              .within((long) OverseerSpec.MIN_THRESHOLD, (long) OverseerSpec.MAX_THRESHOLD,
                   "(the supervisor never escalates on a first observation)"),
           key("stall_after", Kind.DURATION, "Silence after which the agent counts as stalled (at least 30s, shorter than session_idle_timeout).")
               .within(30L, null, null))));

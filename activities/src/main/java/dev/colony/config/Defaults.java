@@ -1,15 +1,15 @@
 package dev.colony.config;
 
-import dev.colony.oversight.SupervisorSpec;
+import dev.colony.overseer.OverseerSpec;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.GitIdentity;
-import dev.colony.spec.SupervisionSpec;
+import dev.colony.errorpolicy.ErrorPolicy;
 
 /** What {@code colony.yaml}'s {@code defaults} block gives every ant that does not say otherwise. */
 record Defaults(long confirmationTimeout, long pollInterval, long sessionTimeout,
-    long heartbeatTimeout, GitIdentity git, SupervisionSpec supervision, SupervisorSpec supervisor,
+    long heartbeatTimeout, GitIdentity git, ErrorPolicy supervision, OverseerSpec supervisor,
     Long moveAfter) {
   static final Defaults NONE = new Defaults(AntSpec.DEFAULT_CONFIRMATION_TIMEOUT_SECONDS, 0,
       AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS, AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS, null,
-      SupervisionSpec.DEFAULTS, null, null);
+      ErrorPolicy.DEFAULTS, null, null);
 }

@@ -1,9 +1,9 @@
 package dev.colony.discord;
 
-import dev.colony.chat.ChannelCommands;
-import dev.colony.chat.ChatText;
-import dev.colony.chat.LeasedConnection;
-import dev.colony.chat.Speaker;
+import dev.colony.chat.impl.ChannelCommands;
+import dev.colony.chat.impl.ChatText;
+import dev.colony.chat.impl.LeasedConnection;
+import dev.colony.chat.impl.Speaker;
 import dev.colony.spec.AntSpec;
 import io.temporal.client.WorkflowClient;
 import java.util.ArrayList;
@@ -222,7 +222,7 @@ public final class DiscordBridge extends ListenerAdapter implements LeasedConnec
     if (m.getAuthor().getIdLong() != m.getJDA().getSelfUser().getIdLong()) {
       return;
     }
-    dev.colony.supervisor.OperatorMessages.RequestRef r = dev.colony.supervisor.OperatorMessages.requestIn(
+    dev.colony.chat.OperatorMessages.RequestRef r = dev.colony.chat.OperatorMessages.requestIn(
         stripMentions(m.getContentRaw()));
     if (r == null || !here.contains(r.ant())) {
       return;

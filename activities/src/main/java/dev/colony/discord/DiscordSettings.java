@@ -18,7 +18,7 @@ import java.util.Map;
  * @param replyToStrangers answer refused commands from non-operators (else ignore them silently)
  */
 public record DiscordSettings(String guild, List<String> operators, Map<String, List<String>> antOperators,
-    boolean mentionOperators, String alertsChannel, boolean replyToStrangers) implements dev.colony.chat.OperatorPolicy {
+    boolean mentionOperators, String alertsChannel, boolean replyToStrangers) implements dev.colony.chat.impl.OperatorPolicy {
   public DiscordSettings {
     operators = List.copyOf(operators);
     antOperators = Map.copyOf(antOperators);

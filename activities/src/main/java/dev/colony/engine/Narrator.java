@@ -1,7 +1,7 @@
 package dev.colony.engine;
 
 import dev.colony.chat.ChatPost;
-import dev.colony.chat.ChatSink;
+import dev.colony.chat.impl.ChatSink;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.LmOutput;
 import dev.colony.spec.ToolCallLogging;

@@ -1,6 +1,6 @@
 package dev.colony.engine;
 
-import dev.colony.autonomy.ToolGate;
+import dev.colony.toolgate.ToolGate;
 import dev.colony.spec.AntSpec;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,14 +29,14 @@ public record SessionContext(
     ToolGate gate,
     Narrator narrator,
     SessionGuard guard,
-    Oversight oversight) {
+    OverseerFeed oversight) {
 
   /** Without an LLM supervisor. */
   public SessionContext(AntSpec spec, int session, String prompt, Path workspace, Map<String, String> env,
       Path transcript, Duration timeout, Duration heartbeatInterval, Progress progress, ToolGate gate,
       Narrator narrator, SessionGuard guard) {
     this(spec, session, prompt, workspace, env, transcript, timeout, heartbeatInterval, progress, gate, narrator,
-        guard, Oversight.NONE);
+        guard, OverseerFeed.NONE);
   }
 
   /** With the ant's own watchdog and grace. */

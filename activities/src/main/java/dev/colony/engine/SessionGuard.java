@@ -2,7 +2,7 @@ package dev.colony.engine;
 
 import dev.colony.config.Durations;
 import dev.colony.spec.AntSpec;
-import dev.colony.spec.SupervisionSpec;
+import dev.colony.errorpolicy.ErrorPolicy;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,7 +25,7 @@ public final class SessionGuard {
   }
 
   public static SessionGuard of(AntSpec spec) {
-    SupervisionSpec s = spec.supervision();
+    ErrorPolicy s = spec.supervision();
     return new SessionGuard(Duration.ofSeconds(s.sessionIdleTimeout()), Duration.ofSeconds(s.interruptGrace()));
   }
 

@@ -1,6 +1,6 @@
 package dev.colony.slack;
 
-import dev.colony.chat.OperatorPolicy;
+import dev.colony.chat.impl.OperatorPolicy;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;

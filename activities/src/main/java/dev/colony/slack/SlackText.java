@@ -7,7 +7,7 @@ import com.slack.api.model.block.SectionBlock;
 import com.slack.api.model.block.composition.MarkdownTextObject;
 import com.slack.api.model.block.composition.PlainTextObject;
 import com.slack.api.model.block.element.ButtonElement;
-import dev.colony.supervisor.OperatorMessages;
+import dev.colony.chat.OperatorMessages;
 import java.util.List;
 import java.util.regex.Pattern;
 

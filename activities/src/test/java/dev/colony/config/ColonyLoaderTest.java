@@ -15,7 +15,7 @@ import dev.colony.spec.EngineKind;
 import dev.colony.spec.LmOutput;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.TriggerSpec;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -349,9 +349,9 @@ class ColonyLoaderTest {
             + "  max_total_errors: 20\n  backoff:\n    initial: 2s\n    max: 60s\n",
         "ants/a.yaml", ANT,
         "ants/b.yaml", "name: b\ndescription: d\ninstructions: i\nmax_total_errors: 50\nbackoff:\n  initial: 30s\n  max: 10m\n")), ENV);
-    assertEquals(new dev.colony.spec.SupervisionSpec(2, 60, 5, 20), c.ant("a").orElseThrow().supervision());
-    assertEquals(new dev.colony.spec.SupervisionSpec(30, 600, 5, 50), c.ant("b").orElseThrow().supervision());
-    assertEquals(dev.colony.spec.SupervisionSpec.DEFAULTS,
+    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(2, 60, 5, 20), c.ant("a").orElseThrow().supervision());
+    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(30, 600, 5, 50), c.ant("b").orElseThrow().supervision());
+    assertEquals(dev.colony.errorpolicy.ErrorPolicy.DEFAULTS,
         load(colony(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT)), ENV).ants().get(0).supervision());
     String e = errors(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT
         + "max_consecutive_errors: 0\nbackoff:\n  initial: 1m\n  max: 10s\n"), ENV);
@@ -381,10 +381,10 @@ class ColonyLoaderTest {
         "ants/a.yaml", ANT,
         "ants/b.yaml", "name: b\ndescription: d\ninstructions: i\ninterrupt_grace: 5s\nbudget:\n  daily_usd: 1.5\n")), ENV);
     var a = c.ant("a").orElseThrow();
-    assertEquals(new dev.colony.spec.SupervisionSpec(0, 0, null, null, 45, 1200, 5.0, 100.0, "Europe/Paris"),
+    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(0, 0, null, null, 45, 1200, 5.0, 100.0, "Europe/Paris"),
         a.supervision());
     assertEquals("Europe/Paris", a.timezone(), "the colony's zone is the default schedule zone too");
-    assertEquals(new dev.colony.spec.SupervisionSpec(0, 0, null, null, 5, 1200, 1.5, 100.0, "Europe/Paris"),
+    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(0, 0, null, null, 5, 1200, 1.5, 100.0, "Europe/Paris"),
         c.ant("b").orElseThrow().supervision());
     var defaults = load(colony(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT)), ENV).ants().get(0).supervision();
     assertEquals(30, defaults.interruptGrace());
@@ -431,9 +431,9 @@ class ColonyLoaderTest {
         "ants/b.yaml", String.format(ants, "b") + "supervisor:\n  model: gemini-2.5-flash\n  window_size: 8\n"
             + "  eval_interval: 4\n  escalation_threshold: 4\n  stall_after: 5m\n",
         "ants/d.yaml", String.format(ants, "d") + "supervisor: off\n")), ENV);
-    assertEquals(new dev.colony.oversight.SupervisorSpec("anthropic", "claude-sonnet-4-6", "high", 20, 5, 3, 600),
+    assertEquals(new dev.colony.overseer.OverseerSpec("anthropic", "claude-sonnet-4-6", "high", 20, 5, 3, 600),
         c.ant("a").orElseThrow().supervisor(), "the colony's default, seed 002's numbers");
-    assertEquals(new dev.colony.oversight.SupervisorSpec("gemini", "gemini-2.5-flash", "high", 8, 4, 4, 300),
+    assertEquals(new dev.colony.overseer.OverseerSpec("gemini", "gemini-2.5-flash", "high", 8, 4, 4, 300),
         c.ant("b").orElseThrow().supervisor(), "a gemini-* model is Gemini's");
     assertEquals(null, c.ant("d").orElseThrow().supervisor(), "off turns the default off");
     assertEquals(null, load(colony(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT)), ENV).ant("a")

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.chat.ChatPost;
-import dev.colony.supervisor.OperatorMessages;
+import dev.colony.chat.OperatorMessages;
 import java.util.List;
 import java.util.Map;
 import okhttp3.OkHttpClient;
@@ -53,7 +53,7 @@ class DiscordSinkTest {
     assertEquals(line.repeat(30).strip(), String.join("\n", parts).strip());
     sink.deliver(new ChatPost("c", "a", "work", "y".repeat(50_000), "k2"));
     List<String> huge = discord.botMessagesIn(work).stream().map(FakeDiscord.Message::content).skip(2).toList();
-    assertEquals(dev.colony.chat.ChatText.MAX_PARTS, huge.size());
+    assertEquals(dev.colony.chat.impl.ChatText.MAX_PARTS, huge.size());
     assertTrue(huge.get(huge.size() - 1).endsWith("… (cut)"));
   }
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.chat.ChatPost;
-import dev.colony.chat.ChatText;
+import dev.colony.chat.impl.ChatText;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;

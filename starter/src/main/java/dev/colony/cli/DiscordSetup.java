@@ -3,7 +3,7 @@ package dev.colony.cli;
 import dev.colony.config.Environment;
 import dev.colony.config.LoadedColony;
 import dev.colony.discord.DiscordBridge;
-import dev.colony.chat.LeasedConnection;
+import dev.colony.chat.impl.LeasedConnection;
 import dev.colony.discord.DiscordRest;
 import dev.colony.discord.DiscordSettings;
 import dev.colony.discord.DiscordSink;

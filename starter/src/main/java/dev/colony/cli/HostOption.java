@@ -1,6 +1,6 @@
 package dev.colony.cli;
 
-import dev.colony.workspace.WorkspaceActivitiesImpl;
+import dev.colony.workspace.impl.WorkspaceActivitiesImpl;
 import java.nio.file.Path;
 import java.util.Locale;
 import picocli.CommandLine.Option;

@@ -13,7 +13,7 @@ final class Logging {
     setIfAbsent("org.slf4j.simpleLogger.log.dev.colony", "warn");
     // Which worker holds the colony's Discord gateway or Slack connection: one line each time it
     // changes hands.
-    setIfAbsent("org.slf4j.simpleLogger.log.dev.colony.chat.LeasedConnection", "info");
+    setIfAbsent("org.slf4j.simpleLogger.log.dev.colony.chat.impl.LeasedConnection", "info");
     // The Slack SDK logs each Socket Mode reconnect and every unhandled event type at INFO/WARN;
     // Colony reports the connection itself.
     setIfAbsent("org.slf4j.simpleLogger.log.com.slack.api", "error");

@@ -37,11 +37,11 @@ final class Preflight {
       }
       if (a.supervisor() != null) {
         var sup = a.supervisor();
-        if (dev.colony.oversight.SupervisorSpec.GEMINI.equals(sup.provider())
+        if (dev.colony.overseer.OverseerSpec.GEMINI.equals(sup.provider())
             ? !env.containsKey("GEMINI_API_KEY") && !env.containsKey("GOOGLE_API_KEY")
             : !env.containsKey("ANTHROPIC_API_KEY")) {
           out.add("ant '" + a.name() + "' has a supervisor on " + sup.model() + ", but "
-              + (dev.colony.oversight.SupervisorSpec.GEMINI.equals(sup.provider()) ? "GEMINI_API_KEY" : "ANTHROPIC_API_KEY")
+              + (dev.colony.overseer.OverseerSpec.GEMINI.equals(sup.provider()) ? "GEMINI_API_KEY" : "ANTHROPIC_API_KEY")
               + " is not set (environment or .env): every evaluation will be skipped.");
         }
         if (a.engine() == EngineKind.COMMAND) {

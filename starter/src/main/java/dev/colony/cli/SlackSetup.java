@@ -1,6 +1,6 @@
 package dev.colony.cli;
 
-import dev.colony.chat.LeasedConnection;
+import dev.colony.chat.impl.LeasedConnection;
 import dev.colony.config.Environment;
 import dev.colony.config.LoadedColony;
 import dev.colony.slack.SlackApi;

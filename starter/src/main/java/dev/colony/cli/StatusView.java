@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.colony.ant.AntStats;
 import dev.colony.ant.AntStatus;
-import dev.colony.chat.StatusText;
+import dev.colony.chat.impl.StatusText;
 import dev.colony.text.Printable;
 import java.time.Duration;
 import java.time.Instant;

@@ -82,7 +82,7 @@ class WorkerCommand implements Callable<Integer> {
     }
     String colonyName = colony.colony().name();
     try {
-      new dev.colony.github.WebhookServer(new java.net.InetSocketAddress(githubWebhook), secret, issue -> {
+      new dev.colony.github.impl.WebhookServer(new java.net.InetSocketAddress(githubWebhook), secret, issue -> {
         try {
           t.client.newWorkflowStub(dev.colony.trigger.RepoWatcher.class,
               dev.colony.trigger.RepoWatcher.workflowId(colonyName, issue.repo())).issue(issue);

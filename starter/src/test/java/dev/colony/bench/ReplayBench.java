@@ -19,7 +19,7 @@ import dev.colony.spec.LmOutput;
 import dev.colony.spec.RecoveryPolicy;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.WorkspaceSpec;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.visibility.AntSearchAttributes;
 import dev.colony.workspace.WorkspaceActivities;
 import io.temporal.api.common.v1.WorkflowExecution;

@@ -3,7 +3,7 @@ package dev.colony.fault;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.colony.github.FakeGithub;
+import dev.colony.github.impl.FakeGithub;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

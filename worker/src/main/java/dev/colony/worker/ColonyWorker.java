@@ -1,13 +1,13 @@
 package dev.colony.worker;
 
-import dev.colony.chat.ChatActivitiesImpl;
+import dev.colony.chat.impl.ChatActivitiesImpl;
 import dev.colony.chat.ChatPost;
-import dev.colony.chat.ChatSink;
+import dev.colony.chat.impl.ChatSink;
 import dev.colony.config.Secrets;
-import dev.colony.chat.DeliveryJournal;
-import dev.colony.session.SessionActivitiesImpl;
+import dev.colony.chat.impl.DeliveryJournal;
+import dev.colony.session.impl.SessionActivitiesImpl;
 import dev.colony.workspace.WorkspaceActivities;
-import dev.colony.workspace.WorkspaceActivitiesImpl;
+import dev.colony.workspace.impl.WorkspaceActivitiesImpl;
 import io.temporal.client.WorkflowClient;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
@@ -80,7 +80,7 @@ public final class ColonyWorker implements AutoCloseable {
     WorkspaceActivitiesImpl workspaces = new WorkspaceActivitiesImpl(secrets, settings.host(), settings.workspaceRoot(),
         queue -> polledLately(client, queue));
     SessionActivitiesImpl sessions = SessionActivitiesImpl.withDefaultEngines(chat, System.out,
-        new dev.colony.session.SessionEnvironment(
+        new dev.colony.session.impl.SessionEnvironment(
             client.getWorkflowServiceStubs().getOptions().getTarget(), client.getOptions().getNamespace(),
             ColonyBin.path())).withWorkspaces(workspaces::prepare);
     if (!settings.host().isEmpty()) {
@@ -93,10 +93,10 @@ public final class ColonyWorker implements AutoCloseable {
     worker.registerActivitiesImplementations(
         sessions,
         workspaces,
-        new dev.colony.github.GithubActivitiesImpl(settings.http()),
-        new dev.colony.webhook.WebhookActivitiesImpl(settings.http()),
-        new dev.colony.notify.NotifyActivitiesImpl(settings.http(), client.getOptions().getNamespace()),
-        new dev.colony.oversight.OversightActivitiesImpl(secrets),
+        new dev.colony.github.impl.GithubActivitiesImpl(settings.http()),
+        new dev.colony.webhook.impl.WebhookActivitiesImpl(settings.http()),
+        new dev.colony.notify.impl.NotifyActivitiesImpl(settings.http(), client.getOptions().getNamespace()),
+        new dev.colony.overseer.impl.OverseerActivitiesImpl(secrets),
         new ChatActivitiesImpl(chat,
             settings.chatJournal() == null ? null : new DeliveryJournal(settings.chatJournal())));
     factory.start();

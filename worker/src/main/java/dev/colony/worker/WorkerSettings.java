@@ -1,6 +1,6 @@
 package dev.colony.worker;
 
-import dev.colony.chat.ChatSink;
+import dev.colony.chat.impl.ChatSink;
 import java.nio.file.Path;
 
 /**

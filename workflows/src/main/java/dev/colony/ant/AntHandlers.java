@@ -1,6 +1,6 @@
 package dev.colony.ant;
 
-import static dev.colony.supervisor.OperatorMessages.trim;
+import static dev.colony.chat.OperatorMessages.trim;
 
 import dev.colony.autonomy.ConfirmationBook;
 import dev.colony.autonomy.ConfirmationDecision;
@@ -13,7 +13,7 @@ import dev.colony.spec.RecoveryPolicy;
 import dev.colony.spec.TriggerSpec;
 import dev.colony.supervision.AntFailure;
 import dev.colony.supervision.Restart;
-import dev.colony.supervisor.OperatorMessages;
+import dev.colony.chat.OperatorMessages;
 import dev.colony.text.SafeText;
 import dev.colony.trigger.IssueEvent;
 import io.temporal.workflow.Workflow;
@@ -35,9 +35,9 @@ final class AntHandlers {
   private final AntState ant;
   private final Outbox outbox;
   private final ColonyReports reports;
-  private final LlmSupervision supervision;
+  private final Overseer supervision;
 
-  AntHandlers(AntState ant, Outbox outbox, ColonyReports reports, LlmSupervision supervision) {
+  AntHandlers(AntState ant, Outbox outbox, ColonyReports reports, Overseer supervision) {
     this.ant = ant;
     this.outbox = outbox;
     this.reports = reports;

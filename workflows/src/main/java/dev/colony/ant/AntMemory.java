@@ -39,7 +39,7 @@ public record AntMemory(
     dev.colony.budget.Spend spend,
     Long budgetResumeAtMillis,
     String lastConversation,
-    dev.colony.oversight.OversightMemory oversight,
+    dev.colony.overseer.OverseerMemory oversight,
     String host,
     Long pausedSinceMillis,
     List<NoticeState> notices,
@@ -62,7 +62,7 @@ public record AntMemory(
       double costUsd, boolean costReported, long inputTokens, long outputTokens, int deliveryFailures,
       List<String> handledIssues, List<dev.colony.trigger.IssueEvent> pendingIssues, int totalErrors,
       List<String> urgentQueue, List<String> mailIds, dev.colony.budget.Spend spend, Long budgetResumeAtMillis,
-      String lastConversation, dev.colony.oversight.OversightMemory oversight, String host, Long pausedSinceMillis) {
+      String lastConversation, dev.colony.overseer.OverseerMemory oversight, String host, Long pausedSinceMillis) {
     this(sessions, consecutiveErrors, paused, pauseReason, queue, postSequence, announced, wakeAtMillis, waitKind,
         scheduledRunDue, lastOutcome, lastDetail, startedAtMillis, sessionsByOutcome, turns, costUsd, costReported,
         inputTokens, outputTokens, deliveryFailures, handledIssues, pendingIssues, totalErrors, urgentQueue, mailIds,

@@ -7,9 +7,9 @@ import dev.colony.lifecycle.LifecycleMachine;
 import dev.colony.lifecycle.Phase;
 import dev.colony.lifecycle.SideEffect;
 import dev.colony.mailbox.Mailbox;
-import dev.colony.oversight.OversightBook;
+import dev.colony.overseer.OverseerBook;
 import dev.colony.spec.AntSpec;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.trigger.IssueEvent;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
@@ -75,7 +75,7 @@ final class AntState {
   /** Matching issues not yet taken, oldest first. */
   final List<IssueEvent> pendingIssues = new ArrayList<>();
   /** The LLM supervisor's window, ladder and whispers (seed 002). */
-  final OversightBook oversight;
+  final OverseerBook oversight;
   /** The host holding the workspace; null until the ant claims one, "" for a worker without a host name. */
   String host;
   /** What the {@link Notifier} pushed for each need still open, by need id. */
@@ -113,7 +113,7 @@ final class AntState {
       mailbox = new Mailbox(List.of(), List.of(), List.of());
       budget = new BudgetBook(null);
       phase = Phase.initial(0, 0, 0);
-      oversight = new OversightBook(null);
+      oversight = new OverseerBook(null);
       return;
     }
     sessionCount = m.sessions();
@@ -140,7 +140,7 @@ final class AntState {
     handledIssues.addAll(m.handledIssues());
     pendingIssues.addAll(m.pendingIssues());
     phase = restoredPhase(m);
-    oversight = new OversightBook(m.oversight());
+    oversight = new OverseerBook(m.oversight());
     host = m.host();
     pausedSinceMillis = m.pausedSinceMillis();
     m.notices().forEach(n -> notices.put(n.need(), n));

@@ -14,7 +14,7 @@ import static dev.colony.visibility.AntSearchAttributes.QUEUE;
 import static dev.colony.visibility.AntSearchAttributes.SESSIONS;
 import static dev.colony.visibility.AntSearchAttributes.STATE;
 
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import io.temporal.common.SearchAttributeKey;
 import io.temporal.common.SearchAttributeUpdate;
 import java.time.Instant;

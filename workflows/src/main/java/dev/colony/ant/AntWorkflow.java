@@ -76,11 +76,11 @@ public interface AntWorkflow {
    * answer waits for its verdict (a bounded while).
    */
   @UpdateMethod(name = "reportTurns")
-  dev.colony.oversight.TurnReply reportTurns(dev.colony.oversight.TurnReport report);
+  dev.colony.overseer.TurnReply reportTurns(dev.colony.overseer.TurnReport report);
 
   /** Refuses reports for an ant without a supervisor, for a session not running, or too large. */
   @UpdateValidatorMethod(updateName = "reportTurns")
-  void validateReportTurns(dev.colony.oversight.TurnReport report);
+  void validateReportTurns(dev.colony.overseer.TurnReport report);
 
   /** Discard all queued work instructions. */
   /**

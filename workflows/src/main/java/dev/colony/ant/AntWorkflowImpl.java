@@ -6,12 +6,12 @@ import dev.colony.autonomy.Decide;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.lifecycle.Phase;
 import dev.colony.mailbox.Mail;
-import dev.colony.oversight.TurnReply;
-import dev.colony.oversight.TurnReport;
+import dev.colony.overseer.TurnReply;
+import dev.colony.overseer.TurnReport;
 import dev.colony.spec.AntSpec;
 import dev.colony.supervision.AntFailure;
 import dev.colony.supervision.Restart;
-import dev.colony.supervisor.OperatorMessages;
+import dev.colony.chat.OperatorMessages;
 import dev.colony.trigger.IssueEvent;
 import dev.colony.upgrade.Upgrade;
 import io.temporal.failure.CanceledFailure;
@@ -26,7 +26,7 @@ import org.slf4j.Logger;
  * continues as new with what it remembers. Each step is a collaborator named for what it does:
  * {@link Waits} (every wait between sessions, and where a rate limit waits), {@link SessionRunner},
  * {@link SessionOutcomes}, {@link HostAffinity}; beside the loop run the {@link Outbox} (chat
- * posts), the {@link VisibilityPublisher} and the {@link LlmSupervision}; {@link AntHandlers} answers
+ * posts), the {@link VisibilityPublisher} and the {@link Overseer}; {@link AntHandlers} answers
  * the signals and updates; the state they share is {@link AntState}.
  */
 public class AntWorkflowImpl implements AntWorkflow {
@@ -40,7 +40,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   private final Outbox outbox;
   private final VisibilityPublisher visibility;
   private final ColonyReports reports;
-  private final LlmSupervision supervision;
+  private final Overseer supervision;
   private final Waits waits;
   private final HostAffinity hosts;
   private final SessionRunner sessions;
@@ -53,7 +53,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     outbox = new Outbox(ant);
     visibility = new VisibilityPublisher(ant);
     reports = new ColonyReports(ant);
-    supervision = new LlmSupervision(ant, outbox, reports);
+    supervision = new Overseer(ant, outbox, reports);
     waits = new Waits(ant, outbox);
     HostAffinity hosts = new HostAffinity(ant, outbox);
     sessions = new SessionRunner(ant, outbox, hosts, new SessionOutcomes(ant, outbox, reports), reports);

@@ -2,7 +2,7 @@ package dev.colony.ant;
 
 import dev.colony.chat.ChatActivities;
 import dev.colony.chat.ChatPost;
-import dev.colony.supervisor.OperatorMessages;
+import dev.colony.chat.OperatorMessages;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;

@@ -4,7 +4,7 @@ import dev.colony.budget.BudgetBook;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.schedule.CronSchedule;
 import dev.colony.spec.AntSpec;
-import dev.colony.supervisor.OperatorMessages;
+import dev.colony.chat.OperatorMessages;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 

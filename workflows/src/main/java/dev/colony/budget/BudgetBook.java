@@ -1,6 +1,6 @@
 package dev.colony.budget;
 
-import dev.colony.spec.SupervisionSpec;
+import dev.colony.errorpolicy.ErrorPolicy;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.YearMonth;
@@ -50,7 +50,7 @@ public final class BudgetBook {
   }
 
   /** The first cap of {@code policy} reached at {@code nowMillis}, the monthly one first; null when none. */
-  public Cap reached(SupervisionSpec policy, long nowMillis) {
+  public Cap reached(ErrorPolicy policy, long nowMillis) {
     String zone = policy.budgetZone();
     roll(nowMillis, zone);
     ZonedDateTime now = at(nowMillis, zone);
@@ -65,7 +65,7 @@ public final class BudgetBook {
   }
 
   /** Spend against caps in one line, for status: {@code today $1.20 of $5.00 · November $3.40 of $50.00}. */
-  public String summary(SupervisionSpec policy, long nowMillis) {
+  public String summary(ErrorPolicy policy, long nowMillis) {
     Spend spend = rolled(nowMillis, policy.budgetZone());
     String day = String.format(Locale.ROOT, "today $%.2f", spend.dayUsd())
         + (policy.dailyBudgetUsd() == null ? "" : String.format(Locale.ROOT, " of $%.2f", policy.dailyBudgetUsd()));

@@ -27,15 +27,15 @@ import dev.colony.lifecycle.LifecycleEvent.UrgentMessage;
 import dev.colony.lifecycle.LifecycleEvent.Waiting;
 import dev.colony.lifecycle.LifecycleEvent.Woken;
 import dev.colony.lifecycle.LifecycleEvent.WorktreeReady;
-import dev.colony.spec.SupervisionSpec;
-import dev.colony.supervisor.Backoff;
+import dev.colony.errorpolicy.ErrorPolicy;
+import dev.colony.errorpolicy.Backoff;
 import java.util.EnumSet;
 import java.util.Set;
 
 /**
  * Seed 001's agent lifecycle as one pure function: (phase, event) to (phase, side effect). No
  * time, no I/O: events carry the time they happened at, and the policy (backoff, thresholds) is
- * the ant's {@link SupervisionSpec}. An event a state does not expect leaves it as it is.
+ * the ant's {@link ErrorPolicy}. An event a state does not expect leaves it as it is.
  *
  * <p>Where Colony differs from the seed, on purpose:
  * <ul>
@@ -60,7 +60,7 @@ public final class LifecycleMachine {
 
   private LifecycleMachine() {}
 
-  public static Transition next(Phase p, LifecycleEvent e, SupervisionSpec policy) {
+  public static Transition next(Phase p, LifecycleEvent e, ErrorPolicy policy) {
     if (p.terminal()) {
       return Transition.to(p);
     }
@@ -108,7 +108,7 @@ public final class LifecycleMachine {
   }
 
   /** A session (or the preparation of one) ended. */
-  private static Transition exited(Phase p, SessionExited x, SupervisionSpec policy) {
+  private static Transition exited(Phase p, SessionExited x, ErrorPolicy policy) {
     Lifecycle s = p.state();
     if (s == INTERRUPTING) {
       // Interrupted on purpose: not an error; the next session starts at once.

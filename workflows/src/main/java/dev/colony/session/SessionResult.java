@@ -1,6 +1,6 @@
 package dev.colony.session;
 
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 
 /**
  * What a session came to. Engine failures are values here, never exceptions: the workflow

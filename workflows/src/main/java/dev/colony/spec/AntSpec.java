@@ -1,5 +1,7 @@
 package dev.colony.spec;
 
+import dev.colony.errorpolicy.ErrorPolicy;
+
 import java.util.List;
 
 /**
@@ -46,8 +48,8 @@ public record AntSpec(
     GitIdentity git,
     String colonyDir,
     String sourceFile,
-    SupervisionSpec supervision,
-    dev.colony.oversight.SupervisorSpec supervisor,
+    ErrorPolicy supervision,
+    dev.colony.overseer.OverseerSpec supervisor,
     NotifySpec notices) {
 
   public static final long DEFAULT_SESSION_TIMEOUT_SECONDS = 2 * 3600;
@@ -64,7 +66,7 @@ public record AntSpec(
     githubRepos = githubRepos == null ? List.of() : List.copyOf(githubRepos);
     triggers = triggers == null ? List.of() : List.copyOf(triggers);
     // Specs in older histories have no supervision block: seed 000's retry-for-ever.
-    supervision = supervision == null ? SupervisionSpec.DEFAULTS : supervision;
+    supervision = supervision == null ? ErrorPolicy.DEFAULTS : supervision;
   }
 
   /** A spec without notices for phones. */
@@ -74,7 +76,7 @@ public record AntSpec(
       ToolCallLogging toolCalls, LmOutput lmOutput, RecoveryPolicy recovery, long pollIntervalSeconds,
       long confirmationTimeoutSeconds, long sessionTimeoutSeconds, long heartbeatTimeoutSeconds,
       int continueAsNewEvery, WorkspaceSpec workspace, GitIdentity git, String colonyDir, String sourceFile,
-      SupervisionSpec supervision, dev.colony.oversight.SupervisorSpec supervisor) {
+      ErrorPolicy supervision, dev.colony.overseer.OverseerSpec supervisor) {
     this(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos,
         cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds,
         confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace,
@@ -88,7 +90,7 @@ public record AntSpec(
       ToolCallLogging toolCalls, LmOutput lmOutput, RecoveryPolicy recovery, long pollIntervalSeconds,
       long confirmationTimeoutSeconds, long sessionTimeoutSeconds, long heartbeatTimeoutSeconds,
       int continueAsNewEvery, WorkspaceSpec workspace, GitIdentity git, String colonyDir, String sourceFile,
-      SupervisionSpec supervision) {
+      ErrorPolicy supervision) {
     this(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos,
         cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds,
         confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace,
@@ -105,7 +107,7 @@ public record AntSpec(
     this(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos,
         cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds,
         confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace,
-        git, colonyDir, sourceFile, SupervisionSpec.DEFAULTS);
+        git, colonyDir, sourceFile, ErrorPolicy.DEFAULTS);
   }
 
   /** Ants with a schedule or triggers run only when one fires (or a human writes). */
@@ -126,7 +128,7 @@ public record AntSpec(
   }
 
   /** The same ant with an LLM supervisor (null: none). */
-  public AntSpec withSupervisor(dev.colony.oversight.SupervisorSpec s) {
+  public AntSpec withSupervisor(dev.colony.overseer.OverseerSpec s) {
     return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
         discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
         recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,

@@ -1,6 +1,6 @@
 package dev.colony.spec;
 
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 
 /**
  * Maps a finished command to an outcome. A rule matches when every condition it sets holds:

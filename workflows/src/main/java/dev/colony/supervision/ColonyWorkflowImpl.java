@@ -1,5 +1,9 @@
 package dev.colony.supervision;
 
+import dev.colony.webhook.WebhookDelivery;
+
+import dev.colony.webhook.WebhookActivities;
+
 import dev.colony.ant.AntWorkflow;
 import dev.colony.chat.ChatActivities;
 import dev.colony.chat.ChatPost;
@@ -202,7 +206,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
     postSequence++;
     String key = Workflow.getInfo().getWorkflowId() + "/" + Workflow.getInfo().getRunId() + "/" + postSequence;
     ChatActivities chat = Workflow.newActivityStub(ChatActivities.class, chatOptions.toBuilder()
-        .setSummary("post · " + dev.colony.supervisor.OperatorMessages.summary(text)).build());
+        .setSummary("post · " + dev.colony.chat.OperatorMessages.summary(text)).build());
     try {
       chat.post(new ChatPost(colony, "colony", alertsChannel, text, key, Workflow.currentTimeMillis()));
     } catch (ActivityFailure f) {

@@ -10,7 +10,7 @@ import dev.colony.session.SessionResult;
 import dev.colony.mailbox.Mail;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.TriggerSpec;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.visibility.AntSearchAttributes;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
@@ -499,7 +499,7 @@ class AntWorkflowTest {
 
   @Test
   void anAntParksAtItsConsecutiveErrorThresholdAndResumeUnparksItWithCountersReset() {
-    AntSpec spec = Fakes.withSupervision(ant("parker"), new dev.colony.spec.SupervisionSpec(2, 60, 3, null));
+    AntSpec spec = Fakes.withSupervision(ant("parker"), new dev.colony.errorpolicy.ErrorPolicy(2, 60, 3, null));
     sessions.then(Outcome.TRANSIENT, "a").then(Outcome.TRANSIENT, "b").then(Outcome.PERMANENT, "c");
     AntWorkflow ant = start(spec);
     advance(Duration.ofSeconds(10));
@@ -523,7 +523,7 @@ class AntWorkflowTest {
   @Test
   void theTotalErrorThresholdCountsFailuresAcrossSuccesses() {
     AntSpec spec = Fakes.withSupervision(Fakes.withPoll(Fakes.spec("total"), 1),
-        new dev.colony.spec.SupervisionSpec(0, 0, null, 3));
+        new dev.colony.errorpolicy.ErrorPolicy(0, 0, null, 3));
     sessions.then(Outcome.TRANSIENT, "1").then(Outcome.SUCCESS, "ok").then(Outcome.TRANSIENT, "2")
         .then(Outcome.SUCCESS, "ok").then(Outcome.BILLING, "card").then(Outcome.TRANSIENT, "3");
     AntWorkflow ant = start(spec);

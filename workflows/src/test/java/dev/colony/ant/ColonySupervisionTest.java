@@ -7,14 +7,14 @@ import dev.colony.session.SessionActivities;
 import dev.colony.session.SessionRequest;
 import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
-import dev.colony.spec.SupervisionSpec;
+import dev.colony.errorpolicy.ErrorPolicy;
 import dev.colony.supervision.ColonyEvent;
 import dev.colony.supervision.ColonyRun;
 import dev.colony.supervision.ColonyWorkflow;
 import dev.colony.supervision.ColonyWorkflowImpl;
 import dev.colony.supervision.GroupSpec;
 import dev.colony.supervision.Strategy;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -71,11 +71,11 @@ class ColonySupervisionTest {
   }
 
   /** A webhook endpoint that is down: every delivery fails (and Temporal retries it). */
-  static final class DownWebhook implements dev.colony.supervision.WebhookActivities {
+  static final class DownWebhook implements dev.colony.webhook.WebhookActivities {
     final List<Long> attempts = new CopyOnWriteArrayList<>();
 
     @Override
-    public void deliver(dev.colony.supervision.WebhookDelivery d) {
+    public void deliver(dev.colony.webhook.WebhookDelivery d) {
       attempts.add(d.event().seq());
       throw io.temporal.failure.ApplicationFailure.newFailure("the webhook answered 503", "WebhookRefused");
     }
@@ -108,7 +108,7 @@ class ColonySupervisionTest {
 
   /** A continuous ant sleeping an hour between sessions, parked at its first failure. */
   private static AntSpec ant(String name) {
-    return Fakes.withSupervision(Fakes.withPoll(Fakes.spec(name), 3600), new SupervisionSpec(0, 0, 1, null));
+    return Fakes.withSupervision(Fakes.withPoll(Fakes.spec(name), 3600), new ErrorPolicy(0, 0, 1, null));
   }
 
   private ColonyWorkflow startColony(List<GroupSpec> groups) {
@@ -227,7 +227,7 @@ class ColonySupervisionTest {
     assertEquals("success", stuck.status().lastOutcome());
 
     AntSpec spender = Fakes.withSupervision(Fakes.withPoll(Fakes.spec("spender"), 3600),
-        new SupervisionSpec(0, 0, null, null, 0, 0, 0.5, null, "UTC"));
+        new ErrorPolicy(0, 0, null, null, 0, 0, 0.5, null, "UTC"));
     sessions.cost.put("spender", 1.0);
     Fakes.start(client, QUEUE, spender);
     eventually(() -> types(colony).contains("agent_budget:spender"), types(colony).toString());

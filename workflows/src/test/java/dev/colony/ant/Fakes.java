@@ -16,7 +16,7 @@ import dev.colony.spec.RecoveryPolicy;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.TriggerSpec;
 import dev.colony.spec.WorkspaceSpec;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.workspace.WorkspaceActivities;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -85,7 +85,7 @@ final class Fakes {
         s.sourceFile());
   }
 
-  static AntSpec withSupervision(AntSpec s, dev.colony.spec.SupervisionSpec sup) {
+  static AntSpec withSupervision(AntSpec s, dev.colony.errorpolicy.ErrorPolicy sup) {
     return new AntSpec(s.colony(), s.name(), s.description(), s.instructions(), s.engine(), s.claude(),
         s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), s.cron(), s.timezone(),
         s.triggers(), s.autonomy(), s.confirmation(), s.toolCalls(), s.lmOutput(), s.recovery(),

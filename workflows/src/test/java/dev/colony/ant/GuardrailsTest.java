@@ -8,8 +8,8 @@ import dev.colony.session.SessionActivities;
 import dev.colony.session.SessionRequest;
 import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
-import dev.colony.spec.SupervisionSpec;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.ErrorPolicy;
+import dev.colony.errorpolicy.Outcome;
 import io.temporal.activity.Activity;
 import io.temporal.client.ActivityCompletionException;
 import io.temporal.client.WorkflowClient;
@@ -89,7 +89,7 @@ class GuardrailsTest {
     Fakes.eventually(condition, what);
   }
 
-  private static AntSpec eventDriven(String name, SupervisionSpec supervision) {
+  private static AntSpec eventDriven(String name, ErrorPolicy supervision) {
     AntSpec s = Fakes.withSchedule(Fakes.spec(name), null,
         List.of(new dev.colony.spec.TriggerSpec(dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of("never"))));
     return Fakes.withSupervision(s, supervision);
@@ -136,7 +136,7 @@ class GuardrailsTest {
 
   @Test
   void messagesFromOtherAntsSaySoAndKeepTheirOrder() {
-    AntWorkflow ant = start(eventDriven("inbox", SupervisionSpec.DEFAULTS));
+    AntWorkflow ant = start(eventDriven("inbox", ErrorPolicy.DEFAULTS));
     eventually(() -> ant.status().state() == Lifecycle.WAITING, "waiting for a message");
     assertEquals("a message or a trigger", ant.status().stateReason());
     ant.pause();
@@ -157,7 +157,7 @@ class GuardrailsTest {
   @Test
   void aDailyCapPausesTheAntUntilTheNextDayAndSurvivesContinueAsNew() {
     sessions.cost = 0.6;
-    SupervisionSpec caps = new SupervisionSpec(0, 0, null, null, 0, 0, 1.0, null, "UTC");
+    ErrorPolicy caps = new ErrorPolicy(0, 0, null, null, 0, 0, 1.0, null, "UTC");
     AntSpec spec = Fakes.withSupervision(Fakes.withPoll(Fakes.spec("spender"), 600), caps);
     spec = new AntSpec(spec.colony(), spec.name(), spec.description(), spec.instructions(), spec.engine(),
         spec.claude(), spec.gemini(), spec.command(), spec.discordChannel(), spec.githubRepos(), spec.cron(),
@@ -198,7 +198,7 @@ class GuardrailsTest {
   @Test
   void anOperatorCanResumeABudgetPauseEarly() {
     sessions.cost = 5;
-    SupervisionSpec caps = new SupervisionSpec(0, 0, null, null, 0, 0, 1.0, null, "UTC");
+    ErrorPolicy caps = new ErrorPolicy(0, 0, null, null, 0, 0, 1.0, null, "UTC");
     AntWorkflow ant = start(Fakes.withSupervision(Fakes.withPoll(Fakes.spec("early"), 3600), caps));
     eventually(() -> ant.status().state() == Lifecycle.PAUSED, "paused by the cap");
     ant.resume();

@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.colony.spec.SupervisionSpec;
+import dev.colony.errorpolicy.ErrorPolicy;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 class BudgetBookTest {
-  private static SupervisionSpec caps(Double daily, Double monthly, String zone) {
-    return new SupervisionSpec(0, 0, null, null, 0, 0, daily, monthly, zone);
+  private static ErrorPolicy caps(Double daily, Double monthly, String zone) {
+    return new ErrorPolicy(0, 0, null, null, 0, 0, daily, monthly, zone);
   }
 
   private static long at(String iso) {
@@ -19,7 +19,7 @@ class BudgetBookTest {
 
   @Test
   void theDailyCapIsReachedAndResetsAtTheNextMidnightOfTheColonysZone() {
-    SupervisionSpec policy = caps(5.0, null, "Europe/Paris");
+    ErrorPolicy policy = caps(5.0, null, "Europe/Paris");
     BudgetBook book = new BudgetBook(null);
     book.add(3.0, at("2026-11-22T10:00:00Z"), "Europe/Paris");
     assertNull(book.reached(policy, at("2026-11-22T10:00:00Z")));
@@ -35,7 +35,7 @@ class BudgetBookTest {
 
   @Test
   void theMonthlyCapOutlivesTheDayAndResetsOnTheFirst() {
-    SupervisionSpec policy = caps(100.0, 10.0, null);
+    ErrorPolicy policy = caps(100.0, 10.0, null);
     BudgetBook book = new BudgetBook(null);
     book.add(6, at("2026-11-20T12:00:00Z"), "UTC");
     book.add(6, at("2026-11-29T12:00:00Z"), "UTC");

@@ -18,14 +18,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import dev.colony.ant.Lifecycle;
 import dev.colony.lifecycle.LifecycleEvent.Exit;
 import dev.colony.lifecycle.LifecycleEvent.SessionExited;
-import dev.colony.spec.SupervisionSpec;
+import dev.colony.errorpolicy.ErrorPolicy;
 import org.junit.jupiter.api.Test;
 
 /** Every row of seed 001's transition table, Colony's additions, and the two global events. */
 class LifecycleMachineTest {
   private static final long NOW = 1_000_000;
   /** Seed 001's example policy: 2 s doubling to 60 s; park after 5 in a row or 20 in all. */
-  private static final SupervisionSpec SEED_001 = new SupervisionSpec(2, 60, 5, 20);
+  private static final ErrorPolicy SEED_001 = new ErrorPolicy(2, 60, 5, 20);
 
   private static Phase at(Lifecycle s) {
     return new Phase(s, 3, null, null, 0, 0);
@@ -215,7 +215,7 @@ class LifecycleMachineTest {
   @Test
   void withoutThresholdsErrorsNeverPark() {
     Phase p = new Phase(RUNNING, 3, null, null, 1000, 5000);
-    Transition t = LifecycleMachine.next(p, SessionExited.of(Exit.ERROR, NOW), SupervisionSpec.DEFAULTS);
+    Transition t = LifecycleMachine.next(p, SessionExited.of(Exit.ERROR, NOW), ErrorPolicy.DEFAULTS);
     assertEquals(COOLING_DOWN, t.phase().state());
     assertEquals(NOW + 300_000, t.phase().untilMillis(), "seed 000's 5 minute cap");
   }

@@ -1,7 +1,7 @@
 package dev.colony.engine.claude;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.colony.autonomy.ToolGate;
+import dev.colony.toolgate.ToolGate;
 import dev.colony.engine.Engine;
 import dev.colony.engine.Processes;
 import dev.colony.engine.SessionCancelledException;
@@ -9,7 +9,7 @@ import dev.colony.engine.SessionContext;
 import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.ClaudeSpec;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Clock;

@@ -1,7 +1,7 @@
 package dev.colony.engine.claude;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 
 /**
  * Reduces what a Claude Code session printed to one supervisor outcome. Order of authority:

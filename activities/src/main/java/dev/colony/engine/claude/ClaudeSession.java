@@ -2,11 +2,11 @@ package dev.colony.engine.claude;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.colony.autonomy.ToolGate;
+import dev.colony.toolgate.ToolGate;
 import dev.colony.engine.Processes;
 import dev.colony.engine.SessionCancelledException;
 import dev.colony.engine.SessionContext;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -197,7 +197,7 @@ final class ClaudeSession {
       if ("text".equals(kind)) {
         observed.lastText = block.path("text").asText();
         ctx.narrator().text(observed.lastText);
-        ctx.oversight().turn(dev.colony.oversight.Turn.text(observed.lastText));
+        ctx.oversight().turn(dev.colony.overseer.Turn.text(observed.lastText));
       } else if ("tool_use".equals(kind)) {
         if (toolUses.put(block.path("id").asText(), block) == null) {
           ctx.guard().hold(); // a running tool is activity, however quiet
@@ -224,7 +224,7 @@ final class ClaudeSession {
       String output = StreamJson.text(block.path("content"));
       boolean failed = block.path("is_error").asBoolean(false);
       ctx.narrator().toolUsed(tool, input, output, failed);
-      ctx.oversight().turn(dev.colony.oversight.Turn.tool(tool, input, output, failed));
+      ctx.oversight().turn(dev.colony.overseer.Turn.tool(tool, input, output, failed));
       whisper(ctx.oversight().take());
     }
   }

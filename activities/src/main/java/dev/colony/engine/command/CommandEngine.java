@@ -8,7 +8,7 @@ import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.CommandSpec;
 import dev.colony.spec.OutcomeRule;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -276,23 +276,23 @@ public final class CommandEngine implements Engine {
    * Reads a {@code COLONY_TURN} line's payload: a JSON object {@code {"tool", "input", "result",
    * "error"}} (a tool call) or {@code {"text"}}, or plain text (something the agent said).
    */
-  static dev.colony.oversight.Turn parseTurn(String payload) {
+  static dev.colony.overseer.Turn parseTurn(String payload) {
     String p = payload.strip();
     if (p.startsWith("{")) {
       try {
         com.fasterxml.jackson.databind.JsonNode n = JSON.readTree(p);
         if (n != null && n.isObject()) {
           if (n.hasNonNull("tool")) {
-            return dev.colony.oversight.Turn.tool(n.path("tool").asText(), n.path("input").asText(null),
+            return dev.colony.overseer.Turn.tool(n.path("tool").asText(), n.path("input").asText(null),
                 n.path("result").asText(null), n.path("error").asBoolean(false));
           }
-          return dev.colony.oversight.Turn.text(n.path("text").asText(p));
+          return dev.colony.overseer.Turn.text(n.path("text").asText(p));
         }
       } catch (IOException notJson) {
         // plain text below
       }
     }
-    return dev.colony.oversight.Turn.text(p);
+    return dev.colony.overseer.Turn.text(p);
   }
 
   /**
@@ -304,7 +304,7 @@ public final class CommandEngine implements Engine {
     private final InputStream in;
     private final Path transcript;
     private final dev.colony.engine.SessionGuard guard;
-    private final dev.colony.engine.Oversight oversight;
+    private final dev.colony.engine.OverseerFeed oversight;
     private final Path whisperFile;
     private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
     private volatile int turns;
@@ -314,7 +314,7 @@ public final class CommandEngine implements Engine {
     private boolean wrapped;
 
     OutputPump(InputStream in, Path transcript, dev.colony.engine.SessionGuard guard,
-        dev.colony.engine.Oversight oversight, Path whisperFile) {
+        dev.colony.engine.OverseerFeed oversight, Path whisperFile) {
       super("colony-output-pump");
       setDaemon(true);
       this.in = in;

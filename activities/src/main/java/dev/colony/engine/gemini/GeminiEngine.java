@@ -17,7 +17,7 @@ import dev.colony.engine.SessionCancelledException;
 import dev.colony.engine.SessionContext;
 import dev.colony.session.SessionResult;
 import dev.colony.spec.GeminiSpec;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.file.Files;
@@ -215,7 +215,7 @@ public final class GeminiEngine implements Engine {
           for (Part p : reply.parts().orElse(List.of())) {
             p.text().ifPresent(t -> {
               ctx.narrator().text(t);
-              ctx.oversight().turn(dev.colony.oversight.Turn.text(t));
+              ctx.oversight().turn(dev.colony.overseer.Turn.text(t));
             });
           }
           String text = reply.text();
@@ -233,7 +233,7 @@ public final class GeminiEngine implements Engine {
             Map<String, Object> out = ctx.guard().holding(() -> tools.call(name, args));
             results.add(Part.fromFunctionResponse(name, out));
             Object err = out.get("error");
-            ctx.oversight().turn(dev.colony.oversight.Turn.tool(name, GeminiTools.describe(name, args),
+            ctx.oversight().turn(dev.colony.overseer.Turn.tool(name, GeminiTools.describe(name, args),
                 err != null ? err.toString() : GeminiTools.summary(out), err != null));
           }
           // The supervisor's whispers ride with the tool results: the model reads them at its next turn.

@@ -3,7 +3,7 @@ package dev.colony.engine.gemini;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.colony.session.SessionResult;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

@@ -2,7 +2,7 @@ package dev.colony.engine.gemini;
 
 import com.google.genai.types.FunctionDeclaration;
 import com.google.genai.types.Schema;
-import dev.colony.autonomy.ToolGate;
+import dev.colony.toolgate.ToolGate;
 import dev.colony.engine.Narrator;
 import dev.colony.engine.Processes;
 import java.io.IOException;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.autonomy.ConfirmationDecision;
 import dev.colony.autonomy.ConfirmationRequest;
-import dev.colony.autonomy.ToolGate;
+import dev.colony.toolgate.ToolGate;
 import dev.colony.chat.ChatPost;
 import dev.colony.engine.Narrator;
 import dev.colony.engine.Progress;
@@ -23,7 +23,7 @@ import dev.colony.spec.LmOutput;
 import dev.colony.spec.RecoveryPolicy;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.WorkspaceSpec;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -82,7 +82,7 @@ class ClaudeEngineTest {
         new WorkspaceSpec(tmp.toString(), null, null), null, tmp.toString(), "ants/coder.yaml");
   }
 
-  private dev.colony.engine.Oversight oversight = dev.colony.engine.Oversight.NONE;
+  private dev.colony.engine.OverseerFeed oversight = dev.colony.engine.OverseerFeed.NONE;
 
   private SessionResult run(AntSpec spec, String... script) throws Exception {
     Files.write(fake.resolve("script.jsonl"), List.of(script));
@@ -314,7 +314,7 @@ class ClaudeEngineTest {
 
   @Test
   void turnsGoToTheSupervisorAndItsWhisperComesInOnStdinAtTheNextTurn() throws Exception {
-    var rec = new dev.colony.engine.RecordingOversight(1, "[CORRECTION] Read the first error before rerunning.");
+    var rec = new dev.colony.engine.RecordingOverseerFeed(1, "[CORRECTION] Read the first error before rerunning.");
     oversight = rec;
     String useBash = "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Bash\",\"input\":{\"command\":\"make test\"}}]}}";
     String bashResult = "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"FAILED: 3 tests\",\"is_error\":true}]}}";
@@ -322,7 +322,7 @@ class ClaudeEngineTest {
         result("success", false, ""));
     assertEquals(Outcome.SUCCESS, r.outcome(), r.detail());
     assertEquals(2, rec.turns.size(), rec.turns.toString());
-    assertEquals(dev.colony.oversight.Turn.tool("Bash", "`make test`", "FAILED: 3 tests", true).name(), rec.turns.get(0).name());
+    assertEquals(dev.colony.overseer.Turn.tool("Bash", "`make test`", "FAILED: 3 tests", true).name(), rec.turns.get(0).name());
     assertTrue(rec.turns.get(0).error());
     assertEquals("FAILED: 3 tests", rec.turns.get(0).result());
     assertEquals("Reading the error now.", rec.turns.get(1).input());

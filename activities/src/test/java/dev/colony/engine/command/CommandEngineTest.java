@@ -23,7 +23,7 @@ import dev.colony.spec.OutcomeRule;
 import dev.colony.spec.RecoveryPolicy;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.WorkspaceSpec;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -265,7 +265,7 @@ class CommandEngineTest {
 
   @Test
   void colonyTurnLinesAreTurnsAndWhispersLandInTheWhisperFile() throws Exception {
-    var rec = new dev.colony.engine.RecordingOversight(2, "[CORRECTION] Stop rerunning make.");
+    var rec = new dev.colony.engine.RecordingOverseerFeed(2, "[CORRECTION] Stop rerunning make.");
     String script = String.join("\n",
         "echo 'COLONY_TURN {\"tool\":\"Bash\",\"input\":\"make\",\"result\":\"error 2\",\"error\":true}'",
         "echo 'COLONY_TURN just thinking'",

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.autonomy.ConfirmationDecision;
-import dev.colony.autonomy.ToolGate;
+import dev.colony.toolgate.ToolGate;
 import dev.colony.chat.ChatPost;
 import dev.colony.engine.Narrator;
 import dev.colony.engine.Progress;
@@ -21,7 +21,7 @@ import dev.colony.spec.LmOutput;
 import dev.colony.spec.RecoveryPolicy;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.WorkspaceSpec;
-import dev.colony.supervisor.Outcome;
+import dev.colony.errorpolicy.Outcome;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,7 +65,7 @@ class GeminiEngineTest {
         30, 100, new WorkspaceSpec(workspace.toString(), null, null), null, workspace.toString(), "ants/r.yaml");
   }
 
-  private dev.colony.engine.Oversight oversight = dev.colony.engine.Oversight.NONE;
+  private dev.colony.engine.OverseerFeed oversight = dev.colony.engine.OverseerFeed.NONE;
 
   private SessionResult run(AntSpec spec, Map<String, String> env) throws Exception {
     Map<String, String> e = new HashMap<>(env);
@@ -182,7 +182,7 @@ class GeminiEngineTest {
 
   @Test
   void aWhisperRidesWithTheNextToolResults() throws Exception {
-    var rec = new dev.colony.engine.RecordingOversight(1, "[THINK_DEEPER] Plan before writing.");
+    var rec = new dev.colony.engine.RecordingOverseerFeed(1, "[THINK_DEEPER] Plan before writing.");
     oversight = rec;
     api.reply(200, FakeGeminiServer.call("write_file", "{\"path\":\"a.txt\",\"content\":\"one\"}"))
         .reply(200, FakeGeminiServer.call("run_shell", "{\"command\":\"cat a.txt\"}"))

@@ -1,6 +1,0 @@
-package dev.colony.chat;
-
-/** Where an ant's posts go: the console today, Discord later. Implementations may assume no duplicates. */
-public interface ChatSink {
-  void deliver(ChatPost post) throws Exception;
-}

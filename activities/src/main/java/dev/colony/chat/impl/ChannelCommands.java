@@ -1,0 +1,225 @@
+package dev.colony.chat.impl;
+
+import dev.colony.ant.AntStats;
+import dev.colony.ant.AntStatus;
+import dev.colony.ant.AntWorkflow;
+import dev.colony.autonomy.Decide;
+import dev.colony.autonomy.PendingConfirmation;
+import dev.colony.mailbox.Mail;
+import dev.colony.spec.AntIds;
+import io.temporal.client.WorkflowClient;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What a human's words in an ant's channel do, on any chat: a command answered from the workflow,
+ * a work instruction, or a decision on a confirmation request; and who may give them (the
+ * operators). The chat bridges (Discord, Slack) turn what their platform delivers into calls here.
+ */
+public final class ChannelCommands {
+  public static final List<String> COMMANDS = List.of("help", "status", "stats", "usage", "pause", "stop",
+      "resume", "start", "clear", "urgent", "abort");
+
+  /** The help, with {@code %s} where the chat's command prefix goes ("/" or "/colony "). */
+  private static final String HELP = """
+      Colony commands (in an ant's channel; with several ants in one channel, name the ant first: `worker %1$spause`)
+      `%1$sstatus` the ant's state · `%1$sstats` or `%1$susage` sessions, turns, cost, tokens
+      `%1$spause` or `%1$sstop` pause after the current session · `%1$sresume` or `%1$sstart` go on
+      `%1$sclear` drop queued instructions · `%1$surgent TEXT` interrupt the running session and start on TEXT now
+      `%1$sabort` drop the current task and the queue (the answer to a 🚨 escalation; `%1$sresume` lets it go on)
+      `%1$shelp` this help
+      Anything else is a work instruction for the next session. %2$s""";
+
+  private final WorkflowClient client;
+  private final String colony;
+  private final OperatorPolicy policy;
+  private final String help;
+  private final String prefix;
+
+  /**
+   * @param prefix how commands are written on this chat in the help ("/" on Discord)
+   * @param approvals how a request is approved or denied on this chat, for the help
+   */
+  public ChannelCommands(WorkflowClient client, String colony, OperatorPolicy policy, String prefix, String approvals) {
+    this.client = client;
+    this.colony = colony;
+    this.policy = policy;
+    this.help = HELP.formatted(prefix, approvals);
+    this.prefix = prefix;
+  }
+
+  public static String describe(String c) {
+    return switch (c) {
+      case "help" -> "What the colony's commands do";
+      case "status" -> "The ant's state, queue and next wake-up";
+      case "stats", "usage" -> "Sessions, turns, cost and tokens";
+      case "pause", "stop" -> "Pause the ant after its current session";
+      case "resume", "start" -> "Resume a paused ant";
+      case "urgent" -> "Interrupt the running session and start on this instruction now";
+      case "abort" -> "Drop the current task and the queue; an escalated ant goes on";
+      default -> "Drop the ant's queued instructions";
+    };
+  }
+
+  public String help() {
+    return help;
+  }
+
+  /**
+   * Handles one line a human wrote in a channel where the ants {@code here} listen; a line that
+   * starts with one of {@code prefixes} is a command. Returns the reply, or null.
+   */
+  public String onText(List<String> here, Speaker who, String text, String... prefixes) {
+    String t = text.strip();
+    if (t.isEmpty()) {
+      return null;
+    }
+    List<String> targets = here;
+    String[] words = t.split("\\s+", 2);
+    String first = words[0].endsWith(":") ? words[0].substring(0, words[0].length() - 1) : words[0];
+    if (here.size() > 1 && here.contains(first) && words.length > 1) {
+      targets = List.of(first);
+      t = words[1].strip();
+    }
+    for (String p : prefixes.length == 0 ? new String[] {"/"} : prefixes) {
+      if (t.startsWith(p) && t.length() > p.length() && Character.isLetter(t.charAt(p.length()))) {
+        String[] parts = t.substring(p.length()).split("\\s+", 2);
+        return command(parts[0].toLowerCase(Locale.ROOT), parts.length > 1 ? parts[1].strip() : "", targets, who);
+      }
+    }
+    if (!allowedAll(targets, who)) {
+      return refused();
+    }
+    for (String ant : targets) {
+      stub(ant).message(Mail.of(t));
+    }
+    return null; // each ant answers 📥 (and ▶️ when it was paused) in the channel
+  }
+
+  public String command(String cmd, String arg, List<String> targets, Speaker who) {
+    if (!COMMANDS.contains(cmd)) {
+      String shown = cmd.replaceAll("[^A-Za-z0-9_-]", "");
+      return "Unknown command `" + prefix + (shown.length() > 40 ? shown.substring(0, 40) + "…" : shown)
+          + "`. Run `" + prefix + "help` for the list.";
+    }
+    if (cmd.equals("help")) {
+      return help;
+    }
+    if (!allowedAll(targets, who)) {
+      return refused();
+    }
+    if (cmd.equals("urgent") && arg.isBlank()) {
+      return "`" + prefix + "urgent` needs the instruction: `" + prefix + "urgent stop and fix the failing build`.";
+    }
+    StringBuilder reply = new StringBuilder();
+    for (String ant : targets) {
+      AntWorkflow w = stub(ant);
+      switch (cmd) {
+        case "status" -> reply.append("```\n").append(StatusText.detail(w.status(), null, Instant.now())).append("```\n");
+        case "stats", "usage" -> {
+          AntStatus s = w.status();
+          AntStats st = w.stats();
+          reply.append("```\n").append(StatusText.detail(s, st, Instant.now())).append("```\n");
+        }
+        case "pause", "stop" -> w.pause();
+        case "resume", "start" -> {
+          AntStatus s = w.status();
+          if (s.paused() && !"operator".equals(s.pauseReason()) && policy.operatorsOf(ant).isEmpty() && !isAdmin(who)) {
+            reply.append("⛔ ").append(ant).append(" is paused for ").append(s.pauseReason())
+                .append(": with no operators configured, only an Administrator may resume it.\n");
+          } else {
+            w.resume();
+          }
+        }
+        case "clear" -> w.clear();
+        case "abort" -> w.abort();
+        case "urgent" -> w.message(Mail.urgent(arg));
+        default -> { }
+      }
+    }
+    return reply.isEmpty() ? null : reply.toString().strip();
+  }
+
+  /** Discord and Slack drop an interaction (slash command) not answered within 3 seconds. */
+  static final long INTERACTION_BUDGET_MILLIS = 2300;
+
+  /**
+   * {@link #command}, answered within a chat's interaction budget on {@code work}: the reply, a
+   * "sent" line when the command has none, or, when the worker is slow (restarting, say), a holding
+   * answer; the command still goes through and its reply shows in the channel.
+   */
+  public String commandWithin(java.util.concurrent.ExecutorService work, String cmd, String arg, List<String> targets,
+      Speaker who) throws InterruptedException {
+    java.util.concurrent.Future<String> answer = work.submit(() -> command(cmd, arg, targets, who));
+    try {
+      String reply = answer.get(INTERACTION_BUDGET_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+      return reply != null ? reply : "✔️ " + prefix + cmd + " sent to " + String.join(", ", targets) + ".";
+    } catch (java.util.concurrent.TimeoutException e) {
+      return "⏳ " + prefix + cmd + " sent; the ant's worker is slow to answer, so its reply will show in this channel.";
+    } catch (java.util.concurrent.ExecutionException e) {
+      return "The ant did not answer: " + e.getCause().getMessage();
+    }
+  }
+
+  /** What became of a decision on a confirmation request. */
+  public enum Decision {
+    /** Approved or denied now. */
+    DECIDED,
+    /** The request was already decided (or timed out): nothing changed. */
+    ALREADY_DECIDED,
+    /** The speaker may not decide it. */
+    REFUSED
+  }
+
+  /**
+   * Approves or denies request {@code id} of {@code ant} for {@code who}, told apart as
+   * {@code via} ("Discord", "Slack") in the ant's history. Only operators decide; with no
+   * operators configured, only administrators.
+   */
+  public Decision decide(String ant, int id, boolean approve, Speaker who, String via) {
+    if (who == null || !allowed(ant, who) || (policy.operatorsOf(ant).isEmpty() && !isAdmin(who))) {
+      return Decision.REFUSED;
+    }
+    AntWorkflow w = stub(ant);
+    boolean waiting = w.status().confirmations().stream().map(PendingConfirmation::id).anyMatch(i -> i == id);
+    if (!waiting) {
+      return Decision.ALREADY_DECIDED;
+    }
+    w.decide(new Decide(id, approve, who.name() + " (" + via + ")", null));
+    return Decision.DECIDED;
+  }
+
+  /** The answer to someone who may not decide requests, or null when strangers are ignored. */
+  public String refusedDecision(String ant, Speaker who) {
+    if (!policy.replyToStrangers()) {
+      return null;
+    }
+    return "⛔ " + (who == null ? "" : who.name() + ": ") + "only the colony's operators can approve or deny requests"
+        + (policy.operatorsOf(ant).isEmpty() ? " (no operators are configured: Administrators only)." : ".");
+  }
+
+  private boolean allowedAll(List<String> targets, Speaker who) {
+    return targets.stream().allMatch(a -> allowed(a, who));
+  }
+
+  public boolean allowed(String ant, Speaker who) {
+    List<String> ops = policy.operatorsOf(ant);
+    if (ops.isEmpty()) {
+      return true;
+    }
+    return who != null && ops.stream().anyMatch(who::is);
+  }
+
+  static boolean isAdmin(Speaker who) {
+    return who != null && who.admin();
+  }
+
+  public String refused() {
+    return policy.replyToStrangers() ? "⛔ Only the colony's operators can command these ants." : null;
+  }
+
+  public AntWorkflow stub(String ant) {
+    return client.newWorkflowStub(AntWorkflow.class, AntIds.workflowId(colony, ant));
+  }
+}

@@ -1,0 +1,43 @@
+package dev.colony.engine;
+
+import dev.colony.overseer.Turn;
+import java.util.List;
+
+/**
+ * The engine's side of the LLM supervisor (seed 002): engines report each agent turn here and
+ * deliver the whispers it hands back, privately, at the agent's next turn. Reporting never
+ * blocks the engine.
+ */
+public interface OverseerFeed {
+  /** The agent took a turn. */
+  void turn(Turn turn);
+
+  /**
+   * Whispers (rendered, {@code [KIND] text}) for the agent, to give it now; taking them counts
+   * as delivering them. Engines call this where they can put a message in front of the agent.
+   */
+  List<String> take();
+
+  /** Output that is not a turn: the agent is not silent. */
+  void activity();
+
+  /** Sends what is left and stops; the session is over. */
+  void close();
+
+  /** For ants without a supervisor: nothing is reported. */
+  OverseerFeed NONE = new OverseerFeed() {
+    @Override
+    public void turn(Turn turn) {}
+
+    @Override
+    public List<String> take() {
+      return List.of();
+    }
+
+    @Override
+    public void activity() {}
+
+    @Override
+    public void close() {}
+  };
+}

@@ -1,0 +1,302 @@
+package dev.colony.session.impl;
+
+import dev.colony.session.SessionResult;
+
+import dev.colony.session.SessionRequest;
+
+import dev.colony.session.SessionActivities;
+
+import dev.colony.toolgate.ToolGate;
+import dev.colony.toolgate.WorkflowConfirmer;
+import dev.colony.chat.impl.ChatSink;
+import dev.colony.config.Environment;
+import dev.colony.config.Secrets;
+import dev.colony.config.SpecReferences;
+import dev.colony.engine.Narrator;
+import dev.colony.engine.claude.ClaudeEngine;
+import dev.colony.engine.Engine;
+import dev.colony.engine.Progress;
+import dev.colony.engine.PromptBuilder;
+import dev.colony.engine.SessionCancelledException;
+import dev.colony.engine.SessionContext;
+import dev.colony.engine.SessionGuard;
+import dev.colony.engine.Transcripts;
+import dev.colony.engine.command.CommandEngine;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.EngineKind;
+import dev.colony.spec.RecoveryPolicy;
+import dev.colony.errorpolicy.Outcome;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
+import io.temporal.client.ActivityCompletionException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Runs one session with the ant's engine, heartbeating, within the ant's session bound. */
+public final class SessionActivitiesImpl implements SessionActivities {
+  private static final Logger log = LoggerFactory.getLogger(SessionActivitiesImpl.class);
+
+  private final Map<EngineKind, Engine> engines;
+  private final ChatSink chat;
+  private final PrintStream console;
+  private final Secrets secrets;
+  private final SessionEnvironment sessionEnvironment;
+  private final Workspaces workspaces;
+
+  /** Prepares an ant's workspace on this host (the spec's references already resolved). */
+  @FunctionalInterface
+  public interface Workspaces {
+    Path prepare(AntSpec resolved) throws java.io.IOException, InterruptedException;
+  }
+
+  /**
+   * The agent is announced (spawning becomes running) once it has run this long: a session that
+   * ends sooner costs no signal and no workflow task, and status never shows a stale "running".
+   */
+  static final Duration ANNOUNCE_AFTER = Duration.ofSeconds(1);
+  private static final java.util.concurrent.ScheduledExecutorService ANNOUNCER =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "colony-session-announcer");
+        t.setDaemon(true);
+        return t;
+      });
+  /** How often a workspace that cannot be prepared is tried within one session. */
+  static final int WORKSPACE_ATTEMPTS = 3;
+  /** The wait before the second attempt (doubled before the third); tests shorten it. */
+  static volatile long workspaceRetryMillis = 2000;
+
+  /**
+   * @param chat where narration and tool logs are posted (the ant's channel)
+   * @param console the worker's terminal, for {@code lm_output: console}
+   */
+  public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console) {
+    this(engines, chat, console, Secrets.process());
+  }
+
+  public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
+      Secrets secrets) {
+    this(engines, chat, console, secrets, SessionEnvironment.NONE);
+  }
+
+  /** @param sessionEnvironment what every session's agent is told about its colony and Temporal */
+  public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
+      Secrets secrets, SessionEnvironment sessionEnvironment) {
+    this(engines, chat, console, secrets, sessionEnvironment, null);
+  }
+
+  /** @param workspaces where this host keeps worktrees (null: the spec's workspace root) */
+  public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
+      Secrets secrets, SessionEnvironment sessionEnvironment, Workspaces workspaces) {
+    this.engines = new EnumMap<>(engines);
+    this.chat = chat;
+    this.console = console;
+    this.secrets = secrets;
+    this.sessionEnvironment = sessionEnvironment;
+    this.workspaces = workspaces != null ? workspaces
+        : new dev.colony.workspace.impl.WorkspaceActivitiesImpl(secrets)::prepare;
+  }
+
+  /** The same engines and sinks, preparing workspaces with {@code workspaces}. */
+  public SessionActivitiesImpl withWorkspaces(Workspaces workspaces) {
+    return new SessionActivitiesImpl(engines, chat, console, secrets, sessionEnvironment, workspaces);
+  }
+
+  /** The engines this build provides. */
+  public static SessionActivitiesImpl withDefaultEngines(ChatSink chat, PrintStream console) {
+    return withDefaultEngines(chat, console, SessionEnvironment.NONE);
+  }
+
+  public static SessionActivitiesImpl withDefaultEngines(ChatSink chat, PrintStream console,
+      SessionEnvironment sessionEnvironment) {
+    return new SessionActivitiesImpl(Map.of(
+        EngineKind.COMMAND, new CommandEngine(),
+        EngineKind.CLAUDE, new ClaudeEngine(),
+        EngineKind.GEMINI, new dev.colony.engine.gemini.GeminiEngine()), chat, console, Secrets.process(),
+        sessionEnvironment);
+  }
+
+  @Override
+  public SessionResult runSession(SessionRequest request) {
+    Map<String, String> env = Environment.forColony(Path.of(request.spec().colonyDir()));
+    secrets.registerSecretLookingNames(env);
+    // The spec in history carries ${VAR} references only; the values exist here, in memory.
+    AntSpec spec = SpecReferences.resolve(request.spec(), env, secrets);
+    Engine engine = engines.get(spec.engine());
+    if (engine == null) {
+      return SessionResult.of(Outcome.PERMANENT, "engine \"" + spec.engine().configName()
+          + "\" is not available on this worker (available: " + available() + ")");
+    }
+    ActivityExecutionContext activity = Activity.getExecutionContext();
+    String workspace = request.workspace();
+    if (workspace == null) {
+      // Since the lean cycle the workspace is prepared here, on the ant's host, with the session.
+      try {
+        workspace = prepareWorkspace(spec, activity).toString();
+      } catch (java.io.IOException e) {
+        return SessionResult.of(Outcome.TRANSIENT, "workspace setup failed: " + secrets.redact(e.getMessage()));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw Activity.wrap(e);
+      }
+    }
+    String prompt = PromptBuilder.build(spec, request.session(), request.messages(), request.issue(),
+        request.whispers());
+    long heartbeatTimeout = Math.max(2, spec.heartbeatTimeoutSeconds());
+    // Heartbeats are throttled to 0.8 x the timeout; beating at a quarter keeps us well inside.
+    Duration interval = Duration.ofMillis(Math.max(500, heartbeatTimeout * 1000 / 4));
+    String keyPrefix = activity.getInfo().getWorkflowId() + "/s" + request.session() + "/a"
+        + activity.getInfo().getAttempt();
+    SessionGuard guard = SessionGuard.of(spec);
+    WorkflowConfirmer confirmer = new WorkflowConfirmer(activity);
+    env.putAll(sessionEnvironment.forSession(spec, request.session()));
+    dev.colony.engine.OverseerFeed oversight = spec.supervisor() == null ? dev.colony.engine.OverseerFeed.NONE
+        : new TurnReporter(updates(activity), request.session(), spec.supervisor(), guard, secrets::redact,
+            "turns/" + activity.getInfo().getRunId() + "/s" + request.session() + "/a" + activity.getInfo().getAttempt(),
+            System::currentTimeMillis);
+    SessionContext ctx = new SessionContext(spec, request.session(), prompt,
+        Path.of(workspace), env, Transcripts.forSession(spec, request.session()),
+        Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec, request.resumeConversation()),
+        // Waiting for a human's answer is not silence: the watchdog is held meanwhile.
+        new ToolGate(spec, request.session(), r -> guard.holding(() -> confirmer.confirm(r)), secrets),
+        new Narrator(spec, chat, console, keyPrefix), guard, oversight);
+    log.info("{}: session {} starting (attempt {})", spec.name(), request.session(),
+        activity.getInfo().getAttempt());
+    try {
+      Transcripts.prepare(ctx.transcript());
+    } catch (java.io.IOException e) {
+      return SessionResult.of(Outcome.TRANSIENT, "cannot create the transcript " + ctx.transcript() + ": " + e.getMessage());
+    }
+    var ended = new java.util.concurrent.atomic.AtomicBoolean();
+    announceLater(activity, request.session(), ended, ANNOUNCE_AFTER.toMillis());
+    try {
+      SessionResult raw = engine.run(ctx);
+      // The result goes into history: keep secret values an agent may have echoed out of it.
+      SessionResult result = new SessionResult(raw.outcome(), secrets.redact(raw.detail()),
+          raw.resetAtEpochMillis(), raw.turns(), raw.costUsd(), raw.inputTokens(), raw.outputTokens(),
+          raw.durationMillis(), raw.sessionId(), raw.transcript());
+      log.info("{}: session {} ended: {} {}", spec.name(), request.session(), result.outcome(),
+          dev.colony.text.Printable.of(result.detail()));
+      return result;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Activity.wrap(e);
+    } catch (SessionCancelledException e) {
+      log.info("{}: session {} cancelled", spec.name(), request.session());
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    } finally {
+      ended.set(true);
+      oversight.close();
+    }
+  }
+
+  /** Prepares the workspace, trying again twice (2 s, 4 s) before the session counts as failed. */
+  private Path prepareWorkspace(AntSpec spec, ActivityExecutionContext activity)
+      throws java.io.IOException, InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return workspaces.prepare(spec);
+      } catch (java.io.IOException | RuntimeException e) {
+        if (attempt >= WORKSPACE_ATTEMPTS) {
+          throw e instanceof java.io.IOException io ? io : new java.io.IOException(e.getMessage(), e);
+        }
+        log.warn("{}: workspace setup failed (attempt {}): {}", spec.name(), attempt, secrets.redact(String.valueOf(e.getMessage())));
+        waitAlive(activity, workspaceRetryMillis * attempt);
+      }
+    }
+  }
+
+  /**
+   * Waits {@code millis} inside the session activity, heartbeating at least twice per heartbeat
+   * timeout: a wait longer than the timeout made Temporal count the live session as dead and run
+   * it again on another worker (two attempts on one worktree). A cancelled session stops at the
+   * next heartbeat.
+   */
+  static void waitAlive(ActivityExecutionContext activity, long millis) throws InterruptedException {
+    java.time.Duration timeout = activity.getInfo().getHeartbeatTimeout();
+    long slice = timeout == null || timeout.isZero() ? millis : Math.max(10, timeout.toMillis() / 2);
+    for (long left = millis; left > 0; left -= slice) {
+      activity.heartbeat(null);
+      Thread.sleep(Math.min(slice, left));
+    }
+    activity.heartbeat(null);
+  }
+
+  /** Turn reports go to the ant's workflow as {@code reportTurns} updates, one id per batch. */
+  private static TurnReporter.Channel updates(ActivityExecutionContext activity) {
+    io.temporal.client.WorkflowStub ant = activity.getWorkflowClient()
+        .newUntypedWorkflowStub(activity.getInfo().getWorkflowId());
+    return (report, id, waitForVerdict) -> {
+      var options = io.temporal.client.UpdateOptions.newBuilder(dev.colony.overseer.TurnReply.class)
+          .setUpdateName("reportTurns")
+          .setUpdateId(id)
+          .setWaitForStage(waitForVerdict ? io.temporal.client.WorkflowUpdateStage.COMPLETED
+              : io.temporal.client.WorkflowUpdateStage.ACCEPTED)
+          .build();
+      try {
+        var handle = ant.startUpdate(options, report);
+        return waitForVerdict ? handle.getResult() : null;
+      } catch (io.temporal.client.WorkflowUpdateException refused) {
+        log.debug("turn report refused: {}", refused.getCause() == null ? refused : refused.getCause().getMessage());
+        return null;
+      }
+    };
+  }
+
+  /**
+   * Tells the ant its agent runs (spawning becomes running), {@code delayMillis} from now unless
+   * the session has ended by then. A signal that cannot be delivered (the server restarting, say)
+   * is tried again every 2 s while the session lasts, so status never stays at "spawning".
+   */
+  private static void announceLater(ActivityExecutionContext activity, int session,
+      java.util.concurrent.atomic.AtomicBoolean ended, long delayMillis) {
+    ANNOUNCER.schedule(() -> Thread.ofVirtual().start(() -> {
+      if (ended.get()) {
+        return;
+      }
+      try {
+        activity.getWorkflowClient().newUntypedWorkflowStub(activity.getInfo().getWorkflowId())
+            .signal("sessionStarted", session);
+      } catch (RuntimeException e) {
+        log.debug("sessionStarted signal not sent, trying again: {}", e.toString());
+        announceLater(activity, session, ended, 2000);
+      }
+    }), delayMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  private String available() {
+    return String.join(", ", engines.keySet().stream().map(EngineKind::configName).toList());
+  }
+
+  private static final class HeartbeatProgress implements Progress {
+    private final ActivityExecutionContext activity;
+    private final String previous;
+
+    /** @param resumeConversation what a supervisor's restart asked to resume, or null */
+    HeartbeatProgress(ActivityExecutionContext activity, AntSpec spec, String resumeConversation) {
+      this.activity = activity;
+      Optional<String> details = activity.getInfo().getAttempt() > 1
+          ? activity.getHeartbeatDetails(String.class) : Optional.empty();
+      this.previous = spec.recovery() == RecoveryPolicy.RESUME ? details.orElse(resumeConversation) : null;
+    }
+
+    @Override
+    public void beat(String conversationId) {
+      try {
+        activity.heartbeat(conversationId);
+      } catch (ActivityCompletionException e) {
+        throw new SessionCancelledException(e);
+      }
+    }
+
+    @Override
+    public String previousConversationId() {
+      return previous;
+    }
+  }
+}

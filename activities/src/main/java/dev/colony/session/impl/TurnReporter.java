@@ -1,0 +1,207 @@
+package dev.colony.session.impl;
+
+import dev.colony.engine.OverseerFeed;
+import dev.colony.engine.SessionGuard;
+import dev.colony.overseer.OverseerSpec;
+import dev.colony.overseer.Turn;
+import dev.colony.overseer.TurnReply;
+import dev.colony.overseer.TurnReport;
+import dev.colony.overseer.Whisper;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends a session's turns to its ant's workflow in batches (the {@code reportTurns} update) from
+ * a thread of its own, so the engine never waits on Temporal. A batch leaves when it is as long
+ * as the supervisor's {@code eval_interval} (the workflow then evaluates and the answer carries
+ * the verdict's whisper), at every turn while an evaluation is still running, when the agent
+ * has been silent for {@code stall_after}, and at the end of the session. Whispers the answer
+ * carries wait here until the engine's next turn takes them; their ids go back with the next
+ * batch, so a whisper lost with a crashed worker is delivered again.
+ */
+public final class TurnReporter implements OverseerFeed {
+  private static final Logger log = LoggerFactory.getLogger(TurnReporter.class);
+
+  /** The one call to the workflow; tests replace it. */
+  public interface Channel {
+    /**
+     * @param waitForVerdict false for the last batch: the session is ending and does not wait
+     * @return the answer, or null when the workflow refused or did not answer
+     */
+    TurnReply send(TurnReport report, String updateId, boolean waitForVerdict);
+  }
+
+  private final Channel channel;
+  private final int session;
+  private final OverseerSpec spec;
+  private final SessionGuard guard;
+  private final UnaryOperator<String> redact;
+  private final String idPrefix;
+  private final LongSupplier clock;
+  private final Thread thread;
+
+  private final Object lock = new Object();
+  private final List<Turn> buffer = new ArrayList<>();
+  private final List<String> acks = new ArrayList<>();
+  private final Map<String, String> ready = new LinkedHashMap<>();
+  private final java.util.Set<String> given = new java.util.HashSet<>();
+  private boolean evaluating;
+  private boolean closed;
+  private long lastSignOfLifeMillis;
+  private boolean silenceReported;
+  private int sequence;
+
+  public TurnReporter(Channel channel, int session, OverseerSpec spec, SessionGuard guard,
+      UnaryOperator<String> redact, String idPrefix, LongSupplier clock) {
+    this.channel = channel;
+    this.session = session;
+    this.spec = spec;
+    this.guard = guard;
+    this.redact = redact;
+    this.idPrefix = idPrefix;
+    this.clock = clock;
+    this.lastSignOfLifeMillis = clock.getAsLong();
+    this.thread = new Thread(this::loop, "colony-turn-reporter");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  @Override
+  public void turn(Turn turn) {
+    Turn t = new Turn(turn.kind(), turn.name(), redact.apply(turn.input()), redact.apply(turn.result()),
+        turn.error()).bounded();
+    synchronized (lock) {
+      lastSignOfLifeMillis = clock.getAsLong();
+      silenceReported = false;
+      if (buffer.size() < TurnReport.MAX_TURNS) {
+        buffer.add(t); // beyond that the workflow is far behind: the oldest unsent turns are enough
+      }
+      lock.notifyAll();
+    }
+  }
+
+  @Override
+  public List<String> take() {
+    synchronized (lock) {
+      if (ready.isEmpty()) {
+        return List.of();
+      }
+      List<String> out = new ArrayList<>(ready.size());
+      for (Map.Entry<String, String> e : ready.entrySet()) {
+        out.add(e.getValue());
+        acks.add(e.getKey());
+        given.add(e.getKey());
+      }
+      ready.clear();
+      return out;
+    }
+  }
+
+  @Override
+  public void activity() {
+    synchronized (lock) {
+      lastSignOfLifeMillis = clock.getAsLong();
+    }
+  }
+
+  @Override
+  public void close() {
+    synchronized (lock) {
+      closed = true;
+      lock.notifyAll();
+    }
+    try {
+      thread.join(Duration.ofSeconds(70).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    TurnReport last;
+    synchronized (lock) {
+      if (buffer.isEmpty() && acks.isEmpty()) {
+        return;
+      }
+      last = take(0);
+    }
+    send(last, false);
+  }
+
+  private void loop() {
+    while (true) {
+      TurnReport report;
+      synchronized (lock) {
+        while (!closed && !due()) {
+          try {
+            lock.wait(1000);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+        if (closed) {
+          return;
+        }
+        long silent = silence();
+        if (silent > 0) {
+          silenceReported = true;
+        }
+        report = take(silent);
+      }
+      send(report, true);
+    }
+  }
+
+  /** Holding the lock: whether a batch should leave now. */
+  private boolean due() {
+    if (buffer.size() >= spec.evalInterval() || evaluating && !buffer.isEmpty()) {
+      return true;
+    }
+    return silence() > 0;
+  }
+
+  /** Seconds of silence worth reporting, or 0. */
+  private long silence() {
+    if (silenceReported || guard.busy()) {
+      return 0;
+    }
+    long quiet = clock.getAsLong() - lastSignOfLifeMillis;
+    return quiet >= spec.stallAfterSeconds() * 1000 ? quiet / 1000 : 0;
+  }
+
+  private TurnReport take(long silentSeconds) {
+    TurnReport r = new TurnReport(session, List.copyOf(buffer), List.copyOf(acks), silentSeconds);
+    buffer.clear();
+    acks.clear();
+    sequence++;
+    return r;
+  }
+
+  private void send(TurnReport report, boolean waitForVerdict) {
+    TurnReply reply;
+    try {
+      reply = channel.send(report, idPrefix + "/" + sequence, waitForVerdict);
+    } catch (RuntimeException e) {
+      log.info("turn report for session {} not delivered: {}", session, e.toString());
+      reply = null;
+    }
+    synchronized (lock) {
+      if (reply == null) {
+        acks.addAll(0, report.delivered()); // try the acknowledgements again with the next batch
+        evaluating = false;
+        return;
+      }
+      evaluating = reply.evaluating();
+      for (Whisper w : reply.whispers()) {
+        if (!given.contains(w.id())) {
+          ready.putIfAbsent(w.id(), w.rendered());
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,10 @@
+package dev.colony.toolgate;
+
+import dev.colony.autonomy.ConfirmationRequest;
+
+import dev.colony.autonomy.ConfirmationDecision;
+
+/** Asks a human about a dangerous call and waits for the answer. */
+public interface Confirmer {
+  ConfirmationDecision confirm(ConfirmationRequest request);
+}

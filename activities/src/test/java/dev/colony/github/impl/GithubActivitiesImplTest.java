@@ -1,0 +1,64 @@
+package dev.colony.github.impl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.engine.PromptBuilder;
+import dev.colony.spec.AntSpec;
+import dev.colony.trigger.IssueEvent;
+import dev.colony.github.IssuePage;
+import io.temporal.failure.ApplicationFailure;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import okhttp3.OkHttpClient;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class GithubActivitiesImplTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void pagesAreFollowedPullRequestsLeftOutAndAnUnchangedRepositoryIsA304() throws Exception {
+    try (FakeGithub gh = new FakeGithub()) {
+      gh.pageSize = 2;
+      for (int i = 1; i <= 5; i++) {
+        gh.issue("o/r", i, "issue " + i, List.of("l" + i), "body " + i);
+      }
+      gh.pullRequest("o/r", 6, "a PR", List.of());
+      Files.writeString(dir.resolve(".env"), "GH=tok-123456\nCOLONY_GITHUB_API_URL=" + gh.url() + "\n");
+      GithubActivitiesImpl a = new GithubActivitiesImpl(new OkHttpClient());
+      IssuePage first = a.listOpenIssues(dir.toString(), "GH", "o/r", null);
+      assertEquals(List.of(1, 2, 3, 4, 5), first.issues().stream().map(IssueEvent::number).toList());
+      assertEquals(List.of("l3"), first.issues().get(2).labels());
+      assertEquals("https://github.com/o/r/issues/3", first.issues().get(2).url());
+      IssuePage again = a.listOpenIssues(dir.toString(), "GH", "o/r", first.etag());
+      assertTrue(again.notModified());
+      assertEquals(1, gh.notModified.get());
+      gh.rateLimitNext(1);
+      IssuePage limited = a.listOpenIssues(dir.toString(), "GH", "o/r", null);
+      assertTrue(limited.notModified() && limited.retryAfterSeconds() > 0, limited.toString());
+      ApplicationFailure missing = assertThrows(ApplicationFailure.class,
+          () -> a.listOpenIssues(dir.toString(), "GH", "not/there/x", null));
+      assertTrue(missing.isNonRetryable());
+    }
+  }
+
+  @Test
+  void theSessionPromptCarriesTheIssueBounded() {
+    IssueEvent e = new IssueEvent("acme/app", 42, "Crash on save", "https://github.com/acme/app/issues/42",
+        List.of("bug", "p1"), "x".repeat(50_000));
+    AntSpec spec = new AntSpec("c", "triage", "d", "i", dev.colony.spec.EngineKind.COMMAND,
+        dev.colony.spec.ClaudeSpec.DEFAULTS, dev.colony.spec.GeminiSpec.DEFAULTS, null, null, List.of("acme/app"),
+        null, "UTC", List.of(), dev.colony.spec.Autonomy.HUMAN, dev.colony.spec.ConfirmationSpec.NONE,
+        dev.colony.spec.ToolCallLogging.IMPACTFUL, dev.colony.spec.LmOutput.DISCORD, dev.colony.spec.RecoveryPolicy.RESUME,
+        0, 1800, 3600, 30, 100, new dev.colony.spec.WorkspaceSpec("/tmp", null, null), null, "/tmp", "ants/triage.yaml");
+    String prompt = PromptBuilder.build(spec, 3, List.of(), e);
+    assertTrue(prompt.contains("- Repository: acme/app\n- Issue: #42 Crash on save\n"
+        + "- URL: https://github.com/acme/app/issues/42\n- Labels: bug, p1\n"), prompt);
+    assertTrue(prompt.contains("[issue body cut at 4000 characters]"));
+    assertTrue(prompt.length() < 6_000, "bounded: " + prompt.length());
+  }
+}

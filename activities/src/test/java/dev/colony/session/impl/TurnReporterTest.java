@@ -1,0 +1,173 @@
+package dev.colony.session.impl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.engine.SessionGuard;
+import dev.colony.overseer.OverseerSpec;
+import dev.colony.overseer.Turn;
+import dev.colony.overseer.TurnReply;
+import dev.colony.overseer.TurnReport;
+import dev.colony.overseer.Whisper;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/** The engine side of the supervisor: batching, whispers at the next turn, acknowledgements, silence. */
+public class TurnReporterTest {
+  static final OverseerSpec SPEC = new OverseerSpec("anthropic", "m", "off", 20, 3, 3, 60);
+
+  record Sent(TurnReport report, String id, boolean waited) {}
+
+  /** The workflow's side, scripted: each send gets the next reply (or none). */
+  static final class Channel implements TurnReporter.Channel {
+    final List<Sent> sent = new CopyOnWriteArrayList<>();
+    final ConcurrentLinkedDeque<TurnReply> replies = new ConcurrentLinkedDeque<>();
+
+    @Override
+    public TurnReply send(TurnReport report, String updateId, boolean waitForVerdict) {
+      sent.add(new Sent(report, updateId, waitForVerdict));
+      TurnReply r = replies.poll();
+      return r == null ? new TurnReply(List.of(), false) : r;
+    }
+  }
+
+  /** Polls until {@code c} holds, for at most 10 s (shared by the activities module's tests). */
+  public static void eventually(BooleanSupplier c, String what) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!c.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("not reached: " + what);
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  private final AtomicLong now = new AtomicLong(1_000_000);
+  private final SessionGuard guard = new SessionGuard(Duration.ofMinutes(15), Duration.ofSeconds(5));
+
+  private TurnReporter reporter(Channel channel) {
+    return new TurnReporter(channel, 7, SPEC, guard, s -> s == null ? null : s.replace("hunter2", "${PASSWORD}"),
+        "turns/run/s7/a1", now::get);
+  }
+
+  @Test
+  void batchesOfEvalIntervalAndWhispersAtTheNextTurn() throws Exception {
+    Channel ch = new Channel();
+    ch.replies.add(new TurnReply(List.of(new Whisper("w1", "CORRECTION", "Read the error.")), false));
+    TurnReporter r = reporter(ch);
+    r.turn(Turn.tool("Bash", "echo hunter2", "hunter2", false));
+    r.turn(Turn.text("thinking"));
+    assertTrue(r.take().isEmpty());
+    assertEquals(0, ch.sent.size(), "no batch before eval_interval turns");
+    r.turn(Turn.tool("Read", "a.txt", "...", false));
+    eventually(() -> ch.sent.size() == 1, "first batch");
+    Sent first = ch.sent.get(0);
+    assertEquals(3, first.report().turns().size());
+    assertEquals(7, first.report().session());
+    assertEquals("turns/run/s7/a1/1", first.id());
+    assertTrue(first.waited());
+    assertEquals("echo ${PASSWORD}", first.report().turns().get(0).input(), "secrets are masked before they leave");
+    // The whisper waits for the agent's next turn; taking it delivers it once.
+    eventually(() -> {
+      r.turn(Turn.text("next"));
+      return true;
+    }, "turn");
+    List<String> got = List.of();
+    long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (got.isEmpty() && System.nanoTime() < end) {
+      got = r.take();
+      Thread.sleep(5);
+    }
+    assertEquals(List.of("[CORRECTION] Read the error."), got);
+    assertTrue(r.take().isEmpty(), "delivered once");
+    r.close();
+    Sent last = ch.sent.get(ch.sent.size() - 1);
+    assertEquals(List.of("w1"), last.report().delivered(), "the delivery is acknowledged");
+    assertFalse(last.waited(), "the last batch does not hold up the end of the session");
+  }
+
+  @Test
+  void whileEvaluatingEveryTurnIsSent() throws Exception {
+    Channel ch = new Channel();
+    ch.replies.add(new TurnReply(List.of(), true));
+    ch.replies.add(new TurnReply(List.of(new Whisper("w9", "THINK_DEEPER", "Slow down.")), false));
+    TurnReporter r = reporter(ch);
+    for (int i = 0; i < 3; i++) {
+      r.turn(Turn.text("t" + i));
+    }
+    eventually(() -> ch.sent.size() == 1, "first batch");
+    Thread.sleep(50);
+    r.turn(Turn.text("t3"));
+    eventually(() -> ch.sent.size() == 2, "a single turn goes at once while the verdict is pending");
+    assertEquals(1, ch.sent.get(1).report().turns().size());
+    eventually(() -> {
+      List<String> w = r.take();
+      return w.equals(List.of("[THINK_DEEPER] Slow down."));
+    }, "whisper taken");
+    r.close();
+  }
+
+  @Test
+  void aWhisperTheWorkflowRepeatsBeforeTheAckIsNotGivenTwice() throws Exception {
+    Channel ch = new Channel();
+    Whisper w = new Whisper("w1", "CORRECTION", "once");
+    ch.replies.add(new TurnReply(List.of(w), false));
+    ch.replies.add(new TurnReply(List.of(w), false));
+    TurnReporter r = reporter(ch);
+    for (int i = 0; i < 3; i++) {
+      r.turn(Turn.text("a" + i));
+    }
+    eventually(() -> ch.sent.size() == 1, "batch 1");
+    eventually(() -> {
+      r.turn(Turn.text("x"));
+      return !r.take().isEmpty();
+    }, "first delivery");
+    r.turn(Turn.text("x2"));
+    r.turn(Turn.text("x3"));
+    eventually(() -> ch.sent.size() >= 2, "batch 2");
+    assertEquals(List.of("w1"), ch.sent.get(1).report().delivered());
+    Thread.sleep(50);
+    r.turn(Turn.text("y"));
+    assertTrue(r.take().isEmpty(), "already given");
+    r.close();
+  }
+
+  @Test
+  void silenceIsReportedOnceAndNotWhileAToolRuns() throws Exception {
+    Channel ch = new Channel();
+    TurnReporter r = reporter(ch);
+    r.turn(Turn.text("start"));
+    guard.hold(); // a long build
+    now.addAndGet(120_000);
+    Thread.sleep(1500);
+    assertEquals(0, ch.sent.size(), "a running tool is not silence");
+    guard.release();
+    eventually(() -> ch.sent.size() == 1, "silence reported");
+    TurnReport silent = ch.sent.get(0).report();
+    assertEquals(120, silent.silentSeconds());
+    assertEquals(1, silent.turns().size(), "with the turn that was pending");
+    Thread.sleep(1500);
+    assertEquals(1, ch.sent.size(), "once per silence");
+    r.activity(); // output resumes: a new silence may be reported later
+    r.close();
+  }
+
+  @Test
+  void aRefusedOrLostReportNeverStopsTheSession() throws Exception {
+    TurnReporter.Channel failing = (report, id, wait) -> {
+      throw new IllegalStateException("server unreachable");
+    };
+    TurnReporter r = new TurnReporter(failing, 1, SPEC, guard, s -> s, "p", now::get);
+    for (int i = 0; i < 500; i++) {
+      r.turn(Turn.text("t" + i));
+    }
+    assertTrue(r.take().isEmpty());
+    r.close();
+  }
+}

@@ -1,0 +1,110 @@
+package dev.colony.workspace.impl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.config.Secrets;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.Autonomy;
+import dev.colony.spec.ClaudeSpec;
+import dev.colony.spec.ConfirmationSpec;
+import dev.colony.spec.EngineKind;
+import dev.colony.spec.GeminiSpec;
+import dev.colony.spec.LmOutput;
+import dev.colony.spec.RecoveryPolicy;
+import dev.colony.spec.ToolCallLogging;
+import dev.colony.spec.WorkspaceSpec;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Workspaces on one host, and an ant moving to a host that never held it: real git on temp dirs. */
+class WorkspaceActivitiesImplTest {
+  @TempDir
+  Path tmp;
+
+  private AntSpec spec(String repo) {
+    return new AntSpec("c", "worker-ant", "d", "i", EngineKind.COMMAND, ClaudeSpec.DEFAULTS, GeminiSpec.DEFAULTS,
+        null, null, List.of(), null, null, List.of(), Autonomy.HUMAN, ConfirmationSpec.NONE,
+        ToolCallLogging.IMPACTFUL, LmOutput.DISCORD, RecoveryPolicy.RESUME, 0, 1800, 3600, 30, 100,
+        new WorkspaceSpec(tmp.resolve("spec-root").toString(), repo, null), null, tmp.toString(), "ants/a.yaml");
+  }
+
+  private static String git(Path dir, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("git", "-C", dir.toString(), "-c", "user.name=t", "-c",
+        "user.email=t@example.com"));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().putAll(Map.of("GIT_CONFIG_NOSYSTEM", "1"));
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, p.waitFor(), String.join(" ", args) + ": " + out);
+    return out.strip();
+  }
+
+  /** A repository with one commit on main. */
+  private Path repoWithOneCommit(String name) throws Exception {
+    Path repo = Files.createDirectories(tmp.resolve(name));
+    git(repo, "init", "-q", "-b", "main");
+    Files.writeString(repo.resolve("README"), "hello\n");
+    git(repo, "add", "README");
+    git(repo, "commit", "-q", "-m", "start");
+    return repo;
+  }
+
+  @Test
+  void aWorkerNamesItsHostAndKeepsWorkspacesUnderItsOwnRoot() throws Exception {
+    Path hostRoot = tmp.resolve("host-a");
+    var a = new WorkspaceActivitiesImpl(new Secrets(), "host-a", hostRoot);
+    assertEquals("host-a", a.claimHost());
+    assertEquals(hostRoot.resolve("worker-ant"), a.prepare(spec(null)));
+    assertTrue(Files.isDirectory(hostRoot.resolve("worker-ant")));
+    assertEquals("", new WorkspaceActivitiesImpl(new Secrets()).claimHost(), "no host name: no affinity");
+    assertThrows(IllegalArgumentException.class, () -> new WorkspaceActivitiesImpl(new Secrets(), "bad/host", null));
+  }
+
+  @Test
+  void anAntMovedToANewHostCarriesOnFromItsPushedBranch() throws Exception {
+    // The remote: a bare repository with one commit on main.
+    Path seed = repoWithOneCommit("seed");
+    Path remote = tmp.resolve("remote.git");
+    git(tmp, "clone", "-q", "--bare", seed.toString(), remote.toString());
+    String url = remote.toUri().toString(); // file:///...: a URL, so each host clones it
+
+    // Host a: the ant's worktree on colony/worker-ant; it commits and pushes its work.
+    var hostA = new WorkspaceActivitiesImpl(new Secrets(), "a", tmp.resolve("host-a"));
+    Path wa = hostA.prepare(spec(url));
+    assertEquals("colony/worker-ant", git(wa, "rev-parse", "--abbrev-ref", "HEAD"));
+    Files.writeString(wa.resolve("work.txt"), "half done\n");
+    git(wa, "add", "work.txt");
+    git(wa, "commit", "-q", "-m", "progress");
+    git(wa, "push", "-q", "origin", "colony/worker-ant");
+
+    // Host a dies; host b, which never held the ant, recreates the worktree from the remote branch.
+    var hostB = new WorkspaceActivitiesImpl(new Secrets(), "b", tmp.resolve("host-b"));
+    Path wb = hostB.prepare(spec(url));
+    assertTrue(wb.startsWith(tmp.resolve("host-b")));
+    assertEquals("colony/worker-ant", git(wb, "rev-parse", "--abbrev-ref", "HEAD"));
+    assertEquals("half done\n", Files.readString(wb.resolve("work.txt")));
+    assertEquals("origin/colony/worker-ant", git(wb, "rev-parse", "--abbrev-ref", "@{upstream}"));
+    // Preparing again on b reuses the worktree as it is.
+    Files.writeString(wb.resolve("scratch"), "x");
+    assertEquals(wb, hostB.prepare(spec(url)));
+    assertTrue(Files.exists(wb.resolve("scratch")));
+  }
+
+  @Test
+  void aNewAntWithNothingPushedStartsItsBranchFromTheDefaultBranch() throws Exception {
+    Path seed = repoWithOneCommit("seed2");
+    var host = new WorkspaceActivitiesImpl(new Secrets(), "a", tmp.resolve("host-c"));
+    Path w = host.prepare(spec(seed.toUri().toString()));
+    assertEquals("colony/worker-ant", git(w, "rev-parse", "--abbrev-ref", "HEAD"));
+    assertEquals(git(seed, "rev-parse", "main"), git(w, "rev-parse", "HEAD"));
+  }
+}
