@@ -1,7 +1,9 @@
 package dev.colony.config;
 
-import dev.colony.schedule.CronSchedule;
+import dev.colony.errorpolicy.ErrorPolicy;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.overseer.OverseerSpec;
+import dev.colony.schedule.CronSchedule;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.Autonomy;
 import dev.colony.spec.ClaudeSpec;
@@ -12,11 +14,9 @@ import dev.colony.spec.GeminiSpec;
 import dev.colony.spec.LmOutput;
 import dev.colony.spec.OutcomeRule;
 import dev.colony.spec.RecoveryPolicy;
-import dev.colony.errorpolicy.ErrorPolicy;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.TriggerSpec;
 import dev.colony.spec.WorkspaceSpec;
-import dev.colony.errorpolicy.Outcome;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.DateTimeException;

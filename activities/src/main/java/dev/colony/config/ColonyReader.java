@@ -1,11 +1,11 @@
 package dev.colony.config;
 
+import dev.colony.errorpolicy.ErrorPolicy;
 import dev.colony.overseer.OverseerSpec;
 import dev.colony.spec.AntSpec;
+import dev.colony.spec.GitIdentity;
 import dev.colony.supervision.GroupSpec;
 import dev.colony.supervision.Strategy;
-import dev.colony.spec.GitIdentity;
-import dev.colony.errorpolicy.ErrorPolicy;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

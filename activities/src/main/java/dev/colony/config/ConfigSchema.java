@@ -1,5 +1,6 @@
 package dev.colony.config;
 
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.overseer.OverseerSpec;
 import dev.colony.spec.Autonomy;
 import dev.colony.spec.EngineKind;
@@ -7,7 +8,6 @@ import dev.colony.spec.LmOutput;
 import dev.colony.spec.RecoveryPolicy;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.supervision.Strategy;
-import dev.colony.errorpolicy.Outcome;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -1,9 +1,9 @@
 package dev.colony.config;
 
+import dev.colony.errorpolicy.ErrorPolicy;
 import dev.colony.overseer.OverseerSpec;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.GitIdentity;
-import dev.colony.errorpolicy.ErrorPolicy;
 
 /** What {@code colony.yaml}'s {@code defaults} block gives every ant that does not say otherwise. */
 record Defaults(long confirmationTimeout, long pollInterval, long sessionTimeout,

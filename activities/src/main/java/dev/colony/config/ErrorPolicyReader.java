@@ -1,7 +1,7 @@
 package dev.colony.config;
 
-import dev.colony.overseer.OverseerSpec;
 import dev.colony.errorpolicy.ErrorPolicy;
+import dev.colony.overseer.OverseerSpec;
 import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.util.List;

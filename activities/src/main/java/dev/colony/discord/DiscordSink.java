@@ -1,9 +1,9 @@
 package dev.colony.discord;
 
 import dev.colony.chat.ChatPost;
+import dev.colony.chat.OperatorMessages;
 import dev.colony.chat.impl.ChatSink;
 import dev.colony.chat.impl.ChatText;
-import dev.colony.chat.OperatorMessages;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

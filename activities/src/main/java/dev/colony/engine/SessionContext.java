@@ -1,7 +1,7 @@
 package dev.colony.engine;
 
-import dev.colony.toolgate.ToolGate;
 import dev.colony.spec.AntSpec;
+import dev.colony.toolgate.ToolGate;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package dev.colony.engine;
 
 import dev.colony.config.Durations;
-import dev.colony.spec.AntSpec;
 import dev.colony.errorpolicy.ErrorPolicy;
+import dev.colony.spec.AntSpec;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;

@@ -2,9 +2,9 @@ package dev.colony.slack;
 
 import com.slack.api.model.block.LayoutBlock;
 import dev.colony.chat.ChatPost;
+import dev.colony.chat.OperatorMessages;
 import dev.colony.chat.impl.ChatSink;
 import dev.colony.chat.impl.ChatText;
-import dev.colony.chat.OperatorMessages;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

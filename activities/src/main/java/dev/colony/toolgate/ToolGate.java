@@ -1,11 +1,9 @@
 package dev.colony.toolgate;
 
-import dev.colony.autonomy.ConfirmationRequest;
-
-import dev.colony.autonomy.ConfirmationDecision;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.colony.autonomy.ConfirmationDecision;
+import dev.colony.autonomy.ConfirmationRequest;
 import dev.colony.config.Secrets;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.Autonomy;

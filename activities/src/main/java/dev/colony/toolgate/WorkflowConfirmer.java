@@ -1,9 +1,7 @@
 package dev.colony.toolgate;
 
-import dev.colony.autonomy.ConfirmationRequest;
-
 import dev.colony.autonomy.ConfirmationDecision;
-
+import dev.colony.autonomy.ConfirmationRequest;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.client.UpdateOptions;
 import io.temporal.client.WorkflowStub;

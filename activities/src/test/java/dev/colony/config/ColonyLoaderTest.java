@@ -1,7 +1,5 @@
 package dev.colony.config;
 
-import org.junit.jupiter.api.Timeout;
-import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -9,19 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.Autonomy;
 import dev.colony.spec.EngineKind;
 import dev.colony.spec.LmOutput;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.TriggerSpec;
-import dev.colony.errorpolicy.Outcome;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(value = 2, unit = TimeUnit.MINUTES)

@@ -1,6 +1,5 @@
 package dev.colony.slack;
 
-import dev.colony.fakes.FakeSlack;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -14,6 +13,7 @@ import dev.colony.chat.impl.ChatActivitiesImpl;
 import dev.colony.config.ColonyLoader;
 import dev.colony.config.LoadedColony;
 import dev.colony.engine.claude.FakeClaude;
+import dev.colony.fakes.FakeSlack;
 import dev.colony.session.impl.SessionActivitiesImpl;
 import dev.colony.workspace.impl.WorkspaceActivitiesImpl;
 import io.temporal.client.WorkflowClient;

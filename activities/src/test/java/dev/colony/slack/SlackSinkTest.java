@@ -1,6 +1,5 @@
 package dev.colony.slack;
 
-import dev.colony.fakes.FakeSlack;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.chat.ChatPost;
 import dev.colony.chat.impl.ChatText;
+import dev.colony.fakes.FakeSlack;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,5 @@
 package dev.colony.toolgate;
 
-import dev.colony.autonomy.Decide;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.colony.ant.AntRun;
 import dev.colony.ant.AntWorkflow;
 import dev.colony.ant.AntWorkflowImpl;
+import dev.colony.autonomy.Decide;
 import dev.colony.chat.ChatActivities;
 import dev.colony.chat.ChatPost;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.session.SessionActivities;
 import dev.colony.session.SessionRequest;
 import dev.colony.session.SessionResult;
@@ -24,7 +24,6 @@ import dev.colony.spec.LmOutput;
 import dev.colony.spec.RecoveryPolicy;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.WorkspaceSpec;
-import dev.colony.errorpolicy.Outcome;
 import dev.colony.workspace.WorkspaceActivities;
 import io.temporal.activity.Activity;
 import io.temporal.api.enums.v1.EventType;

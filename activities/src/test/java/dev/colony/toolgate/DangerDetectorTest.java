@@ -7,9 +7,9 @@ import dev.colony.spec.ConfirmationSpec;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class DangerDetectorTest {
   private final DangerDetector builtIn = new DangerDetector(ConfirmationSpec.NONE);

@@ -1,7 +1,7 @@
 package dev.colony.cli;
 
-import dev.colony.config.LoadedColony;
 import dev.colony.chat.impl.LeasedConnection;
+import dev.colony.config.LoadedColony;
 import dev.colony.discord.DiscordBridge;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

@@ -1,9 +1,9 @@
 package dev.colony.cli;
 
+import dev.colony.chat.impl.LeasedConnection;
 import dev.colony.config.Environment;
 import dev.colony.config.LoadedColony;
 import dev.colony.discord.DiscordBridge;
-import dev.colony.chat.impl.LeasedConnection;
 import dev.colony.discord.DiscordRest;
 import dev.colony.discord.DiscordSettings;
 import dev.colony.discord.DiscordSink;

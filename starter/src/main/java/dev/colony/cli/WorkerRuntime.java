@@ -2,9 +2,9 @@ package dev.colony.cli;
 
 import dev.colony.chat.impl.ChatSink;
 import dev.colony.chat.impl.ConsoleSink;
-import dev.colony.config.LoadedColony;
 import dev.colony.chat.impl.FanoutSink;
 import dev.colony.chat.impl.LeasedConnection;
+import dev.colony.config.LoadedColony;
 import dev.colony.worker.ColonyWorker;
 import dev.colony.worker.WorkerSettings;
 import java.io.PrintStream;

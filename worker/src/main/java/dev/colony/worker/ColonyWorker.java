@@ -1,18 +1,18 @@
 package dev.colony.worker;
 
-import dev.colony.chat.impl.ChatActivitiesImpl;
 import dev.colony.chat.ChatPost;
+import dev.colony.chat.impl.ChatActivitiesImpl;
 import dev.colony.chat.impl.ChatSink;
-import dev.colony.config.Secrets;
 import dev.colony.chat.impl.DeliveryJournal;
+import dev.colony.config.Secrets;
 import dev.colony.session.impl.SessionActivitiesImpl;
 import dev.colony.workspace.WorkspaceActivities;
 import dev.colony.workspace.impl.WorkspaceActivitiesImpl;
 import io.temporal.client.WorkflowClient;
-import io.temporal.worker.Worker;
-import io.temporal.worker.WorkerFactory;
 import io.temporal.common.VersioningBehavior;
+import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerDeploymentOptions;
+import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
 import java.time.Duration;

@@ -2,6 +2,7 @@ package dev.colony.ant;
 
 import dev.colony.autonomy.ConfirmationBook;
 import dev.colony.budget.BudgetBook;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.lifecycle.LifecycleMachine;
 import dev.colony.lifecycle.Phase;
@@ -9,7 +10,6 @@ import dev.colony.lifecycle.SideEffect;
 import dev.colony.mailbox.Mailbox;
 import dev.colony.overseer.OverseerBook;
 import dev.colony.spec.AntSpec;
-import dev.colony.errorpolicy.Outcome;
 import dev.colony.trigger.IssueEvent;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayList;

@@ -6,13 +6,13 @@ import static dev.colony.visibility.AntSearchAttributes.ERRORS;
 import static dev.colony.visibility.AntSearchAttributes.HOST;
 import static dev.colony.visibility.AntSearchAttributes.LAST_OUTCOME;
 import static dev.colony.visibility.AntSearchAttributes.NEEDS_HUMAN;
-import static dev.colony.visibility.AntSearchAttributes.WAKES_ON;
 import static dev.colony.visibility.AntSearchAttributes.NEXT_WAKE;
 import static dev.colony.visibility.AntSearchAttributes.PAUSED;
 import static dev.colony.visibility.AntSearchAttributes.PAUSE_REASON;
 import static dev.colony.visibility.AntSearchAttributes.QUEUE;
 import static dev.colony.visibility.AntSearchAttributes.SESSIONS;
 import static dev.colony.visibility.AntSearchAttributes.STATE;
+import static dev.colony.visibility.AntSearchAttributes.WAKES_ON;
 
 import dev.colony.errorpolicy.Outcome;
 import io.temporal.common.SearchAttributeKey;

@@ -1,7 +1,7 @@
 package dev.colony.ant;
 
-import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.chat.OperatorMessages;
+import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.workspace.WorkspaceActivities;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.api.enums.v1.TimeoutType;

@@ -2,6 +2,7 @@ package dev.colony.ant;
 
 import static dev.colony.chat.OperatorMessages.trim;
 
+import dev.colony.chat.OperatorMessages;
 import dev.colony.overseer.Ladder;
 import dev.colony.overseer.OverseerActivities;
 import dev.colony.overseer.OverseerSpec;
@@ -10,7 +11,6 @@ import dev.colony.overseer.TurnReply;
 import dev.colony.overseer.TurnReport;
 import dev.colony.overseer.Verdict;
 import dev.colony.supervision.AntFailure;
-import dev.colony.chat.OperatorMessages;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;

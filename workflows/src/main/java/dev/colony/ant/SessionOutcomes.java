@@ -3,13 +3,13 @@ package dev.colony.ant;
 import static dev.colony.chat.OperatorMessages.trim;
 
 import dev.colony.budget.BudgetBook;
-import dev.colony.lifecycle.LifecycleEvent;
+import dev.colony.chat.OperatorMessages;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.lifecycle.LifecycleEvent.Exit;
+import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.lifecycle.SideEffect;
 import dev.colony.session.SessionResult;
 import dev.colony.supervision.AntFailure;
-import dev.colony.chat.OperatorMessages;
-import dev.colony.errorpolicy.Outcome;
 import io.temporal.workflow.Workflow;
 import java.util.List;
 import org.slf4j.Logger;

@@ -2,6 +2,8 @@ package dev.colony.ant;
 
 import static dev.colony.chat.OperatorMessages.trim;
 
+import dev.colony.chat.OperatorMessages;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.mailbox.Mailbox;
 import dev.colony.overseer.Whisper;
@@ -9,8 +11,6 @@ import dev.colony.session.SessionActivities;
 import dev.colony.session.SessionRequest;
 import dev.colony.session.SessionResult;
 import dev.colony.supervision.AntFailure;
-import dev.colony.chat.OperatorMessages;
-import dev.colony.errorpolicy.Outcome;
 import dev.colony.trigger.IssueEvent;
 import io.temporal.activity.ActivityCancellationType;
 import io.temporal.activity.ActivityOptions;

@@ -1,10 +1,10 @@
 package dev.colony.ant;
 
 import dev.colony.budget.BudgetBook;
+import dev.colony.chat.OperatorMessages;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.schedule.CronSchedule;
 import dev.colony.spec.AntSpec;
-import dev.colony.chat.OperatorMessages;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 

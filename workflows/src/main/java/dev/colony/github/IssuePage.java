@@ -1,7 +1,6 @@
 package dev.colony.github;
 
 import dev.colony.trigger.IssueEvent;
-
 import java.util.List;
 
 /**

@@ -13,10 +13,12 @@ import static dev.colony.ant.Lifecycle.STOPPED;
 import static dev.colony.ant.Lifecycle.WAITING;
 
 import dev.colony.ant.Lifecycle;
+import dev.colony.errorpolicy.Backoff;
+import dev.colony.errorpolicy.ErrorPolicy;
 import dev.colony.lifecycle.LifecycleEvent.BackoffElapsed;
 import dev.colony.lifecycle.LifecycleEvent.FatalError;
-import dev.colony.lifecycle.LifecycleEvent.HostLost;
 import dev.colony.lifecycle.LifecycleEvent.GraceExceeded;
+import dev.colony.lifecycle.LifecycleEvent.HostLost;
 import dev.colony.lifecycle.LifecycleEvent.OperatorStop;
 import dev.colony.lifecycle.LifecycleEvent.Paused;
 import dev.colony.lifecycle.LifecycleEvent.PromptReady;
@@ -27,8 +29,6 @@ import dev.colony.lifecycle.LifecycleEvent.UrgentMessage;
 import dev.colony.lifecycle.LifecycleEvent.Waiting;
 import dev.colony.lifecycle.LifecycleEvent.Woken;
 import dev.colony.lifecycle.LifecycleEvent.WorktreeReady;
-import dev.colony.errorpolicy.ErrorPolicy;
-import dev.colony.errorpolicy.Backoff;
 import java.util.EnumSet;
 import java.util.Set;
 

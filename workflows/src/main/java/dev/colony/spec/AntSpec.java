@@ -1,7 +1,6 @@
 package dev.colony.spec;
 
 import dev.colony.errorpolicy.ErrorPolicy;
-
 import java.util.List;
 
 /**

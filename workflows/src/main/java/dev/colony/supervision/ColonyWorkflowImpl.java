@@ -1,14 +1,12 @@
 package dev.colony.supervision;
 
-import dev.colony.webhook.WebhookDelivery;
-
-import dev.colony.webhook.WebhookActivities;
-
 import dev.colony.ant.AntWorkflow;
 import dev.colony.chat.ChatActivities;
 import dev.colony.chat.ChatPost;
 import dev.colony.spec.AntIds;
 import dev.colony.upgrade.Upgrade;
+import dev.colony.webhook.WebhookActivities;
+import dev.colony.webhook.WebhookDelivery;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;

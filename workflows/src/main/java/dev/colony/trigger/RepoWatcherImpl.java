@@ -1,10 +1,8 @@
 package dev.colony.trigger;
 
-import dev.colony.github.IssuePage;
-
-import dev.colony.github.GithubActivities;
-
 import dev.colony.ant.AntWorkflow;
+import dev.colony.github.GithubActivities;
+import dev.colony.github.IssuePage;
 import dev.colony.upgrade.Upgrade;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.colony.session.SessionResult;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.mailbox.Mail;
+import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.TriggerSpec;
-import dev.colony.errorpolicy.Outcome;
 import dev.colony.visibility.AntSearchAttributes;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;

@@ -2,6 +2,7 @@ package dev.colony.ant;
 
 import dev.colony.chat.ChatActivities;
 import dev.colony.chat.ChatPost;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.session.SessionActivities;
 import dev.colony.session.SessionRequest;
 import dev.colony.session.SessionResult;
@@ -16,7 +17,6 @@ import dev.colony.spec.RecoveryPolicy;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.TriggerSpec;
 import dev.colony.spec.WorkspaceSpec;
-import dev.colony.errorpolicy.Outcome;
 import dev.colony.workspace.WorkspaceActivities;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -3,13 +3,13 @@ package dev.colony.ant;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.colony.errorpolicy.ErrorPolicy;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.mailbox.Mail;
 import dev.colony.session.SessionActivities;
 import dev.colony.session.SessionRequest;
 import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
-import dev.colony.errorpolicy.ErrorPolicy;
-import dev.colony.errorpolicy.Outcome;
 import io.temporal.activity.Activity;
 import io.temporal.client.ActivityCompletionException;
 import io.temporal.client.WorkflowClient;

@@ -3,8 +3,8 @@ package dev.colony.ant;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.colony.session.SessionResult;
 import dev.colony.errorpolicy.Outcome;
+import dev.colony.session.SessionResult;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;

@@ -3,12 +3,12 @@ package dev.colony.ant;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.session.SessionActivities;
 import dev.colony.session.SessionRequest;
 import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.WorkspaceSpec;
-import dev.colony.errorpolicy.Outcome;
 import dev.colony.workspace.WorkspaceActivities;
 import io.temporal.client.WorkflowStub;
 import io.temporal.testing.TestWorkflowEnvironment;

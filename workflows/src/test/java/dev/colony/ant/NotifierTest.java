@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.autonomy.ConfirmationRequest;
 import dev.colony.autonomy.Decide;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.notify.Notice;
 import dev.colony.notify.NotifyActivities;
 import dev.colony.notify.NotifyResult;
 import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.NotifySpec;
-import dev.colony.errorpolicy.Outcome;
 import io.temporal.client.WorkflowClient;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.time.Duration;

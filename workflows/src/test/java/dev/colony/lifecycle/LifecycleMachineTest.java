@@ -16,9 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.colony.ant.Lifecycle;
+import dev.colony.errorpolicy.ErrorPolicy;
 import dev.colony.lifecycle.LifecycleEvent.Exit;
 import dev.colony.lifecycle.LifecycleEvent.SessionExited;
-import dev.colony.errorpolicy.ErrorPolicy;
 import org.junit.jupiter.api.Test;
 
 /** Every row of seed 001's transition table, Colony's additions, and the two global events. */

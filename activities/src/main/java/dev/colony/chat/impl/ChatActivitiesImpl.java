@@ -1,9 +1,7 @@
 package dev.colony.chat.impl;
 
-import dev.colony.chat.ChatPost;
-
 import dev.colony.chat.ChatActivities;
-
+import dev.colony.chat.ChatPost;
 import io.temporal.activity.Activity;
 
 /**

@@ -1,7 +1,6 @@
 package dev.colony.chat.impl;
 
 import dev.colony.chat.ChatPost;
-
 import java.util.List;
 
 /**

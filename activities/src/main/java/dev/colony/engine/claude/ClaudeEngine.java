@@ -1,15 +1,15 @@
 package dev.colony.engine.claude;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.colony.toolgate.ToolGate;
 import dev.colony.engine.Engine;
 import dev.colony.engine.Processes;
 import dev.colony.engine.SessionCancelledException;
 import dev.colony.engine.SessionContext;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.ClaudeSpec;
-import dev.colony.errorpolicy.Outcome;
+import dev.colony.toolgate.ToolGate;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Clock;

@@ -2,11 +2,11 @@ package dev.colony.engine.claude;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.colony.toolgate.ToolGate;
 import dev.colony.engine.Processes;
 import dev.colony.engine.SessionCancelledException;
 import dev.colony.engine.SessionContext;
 import dev.colony.errorpolicy.Outcome;
+import dev.colony.toolgate.ToolGate;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -2,8 +2,8 @@ package dev.colony.engine.gemini;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.colony.session.SessionResult;
 import dev.colony.errorpolicy.Outcome;
+import dev.colony.session.SessionResult;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

@@ -2,9 +2,9 @@ package dev.colony.engine.gemini;
 
 import com.google.genai.types.FunctionDeclaration;
 import com.google.genai.types.Schema;
-import dev.colony.toolgate.ToolGate;
 import dev.colony.engine.Narrator;
 import dev.colony.engine.Processes;
+import dev.colony.toolgate.ToolGate;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

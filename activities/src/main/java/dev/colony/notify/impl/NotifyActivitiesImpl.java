@@ -1,17 +1,14 @@
 package dev.colony.notify.impl;
 
-import dev.colony.notify.NotifyResult;
-
-import dev.colony.notify.NotifyActivities;
-
-import dev.colony.notify.Notice;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.colony.config.Environment;
 import dev.colony.config.Interpolation;
-import dev.colony.spec.NotifySpec;
+import dev.colony.notify.Notice;
+import dev.colony.notify.NotifyActivities;
+import dev.colony.notify.NotifyResult;
 import dev.colony.spec.NotifySpec.QuietHours;
+import dev.colony.spec.NotifySpec;
 import dev.colony.webhook.impl.WebhookActivitiesImpl;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;

@@ -1,17 +1,5 @@
 package dev.colony.overseer.impl;
 
-import dev.colony.overseer.Verdict;
-
-import dev.colony.overseer.Turn;
-
-import dev.colony.overseer.Pattern;
-
-import dev.colony.overseer.OverseerSpec;
-
-import dev.colony.overseer.OverseerActivities;
-
-import dev.colony.overseer.EvaluationRequest;
-
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.errors.AnthropicIoException;
@@ -33,6 +21,12 @@ import com.google.genai.types.HttpRetryOptions;
 import com.google.genai.types.Part;
 import com.google.genai.types.ThinkingConfig;
 import dev.colony.config.Environment;
+import dev.colony.overseer.EvaluationRequest;
+import dev.colony.overseer.OverseerActivities;
+import dev.colony.overseer.OverseerSpec;
+import dev.colony.overseer.Pattern;
+import dev.colony.overseer.Turn;
+import dev.colony.overseer.Verdict;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,7 +1,6 @@
 package dev.colony.overseer.impl;
 
 import dev.colony.overseer.OverseerSpec;
-
 import java.util.List;
 import java.util.Locale;
 

@@ -1,31 +1,28 @@
 package dev.colony.session.impl;
 
-import dev.colony.session.SessionResult;
-
-import dev.colony.session.SessionRequest;
-
-import dev.colony.session.SessionActivities;
-
-import dev.colony.toolgate.ToolGate;
-import dev.colony.toolgate.WorkflowConfirmer;
 import dev.colony.chat.impl.ChatSink;
 import dev.colony.config.Environment;
 import dev.colony.config.Secrets;
 import dev.colony.config.SpecReferences;
-import dev.colony.engine.Narrator;
-import dev.colony.engine.claude.ClaudeEngine;
 import dev.colony.engine.Engine;
+import dev.colony.engine.Narrator;
 import dev.colony.engine.Progress;
 import dev.colony.engine.PromptBuilder;
 import dev.colony.engine.SessionCancelledException;
 import dev.colony.engine.SessionContext;
 import dev.colony.engine.SessionGuard;
 import dev.colony.engine.Transcripts;
+import dev.colony.engine.claude.ClaudeEngine;
 import dev.colony.engine.command.CommandEngine;
+import dev.colony.errorpolicy.Outcome;
+import dev.colony.session.SessionActivities;
+import dev.colony.session.SessionRequest;
+import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.EngineKind;
 import dev.colony.spec.RecoveryPolicy;
-import dev.colony.errorpolicy.Outcome;
+import dev.colony.toolgate.ToolGate;
+import dev.colony.toolgate.WorkflowConfirmer;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.client.ActivityCompletionException;

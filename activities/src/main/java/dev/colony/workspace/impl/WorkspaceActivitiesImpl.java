@@ -1,13 +1,12 @@
 package dev.colony.workspace.impl;
 
-import dev.colony.workspace.WorkspaceActivities;
-
 import dev.colony.config.Environment;
 import dev.colony.config.Secrets;
 import dev.colony.config.SpecReferences;
 import dev.colony.engine.Processes;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.WorkspaceSpec;
+import dev.colony.workspace.WorkspaceActivities;
 import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;

@@ -1,9 +1,8 @@
 package dev.colony.chat.impl;
 
-import dev.colony.chat.ChatPost;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.colony.chat.ChatPost;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,10 +1,9 @@
 package dev.colony.chat.impl;
 
-import dev.colony.chat.ChatPost;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.colony.chat.ChatPost;
 import dev.colony.engine.Narrator;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.Autonomy;

@@ -1,11 +1,10 @@
 package dev.colony.chat.impl;
 
-import dev.colony.chat.ChatPost;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.colony.chat.ChatPost;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

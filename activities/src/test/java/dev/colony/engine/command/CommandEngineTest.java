@@ -1,7 +1,5 @@
 package dev.colony.engine.command;
 
-import org.junit.jupiter.api.Timeout;
-import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.colony.engine.Progress;
 import dev.colony.engine.SessionCancelledException;
 import dev.colony.engine.SessionContext;
+import dev.colony.errorpolicy.Outcome;
 import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.Autonomy;
@@ -23,7 +22,6 @@ import dev.colony.spec.OutcomeRule;
 import dev.colony.spec.RecoveryPolicy;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.WorkspaceSpec;
-import dev.colony.errorpolicy.Outcome;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -32,8 +30,10 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(value = 2, unit = TimeUnit.MINUTES)

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.engine.PromptBuilder;
+import dev.colony.github.IssuePage;
 import dev.colony.spec.AntSpec;
 import dev.colony.trigger.IssueEvent;
-import dev.colony.github.IssuePage;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.file.Files;
 import java.nio.file.Path;

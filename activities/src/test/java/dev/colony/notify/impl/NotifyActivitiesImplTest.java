@@ -1,25 +1,23 @@
 package dev.colony.notify.impl;
 
-import dev.colony.notify.NotifyResult;
-
-import dev.colony.notify.Notice;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.fakes.FakeNtfy;
-import dev.colony.spec.NotifySpec;
+import dev.colony.notify.Notice;
+import dev.colony.notify.NotifyResult;
 import dev.colony.spec.NotifySpec.QuietHours;
+import dev.colony.spec.NotifySpec;
 import dev.colony.webhook.impl.WebhookActivitiesImpl;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.ZonedDateTime;
 import java.time.ZoneId;
+import java.time.ZonedDateTime;
 import java.util.List;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;

@@ -1,15 +1,5 @@
 package dev.colony.overseer.impl;
 
-import dev.colony.overseer.Verdict;
-
-import dev.colony.overseer.Turn;
-
-import dev.colony.overseer.Pattern;
-
-import dev.colony.overseer.OverseerSpec;
-
-import dev.colony.overseer.EvaluationRequest;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -18,6 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.colony.config.Secrets;
+import dev.colony.overseer.EvaluationRequest;
+import dev.colony.overseer.OverseerSpec;
+import dev.colony.overseer.Pattern;
+import dev.colony.overseer.Turn;
+import dev.colony.overseer.Verdict;
 import io.temporal.failure.ApplicationFailure;
 import java.util.HashMap;
 import java.util.List;

@@ -1,7 +1,5 @@
 package dev.colony.overseer.impl;
 
-import org.junit.jupiter.api.Timeout;
-import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,8 +9,8 @@ import dev.colony.ant.AntStatus;
 import dev.colony.ant.AntWorkflow;
 import dev.colony.ant.AntWorkflowImpl;
 import dev.colony.ant.Lifecycle;
-import dev.colony.chat.impl.ChatActivitiesImpl;
 import dev.colony.chat.ChatPost;
+import dev.colony.chat.impl.ChatActivitiesImpl;
 import dev.colony.config.ColonyLoader;
 import dev.colony.config.Secrets;
 import dev.colony.session.impl.SessionActivitiesImpl;
@@ -27,9 +25,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
