@@ -153,8 +153,8 @@ final class AntReader {
         }
       }
     }
-    if (timezone == null && defaults.supervision().budgetTimezone() != null) {
-      timezone = defaults.supervision().budgetTimezone(); // the colony's zone
+    if (timezone == null && defaults.errorPolicy().budgetTimezone() != null) {
+      timezone = defaults.errorPolicy().budgetTimezone(); // the colony's zone
     }
     if (timezone == null) {
       timezone = "UTC"; // the same wherever `start` runs
@@ -244,8 +244,8 @@ final class AntReader {
       }
     }
 
-    ErrorPolicy supervision = ErrorPolicyReader.readErrorPolicy(n, defaults.supervision());
-    OverseerSpec supervisor = ErrorPolicyReader.readOverseer(n, defaults.supervisor(), supervision.sessionIdleTimeout());
+    ErrorPolicy supervision = ErrorPolicyReader.readErrorPolicy(n, defaults.errorPolicy());
+    OverseerSpec supervisor = ErrorPolicyReader.readOverseer(n, defaults.overseer(), supervision.sessionIdleTimeout());
     if (name == null || description == null || instructions == null) {
       return null;
     }

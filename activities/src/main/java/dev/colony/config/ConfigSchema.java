@@ -155,7 +155,7 @@ public final class ConfigSchema {
   private static final long DAY = 24 * HOUR;
 
   private static final Key SUPERVISOR = new Key("supervisor", Kind.SWITCH_OR_SECTION, false,
-      "The LLM supervisor (seed 002): on, off, or its settings.", List.of(), new Section(List.of(
+      "The overseer: on, off, or its settings.", List.of(), new Section(List.of(
           key("model", Kind.TEXT, "The model that reviews the agent's turns (e.g. claude-haiku-4-5)."),
           choice("provider", "Who serves the model (default: from the model's name).", List.of("anthropic", "gemini")),
           choice("thinking", "How hard the model thinks.", THINKING),

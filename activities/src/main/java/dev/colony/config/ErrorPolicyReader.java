@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * The supervision settings shared by {@code defaults} and each ant: backoff, error thresholds,
- * interrupt grace, the session watchdog, budgets (seed 001, seed 000) and the LLM supervisor
+ * interrupt grace, the session watchdog, budgets (seed 001, seed 000) and the overseer
  * block (seed 002).
  */
 final class ErrorPolicyReader {
@@ -16,7 +16,7 @@ final class ErrorPolicyReader {
 
 
   /**
-   * The {@code supervisor} block (seed 002's LLM supervisor) over {@code base}: {@code off} (or
+   * The {@code supervisor} block (seed 002's overseer) over {@code base}: {@code off} (or
    * {@code false}) turns an inherited one off; a mapping sets model, provider, thinking,
    * window_size, eval_interval, escalation_threshold and stall_after.
    */

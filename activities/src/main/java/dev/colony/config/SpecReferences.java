@@ -53,7 +53,7 @@ public final class SpecReferences {
         s.githubRepos(), s.cron(), s.timezone(), s.triggers(), s.autonomy(), confirmation, s.toolCalls(),
         s.lmOutput(), s.recovery(), s.pollIntervalSeconds(), s.confirmationTimeoutSeconds(),
         s.sessionTimeoutSeconds(), s.heartbeatTimeoutSeconds(), s.continueAsNewEvery(), workspace, git,
-        s.colonyDir(), s.sourceFile(), s.supervision(), s.supervisor());
+        s.colonyDir(), s.sourceFile(), s.errorPolicy(), s.overseer());
   }
 
   private static List<String> all(List<String> values, Map<String, String> env, Secrets secrets) {

@@ -4,7 +4,7 @@ import dev.colony.overseer.Turn;
 import java.util.List;
 
 /**
- * The engine's side of the LLM supervisor (seed 002): engines report each agent turn here and
+ * The engine's side of the overseer: engines report each agent turn here and
  * deliver the whispers it hands back, privately, at the agent's next turn. Reporting never
  * blocks the engine.
  */

@@ -14,7 +14,7 @@ import java.util.Map;
  * @param gate what the ant's autonomy says about each tool call
  * @param narrator where the agent's words and tool calls go
  * @param guard the idle watchdog and the interrupt grace
- * @param oversight where turns go for the LLM supervisor, and whispers come from
+ * @param overseer where turns go for the overseer, and whispers come from
  */
 public record SessionContext(
     AntSpec spec,
@@ -29,9 +29,9 @@ public record SessionContext(
     ToolGate gate,
     Narrator narrator,
     SessionGuard guard,
-    OverseerFeed oversight) {
+    OverseerFeed overseer) {
 
-  /** Without an LLM supervisor. */
+  /** Without an overseer. */
   public SessionContext(AntSpec spec, int session, String prompt, Path workspace, Map<String, String> env,
       Path transcript, Duration timeout, Duration heartbeatInterval, Progress progress, ToolGate gate,
       Narrator narrator, SessionGuard guard) {

@@ -25,7 +25,7 @@ public final class SessionGuard {
   }
 
   public static SessionGuard of(AntSpec spec) {
-    ErrorPolicy s = spec.supervision();
+    ErrorPolicy s = spec.errorPolicy();
     return new SessionGuard(Duration.ofSeconds(s.sessionIdleTimeout()), Duration.ofSeconds(s.interruptGrace()));
   }
 

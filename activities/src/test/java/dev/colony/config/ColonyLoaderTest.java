@@ -349,10 +349,10 @@ class ColonyLoaderTest {
             + "  max_total_errors: 20\n  backoff:\n    initial: 2s\n    max: 60s\n",
         "ants/a.yaml", ANT,
         "ants/b.yaml", "name: b\ndescription: d\ninstructions: i\nmax_total_errors: 50\nbackoff:\n  initial: 30s\n  max: 10m\n")), ENV);
-    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(2, 60, 5, 20), c.ant("a").orElseThrow().supervision());
-    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(30, 600, 5, 50), c.ant("b").orElseThrow().supervision());
+    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(2, 60, 5, 20), c.ant("a").orElseThrow().errorPolicy());
+    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(30, 600, 5, 50), c.ant("b").orElseThrow().errorPolicy());
     assertEquals(dev.colony.errorpolicy.ErrorPolicy.DEFAULTS,
-        load(colony(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT)), ENV).ants().get(0).supervision());
+        load(colony(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT)), ENV).ants().get(0).errorPolicy());
     String e = errors(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT
         + "max_consecutive_errors: 0\nbackoff:\n  initial: 1m\n  max: 10s\n"), ENV);
     assertTrue(e.contains("max_consecutive_errors: expected a whole number greater than 0, found '0'"), e);
@@ -382,11 +382,11 @@ class ColonyLoaderTest {
         "ants/b.yaml", "name: b\ndescription: d\ninstructions: i\ninterrupt_grace: 5s\nbudget:\n  daily_usd: 1.5\n")), ENV);
     var a = c.ant("a").orElseThrow();
     assertEquals(new dev.colony.errorpolicy.ErrorPolicy(0, 0, null, null, 45, 1200, 5.0, 100.0, "Europe/Paris"),
-        a.supervision());
+        a.errorPolicy());
     assertEquals("Europe/Paris", a.timezone(), "the colony's zone is the default schedule zone too");
     assertEquals(new dev.colony.errorpolicy.ErrorPolicy(0, 0, null, null, 5, 1200, 1.5, 100.0, "Europe/Paris"),
-        c.ant("b").orElseThrow().supervision());
-    var defaults = load(colony(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT)), ENV).ants().get(0).supervision();
+        c.ant("b").orElseThrow().errorPolicy());
+    var defaults = load(colony(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT)), ENV).ants().get(0).errorPolicy();
     assertEquals(30, defaults.interruptGrace());
     assertEquals(900, defaults.sessionIdleTimeout());
     assertEquals("UTC", defaults.budgetZone());
@@ -432,12 +432,12 @@ class ColonyLoaderTest {
             + "  eval_interval: 4\n  escalation_threshold: 4\n  stall_after: 5m\n",
         "ants/d.yaml", String.format(ants, "d") + "supervisor: off\n")), ENV);
     assertEquals(new dev.colony.overseer.OverseerSpec("anthropic", "claude-sonnet-4-6", "high", 20, 5, 3, 600),
-        c.ant("a").orElseThrow().supervisor(), "the colony's default, seed 002's numbers");
+        c.ant("a").orElseThrow().overseer(), "the colony's default, seed 002's numbers");
     assertEquals(new dev.colony.overseer.OverseerSpec("gemini", "gemini-2.5-flash", "high", 8, 4, 4, 300),
-        c.ant("b").orElseThrow().supervisor(), "a gemini-* model is Gemini's");
-    assertEquals(null, c.ant("d").orElseThrow().supervisor(), "off turns the default off");
+        c.ant("b").orElseThrow().overseer(), "a gemini-* model is Gemini's");
+    assertEquals(null, c.ant("d").orElseThrow().overseer(), "off turns the default off");
     assertEquals(null, load(colony(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT)), ENV).ant("a")
-        .orElseThrow().supervisor(), "no supervisor unless asked for");
+        .orElseThrow().overseer(), "no supervisor unless asked for");
 
     String e = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "supervisor:\n  provider: openai\n"
         + "  thinking: extreme\n  window_size: 500\n  eval_interval: 0\n  escalation_threshold: 1\n  stall_after: 20m\n"

@@ -35,8 +35,8 @@ final class Preflight {
       } else if (a.engine() == EngineKind.GEMINI && !env.containsKey("GEMINI_API_KEY") && !env.containsKey("GOOGLE_API_KEY")) {
         out.add("ant '" + a.name() + "' uses engine gemini, but GEMINI_API_KEY is not set (environment or .env).");
       }
-      if (a.supervisor() != null) {
-        var sup = a.supervisor();
+      if (a.overseer() != null) {
+        var sup = a.overseer();
         if (dev.colony.overseer.OverseerSpec.GEMINI.equals(sup.provider())
             ? !env.containsKey("GEMINI_API_KEY") && !env.containsKey("GOOGLE_API_KEY")
             : !env.containsKey("ANTHROPIC_API_KEY")) {
@@ -49,7 +49,7 @@ final class Preflight {
               + "'COLONY_TURN <json or text>' the agent prints, and its whispers arrive in $COLONY_WHISPER_FILE.");
         }
       }
-      if (a.supervision().hasBudget()) {
+      if (a.errorPolicy().hasBudget()) {
         if (a.engine() == EngineKind.GEMINI) {
           out.add("ant '" + a.name() + "' has a budget, but engine gemini reports tokens, not cost: "
               + "the cap can never be reached.");

@@ -25,7 +25,7 @@ public final class ColonyWorker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ColonyWorker.class);
   /** How long a stopping worker waits for running activities to finish or heartbeat a last time. */
   public static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(10);
-  /** The most workflow threads one cached ant holds (main loop, outbox, visibility, LLM supervisor, handlers). */
+  /** The most workflow threads one cached ant holds (main loop, outbox, visibility, overseer, handlers). */
   static final int THREADS_PER_ANT = 6;
   /** Sessions, workspaces and posts a worker runs at once, per queue (each is mostly waiting). */
   public static final int MAX_ACTIVITIES = 2_000;
@@ -38,7 +38,7 @@ public final class ColonyWorker implements AutoCloseable {
 
   public static ColonyWorker start(WorkflowClient client, WorkerSettings settings) {
     // Every ant stays cached: an evicted ant is replayed from its history at its next event. Its
-    // workflow threads (the loop, the outbox, visibility, the LLM supervisor) are virtual, so
+    // workflow threads (the loop, the outbox, visibility, the overseer) are virtual, so
     // thousands of cached ants cost heap, not OS threads.
     WorkerFactory factory = WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder()
         .setUsingVirtualWorkflowThreads(true)

@@ -126,11 +126,11 @@ final class AntHandlers {
     ant.resumeNext = null;
     ant.lastConversation = null;
     boolean resuming = ant.paused() && AntState.ESCALATION_REASON.equals(ant.pauseReason);
-    if (ant.oversight.escalated()) {
+    if (ant.overseer.escalated()) {
       reports.report(AntFailure.ABORTED, "an operator dropped the current task"
           + (dropped > 0 ? " and " + dropped + " queued instruction(s)" : ""));
     }
-    ant.oversight.forgetTask();
+    ant.overseer.forgetTask();
     if (resuming) {
       ant.unpause();
     }

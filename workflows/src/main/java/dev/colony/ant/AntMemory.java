@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 import java.util.Map;
 
@@ -39,7 +40,7 @@ public record AntMemory(
     dev.colony.budget.Spend spend,
     Long budgetResumeAtMillis,
     String lastConversation,
-    dev.colony.overseer.OverseerMemory oversight,
+    @JsonProperty("oversight") dev.colony.overseer.OverseerMemory overseer,
     String host,
     Long pausedSinceMillis,
     List<NoticeState> notices,
@@ -62,10 +63,10 @@ public record AntMemory(
       double costUsd, boolean costReported, long inputTokens, long outputTokens, int deliveryFailures,
       List<String> handledIssues, List<dev.colony.trigger.IssueEvent> pendingIssues, int totalErrors,
       List<String> urgentQueue, List<String> mailIds, dev.colony.budget.Spend spend, Long budgetResumeAtMillis,
-      String lastConversation, dev.colony.overseer.OverseerMemory oversight, String host, Long pausedSinceMillis) {
+      String lastConversation, dev.colony.overseer.OverseerMemory overseer, String host, Long pausedSinceMillis) {
     this(sessions, consecutiveErrors, paused, pauseReason, queue, postSequence, announced, wakeAtMillis, waitKind,
         scheduledRunDue, lastOutcome, lastDetail, startedAtMillis, sessionsByOutcome, turns, costUsd, costReported,
         inputTokens, outputTokens, deliveryFailures, handledIssues, pendingIssues, totalErrors, urgentQueue, mailIds,
-        spend, budgetResumeAtMillis, lastConversation, oversight, host, pausedSinceMillis, null, 0);
+        spend, budgetResumeAtMillis, lastConversation, overseer, host, pausedSinceMillis, null, 0);
   }
 }

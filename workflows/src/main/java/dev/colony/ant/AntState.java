@@ -30,7 +30,7 @@ final class AntState {
   static final String FATAL_REASON = LifecycleMachine.FATAL_REASON;
   /** The pause reason of an ant that reached a colony budget cap (as for the engine's own cap). */
   static final String BUDGET_REASON = Outcome.BUDGET.configName();
-  /** The pause reason of an ant its LLM supervisor escalated to humans. */
+  /** The pause reason of an ant its overseer escalated to humans. */
   static final String ESCALATION_REASON = "escalation";
   /** The change that denies a session's open confirmations when it ends (see {@link #denyOpenConfirmations}). */
   static final String CONFIRMATIONS_END_WITH_SESSION = "confirmations-end-with-session";
@@ -74,8 +74,8 @@ final class AntState {
   final LinkedHashSet<String> handledIssues = new LinkedHashSet<>();
   /** Matching issues not yet taken, oldest first. */
   final List<IssueEvent> pendingIssues = new ArrayList<>();
-  /** The LLM supervisor's window, ladder and whispers (seed 002). */
-  final OverseerBook oversight;
+  /** The overseer's window, ladder and whispers (seed 002). */
+  final OverseerBook overseer;
   /** The host holding the workspace; null until the ant claims one, "" for a worker without a host name. */
   String host;
   /** What the {@link Notifier} pushed for each need still open, by need id. */
@@ -113,7 +113,7 @@ final class AntState {
       mailbox = new Mailbox(List.of(), List.of(), List.of());
       budget = new BudgetBook(null);
       phase = Phase.initial(0, 0, 0);
-      oversight = new OverseerBook(null);
+      overseer = new OverseerBook(null);
       return;
     }
     sessionCount = m.sessions();
@@ -140,7 +140,7 @@ final class AntState {
     handledIssues.addAll(m.handledIssues());
     pendingIssues.addAll(m.pendingIssues());
     phase = restoredPhase(m);
-    oversight = new OverseerBook(m.oversight());
+    overseer = new OverseerBook(m.overseer());
     host = m.host();
     pausedSinceMillis = m.pausedSinceMillis();
     m.notices().forEach(n -> notices.put(n.need(), n));
@@ -176,7 +176,7 @@ final class AntState {
         announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail,
         startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
         deliveryFailures, List.copyOf(handledIssues), pendingIssues, phase.totalErrors(), mailbox.urgentQueue(),
-        mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation, oversight.memory(), host,
+        mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation, overseer.memory(), host,
         pausedSinceMillis, openNotices(), deliverAlone);
   }
 
@@ -195,20 +195,20 @@ final class AntState {
   }
 
   /**
-   * Money spent for the ant: a session's cost as its engine reported it, or an LLM supervisor's
+   * Money spent for the ant: a session's cost as its engine reported it, or an overseer's
    * model call. It counts in the ant's cost and in its budget windows alike.
    */
   void addCost(double usd) {
     if (usd > 0 && Double.isFinite(usd)) {
       costUsd += usd;
       costReported = true;
-      budget.add(usd, Workflow.currentTimeMillis(), spec.supervision().budgetZone());
+      budget.add(usd, Workflow.currentTimeMillis(), spec.errorPolicy().budgetZone());
     }
   }
 
   /** Applies one lifecycle event and returns the side effect the workflow carries out. */
   SideEffect fire(LifecycleEvent event) {
-    var t = LifecycleMachine.next(phase, event, spec.supervision());
+    var t = LifecycleMachine.next(phase, event, spec.errorPolicy());
     phase = t.phase();
     return t.effect();
   }

@@ -10,7 +10,7 @@ import java.util.Map;
  * @param spentThisMonthUsd spend in the current budget month
  * @param dailyBudgetUsd the daily cap, null when none
  * @param monthlyBudgetUsd the monthly cap, null when none
- * @param supervisorCostUsd what the LLM supervisor's model calls cost, estimated from their token
+ * @param supervisorCostUsd what the overseer's model calls cost, estimated from their token
  *     usage; already part of {@code costUsd} and of the budget's spend
  */
 public record AntStats(

@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.colony.autonomy.PendingConfirmation;
 import java.util.List;
 
@@ -18,7 +19,7 @@ import java.util.List;
  * @param stateReason why the ant waits or pauses ({@code next tick}, {@code backoff}, {@code budget}, ...)
  * @param totalErrors failed sessions counted against {@code max_total_errors}
  * @param budget spend against the ant's caps, in words; null when it has no cap and no cost
- * @param supervisor the LLM supervisor's evaluations, whispers and ladder, in words; null without one
+ * @param supervisor the overseer's evaluations, whispers and ladder, in words; null without one
  * @param host the host holding the ant's workspace; null before its first session
  */
 public record AntStatus(
@@ -41,7 +42,7 @@ public record AntStatus(
     String stateReason,
     int totalErrors,
     String budget,
-    String supervisor,
+    @JsonProperty("supervisor") String overseer,
     String host) {
 
   public AntStatus {

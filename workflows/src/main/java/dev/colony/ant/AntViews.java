@@ -19,19 +19,19 @@ final class AntViews {
         s.sessionCount, s.phase.consecutiveErrors(), wake, s.lastOutcome, s.lastDetail, spec.engine().configName(),
         s.confirmations.pending(), wakesOn(spec), s.pendingIssues.size(), s.phase.session(), s.phase.reason(),
         s.phase.totalErrors(),
-        spec.supervision().hasBudget() || s.costReported
-            ? s.budget.summary(spec.supervision(), Workflow.currentTimeMillis()) : null,
-        spec.supervisor() == null ? null : s.oversight.summary(spec.supervisor()), s.hostBound() ? s.host : null);
+        spec.errorPolicy().hasBudget() || s.costReported
+            ? s.budget.summary(spec.errorPolicy(), Workflow.currentTimeMillis()) : null,
+        spec.overseer() == null ? null : s.overseer.summary(spec.overseer()), s.hostBound() ? s.host : null);
   }
 
   static AntStats stats(AntState s) {
     long uptime = Math.max(0, (Workflow.currentTimeMillis() - s.startedAtMillis) / 1000);
     AntSpec spec = s.spec;
-    var spend = s.budget.rolled(Workflow.currentTimeMillis(), spec.supervision().budgetZone());
+    var spend = s.budget.rolled(Workflow.currentTimeMillis(), spec.errorPolicy().budgetZone());
     return new AntStats(spec.name(), s.startedAtMillis, uptime, s.sessionCount, s.sessionsByOutcome,
         s.turns, s.costUsd, s.costReported, s.inputTokens, s.outputTokens, spend.dayUsd(), spend.monthUsd(),
-        spec.supervision().dailyBudgetUsd(), spec.supervision().monthlyBudgetUsd(),
-        s.oversight.costUsd());
+        spec.errorPolicy().dailyBudgetUsd(), spec.errorPolicy().monthlyBudgetUsd(),
+        s.overseer.costUsd());
   }
 
   static AntVisibility visibility(AntState s) {

@@ -71,7 +71,7 @@ public interface AntWorkflow {
   void abort();
 
   /**
-   * The session activity reports the agent's turns to the LLM supervisor, in batches; the
+   * The session activity reports the agent's turns to the overseer, in batches; the
    * answer holds whispers for the agent's next turn. When an evaluation is due or running, the
    * answer waits for its verdict (a bounded while).
    */

@@ -124,7 +124,7 @@ final class Notifier {
       case "billing" -> name + " is paused: the agent's billing or quota needs attention.";
       case "auth" -> name + " is paused: the agent's credentials were refused.";
       case "budget" -> name + " is paused: it reached its budget cap.";
-      case AntState.ESCALATION_REASON -> name + " is paused: its LLM supervisor escalated to a human.";
+      case AntState.ESCALATION_REASON -> name + " is paused: its overseer escalated to a human.";
       case AntState.FATAL_REASON -> name + " stopped on an error in its own workflow code.";
       default -> name + " is parked after repeated errors" + (ant.lastDetail == null ? "." : ": " + ant.lastDetail);
     };

@@ -22,7 +22,7 @@ import java.util.List;
 import org.slf4j.Logger;
 
 /**
- * Seed 002's LLM supervisor, for an ant that has one: a thread of its own evaluates the agent's
+ * Seed 002's overseer, for an ant that has one: a thread of its own evaluates the agent's
  * reported turns with an activity and climbs the ladder (whisper, then escalate: alert humans and
  * pause the ant); the session's reports arrive through the {@code reportTurns} update.
  */
@@ -43,7 +43,7 @@ final class Overseer {
 
   /** Starts the thread once the ant has a supervisor (now, or from a new spec); a parked thread costs memory. */
   void startIfConfigured() {
-    if (!started && ant.spec.supervisor() != null) {
+    if (!started && ant.spec.overseer() != null) {
       started = true;
       Async.procedure(this::superviseTurns);
     }
@@ -51,35 +51,35 @@ final class Overseer {
 
   /** An evaluation is in flight: its verdict must not be lost with the run. */
   boolean busy() {
-    return ant.spec.supervisor() != null && ant.oversight.busy(ant.spec.supervisor());
+    return ant.spec.overseer() != null && ant.overseer.busy(ant.spec.overseer());
   }
 
   /** A human's answer ends an escalation: the ladder starts again and the colony's log says so. */
   void answerEscalation(String kind, String how) {
-    if (ant.oversight.escalated()) {
+    if (ant.overseer.escalated()) {
       reports.report(kind, how);
     }
-    ant.oversight.resetLadder();
+    ant.overseer.resetLadder();
   }
 
   TurnReply reportTurns(TurnReport report) {
-    OverseerSpec s = ant.spec.supervisor();
+    OverseerSpec s = ant.spec.overseer();
     if (s == null) {
       return new TurnReply(List.of(), false);
     }
-    ant.oversight.accept(report, s);
-    if (ant.oversight.busy(s)) {
+    ant.overseer.accept(report, s);
+    if (ant.overseer.busy(s)) {
       Timers.await(Duration.ofSeconds(REPORT_WAIT_SECONDS), "turn report of session " + report.session()
           + " waits for the supervisor's verdict", () -> !busy());
     }
-    return new TurnReply(ant.oversight.pending(), busy());
+    return new TurnReply(ant.overseer.pending(), busy());
   }
 
   void validateReportTurns(TurnReport report) {
     if (report == null) {
       throw new IllegalArgumentException("empty report");
     }
-    if (ant.spec.supervisor() == null) {
+    if (ant.spec.overseer() == null) {
       throw new IllegalArgumentException("ant " + ant.spec.name() + " has no supervisor");
     }
     if (!ant.sessionRunning || report.session() != ant.sessionCount + 1) {
@@ -121,14 +121,14 @@ final class Overseer {
 
   private void superviseTurns() {
     while (true) {
-      Workflow.await(() -> ant.spec.supervisor() != null
-          && (ant.oversight.silenceDue() || ant.oversight.evaluationDue(ant.spec.supervisor())));
-      OverseerSpec s = ant.spec.supervisor();
+      Workflow.await(() -> ant.spec.overseer() != null
+          && (ant.overseer.silenceDue() || ant.overseer.evaluationDue(ant.spec.overseer())));
+      OverseerSpec s = ant.spec.overseer();
       Verdict verdict;
-      if (ant.oversight.silenceDue()) {
-        verdict = ant.oversight.takeSilence();
+      if (ant.overseer.silenceDue()) {
+        verdict = ant.overseer.takeSilence();
       } else {
-        var request = ant.oversight.beginEvaluation(ant.spec.name(), ant.spec.colonyDir(), s, task());
+        var request = ant.overseer.beginEvaluation(ant.spec.name(), ant.spec.colonyDir(), s, task());
         try {
           verdict = evaluator(s).evaluate(request);
           if (countsCost()) {
@@ -139,12 +139,12 @@ final class Overseer {
           if (countsCost()) {
             ant.addCost(cost);
           }
-          ant.oversight.skipped(trim(Texts.failureText(f)), cost);
+          ant.overseer.skipped(trim(Texts.failureText(f)), cost);
           log.info("{}: supervisor evaluation skipped: {}", ant.spec.name(), Texts.rootMessage(f));
           continue;
         }
       }
-      var step = ant.oversight.conclude(verdict == null ? Verdict.ok() : verdict, s);
+      var step = ant.overseer.conclude(verdict == null ? Verdict.ok() : verdict, s);
       if (step.action() == Ladder.Action.ESCALATE && !ant.stopRequested) {
         escalate(verdict);
       }

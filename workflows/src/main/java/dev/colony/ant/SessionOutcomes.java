@@ -187,10 +187,10 @@ final class SessionOutcomes {
 
   /** After a session: a reached budget cap pauses the ant until the cap's window rolls over. */
   private void checkBudget() {
-    if (!ant.spec.supervision().hasBudget() || ant.paused()) {
+    if (!ant.spec.errorPolicy().hasBudget() || ant.paused()) {
       return;
     }
-    BudgetBook.Cap cap = ant.budget.reached(ant.spec.supervision(), Workflow.currentTimeMillis());
+    BudgetBook.Cap cap = ant.budget.reached(ant.spec.errorPolicy(), Workflow.currentTimeMillis());
     if (cap == null) {
       return;
     }
@@ -198,7 +198,7 @@ final class SessionOutcomes {
     ant.pauseFor(AntState.BUDGET_REASON);
     ant.budgetResumeAtMillis = cap.resetsAtMillis();
     ant.fire(new LifecycleEvent.Paused(ant.pauseReason, ant.budgetResumeAtMillis));
-    String zone = ant.spec.supervision().budgetZone();
+    String zone = ant.spec.errorPolicy().budgetZone();
     String resets = java.time.Instant.ofEpochMilli(cap.resetsAtMillis()).atZone(java.time.ZoneId.of(zone))
         .toLocalDateTime() + " " + zone;
     outbox.say(OperatorMessages.budgetCapped(ant.spec.name(), cap.describe(), resets));

@@ -63,8 +63,8 @@ final class SessionRunner {
     IssueEvent issue = takeIssue();
     ant.currentMessages = delivered;
     // Whispers the last session ended before taking go into this one's prompt.
-    List<String> whispers = ant.spec.supervisor() == null ? List.of()
-        : ant.oversight.takePending().stream().map(Whisper::rendered).toList();
+    List<String> whispers = ant.spec.overseer() == null ? List.of()
+        : ant.overseer.takePending().stream().map(Whisper::rendered).toList();
     // The session activity prepares the workspace on the host itself (workspace: null).
     SessionRequest request = new SessionRequest(ant.spec, number, delivered, null, issue, ant.resumeNext, whispers);
     ant.resumeNext = null;
@@ -169,7 +169,7 @@ final class SessionRunner {
     for (int id : ant.denyOpenConfirmations(number)) {
       outbox.say(OperatorMessages.confirmationEnded(ant.spec.name(), id));
     }
-    long grace = ant.spec.supervision().interruptGrace();
+    long grace = ant.spec.errorPolicy().interruptGrace();
     long bound = grace + ant.spec.heartbeatTimeoutSeconds() + 10;
     if (!Timers.await(Duration.ofSeconds(bound), "session " + number + " stopping (grace " + grace + "s)",
         session::isCompleted)) {

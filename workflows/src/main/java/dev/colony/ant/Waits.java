@@ -93,7 +93,7 @@ final class Waits {
     return switch (kind) {
       case SLEEPING -> "next session in " + Timers.words(Duration.ofMillis(remainingMillis));
       case BACKING_OFF -> {
-        Integer max = ant.spec.supervision().maxConsecutiveErrors();
+        Integer max = ant.spec.errorPolicy().maxConsecutiveErrors();
         yield "backoff " + ant.phase.consecutiveErrors() + (max == null ? "" : " of " + max) + " · "
             + Timers.words(Duration.ofMillis(remainingMillis));
       }
@@ -130,7 +130,7 @@ final class Waits {
    */
   private void budgetCap() {
     long now = Workflow.currentTimeMillis();
-    BudgetBook.Cap cap = ant.budget.reached(ant.spec.supervision(), now);
+    BudgetBook.Cap cap = ant.budget.reached(ant.spec.errorPolicy(), now);
     if (cap == null) {
       ant.unpause();
       ant.budgetResumeAtMillis = null;
@@ -140,7 +140,7 @@ final class Waits {
     ant.budgetResumeAtMillis = cap.resetsAtMillis();
     ant.fire(new LifecycleEvent.Paused(ant.pauseReason, ant.budgetResumeAtMillis));
     Timers.await(Duration.ofMillis(Math.max(1, ant.budgetResumeAtMillis - now)),
-        "budget cap until " + Timers.at(ant.budgetResumeAtMillis, ant.spec.supervision().budgetZone()),
+        "budget cap until " + Timers.at(ant.budgetResumeAtMillis, ant.spec.errorPolicy().budgetZone()),
         () -> !ant.paused() || ant.stopRequested || ant.pendingSpec != null || ant.upgrade.due());
   }
 }

@@ -8,7 +8,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The LLM supervisor's state inside an ant's workflow: the rolling window of turns, when the
+ * The overseer's state inside an ant's workflow: the rolling window of turns, when the
  * next evaluation is due, the ladder's strikes, the whispers waiting for the agent, and counters
  * for {@code status}. Deterministic and free of Temporal calls, so it is tested on its own.
  */

@@ -3,7 +3,7 @@ package dev.colony.overseer;
 import java.util.Locale;
 
 /**
- * An ant's LLM supervisor (seed 002): a model that reads the agent's recent turns every
+ * An ant's overseer: a model that reads the agent's recent turns every
  * {@code evalInterval} turns and, when it sees the agent spiralling, drifting, stalling or
  * deciding shallowly, whispers to it; if the pattern persists it escalates to humans.
  *

@@ -13,7 +13,7 @@ import java.util.List;
  * @param issue the GitHub issue that woke this session, or null
  * @param resumeConversation the agent conversation this session continues (after a supervisor's
  *     restart under {@code recovery: resume}); null for a fresh one
- * @param whispers the LLM supervisor's whispers not yet delivered (rendered), for the prompt
+ * @param whispers the overseer's whispers not yet delivered (rendered), for the prompt
  */
 public record SessionRequest(AntSpec spec, int session, List<String> messages, String workspace,
     dev.colony.trigger.IssueEvent issue, String resumeConversation, List<String> whispers) {

@@ -1,6 +1,7 @@
 package dev.colony.spec;
 
 import dev.colony.errorpolicy.ErrorPolicy;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 
 /**
@@ -16,7 +17,7 @@ import java.util.List;
  * @param sessionTimeoutSeconds hard bound on one session
  * @param heartbeatTimeoutSeconds how long a silent session activity is trusted before retry
  * @param continueAsNewEvery sessions per workflow run before continue-as-new
- * @param supervisor the LLM supervisor watching the agent's turns (seed 002); null for none
+ * @param supervisor the overseer watching the agent's turns (seed 002); null for none
  * @param notices where notices that the ant needs a human go besides the chat; null for none
  */
 public record AntSpec(
@@ -47,8 +48,9 @@ public record AntSpec(
     GitIdentity git,
     String colonyDir,
     String sourceFile,
-    ErrorPolicy supervision,
-    dev.colony.overseer.OverseerSpec supervisor,
+    // JSON names of older histories: "supervision" and "supervisor" (ant inputs in committed histories).
+    @JsonProperty("supervision") ErrorPolicy errorPolicy,
+    @JsonProperty("supervisor") dev.colony.overseer.OverseerSpec overseer,
     NotifySpec notices) {
 
   public static final long DEFAULT_SESSION_TIMEOUT_SECONDS = 2 * 3600;
@@ -65,7 +67,7 @@ public record AntSpec(
     githubRepos = githubRepos == null ? List.of() : List.copyOf(githubRepos);
     triggers = triggers == null ? List.of() : List.copyOf(triggers);
     // Specs in older histories have no supervision block: seed 000's retry-for-ever.
-    supervision = supervision == null ? ErrorPolicy.DEFAULTS : supervision;
+    errorPolicy = errorPolicy == null ? ErrorPolicy.DEFAULTS : errorPolicy;
   }
 
   /** A spec without notices for phones. */
@@ -75,25 +77,25 @@ public record AntSpec(
       ToolCallLogging toolCalls, LmOutput lmOutput, RecoveryPolicy recovery, long pollIntervalSeconds,
       long confirmationTimeoutSeconds, long sessionTimeoutSeconds, long heartbeatTimeoutSeconds,
       int continueAsNewEvery, WorkspaceSpec workspace, GitIdentity git, String colonyDir, String sourceFile,
-      ErrorPolicy supervision, dev.colony.overseer.OverseerSpec supervisor) {
+      ErrorPolicy errorPolicy, dev.colony.overseer.OverseerSpec overseer) {
     this(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos,
         cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds,
         confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace,
-        git, colonyDir, sourceFile, supervision, supervisor, null);
+        git, colonyDir, sourceFile, errorPolicy, overseer, null);
   }
 
-  /** A spec without an LLM supervisor. */
+  /** A spec without an overseer. */
   public AntSpec(String colony, String name, String description, String instructions, EngineKind engine,
       ClaudeSpec claude, GeminiSpec gemini, CommandSpec command, String discordChannel, List<String> githubRepos,
       String cron, String timezone, List<TriggerSpec> triggers, Autonomy autonomy, ConfirmationSpec confirmation,
       ToolCallLogging toolCalls, LmOutput lmOutput, RecoveryPolicy recovery, long pollIntervalSeconds,
       long confirmationTimeoutSeconds, long sessionTimeoutSeconds, long heartbeatTimeoutSeconds,
       int continueAsNewEvery, WorkspaceSpec workspace, GitIdentity git, String colonyDir, String sourceFile,
-      ErrorPolicy supervision) {
+      ErrorPolicy errorPolicy) {
     this(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos,
         cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds,
         confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace,
-        git, colonyDir, sourceFile, supervision, null);
+        git, colonyDir, sourceFile, errorPolicy, null);
   }
 
   /** A spec with seed 000's supervision (retry for ever, the default backoff). */
@@ -123,15 +125,15 @@ public record AntSpec(
     return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
         discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
         recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,
-        heartbeatTimeoutSeconds, every, workspace, git, colonyDir, sourceFile, supervision, supervisor, notices);
+        heartbeatTimeoutSeconds, every, workspace, git, colonyDir, sourceFile, errorPolicy, overseer, notices);
   }
 
-  /** The same ant with an LLM supervisor (null: none). */
-  public AntSpec withSupervisor(dev.colony.overseer.OverseerSpec s) {
+  /** The same ant with an overseer (null: none). */
+  public AntSpec withOverseer(dev.colony.overseer.OverseerSpec s) {
     return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
         discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
         recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,
-        heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, supervision, s, notices);
+        heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, errorPolicy, s, notices);
   }
 
   /** The same ant with notices for phones (null: none). */
@@ -139,6 +141,6 @@ public record AntSpec(
     return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
         discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
         recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,
-        heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, supervision, supervisor, n);
+        heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, errorPolicy, overseer, n);
   }
 }

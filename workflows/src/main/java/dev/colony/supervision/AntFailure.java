@@ -5,7 +5,7 @@ package dev.colony.supervision;
  *
  * @param kind {@code parked} (an error threshold) or {@code unresponsive} (its session's activity
  *     gave up: the worker kept dying or stopped heartbeating): failures, which the group's strategy
- *     restarts; {@code budget} (a budget cap paused it) and {@code escalated} (its LLM supervisor
+ *     restarts; {@code budget} (a budget cap paused it) and {@code escalated} (its overseer
  *     paused it for humans): events for the log only. Null reads as
  *     {@code parked}.
  */
@@ -13,7 +13,7 @@ public record AntFailure(String ant, String reason, String kind) {
   public static final String PARKED = "parked";
   public static final String UNRESPONSIVE = "unresponsive";
   public static final String BUDGET = "budget";
-  /** The ant's LLM supervisor escalated to humans and paused it: logged, alerted, not restarted. */
+  /** The ant's overseer escalated to humans and paused it: logged, alerted, not restarted. */
   public static final String ESCALATED = "escalated";
   /** A human answered an escalation with resume (or guidance): logged. */
   public static final String RESUMED = "resumed";

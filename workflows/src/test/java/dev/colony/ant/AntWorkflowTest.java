@@ -499,7 +499,7 @@ class AntWorkflowTest {
 
   @Test
   void anAntParksAtItsConsecutiveErrorThresholdAndResumeUnparksItWithCountersReset() {
-    AntSpec spec = Fakes.withSupervision(ant("parker"), new dev.colony.errorpolicy.ErrorPolicy(2, 60, 3, null));
+    AntSpec spec = Fakes.withErrorPolicy(ant("parker"), new dev.colony.errorpolicy.ErrorPolicy(2, 60, 3, null));
     sessions.then(Outcome.TRANSIENT, "a").then(Outcome.TRANSIENT, "b").then(Outcome.PERMANENT, "c");
     AntWorkflow ant = start(spec);
     advance(Duration.ofSeconds(10));
@@ -522,7 +522,7 @@ class AntWorkflowTest {
 
   @Test
   void theTotalErrorThresholdCountsFailuresAcrossSuccesses() {
-    AntSpec spec = Fakes.withSupervision(Fakes.withPoll(Fakes.spec("total"), 1),
+    AntSpec spec = Fakes.withErrorPolicy(Fakes.withPoll(Fakes.spec("total"), 1),
         new dev.colony.errorpolicy.ErrorPolicy(0, 0, null, 3));
     sessions.then(Outcome.TRANSIENT, "1").then(Outcome.SUCCESS, "ok").then(Outcome.TRANSIENT, "2")
         .then(Outcome.SUCCESS, "ok").then(Outcome.BILLING, "card").then(Outcome.TRANSIENT, "3");

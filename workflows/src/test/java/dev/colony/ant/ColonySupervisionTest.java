@@ -108,7 +108,7 @@ class ColonySupervisionTest {
 
   /** A continuous ant sleeping an hour between sessions, parked at its first failure. */
   private static AntSpec ant(String name) {
-    return Fakes.withSupervision(Fakes.withPoll(Fakes.spec(name), 3600), new ErrorPolicy(0, 0, 1, null));
+    return Fakes.withErrorPolicy(Fakes.withPoll(Fakes.spec(name), 3600), new ErrorPolicy(0, 0, 1, null));
   }
 
   private ColonyWorkflow startColony(List<GroupSpec> groups) {
@@ -226,7 +226,7 @@ class ColonySupervisionTest {
     eventually(() -> sessions.sessionsOf("stuck") == 1, "restarted at once instead of backing off");
     assertEquals("success", stuck.status().lastOutcome());
 
-    AntSpec spender = Fakes.withSupervision(Fakes.withPoll(Fakes.spec("spender"), 3600),
+    AntSpec spender = Fakes.withErrorPolicy(Fakes.withPoll(Fakes.spec("spender"), 3600),
         new ErrorPolicy(0, 0, null, null, 0, 0, 0.5, null, "UTC"));
     sessions.cost.put("spender", 1.0);
     Fakes.start(client, QUEUE, spender);

@@ -85,7 +85,7 @@ final class Fakes {
         s.sourceFile());
   }
 
-  static AntSpec withSupervision(AntSpec s, dev.colony.errorpolicy.ErrorPolicy sup) {
+  static AntSpec withErrorPolicy(AntSpec s, dev.colony.errorpolicy.ErrorPolicy sup) {
     return new AntSpec(s.colony(), s.name(), s.description(), s.instructions(), s.engine(), s.claude(),
         s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), s.cron(), s.timezone(),
         s.triggers(), s.autonomy(), s.confirmation(), s.toolCalls(), s.lmOutput(), s.recovery(),

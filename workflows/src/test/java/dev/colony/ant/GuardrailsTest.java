@@ -92,7 +92,7 @@ class GuardrailsTest {
   private static AntSpec eventDriven(String name, ErrorPolicy supervision) {
     AntSpec s = Fakes.withSchedule(Fakes.spec(name), null,
         List.of(new dev.colony.spec.TriggerSpec(dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of("never"))));
-    return Fakes.withSupervision(s, supervision);
+    return Fakes.withErrorPolicy(s, supervision);
   }
 
   @Test
@@ -158,7 +158,7 @@ class GuardrailsTest {
   void aDailyCapPausesTheAntUntilTheNextDayAndSurvivesContinueAsNew() {
     sessions.cost = 0.6;
     ErrorPolicy caps = new ErrorPolicy(0, 0, null, null, 0, 0, 1.0, null, "UTC");
-    AntSpec spec = Fakes.withSupervision(Fakes.withPoll(Fakes.spec("spender"), 600), caps);
+    AntSpec spec = Fakes.withErrorPolicy(Fakes.withPoll(Fakes.spec("spender"), 600), caps);
     spec = new AntSpec(spec.colony(), spec.name(), spec.description(), spec.instructions(), spec.engine(),
         spec.claude(), spec.gemini(), spec.command(), spec.discordChannel(), spec.githubRepos(), spec.cron(),
         spec.timezone(), spec.triggers(), spec.autonomy(), spec.confirmation(), spec.toolCalls(), spec.lmOutput(),
@@ -199,7 +199,7 @@ class GuardrailsTest {
   void anOperatorCanResumeABudgetPauseEarly() {
     sessions.cost = 5;
     ErrorPolicy caps = new ErrorPolicy(0, 0, null, null, 0, 0, 1.0, null, "UTC");
-    AntWorkflow ant = start(Fakes.withSupervision(Fakes.withPoll(Fakes.spec("early"), 3600), caps));
+    AntWorkflow ant = start(Fakes.withErrorPolicy(Fakes.withPoll(Fakes.spec("early"), 3600), caps));
     eventually(() -> ant.status().state() == Lifecycle.PAUSED, "paused by the cap");
     ant.resume();
     eventually(() -> sessions.requests.size() == 2, "one more session on resume");

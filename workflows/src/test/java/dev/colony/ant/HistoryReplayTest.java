@@ -37,6 +37,14 @@ class HistoryReplayTest {
       files = s.filter(p -> p.toString().endsWith(".json")).sorted().toList();
     }
     assertFalse(files.isEmpty(), "no committed histories under " + HISTORIES);
+    // Warm-up, result ignored: the first replay loads classes and builds Jackson's (de)serializers
+    // inside a workflow task, which on a loaded machine takes over the SDK's 1 s deadlock bound.
+    try {
+      WorkflowReplayer.replayWorkflowExecution(WorkflowExecutionHistory.fromJson(Files.readString(files.get(0))),
+          AntWorkflowImpl.class, dev.colony.supervision.ColonyWorkflowImpl.class);
+    } catch (Exception | AssertionError ignored) {
+      // the loop below replays it again and reports
+    }
     for (Path f : files) {
       WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(Files.readString(f));
       try {

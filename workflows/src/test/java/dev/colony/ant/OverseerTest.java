@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Seed 002's LLM supervisor on the time-skipping test server: the session fake plays an engine
+ * Seed 002's overseer on the time-skipping test server: the session fake plays an engine
  * (it reports turns with the real {@code reportTurns} update and records the whispers it gets,
  * as the agent would at its next turn); the evaluation activity plays scripted verdicts.
  */
@@ -174,13 +174,13 @@ class OverseerTest {
   }
 
   private AntSpec supervised(String name) {
-    return Fakes.spec(name).withSupervisor(SUPERVISOR);
+    return Fakes.spec(name).withOverseer(SUPERVISOR);
   }
 
   /** An event-driven ant: one session per message, so each test drives sessions one at a time. */
   private AntSpec onDemand(String name) {
     return Fakes.withSchedule(supervised(name), null, List.of(new dev.colony.spec.TriggerSpec(
-        dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of()))).withSupervisor(SUPERVISOR);
+        dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of()))).withOverseer(SUPERVISOR);
   }
 
   private void sessionsDone(int n) {
@@ -209,7 +209,7 @@ class OverseerTest {
     assertTrue(judge.requests.get(0).task().contains("build the thing"), judge.requests.get(0).task());
     assertTrue(sessions.agentSaw.isEmpty(), "no whisper for OK: " + sessions.agentSaw);
     assertFalse(s.paused());
-    assertTrue(s.supervisor().contains("2 evaluations (last OK)"), s.supervisor());
+    assertTrue(s.overseer().contains("2 evaluations (last OK)"), s.overseer());
     assertTrue(chat.texts().stream().noneMatch(t -> t.contains("ESCALATION") || t.contains("CORRECTION")));
   }
 
@@ -234,7 +234,7 @@ class OverseerTest {
     assertTrue(s.paused());
     assertEquals("escalation", s.pauseReason());
     assertEquals(Lifecycle.PAUSED, s.state());
-    assertTrue(s.supervisor().contains("1 escalation"), s.supervisor());
+    assertTrue(s.overseer().contains("1 escalation"), s.overseer());
     List<String> posts = chat.texts();
     assertTrue(posts.stream().anyMatch(t -> t.startsWith("🚨 [ESCALATION] **loop** appears stuck (SPIRALING)")),
         posts.toString());
@@ -272,8 +272,8 @@ class OverseerTest {
     ant.message(dev.colony.mailbox.Mail.of("go"));
     AntStatus s = settled(ant, 1);
     assertEquals(List.of("[CORRECTION] Stop looping."), sessions.agentSaw);
-    assertTrue(s.supervisor().contains("1 skipped (Anthropic API answered 401"), s.supervisor());
-    assertTrue(s.supervisor().contains("1 evaluation (last SPIRALING)"), s.supervisor());
+    assertTrue(s.overseer().contains("1 skipped (Anthropic API answered 401"), s.overseer());
+    assertTrue(s.overseer().contains("1 evaluation (last SPIRALING)"), s.overseer());
     assertEquals("success", s.lastOutcome(), "the ant is not stopped by its supervisor's failure");
   }
 
@@ -336,8 +336,8 @@ class OverseerTest {
         s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), s.cron(), s.timezone(),
         s.triggers(), s.autonomy(), s.confirmation(), s.toolCalls(), s.lmOutput(), s.recovery(),
         s.pollIntervalSeconds(), s.confirmationTimeoutSeconds(), s.sessionTimeoutSeconds(), seconds,
-        s.continueAsNewEvery(), s.workspace(), s.git(), s.colonyDir(), s.sourceFile(), s.supervision(),
-        s.supervisor());
+        s.continueAsNewEvery(), s.workspace(), s.git(), s.colonyDir(), s.sourceFile(), s.errorPolicy(),
+        s.overseer());
   }
 
   @Test
@@ -351,7 +351,7 @@ class OverseerTest {
     assertEquals("escalation", ant.status().pauseReason());
     ant.abort();
     Fakes.eventually(() -> !ant.status().paused(), "abort lets it go on");
-    assertTrue(ant.status().supervisor().contains("ladder 0/3"), ant.status().supervisor());
+    assertTrue(ant.status().overseer().contains("ladder 0/3"), ant.status().overseer());
     try {
       Fakes.eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("🗑️ **drifter** aborted its current task")
           && t.endsWith("; resuming.")), "the abort is announced");
@@ -411,7 +411,7 @@ class OverseerTest {
     assertEquals(10, judge.requests.get(1).window().size(), "the window came over with continue-as-new");
   }
 
-  /** Records the LLM supervisor's paths (whispers, an escalation pause, abort, a skipped evaluation) for the replay guard. */
+  /** Records the overseer's paths (whispers, an escalation pause, abort, a skipped evaluation) for the replay guard. */
   @Test
   @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
   void recordLlmSupervisor() throws Exception {
@@ -436,8 +436,8 @@ class OverseerTest {
     judge.script.add(() -> Verdict.ok().costing(0.40));
     sessions.then(List.of(batch(5), batch(5)));
     AntSpec base = onDemand("frugal");
-    AntSpec spec = Fakes.withSupervision(base, new dev.colony.errorpolicy.ErrorPolicy(0, 0, null, null, 0, 0, 0.50, null,
-        "UTC")).withSupervisor(SUPERVISOR);
+    AntSpec spec = Fakes.withErrorPolicy(base, new dev.colony.errorpolicy.ErrorPolicy(0, 0, null, null, 0, 0, 0.50, null,
+        "UTC")).withOverseer(SUPERVISOR);
     AntWorkflow ant = Fakes.start(client, QUEUE, spec);
     ant.message(dev.colony.mailbox.Mail.of("build the thing"));
     settled(ant, 1);
@@ -450,6 +450,6 @@ class OverseerTest {
     AntStatus s = ant.status();
     assertEquals("budget", s.pauseReason());
     assertTrue(s.budget().startsWith("today $0.80 of $0.50"), s.budget());
-    assertTrue(s.supervisor().contains("2 evaluations (last OK), $0.80 spent"), s.supervisor());
+    assertTrue(s.overseer().contains("2 evaluations (last OK), $0.80 spent"), s.overseer());
   }
 }

@@ -31,8 +31,8 @@ public final class StatusText {
     if (a.budget() != null) {
       sb.append("  spend:              ").append(a.budget()).append('\n');
     }
-    if (a.supervisor() != null) {
-      sb.append("  supervisor:         ").append(a.supervisor()).append('\n');
+    if (a.overseer() != null) {
+      sb.append("  supervisor:         ").append(a.overseer()).append('\n');
     }
     for (var c : a.confirmations()) {
       sb.append("  waiting for you:    #").append(c.id()).append(' ').append(c.tool()).append(": ")

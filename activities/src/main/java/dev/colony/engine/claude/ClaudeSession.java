@@ -111,7 +111,7 @@ final class ClaudeSession {
       String line;
       while ((line = r.readLine()) != null) {
         ctx.guard().touch();
-        ctx.oversight().activity();
+        ctx.overseer().activity();
         transcript.write(line);
         transcript.write('\n');
         transcript.flush();
@@ -197,7 +197,7 @@ final class ClaudeSession {
       if ("text".equals(kind)) {
         observed.lastText = block.path("text").asText();
         ctx.narrator().text(observed.lastText);
-        ctx.oversight().turn(dev.colony.overseer.Turn.text(observed.lastText));
+        ctx.overseer().turn(dev.colony.overseer.Turn.text(observed.lastText));
       } else if ("tool_use".equals(kind)) {
         if (toolUses.put(block.path("id").asText(), block) == null) {
           ctx.guard().hold(); // a running tool is activity, however quiet
@@ -224,8 +224,8 @@ final class ClaudeSession {
       String output = StreamJson.text(block.path("content"));
       boolean failed = block.path("is_error").asBoolean(false);
       ctx.narrator().toolUsed(tool, input, output, failed);
-      ctx.oversight().turn(dev.colony.overseer.Turn.tool(tool, input, output, failed));
-      whisper(ctx.oversight().take());
+      ctx.overseer().turn(dev.colony.overseer.Turn.tool(tool, input, output, failed));
+      whisper(ctx.overseer().take());
     }
   }
 

@@ -108,7 +108,7 @@ public final class CommandEngine implements Engine {
       return SessionResult.of(Outcome.PERMANENT, "cannot start " + argv.get(0) + ": " + e.getMessage());
     }
     String conversation = "pid-" + process.pid();
-    OutputPump pump = new OutputPump(process.getInputStream(), ctx.transcript(), ctx.guard(), ctx.oversight(),
+    OutputPump pump = new OutputPump(process.getInputStream(), ctx.transcript(), ctx.guard(), ctx.overseer(),
         whisperFile);
     pump.start();
     writePrompt(process, ctx.prompt());
@@ -304,7 +304,7 @@ public final class CommandEngine implements Engine {
     private final InputStream in;
     private final Path transcript;
     private final dev.colony.engine.SessionGuard guard;
-    private final dev.colony.engine.OverseerFeed oversight;
+    private final dev.colony.engine.OverseerFeed overseer;
     private final Path whisperFile;
     private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
     private volatile int turns;
@@ -314,19 +314,19 @@ public final class CommandEngine implements Engine {
     private boolean wrapped;
 
     OutputPump(InputStream in, Path transcript, dev.colony.engine.SessionGuard guard,
-        dev.colony.engine.OverseerFeed oversight, Path whisperFile) {
+        dev.colony.engine.OverseerFeed overseer, Path whisperFile) {
       super("colony-output-pump");
       setDaemon(true);
       this.in = in;
       this.transcript = transcript;
       this.guard = guard;
-      this.oversight = oversight;
+      this.overseer = overseer;
       this.whisperFile = whisperFile;
     }
 
     /** Splits output into lines for turn reports; a line over the bound is skipped whole. */
     private void scan(byte[] buf, int n) {
-      oversight.activity();
+      overseer.activity();
       for (int i = 0; i < n; i++) {
         byte b = buf[i];
         if (b == '\n') {
@@ -334,8 +334,8 @@ public final class CommandEngine implements Engine {
             String l = line.toString(StandardCharsets.UTF_8);
             if (l.startsWith(TURN_PREFIX)) {
               turns++;
-              oversight.turn(parseTurn(l.substring(TURN_PREFIX.length())));
-              deliver(oversight.take());
+              overseer.turn(parseTurn(l.substring(TURN_PREFIX.length())));
+              deliver(overseer.take());
             }
           }
           line.reset();

@@ -215,7 +215,7 @@ public final class GeminiEngine implements Engine {
           for (Part p : reply.parts().orElse(List.of())) {
             p.text().ifPresent(t -> {
               ctx.narrator().text(t);
-              ctx.oversight().turn(dev.colony.overseer.Turn.text(t));
+              ctx.overseer().turn(dev.colony.overseer.Turn.text(t));
             });
           }
           String text = reply.text();
@@ -233,11 +233,11 @@ public final class GeminiEngine implements Engine {
             Map<String, Object> out = ctx.guard().holding(() -> tools.call(name, args));
             results.add(Part.fromFunctionResponse(name, out));
             Object err = out.get("error");
-            ctx.oversight().turn(dev.colony.overseer.Turn.tool(name, GeminiTools.describe(name, args),
+            ctx.overseer().turn(dev.colony.overseer.Turn.tool(name, GeminiTools.describe(name, args),
                 err != null ? err.toString() : GeminiTools.summary(out), err != null));
           }
           // The supervisor's whispers ride with the tool results: the model reads them at its next turn.
-          for (String w : ctx.oversight().take()) {
+          for (String w : ctx.overseer().take()) {
             results.add(Part.fromText(w));
           }
           Content toolTurn = Content.builder().role("user").parts(results).build();

@@ -85,7 +85,7 @@ public final class OverseerActivitiesImpl implements OverseerActivities {
 
   @Override
   public Verdict evaluate(EvaluationRequest request) {
-    OverseerSpec spec = request.supervisor() == null ? OverseerSpec.DEFAULTS : request.supervisor();
+    OverseerSpec spec = request.overseer() == null ? OverseerSpec.DEFAULTS : request.overseer();
     Map<String, String> env = environment.apply(Path.of(request.colonyDir() == null ? "." : request.colonyDir()));
     secrets.registerSecretLookingNames(env);
     String user = prompt(request);

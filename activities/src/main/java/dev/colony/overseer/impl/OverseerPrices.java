@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What an LLM supervisor's model call costs, from its token usage at the providers' list prices
+ * What an overseer's model call costs, from its token usage at the providers' list prices
  * (US dollars per million tokens, input and output; thinking tokens are billed as output). The
  * estimate counts in the ant's spend and budget like a session's cost. A model not listed is
  * priced as its family's middle tier (Claude: Sonnet; Gemini: 2.5 Pro), so a new model is

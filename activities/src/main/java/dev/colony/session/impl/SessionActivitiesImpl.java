@@ -152,8 +152,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
     SessionGuard guard = SessionGuard.of(spec);
     WorkflowConfirmer confirmer = new WorkflowConfirmer(activity);
     env.putAll(sessionEnvironment.forSession(spec, request.session()));
-    dev.colony.engine.OverseerFeed oversight = spec.supervisor() == null ? dev.colony.engine.OverseerFeed.NONE
-        : new TurnReporter(updates(activity), request.session(), spec.supervisor(), guard, secrets::redact,
+    dev.colony.engine.OverseerFeed overseer = spec.overseer() == null ? dev.colony.engine.OverseerFeed.NONE
+        : new TurnReporter(updates(activity), request.session(), spec.overseer(), guard, secrets::redact,
             "turns/" + activity.getInfo().getRunId() + "/s" + request.session() + "/a" + activity.getInfo().getAttempt(),
             System::currentTimeMillis);
     SessionContext ctx = new SessionContext(spec, request.session(), prompt,
@@ -161,7 +161,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
         Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec, request.resumeConversation()),
         // Waiting for a human's answer is not silence: the watchdog is held meanwhile.
         new ToolGate(spec, request.session(), r -> guard.holding(() -> confirmer.confirm(r)), secrets),
-        new Narrator(spec, chat, console, keyPrefix), guard, oversight);
+        new Narrator(spec, chat, console, keyPrefix), guard, overseer);
     log.info("{}: session {} starting (attempt {})", spec.name(), request.session(),
         activity.getInfo().getAttempt());
     try {
@@ -188,7 +188,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
       throw e.getCause() instanceof RuntimeException r ? r : e;
     } finally {
       ended.set(true);
-      oversight.close();
+      overseer.close();
     }
   }
 

@@ -82,7 +82,7 @@ class ClaudeEngineTest {
         new WorkspaceSpec(tmp.toString(), null, null), null, tmp.toString(), "ants/coder.yaml");
   }
 
-  private dev.colony.engine.OverseerFeed oversight = dev.colony.engine.OverseerFeed.NONE;
+  private dev.colony.engine.OverseerFeed overseer = dev.colony.engine.OverseerFeed.NONE;
 
   private SessionResult run(AntSpec spec, String... script) throws Exception {
     Files.write(fake.resolve("script.jsonl"), List.of(script));
@@ -105,7 +105,7 @@ class ClaudeEngineTest {
     SessionContext ctx = new SessionContext(spec, 1, "Do the task", tmp,
         Map.of("COLONY_CLAUDE_BIN", bin.toString(), "FAKE_CLAUDE_DIR", fake.toString()),
         tmp.resolve("t/session.log"), Duration.ofMinutes(2), Duration.ofMillis(200), progress, gate, narrator,
-        dev.colony.engine.SessionGuard.of(spec), oversight);
+        dev.colony.engine.SessionGuard.of(spec), overseer);
     return new ClaudeEngine().run(ctx);
   }
 
@@ -315,7 +315,7 @@ class ClaudeEngineTest {
   @Test
   void turnsGoToTheSupervisorAndItsWhisperComesInOnStdinAtTheNextTurn() throws Exception {
     var rec = new dev.colony.engine.RecordingOverseerFeed(1, "[CORRECTION] Read the first error before rerunning.");
-    oversight = rec;
+    overseer = rec;
     String useBash = "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Bash\",\"input\":{\"command\":\"make test\"}}]}}";
     String bashResult = "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"FAILED: 3 tests\",\"is_error\":true}]}}";
     SessionResult r = run(INIT, useBash, bashResult, "#await-user", assistantText("Reading the error now."),

@@ -65,7 +65,7 @@ class GeminiEngineTest {
         30, 100, new WorkspaceSpec(workspace.toString(), null, null), null, workspace.toString(), "ants/r.yaml");
   }
 
-  private dev.colony.engine.OverseerFeed oversight = dev.colony.engine.OverseerFeed.NONE;
+  private dev.colony.engine.OverseerFeed overseer = dev.colony.engine.OverseerFeed.NONE;
 
   private SessionResult run(AntSpec spec, Map<String, String> env) throws Exception {
     Map<String, String> e = new HashMap<>(env);
@@ -74,7 +74,7 @@ class GeminiEngineTest {
     Narrator narrator = new Narrator(spec, (ChatPost p) -> posts.add(p.text()), new PrintStream(PrintStream.nullOutputStream()), "k");
     SessionContext ctx = new SessionContext(spec, 1, "Write hello.txt", workspace, e,
         workspace.resolve(".t/session.log"), Duration.ofMinutes(2), Duration.ofMillis(200), Progress.NONE, gate, narrator,
-        dev.colony.engine.SessionGuard.of(spec), oversight);
+        dev.colony.engine.SessionGuard.of(spec), overseer);
     return new GeminiEngine(CLOCK).run(ctx);
   }
 
@@ -183,7 +183,7 @@ class GeminiEngineTest {
   @Test
   void aWhisperRidesWithTheNextToolResults() throws Exception {
     var rec = new dev.colony.engine.RecordingOverseerFeed(1, "[THINK_DEEPER] Plan before writing.");
-    oversight = rec;
+    overseer = rec;
     api.reply(200, FakeGeminiServer.call("write_file", "{\"path\":\"a.txt\",\"content\":\"one\"}"))
         .reply(200, FakeGeminiServer.call("run_shell", "{\"command\":\"cat a.txt\"}"))
         .reply(200, FakeGeminiServer.text("Done."));

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * reason escalation); `colony abort` lets it go on, and its next session behaves.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
-class LlmSupervisorExampleIT {
+class OverseerExampleIT {
   private static final Path EXAMPLE = Path.of("../examples/llm-supervisor").toAbsolutePath().normalize();
 
   @TempDir

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The LLM supervisor through the whole stack: a colony directory read by the real loader, the
+ * The overseer through the whole stack: a colony directory read by the real loader, the
  * ant's workflow, the real session activity running a command agent that reports its turns and
  * reads its whisper file, and the real evaluation activity calling a loopback fake of the
  * Anthropic API through the Anthropic SDK with scripted verdicts. One session: OK stays quiet; a
@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * whisper, escalation and the pause.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class SupervisorEndToEndTest {
+class OverseerEndToEndTest {
   @TempDir
   Path dir;
 
@@ -133,7 +133,7 @@ class SupervisorEndToEndTest {
           || posts.stream().anyMatch(p -> p.contains("finished session 1")));
       Thread.sleep(500);
       AntStatus s = ant.status();
-      assertEquals(Lifecycle.PAUSED, s.state(), () -> s.supervisor() + "\n" + read(dir.resolve("received.txt"))
+      assertEquals(Lifecycle.PAUSED, s.state(), () -> s.overseer() + "\n" + read(dir.resolve("received.txt"))
           + "\n" + api.requests.size());
       assertEquals("escalation", s.pauseReason());
       assertEquals(List.of(
@@ -146,11 +146,11 @@ class SupervisorEndToEndTest {
                   + " you are and what blocks you, and stop."),
           Files.readAllLines(dir.resolve("received.txt")));
       // Six answered calls at the fake's usage (321 tokens in, 45 out) and Sonnet's list price; the 401 cost nothing.
-      assertTrue(s.supervisor().startsWith("claude-sonnet-4-6: 6 evaluations (last SPIRALING), $0.0098 spent, 1 skipped "
-          + "(Anthropic API answered 401"), s.supervisor());
+      assertTrue(s.overseer().startsWith("claude-sonnet-4-6: 6 evaluations (last SPIRALING), $0.0098 spent, 1 skipped "
+          + "(Anthropic API answered 401"), s.overseer());
       assertEquals(6 * (321 * 3.0 + 45 * 15.0) / 1e6, ant.stats().costUsd(), 1e-9, "counted in the ant's spend");
-      assertTrue(s.supervisor().endsWith("3 whispers, 1 escalation; escalated (SPIRALING), awaiting a human"),
-          s.supervisor());
+      assertTrue(s.overseer().endsWith("3 whispers, 1 escalation; escalated (SPIRALING), awaiting a human"),
+          s.overseer());
       assertEquals(7, api.requests.size(), "no evaluation after the escalation, no retry of a refused key");
       assertTrue(posts.stream().anyMatch(p -> p.startsWith("🚨 [ESCALATION] **looper** appears stuck (SPIRALING): "
           + "the same make test 18 times")), posts.toString());

@@ -1,0 +1,56 @@
+package dev.colony.ant;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.colony.errorpolicy.ErrorPolicy;
+import dev.colony.overseer.EvaluationRequest;
+import dev.colony.overseer.OverseerSpec;
+import dev.colony.spec.AntSpec;
+import io.temporal.common.converter.JacksonJsonPayloadConverter;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The Java names changed (error policy, overseer) but the JSON that workflow inputs, results and
+ * continue-as-new memories carry did not: committed histories and running ants still read.
+ */
+@Timeout(30)
+class JsonNamesTest {
+  private static final ObjectMapper JSON = JacksonJsonPayloadConverter.newDefaultObjectMapper();
+
+  @Test
+  void anAntSpecKeepsItsSupervisionAndSupervisorProperties() throws Exception {
+    ErrorPolicy policy = new ErrorPolicy(2, 60, 5, 20);
+    AntSpec spec = Fakes.withErrorPolicy(Fakes.spec("a"), policy).withOverseer(OverseerSpec.DEFAULTS);
+    JsonNode tree = JSON.valueToTree(spec);
+    assertTrue(tree.has("supervision"), tree.toString());
+    assertTrue(tree.has("supervisor"), tree.toString());
+    assertFalse(tree.has("errorPolicy"), tree.toString());
+    assertFalse(tree.has("overseer"), tree.toString());
+
+    AntSpec back = JSON.treeToValue(tree, AntSpec.class);
+    assertEquals(policy, back.errorPolicy());
+    assertEquals(OverseerSpec.DEFAULTS, back.overseer());
+  }
+
+  @Test
+  void theMemoryKeepsItsOversightProperty() throws Exception {
+    AntMemory m = JSON.readValue("{\"oversight\":{\"sinceEval\":3}}", AntMemory.class);
+    assertNotNull(m.overseer());
+    assertEquals(3, m.overseer().sinceEval());
+    assertTrue(JSON.valueToTree(m).has("oversight"));
+  }
+
+  @Test
+  void anEvaluationRequestAndAStatusKeepTheirSupervisorProperty() {
+    var req = new EvaluationRequest("a", "/tmp", OverseerSpec.DEFAULTS, "task", List.of(), 0, null);
+    assertTrue(JSON.valueToTree(req).has("supervisor"));
+    assertTrue(JSON.valueToTree(req).path("supervisor").has("model"));
+  }
+}
