@@ -9,7 +9,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A stand-in for a supervisor model, to try examples/llm-supervisor offline: it speaks the
+ * A stand-in for an overseer model, to try examples/llm-supervisor offline: it speaks the
  * Anthropic Messages API (POST /v1/messages) and Gemini's generateContent, and judges the window
  * the way a careful model would for this example: the same tool call three times or more is
  * SPIRALING, anything else is OK. Run it with the JDK alone: java FakeModel.java [port]

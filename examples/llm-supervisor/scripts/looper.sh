@@ -1,6 +1,6 @@
 #!/bin/sh
-# A stand-in agent that reports its turns to its supervisor (COLONY_TURN lines) and reads the
-# supervisor's whispers from $COLONY_WHISPER_FILE. Its first session spirals: it reruns the same
+# A stand-in agent that reports its turns to its overseer (COLONY_TURN lines) and reads the
+# overseer's whispers from $COLONY_WHISPER_FILE. Its first session spirals: it reruns the same
 # failing command and ignores the advice. Later sessions (after /resume or /abort) behave.
 set -eu
 log="$COLONY_DIR/.colony/whispers-received.log"

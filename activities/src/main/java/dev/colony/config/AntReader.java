@@ -244,8 +244,8 @@ final class AntReader {
       }
     }
 
-    ErrorPolicy supervision = ErrorPolicyReader.readErrorPolicy(n, defaults.errorPolicy());
-    OverseerSpec supervisor = ErrorPolicyReader.readOverseer(n, defaults.overseer(), supervision.sessionIdleTimeout());
+    ErrorPolicy errorPolicy = ErrorPolicyReader.readErrorPolicy(n, defaults.errorPolicy());
+    OverseerSpec overseer = OverseerReader.readOverseer(n, defaults.overseer(), errorPolicy.sessionIdleTimeout());
     if (name == null || description == null || instructions == null) {
       return null;
     }
@@ -256,7 +256,7 @@ final class AntReader {
         recovery, poll == null ? defaults.pollInterval() : poll, defaults.confirmationTimeout(),
         sessionTimeout == null ? defaults.sessionTimeout() : sessionTimeout,
         defaults.heartbeatTimeout(), AntSpec.DEFAULT_CONTINUE_AS_NEW_EVERY, workspace,
-        defaults.git(), colonyDir.toString(), rel, supervision, supervisor);
+        defaults.git(), colonyDir.toString(), rel, errorPolicy, overseer);
   }
 
   static boolean looksLikeUrl(String repo) {

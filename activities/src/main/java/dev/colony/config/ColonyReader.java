@@ -35,8 +35,8 @@ final class ColonyReader {
     d.allowOnly(ConfigSchema.COLONY.child("defaults"));
     String zone = ErrorPolicyReader.readColonyZone(d);
     ErrorPolicy base = new ErrorPolicy(0, 0, null, null, 0, 0, null, null, zone);
-    ErrorPolicy supervision = ErrorPolicyReader.readErrorPolicy(d, base);
-    OverseerSpec supervisor = ErrorPolicyReader.readOverseer(d, null, supervision.sessionIdleTimeout());
+    ErrorPolicy errorPolicy = ErrorPolicyReader.readErrorPolicy(d, base);
+    OverseerSpec overseer = OverseerReader.readOverseer(d, null, errorPolicy.sessionIdleTimeout());
     Long confirmation = d.durationSeconds("confirmation_timeout");
     Long poll = d.durationSeconds("poll_interval");
     Long session = d.durationSeconds("session_timeout");
@@ -52,7 +52,7 @@ final class ColonyReader {
         poll == null ? 0 : poll,
         session == null ? AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS : session,
         heartbeat == null ? AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS : heartbeat,
-        git, supervision, supervisor, d.durationSeconds("move_after"));
+        git, errorPolicy, overseer, d.durationSeconds("move_after"));
   }
 
   ColonySettings readColony(Node root, Path dir, Defaults defaults) {
@@ -139,7 +139,7 @@ final class ColonyReader {
   }
 
   /**
-   * {@code supervision.groups} (seed 003): each group's name, strategy, ants (declared ants, each in
+   * {@code supervision.groups}: each group's name, strategy, ants (declared ants, each in
    * one group at most; their order is rest_for_one's), and breaker ({@code max_restarts} within
    * {@code window}).
    */

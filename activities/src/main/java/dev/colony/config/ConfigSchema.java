@@ -154,8 +154,8 @@ public final class ConfigSchema {
   private static final long HOUR = 3600;
   private static final long DAY = 24 * HOUR;
 
-  private static final Key SUPERVISOR = new Key("supervisor", Kind.SWITCH_OR_SECTION, false,
-      "The overseer: on, off, or its settings.", List.of(), new Section(List.of(
+  /** The overseer's settings, under {@code overseer} (or its old name {@code supervisor}). */
+  private static final Section OVERSEER_SETTINGS = new Section(List.of(
           key("model", Kind.TEXT, "The model that reviews the agent's turns (e.g. claude-haiku-4-5)."),
           choice("provider", "Who serves the model (default: from the model's name).", List.of("anthropic", "gemini")),
           choice("thinking", "How hard the model thinks.", THINKING),
@@ -164,12 +164,19 @@ public final class ConfigSchema {
           key("eval_interval", Kind.COUNT, "Evaluate after this many new turns (at most window_size)."),
           key("escalation_threshold", Kind.COUNT, "Observations of a pattern before humans are called.")
               .within((long) OverseerSpec.MIN_THRESHOLD, (long) OverseerSpec.MAX_THRESHOLD,
-                  "(the supervisor never escalates on a first observation)"),
+                  "(the overseer never escalates on a first observation)"),
           key("stall_after", Kind.DURATION, "Silence after which the agent counts as stalled (at least 30s, shorter than session_idle_timeout).")
-              .within(30L, null, null))));
+              .within(30L, null, null)));
 
-  /** Keys the colony's defaults and each ant share: backoff, thresholds, guardrails, budgets. */
-  private static List<Key> supervision() {
+  private static final Key OVERSEER = new Key(OverseerReader.KEY, Kind.SWITCH_OR_SECTION, false,
+      "The overseer, an LLM that reads the agent's turns, whispers advice and calls humans on a"
+          + " repeated pattern: on, off, or its settings.", List.of(), OVERSEER_SETTINGS);
+  private static final Key OVERSEER_OLD_NAME = new Key(OverseerReader.OLD_KEY, Kind.SWITCH_OR_SECTION, false,
+      "Old name of overseer, same meaning (a file may set one of the two, not both).", List.of(),
+      OVERSEER_SETTINGS);
+
+  /** Keys the colony's defaults and each ant share: the error policy (backoff, thresholds, grace, watchdog, budgets) and the overseer. */
+  private static List<Key> errorPolicyAndOverseer() {
     return List.of(
         section("backoff", "Waits after a failed session: initial, doubling up to max.",
             key("initial", Kind.DURATION, "The first wait (default 10s).").within(1L, DAY, null),
@@ -183,7 +190,7 @@ public final class ConfigSchema {
         section("budget", "Spend caps in US dollars; the ant pauses until the window rolls over.",
             key("daily_usd", Kind.AMOUNT, "Cap per day."),
             key("monthly_usd", Kind.AMOUNT, "Cap per month.")),
-        SUPERVISOR);
+        OVERSEER, OVERSEER_OLD_NAME);
   }
 
   private static Key state() {
@@ -256,9 +263,9 @@ public final class ConfigSchema {
               key("timezone", Kind.LITERAL, "The colony's IANA time zone: budget days and schedules."),
               key("move_after", Kind.DURATION, "An ant whose host polls no more moves after this long.")
                   .within(1L, null, null)),
-              supervision()))),
+              errorPolicyAndOverseer()))),
       state(),
-      section("supervision", "Supervision groups and their restart strategies (seed 003).",
+      section("supervision", "Supervision: groups of ants and their restart strategies (one_for_one, one_for_all, rest_for_one).",
           sections("groups", "Each group: its ants, its strategy and its restart breaker.",
               required("name", Kind.LITERAL, "The group's name."),
               choice("strategy", "What restarts when an ant fails.", names(Strategy.values())),
@@ -317,7 +324,7 @@ public final class ConfigSchema {
           key("move_after", Kind.DURATION, "Move to another host when this one polls no more for this long.")
               .within(1L, null, null)),
       choice("recovery", "After a restart, resume the conversation or start clean.", names(RecoveryPolicy.values()))),
-      supervision()));
+      errorPolicyAndOverseer()));
 
   /** Where {@code colony init} and {@code colony schema --write} put the two schemas, in the colony directory. */
   public static final String DIR = "schema";

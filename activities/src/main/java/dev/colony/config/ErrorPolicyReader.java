@@ -1,84 +1,16 @@
 package dev.colony.config;
 
 import dev.colony.errorpolicy.ErrorPolicy;
-import dev.colony.overseer.OverseerSpec;
 import java.time.DateTimeException;
 import java.time.ZoneId;
 import java.util.List;
 
 /**
- * The supervision settings shared by {@code defaults} and each ant: backoff, error thresholds,
- * interrupt grace, the session watchdog, budgets (seed 001, seed 000) and the overseer
- * block (seed 002).
+ * The error policy, shared by {@code defaults} and each ant: backoff, error thresholds, interrupt
+ * grace, the session watchdog and budgets. The overseer's block is {@link OverseerReader}'s.
  */
 final class ErrorPolicyReader {
   private ErrorPolicyReader() {}
-
-
-  /**
-   * The {@code supervisor} block (seed 002's overseer) over {@code base}: {@code off} (or
-   * {@code false}) turns an inherited one off; a mapping sets model, provider, thinking,
-   * window_size, eval_interval, escalation_threshold and stall_after.
-   */
-  static OverseerSpec readOverseer(Node n, OverseerSpec base, long idleTimeoutSeconds) {
-    if (!n.has("supervisor")) {
-      return base;
-    }
-    if (!n.isMapping("supervisor")) {
-      String raw = n.raw("supervisor");
-      // on/off as the schema lists them, or a YAML boolean (true, True, TRUE, ...)
-      if (raw != null && (raw.equals("off") || SWITCH_OFF.contains(raw))) {
-        return null;
-      }
-      if (raw != null && (raw.equals("on") || SWITCH_ON.contains(raw))) {
-        return base == null ? OverseerSpec.DEFAULTS : base;
-      }
-      if (raw != null) {
-        n.problem("supervisor", "expected a mapping (model, thinking, window_size, ...), on or off; found '"
-            + (raw.length() > 40 ? raw.substring(0, 40) + "…" : raw) + "'");
-      }
-      return base;
-    }
-    Node v = n.child("supervisor");
-    if (v == null) {
-      return base;
-    }
-    OverseerSpec b = base == null ? OverseerSpec.DEFAULTS : base;
-    v.allowOnly(ConfigSchema.ANT.child("supervisor"));
-    String model = v.literal("model", false);
-    String provider = v.literal("provider", false);
-    if (provider != null && !provider.equals(OverseerSpec.ANTHROPIC) && !provider.equals(OverseerSpec.GEMINI)) {
-      v.problem("provider", "unknown provider '" + provider + "' (use anthropic or gemini)");
-      provider = null;
-    }
-    String thinking = v.literal("thinking", false);
-    if (thinking != null && !ConfigSchema.THINKING.contains(thinking)) {
-      v.problem("thinking", "unknown thinking level '" + thinking + "' (use off, low, medium or high)");
-      thinking = null;
-    }
-    Integer window = v.positiveInt("window_size");
-    int w = window == null ? b.windowSize() : window;
-    Integer interval = v.positiveInt("eval_interval");
-    if (interval != null && interval > w) {
-      v.problem("eval_interval", "must be at most window_size (" + w + "): an evaluation reads the window");
-      interval = null;
-    }
-    Integer threshold = v.positiveInt("escalation_threshold");
-    Long stall = v.durationSeconds("stall_after");
-    if (stall != null && stall >= idleTimeoutSeconds) {
-      v.problem("stall_after", "must be shorter than session_idle_timeout (" + Durations.format(idleTimeoutSeconds)
-          + "), which interrupts a silent session first");
-      stall = null;
-    }
-    if (stall == null && b.stallAfterSeconds() >= idleTimeoutSeconds) {
-      stall = Math.max(30, idleTimeoutSeconds * 2 / 3); // a silence is seen before the watchdog acts
-    }
-    String m = model == null ? b.model() : model;
-    String p = provider != null ? provider : model != null ? OverseerSpec.providerOf(model) : b.provider();
-    return new OverseerSpec(p, m, thinking == null ? b.thinking() : thinking,
-        w, interval == null ? Math.min(b.evalInterval(), w) : interval,
-        threshold == null ? b.escalationThreshold() : threshold, stall == null ? b.stallAfterSeconds() : stall);
-  }
 
   /** {@code backoff}, {@code max_consecutive_errors}, {@code max_total_errors} of {@code n}, over {@code base}. */
   static ErrorPolicy readErrorPolicy(Node n, ErrorPolicy base) {
@@ -130,8 +62,4 @@ final class ErrorPolicyReader {
       return null;
     }
   }
-
-  /** YAML's booleans, which an editor's schema check reads as true and false. */
-  private static final java.util.Set<String> SWITCH_ON = java.util.Set.of("true", "True", "TRUE");
-  private static final java.util.Set<String> SWITCH_OFF = java.util.Set.of("false", "False", "FALSE");
 }

@@ -424,36 +424,44 @@ class ColonyLoaderTest {
   }
 
   @Test
-  void theLlmSupervisorBlockIsReadWithDefaultsAndChecked() throws Exception {
+  void theOverseerBlockIsReadWithDefaultsAndChecked() throws Exception {
     String ants = "name: %s\ndescription: d\ninstructions: i\n";
-    LoadedColony c = load(colony(Map.of("colony.yaml", "name: c\ndefaults:\n  supervisor:\n    thinking: high\n",
+    LoadedColony c = load(colony(Map.of("colony.yaml", "name: c\ndefaults:\n  overseer:\n    thinking: high\n",
         "ants/a.yaml", String.format(ants, "a"),
         "ants/b.yaml", String.format(ants, "b") + "supervisor:\n  model: gemini-2.5-flash\n  window_size: 8\n"
             + "  eval_interval: 4\n  escalation_threshold: 4\n  stall_after: 5m\n",
-        "ants/d.yaml", String.format(ants, "d") + "supervisor: off\n")), ENV);
+        "ants/d.yaml", String.format(ants, "d") + "overseer: off\n")), ENV);
     assertEquals(new dev.colony.overseer.OverseerSpec("anthropic", "claude-sonnet-4-6", "high", 20, 5, 3, 600),
-        c.ant("a").orElseThrow().overseer(), "the colony's default, seed 002's numbers");
+        c.ant("a").orElseThrow().overseer(), "the colony's default over the overseer's own defaults");
     assertEquals(new dev.colony.overseer.OverseerSpec("gemini", "gemini-2.5-flash", "high", 8, 4, 4, 300),
-        c.ant("b").orElseThrow().overseer(), "a gemini-* model is Gemini's");
+        c.ant("b").orElseThrow().overseer(), "a gemini-* model is Gemini's; supervisor is the old name of overseer");
     assertEquals(null, c.ant("d").orElseThrow().overseer(), "off turns the default off");
     assertEquals(null, load(colony(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT)), ENV).ant("a")
-        .orElseThrow().overseer(), "no supervisor unless asked for");
+        .orElseThrow().overseer(), "no overseer unless asked for");
 
-    String e = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "supervisor:\n  provider: openai\n"
+    String e = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "overseer:\n  provider: openai\n"
         + "  thinking: extreme\n  window_size: 500\n  eval_interval: 0\n  escalation_threshold: 1\n  stall_after: 20m\n"
         + "  temperature: 2\n"), ENV);
-    assertTrue(e.contains("supervisor.provider: unknown provider 'openai' (use anthropic or gemini)"), e);
-    assertTrue(e.contains("supervisor.thinking: unknown thinking level 'extreme'"), e);
-    assertTrue(e.contains("supervisor.window_size: must be at most 200 turns"), e);
-    assertTrue(e.contains("supervisor.eval_interval:"), e);
-    assertTrue(e.contains("supervisor.escalation_threshold: must be between 2 and 10 (the supervisor never escalates on a first observation)"), e);
-    assertTrue(e.contains("supervisor.stall_after: must be shorter than session_idle_timeout (15m)"), e);
-    assertTrue(e.contains("supervisor: unknown key 'temperature'") || e.contains("temperature"), e);
-    String e2 = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "supervisor:\n  window_size: 4\n"
+    assertTrue(e.contains("overseer.provider: unknown provider 'openai' (use anthropic or gemini)"), e);
+    assertTrue(e.contains("overseer.thinking: unknown thinking level 'extreme'"), e);
+    assertTrue(e.contains("overseer.window_size: must be at most 200 turns"), e);
+    assertTrue(e.contains("overseer.eval_interval:"), e);
+    assertTrue(e.contains("overseer.escalation_threshold: must be between 2 and 10 (the overseer never escalates on a first observation)"), e);
+    assertTrue(e.contains("overseer.stall_after: must be shorter than session_idle_timeout (15m)"), e);
+    assertTrue(e.contains("overseer: unknown key 'temperature'") || e.contains("temperature"), e);
+    String e2 = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "overseer:\n  window_size: 4\n"
         + "  eval_interval: 6\n"), ENV);
-    assertTrue(e2.contains("supervisor.eval_interval: must be at most window_size (4)"), e2);
-    String e3 = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "supervisor: sometimes\n"), ENV);
-    assertTrue(e3.contains("ants/a.yaml") && e3.contains("supervisor: expected a mapping (model, thinking, window_size, ...), on or off"), e3);
+    assertTrue(e2.contains("overseer.eval_interval: must be at most window_size (4)"), e2);
+    String e3 = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "overseer: sometimes\n"), ENV);
+    assertTrue(e3.contains("ants/a.yaml") && e3.contains("overseer: expected a mapping (model, thinking, window_size, ...), on or off"), e3);
+  }
+
+  @Test
+  void aFileThatSetsOverseerAndItsOldNameSupervisorIsRefused() throws Exception {
+    String e = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "overseer: on\nsupervisor: off\n"), ENV);
+    assertTrue(e.contains("ants/a.yaml") && e.contains("supervisor: is the old name of overseer; set one of them, not both"), e);
+    String d = errors(Map.of("colony.yaml", "name: c\ndefaults:\n  overseer: on\n  supervisor: on\n", "ants/a.yaml", ANT), ENV);
+    assertTrue(d.contains("colony.yaml") && d.contains("defaults.supervisor: is the old name of overseer"), d);
   }
 
   @Test

@@ -67,7 +67,7 @@ class OverseerExampleIT {
 
       String status = cluster.cli("status", "llm-supervisor/looper");
       // The stand-in model reports 1 token in and 1 out per call: 3 calls at Sonnet's list price.
-      assertTrue(status.contains("supervisor:         claude-sonnet-4-6: 3 evaluations (last SPIRALING), $0.0001 spent, 2 whispers, "
+      assertTrue(status.contains("overseer:           claude-sonnet-4-6: 3 evaluations (last SPIRALING), $0.0001 spent, 2 whispers, "
           + "1 escalation; escalated (SPIRALING), awaiting a human"), status);
       String events = cluster.cli("observe", cluster.dir.toString(), "--once");
       assertTrue(events.contains("agent_escalated") && events.contains("SPIRALING"), events);

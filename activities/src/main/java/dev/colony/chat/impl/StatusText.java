@@ -32,7 +32,7 @@ public final class StatusText {
       sb.append("  spend:              ").append(a.budget()).append('\n');
     }
     if (a.overseer() != null) {
-      sb.append("  supervisor:         ").append(a.overseer()).append('\n');
+      sb.append("  overseer:           ").append(a.overseer()).append('\n');
     }
     for (var c : a.confirmations()) {
       sb.append("  waiting for you:    #").append(c.id()).append(' ').append(c.tool()).append(": ")
