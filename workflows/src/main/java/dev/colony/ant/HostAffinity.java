@@ -5,7 +5,6 @@ import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.workspace.WorkspaceActivities;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.api.enums.v1.TimeoutType;
-import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.TimeoutFailure;
 import io.temporal.workflow.Workflow;
@@ -68,9 +67,8 @@ final class HostAffinity {
   void timedOut() {
     boolean polled;
     try {
-      polled = Workflow.newActivityStub(WorkspaceActivities.class, ActivityOptions.newBuilder()
-          .setStartToCloseTimeout(Duration.ofSeconds(30))
-          .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build())
+      polled = Workflow.newActivityStub(WorkspaceActivities.class,
+          ActivityOptions.newBuilder(dev.colony.Activities.HOST_POLLING)
           .setSummary("is host " + ant.host + " polling?")
           .build()).hostPolling(WorkspaceActivities.hostQueue(Workflow.getInfo().getTaskQueue(), ant.host));
     } catch (ActivityFailure f) {
@@ -88,12 +86,7 @@ final class HostAffinity {
    * service hands tasks to the polling workers in turn, so ants spread over the hosts).
    */
   private static String claim() {
-    return Workflow.newActivityStub(WorkspaceActivities.class, ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofSeconds(30))
-        .setRetryOptions(RetryOptions.newBuilder()
-            .setInitialInterval(Duration.ofSeconds(1))
-            .setMaximumInterval(Duration.ofSeconds(30))
-            .build())
+    return Workflow.newActivityStub(WorkspaceActivities.class, ActivityOptions.newBuilder(dev.colony.Activities.CLAIM_HOST)
         .setSummary("claim a host")
         .build()).claimHost();
   }

@@ -5,7 +5,6 @@ import dev.colony.notify.NotifyActivities;
 import dev.colony.notify.NotifyResult;
 import dev.colony.spec.NotifySpec;
 import io.temporal.activity.ActivityOptions;
-import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Workflow;
@@ -201,12 +200,10 @@ final class Notifier {
   }
 
   private NotifyResult send(Need need, int round, long at, long previousAt) {
-    NotifyActivities act = Workflow.newActivityStub(NotifyActivities.class, ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofSeconds(30))
-        .setSummary("notify · " + need.id() + (round == 0 ? "" : " · reminder " + round))
-        .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(5))
-            .setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(5).build())
-        .build());
+    NotifyActivities act = Workflow.newActivityStub(NotifyActivities.class,
+        ActivityOptions.newBuilder(dev.colony.Activities.NOTIFY)
+            .setSummary("notify · " + need.id() + (round == 0 ? "" : " · reminder " + round))
+            .build());
     inFlight++;
     try {
       return act.notify(new Notice(ant.spec.colony(), ant.spec.colonyDir(), ant.spec.name(), ant.spec.workflowId(),

@@ -4,11 +4,9 @@ import dev.colony.chat.ChatActivities;
 import dev.colony.chat.ChatPost;
 import dev.colony.chat.OperatorMessages;
 import io.temporal.activity.LocalActivityOptions;
-import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Workflow;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -20,14 +18,6 @@ import org.slf4j.Logger;
  */
 final class Outbox {
   private static final Logger log = Workflow.getLogger(Outbox.class);
-  // A post is one short call. If its worker dies mid-post, the ant's later posts wait behind it
-  // (they leave in order) until this timeout lets another worker retry it: keep it short.
-  private static final Duration POST_TIMEOUT = Duration.ofSeconds(10);
-  private static final RetryOptions POST_RETRIES = RetryOptions.newBuilder()
-      .setInitialInterval(Duration.ofSeconds(1))
-      .setMaximumInterval(Duration.ofSeconds(30))
-      .setMaximumAttempts(10)
-      .build();
 
   private final AntState ant;
   private final List<ChatPost> posts = new ArrayList<>();
@@ -66,9 +56,8 @@ final class Outbox {
   }
 
   private static ChatActivities chat(ChatPost post) {
-    return Workflow.newLocalActivityStub(ChatActivities.class, LocalActivityOptions.newBuilder()
-        .setStartToCloseTimeout(POST_TIMEOUT)
-        .setRetryOptions(POST_RETRIES)
+    // Timeouts and retries, and why: Activities.ANT_CHAT_POST.
+    return Workflow.newLocalActivityStub(ChatActivities.class, LocalActivityOptions.newBuilder(dev.colony.Activities.ANT_CHAT_POST)
         .setSummary("post · " + OperatorMessages.summary(post.text()))
         .build());
   }

@@ -12,7 +12,6 @@ import dev.colony.overseer.TurnReport;
 import dev.colony.overseer.Verdict;
 import dev.colony.supervision.AntFailure;
 import io.temporal.activity.ActivityOptions;
-import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.Async;
@@ -169,15 +168,10 @@ final class Overseer {
   }
 
   private static OverseerActivities evaluator(OverseerSpec s) {
-    return Workflow.newActivityStub(OverseerActivities.class, ActivityOptions.newBuilder()
-        .setSummary("supervisor evaluation · " + s.model())
-        .setStartToCloseTimeout(Duration.ofMinutes(3))
-        .setRetryOptions(RetryOptions.newBuilder()
-            .setInitialInterval(Duration.ofSeconds(2))
-            .setMaximumInterval(Duration.ofSeconds(20))
-            .setMaximumAttempts(3)
-            .build())
-        .build());
+    return Workflow.newActivityStub(OverseerActivities.class,
+        ActivityOptions.newBuilder(dev.colony.Activities.OVERSEER_EVALUATION)
+            .setSummary("overseer evaluation · " + s.model())
+            .build());
   }
 
   private void escalate(Verdict verdict) {

@@ -12,9 +12,7 @@ import dev.colony.session.SessionRequest;
 import dev.colony.session.SessionResult;
 import dev.colony.supervision.AntFailure;
 import dev.colony.trigger.IssueEvent;
-import io.temporal.activity.ActivityCancellationType;
 import io.temporal.activity.ActivityOptions;
-import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Async;
@@ -185,15 +183,8 @@ final class SessionRunner {
    * interrupted session is waited for, so the agent stops before the next one starts.
    */
   private SessionActivities sessions(int number) {
-    ActivityOptions.Builder options = ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofSeconds(ant.spec.sessionTimeoutSeconds() + 120))
-        .setHeartbeatTimeout(Duration.ofSeconds(ant.spec.heartbeatTimeoutSeconds()))
-        .setRetryOptions(RetryOptions.newBuilder()
-            .setInitialInterval(Duration.ofSeconds(1))
-            .setMaximumInterval(Duration.ofSeconds(30))
-            .setMaximumAttempts(10)
-            .build())
-        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
+    ActivityOptions.Builder options = dev.colony.Activities
+        .session(ant.spec.sessionTimeoutSeconds(), ant.spec.heartbeatTimeoutSeconds())
         .setSummary("session " + number + " · " + ant.spec.engine().configName());
     return Workflow.newActivityStub(SessionActivities.class, hosts.onHost(options).build());
   }

@@ -8,10 +8,8 @@ import dev.colony.upgrade.Upgrade;
 import dev.colony.webhook.WebhookActivities;
 import dev.colony.webhook.WebhookDelivery;
 import io.temporal.activity.ActivityOptions;
-import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -42,10 +40,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   private long postSequence;
   /** Webhook deliveries not yet done (continue-as-new waits for them: they would be lost). */
   private int webhooksInFlight;
-  private final ActivityOptions chatOptions = ActivityOptions.newBuilder()
-      .setStartToCloseTimeout(Duration.ofSeconds(10))
-      .setRetryOptions(RetryOptions.newBuilder().setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(10).build())
-      .build();
+  private final ActivityOptions chatOptions = dev.colony.Activities.COLONY_CHAT_POST;
 
   @io.temporal.workflow.WorkflowInit
   public ColonyWorkflowImpl(ColonyRun run) {
@@ -164,12 +159,10 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
     if (webhook == null || webhook.url() == null) {
       return;
     }
-    WebhookActivities hooks = Workflow.newActivityStub(WebhookActivities.class, ActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofSeconds(30))
-        .setSummary("webhook · " + e.type() + (e.ant() == null ? "" : " " + e.ant()))
-        .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(2))
-            .setMaximumInterval(Duration.ofMinutes(10)).setMaximumAttempts(12).build())
-        .build());
+    WebhookActivities hooks = Workflow.newActivityStub(WebhookActivities.class,
+        ActivityOptions.newBuilder(dev.colony.Activities.WEBHOOK)
+            .setSummary("webhook · " + e.type() + (e.ant() == null ? "" : " " + e.ant()))
+            .build());
     webhooksInFlight++;
     io.temporal.workflow.Async.procedure(hooks::deliver,
         new WebhookDelivery(colony, webhook.colonyDir(), webhook.url(), webhook.secretVar(), e))

@@ -4,8 +4,6 @@ import dev.colony.ant.AntWorkflow;
 import dev.colony.github.GithubActivities;
 import dev.colony.github.IssuePage;
 import dev.colony.upgrade.Upgrade;
-import io.temporal.activity.ActivityOptions;
-import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.Workflow;
@@ -25,11 +23,7 @@ public final class RepoWatcherImpl implements RepoWatcher {
   static final int POLLS_PER_RUN = 200;
 
   private final GithubActivities github = Workflow.newActivityStub(GithubActivities.class,
-      ActivityOptions.newBuilder()
-          .setStartToCloseTimeout(Duration.ofMinutes(2))
-          .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(5))
-              .setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(3).build())
-          .build());
+      dev.colony.Activities.GITHUB);
 
   private WatchState state;
   private final Map<String, Subscription> subscriptions = new LinkedHashMap<>();

@@ -1,0 +1,132 @@
+package dev.colony;
+
+import io.temporal.activity.ActivityCancellationType;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
+import io.temporal.common.RetryOptions;
+import java.time.Duration;
+
+/**
+ * Every activity the workflows call, with its timeouts, retries and heartbeat, declared once and
+ * with the reasoning. The helpers that build stubs start from these ({@code newBuilder(X)}) and add
+ * only what depends on the call: a summary for the Web UI, a host's task queue.
+ *
+ * <p>Changing a value here changes what new workflow tasks schedule, not the commands' types or
+ * order: committed histories still replay (HistoryReplayTest). Running activities keep the
+ * options they were scheduled with.
+ */
+public final class Activities {
+  private Activities() {}
+
+  /**
+   * An agent session ({@code RunSession}). Start-to-close is the ant's {@code session_timeout} plus
+   * two minutes for the worker to stop the agent and report; the heartbeat timeout is the ant's
+   * {@code heartbeat_timeout}, so a dead worker is noticed in seconds, not at the end of a session
+   * of hours. Retries start fast (a lost worker: another one takes over and resumes the
+   * conversation) and stop after ten, when the error policy takes over. A cancelled session is
+   * waited for, so the agent has stopped before the next session starts.
+   */
+  public static ActivityOptions.Builder session(long sessionTimeoutSeconds, long heartbeatTimeoutSeconds) {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(sessionTimeoutSeconds + 120))
+        .setHeartbeatTimeout(Duration.ofSeconds(heartbeatTimeoutSeconds))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofSeconds(1))
+            .setMaximumInterval(Duration.ofSeconds(30))
+            .setMaximumAttempts(10)
+            .build())
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED);
+  }
+
+  /**
+   * An ant's chat post ({@code Post}), a local activity. One short call: if its worker dies
+   * mid-post, the ant's later posts wait behind it (they leave in order) until this timeout lets
+   * another attempt run, so it is short. Ten attempts ride out a chat service's brief outage;
+   * after them the post is given up (logged) and the next one goes.
+   */
+  public static final LocalActivityOptions ANT_CHAT_POST = LocalActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(10))
+      .setRetryOptions(RetryOptions.newBuilder()
+          .setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofSeconds(30))
+          .setMaximumAttempts(10)
+          .build())
+      .build();
+
+  /**
+   * The colony supervisor's chat post ({@code Post}) to the alerts channel: as short as an ant's
+   * post, with the SDK's default first retry; ten attempts, then the alert is only in the log.
+   */
+  public static final ActivityOptions COLONY_CHAT_POST = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(10))
+      .setRetryOptions(RetryOptions.newBuilder().setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(10).build())
+      .build();
+
+  /**
+   * A notice to phones and the webhook ({@code Notify}): one HTTP call per target, 30 s each at
+   * most. Five attempts over a few minutes: a notice that comes late is still useful, one that
+   * never stops retrying would hold the ant's continue-as-new; reminders follow anyway.
+   */
+  public static final ActivityOptions NOTIFY = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(5))
+          .setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(5).build())
+      .build();
+
+  /**
+   * A colony event to the colony's webhook ({@code DeliverWebhook}): one signed POST. Twelve attempts,
+   * backing off to ten minutes, ride out a receiver down for about an hour; the supervisor's
+   * continue-as-new waits for deliveries in flight.
+   */
+  public static final ActivityOptions WEBHOOK = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(2))
+          .setMaximumInterval(Duration.ofMinutes(10)).setMaximumAttempts(12).build())
+      .build();
+
+  /**
+   * A poll of GitHub's issues ({@code ListOpenIssues}): paged REST calls, two minutes at most.
+   * Three attempts only: the next poll comes soon anyway, and retrying harder spends the
+   * rate limit.
+   */
+  public static final ActivityOptions GITHUB = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofMinutes(2))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(5))
+          .setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(3).build())
+      .build();
+
+  /**
+   * Claiming a host ({@code ClaimHost}) on the shared queue: whichever worker answers becomes the
+   * ant's host. No attempt limit: an ant without a host cannot run, and a worker will poll again.
+   */
+  public static final ActivityOptions CLAIM_HOST = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
+      .setRetryOptions(RetryOptions.newBuilder()
+          .setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofSeconds(30))
+          .build())
+      .build();
+
+  /**
+   * Asking whether the ant's host still polls ({@code HostPolling}): three attempts, then the
+   * answer counts as no and the ant moves to another host.
+   */
+  public static final ActivityOptions HOST_POLLING = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
+      .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build())
+      .build();
+
+  /**
+   * One overseer evaluation ({@code EvaluateTurns}): a single model call, which may think for a
+   * while, so three minutes. Three attempts: a model that keeps failing is not worth more calls;
+   * what a failed evaluation cost still counts.
+   */
+  public static final ActivityOptions OVERSEER_EVALUATION = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofMinutes(3))
+      .setRetryOptions(RetryOptions.newBuilder()
+          .setInitialInterval(Duration.ofSeconds(2))
+          .setMaximumInterval(Duration.ofSeconds(20))
+          .setMaximumAttempts(3)
+          .build())
+      .build();
+}
