@@ -13,13 +13,14 @@ import java.util.Set;
  */
 final class DevConsole {
   static final String HELP = """
-      commands:  <ant> /pause | /resume | /status | /stats | /clear | /stop
+      commands:  <ant> /pause | /resume | /status | /stats | /clear
                  <ant> /abort         drop the current task and the queue (answers a 🚨 escalation)
                  <ant> /urgent TEXT   interrupt the running session and start on TEXT now
                  <ant> /approve [id] | /deny [id]   answer a ⚙️ confirmation request
                  <ant> <any text>     queue a work instruction for the ant's next session
                  /status              all ants
-                 /help                this help""";
+                 /help                this help
+      old names: /stop is /pause, /start is /resume (stopping an ant for good: colony stop)""";
   private static final Set<String> ANT_COMMANDS = Set.of("/pause", "/resume", "/status", "/stats",
       "/usage", "/clear", "/stop", "/start", "/help", "/approve", "/deny", "/urgent", "/abort");
 
@@ -77,9 +78,8 @@ final class DevConsole {
         return;
       }
       switch (cmd) {
-        case "/pause" -> ant.pause();
-        case "/resume", "/start" -> ant.resume();
-        case "/stop" -> ant.stop();
+        case "/pause", "/stop" -> ant.pause(); // /stop: the old name, as in the chats
+        case "/resume", "/start" -> ant.resume(); // /start: the old name
         case "/clear" -> ant.clear();
         case "/abort" -> ant.abort();
         case "/urgent" -> {

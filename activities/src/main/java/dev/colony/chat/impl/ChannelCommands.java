@@ -18,6 +18,11 @@ import java.util.Locale;
  * operators). The chat bridges (Discord, Slack) turn what their platform delivers into calls here.
  */
 public final class ChannelCommands {
+  /**
+   * The commands, and as slash commands on Discord. {@code stop} and {@code start} are the old
+   * names of {@code pause} and {@code resume}, kept so old habits still work; the help lists them
+   * as such (stopping an ant for good is {@code colony stop}, deploying one {@code colony start}).
+   */
   public static final List<String> COMMANDS = List.of("help", "status", "stats", "usage", "pause", "stop",
       "resume", "start", "clear", "urgent", "abort");
 
@@ -25,10 +30,10 @@ public final class ChannelCommands {
   private static final String HELP = """
       Colony commands (in an ant's channel; with several ants in one channel, name the ant first: `worker %1$spause`)
       `%1$sstatus` the ant's state · `%1$sstats` or `%1$susage` sessions, turns, cost, tokens
-      `%1$spause` or `%1$sstop` pause after the current session · `%1$sresume` or `%1$sstart` go on
+      `%1$spause` pause after the current session · `%1$sresume` go on
       `%1$sclear` drop queued instructions · `%1$surgent TEXT` interrupt the running session and start on TEXT now
       `%1$sabort` drop the current task and the queue (the answer to a 🚨 escalation; `%1$sresume` lets it go on)
-      `%1$shelp` this help
+      `%1$shelp` this help · old names: `%1$sstop` is `%1$spause`, `%1$sstart` is `%1$sresume`
       Anything else is a work instruction for the next session. %2$s""";
 
   private final WorkflowClient client;
@@ -54,8 +59,10 @@ public final class ChannelCommands {
       case "help" -> "What the colony's commands do";
       case "status" -> "The ant's state, queue and next wake-up";
       case "stats", "usage" -> "Sessions, turns, cost and tokens";
-      case "pause", "stop" -> "Pause the ant after its current session";
-      case "resume", "start" -> "Resume a paused ant";
+      case "pause" -> "Pause the ant after its current session";
+      case "stop" -> "Old name of pause: pause the ant after its current session";
+      case "resume" -> "Resume a paused ant";
+      case "start" -> "Old name of resume: resume a paused ant";
       case "urgent" -> "Interrupt the running session and start on this instruction now";
       case "abort" -> "Drop the current task and the queue; an escalated ant goes on";
       default -> "Drop the ant's queued instructions";
@@ -122,8 +129,8 @@ public final class ChannelCommands {
           AntStats st = w.stats();
           reply.append("```\n").append(StatusText.detail(s, st, Instant.now())).append("```\n");
         }
-        case "pause", "stop" -> w.pause();
-        case "resume", "start" -> {
+        case "pause", "stop" -> w.pause(); // stop: the old name
+        case "resume", "start" -> { // start: the old name
           AntStatus s = w.status();
           if (s.paused() && !"operator".equals(s.pauseReason()) && policy.operatorsOf(ant).isEmpty() && !isAdmin(who)) {
             reply.append("⛔ ").append(ant).append(" is paused for ").append(s.pauseReason())
