@@ -24,7 +24,7 @@ public interface OverseerFeed {
   /** Sends what is left and stops; the session is over. */
   void close();
 
-  /** For ants without a supervisor: nothing is reported. */
+  /** For ants without an overseer: nothing is reported. */
   OverseerFeed NONE = new OverseerFeed() {
     @Override
     public void turn(Turn turn) {}

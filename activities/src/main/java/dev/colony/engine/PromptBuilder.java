@@ -20,7 +20,7 @@ public final class PromptBuilder {
     return build(spec, session, messages, issue, List.of());
   }
 
-  /** With the supervisor's whispers that the last session ended before taking (seed 002). */
+  /** With the overseer's whispers that the last session ended before taking. */
   public static String build(AntSpec spec, int session, List<String> messages, dev.colony.trigger.IssueEvent issue,
       List<String> whispers) {
     StringBuilder sb = new StringBuilder();
@@ -60,7 +60,7 @@ public final class PromptBuilder {
       }
     }
     if (!whispers.isEmpty()) {
-      sb.append("\n## From your supervisor (private; read before you start)\n");
+      sb.append("\n## From your overseer (private; read before you start)\n");
       for (String w : whispers) {
         sb.append("- ").append(w.strip()).append('\n');
       }

@@ -33,7 +33,7 @@ class ColonyLoaderTest {
   Path tmp;
 
   private static Path fixture(String name) {
-    return Path.of("src/test/resources/seed004", name);
+    return Path.of("src/test/resources/config-samples", name);
   }
 
   private LoadedColony load(Path dir, Map<String, String> env) throws ConfigException {

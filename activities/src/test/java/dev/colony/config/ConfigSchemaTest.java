@@ -45,8 +45,8 @@ class ConfigSchemaTest {
     try (Stream<Path> s = Files.list(Path.of("../examples"))) {
       s.filter(d -> Files.isRegularFile(d.resolve("colony.yaml"))).sorted().forEach(dirs::add);
     }
-    dirs.add(Path.of("src/test/resources/seed004/full"));
-    dirs.add(Path.of("src/test/resources/seed004/minimal"));
+    dirs.add(Path.of("src/test/resources/config-samples/full"));
+    dirs.add(Path.of("src/test/resources/config-samples/minimal"));
     return dirs;
   }
 

@@ -40,12 +40,12 @@ final class Preflight {
         if (dev.colony.overseer.OverseerSpec.GEMINI.equals(sup.provider())
             ? !env.containsKey("GEMINI_API_KEY") && !env.containsKey("GOOGLE_API_KEY")
             : !env.containsKey("ANTHROPIC_API_KEY")) {
-          out.add("ant '" + a.name() + "' has a supervisor on " + sup.model() + ", but "
+          out.add("ant '" + a.name() + "' has an overseer on " + sup.model() + ", but "
               + (dev.colony.overseer.OverseerSpec.GEMINI.equals(sup.provider()) ? "GEMINI_API_KEY" : "ANTHROPIC_API_KEY")
               + " is not set (environment or .env): every evaluation will be skipped.");
         }
         if (a.engine() == EngineKind.COMMAND) {
-          out.add("ant '" + a.name() + "' has a supervisor; engine command reports a turn only for each line "
+          out.add("ant '" + a.name() + "' has an overseer; engine command reports a turn only for each line "
               + "'COLONY_TURN <json or text>' the agent prints, and its whispers arrive in $COLONY_WHISPER_FILE.");
         }
       }

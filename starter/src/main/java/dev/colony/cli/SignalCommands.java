@@ -163,7 +163,7 @@ final class SignalCommands {
   }
 
   @Command(name = "abort", mixinStandardHelpOptions = true,
-      description = "Drop an ant's current task and queued messages; an ant paused by its supervisor's "
+      description = "Drop an ant's current task and queued messages; an ant paused by its overseer's "
           + "escalation goes on (signal 'abort').")
   static final class Abort extends AntCommand {
     @Override

@@ -35,13 +35,13 @@ final class AntHandlers {
   private final AntState ant;
   private final Outbox outbox;
   private final ColonyReports reports;
-  private final Overseer supervision;
+  private final Overseer overseer;
 
-  AntHandlers(AntState ant, Outbox outbox, ColonyReports reports, Overseer supervision) {
+  AntHandlers(AntState ant, Outbox outbox, ColonyReports reports, Overseer overseer) {
     this.ant = ant;
     this.outbox = outbox;
     this.reports = reports;
-    this.supervision = supervision;
+    this.overseer = overseer;
   }
 
   void pause() {
@@ -54,7 +54,7 @@ final class AntHandlers {
 
   void resume() {
     ant.unpark();
-    supervision.answerEscalation(AntFailure.RESUMED, "an operator resumed it");
+    overseer.answerEscalation(AntFailure.RESUMED, "an operator resumed it");
     ant.budgetResumeAtMillis = null;
     if (ant.paused()) {
       ant.unpause();
@@ -92,7 +92,7 @@ final class AntHandlers {
     ant.wakeEarly = true;
     ant.unpark();
     if (ant.paused() && AntState.ESCALATION_REASON.equals(ant.pauseReason)) {
-      supervision.answerEscalation(AntFailure.RESUMED, "a human sent guidance"); // it answers the escalation
+      overseer.answerEscalation(AntFailure.RESUMED, "a human sent guidance"); // it answers the escalation
     }
     if (ant.paused()) {
       ant.unpause();

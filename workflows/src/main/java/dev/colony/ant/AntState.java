@@ -26,7 +26,7 @@ final class AntState {
   static final String OPERATOR = "operator";
   /** The pause reason of an ant parked by an error threshold. */
   static final String PARKED_REASON = LifecycleMachine.PARKED_REASON;
-  /** The pause reason of an ant parked because its own workflow code failed (seed 003's "workflow fails"). */
+  /** The pause reason of an ant parked because its own workflow code failed (supervision treats it as a failed ant). */
   static final String FATAL_REASON = LifecycleMachine.FATAL_REASON;
   /** The pause reason of an ant that reached a colony budget cap (as for the engine's own cap). */
   static final String BUDGET_REASON = Outcome.BUDGET.configName();
@@ -74,7 +74,7 @@ final class AntState {
   final LinkedHashSet<String> handledIssues = new LinkedHashSet<>();
   /** Matching issues not yet taken, oldest first. */
   final List<IssueEvent> pendingIssues = new ArrayList<>();
-  /** The overseer's window, ladder and whispers (seed 002). */
+  /** The overseer's window, ladder and whispers. */
   final OverseerBook overseer;
   /** The host holding the workspace; null until the ant claims one, "" for a worker without a host name. */
   String host;
@@ -82,7 +82,7 @@ final class AntState {
   final TreeMap<String, NoticeState> notices = new TreeMap<>();
 
   // This run only.
-  /** Seed 001's state, with the error counters (consecutive; total, reset only by un-parking). */
+  /** The lifecycle's state, with the error counters (consecutive; total, reset only by un-parking). */
   Phase phase;
   boolean stopRequested;
   /** A signal asks the current wait to end now (a pause, a resume, a message). */
@@ -94,7 +94,7 @@ final class AntState {
   dev.colony.supervision.Restart restartRequested;
   /** The conversation the next session resumes (set by a restart under recovery: resume). */
   String resumeNext;
-  /** The instructions the running (or last) session was given, for the supervisor's view of the task. */
+  /** The instructions the running (or last) session was given, for the overseer's view of the task. */
   List<String> currentMessages = List.of();
   /** The issue the running session works on (given back if it fails). */
   IssueEvent takenIssue;

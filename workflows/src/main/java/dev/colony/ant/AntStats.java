@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.Map;
 
 /**
@@ -10,7 +11,7 @@ import java.util.Map;
  * @param spentThisMonthUsd spend in the current budget month
  * @param dailyBudgetUsd the daily cap, null when none
  * @param monthlyBudgetUsd the monthly cap, null when none
- * @param supervisorCostUsd what the overseer's model calls cost, estimated from their token
+ * @param overseerCostUsd what the overseer's model calls cost, estimated from their token
  *     usage; already part of {@code costUsd} and of the budget's spend
  */
 public record AntStats(
@@ -28,7 +29,7 @@ public record AntStats(
     double spentThisMonthUsd,
     Double dailyBudgetUsd,
     Double monthlyBudgetUsd,
-    double supervisorCostUsd) {
+    @JsonProperty("supervisorCostUsd") double overseerCostUsd) { // the JSON name clients read
 
   public AntStats {
     sessionsByOutcome = dev.colony.determinism.SortedCopies.of(sessionsByOutcome);

@@ -19,7 +19,7 @@ import java.util.List;
  * @param stateReason why the ant waits or pauses ({@code next tick}, {@code backoff}, {@code budget}, ...)
  * @param totalErrors failed sessions counted against {@code max_total_errors}
  * @param budget spend against the ant's caps, in words; null when it has no cap and no cost
- * @param supervisor the overseer's evaluations, whispers and ladder, in words; null without one
+ * @param overseer the overseer's evaluations, whispers and ladder, in words; null without one
  * @param host the host holding the ant's workspace; null before its first session
  */
 public record AntStatus(

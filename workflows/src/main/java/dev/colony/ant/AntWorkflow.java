@@ -43,7 +43,7 @@ public interface AntWorkflow {
   void message(dev.colony.mailbox.Mail mail);
 
   /**
-   * The colony supervisor's restart (seed 003): a running session is interrupted, a parked ant is
+   * The colony supervisor's restart: a running session is interrupted, a parked ant is
    * un-parked with its counters reset, and the next session starts at once; it resumes the agent's
    * last conversation unless the order or the ant's {@code recovery: clean} says otherwise.
    */
@@ -63,9 +63,9 @@ public interface AntWorkflow {
   void githubIssue(dev.colony.trigger.IssueEvent issue);
 
   /**
-   * Answer to an escalation (seed 002): the current task is discarded (a running session is
+   * Answer to the overseer's escalation: the current task is discarded (a running session is
    * interrupted and its instructions dropped, queued instructions are dropped, the conversation
-   * is not resumed) and an ant paused by its supervisor's escalation goes on with its loop.
+   * is not resumed) and an ant paused by its overseer's escalation goes on with its loop.
    */
   @SignalMethod(name = "abort")
   void abort();
@@ -78,7 +78,7 @@ public interface AntWorkflow {
   @UpdateMethod(name = "reportTurns")
   dev.colony.overseer.TurnReply reportTurns(dev.colony.overseer.TurnReport report);
 
-  /** Refuses reports for an ant without a supervisor, for a session not running, or too large. */
+  /** Refuses reports for an ant without an overseer, for a session not running, or too large. */
   @UpdateValidatorMethod(updateName = "reportTurns")
   void validateReportTurns(dev.colony.overseer.TurnReport report);
 

@@ -21,7 +21,7 @@ import java.util.Map;
 import org.slf4j.Logger;
 
 /**
- * The supervisor of one ant (seed 000). The loop: wait for a reason to run, run one session,
+ * One ant's workflow, under its error policy. The loop: wait for a reason to run, run one session,
  * classify its outcome and act on it, and again, until stopped; every so many sessions the ant
  * continues as new with what it remembers. Each step is a collaborator named for what it does:
  * {@link Waits} (every wait between sessions, and where a rate limit waits), {@link SessionRunner},
@@ -40,7 +40,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   private final Outbox outbox;
   private final VisibilityPublisher visibility;
   private final ColonyReports reports;
-  private final Overseer supervision;
+  private final Overseer overseer;
   private final Waits waits;
   private final HostAffinity hosts;
   private final SessionRunner sessions;
@@ -53,11 +53,11 @@ public class AntWorkflowImpl implements AntWorkflow {
     outbox = new Outbox(ant);
     visibility = new VisibilityPublisher(ant);
     reports = new ColonyReports(ant);
-    supervision = new Overseer(ant, outbox, reports);
+    overseer = new Overseer(ant, outbox, reports);
     waits = new Waits(ant, outbox);
     HostAffinity hosts = new HostAffinity(ant, outbox);
     sessions = new SessionRunner(ant, outbox, hosts, new SessionOutcomes(ant, outbox, reports), reports);
-    handlers = new AntHandlers(ant, outbox, reports, supervision);
+    handlers = new AntHandlers(ant, outbox, reports, overseer);
     this.hosts = hosts;
     notifier = new Notifier(ant);
   }
@@ -66,7 +66,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   public void run(AntRun run) {
     outbox.start();
     visibility.start();
-    supervision.startIfConfigured();
+    overseer.startIfConfigured();
     notifier.startIfConfigured();
     if (!ant.announced) {
       ant.announced = true;
@@ -116,7 +116,7 @@ public class AntWorkflowImpl implements AntWorkflow {
    * (their results would be lost with the run).
    */
   private boolean nothingInFlight() {
-    return outbox.isEmpty() && Workflow.isEveryHandlerFinished() && visibility.upToDate() && !supervision.busy()
+    return outbox.isEmpty() && Workflow.isEveryHandlerFinished() && visibility.upToDate() && !overseer.busy()
         && reports.allAnswered() && notifier.idle();
   }
 
@@ -134,7 +134,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     ant.spec = ant.pendingSpec;
     ant.pendingSpec = null;
     outbox.say(OperatorMessages.reconfigured(ant.spec.name()));
-    supervision.startIfConfigured();
+    overseer.startIfConfigured();
     notifier.startIfConfigured();
   }
 
@@ -144,7 +144,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     if (oneDrainRule()) {
       Workflow.await(this::nothingInFlight);
     } else {
-      Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished() && !supervision.busy()
+      Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished() && !overseer.busy()
           && reports.allAnswered() && notifier.idle());
     }
     applyPendingSpec();
@@ -229,12 +229,12 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   @Override
   public TurnReply reportTurns(TurnReport report) {
-    return supervision.reportTurns(report);
+    return overseer.reportTurns(report);
   }
 
   @Override
   public void validateReportTurns(TurnReport report) {
-    supervision.validateReportTurns(report);
+    overseer.validateReportTurns(report);
   }
 
   @Override

@@ -10,7 +10,7 @@ import java.util.List;
 import org.slf4j.Logger;
 
 /**
- * What the ant tells its colony's supervisor (seed 003): a failure, or an event for the colony's
+ * What the ant tells its colony's supervisor: a failure, or an event for the colony's
  * log. Sent without waiting; a run ends only once every report is answered.
  */
 final class ColonyReports {

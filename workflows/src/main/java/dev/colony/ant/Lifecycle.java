@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * What an ant is doing right now, as {@code status}, the {@code AntState} search attribute and the
- * Web UI show it: seed 001's eight states, plus Waiting, Paused and Parked. Transitions are made
+ * Web UI show it: the lifecycle's eight states, plus Waiting, Paused and Parked. Transitions are made
  * by {@link dev.colony.lifecycle.LifecycleMachine} only.
  */
 public enum Lifecycle {

@@ -21,7 +21,7 @@ import java.util.List;
 import org.slf4j.Logger;
 
 /**
- * Seed 002's overseer, for an ant that has one: a thread of its own evaluates the agent's
+ * The overseer, for an ant that has one: a thread of its own evaluates the agent's
  * reported turns with an activity and climbs the ladder (whisper, then escalate: alert humans and
  * pause the ant); the session's reports arrive through the {@code reportTurns} update.
  */
@@ -40,7 +40,7 @@ final class Overseer {
     this.reports = reports;
   }
 
-  /** Starts the thread once the ant has a supervisor (now, or from a new spec); a parked thread costs memory. */
+  /** Starts the thread once the ant has an overseer (now, or from a new spec); a parked thread costs memory. */
   void startIfConfigured() {
     if (!started && ant.spec.overseer() != null) {
       started = true;
@@ -69,7 +69,7 @@ final class Overseer {
     ant.overseer.accept(report, s);
     if (ant.overseer.busy(s)) {
       Timers.await(Duration.ofSeconds(REPORT_WAIT_SECONDS), "turn report of session " + report.session()
-          + " waits for the supervisor's verdict", () -> !busy());
+          + " waits for the overseer's verdict", () -> !busy());
     }
     return new TurnReply(ant.overseer.pending(), busy());
   }
@@ -79,7 +79,7 @@ final class Overseer {
       throw new IllegalArgumentException("empty report");
     }
     if (ant.spec.overseer() == null) {
-      throw new IllegalArgumentException("ant " + ant.spec.name() + " has no supervisor");
+      throw new IllegalArgumentException("ant " + ant.spec.name() + " has no overseer");
     }
     if (!ant.sessionRunning || report.session() != ant.sessionCount + 1) {
       throw new IllegalArgumentException("session " + report.session() + " is not running");
@@ -106,16 +106,16 @@ final class Overseer {
    * the ladder: a whisper waits for the agent's next turn; an escalation alerts humans and
    * pauses the ant. A failing evaluation is skipped and counted, never fatal.
    */
-  /** The change that counts the supervisor's model calls in the ant's spend. */
-  static final String SUPERVISOR_COST = "supervisor-cost";
+  /** The change that counts the overseer's model calls in the ant's spend. */
+  static final String OVERSEER_COST = "supervisor-cost"; // the change id in histories: never renamed
 
   /**
-   * Whether this run counts the supervisor's cost: it feeds the budget cap, whose pause issues
+   * Whether this run counts the overseer's cost: it feeds the budget cap, whose pause issues
    * commands, so a run recorded before the change (a worker with the new activity, the old
    * workflow code) must replay without it.
    */
   private static boolean countsCost() {
-    return Workflow.getVersion(SUPERVISOR_COST, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    return Workflow.getVersion(OVERSEER_COST, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
   }
 
   private void superviseTurns() {
@@ -139,7 +139,7 @@ final class Overseer {
             ant.addCost(cost);
           }
           ant.overseer.skipped(trim(Texts.failureText(f)), cost);
-          log.info("{}: supervisor evaluation skipped: {}", ant.spec.name(), Texts.rootMessage(f));
+          log.info("{}: overseer evaluation skipped: {}", ant.spec.name(), Texts.rootMessage(f));
           continue;
         }
       }
@@ -185,7 +185,7 @@ final class Overseer {
     reports.report(AntFailure.ESCALATED, verdict.pattern() + ": " + reason);
   }
 
-  /** What the agent was asked to do, as the supervisor reads it (bounded). */
+  /** What the agent was asked to do, as the overseer reads it (bounded). */
   private String task() {
     StringBuilder sb = new StringBuilder("Standing instructions:\n").append(Texts.clip(ant.spec.instructions(), 4000));
     if (!ant.currentMessages.isEmpty()) {

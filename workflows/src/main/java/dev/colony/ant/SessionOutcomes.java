@@ -15,7 +15,7 @@ import java.util.List;
 import org.slf4j.Logger;
 
 /**
- * Seed 000's "classify and act": a finished session's outcome goes through the lifecycle, which
+ * The error policy's "classify and act": a finished session's outcome goes through the lifecycle, which
  * says where the ant goes next (the next session, a backoff, a rate-limit wait, a pause, parked);
  * the counters, the budget and the queue follow.
  */
@@ -35,7 +35,7 @@ final class SessionOutcomes {
     this.reports = reports;
   }
 
-  /** Applies the supervisor policy for one finished session: the lifecycle says where to go. */
+  /** Applies the error policy to one finished session: the lifecycle says where to go. */
   void act(SessionResult r, List<String> delivered) {
     Outcome outcome = r.outcome() == null ? Outcome.TRANSIENT : r.outcome();
     record(outcome, r);

@@ -1,8 +1,8 @@
 package dev.colony.ant;
 
 /**
- * What a timed wait is for. The constant names are those runs recorded before the lifecycle of
- * seed 001 stored in their continue-as-new input, so old histories still read.
+ * What a timed wait is for. The constant names are those runs recorded before the lifecycle
+ * machine stored in their continue-as-new input, so old histories still read.
  */
 public enum WaitKind {
   /** Backoff after a failed session. */

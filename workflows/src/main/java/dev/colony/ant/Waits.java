@@ -9,7 +9,7 @@ import io.temporal.workflow.Workflow;
 import java.time.Duration;
 
 /**
- * The waits between sessions (seed 000's "wait for a reason to run"): a timed wait (backoff,
+ * The waits between sessions ("wait for a reason to run"): a timed wait (backoff,
  * rate limit, poll interval, cron tick), a pause, a budget cap's window, or an event-driven ant's
  * wait for a message or a trigger. Every wait ends at once on the signals that concern it.
  */

@@ -3,7 +3,7 @@ package dev.colony.chat;
 import dev.colony.errorpolicy.Outcome;
 
 /**
- * The text an ant posts to its channel for each supervisor event. One place so the console, the
+ * The text an ant posts to its channel for each event of its loop. One place so the console, the
  * CLI and Discord say exactly the same thing and tests can assert it.
  */
 public final class OperatorMessages {

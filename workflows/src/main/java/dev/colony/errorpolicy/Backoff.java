@@ -10,7 +10,7 @@ public final class Backoff {
   private Backoff() {}
 
   /**
-   * The delay under {@code s}: seed 000's schedule by default, else seed 001's formula
+   * The delay under {@code s}: the default backoff schedule (10 s, 20 s, 40 s, 80 s, then 5 minutes) by default, else the configured doubling
    * {@code min(initial x 2^(n-1), max)}.
    */
   public static Duration delay(int consecutiveErrors, dev.colony.errorpolicy.ErrorPolicy s) {

@@ -4,7 +4,7 @@ package dev.colony.errorpolicy;
  * How an ant recovers from errors, when it gives up, and the guardrails around its sessions.
  * Specs recorded before a field existed read it as 0 or null, which means its default.
  *
- * @param backoffInitialSeconds first restart delay of a custom backoff; 0 for seed 000's schedule
+ * @param backoffInitialSeconds first restart delay of a custom backoff; 0 for the default backoff schedule (10 s, 20 s, 40 s, 80 s, then 5 minutes)
  *     (10 s, 20 s, 40 s, 80 s, then 5 minutes)
  * @param backoffMaxSeconds cap of a custom backoff (delay = min(initial x 2^(n-1), max))
  * @param maxConsecutiveErrors park the ant after this many failed sessions in a row; null: never
@@ -23,7 +23,7 @@ public record ErrorPolicy(long backoffInitialSeconds, long backoffMaxSeconds, In
   public static final long DEFAULT_INTERRUPT_GRACE_SECONDS = 30;
   public static final long DEFAULT_SESSION_IDLE_TIMEOUT_SECONDS = 15 * 60;
 
-  /** Seed 000: retry for ever with its backoff schedule; no budget; default grace and watchdog. */
+  /** The default: retry for ever with the default backoff schedule (10 s, 20 s, 40 s, 80 s, then 5 minutes); no budget; default grace and watchdog. */
   public static final ErrorPolicy DEFAULTS = new ErrorPolicy(0, 0, null, null);
 
   /** Thresholds and backoff only, the other guardrails at their defaults. */

@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * How a session ended: success, or one of the seven supervisor categories. Every engine reduces
+ * How a session ended: success, or one of the seven categories of the error policy. Every engine reduces
  * its own error vocabulary to these values; the workflow decides what each one means.
  */
 public enum Outcome {
@@ -21,7 +21,7 @@ public enum Outcome {
   AUTH(Action.PAUSE),
   BUDGET(Action.PAUSE);
 
-  /** What the supervisor does about an outcome. */
+  /** What the error policy does about an outcome. */
   public enum Action { CONTINUE, RESTART_NOW, BACK_OFF, WAIT_FOR_RESET, PAUSE }
 
   private final Action action;

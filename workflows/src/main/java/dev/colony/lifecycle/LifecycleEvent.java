@@ -1,7 +1,7 @@
 package dev.colony.lifecycle;
 
 /**
- * What happens to an ant: seed 001's events, and the waits and pauses Colony adds. Events carry
+ * What happens to an ant: the lifecycle's events, and the waits and pauses Colony adds. Events carry
  * the workflow time they happened at where a transition needs it (backoff until-times).
  */
 public sealed interface LifecycleEvent {

@@ -33,7 +33,7 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * Seed 001's agent lifecycle as one pure function: (phase, event) to (phase, side effect). No
+ * The agent lifecycle as one pure function: (phase, event) to (phase, side effect). No
  * time, no I/O: events carry the time they happened at, and the policy (backoff, thresholds) is
  * the ant's {@link ErrorPolicy}. An event a state does not expect leaves it as it is.
  *
@@ -52,7 +52,7 @@ import java.util.Set;
 public final class LifecycleMachine {
   /** The pause reason of an ant parked by an error threshold. */
   public static final String PARKED_REASON = "errors";
-  /** Parked because the ant's own workflow code failed (Colony's addition: not seed 001's FatalError stop). */
+  /** Parked because the ant's own workflow code failed (Colony's addition: not a stop for good on a fatal error). */
   public static final String FATAL_REASON = "fatal";
 
   private static final Set<Lifecycle> IDLE = EnumSet.of(INITIALIZING, BUILDING_PROMPT, SESSION_COMPLETE, WAITING,

@@ -4,7 +4,7 @@ import dev.colony.ant.Lifecycle;
 
 /**
  * Where an ant is in its lifecycle: the state, the session it concerns, the time a cooling-down
- * or timed wait ends, the reason of a pause or wait, and the error counters of seed 001.
+ * or timed wait ends, the reason of a pause or wait, and the error counters of the error policy.
  *
  * @param session the running session's number (Running, Interrupting), else the last one begun
  * @param untilMillis when a cooling-down or timed wait ends; null otherwise

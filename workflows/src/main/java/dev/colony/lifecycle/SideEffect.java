@@ -1,6 +1,6 @@
 package dev.colony.lifecycle;
 
-/** What the workflow must do after a transition (seed 001's side effects). */
+/** What the workflow must do after a transition (the lifecycle's side effects). */
 public sealed interface SideEffect {
   record None() implements SideEffect {}
 

@@ -1,7 +1,7 @@
 package dev.colony.overseer;
 
 /**
- * Seed 002's escalation ladder as a pure function. A flagged evaluation is a strike: strikes
+ * The overseer's escalation ladder as a pure function. A flagged evaluation is a strike: strikes
  * below the threshold whisper (the second and later ones more firmly), the strike that reaches
  * it escalates to humans. A clean evaluation resets the strikes; a first observation never
  * escalates (the threshold is at least 2).

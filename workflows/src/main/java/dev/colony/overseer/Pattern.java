@@ -1,6 +1,6 @@
 package dev.colony.overseer;
 
-/** What an evaluation saw in the agent's recent turns (seed 002). */
+/** What an evaluation saw in the agent's recent turns. */
 public enum Pattern {
   /** Nothing worth interrupting the agent for: most evaluations. */
   OK,

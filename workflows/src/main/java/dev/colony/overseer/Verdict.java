@@ -4,7 +4,7 @@ package dev.colony.overseer;
  * What one evaluation concluded.
  *
  * @param pattern OK or the pattern seen
- * @param whisper what the supervisor would tell the agent (empty for OK)
+ * @param whisper what the overseer would tell the agent (empty for OK)
  * @param reason why, in a sentence, for humans (status, the escalation alert)
  * @param costUsd what the model call cost, estimated from its token usage at list prices; it
  *     counts in the ant's spend and budget like a session's cost (0 when unknown; verdicts

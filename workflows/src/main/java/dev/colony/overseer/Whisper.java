@@ -1,7 +1,7 @@
 package dev.colony.overseer;
 
 /**
- * A private message from the supervisor to the agent, delivered at its next turn and never
+ * A private message from the overseer to the agent, delivered at its next turn and never
  * posted to any channel.
  *
  * @param id unique within the ant, for acknowledgement

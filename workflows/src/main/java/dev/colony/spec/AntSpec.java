@@ -16,8 +16,9 @@ import java.util.List;
  * @param pollIntervalSeconds sleep between sessions of a continuous ant (0 = none)
  * @param sessionTimeoutSeconds hard bound on one session
  * @param heartbeatTimeoutSeconds how long a silent session activity is trusted before retry
+ * @param errorPolicy the ant's own error policy: backoff, thresholds, grace, watchdog, budgets
  * @param continueAsNewEvery sessions per workflow run before continue-as-new
- * @param supervisor the overseer watching the agent's turns (seed 002); null for none
+ * @param overseer the overseer watching the agent's turns; null for none
  * @param notices where notices that the ant needs a human go besides the chat; null for none
  */
 public record AntSpec(
@@ -66,7 +67,7 @@ public record AntSpec(
   public AntSpec {
     githubRepos = githubRepos == null ? List.of() : List.copyOf(githubRepos);
     triggers = triggers == null ? List.of() : List.copyOf(triggers);
-    // Specs in older histories have no supervision block: seed 000's retry-for-ever.
+    // Specs in older histories have no supervision block: the default error policy (retry for ever).
     errorPolicy = errorPolicy == null ? ErrorPolicy.DEFAULTS : errorPolicy;
   }
 
@@ -98,7 +99,7 @@ public record AntSpec(
         git, colonyDir, sourceFile, errorPolicy, null);
   }
 
-  /** A spec with seed 000's supervision (retry for ever, the default backoff). */
+  /** A spec with the default error policy (retry for ever, the default backoff). */
   public AntSpec(String colony, String name, String description, String instructions, EngineKind engine,
       ClaudeSpec claude, GeminiSpec gemini, CommandSpec command, String discordChannel, List<String> githubRepos,
       String cron, String timezone, List<TriggerSpec> triggers, Autonomy autonomy, ConfirmationSpec confirmation,

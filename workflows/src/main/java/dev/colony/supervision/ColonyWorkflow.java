@@ -7,7 +7,7 @@ import io.temporal.workflow.WorkflowMethod;
 import java.util.List;
 
 /**
- * A colony's supervisor (seed 003), one per colony with id {@code colony/<colony>}: applies each
+ * A colony's supervisor, one per colony with id {@code colony/<colony>}: applies each
  * group's restart strategy when an ant fails, trips the group's circuit breaker, and keeps the
  * colony's event log.
  */

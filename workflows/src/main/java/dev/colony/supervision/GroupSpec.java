@@ -3,7 +3,7 @@ package dev.colony.supervision;
 import java.util.List;
 
 /**
- * A supervision group (seed 003): its ants in declaration order, how they restart, and the
+ * A supervision group: its ants in declaration order, how they restart, and the
  * circuit breaker: more than {@code maxRestarts} restarts within {@code windowSeconds} marks the
  * group failed.
  */

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Seed 003's circuit breaker per group: a restart is allowed while the group restarted at most
+ * Supervision's circuit breaker per group: a restart is allowed while the group restarted at most
  * {@code maxRestarts - 1} times within the window before it. Pure (workflow code): time in millis.
  */
 public final class RestartBreaker {

@@ -3,7 +3,7 @@ package dev.colony.supervision;
 import java.util.List;
 import java.util.Locale;
 
-/** Seed 003's restart strategies: which ants of a group restart when one of them fails. */
+/** Supervision's restart strategies: which ants of a group restart when one of them fails. */
 public enum Strategy {
   /** Only the ant that failed. */
   ONE_FOR_ONE,

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Seed 000, row by row, on Temporal's time-skipping test environment. */
+/** The ant's loop, row by row (run, classify, back off, wait), on Temporal's time-skipping test environment. */
 @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
 class AntWorkflowTest {
   private static final String QUEUE = "test";
@@ -505,7 +505,7 @@ class AntWorkflowTest {
     advance(Duration.ofSeconds(10));
     eventually(() -> ant.status().state() == Lifecycle.PARKED);
     assertEquals(3, sessions.requests.size());
-    assertEquals(List.of(2L, 4L), gapsSeconds().subList(0, 2), "seed 001's backoff, as configured");
+    assertEquals(List.of(2L, 4L), gapsSeconds().subList(0, 2), "the configured backoff");
     AntStatus s = ant.status();
     assertTrue(s.paused());
     assertEquals("errors", s.pauseReason());

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Seed 003 on the time-skipping server: a colony supervisor, its groups, and real ant workflows. */
+/** Supervision on the time-skipping server: a colony supervisor, its groups, and real ant workflows. */
 class ColonySupervisionTest {
   private static final String QUEUE = "colony";
 

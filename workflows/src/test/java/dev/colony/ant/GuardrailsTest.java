@@ -27,7 +27,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Seed 001's guardrails on the time-skipping test server: urgent interrupts, budgets, the mailbox. */
+/** The guardrails on the time-skipping test server: urgent interrupts, budgets, the mailbox. */
 class GuardrailsTest {
   private static final String QUEUE = "guardrails";
 

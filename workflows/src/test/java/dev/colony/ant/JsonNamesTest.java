@@ -52,5 +52,7 @@ class JsonNamesTest {
     var req = new EvaluationRequest("a", "/tmp", OverseerSpec.DEFAULTS, "task", List.of(), 0, null);
     assertTrue(JSON.valueToTree(req).has("supervisor"));
     assertTrue(JSON.valueToTree(req).path("supervisor").has("model"));
+    var stats = new AntStats("a", 0, 0, 0, java.util.Map.of(), 0, 0, false, 0, 0, 0, 0, null, null, 0.5);
+    assertEquals(0.5, JSON.valueToTree(stats).path("supervisorCostUsd").asDouble());
   }
 }

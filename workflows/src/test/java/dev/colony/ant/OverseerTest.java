@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Seed 002's overseer on the time-skipping test server: the session fake plays an engine
+ * The overseer on the time-skipping test server: the session fake plays an engine
  * (it reports turns with the real {@code reportTurns} update and records the whispers it gets,
  * as the agent would at its next turn); the evaluation activity plays scripted verdicts.
  */
@@ -368,7 +368,7 @@ class OverseerTest {
     WorkflowStub stub = WorkflowStub.fromTyped(ant);
     var e = assertThrows(WorkflowUpdateException.class, () -> stub.update("reportTurns", TurnReply.class,
         new TurnReport(1, List.of(Turn.text("hi")), List.of(), 0)));
-    assertTrue(String.valueOf(e.getCause().getMessage()).contains("has no supervisor"), e.getCause().getMessage());
+    assertTrue(String.valueOf(e.getCause().getMessage()).contains("has no overseer"), e.getCause().getMessage());
 
     AntWorkflow sup = Fakes.start(client, QUEUE, onDemand("idle"));
     Fakes.eventually(() -> sup.status().state() == Lifecycle.WAITING, "waiting");
@@ -445,7 +445,7 @@ class OverseerTest {
     AntStats stats = ant.stats();
     assertEquals(0.80, stats.costUsd(), 1e-9, "the session cost nothing; its two evaluations $0.40 each");
     assertEquals(0.80, stats.spentTodayUsd(), 1e-9);
-    assertEquals(0.80, stats.supervisorCostUsd(), 1e-9);
+    assertEquals(0.80, stats.overseerCostUsd(), 1e-9);
     Fakes.eventually(() -> ant.status().paused(), "paused by the daily cap the evaluations reached");
     AntStatus s = ant.status();
     assertEquals("budget", s.pauseReason());

@@ -26,6 +26,6 @@ class BackoffTest {
     assertNull(s.thresholdReached(4, 19));
     assertEquals("5 failed sessions in a row (max_consecutive_errors 5)", s.thresholdReached(5, 7));
     assertEquals("20 failed sessions in all (max_total_errors 20)", s.thresholdReached(1, 20));
-    assertNull(ErrorPolicy.DEFAULTS.thresholdReached(1000, 1000), "seed 000: never");
+    assertNull(ErrorPolicy.DEFAULTS.thresholdReached(1000, 1000), "the default error policy: never");
   }
 }

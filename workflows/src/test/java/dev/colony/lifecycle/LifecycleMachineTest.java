@@ -21,10 +21,10 @@ import dev.colony.lifecycle.LifecycleEvent.Exit;
 import dev.colony.lifecycle.LifecycleEvent.SessionExited;
 import org.junit.jupiter.api.Test;
 
-/** Every row of seed 001's transition table, Colony's additions, and the two global events. */
+/** Every row of the lifecycle's transition table, Colony's additions, and the two global events. */
 class LifecycleMachineTest {
   private static final long NOW = 1_000_000;
-  /** Seed 001's example policy: 2 s doubling to 60 s; park after 5 in a row or 20 in all. */
+  /** An example error policy: 2 s doubling to 60 s; park after 5 in a row or 20 in all. */
   private static final ErrorPolicy SEED_001 = new ErrorPolicy(2, 60, 5, 20);
 
   private static Phase at(Lifecycle s) {
@@ -41,7 +41,7 @@ class LifecycleMachineTest {
     assertInstanceOf(effect, t.effect(), from + " + " + e);
   }
 
-  // ---- seed 001's rows ----
+  // ---- the lifecycle's rows ----
 
   @Test
   void aLostHostSendsTheSessionBackToBePreparedWithoutAnError() {
@@ -100,7 +100,7 @@ class LifecycleMachineTest {
   }
 
   @Test
-  void runningSessionExitedErrorCoolsDownWithSeed001Backoff() {
+  void runningSessionExitedErrorCoolsDownWithTheConfiguredBackoff() {
     long[] expected = {2_000, 4_000, 8_000, 16_000};
     Phase p = at(RUNNING);
     for (long delay : expected) {
@@ -217,7 +217,7 @@ class LifecycleMachineTest {
     Phase p = new Phase(RUNNING, 3, null, null, 1000, 5000);
     Transition t = LifecycleMachine.next(p, SessionExited.of(Exit.ERROR, NOW), ErrorPolicy.DEFAULTS);
     assertEquals(COOLING_DOWN, t.phase().state());
-    assertEquals(NOW + 300_000, t.phase().untilMillis(), "seed 000's 5 minute cap");
+    assertEquals(NOW + 300_000, t.phase().untilMillis(), "the default backoff's 5 minute cap");
   }
 
   // ---- Colony's additions ----

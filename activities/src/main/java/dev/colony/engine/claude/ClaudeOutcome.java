@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.colony.errorpolicy.Outcome;
 
 /**
- * Reduces what a Claude Code session printed to one supervisor outcome. Order of authority:
+ * Reduces what a Claude Code session printed to one outcome (what the error policy classifies). Order of authority:
  * a result's non-success subtype; a result's {@code is_error} (an API failure can arrive as
  * {@code subtype: success} with {@code is_error: true}), explained by a rejected rate-limit event,
  * the last assistant {@code error} value, or {@code api_error_status}; and with no result at all,

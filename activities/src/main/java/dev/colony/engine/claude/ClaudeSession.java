@@ -230,7 +230,7 @@ final class ClaudeSession {
   }
 
   /**
-   * The supervisor's whispers go in as user messages on the stream-json input: the CLI takes
+   * The overseer's whispers go in as user messages on the stream-json input: the CLI takes
    * them at the agent's next turn, and nothing is posted anywhere.
    */
   void whisper(List<String> whispers) {

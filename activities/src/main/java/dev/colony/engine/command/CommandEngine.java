@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
 /**
  * The {@code command} engine: any CLI agent. Runs {@code command.argv} in the workspace with the
  * prompt on stdin, in the file {@code COLONY_PROMPT_FILE} and (up to 32 KiB) in {@code COLONY_PROMPT}; exit 0 is success; {@code command.outcomes} rules
- * map exit codes and output patterns to the supervisor's categories.
+ * map exit codes and output patterns to the error policy's outcomes.
  */
 public final class CommandEngine implements Engine {
   /** Output kept in memory for rule matching; the transcript file has all of it. */
@@ -266,7 +266,7 @@ public final class CommandEngine implements Engine {
     }
   }
 
-  /** A turn a command agent reports to its supervisor: a line {@code COLONY_TURN <json or text>}. */
+  /** A turn a command agent reports to its overseer: a line {@code COLONY_TURN <json or text>}. */
   static final String TURN_PREFIX = "COLONY_TURN ";
   /** Longer lines are not turns (and are not buffered). */
   static final int MAX_TURN_LINE = 8 * 1024;
@@ -297,7 +297,7 @@ public final class CommandEngine implements Engine {
 
   /**
    * Copies process output to the transcript and keeps the last {@link #TAIL_BYTES} for rules.
-   * With a supervisor, {@code COLONY_TURN} lines are reported as turns, and the whispers that
+   * With an overseer, {@code COLONY_TURN} lines are reported as turns, and the whispers that
    * come back are appended to the whisper file, one per line.
    */
   private static final class OutputPump extends Thread {

@@ -167,7 +167,7 @@ public final class GeminiEngine implements Engine {
           })
           .build();
       HttpOptions.Builder httpOptions = HttpOptions.builder()
-          // One attempt per call: the supervisor owns retries and backoff.
+          // One attempt per call: the error policy owns retries and backoff.
           .retryOptions(HttpRetryOptions.builder().attempts(1).build());
       String base = firstNonBlank(ctx.env().get("GEMINI_BASE_URL"), ctx.env().get("GOOGLE_GEMINI_BASE_URL"));
       if (base != null) {
@@ -236,7 +236,7 @@ public final class GeminiEngine implements Engine {
             ctx.overseer().turn(dev.colony.overseer.Turn.tool(name, GeminiTools.describe(name, args),
                 err != null ? err.toString() : GeminiTools.summary(out), err != null));
           }
-          // The supervisor's whispers ride with the tool results: the model reads them at its next turn.
+          // The overseer's whispers ride with the tool results: the model reads them at its next turn.
           for (String w : ctx.overseer().take()) {
             results.add(Part.fromText(w));
           }

@@ -37,7 +37,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * One evaluation: the ant's task and recent turns go to the supervisor's model (Claude through
+ * One evaluation: the ant's task and recent turns go to the overseer's model (Claude through
  * the Anthropic Java SDK, or Gemini through the Gen AI SDK), which answers with a JSON verdict.
  * The API key is read here, from the worker's environment or the colony's {@code .env}; it never
  * enters Temporal. Failures are typed so the workflow's retries make sense: a missing or refused
@@ -45,6 +45,7 @@ import java.util.stream.Collectors;
  */
 public final class OverseerActivitiesImpl implements OverseerActivities {
   private static final ObjectMapper JSON = new ObjectMapper();
+  // failure type names as recorded in histories: never renamed
   static final String NOT_RETRYABLE = "SupervisorCallRefused";
   static final String RETRYABLE = "SupervisorCallFailed";
 
@@ -128,20 +129,20 @@ public final class OverseerActivitiesImpl implements OverseerActivities {
     int start = text.indexOf('{');
     int end = text.lastIndexOf('}');
     if (start < 0 || end < start) {
-      throw refused("the supervisor model answered without a verdict: " + clip(text, 200));
+      throw refused("the overseer model answered without a verdict: " + clip(text, 200));
     }
     JsonNode n;
     try {
       n = JSON.readTree(text.substring(start, end + 1));
     } catch (IOException e) {
-      throw refused("the supervisor model's verdict is not JSON: " + clip(text, 200));
+      throw refused("the overseer model's verdict is not JSON: " + clip(text, 200));
     }
     String v = n.path("verdict").asText("").strip().toUpperCase(Locale.ROOT);
     Pattern pattern;
     try {
       pattern = Pattern.valueOf(v);
     } catch (IllegalArgumentException e) {
-      throw refused("the supervisor model gave an unknown verdict '" + clip(v, 40) + "'");
+      throw refused("the overseer model gave an unknown verdict '" + clip(v, 40) + "'");
     }
     return new Verdict(pattern, clip(n.path("whisper").asText(""), 1000), clip(n.path("reason").asText(""), 300));
   }

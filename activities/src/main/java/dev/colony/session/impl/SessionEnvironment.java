@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 /**
  * What every session's agent finds in its environment about its colony, so it can message its
  * peers with {@code "$COLONY_BIN" send --from "$COLONY_ANT" OTHER TEXT} (Colony's counterpart of
- * seed 001's SWARM_* variables):
+ * the SWARM_* variables other colonies set):
  * <ul>
  *   <li>{@code COLONY_ANT}, {@code COLONY_COLONY}, {@code COLONY_SESSION}, {@code COLONY_DIR}
  *   <li>{@code COLONY_PEERS}: the other ants of the colony, comma-separated

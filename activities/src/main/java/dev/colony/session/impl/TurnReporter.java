@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Sends a session's turns to its ant's workflow in batches (the {@code reportTurns} update) from
  * a thread of its own, so the engine never waits on Temporal. A batch leaves when it is as long
- * as the supervisor's {@code eval_interval} (the workflow then evaluates and the answer carries
+ * as the overseer's {@code eval_interval} (the workflow then evaluates and the answer carries
  * the verdict's whisper), at every turn while an evaluation is still running, when the agent
  * has been silent for {@code stall_after}, and at the end of the session. Whispers the answer
  * carries wait here until the engine's next turn takes them; their ids go back with the next
