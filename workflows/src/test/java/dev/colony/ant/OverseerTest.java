@@ -361,7 +361,7 @@ class OverseerTest {
   }
 
   @Test
-  void reportsAreRefusedForAnAntWithoutSupervisorOrANotRunningSession() {
+  void reportsAreRefusedForAnAntWithoutOverseerOrANotRunningSession() {
     AntWorkflow ant = Fakes.start(client, QUEUE, Fakes.withSchedule(Fakes.spec("plain"), null,
         List.of(new dev.colony.spec.TriggerSpec(dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of()))));
     Fakes.eventually(() -> ant.status().state() == Lifecycle.WAITING, "waiting");
@@ -431,7 +431,7 @@ class OverseerTest {
 
   /** The supervisor's own model calls cost money: they count in the ant's spend and budget, and status says so. */
   @Test
-  void theSupervisorsModelCallsCountInTheAntsSpendAndBudget() {
+  void theOverseersModelCallsCountInTheAntsSpendAndBudget() {
     judge.script.add(() -> Verdict.ok().costing(0.40));
     judge.script.add(() -> Verdict.ok().costing(0.40));
     sessions.then(List.of(batch(5), batch(5)));

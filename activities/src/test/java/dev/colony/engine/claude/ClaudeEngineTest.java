@@ -313,7 +313,7 @@ class ClaudeEngineTest {
   }
 
   @Test
-  void turnsGoToTheSupervisorAndItsWhisperComesInOnStdinAtTheNextTurn() throws Exception {
+  void turnsGoToTheOverseerAndItsWhisperComesInOnStdinAtTheNextTurn() throws Exception {
     var rec = new dev.colony.engine.RecordingOverseerFeed(1, "[CORRECTION] Read the first error before rerunning.");
     overseer = rec;
     String useBash = "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Bash\",\"input\":{\"command\":\"make test\"}}]}}";
