@@ -34,8 +34,8 @@ final class HostAffinity {
 
   /** Claims a host unless the ant has one. */
   void ensureClaimed() {
-    if (ant.host == null) {
-      ant.host = claim();
+    if (ant.host() == null) {
+      ant.bindHost(claim());
     }
   }
 
@@ -50,7 +50,7 @@ final class HostAffinity {
    */
   ActivityOptions.Builder onHost(ActivityOptions.Builder options) {
     if (ant.hostBound()) {
-      options.setTaskQueue(WorkspaceActivities.hostQueue(Workflow.getInfo().getTaskQueue(), ant.host))
+      options.setTaskQueue(WorkspaceActivities.hostQueue(Workflow.getInfo().getTaskQueue(), ant.host()))
           .setScheduleToStartTimeout(Duration.ofSeconds(ant.moveAfterSeconds() * patience));
     }
     return options;
@@ -71,8 +71,8 @@ final class HostAffinity {
       polled = Workflow.newActivityStub(WorkspaceActivities.class, ActivityOptions.newBuilder()
           .setStartToCloseTimeout(Duration.ofSeconds(30))
           .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build())
-          .setSummary("is host " + ant.host + " polling?")
-          .build()).hostPolling(WorkspaceActivities.hostQueue(Workflow.getInfo().getTaskQueue(), ant.host));
+          .setSummary("is host " + ant.host() + " polling?")
+          .build()).hostPolling(WorkspaceActivities.hostQueue(Workflow.getInfo().getTaskQueue(), ant.host()));
     } catch (ActivityFailure f) {
       polled = false;
     }
@@ -104,12 +104,11 @@ final class HostAffinity {
    * worktree from the remote branch.
    */
   private void moveOff() {
-    String old = ant.host;
-    ant.host = null;
+    String old = ant.host();
+    ant.forgetHost();
     patience = 1;
-    ant.lastConversation = null;
-    ant.resumeNext = null;
+    ant.conversation.forget();
     ant.fire(new LifecycleEvent.HostLost(old));
-    outbox.say(OperatorMessages.hostLost(ant.spec.name(), old, ant.moveAfterSeconds()));
+    outbox.say(OperatorMessages.hostLost(ant.spec().name(), old, ant.moveAfterSeconds()));
   }
 }

@@ -43,7 +43,7 @@ final class LlmSupervision {
 
   /** Starts the thread once the ant has a supervisor (now, or from a new spec); a parked thread costs memory. */
   void startIfConfigured() {
-    if (!started && ant.spec.supervisor() != null) {
+    if (!started && ant.spec().supervisor() != null) {
       started = true;
       Async.procedure(this::superviseTurns);
     }
@@ -51,7 +51,7 @@ final class LlmSupervision {
 
   /** An evaluation is in flight: its verdict must not be lost with the run. */
   boolean busy() {
-    return ant.spec.supervisor() != null && ant.oversight.busy(ant.spec.supervisor());
+    return ant.spec().supervisor() != null && ant.oversight.busy(ant.spec().supervisor());
   }
 
   /** A human's answer ends an escalation: the ladder starts again and the colony's log says so. */
@@ -63,7 +63,7 @@ final class LlmSupervision {
   }
 
   TurnReply reportTurns(TurnReport report) {
-    SupervisorSpec s = ant.spec.supervisor();
+    SupervisorSpec s = ant.spec().supervisor();
     if (s == null) {
       return new TurnReply(List.of(), false);
     }
@@ -79,10 +79,10 @@ final class LlmSupervision {
     if (report == null) {
       throw new IllegalArgumentException("empty report");
     }
-    if (ant.spec.supervisor() == null) {
-      throw new IllegalArgumentException("ant " + ant.spec.name() + " has no supervisor");
+    if (ant.spec().supervisor() == null) {
+      throw new IllegalArgumentException("ant " + ant.spec().name() + " has no supervisor");
     }
-    if (!ant.sessionRunning || report.session() != ant.sessionCount + 1) {
+    if (!ant.session.running() || report.session() != ant.sessionCount() + 1) {
       throw new IllegalArgumentException("session " + report.session() + " is not running");
     }
     if (report.turns().size() > TurnReport.MAX_TURNS || report.delivered().size() > TurnReport.MAX_DELIVERED) {
@@ -121,14 +121,14 @@ final class LlmSupervision {
 
   private void superviseTurns() {
     while (true) {
-      Workflow.await(() -> ant.spec.supervisor() != null
-          && (ant.oversight.silenceDue() || ant.oversight.evaluationDue(ant.spec.supervisor())));
-      SupervisorSpec s = ant.spec.supervisor();
+      Workflow.await(() -> ant.spec().supervisor() != null
+          && (ant.oversight.silenceDue() || ant.oversight.evaluationDue(ant.spec().supervisor())));
+      SupervisorSpec s = ant.spec().supervisor();
       Verdict verdict;
       if (ant.oversight.silenceDue()) {
         verdict = ant.oversight.takeSilence();
       } else {
-        var request = ant.oversight.beginEvaluation(ant.spec.name(), ant.spec.colonyDir(), s, task());
+        var request = ant.oversight.beginEvaluation(ant.spec().name(), ant.spec().colonyDir(), s, task());
         try {
           verdict = evaluator(s).evaluate(request);
           if (countsCost()) {
@@ -140,12 +140,12 @@ final class LlmSupervision {
             ant.addCost(cost);
           }
           ant.oversight.skipped(trim(Texts.failureText(f)), cost);
-          log.info("{}: supervisor evaluation skipped: {}", ant.spec.name(), Texts.rootMessage(f));
+          log.info("{}: supervisor evaluation skipped: {}", ant.spec().name(), Texts.rootMessage(f));
           continue;
         }
       }
       var step = ant.oversight.conclude(verdict == null ? Verdict.ok() : verdict, s);
-      if (step.action() == Ladder.Action.ESCALATE && !ant.stopRequested) {
+      if (step.action() == Ladder.Action.ESCALATE && !ant.stopRequested()) {
         escalate(verdict);
       }
     }
@@ -185,27 +185,27 @@ final class LlmSupervision {
         : trim(verdict.reason());
     if (!ant.paused()) {
       ant.pauseFor(AntState.ESCALATION_REASON);
-      ant.wakeEarly = true;
+      ant.wakes.request();
     }
-    outbox.say(OperatorMessages.escalated(ant.spec.name(), verdict.pattern().name(), reason, ant.sessionRunning));
+    outbox.say(OperatorMessages.escalated(ant.spec().name(), verdict.pattern().name(), reason, ant.session.running()));
     reports.report(AntFailure.ESCALATED, verdict.pattern() + ": " + reason);
   }
 
   /** What the agent was asked to do, as the supervisor reads it (bounded). */
   private String task() {
-    StringBuilder sb = new StringBuilder("Standing instructions:\n").append(Texts.clip(ant.spec.instructions(), 4000));
-    if (!ant.currentMessages.isEmpty()) {
+    StringBuilder sb = new StringBuilder("Standing instructions:\n").append(Texts.clip(ant.spec().instructions(), 4000));
+    if (!ant.session.messages().isEmpty()) {
       sb.append("\n\nThis session's instructions:\n");
-      for (String m : ant.currentMessages) {
+      for (String m : ant.session.messages()) {
         sb.append("- ").append(Texts.clip(m, 1000)).append('\n');
         if (sb.length() > 8000) {
           break;
         }
       }
     }
-    if (ant.takenIssue != null) {
-      sb.append("\n\nGitHub issue: ").append(ant.takenIssue.key()).append(' ')
-          .append(Texts.clip(ant.takenIssue.title(), 300));
+    if (ant.issues.taken() != null) {
+      sb.append("\n\nGitHub issue: ").append(ant.issues.taken().key()).append(' ')
+          .append(Texts.clip(ant.issues.taken().title(), 300));
     }
     return sb.toString();
   }
