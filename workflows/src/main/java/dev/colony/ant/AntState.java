@@ -17,7 +17,17 @@ import java.util.TreeMap;
 /**
  * Everything one ant knows, in one place: what it carries across continue-as-new
  * ({@link AntMemory}) and what only the current run holds. The loop and its collaborators read
- * and change it; nothing here talks to Temporal except the clock.
+ * it and change it through methods, never by assigning its fields.
+ *
+ * <p>One fact, one place. The lifecycle {@link Phase} is where the ant is: a pause the loop has
+ * reached ({@code PAUSED}/{@code PARKED}, with a budget cap's window as its end) and a timed wait
+ * (cooling down or waiting, with its end and its kind as the reason); {@link #waitKind()},
+ * {@link #wakeAtMillis()} and {@link #budgetResumeAtMillis()} read it from there. A pause asked
+ * for during a session waits in {@link PauseRequest} until the loop reaches it. The rest lives in
+ * small owned parts: {@link SessionStats}, {@link ChatSequence}, {@link IssueIntake},
+ * {@link Delivery}, {@link Conversation}, {@link CurrentSession}, {@link WakeRequests}, and the
+ * books ({@link Mailbox}, {@link BudgetBook}, {@link OversightBook}, {@link ConfirmationBook}).
+ * Nothing here talks to Temporal except the clock and one version marker.
  */
 final class AntState {
   static final String OPERATOR = "operator";
@@ -319,6 +329,20 @@ final class AntState {
    */
   void waitScheduled() {
     wakes.waitScheduled();
+  }
+
+  /**
+   * A colony budget cap was reached after a session: the ant pauses until the cap's window rolls
+   * over, and the phase leaves any wait to show the pause with the window's end.
+   */
+  void pauseForBudget(long resumeAtMillis) {
+    pauseFor(BUDGET_REASON);
+    fire(new LifecycleEvent.Paused(BUDGET_REASON, resumeAtMillis));
+    if (phase.state() != Lifecycle.PAUSED) {
+      // The lifecycle only pauses from an idle state; the phase is where the window is kept.
+      phase = new Phase(Lifecycle.PAUSED, phase.session(), resumeAtMillis, BUDGET_REASON, phase.consecutiveErrors(),
+          phase.totalErrors());
+    }
   }
 
   /** A timed wait for the next tick or the poll interval. */

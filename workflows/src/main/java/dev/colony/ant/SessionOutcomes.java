@@ -182,9 +182,7 @@ final class SessionOutcomes {
     if (cap == null) {
       return;
     }
-    ant.pauseFor(AntState.BUDGET_REASON);
-    // The phase leaves any wait and shows the pause until the cap's window rolls over.
-    ant.fire(new LifecycleEvent.Paused(AntState.BUDGET_REASON, cap.resetsAtMillis()));
+    ant.pauseForBudget(cap.resetsAtMillis());
     String zone = ant.spec().supervision().budgetZone();
     String resets = java.time.Instant.ofEpochMilli(cap.resetsAtMillis()).atZone(java.time.ZoneId.of(zone))
         .toLocalDateTime() + " " + zone;
