@@ -251,12 +251,37 @@ final class AntReader {
     }
     WorkspaceSpec workspace = new WorkspaceSpec(
         colonyDir.resolve(".colony").resolve("workspaces").toString(), repo, branch, moveAfter);
-    return new AntSpec(colonyName, name, description, instructions, engine, claude, gemini, command,
-        channel, repos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
-        recovery, poll == null ? defaults.pollInterval() : poll, defaults.confirmationTimeout(),
-        sessionTimeout == null ? defaults.sessionTimeout() : sessionTimeout,
-        defaults.heartbeatTimeout(), AntSpec.DEFAULT_CONTINUE_AS_NEW_EVERY, workspace,
-        defaults.git(), colonyDir.toString(), rel, errorPolicy, overseer);
+    return AntSpec.builder()
+        .colony(colonyName)
+        .name(name)
+        .description(description)
+        .instructions(instructions)
+        .engine(engine)
+        .claude(claude)
+        .gemini(gemini)
+        .command(command)
+        .discordChannel(channel)
+        .githubRepos(repos)
+        .cron(cron)
+        .timezone(timezone)
+        .triggers(triggers)
+        .autonomy(autonomy)
+        .confirmation(confirmation)
+        .toolCalls(toolCalls)
+        .lmOutput(lmOutput)
+        .recovery(recovery)
+        .pollIntervalSeconds(poll == null ? defaults.pollInterval() : poll)
+        .confirmationTimeoutSeconds(defaults.confirmationTimeout())
+        .sessionTimeoutSeconds(sessionTimeout == null ? defaults.sessionTimeout() : sessionTimeout)
+        .heartbeatTimeoutSeconds(defaults.heartbeatTimeout())
+        .continueAsNewEvery(AntSpec.DEFAULT_CONTINUE_AS_NEW_EVERY)
+        .workspace(workspace)
+        .git(defaults.git())
+        .colonyDir(colonyDir.toString())
+        .sourceFile(rel)
+        .errorPolicy(errorPolicy)
+        .overseer(overseer)
+        .build(); // notices: the colony's, added by ColonyLoader
   }
 
   static boolean looksLikeUrl(String repo) {

@@ -44,16 +44,22 @@ public final class SpecReferences {
       if (!repo.equals(workspace.repo()) && !ColonyLoader.looksLikeUrl(repo)) {
         repo = Path.of(s.colonyDir()).resolve(repo).normalize().toString();
       }
-      workspace = new WorkspaceSpec(workspace.root(), repo, secrets.resolve(workspace.branch(), env));
+      workspace = new WorkspaceSpec(workspace.root(), repo, secrets.resolve(workspace.branch(), env),
+          workspace.moveAfterSeconds());
     }
     GitIdentity git = s.git() == null ? null
         : new GitIdentity(secrets.resolve(s.git().userName(), env), secrets.resolve(s.git().userEmail(), env));
-    return new AntSpec(s.colony(), s.name(), secrets.resolve(s.description(), env),
-        secrets.resolve(s.instructions(), env), s.engine(), claude, gemini, command, s.discordChannel(),
-        s.githubRepos(), s.cron(), s.timezone(), s.triggers(), s.autonomy(), confirmation, s.toolCalls(),
-        s.lmOutput(), s.recovery(), s.pollIntervalSeconds(), s.confirmationTimeoutSeconds(),
-        s.sessionTimeoutSeconds(), s.heartbeatTimeoutSeconds(), s.continueAsNewEvery(), workspace, git,
-        s.colonyDir(), s.sourceFile(), s.errorPolicy(), s.overseer());
+    // Everything else (schedule, supervision, supervisor, notices, ...) is kept as it is.
+    return s.toBuilder()
+        .description(secrets.resolve(s.description(), env))
+        .instructions(secrets.resolve(s.instructions(), env))
+        .claude(claude)
+        .gemini(gemini)
+        .command(command)
+        .confirmation(confirmation)
+        .workspace(workspace)
+        .git(git)
+        .build();
   }
 
   private static List<String> all(List<String> values, Map<String, String> env, Secrets secrets) {

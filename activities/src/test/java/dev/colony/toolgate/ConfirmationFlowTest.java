@@ -65,10 +65,13 @@ class ConfirmationFlowTest {
 
   /** The fake sessions do not heartbeat: a long heartbeat timeout keeps Temporal from retrying them. */
   private static AntSpec spec(Autonomy autonomy, long confirmationTimeoutSeconds) {
-    return new AntSpec("c", "pusher", "d", "i", EngineKind.COMMAND, ClaudeSpec.DEFAULTS, GeminiSpec.DEFAULTS, null,
-        "ops", List.of(), null, null, List.of(), autonomy, ConfirmationSpec.NONE, ToolCallLogging.IMPACTFUL,
-        LmOutput.DISCORD, RecoveryPolicy.RESUME, 3600, confirmationTimeoutSeconds, 3600, 3600, 100, new WorkspaceSpec("/tmp", null, null),
-        null, "/tmp", "ants/pusher.yaml");
+    return AntSpec.builder().colony("c").name("pusher").description("d").instructions("i")
+        .engine(EngineKind.COMMAND).claude(ClaudeSpec.DEFAULTS).gemini(GeminiSpec.DEFAULTS)
+        .discordChannel("ops").autonomy(autonomy).confirmation(ConfirmationSpec.NONE)
+        .toolCalls(ToolCallLogging.IMPACTFUL).lmOutput(LmOutput.DISCORD).recovery(RecoveryPolicy.RESUME)
+        .pollIntervalSeconds(3600).confirmationTimeoutSeconds(confirmationTimeoutSeconds)
+        .sessionTimeoutSeconds(3600).heartbeatTimeoutSeconds(3600).continueAsNewEvery(100)
+        .workspace(new WorkspaceSpec("/tmp", null, null)).colonyDir("/tmp").sourceFile("ants/pusher.yaml").build();
   }
 
   private AntWorkflow start(AntSpec spec) {

@@ -68,10 +68,13 @@ final class ReplayBench {
   }
 
   static AntSpec spec(String name) {
-    return new AntSpec("bench", name, "a long-lived ant", "keep going", EngineKind.COMMAND, ClaudeSpec.DEFAULTS,
-        GeminiSpec.DEFAULTS, null, name, List.of(), null, null, List.of(), Autonomy.HUMAN, ConfirmationSpec.NONE,
-        ToolCallLogging.IMPACTFUL, LmOutput.DISCORD, RecoveryPolicy.RESUME, 300, 1800, 3600, 30,
-        AntSpec.DEFAULT_CONTINUE_AS_NEW_EVERY, new WorkspaceSpec("/tmp", null, null), null, "/tmp", "ants/" + name + ".yaml");
+    return AntSpec.builder().colony("bench").name(name).description("a long-lived ant").instructions("keep going")
+        .engine(EngineKind.COMMAND).claude(ClaudeSpec.DEFAULTS).gemini(GeminiSpec.DEFAULTS).discordChannel(name)
+        .autonomy(Autonomy.HUMAN).confirmation(ConfirmationSpec.NONE).toolCalls(ToolCallLogging.IMPACTFUL)
+        .lmOutput(LmOutput.DISCORD).recovery(RecoveryPolicy.RESUME).pollIntervalSeconds(300)
+        .confirmationTimeoutSeconds(1800).sessionTimeoutSeconds(3600).heartbeatTimeoutSeconds(30)
+        .continueAsNewEvery(AntSpec.DEFAULT_CONTINUE_AS_NEW_EVERY).workspace(new WorkspaceSpec("/tmp", null, null))
+        .colonyDir("/tmp").sourceFile("ants/" + name + ".yaml").build();
   }
 
   /** What a year of 5-minute sessions leaves in an ant's memory (every bounded list full). */
@@ -87,9 +90,23 @@ final class ReplayBench {
     }
     Map<String, Integer> byOutcome = new HashMap<>(Map.of("success", sessions - 2_000, "transient", 1_500,
         "rate_limit", 500));
-    return new AntMemory(sessions, 0, false, null, List.of(), sessions * 2L, true, null, null, false, "success",
-        "done", 0L, byOutcome, sessions * 40L, 3_150.75, true, sessions * 20_000L, sessions * 4_000L, 0, handled,
-        List.of(), 2_000, List.of(), mailIds, null, null, "conv-" + sessions, null, null, null);
+    return AntMemory.builder()
+        .sessions(sessions)
+        .postSequence(sessions * 2L)
+        .announced(true)
+        .lastOutcome("success")
+        .lastDetail("done")
+        .sessionsByOutcome(byOutcome)
+        .turns(sessions * 40L)
+        .costUsd(3_150.75)
+        .costReported(true)
+        .inputTokens(sessions * 20_000L)
+        .outputTokens(sessions * 4_000L)
+        .handledIssues(handled)
+        .totalErrors(2_000)
+        .mailIds(mailIds)
+        .lastConversation("conv-" + sessions)
+        .build();
   }
 
   /** Runs one ant run to its continue-as-new (or {@code sessions} sessions) and measures its replay. */

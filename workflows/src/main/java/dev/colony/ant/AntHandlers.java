@@ -48,27 +48,26 @@ final class AntHandlers {
     if (!ant.paused()) {
       ant.pauseFor(AntState.OPERATOR);
     }
-    ant.wakeEarly = true;
-    outbox.say(OperatorMessages.pausing(ant.spec.name(), ant.sessionRunning));
+    ant.wakes.request();
+    outbox.say(OperatorMessages.pausing(ant.spec().name(), ant.session.running()));
   }
 
   void resume() {
     ant.unpark();
     overseer.answerEscalation(AntFailure.RESUMED, "an operator resumed it");
-    ant.budgetResumeAtMillis = null;
     if (ant.paused()) {
-      ant.unpause();
-      outbox.say(OperatorMessages.resuming(ant.spec.name()));
-    } else if (ant.wakeAtMillis != null && ant.waitKind != WaitKind.WAITING) {
-      ant.wakeEarly = true;
-      outbox.say(OperatorMessages.resuming(ant.spec.name()));
+      ant.unpause(); // a budget pause too: the Resumed that follows ends the phase's budget window
+      outbox.say(OperatorMessages.resuming(ant.spec().name()));
+    } else if (ant.wakeAtMillis() != null && ant.waitKind() != WaitKind.WAITING) {
+      ant.wakes.request();
+      outbox.say(OperatorMessages.resuming(ant.spec().name()));
     } else {
-      outbox.say(OperatorMessages.notPaused(ant.spec.name()));
+      outbox.say(OperatorMessages.notPaused(ant.spec().name()));
     }
   }
 
   void stop() {
-    ant.stopRequested = true;
+    ant.requestStop();
   }
 
   void message(Mail mail) {
@@ -89,18 +88,17 @@ final class AntHandlers {
     String bounded = text.length() <= MAX_MESSAGE_CHARS ? text
         : SafeText.cut(text, MAX_MESSAGE_CHARS) + "\n[message truncated at " + MAX_MESSAGE_CHARS + " characters]";
     ant.mailbox.add(bounded, mail.urgent());
-    ant.wakeEarly = true;
+    ant.wakes.request();
     ant.unpark();
-    if (ant.paused() && AntState.ESCALATION_REASON.equals(ant.pauseReason)) {
+    if (ant.pause.is(AntState.ESCALATION_REASON)) {
       overseer.answerEscalation(AntFailure.RESUMED, "a human sent guidance"); // it answers the escalation
     }
     if (ant.paused()) {
       ant.unpause();
-      ant.budgetResumeAtMillis = null;
-      outbox.say(OperatorMessages.resuming(ant.spec.name()));
-    } else if (!(mail.urgent() && ant.sessionRunning)) {
+      outbox.say(OperatorMessages.resuming(ant.spec().name()));
+    } else if (!(mail.urgent() && ant.session.running())) {
       // An urgent message during a session is announced when the interrupt begins.
-      outbox.say(OperatorMessages.queued(ant.spec.name(), ant.mailbox.size(), ant.sessionRunning));
+      outbox.say(OperatorMessages.queued(ant.spec().name(), ant.mailbox.size(), ant.session.running()));
     }
   }
 
@@ -108,24 +106,23 @@ final class AntHandlers {
     if (order == null) {
       return;
     }
-    boolean clean = order.clean() || ant.spec.recovery() == RecoveryPolicy.CLEAN;
-    ant.resumeNext = clean ? null : ant.lastConversation;
+    boolean clean = order.clean() || ant.spec().recovery() == RecoveryPolicy.CLEAN;
+    ant.conversation.resumeNextFrom(clean);
     ant.unpark();
     if (ant.parked()) {
       ant.unpause();
     }
-    ant.wakeEarly = true;
-    if (ant.sessionRunning) {
-      ant.restartRequested = order;
+    ant.wakes.request();
+    if (ant.session.running()) {
+      ant.session.requestRestart(order);
     }
-    outbox.say(OperatorMessages.restarted(ant.spec.name(), trim(order.reason()), clean));
+    outbox.say(OperatorMessages.restarted(ant.spec().name(), trim(order.reason()), clean));
   }
 
   void abort() {
     int dropped = ant.mailbox.clear();
-    ant.resumeNext = null;
-    ant.lastConversation = null;
-    boolean resuming = ant.paused() && AntState.ESCALATION_REASON.equals(ant.pauseReason);
+    ant.conversation.forget();
+    boolean resuming = ant.pause.is(AntState.ESCALATION_REASON);
     if (ant.overseer.escalated()) {
       reports.report(AntFailure.ABORTED, "an operator dropped the current task"
           + (dropped > 0 ? " and " + dropped + " queued instruction(s)" : ""));
@@ -134,15 +131,15 @@ final class AntHandlers {
     if (resuming) {
       ant.unpause();
     }
-    if (ant.sessionRunning) {
-      ant.abortRequested = true;
+    if (ant.session.running()) {
+      ant.session.requestAbort();
     }
-    ant.wakeEarly = true;
-    outbox.say(OperatorMessages.aborted(ant.spec.name(), dropped, ant.sessionRunning, resuming));
+    ant.wakes.request();
+    outbox.say(OperatorMessages.aborted(ant.spec().name(), dropped, ant.session.running(), resuming));
   }
 
   void sessionStarted(int session) {
-    if (ant.sessionRunning && session == ant.sessionCount + 1) {
+    if (ant.session.running() && session == ant.sessionCount() + 1) {
       ant.fire(new LifecycleEvent.SessionStarted(session));
     }
   }
@@ -152,39 +149,37 @@ final class AntHandlers {
       return;
     }
     String key = issue.key();
-    AntSpec spec = ant.spec;
+    AntSpec spec = ant.spec();
     boolean watched = spec.githubRepos().stream().anyMatch(r -> r.equalsIgnoreCase(issue.repo()))
         && spec.triggers().stream().anyMatch(t -> t.type() == TriggerSpec.Type.GITHUB_ISSUE && issue.hasAll(t.labels()));
-    if (!watched || ant.handledIssues.contains(key) || ant.pendingIssues.stream().anyMatch(p -> p.key().equals(key))) {
+    if (!watched || ant.issues.known(key)) {
       return;
     }
-    if (ant.pendingIssues.size() >= MAX_PENDING_ISSUES) {
+    if (ant.issues.pendingCount() >= MAX_PENDING_ISSUES) {
       outbox.say(OperatorMessages.tooManyIssues(spec.name(), issue.repo(), issue.number(), MAX_PENDING_ISSUES));
       return;
     }
-    ant.pendingIssues.add(issue);
+    ant.issues.offer(issue);
   }
 
   void clear() {
     int dropped = ant.mailbox.clear();
-    outbox.say(OperatorMessages.cleared(ant.spec.name(), dropped));
+    outbox.say(OperatorMessages.cleared(ant.spec().name(), dropped));
   }
 
   void configure(AntSpec newSpec) {
-    if (newSpec != null && !newSpec.equals(ant.pendingSpec == null ? ant.spec : ant.pendingSpec)) {
-      ant.pendingSpec = newSpec;
-    }
+    ant.offerSpec(newSpec);
   }
 
   /** A dangerous tool call waits here for a human's decision, or its timeout (a refusal). */
   ConfirmationDecision confirm(ConfirmationRequest asked) {
     ConfirmationRequest request = new ConfirmationRequest(asked.session(), Texts.clean(asked.key()),
         Texts.clean(asked.tool()), Texts.clean(asked.summary()), Texts.clean(asked.reason()));
-    long timeout = ant.spec.confirmationTimeoutSeconds();
+    long timeout = ant.spec().confirmationTimeoutSeconds();
     ConfirmationBook.Entry c = ant.confirmations.find(request);
     if (c == null) {
       c = ant.confirmations.open(request, Workflow.currentTimeMillis() + timeout * 1000);
-      outbox.say(OperatorMessages.confirmationRequested(ant.spec.name(), c.id(), request.tool(), request.summary(),
+      outbox.say(OperatorMessages.confirmationRequested(ant.spec().name(), c.id(), request.tool(), request.summary(),
           request.reason(), timeout));
     }
     ConfirmationBook.Entry pending = c;
@@ -192,12 +187,12 @@ final class AntHandlers {
       long remaining = pending.deadlineMillis() - Workflow.currentTimeMillis();
       if (remaining > 0) {
         Timers.await(Duration.ofMillis(remaining), "confirmation " + pending.id() + " (" + Texts.clip(request.tool(), 40)
-            + ") until " + Timers.at(pending.deadlineMillis(), ant.spec.timezone()), () -> !pending.open());
+            + ") until " + Timers.at(pending.deadlineMillis(), ant.spec().timezone()), () -> !pending.open());
       }
       if (pending.open()) {
         pending.decide(new ConfirmationDecision(pending.id(), false, "timeout",
             "nobody answered within " + timeout + "s"));
-        outbox.say(OperatorMessages.confirmationTimedOut(ant.spec.name(), pending.id()));
+        outbox.say(OperatorMessages.confirmationTimedOut(ant.spec().name(), pending.id()));
       }
     }
     return pending.decision();
@@ -209,11 +204,11 @@ final class AntHandlers {
     }
     ConfirmationBook.Entry target = ant.confirmations.target(d.id());
     if (target == null) {
-      outbox.say(OperatorMessages.nothingToDecide(ant.spec.name(), d.id()));
+      outbox.say(OperatorMessages.nothingToDecide(ant.spec().name(), d.id()));
       return;
     }
     String by = d.by() == null || d.by().isBlank() ? "an operator" : Texts.clean(d.by());
     target.decide(new ConfirmationDecision(target.id(), d.approve(), by, Texts.clean(d.note())));
-    outbox.say(OperatorMessages.decided(ant.spec.name(), target.id(), d.approve(), by));
+    outbox.say(OperatorMessages.decided(ant.spec().name(), target.id(), d.approve(), by));
   }
 }

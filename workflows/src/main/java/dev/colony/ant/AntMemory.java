@@ -56,17 +56,255 @@ public record AntMemory(
     notices = notices == null ? List.of() : List.copyOf(notices);
   }
 
-  /** The memory as it was before the fields after {@code pausedSinceMillis} (those read as empty). */
-  public AntMemory(int sessions, int consecutiveErrors, boolean paused, String pauseReason, List<String> queue,
-      long postSequence, boolean announced, Long wakeAtMillis, WaitKind waitKind, boolean scheduledRunDue,
-      String lastOutcome, String lastDetail, long startedAtMillis, Map<String, Integer> sessionsByOutcome, long turns,
-      double costUsd, boolean costReported, long inputTokens, long outputTokens, int deliveryFailures,
-      List<String> handledIssues, List<dev.colony.trigger.IssueEvent> pendingIssues, int totalErrors,
-      List<String> urgentQueue, List<String> mailIds, dev.colony.budget.Spend spend, Long budgetResumeAtMillis,
-      String lastConversation, dev.colony.overseer.OverseerMemory overseer, String host, Long pausedSinceMillis) {
-    this(sessions, consecutiveErrors, paused, pauseReason, queue, postSequence, announced, wakeAtMillis, waitKind,
-        scheduledRunDue, lastOutcome, lastDetail, startedAtMillis, sessionsByOutcome, turns, costUsd, costReported,
-        inputTokens, outputTokens, deliveryFailures, handledIssues, pendingIssues, totalErrors, urgentQueue, mailIds,
-        spend, budgetResumeAtMillis, lastConversation, overseer, host, pausedSinceMillis, null, 0);
+  /** A builder: every field by name; those not set are empty (null, zero, false). */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from this one. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.sessions = sessions;
+    b.consecutiveErrors = consecutiveErrors;
+    b.paused = paused;
+    b.pauseReason = pauseReason;
+    b.queue = queue;
+    b.postSequence = postSequence;
+    b.announced = announced;
+    b.wakeAtMillis = wakeAtMillis;
+    b.waitKind = waitKind;
+    b.scheduledRunDue = scheduledRunDue;
+    b.lastOutcome = lastOutcome;
+    b.lastDetail = lastDetail;
+    b.startedAtMillis = startedAtMillis;
+    b.sessionsByOutcome = sessionsByOutcome;
+    b.turns = turns;
+    b.costUsd = costUsd;
+    b.costReported = costReported;
+    b.inputTokens = inputTokens;
+    b.outputTokens = outputTokens;
+    b.deliveryFailures = deliveryFailures;
+    b.handledIssues = handledIssues;
+    b.pendingIssues = pendingIssues;
+    b.totalErrors = totalErrors;
+    b.urgentQueue = urgentQueue;
+    b.mailIds = mailIds;
+    b.spend = spend;
+    b.budgetResumeAtMillis = budgetResumeAtMillis;
+    b.lastConversation = lastConversation;
+    b.overseer = overseer;
+    b.host = host;
+    b.pausedSinceMillis = pausedSinceMillis;
+    b.notices = notices;
+    b.deliverAlone = deliverAlone;
+    return b;
+  }
+
+  /** Builds an {@link AntMemory} by field name; the record and its JSON shape stay as they are. */
+  public static final class Builder {
+    private int sessions;
+    private int consecutiveErrors;
+    private boolean paused;
+    private String pauseReason;
+    private List<String> queue;
+    private long postSequence;
+    private boolean announced;
+    private Long wakeAtMillis;
+    private WaitKind waitKind;
+    private boolean scheduledRunDue;
+    private String lastOutcome;
+    private String lastDetail;
+    private long startedAtMillis;
+    private Map<String, Integer> sessionsByOutcome;
+    private long turns;
+    private double costUsd;
+    private boolean costReported;
+    private long inputTokens;
+    private long outputTokens;
+    private int deliveryFailures;
+    private List<String> handledIssues;
+    private List<dev.colony.trigger.IssueEvent> pendingIssues;
+    private int totalErrors;
+    private List<String> urgentQueue;
+    private List<String> mailIds;
+    private dev.colony.budget.Spend spend;
+    private Long budgetResumeAtMillis;
+    private String lastConversation;
+    private dev.colony.overseer.OverseerMemory overseer;
+    private String host;
+    private Long pausedSinceMillis;
+    private List<NoticeState> notices;
+    private int deliverAlone;
+
+    private Builder() {}
+
+    public Builder sessions(int sessions) {
+      this.sessions = sessions;
+      return this;
+    }
+
+    public Builder consecutiveErrors(int consecutiveErrors) {
+      this.consecutiveErrors = consecutiveErrors;
+      return this;
+    }
+
+    public Builder paused(boolean paused) {
+      this.paused = paused;
+      return this;
+    }
+
+    public Builder pauseReason(String pauseReason) {
+      this.pauseReason = pauseReason;
+      return this;
+    }
+
+    public Builder queue(List<String> queue) {
+      this.queue = queue;
+      return this;
+    }
+
+    public Builder postSequence(long postSequence) {
+      this.postSequence = postSequence;
+      return this;
+    }
+
+    public Builder announced(boolean announced) {
+      this.announced = announced;
+      return this;
+    }
+
+    public Builder wakeAtMillis(Long wakeAtMillis) {
+      this.wakeAtMillis = wakeAtMillis;
+      return this;
+    }
+
+    public Builder waitKind(WaitKind waitKind) {
+      this.waitKind = waitKind;
+      return this;
+    }
+
+    public Builder scheduledRunDue(boolean scheduledRunDue) {
+      this.scheduledRunDue = scheduledRunDue;
+      return this;
+    }
+
+    public Builder lastOutcome(String lastOutcome) {
+      this.lastOutcome = lastOutcome;
+      return this;
+    }
+
+    public Builder lastDetail(String lastDetail) {
+      this.lastDetail = lastDetail;
+      return this;
+    }
+
+    public Builder startedAtMillis(long startedAtMillis) {
+      this.startedAtMillis = startedAtMillis;
+      return this;
+    }
+
+    public Builder sessionsByOutcome(Map<String, Integer> sessionsByOutcome) {
+      this.sessionsByOutcome = sessionsByOutcome;
+      return this;
+    }
+
+    public Builder turns(long turns) {
+      this.turns = turns;
+      return this;
+    }
+
+    public Builder costUsd(double costUsd) {
+      this.costUsd = costUsd;
+      return this;
+    }
+
+    public Builder costReported(boolean costReported) {
+      this.costReported = costReported;
+      return this;
+    }
+
+    public Builder inputTokens(long inputTokens) {
+      this.inputTokens = inputTokens;
+      return this;
+    }
+
+    public Builder outputTokens(long outputTokens) {
+      this.outputTokens = outputTokens;
+      return this;
+    }
+
+    public Builder deliveryFailures(int deliveryFailures) {
+      this.deliveryFailures = deliveryFailures;
+      return this;
+    }
+
+    public Builder handledIssues(List<String> handledIssues) {
+      this.handledIssues = handledIssues;
+      return this;
+    }
+
+    public Builder pendingIssues(List<dev.colony.trigger.IssueEvent> pendingIssues) {
+      this.pendingIssues = pendingIssues;
+      return this;
+    }
+
+    public Builder totalErrors(int totalErrors) {
+      this.totalErrors = totalErrors;
+      return this;
+    }
+
+    public Builder urgentQueue(List<String> urgentQueue) {
+      this.urgentQueue = urgentQueue;
+      return this;
+    }
+
+    public Builder mailIds(List<String> mailIds) {
+      this.mailIds = mailIds;
+      return this;
+    }
+
+    public Builder spend(dev.colony.budget.Spend spend) {
+      this.spend = spend;
+      return this;
+    }
+
+    public Builder budgetResumeAtMillis(Long budgetResumeAtMillis) {
+      this.budgetResumeAtMillis = budgetResumeAtMillis;
+      return this;
+    }
+
+    public Builder lastConversation(String lastConversation) {
+      this.lastConversation = lastConversation;
+      return this;
+    }
+
+    public Builder overseer(dev.colony.overseer.OverseerMemory overseer) {
+      this.overseer = overseer;
+      return this;
+    }
+
+    public Builder host(String host) {
+      this.host = host;
+      return this;
+    }
+
+    public Builder pausedSinceMillis(Long pausedSinceMillis) {
+      this.pausedSinceMillis = pausedSinceMillis;
+      return this;
+    }
+
+    public Builder notices(List<NoticeState> notices) {
+      this.notices = notices;
+      return this;
+    }
+
+    public Builder deliverAlone(int deliverAlone) {
+      this.deliverAlone = deliverAlone;
+      return this;
+    }
+
+    public AntMemory build() {
+      return new AntMemory(sessions, consecutiveErrors, paused, pauseReason, queue, postSequence, announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail, startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens, deliveryFailures, handledIssues, pendingIssues, totalErrors, urgentQueue, mailIds, spend, budgetResumeAtMillis, lastConversation, overseer, host, pausedSinceMillis, notices, deliverAlone);
+    }
   }
 }

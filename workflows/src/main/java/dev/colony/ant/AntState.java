@@ -10,17 +10,24 @@ import dev.colony.lifecycle.SideEffect;
 import dev.colony.mailbox.Mailbox;
 import dev.colony.overseer.OverseerBook;
 import dev.colony.spec.AntSpec;
-import dev.colony.trigger.IssueEvent;
 import io.temporal.workflow.Workflow;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.TreeMap;
 
 /**
  * Everything one ant knows, in one place: what it carries across continue-as-new
  * ({@link AntMemory}) and what only the current run holds. The loop and its collaborators read
- * and change it; nothing here talks to Temporal except the clock.
+ * it and change it through methods, never by assigning its fields.
+ *
+ * <p>One fact, one place. The lifecycle {@link Phase} is where the ant is: a pause the loop has
+ * reached ({@code PAUSED}/{@code PARKED}, with a budget cap's window as its end) and a timed wait
+ * (cooling down or waiting, with its end and its kind as the reason); {@link #waitKind()},
+ * {@link #wakeAtMillis()} and {@link #budgetResumeAtMillis()} read it from there. A pause asked
+ * for during a session waits in {@link PauseRequest} until the loop reaches it. The rest lives in
+ * small owned parts: {@link SessionStats}, {@link ChatSequence}, {@link IssueIntake},
+ * {@link Delivery}, {@link Conversation}, {@link CurrentSession}, {@link WakeRequests}, and the
+ * books ({@link Mailbox}, {@link BudgetBook}, {@link OverseerBook}, {@link ConfirmationBook}).
+ * Nothing here talks to Temporal except the clock and one version marker.
  */
 final class AntState {
   static final String OPERATOR = "operator";
@@ -35,71 +42,39 @@ final class AntState {
   /** The change that denies a session's open confirmations when it ends (see {@link #denyOpenConfirmations}). */
   static final String CONFIRMATIONS_END_WITH_SESSION = "confirmations-end-with-session";
 
-  AntSpec spec;
-  /** A new spec from {@code configure}, applied between sessions. */
-  AntSpec pendingSpec;
-
-  // Carried across continue-as-new (see AntMemory).
-  int sessionCount;
-  /** Why the ant is paused (or will pause after its session); null while it is not. */
-  String pauseReason;
-  final Mailbox mailbox;
-  long postSequence;
-  boolean announced;
-  Long wakeAtMillis;
-  WaitKind waitKind;
-  boolean scheduledRunDue;
-  String lastOutcome;
-  String lastDetail;
-  final long startedAtMillis;
-  final TreeMap<String, Integer> sessionsByOutcome = new TreeMap<>();
-  long turns;
-  double costUsd;
-  boolean costReported;
-  long inputTokens;
-  long outputTokens;
-  int deliveryFailures;
+  /** The spec in force, and a new one from {@code configure}, applied between sessions. */
+  private AntSpec spec;
+  private AntSpec pendingSpec;
+  /** Sessions finished (carried across continue-as-new). */
+  private int sessionCount;
   /**
-   * How many queued instructions go to sessions one at a time: a batch failed sessions carried
-   * too often is split, so only the instruction the agent cannot take is dropped, never the others.
+   * Where the ant is in its lifecycle , with the error counters: the one place a pause
+   * the loop has reached, a budget cap's window and a timed wait (its end and its kind) are kept.
    */
-  int deliverAlone;
+  private Phase phase;
+  /** A pause asked for, perhaps during a session, that the phase follows at the next point it can. */
+  final PauseRequest pause;
+  final Mailbox mailbox;
+  final ChatSequence chat;
+  /** A cron tick came (or was missed while paused): one scheduled run is due. */
+  private boolean scheduledRunDue;
+  final SessionStats stats;
+  final Delivery delivery;
   /** Spend per budget window. */
   final BudgetBook budget;
-  /** Set while paused by a colony budget cap: when the cap's window rolls over. */
-  Long budgetResumeAtMillis;
-  /** The agent conversation of the last session (what a supervisor's restart resumes). */
-  String lastConversation;
-  /** Issues ever taken by a session (bounded: the oldest are forgotten first). */
-  final LinkedHashSet<String> handledIssues = new LinkedHashSet<>();
-  /** Matching issues not yet taken, oldest first. */
-  final List<IssueEvent> pendingIssues = new ArrayList<>();
+  final Conversation conversation;
+  final IssueIntake issues;
   /** The overseer's window, ladder and whispers. */
   final OverseerBook overseer;
   /** The host holding the workspace; null until the ant claims one, "" for a worker without a host name. */
-  String host;
+  private String host;
   /** What the {@link Notifier} pushed for each need still open, by need id. */
   final TreeMap<String, NoticeState> notices = new TreeMap<>();
 
   // This run only.
-  /** The lifecycle's state, with the error counters (consecutive; total, reset only by un-parking). */
-  Phase phase;
-  boolean stopRequested;
-  /** A signal asks the current wait to end now (a pause, a resume, a message). */
-  boolean wakeEarly;
-  boolean sessionRunning;
-  /** {@code abort} arrived during a session: interrupt it and drop its task. */
-  boolean abortRequested;
-  /** A supervisor's restart waiting to interrupt the running session. */
-  dev.colony.supervision.Restart restartRequested;
-  /** The conversation the next session resumes (set by a restart under recovery: resume). */
-  String resumeNext;
-  /** The instructions the running (or last) session was given, for the overseer's view of the task. */
-  List<String> currentMessages = List.of();
-  /** The issue the running session works on (given back if it fails). */
-  IssueEvent takenIssue;
-  /** When the current pause began (workflow time), to catch up cron ticks missed meanwhile. */
-  Long pausedSinceMillis;
+  private boolean stopRequested;
+  final WakeRequests wakes = new WakeRequests();
+  final CurrentSession session = new CurrentSession();
   /** Whether to continue as new onto a newer release (see {@link dev.colony.upgrade.Upgrade}). */
   final dev.colony.upgrade.Upgrade upgrade = new dev.colony.upgrade.Upgrade();
   /** Dangerous tool calls of the current session, by request key; cleared between sessions. */
@@ -109,54 +84,45 @@ final class AntState {
     spec = run.spec();
     AntMemory m = run.memory();
     if (m == null) {
-      startedAtMillis = Workflow.currentTimeMillis();
       mailbox = new Mailbox(List.of(), List.of(), List.of());
       budget = new BudgetBook(null);
       phase = Phase.initial(0, 0, 0);
       overseer = new OverseerBook(null);
+      pause = new PauseRequest(null, null);
+      chat = new ChatSequence(0, false);
+      stats = new SessionStats(Workflow.currentTimeMillis());
+      delivery = new Delivery(0, 0);
+      conversation = new Conversation(null);
+      issues = new IssueIntake(List.of(), List.of(), SessionRunner.MAX_HANDLED_ISSUES);
       return;
     }
     sessionCount = m.sessions();
-    pauseReason = m.paused() ? (m.pauseReason() == null ? OPERATOR : m.pauseReason()) : null;
+    pause = new PauseRequest(m.paused() ? (m.pauseReason() == null ? OPERATOR : m.pauseReason()) : null,
+        m.pausedSinceMillis());
     mailbox = new Mailbox(m.queue(), m.urgentQueue(), m.mailIds());
     budget = new BudgetBook(m.spend());
-    budgetResumeAtMillis = m.budgetResumeAtMillis();
-    lastConversation = m.lastConversation();
-    postSequence = m.postSequence();
-    announced = m.announced();
-    wakeAtMillis = m.wakeAtMillis();
-    waitKind = m.waitKind();
+    conversation = new Conversation(m.lastConversation());
+    chat = new ChatSequence(m.postSequence(), m.announced());
     scheduledRunDue = m.scheduledRunDue();
-    lastOutcome = m.lastOutcome();
-    lastDetail = m.lastDetail();
-    startedAtMillis = m.startedAtMillis();
-    sessionsByOutcome.putAll(m.sessionsByOutcome());
-    turns = m.turns();
-    costUsd = m.costUsd();
-    costReported = m.costReported();
-    inputTokens = m.inputTokens();
-    outputTokens = m.outputTokens();
-    deliveryFailures = m.deliveryFailures();
-    handledIssues.addAll(m.handledIssues());
-    pendingIssues.addAll(m.pendingIssues());
+    stats = new SessionStats(m);
+    delivery = new Delivery(m.deliveryFailures(), m.deliverAlone());
+    issues = new IssueIntake(m.handledIssues(), m.pendingIssues(), SessionRunner.MAX_HANDLED_ISSUES);
     phase = restoredPhase(m);
     overseer = new OverseerBook(m.overseer());
     host = m.host();
-    pausedSinceMillis = m.pausedSinceMillis();
     m.notices().forEach(n -> notices.put(n.need(), n));
-    deliverAlone = m.deliverAlone();
   }
 
   /** Where a run that continued as new picks up: its wait, its pause, or about to prepare. */
   private Phase restoredPhase(AntMemory m) {
     Phase p = Phase.initial(sessionCount, m.consecutiveErrors(), m.totalErrors());
-    if (wakeAtMillis != null && waitKind != null) {
-      return new Phase(waitKind.shownAs(), sessionCount, wakeAtMillis, waitKind.reason(), p.consecutiveErrors(),
-          p.totalErrors());
+    if (m.wakeAtMillis() != null && m.waitKind() != null) {
+      return new Phase(m.waitKind().shownAs(), sessionCount, m.wakeAtMillis(), m.waitKind().reason(),
+          p.consecutiveErrors(), p.totalErrors());
     }
     if (paused()) {
-      return new Phase(parkedLike(pauseReason) ? Lifecycle.PARKED : Lifecycle.PAUSED, sessionCount,
-          budgetResumeAtMillis, pauseReason, p.consecutiveErrors(), p.totalErrors());
+      return new Phase(parkedLike(pause.reason()) ? Lifecycle.PARKED : Lifecycle.PAUSED, sessionCount,
+          m.budgetResumeAtMillis(), pause.reason(), p.consecutiveErrors(), p.totalErrors());
     }
     return p;
   }
@@ -172,12 +138,41 @@ final class AntState {
   }
 
   AntMemory memory() {
-    return new AntMemory(sessionCount, phase.consecutiveErrors(), paused(), pauseReason, mailbox.queue(), postSequence,
-        announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail,
-        startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens,
-        deliveryFailures, List.copyOf(handledIssues), pendingIssues, phase.totalErrors(), mailbox.urgentQueue(),
-        mailbox.seenIds(), budget.spend(), budgetResumeAtMillis, lastConversation, overseer.memory(), host,
-        pausedSinceMillis, openNotices(), deliverAlone);
+    return AntMemory.builder()
+        .sessions(sessionCount)
+        .consecutiveErrors(phase.consecutiveErrors())
+        .paused(paused())
+        .pauseReason(pause.reason())
+        .queue(mailbox.queue())
+        .postSequence(chat.last())
+        .announced(chat.announced())
+        .wakeAtMillis(wakeAtMillis())
+        .waitKind(waitKind())
+        .scheduledRunDue(scheduledRunDue)
+        .lastOutcome(stats.lastOutcome())
+        .lastDetail(stats.lastDetail())
+        .startedAtMillis(stats.startedAtMillis())
+        .sessionsByOutcome(stats.sessionsByOutcome())
+        .turns(stats.turns())
+        .costUsd(stats.costUsd())
+        .costReported(stats.costReported())
+        .inputTokens(stats.inputTokens())
+        .outputTokens(stats.outputTokens())
+        .deliveryFailures(delivery.failures())
+        .handledIssues(issues.handledKeys())
+        .pendingIssues(issues.pending())
+        .totalErrors(phase.totalErrors())
+        .urgentQueue(mailbox.urgentQueue())
+        .mailIds(mailbox.seenIds())
+        .spend(budget.spend())
+        .budgetResumeAtMillis(budgetResumeAtMillis())
+        .lastConversation(conversation.last())
+        .overseer(overseer.memory())
+        .host(host)
+        .pausedSinceMillis(pause.sinceMillis())
+        .notices(openNotices())
+        .deliverAlone(delivery.aloneLeft())
+        .build();
   }
 
   /**
@@ -199,11 +194,81 @@ final class AntState {
    * model call. It counts in the ant's cost and in its budget windows alike.
    */
   void addCost(double usd) {
-    if (usd > 0 && Double.isFinite(usd)) {
-      costUsd += usd;
-      costReported = true;
+    if (stats.addCost(usd)) {
       budget.add(usd, Workflow.currentTimeMillis(), spec.errorPolicy().budgetZone());
     }
+  }
+
+  AntSpec spec() {
+    return spec;
+  }
+
+  /** A new spec from {@code configure}: kept for the next point between sessions, unless it changes nothing. */
+  void offerSpec(AntSpec newSpec) {
+    if (newSpec != null && !newSpec.equals(pendingSpec == null ? spec : pendingSpec)) {
+      pendingSpec = newSpec;
+    }
+  }
+
+  boolean specPending() {
+    return pendingSpec != null;
+  }
+
+  /** Puts a new spec from {@code configure} in force; says whether there was one. */
+  boolean applyPendingSpec() {
+    if (pendingSpec == null) {
+      return false;
+    }
+    spec = pendingSpec;
+    pendingSpec = null;
+    return true;
+  }
+
+  int sessionCount() {
+    return sessionCount;
+  }
+
+  /** Session {@code number} ended (it counts from now on). */
+  void sessionEnded(int number) {
+    sessionCount = number;
+  }
+
+  Phase phase() {
+    return phase;
+  }
+
+  void requestStop() {
+    stopRequested = true;
+  }
+
+  boolean stopRequested() {
+    return stopRequested;
+  }
+
+  /** A cron tick came, or one was missed while paused: one run is due. */
+  void runDue() {
+    scheduledRunDue = true;
+  }
+
+  boolean scheduledRunDue() {
+    return scheduledRunDue;
+  }
+
+  /** A session starts: the due run is being done. */
+  void runStarted() {
+    scheduledRunDue = false;
+  }
+
+  String host() {
+    return host;
+  }
+
+  void bindHost(String claimed) {
+    host = claimed;
+  }
+
+  void forgetHost() {
+    host = null;
   }
 
   /** Applies one lifecycle event and returns the side effect the workflow carries out. */
@@ -219,23 +284,23 @@ final class AntState {
   }
 
   /**
-   * Paused, or pausing after the running session: the pause is a request the lifecycle's phase
-   * follows at the next point it can, so it is kept beside the phase, as its reason alone.
+   * Paused, or pausing after the running session: the request the lifecycle's phase follows at
+   * the next point it can (see {@link PauseRequest}).
    */
   boolean paused() {
-    return pauseReason != null;
+    return pause.requested();
   }
 
   boolean parked() {
-    return parkedLike(pauseReason);
+    return parkedLike(pause.reason());
   }
 
   void pauseFor(String reason) {
-    pauseReason = reason;
+    pause.request(reason);
   }
 
   void unpause() {
-    pauseReason = null;
+    pause.lift();
   }
 
   /** A parked ant that a human brings back starts with its error counters at zero. */
@@ -247,28 +312,78 @@ final class AntState {
     }
   }
 
-  /** A timed wait the lifecycle already shows (cooling down). */
-  void setWait(long atMillis, WaitKind kind) {
-    wakeAtMillis = atMillis;
-    waitKind = kind;
-    wakeEarly = false;
+  /**
+   * The ant's own workflow code failed: no session is pending any more, and the ant shows
+   * Parked with reason {@code fatal} at once (no event of the lifecycle leads there).
+   */
+  void parkFatal() {
+    session.reset();
+    pauseFor(FATAL_REASON);
+    phase = new Phase(Lifecycle.PARKED, sessionCount, null, FATAL_REASON, phase.consecutiveErrors(),
+        phase.totalErrors());
+  }
+
+  /**
+   * The phase has just become a timed wait (cooling down after a failed session): only wake
+   * requests from now on end it.
+   */
+  void waitScheduled() {
+    wakes.waitScheduled();
+  }
+
+  /**
+   * A colony budget cap was reached after a session: the ant pauses until the cap's window rolls
+   * over, and the phase leaves any wait to show the pause with the window's end.
+   */
+  void pauseForBudget(long resumeAtMillis) {
+    pauseFor(BUDGET_REASON);
+    fire(new LifecycleEvent.Paused(BUDGET_REASON, resumeAtMillis));
+    if (phase.state() != Lifecycle.PAUSED) {
+      // The lifecycle only pauses from an idle state; the phase is where the window is kept.
+      phase = new Phase(Lifecycle.PAUSED, phase.session(), resumeAtMillis, BUDGET_REASON, phase.consecutiveErrors(),
+          phase.totalErrors());
+    }
   }
 
   /** A timed wait for the next tick or the poll interval. */
   void scheduleWait(long atMillis, WaitKind kind) {
-    setWait(atMillis, kind);
     fire(new LifecycleEvent.Waiting(kind.reason(), atMillis));
+    if (waitKind() != kind || !Long.valueOf(atMillis).equals(phase.untilMillis())) {
+      // The lifecycle did not move into the wait (it only does from an idle state): the phase
+      // is where the wait is kept, so it shows the wait now.
+      phase = new Phase(kind.shownAs(), phase.session(), atMillis, kind.reason(), phase.consecutiveErrors(),
+          phase.totalErrors());
+    }
+    wakes.waitScheduled();
   }
 
-  void clearWait() {
-    wakeAtMillis = null;
-    waitKind = null;
-    wakeEarly = false;
+  /** The timed wait the phase shows (cooling down, or waiting with a time); null when there is none. */
+  WaitKind waitKind() {
+    if (phase.untilMillis() == null) {
+      return null;
+    }
+    for (WaitKind k : WaitKind.values()) {
+      if (k.shownAs() == phase.state() && k.reason().equals(phase.reason())) {
+        return k;
+      }
+    }
+    return null;
+  }
+
+  /** When the timed wait ends; null when there is none. */
+  Long wakeAtMillis() {
+    return waitKind() == null ? null : phase.untilMillis();
+  }
+
+  /** While paused by a colony budget cap: when the cap's window rolls over (the paused phase's end). */
+  Long budgetResumeAtMillis() {
+    return pause.is(BUDGET_REASON) && phase.state() == Lifecycle.PAUSED ? phase.untilMillis() : null;
   }
 
   /** The pending timer: a wait, or the rollover that ends a budget pause. */
   Long nextWake() {
-    return wakeAtMillis != null ? wakeAtMillis : paused() ? budgetResumeAtMillis : null;
+    Long wake = wakeAtMillis();
+    return wake != null ? wake : budgetResumeAtMillis();
   }
 
   /** Bound to a host; a worker started without a host name answers "" to a claim: no affinity. */

@@ -5,7 +5,6 @@ import dev.colony.autonomy.ConfirmationRequest;
 import dev.colony.autonomy.Decide;
 import dev.colony.chat.OperatorMessages;
 import dev.colony.lifecycle.LifecycleEvent;
-import dev.colony.lifecycle.Phase;
 import dev.colony.mailbox.Mail;
 import dev.colony.overseer.TurnReply;
 import dev.colony.overseer.TurnReport;
@@ -68,16 +67,15 @@ public class AntWorkflowImpl implements AntWorkflow {
     visibility.start();
     overseer.startIfConfigured();
     notifier.startIfConfigured();
-    if (!ant.announced) {
-      ant.announced = true;
-      outbox.say(OperatorMessages.started(ant.spec.name()));
+    if (ant.chat.announceOnce()) {
+      outbox.say(OperatorMessages.started(ant.spec().name()));
     }
     // A new ant finds its home at once: the colony's ants spread over the hosts as they start.
     hosts.ensureClaimed();
     int sessionsThisRun = 0;
-    while (!ant.stopRequested) {
+    while (!ant.stopRequested()) {
       applyPendingSpec();
-      if (ant.upgrade.due() || sessionsThisRun > 0 && (sessionsThisRun >= ant.spec.continueAsNewEvery()
+      if (ant.upgrade.due() || sessionsThisRun > 0 && (sessionsThisRun >= ant.spec().continueAsNewEvery()
           || Workflow.getInfo().isContinueAsNewSuggested())) {
         continueAsNew();
         return;
@@ -93,14 +91,13 @@ public class AntWorkflowImpl implements AntWorkflow {
         parkFatal(bug);
       }
     }
-    ant.fire(new LifecycleEvent.OperatorStop());
-    ant.wakeAtMillis = null;
+    ant.fire(new LifecycleEvent.OperatorStop()); // the phase shows no wait any more
     // No session runs any more: a request left open (its session was stopped, or its host lost)
     // is denied now, or its handler would hold the stop until its confirmation_timeout.
     for (int id : ant.denyOpenConfirmations(Integer.MAX_VALUE)) {
-      outbox.say(OperatorMessages.confirmationEnded(ant.spec.name(), id));
+      outbox.say(OperatorMessages.confirmationEnded(ant.spec().name(), id));
     }
-    outbox.say(OperatorMessages.stopped(ant.spec.name()));
+    outbox.say(OperatorMessages.stopped(ant.spec().name()));
     if (oneDrainRule()) {
       Workflow.await(this::nothingInFlight);
     } else {
@@ -128,12 +125,10 @@ public class AntWorkflowImpl implements AntWorkflow {
   }
 
   private void applyPendingSpec() {
-    if (ant.pendingSpec == null) {
+    if (!ant.applyPendingSpec()) {
       return;
     }
-    ant.spec = ant.pendingSpec;
-    ant.pendingSpec = null;
-    outbox.say(OperatorMessages.reconfigured(ant.spec.name()));
+    outbox.say(OperatorMessages.reconfigured(ant.spec().name()));
     overseer.startIfConfigured();
     notifier.startIfConfigured();
   }
@@ -148,7 +143,7 @@ public class AntWorkflowImpl implements AntWorkflow {
           && reports.allAnswered() && notifier.idle());
     }
     applyPendingSpec();
-    Upgrade.continueAsNew(new AntRun(ant.spec, ant.memory()));
+    Upgrade.continueAsNew(new AntRun(ant.spec(), ant.memory()));
   }
 
   /**
@@ -159,16 +154,9 @@ public class AntWorkflowImpl implements AntWorkflow {
    */
   private void parkFatal(RuntimeException bug) {
     String why = OperatorMessages.trim(Texts.failureText(bug));
-    log.error("{}: fatal error in the ant's workflow, parking it", ant.spec.name(), bug);
-    ant.sessionRunning = false;
-    ant.abortRequested = false;
-    ant.restartRequested = null;
-    ant.clearWait();
-    ant.pauseFor(AntState.FATAL_REASON);
-    ant.budgetResumeAtMillis = null;
-    ant.phase = new Phase(Lifecycle.PARKED, ant.sessionCount, null, AntState.FATAL_REASON,
-        ant.phase.consecutiveErrors(), ant.phase.totalErrors());
-    outbox.say(OperatorMessages.fatal(ant.spec.name(), why));
+    log.error("{}: fatal error in the ant's workflow, parking it", ant.spec().name(), bug);
+    ant.parkFatal();
+    outbox.say(OperatorMessages.fatal(ant.spec().name(), why));
     reports.report(AntFailure.PARKED, "fatal error: " + why);
   }
 

@@ -23,8 +23,8 @@ final class ColonyReports {
   }
 
   void report(String kind, String reason) {
-    var colony = Workflow.newExternalWorkflowStub(ColonyWorkflow.class, ColonyWorkflow.workflowId(ant.spec.colony()));
-    String name = ant.spec.name();
+    var colony = Workflow.newExternalWorkflowStub(ColonyWorkflow.class, ColonyWorkflow.workflowId(ant.spec().colony()));
+    String name = ant.spec().name();
     Promise<Void> told = Async.procedure(colony::antFailed, new AntFailure(name, reason, kind))
         .exceptionally(e -> {
           log.info("{}: no colony supervisor to tell ({})", name, e.getMessage());

@@ -33,8 +33,8 @@ final class HostAffinity {
 
   /** Claims a host unless the ant has one. */
   void ensureClaimed() {
-    if (ant.host == null) {
-      ant.host = claim();
+    if (ant.host() == null) {
+      ant.bindHost(claim());
     }
   }
 
@@ -49,7 +49,7 @@ final class HostAffinity {
    */
   ActivityOptions.Builder onHost(ActivityOptions.Builder options) {
     if (ant.hostBound()) {
-      options.setTaskQueue(WorkspaceActivities.hostQueue(Workflow.getInfo().getTaskQueue(), ant.host))
+      options.setTaskQueue(WorkspaceActivities.hostQueue(Workflow.getInfo().getTaskQueue(), ant.host()))
           .setScheduleToStartTimeout(Duration.ofSeconds(ant.moveAfterSeconds() * patience));
     }
     return options;
@@ -67,10 +67,9 @@ final class HostAffinity {
   void timedOut() {
     boolean polled;
     try {
-      polled = Workflow.newActivityStub(WorkspaceActivities.class,
-          ActivityOptions.newBuilder(dev.colony.Activities.HOST_POLLING)
-          .setSummary("is host " + ant.host + " polling?")
-          .build()).hostPolling(WorkspaceActivities.hostQueue(Workflow.getInfo().getTaskQueue(), ant.host));
+      polled = Workflow.newActivityStub(WorkspaceActivities.class, ActivityOptions.newBuilder(dev.colony.Activities.HOST_POLLING)
+          .setSummary("is host " + ant.host() + " polling?")
+          .build()).hostPolling(WorkspaceActivities.hostQueue(Workflow.getInfo().getTaskQueue(), ant.host()));
     } catch (ActivityFailure f) {
       polled = false;
     }
@@ -97,12 +96,11 @@ final class HostAffinity {
    * worktree from the remote branch.
    */
   private void moveOff() {
-    String old = ant.host;
-    ant.host = null;
+    String old = ant.host();
+    ant.forgetHost();
     patience = 1;
-    ant.lastConversation = null;
-    ant.resumeNext = null;
+    ant.conversation.forget();
     ant.fire(new LifecycleEvent.HostLost(old));
-    outbox.say(OperatorMessages.hostLost(ant.spec.name(), old, ant.moveAfterSeconds()));
+    outbox.say(OperatorMessages.hostLost(ant.spec().name(), old, ant.moveAfterSeconds()));
   }
 }

@@ -46,7 +46,7 @@ final class Notifier {
 
   /** Starts following needs when the spec asks for notices (and the run is of code that has them). */
   void startIfConfigured() {
-    if (started || ant.spec.notices() == null) {
+    if (started || ant.spec().notices() == null) {
       return;
     }
     if (Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
@@ -96,17 +96,17 @@ final class Notifier {
     for (int id : ant.confirmations.openIds()) {
       ids.add(REQUEST + id);
     }
-    String reason = ant.pauseReason;
-    if (reason != null && ant.pausedSinceMillis != null && needsHuman(reason)) {
-      ids.add(PAUSE + reason + "-" + ant.pausedSinceMillis);
+    String reason = ant.pause.reason();
+    if (reason != null && ant.pause.sinceMillis() != null && needsHuman(reason)) {
+      ids.add(PAUSE + reason + "-" + ant.pause.sinceMillis());
     }
     return ids;
   }
 
   /** The need with this id: its kind, urgency, why and how to answer. */
   Need describe(String id) {
-    String name = ant.spec.name();
-    String ref = ant.spec.colony() + "/" + name;
+    String name = ant.spec().name();
+    String ref = ant.spec().colony() + "/" + name;
     if (id.startsWith(REQUEST)) {
       int n = Integer.parseInt(id.substring(REQUEST.length()));
       var e = ant.confirmations.target(n);
@@ -125,7 +125,7 @@ final class Notifier {
       case "budget" -> name + " is paused: it reached its budget cap.";
       case AntState.ESCALATION_REASON -> name + " is paused: its overseer escalated to a human.";
       case AntState.FATAL_REASON -> name + " stopped on an error in its own workflow code.";
-      default -> name + " is parked after repeated errors" + (ant.lastDetail == null ? "." : ": " + ant.lastDetail);
+      default -> name + " is parked after repeated errors" + (ant.stats.lastDetail() == null ? "." : ": " + ant.stats.lastDetail());
     };
     String answer = reason.equals(AntState.ESCALATION_REASON)
         ? "colony abort " + ref + " (drop the task)  or  colony resume " + ref + " (let it go on)"
@@ -153,7 +153,7 @@ final class Notifier {
    * continued as new picks the need up where the last one left it instead of pushing it again.
    */
   private void follow(Need need) {
-    NotifySpec spec = ant.spec.notices();
+    NotifySpec spec = ant.spec().notices();
     long remindAfter = spec.remindAfterSeconds() * 1000;
     NoticeState s = ant.notices.get(need.id());
     if (s == null) {
@@ -206,10 +206,10 @@ final class Notifier {
             .build());
     inFlight++;
     try {
-      return act.notify(new Notice(ant.spec.colony(), ant.spec.colonyDir(), ant.spec.name(), ant.spec.workflowId(),
-          need.id(), need.kind(), need.urgent(), need.text(), need.answer(), round, at, previousAt, ant.spec.notices()));
+      return act.notify(new Notice(ant.spec().colony(), ant.spec().colonyDir(), ant.spec().name(), ant.spec().workflowId(),
+          need.id(), need.kind(), need.urgent(), need.text(), need.answer(), round, at, previousAt, ant.spec().notices()));
     } catch (ActivityFailure f) {
-      log.warn("notice {} of {} not delivered: {}", need.id(), ant.spec.name(), Texts.rootMessage(f));
+      log.warn("notice {} of {} not delivered: {}", need.id(), ant.spec().name(), Texts.rootMessage(f));
       return null;
     } finally {
       inFlight--;

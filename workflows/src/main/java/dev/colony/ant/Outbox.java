@@ -32,9 +32,9 @@ final class Outbox {
   }
 
   void say(String text) {
-    ant.postSequence++;
-    String key = Workflow.getInfo().getWorkflowId() + "/" + Workflow.getInfo().getRunId() + "/" + ant.postSequence;
-    posts.add(new ChatPost(ant.spec.colony(), ant.spec.name(), ant.spec.discordChannel(), text, key,
+    long sequence = ant.chat.next();
+    String key = Workflow.getInfo().getWorkflowId() + "/" + Workflow.getInfo().getRunId() + "/" + sequence;
+    posts.add(new ChatPost(ant.spec().colony(), ant.spec().name(), ant.spec().discordChannel(), text, key,
         Workflow.currentTimeMillis()));
   }
 

@@ -42,7 +42,7 @@ final class Overseer {
 
   /** Starts the thread once the ant has an overseer (now, or from a new spec); a parked thread costs memory. */
   void startIfConfigured() {
-    if (!started && ant.spec.overseer() != null) {
+    if (!started && ant.spec().overseer() != null) {
       started = true;
       Async.procedure(this::superviseTurns);
     }
@@ -50,7 +50,7 @@ final class Overseer {
 
   /** An evaluation is in flight: its verdict must not be lost with the run. */
   boolean busy() {
-    return ant.spec.overseer() != null && ant.overseer.busy(ant.spec.overseer());
+    return ant.spec().overseer() != null && ant.overseer.busy(ant.spec().overseer());
   }
 
   /** A human's answer ends an escalation: the ladder starts again and the colony's log says so. */
@@ -62,7 +62,7 @@ final class Overseer {
   }
 
   TurnReply reportTurns(TurnReport report) {
-    OverseerSpec s = ant.spec.overseer();
+    OverseerSpec s = ant.spec().overseer();
     if (s == null) {
       return new TurnReply(List.of(), false);
     }
@@ -78,10 +78,10 @@ final class Overseer {
     if (report == null) {
       throw new IllegalArgumentException("empty report");
     }
-    if (ant.spec.overseer() == null) {
-      throw new IllegalArgumentException("ant " + ant.spec.name() + " has no overseer");
+    if (ant.spec().overseer() == null) {
+      throw new IllegalArgumentException("ant " + ant.spec().name() + " has no overseer");
     }
-    if (!ant.sessionRunning || report.session() != ant.sessionCount + 1) {
+    if (!ant.session.running() || report.session() != ant.sessionCount() + 1) {
       throw new IllegalArgumentException("session " + report.session() + " is not running");
     }
     if (report.turns().size() > TurnReport.MAX_TURNS || report.delivered().size() > TurnReport.MAX_DELIVERED) {
@@ -120,14 +120,14 @@ final class Overseer {
 
   private void superviseTurns() {
     while (true) {
-      Workflow.await(() -> ant.spec.overseer() != null
-          && (ant.overseer.silenceDue() || ant.overseer.evaluationDue(ant.spec.overseer())));
-      OverseerSpec s = ant.spec.overseer();
+      Workflow.await(() -> ant.spec().overseer() != null
+          && (ant.overseer.silenceDue() || ant.overseer.evaluationDue(ant.spec().overseer())));
+      OverseerSpec s = ant.spec().overseer();
       Verdict verdict;
       if (ant.overseer.silenceDue()) {
         verdict = ant.overseer.takeSilence();
       } else {
-        var request = ant.overseer.beginEvaluation(ant.spec.name(), ant.spec.colonyDir(), s, task());
+        var request = ant.overseer.beginEvaluation(ant.spec().name(), ant.spec().colonyDir(), s, task());
         try {
           verdict = evaluator(s).evaluate(request);
           if (countsCost()) {
@@ -139,12 +139,12 @@ final class Overseer {
             ant.addCost(cost);
           }
           ant.overseer.skipped(trim(Texts.failureText(f)), cost);
-          log.info("{}: overseer evaluation skipped: {}", ant.spec.name(), Texts.rootMessage(f));
+          log.info("{}: overseer evaluation skipped: {}", ant.spec().name(), Texts.rootMessage(f));
           continue;
         }
       }
       var step = ant.overseer.conclude(verdict == null ? Verdict.ok() : verdict, s);
-      if (step.action() == Ladder.Action.ESCALATE && !ant.stopRequested) {
+      if (step.action() == Ladder.Action.ESCALATE && !ant.stopRequested()) {
         escalate(verdict);
       }
     }
@@ -179,27 +179,27 @@ final class Overseer {
         : trim(verdict.reason());
     if (!ant.paused()) {
       ant.pauseFor(AntState.ESCALATION_REASON);
-      ant.wakeEarly = true;
+      ant.wakes.request();
     }
-    outbox.say(OperatorMessages.escalated(ant.spec.name(), verdict.pattern().name(), reason, ant.sessionRunning));
+    outbox.say(OperatorMessages.escalated(ant.spec().name(), verdict.pattern().name(), reason, ant.session.running()));
     reports.report(AntFailure.ESCALATED, verdict.pattern() + ": " + reason);
   }
 
   /** What the agent was asked to do, as the overseer reads it (bounded). */
   private String task() {
-    StringBuilder sb = new StringBuilder("Standing instructions:\n").append(Texts.clip(ant.spec.instructions(), 4000));
-    if (!ant.currentMessages.isEmpty()) {
+    StringBuilder sb = new StringBuilder("Standing instructions:\n").append(Texts.clip(ant.spec().instructions(), 4000));
+    if (!ant.session.messages().isEmpty()) {
       sb.append("\n\nThis session's instructions:\n");
-      for (String m : ant.currentMessages) {
+      for (String m : ant.session.messages()) {
         sb.append("- ").append(Texts.clip(m, 1000)).append('\n');
         if (sb.length() > 8000) {
           break;
         }
       }
     }
-    if (ant.takenIssue != null) {
-      sb.append("\n\nGitHub issue: ").append(ant.takenIssue.key()).append(' ')
-          .append(Texts.clip(ant.takenIssue.title(), 300));
+    if (ant.issues.taken() != null) {
+      sb.append("\n\nGitHub issue: ").append(ant.issues.taken().key()).append(' ')
+          .append(Texts.clip(ant.issues.taken().title(), 300));
     }
     return sb.toString();
   }

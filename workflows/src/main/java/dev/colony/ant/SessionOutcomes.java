@@ -39,22 +39,22 @@ final class SessionOutcomes {
   void act(SessionResult r, List<String> delivered) {
     Outcome outcome = r.outcome() == null ? Outcome.TRANSIENT : r.outcome();
     record(outcome, r);
-    String name = ant.spec.name();
+    String name = ant.spec().name();
     long now = Workflow.currentTimeMillis();
     SideEffect effect = ant.fire(new LifecycleEvent.SessionExited(exitOf(outcome), outcome.configName(), now,
         r.resetAtEpochMillis()));
-    switch (ant.phase.state()) {
+    switch (ant.phase().state()) {
       case SESSION_COMPLETE -> {
-        ant.deliveryFailures = 0;
-        if (ant.deliverAlone > 0 && !delivered.isEmpty()) {
-          ant.deliverAlone--; // this one was fine
+        ant.delivery.resetFailures();
+        if (!delivered.isEmpty()) {
+          ant.delivery.oneSettled(); // this one was fine
         }
         if (outcome.action() == Outcome.Action.CONTINUE) {
-          outbox.say(OperatorMessages.succeeded(name, ant.sessionCount, r.detail()));
+          outbox.say(OperatorMessages.succeeded(name, ant.sessionCount(), r.detail()));
           // Instructions still queued (sent during the session, or beyond one batch) run at once,
           // and a pause that came during the session (an operator's, an escalation) takes effect now.
-          if (!ant.spec.eventDriven() && ant.spec.pollIntervalSeconds() > 0 && ant.mailbox.isEmpty() && !ant.paused()) {
-            ant.scheduleWait(now + ant.spec.pollIntervalSeconds() * 1000, WaitKind.SLEEPING);
+          if (!ant.spec().eventDriven() && ant.spec().pollIntervalSeconds() > 0 && ant.mailbox.isEmpty() && !ant.paused()) {
+            ant.scheduleWait(now + ant.spec().pollIntervalSeconds() * 1000, WaitKind.SLEEPING);
           }
         }
       }
@@ -68,17 +68,17 @@ final class SessionOutcomes {
         reports.report(AntFailure.PARKED, "parked after " + why + "; last error: " + trim(r.detail()));
       }
       case COOLING_DOWN -> {
-        long waitMillis = ant.phase.untilMillis() - now;
+        long waitMillis = ant.phase().untilMillis() - now;
         requeueAfterFailure(delivered, outcome.action() == Outcome.Action.BACK_OFF);
         giveIssueBack();
         if (outcome.action() == Outcome.Action.BACK_OFF) {
           outbox.say(outcome == Outcome.PERMANENT
               ? OperatorMessages.permanent(name, r.detail(), waitMillis / 1000)
               : OperatorMessages.crashed(name, r.detail(), waitMillis / 1000));
-          ant.setWait(ant.phase.untilMillis(), WaitKind.BACKING_OFF);
+          ant.waitScheduled(); // the phase shows the backoff
         } else {
           outbox.say(OperatorMessages.rateLimited(name, (waitMillis + 999) / 1000));
-          ant.setWait(ant.phase.untilMillis(), WaitKind.RATE_LIMITED);
+          ant.waitScheduled(); // the phase shows the rate limit
         }
       }
       case PAUSED -> {
@@ -87,7 +87,7 @@ final class SessionOutcomes {
         ant.pauseFor(outcome.configName());
         outbox.say(OperatorMessages.paused(name, outcome));
       }
-      default -> log.warn("{}: session {} ended while {}", name, ant.sessionCount, ant.phase.state());
+      default -> log.warn("{}: session {} ended while {}", name, ant.sessionCount(), ant.phase().state());
     }
     checkBudget();
   }
@@ -101,12 +101,12 @@ final class SessionOutcomes {
       } else {
         recordWithoutResult("aborted", "interrupted by abort; its task was dropped");
       }
-      ant.takenIssue = null;
-      ant.lastConversation = null;
+      ant.issues.done();
+      ant.conversation.forgetLast();
     } else if (result != null) {
       // It ended by itself before the interrupt reached it: its messages were delivered.
       record(result.outcome() == null ? Outcome.TRANSIENT : result.outcome(), result);
-      ant.takenIssue = null;
+      ant.issues.done();
     } else {
       recordWithoutResult("interrupted", "interrupted (an urgent message or a supervisor's restart)");
       ant.mailbox.giveBack(delivered);
@@ -114,16 +114,13 @@ final class SessionOutcomes {
     }
     ant.fire(LifecycleEvent.SessionExited.of(Exit.ERROR, Workflow.currentTimeMillis()));
     if (ant.mailbox.hasUrgent()) {
-      outbox.say(OperatorMessages.interrupted(ant.spec.name(), number));
+      outbox.say(OperatorMessages.interrupted(ant.spec().name(), number));
     }
     checkBudget();
   }
 
   void giveIssueBack() {
-    if (ant.takenIssue != null) {
-      ant.pendingIssues.add(0, ant.takenIssue);
-      ant.takenIssue = null;
-    }
+    ant.issues.giveBack();
   }
 
   /**
@@ -137,20 +134,17 @@ final class SessionOutcomes {
     if (delivered.isEmpty()) {
       return;
     }
-    if (counts && ++ant.deliveryFailures >= MAX_DELIVERY_FAILURES && delivered.size() > 1
+    if (counts && ant.delivery.failedOnce() >= MAX_DELIVERY_FAILURES && delivered.size() > 1
         && Workflow.getVersion(ONE_AT_A_TIME, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
-      ant.deliveryFailures = 0;
-      ant.deliverAlone = Math.max(ant.deliverAlone, delivered.size());
+      ant.delivery.oneAtATime(delivered.size());
       ant.mailbox.giveBack(delivered);
       return;
     }
-    if (counts && ant.deliveryFailures >= MAX_DELIVERY_FAILURES) {
-      if (ant.deliverAlone > 0) {
-        ant.deliverAlone--; // the one the agent cannot take
-      }
-      outbox.say(OperatorMessages.undeliverable(ant.spec.name(), delivered.size(), ant.deliveryFailures,
+    if (counts && ant.delivery.failures() >= MAX_DELIVERY_FAILURES) {
+      ant.delivery.oneSettled(); // the one the agent cannot take
+      outbox.say(OperatorMessages.undeliverable(ant.spec().name(), delivered.size(), ant.delivery.failures(),
           delivered.get(0)));
-      ant.deliveryFailures = 0;
+      ant.delivery.resetFailures();
       return;
     }
     ant.mailbox.giveBack(delivered);
@@ -167,41 +161,32 @@ final class SessionOutcomes {
   }
 
   private void recordWithoutResult(String outcome, String detail) {
-    ant.lastOutcome = outcome;
-    ant.lastDetail = detail;
-    ant.sessionsByOutcome.merge(outcome, 1, Integer::sum);
+    ant.stats.recordOutcome(outcome, detail);
   }
 
   private void record(Outcome outcome, SessionResult r) {
     if (r.sessionId() != null) {
-      ant.lastConversation = r.sessionId();
+      ant.conversation.remember(r.sessionId());
     }
-    ant.lastOutcome = outcome.configName();
-    ant.lastDetail = trim(r.detail());
-    ant.sessionsByOutcome.merge(ant.lastOutcome, 1, Integer::sum);
-    ant.turns += r.turns();
+    ant.stats.recordOutcome(outcome.configName(), trim(r.detail()));
+    ant.stats.addUsage(r.turns(), r.inputTokens(), r.outputTokens());
     ant.addCost(r.costUsd());
-    ant.inputTokens += r.inputTokens();
-    ant.outputTokens += r.outputTokens();
   }
 
   /** After a session: a reached budget cap pauses the ant until the cap's window rolls over. */
   private void checkBudget() {
-    if (!ant.spec.errorPolicy().hasBudget() || ant.paused()) {
+    if (!ant.spec().errorPolicy().hasBudget() || ant.paused()) {
       return;
     }
-    BudgetBook.Cap cap = ant.budget.reached(ant.spec.errorPolicy(), Workflow.currentTimeMillis());
+    BudgetBook.Cap cap = ant.budget.reached(ant.spec().errorPolicy(), Workflow.currentTimeMillis());
     if (cap == null) {
       return;
     }
-    ant.clearWait();
-    ant.pauseFor(AntState.BUDGET_REASON);
-    ant.budgetResumeAtMillis = cap.resetsAtMillis();
-    ant.fire(new LifecycleEvent.Paused(ant.pauseReason, ant.budgetResumeAtMillis));
-    String zone = ant.spec.errorPolicy().budgetZone();
+    ant.pauseForBudget(cap.resetsAtMillis());
+    String zone = ant.spec().errorPolicy().budgetZone();
     String resets = java.time.Instant.ofEpochMilli(cap.resetsAtMillis()).atZone(java.time.ZoneId.of(zone))
         .toLocalDateTime() + " " + zone;
-    outbox.say(OperatorMessages.budgetCapped(ant.spec.name(), cap.describe(), resets));
+    outbox.say(OperatorMessages.budgetCapped(ant.spec().name(), cap.describe(), resets));
     reports.report(AntFailure.BUDGET, cap.describe() + "; resumes at " + resets);
   }
 }

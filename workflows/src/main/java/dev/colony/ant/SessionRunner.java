@@ -50,22 +50,22 @@ final class SessionRunner {
   }
 
   void runOne() {
-    ant.scheduledRunDue = false;
-    ant.sessionRunning = true;
+    ant.runStarted();
+    ant.session.begin();
     hosts.ensureClaimed();
     ant.fire(new LifecycleEvent.WorktreeReady());
     Mailbox mailbox = ant.mailbox;
-    List<String> delivered = ant.deliverAlone > 0 ? mailbox.takeBatch(MAX_BATCH_CHARS, 1)
+    List<String> delivered = ant.delivery.alone() ? mailbox.takeBatch(MAX_BATCH_CHARS, 1)
         : mailbox.takeBatch(MAX_BATCH_CHARS);
-    int number = ant.sessionCount + 1;
-    IssueEvent issue = takeIssue();
-    ant.currentMessages = delivered;
+    int number = ant.sessionCount() + 1;
+    IssueEvent issue = ant.issues.take(); // one per session, oldest first; it goes back if the session fails
+    ant.session.delivered(delivered);
     // Whispers the last session ended before taking go into this one's prompt.
-    List<String> whispers = ant.spec.overseer() == null ? List.of()
+    List<String> whispers = ant.spec().overseer() == null ? List.of()
         : ant.overseer.takePending().stream().map(Whisper::rendered).toList();
     // The session activity prepares the workspace on the host itself (workspace: null).
-    SessionRequest request = new SessionRequest(ant.spec, number, delivered, null, issue, ant.resumeNext, whispers);
-    ant.resumeNext = null;
+    SessionRequest request = new SessionRequest(ant.spec(), number, delivered, null, issue, ant.conversation.takeResume(),
+        whispers);
     ant.fire(new LifecycleEvent.PromptReady(delivered.size() + " message(s)" + (issue == null ? "" : ", " + issue.key())));
     List<Promise<SessionResult>> holder = new ArrayList<>(1);
     SessionActivities sessions = sessions(number);
@@ -73,27 +73,14 @@ final class SessionRunner {
         () -> holder.add(Async.function(sessions::runSession, request)));
     scope.run();
     Promise<SessionResult> session = holder.get(0);
-    Workflow.await(() -> session.isCompleted() || ant.stopRequested || mailbox.hasUrgent()
-        || ant.restartRequested != null || ant.abortRequested);
-    boolean aborted = ant.abortRequested;
+    Workflow.await(() -> session.isCompleted() || ant.stopRequested() || mailbox.hasUrgent()
+        || ant.session.restartRequested() != null || ant.session.abortRequested());
+    boolean aborted = ant.session.abortRequested();
     if (!session.isCompleted()) {
       interrupt(scope, session, number);
     }
-    ant.abortRequested = false;
+    ant.session.abortHandled();
     finish(session, delivered, number, aborted);
-  }
-
-  /** One issue per session, oldest first; it counts as handled from now on, and goes back if the session fails. */
-  private IssueEvent takeIssue() {
-    IssueEvent issue = ant.pendingIssues.isEmpty() ? null : ant.pendingIssues.remove(0);
-    if (issue != null) {
-      ant.handledIssues.add(issue.key());
-      while (ant.handledIssues.size() > MAX_HANDLED_ISSUES) {
-        ant.handledIssues.remove(ant.handledIssues.iterator().next());
-      }
-    }
-    ant.takenIssue = issue;
-    return issue;
   }
 
   private void finish(Promise<SessionResult> session, List<String> delivered, int number, boolean aborted) {
@@ -105,7 +92,7 @@ final class SessionRunner {
       try {
         result = session.get();
       } catch (ActivityFailure f) {
-        if (f.getCause() instanceof CanceledFailure || ant.stopRequested || ant.phase.state() == Lifecycle.INTERRUPTING) {
+        if (f.getCause() instanceof CanceledFailure || ant.stopRequested() || ant.phase().state() == Lifecycle.INTERRUPTING) {
           cancelled = true;
         } else if (HostAffinity.gone(f)) {
           hostLost = true; // its host died (or is swamped) before or during the session: run it again
@@ -118,8 +105,8 @@ final class SessionRunner {
         cancelled = true;
       }
     }
-    ant.sessionRunning = false;
-    if (hostLost || (cancelled && (ant.stopRequested || ant.phase.state() != Lifecycle.INTERRUPTING))) {
+    ant.session.ended();
+    if (hostLost || (cancelled && (ant.stopRequested() || ant.phase().state() != Lifecycle.INTERRUPTING))) {
       ant.mailbox.giveBack(delivered);
       outcomes.giveIssueBack();
       if (hostLost) {
@@ -128,24 +115,24 @@ final class SessionRunner {
       return;
     }
     hosts.reached();
-    ant.sessionCount = number;
+    ant.sessionEnded(number);
     for (int id : ant.denyOpenConfirmations(number)) {
-      outbox.say(OperatorMessages.confirmationEnded(ant.spec.name(), id));
+      outbox.say(OperatorMessages.confirmationEnded(ant.spec().name(), id));
     }
     ant.confirmations.forgetSessionsUpTo(number);
-    if (ant.phase.state() == Lifecycle.INTERRUPTING) {
+    if (ant.phase().state() == Lifecycle.INTERRUPTING) {
       outcomes.interrupted(result, delivered, number, aborted);
       return;
     }
-    boolean pauseWasPending = ant.paused() && AntState.OPERATOR.equals(ant.pauseReason);
+    boolean pauseWasPending = ant.pause.is(AntState.OPERATOR);
     outcomes.act(result, delivered);
     if (unresponsive && !ant.parked()) {
       reports.report(AntFailure.UNRESPONSIVE, "session " + number + " stopped answering: " + trim(result.detail()));
     }
     // When a pause asked for during the session takes effect, say so: the operator who read
     // "will pause after the current session" knows it happened.
-    if (pauseWasPending && ant.paused() && AntState.OPERATOR.equals(ant.pauseReason)) {
-      outbox.say(OperatorMessages.pausing(ant.spec.name(), false));
+    if (pauseWasPending && ant.pause.is(AntState.OPERATOR)) {
+      outbox.say(OperatorMessages.pausing(ant.spec().name(), false));
     }
   }
 
@@ -156,23 +143,23 @@ final class SessionRunner {
    * heartbeat must have timed out.
    */
   private void interrupt(CancellationScope scope, Promise<SessionResult> session, int number) {
-    ant.fire(ant.stopRequested ? new LifecycleEvent.OperatorStop() : new LifecycleEvent.UrgentMessage());
-    if (!ant.stopRequested && ant.restartRequested == null && !ant.abortRequested) {
-      outbox.say(OperatorMessages.urgentQueued(ant.spec.name(), number));
+    ant.fire(ant.stopRequested() ? new LifecycleEvent.OperatorStop() : new LifecycleEvent.UrgentMessage());
+    if (!ant.stopRequested() && ant.session.restartRequested() == null && !ant.session.abortRequested()) {
+      outbox.say(OperatorMessages.urgentQueued(ant.spec().name(), number));
     }
-    ant.restartRequested = null;
+    ant.session.restartHandled();
     scope.cancel();
     // An agent waiting for a human's answer cannot end its turn: its requests are denied now (the
     // session is ending), so it stops at once instead of at the end of interrupt_grace.
     for (int id : ant.denyOpenConfirmations(number)) {
-      outbox.say(OperatorMessages.confirmationEnded(ant.spec.name(), id));
+      outbox.say(OperatorMessages.confirmationEnded(ant.spec().name(), id));
     }
-    long grace = ant.spec.errorPolicy().interruptGrace();
-    long bound = grace + ant.spec.heartbeatTimeoutSeconds() + 10;
+    long grace = ant.spec().errorPolicy().interruptGrace();
+    long bound = grace + ant.spec().heartbeatTimeoutSeconds() + 10;
     if (!Timers.await(Duration.ofSeconds(bound), "session " + number + " stopping (grace " + grace + "s)",
         session::isCompleted)) {
       ant.fire(new LifecycleEvent.GraceExceeded()); // ForceStopSession: the activity has killed its agent
-      outbox.say(OperatorMessages.forceStopped(ant.spec.name(), number, grace));
+      outbox.say(OperatorMessages.forceStopped(ant.spec().name(), number, grace));
     }
   }
 
@@ -184,8 +171,8 @@ final class SessionRunner {
    */
   private SessionActivities sessions(int number) {
     ActivityOptions.Builder options = dev.colony.Activities
-        .session(ant.spec.sessionTimeoutSeconds(), ant.spec.heartbeatTimeoutSeconds())
-        .setSummary("session " + number + " · " + ant.spec.engine().configName());
+        .session(ant.spec().sessionTimeoutSeconds(), ant.spec().heartbeatTimeoutSeconds())
+        .setSummary("session " + number + " · " + ant.spec().engine().configName());
     return Workflow.newActivityStub(SessionActivities.class, hosts.onHost(options).build());
   }
 }

@@ -55,7 +55,7 @@ final class VisibilityPublisher {
       }
       List<String> memo = memoValues();
       if (!memoShown.equals(memo)) {
-        Workflow.upsertMemo(memo(ant.spec));
+        Workflow.upsertMemo(memo(ant.spec()));
         memoShown.set(0, memo.get(0));
         memoShown.set(1, memo.get(1));
       }
@@ -63,6 +63,6 @@ final class VisibilityPublisher {
   }
 
   private List<String> memoValues() {
-    return Arrays.asList(ant.spec.description(), ant.spec.engine().configName());
+    return Arrays.asList(ant.spec().description(), ant.spec().engine().configName());
   }
 }

@@ -29,13 +29,14 @@ final class Waits {
    * the ant's memory, and the new run goes on with it.
    */
   boolean readyToRun() {
-    if (ant.paused() && ant.wakeAtMillis != null && pauseWinsOverWaits()) {
+    if (ant.paused() && ant.wakeAtMillis() != null && pauseWinsOverWaits()) {
       // A pause wins over any wait: one asked for during a session that then failed (or hit a
       // rate limit) must not hide behind the backoff, nor end with it. Resume starts at once, as
       // it does from a backoff; missed cron ticks are caught up as after any pause.
-      ant.clearWait();
+      pause();
+      return false;
     }
-    if (ant.wakeAtMillis != null) {
+    if (ant.wakeAtMillis() != null) {
       timedWait();
       return false;
     }
@@ -43,8 +44,8 @@ final class Waits {
       pause();
       return false;
     }
-    AntSpec spec = ant.spec;
-    if (spec.eventDriven() && ant.mailbox.isEmpty() && !ant.scheduledRunDue && ant.pendingIssues.isEmpty()) {
+    AntSpec spec = ant.spec();
+    if (spec.eventDriven() && ant.mailbox.isEmpty() && !ant.scheduledRunDue() && !ant.issues.hasPending()) {
       Long tick = spec.cron() == null ? null
           : CronSchedule.nextTick(spec.cron(), spec.timezone(), Workflow.currentTimeMillis());
       if (tick != null) {
@@ -52,13 +53,13 @@ final class Waits {
       } else {
         // Triggers only: nothing to time; a message or a matching GitHub issue wakes the ant.
         ant.fire(new LifecycleEvent.Waiting(spec.triggers().isEmpty() ? "a message" : "a message or a trigger", null));
-        Workflow.await(() -> !ant.mailbox.isEmpty() || !ant.pendingIssues.isEmpty() || ant.paused()
-            || ant.stopRequested || ant.pendingSpec != null || ant.upgrade.due());
+        Workflow.await(() -> !ant.mailbox.isEmpty() || ant.issues.hasPending() || ant.paused()
+            || ant.stopRequested() || ant.specPending() || ant.upgrade.due());
         ant.fire(new LifecycleEvent.Woken());
       }
       return false;
     }
-    return !ant.stopRequested;
+    return !ant.stopRequested();
   }
 
   /** The change that lets a pause end the wait it finds (runs recorded before it waited the wait out first). */
@@ -70,56 +71,56 @@ final class Waits {
 
   /** Until the wait's time, or a signal that ends it early. */
   private void timedWait() {
-    long remaining = ant.wakeAtMillis - Workflow.currentTimeMillis();
-    WaitKind kind = ant.waitKind;
+    long wakeAt = ant.wakeAtMillis();
+    long remaining = wakeAt - Workflow.currentTimeMillis();
+    WaitKind kind = ant.waitKind();
     // An issue wakes an ant waiting for its next cron tick, not one backing off or rate limited.
     boolean interrupted = remaining > 0
-        && Timers.await(Duration.ofMillis(remaining), summary(kind, remaining), () -> ant.stopRequested
-            || ant.wakeEarly || (kind == WaitKind.WAITING && !ant.pendingIssues.isEmpty()) || ant.upgrade.due());
-    if (interrupted && !ant.stopRequested && !ant.wakeEarly && ant.upgrade.due()
-        && !(kind == WaitKind.WAITING && !ant.pendingIssues.isEmpty())) {
+        && Timers.await(Duration.ofMillis(remaining), summary(kind, wakeAt, remaining), () -> ant.stopRequested()
+            || ant.wakes.sinceWaitScheduled() || (kind == WaitKind.WAITING && ant.issues.hasPending())
+            || ant.upgrade.due());
+    if (interrupted && !ant.stopRequested() && !ant.wakes.sinceWaitScheduled() && ant.upgrade.due()
+        && !(kind == WaitKind.WAITING && ant.issues.hasPending())) {
       return; // only the upgrade: the next run waits until the same time
     }
     if (!interrupted && kind == WaitKind.WAITING) {
-      ant.scheduledRunDue = true;
+      ant.runDue();
     }
+    // The phase leaves the wait (to prepare the next session): there is no other copy of it.
     ant.fire(kind.shownAs() == Lifecycle.COOLING_DOWN ? new LifecycleEvent.BackoffElapsed()
         : new LifecycleEvent.Woken());
-    ant.clearWait();
   }
 
   /** What the timer of a wait says in the Web UI. */
-  private String summary(WaitKind kind, long remainingMillis) {
+  private String summary(WaitKind kind, long wakeAtMillis, long remainingMillis) {
     return switch (kind) {
       case SLEEPING -> "next session in " + Timers.words(Duration.ofMillis(remainingMillis));
       case BACKING_OFF -> {
-        Integer max = ant.spec.errorPolicy().maxConsecutiveErrors();
-        yield "backoff " + ant.phase.consecutiveErrors() + (max == null ? "" : " of " + max) + " · "
+        Integer max = ant.spec().errorPolicy().maxConsecutiveErrors();
+        yield "backoff " + ant.phase().consecutiveErrors() + (max == null ? "" : " of " + max) + " · "
             + Timers.words(Duration.ofMillis(remainingMillis));
       }
-      case RATE_LIMITED -> "rate limit until " + Timers.at(ant.wakeAtMillis, ant.spec.timezone());
-      case WAITING -> "cron " + ant.spec.cron() + " · " + Timers.at(ant.wakeAtMillis, ant.spec.timezone());
+      case RATE_LIMITED -> "rate limit until " + Timers.at(wakeAtMillis, ant.spec().timezone());
+      case WAITING -> "cron " + ant.spec().cron() + " · " + Timers.at(wakeAtMillis, ant.spec().timezone());
     };
   }
 
   /** Paused: until a human resumes (or a budget cap's window rolls over). */
   private void pause() {
-    if (ant.pausedSinceMillis == null) {
-      ant.pausedSinceMillis = Workflow.currentTimeMillis();
-    }
-    if (ant.budgetResumeAtMillis != null) {
+    ant.pause.began(Workflow.currentTimeMillis());
+    if (ant.budgetResumeAtMillis() != null) {
       budgetCap();
     } else {
-      ant.fire(new LifecycleEvent.Paused(ant.pauseReason, null));
-      Workflow.await(() -> !ant.paused() || ant.stopRequested || ant.pendingSpec != null || ant.upgrade.due());
+      ant.fire(new LifecycleEvent.Paused(ant.pause.reason(), null));
+      Workflow.await(() -> !ant.paused() || ant.stopRequested() || ant.specPending() || ant.upgrade.due());
     }
     if (!ant.paused()) {
-      AntSpec spec = ant.spec;
-      Long tick = spec.cron() == null ? null : CronSchedule.nextTick(spec.cron(), spec.timezone(), ant.pausedSinceMillis);
+      AntSpec spec = ant.spec();
+      Long tick = spec.cron() == null ? null : CronSchedule.nextTick(spec.cron(), spec.timezone(), ant.pause.sinceMillis());
       if (tick != null && tick <= Workflow.currentTimeMillis()) {
-        ant.scheduledRunDue = true; // one run for all the ticks missed while paused
+        ant.runDue(); // one run for all the ticks missed while paused
       }
-      ant.pausedSinceMillis = null;
+      ant.pause.ended();
       ant.fire(new LifecycleEvent.Resumed());
     }
   }
@@ -130,17 +131,16 @@ final class Waits {
    */
   private void budgetCap() {
     long now = Workflow.currentTimeMillis();
-    BudgetBook.Cap cap = ant.budget.reached(ant.spec.errorPolicy(), now);
+    BudgetBook.Cap cap = ant.budget.reached(ant.spec().errorPolicy(), now);
     if (cap == null) {
-      ant.unpause();
-      ant.budgetResumeAtMillis = null;
-      outbox.say(OperatorMessages.budgetResumed(ant.spec.name()));
+      ant.unpause(); // the Resumed that follows ends the phase's budget window
+      outbox.say(OperatorMessages.budgetResumed(ant.spec().name()));
       return;
     }
-    ant.budgetResumeAtMillis = cap.resetsAtMillis();
-    ant.fire(new LifecycleEvent.Paused(ant.pauseReason, ant.budgetResumeAtMillis));
-    Timers.await(Duration.ofMillis(Math.max(1, ant.budgetResumeAtMillis - now)),
-        "budget cap until " + Timers.at(ant.budgetResumeAtMillis, ant.spec.errorPolicy().budgetZone()),
-        () -> !ant.paused() || ant.stopRequested || ant.pendingSpec != null || ant.upgrade.due());
+    long resumeAt = cap.resetsAtMillis();
+    ant.fire(new LifecycleEvent.Paused(ant.pause.reason(), resumeAt));
+    Timers.await(Duration.ofMillis(Math.max(1, resumeAt - now)),
+        "budget cap until " + Timers.at(resumeAt, ant.spec().errorPolicy().budgetZone()),
+        () -> !ant.paused() || ant.stopRequested() || ant.specPending() || ant.upgrade.due());
   }
 }

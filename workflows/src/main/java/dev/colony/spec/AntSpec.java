@@ -71,47 +71,6 @@ public record AntSpec(
     errorPolicy = errorPolicy == null ? ErrorPolicy.DEFAULTS : errorPolicy;
   }
 
-  /** A spec without notices for phones. */
-  public AntSpec(String colony, String name, String description, String instructions, EngineKind engine,
-      ClaudeSpec claude, GeminiSpec gemini, CommandSpec command, String discordChannel, List<String> githubRepos,
-      String cron, String timezone, List<TriggerSpec> triggers, Autonomy autonomy, ConfirmationSpec confirmation,
-      ToolCallLogging toolCalls, LmOutput lmOutput, RecoveryPolicy recovery, long pollIntervalSeconds,
-      long confirmationTimeoutSeconds, long sessionTimeoutSeconds, long heartbeatTimeoutSeconds,
-      int continueAsNewEvery, WorkspaceSpec workspace, GitIdentity git, String colonyDir, String sourceFile,
-      ErrorPolicy errorPolicy, dev.colony.overseer.OverseerSpec overseer) {
-    this(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos,
-        cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds,
-        confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace,
-        git, colonyDir, sourceFile, errorPolicy, overseer, null);
-  }
-
-  /** A spec without an overseer. */
-  public AntSpec(String colony, String name, String description, String instructions, EngineKind engine,
-      ClaudeSpec claude, GeminiSpec gemini, CommandSpec command, String discordChannel, List<String> githubRepos,
-      String cron, String timezone, List<TriggerSpec> triggers, Autonomy autonomy, ConfirmationSpec confirmation,
-      ToolCallLogging toolCalls, LmOutput lmOutput, RecoveryPolicy recovery, long pollIntervalSeconds,
-      long confirmationTimeoutSeconds, long sessionTimeoutSeconds, long heartbeatTimeoutSeconds,
-      int continueAsNewEvery, WorkspaceSpec workspace, GitIdentity git, String colonyDir, String sourceFile,
-      ErrorPolicy errorPolicy) {
-    this(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos,
-        cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds,
-        confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace,
-        git, colonyDir, sourceFile, errorPolicy, null);
-  }
-
-  /** A spec with the default error policy (retry for ever, the default backoff). */
-  public AntSpec(String colony, String name, String description, String instructions, EngineKind engine,
-      ClaudeSpec claude, GeminiSpec gemini, CommandSpec command, String discordChannel, List<String> githubRepos,
-      String cron, String timezone, List<TriggerSpec> triggers, Autonomy autonomy, ConfirmationSpec confirmation,
-      ToolCallLogging toolCalls, LmOutput lmOutput, RecoveryPolicy recovery, long pollIntervalSeconds,
-      long confirmationTimeoutSeconds, long sessionTimeoutSeconds, long heartbeatTimeoutSeconds,
-      int continueAsNewEvery, WorkspaceSpec workspace, GitIdentity git, String colonyDir, String sourceFile) {
-    this(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos,
-        cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds,
-        confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace,
-        git, colonyDir, sourceFile, ErrorPolicy.DEFAULTS);
-  }
-
   /** Ants with a schedule or triggers run only when one fires (or a human writes). */
   public boolean eventDriven() {
     return (cron != null && !cron.isBlank()) || !triggers.isEmpty();
@@ -123,25 +82,247 @@ public record AntSpec(
   }
 
   public AntSpec withContinueAsNewEvery(int every) {
-    return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
-        discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
-        recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,
-        heartbeatTimeoutSeconds, every, workspace, git, colonyDir, sourceFile, errorPolicy, overseer, notices);
+    return toBuilder().continueAsNewEvery(every).build();
   }
 
   /** The same ant with an overseer (null: none). */
   public AntSpec withOverseer(dev.colony.overseer.OverseerSpec s) {
-    return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
-        discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
-        recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,
-        heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, errorPolicy, s, notices);
+    return toBuilder().overseer(s).build();
   }
 
   /** The same ant with notices for phones (null: none). */
   public AntSpec withNotify(NotifySpec n) {
-    return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command,
-        discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput,
-        recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds,
-        heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, errorPolicy, overseer, n);
+    return toBuilder().notices(n).build();
+  }
+
+  /** A builder: every field by name; those not set are empty (null, zero, false). */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder starting from this one. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.colony = colony;
+    b.name = name;
+    b.description = description;
+    b.instructions = instructions;
+    b.engine = engine;
+    b.claude = claude;
+    b.gemini = gemini;
+    b.command = command;
+    b.discordChannel = discordChannel;
+    b.githubRepos = githubRepos;
+    b.cron = cron;
+    b.timezone = timezone;
+    b.triggers = triggers;
+    b.autonomy = autonomy;
+    b.confirmation = confirmation;
+    b.toolCalls = toolCalls;
+    b.lmOutput = lmOutput;
+    b.recovery = recovery;
+    b.pollIntervalSeconds = pollIntervalSeconds;
+    b.confirmationTimeoutSeconds = confirmationTimeoutSeconds;
+    b.sessionTimeoutSeconds = sessionTimeoutSeconds;
+    b.heartbeatTimeoutSeconds = heartbeatTimeoutSeconds;
+    b.continueAsNewEvery = continueAsNewEvery;
+    b.workspace = workspace;
+    b.git = git;
+    b.colonyDir = colonyDir;
+    b.sourceFile = sourceFile;
+    b.errorPolicy = errorPolicy;
+    b.overseer = overseer;
+    b.notices = notices;
+    return b;
+  }
+
+  /** Builds an {@link AntSpec} by field name; the record and its JSON shape stay as they are. */
+  public static final class Builder {
+    private String colony;
+    private String name;
+    private String description;
+    private String instructions;
+    private EngineKind engine;
+    private ClaudeSpec claude;
+    private GeminiSpec gemini;
+    private CommandSpec command;
+    private String discordChannel;
+    private List<String> githubRepos;
+    private String cron;
+    private String timezone;
+    private List<TriggerSpec> triggers;
+    private Autonomy autonomy;
+    private ConfirmationSpec confirmation;
+    private ToolCallLogging toolCalls;
+    private LmOutput lmOutput;
+    private RecoveryPolicy recovery;
+    private long pollIntervalSeconds;
+    private long confirmationTimeoutSeconds;
+    private long sessionTimeoutSeconds;
+    private long heartbeatTimeoutSeconds;
+    private int continueAsNewEvery;
+    private WorkspaceSpec workspace;
+    private GitIdentity git;
+    private String colonyDir;
+    private String sourceFile;
+    private ErrorPolicy errorPolicy;
+    private dev.colony.overseer.OverseerSpec overseer;
+    private NotifySpec notices;
+
+    private Builder() {}
+
+    public Builder colony(String colony) {
+      this.colony = colony;
+      return this;
+    }
+
+    public Builder name(String name) {
+      this.name = name;
+      return this;
+    }
+
+    public Builder description(String description) {
+      this.description = description;
+      return this;
+    }
+
+    public Builder instructions(String instructions) {
+      this.instructions = instructions;
+      return this;
+    }
+
+    public Builder engine(EngineKind engine) {
+      this.engine = engine;
+      return this;
+    }
+
+    public Builder claude(ClaudeSpec claude) {
+      this.claude = claude;
+      return this;
+    }
+
+    public Builder gemini(GeminiSpec gemini) {
+      this.gemini = gemini;
+      return this;
+    }
+
+    public Builder command(CommandSpec command) {
+      this.command = command;
+      return this;
+    }
+
+    public Builder discordChannel(String discordChannel) {
+      this.discordChannel = discordChannel;
+      return this;
+    }
+
+    public Builder githubRepos(List<String> githubRepos) {
+      this.githubRepos = githubRepos;
+      return this;
+    }
+
+    public Builder cron(String cron) {
+      this.cron = cron;
+      return this;
+    }
+
+    public Builder timezone(String timezone) {
+      this.timezone = timezone;
+      return this;
+    }
+
+    public Builder triggers(List<TriggerSpec> triggers) {
+      this.triggers = triggers;
+      return this;
+    }
+
+    public Builder autonomy(Autonomy autonomy) {
+      this.autonomy = autonomy;
+      return this;
+    }
+
+    public Builder confirmation(ConfirmationSpec confirmation) {
+      this.confirmation = confirmation;
+      return this;
+    }
+
+    public Builder toolCalls(ToolCallLogging toolCalls) {
+      this.toolCalls = toolCalls;
+      return this;
+    }
+
+    public Builder lmOutput(LmOutput lmOutput) {
+      this.lmOutput = lmOutput;
+      return this;
+    }
+
+    public Builder recovery(RecoveryPolicy recovery) {
+      this.recovery = recovery;
+      return this;
+    }
+
+    public Builder pollIntervalSeconds(long pollIntervalSeconds) {
+      this.pollIntervalSeconds = pollIntervalSeconds;
+      return this;
+    }
+
+    public Builder confirmationTimeoutSeconds(long confirmationTimeoutSeconds) {
+      this.confirmationTimeoutSeconds = confirmationTimeoutSeconds;
+      return this;
+    }
+
+    public Builder sessionTimeoutSeconds(long sessionTimeoutSeconds) {
+      this.sessionTimeoutSeconds = sessionTimeoutSeconds;
+      return this;
+    }
+
+    public Builder heartbeatTimeoutSeconds(long heartbeatTimeoutSeconds) {
+      this.heartbeatTimeoutSeconds = heartbeatTimeoutSeconds;
+      return this;
+    }
+
+    public Builder continueAsNewEvery(int continueAsNewEvery) {
+      this.continueAsNewEvery = continueAsNewEvery;
+      return this;
+    }
+
+    public Builder workspace(WorkspaceSpec workspace) {
+      this.workspace = workspace;
+      return this;
+    }
+
+    public Builder git(GitIdentity git) {
+      this.git = git;
+      return this;
+    }
+
+    public Builder colonyDir(String colonyDir) {
+      this.colonyDir = colonyDir;
+      return this;
+    }
+
+    public Builder sourceFile(String sourceFile) {
+      this.sourceFile = sourceFile;
+      return this;
+    }
+
+    public Builder errorPolicy(ErrorPolicy errorPolicy) {
+      this.errorPolicy = errorPolicy;
+      return this;
+    }
+
+    public Builder overseer(dev.colony.overseer.OverseerSpec overseer) {
+      this.overseer = overseer;
+      return this;
+    }
+
+    public Builder notices(NotifySpec notices) {
+      this.notices = notices;
+      return this;
+    }
+
+    public AntSpec build() {
+      return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, errorPolicy, overseer, notices);
+    }
   }
 }

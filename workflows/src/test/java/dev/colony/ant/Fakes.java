@@ -69,38 +69,19 @@ final class Fakes {
   }
 
   static AntSpec spec(String name) {
-    return new AntSpec("test", name, "an ant under test", "do the work", EngineKind.COMMAND,
-        ClaudeSpec.DEFAULTS, GeminiSpec.DEFAULTS, null, name, List.of(), null, null, List.of(),
-        Autonomy.HUMAN, ConfirmationSpec.NONE, ToolCallLogging.IMPACTFUL, LmOutput.DISCORD,
-        RecoveryPolicy.RESUME, 0, 1800, 3600, 30, 100, new WorkspaceSpec("/tmp", null, null), null,
-        "/tmp", "ants/" + name + ".yaml");
+    return dev.colony.testing.Specs.ant(name).build();
   }
 
   static AntSpec withPoll(AntSpec s, long seconds) {
-    return new AntSpec(s.colony(), s.name(), s.description(), s.instructions(), s.engine(), s.claude(),
-        s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), s.cron(), s.timezone(),
-        s.triggers(), s.autonomy(), s.confirmation(), s.toolCalls(), s.lmOutput(), s.recovery(),
-        seconds, s.confirmationTimeoutSeconds(), s.sessionTimeoutSeconds(),
-        s.heartbeatTimeoutSeconds(), s.continueAsNewEvery(), s.workspace(), s.git(), s.colonyDir(),
-        s.sourceFile());
+    return s.toBuilder().pollIntervalSeconds(seconds).build();
   }
 
   static AntSpec withErrorPolicy(AntSpec s, dev.colony.errorpolicy.ErrorPolicy sup) {
-    return new AntSpec(s.colony(), s.name(), s.description(), s.instructions(), s.engine(), s.claude(),
-        s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), s.cron(), s.timezone(),
-        s.triggers(), s.autonomy(), s.confirmation(), s.toolCalls(), s.lmOutput(), s.recovery(),
-        s.pollIntervalSeconds(), s.confirmationTimeoutSeconds(), s.sessionTimeoutSeconds(),
-        s.heartbeatTimeoutSeconds(), s.continueAsNewEvery(), s.workspace(), s.git(), s.colonyDir(),
-        s.sourceFile(), sup);
+    return s.toBuilder().errorPolicy(sup).build();
   }
 
   static AntSpec withSchedule(AntSpec s, String cron, List<TriggerSpec> triggers) {
-    return new AntSpec(s.colony(), s.name(), s.description(), s.instructions(), s.engine(), s.claude(),
-        s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), cron, "UTC",
-        triggers, s.autonomy(), s.confirmation(), s.toolCalls(), s.lmOutput(), s.recovery(),
-        s.pollIntervalSeconds(), s.confirmationTimeoutSeconds(), s.sessionTimeoutSeconds(),
-        s.heartbeatTimeoutSeconds(), s.continueAsNewEvery(), s.workspace(), s.git(), s.colonyDir(),
-        s.sourceFile());
+    return s.toBuilder().cron(cron).timezone("UTC").triggers(triggers).build();
   }
 
   /** A session activity that plays a script; once the script is exhausted it blocks on success. */

@@ -101,11 +101,7 @@ class GuardrailsTest {
     AntSpec s = Fakes.withPoll(Fakes.spec("busy"), 3600);
     // Cancellation reaches an activity with a heartbeat, which the SDK sends at most every 0.8 x
     // the heartbeat timeout: a short timeout keeps the test quick.
-    AntWorkflow ant = start(new AntSpec(s.colony(), s.name(), s.description(), s.instructions(), s.engine(),
-        s.claude(), s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), s.cron(), s.timezone(),
-        s.triggers(), s.autonomy(), s.confirmation(), s.toolCalls(), s.lmOutput(), s.recovery(),
-        s.pollIntervalSeconds(), s.confirmationTimeoutSeconds(), s.sessionTimeoutSeconds(), 2,
-        s.continueAsNewEvery(), s.workspace(), s.git(), s.colonyDir(), s.sourceFile()));
+    AntWorkflow ant = start(s.toBuilder().heartbeatTimeoutSeconds(2).build());
     ant.message(Mail.of("ordinary work"));
     eventually(() -> sessions.requests.size() == 1, "first session");
     // The first session may have started before "ordinary work" arrived: then that is queued too.
@@ -159,12 +155,7 @@ class GuardrailsTest {
     sessions.cost = 0.6;
     ErrorPolicy caps = new ErrorPolicy(0, 0, null, null, 0, 0, 1.0, null, "UTC");
     AntSpec spec = Fakes.withErrorPolicy(Fakes.withPoll(Fakes.spec("spender"), 600), caps);
-    spec = new AntSpec(spec.colony(), spec.name(), spec.description(), spec.instructions(), spec.engine(),
-        spec.claude(), spec.gemini(), spec.command(), spec.discordChannel(), spec.githubRepos(), spec.cron(),
-        spec.timezone(), spec.triggers(), spec.autonomy(), spec.confirmation(), spec.toolCalls(), spec.lmOutput(),
-        spec.recovery(), spec.pollIntervalSeconds(), spec.confirmationTimeoutSeconds(),
-        spec.sessionTimeoutSeconds(), spec.heartbeatTimeoutSeconds(), 1, spec.workspace(), spec.git(),
-        spec.colonyDir(), spec.sourceFile(), caps); // continue as new after every session
+    spec = spec.toBuilder().continueAsNewEvery(1).errorPolicy(caps).build(); // continue as new after every session
     // The scenario needs a little over two hours of one UTC day: late in the evening (real time
     // is where the test server starts), skip to just after midnight first.
     long midnight = nextMidnight(env.currentTimeMillis());

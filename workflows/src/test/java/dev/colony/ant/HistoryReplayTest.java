@@ -160,12 +160,7 @@ class HistoryReplayTest {
       env.start();
       var base = Fakes.withSchedule(Fakes.spec("ticker"), "0 * * * *",
           List.of(new dev.colony.spec.TriggerSpec(dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of("bug"))));
-      var spec = new dev.colony.spec.AntSpec(base.colony(), base.name(), base.description(), base.instructions(),
-          base.engine(), base.claude(), base.gemini(), base.command(), base.discordChannel(), List.of("acme/app"),
-          base.cron(), base.timezone(), base.triggers(), base.autonomy(), base.confirmation(), base.toolCalls(),
-          base.lmOutput(), base.recovery(), base.pollIntervalSeconds(), base.confirmationTimeoutSeconds(),
-          base.sessionTimeoutSeconds(), base.heartbeatTimeoutSeconds(), 100, base.workspace(), base.git(),
-          base.colonyDir(), base.sourceFile());
+      var spec = base.toBuilder().githubRepos(List.of("acme/app")).continueAsNewEvery(100).build();
       AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
           WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
       WorkflowClient.start(ant::run, new AntRun(spec, null));

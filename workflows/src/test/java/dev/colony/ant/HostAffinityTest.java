@@ -130,12 +130,8 @@ class HostAffinityTest {
 
   private static AntSpec spec(String name) {
     AntSpec s = Fakes.withPoll(Fakes.spec(name), 60);
-    return new AntSpec(s.colony(), s.name(), s.description(), s.instructions(), s.engine(), s.claude(),
-        s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), s.cron(), s.timezone(),
-        s.triggers(), s.autonomy(), s.confirmation(), s.toolCalls(), s.lmOutput(), s.recovery(),
-        s.pollIntervalSeconds(), s.confirmationTimeoutSeconds(), s.sessionTimeoutSeconds(),
-        3, s.continueAsNewEvery(), new WorkspaceSpec("/tmp", null, null, MOVE_AFTER),
-        s.git(), s.colonyDir(), s.sourceFile());
+    return s.toBuilder().heartbeatTimeoutSeconds(3).workspace(new WorkspaceSpec("/tmp", null, null, MOVE_AFTER))
+        .build();
   }
 
   private static void killHost(WorkerFactory f) {

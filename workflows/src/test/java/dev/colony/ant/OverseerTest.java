@@ -332,12 +332,7 @@ class OverseerTest {
   }
 
   static AntSpec withHeartbeat(AntSpec s, long seconds) {
-    return new AntSpec(s.colony(), s.name(), s.description(), s.instructions(), s.engine(), s.claude(),
-        s.gemini(), s.command(), s.discordChannel(), s.githubRepos(), s.cron(), s.timezone(),
-        s.triggers(), s.autonomy(), s.confirmation(), s.toolCalls(), s.lmOutput(), s.recovery(),
-        s.pollIntervalSeconds(), s.confirmationTimeoutSeconds(), s.sessionTimeoutSeconds(), seconds,
-        s.continueAsNewEvery(), s.workspace(), s.git(), s.colonyDir(), s.sourceFile(), s.errorPolicy(),
-        s.overseer());
+    return s.toBuilder().heartbeatTimeoutSeconds(seconds).build();
   }
 
   @Test

@@ -36,12 +36,7 @@ class ScheduleTest {
     worker.registerActivitiesImplementations(sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace());
     env.start();
     AntSpec base = Fakes.withSchedule(Fakes.spec("cron"), cron, List.of());
-    AntSpec spec = new AntSpec(base.colony(), base.name(), base.description(), base.instructions(), base.engine(),
-        base.claude(), base.gemini(), base.command(), base.discordChannel(), base.githubRepos(), cron, zone,
-        base.triggers(), base.autonomy(), base.confirmation(), base.toolCalls(), base.lmOutput(), base.recovery(),
-        base.pollIntervalSeconds(), base.confirmationTimeoutSeconds(), base.sessionTimeoutSeconds(),
-        base.heartbeatTimeoutSeconds(), base.continueAsNewEvery(), base.workspace(), base.git(), base.colonyDir(),
-        base.sourceFile());
+    AntSpec spec = base.toBuilder().cron(cron).timezone(zone).build();
     AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class, WorkflowOptions.newBuilder()
         .setWorkflowId(spec.workflowId()).setTaskQueue(QUEUE).build());
     WorkflowClient.start(ant::run, new AntRun(spec, null));

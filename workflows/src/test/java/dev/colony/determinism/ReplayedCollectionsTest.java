@@ -42,8 +42,7 @@ class ReplayedCollectionsTest {
   @Test
   void recordsThatCrossTemporalIterateTheirMapsInKeyOrder() {
     Map<String, Integer> m = scrambled();
-    AntMemory memory = new AntMemory(0, 0, false, null, List.of(), 0, false, null, null, false, null, null, 0, m,
-        0, 0, false, 0, 0, 0, List.of(), List.of(), 0, List.of(), List.of(), null, null, null, null, null, null);
+    AntMemory memory = AntMemory.builder().sessionsByOutcome(m).build();
     assertEquals(sortedKeys(), new ArrayList<>(memory.sessionsByOutcome().keySet()), "AntMemory.sessionsByOutcome");
     AntStats stats = new AntStats("a", 0, 0, 0, m, 0, 0, false, 0, 0, 0, 0, null, null, 0);
     assertEquals(sortedKeys(), new ArrayList<>(stats.sessionsByOutcome().keySet()), "AntStats.sessionsByOutcome");

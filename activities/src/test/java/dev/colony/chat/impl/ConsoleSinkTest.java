@@ -51,10 +51,13 @@ class ConsoleSinkTest {
   @Test
   void whatTheAgentSaysOnTheConsoleIsEscaped() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    AntSpec spec = new AntSpec("c", "evil", "d", "i", EngineKind.COMMAND, ClaudeSpec.DEFAULTS, GeminiSpec.DEFAULTS, null,
-        "ops", List.of(), null, null, List.of(), Autonomy.FULL, ConfirmationSpec.NONE, ToolCallLogging.IMPACTFUL,
-        LmOutput.CONSOLE, RecoveryPolicy.RESUME, 3600, 1800, 3600, 3600, 100, new WorkspaceSpec("/tmp", null, null),
-        null, "/tmp", "ants/evil.yaml");
+    AntSpec spec = AntSpec.builder().colony("c").name("evil").description("d").instructions("i")
+        .engine(EngineKind.COMMAND).claude(ClaudeSpec.DEFAULTS).gemini(GeminiSpec.DEFAULTS)
+        .discordChannel("ops").autonomy(Autonomy.FULL).confirmation(ConfirmationSpec.NONE)
+        .toolCalls(ToolCallLogging.IMPACTFUL).lmOutput(LmOutput.CONSOLE).recovery(RecoveryPolicy.RESUME)
+        .pollIntervalSeconds(3600).confirmationTimeoutSeconds(1800).sessionTimeoutSeconds(3600)
+        .heartbeatTimeoutSeconds(3600).continueAsNewEvery(100)
+        .workspace(new WorkspaceSpec("/tmp", null, null)).colonyDir("/tmp").sourceFile("ants/evil.yaml").build();
     new Narrator(spec, p -> { }, new PrintStream(bytes, true, StandardCharsets.UTF_8), "k").text("I did it " + HOSTILE);
     String out = bytes.toString(StandardCharsets.UTF_8);
     assertNoRawControls(out);

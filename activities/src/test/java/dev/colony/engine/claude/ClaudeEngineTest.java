@@ -76,10 +76,14 @@ class ClaudeEngineTest {
   }
 
   private AntSpec spec(Autonomy autonomy, RecoveryPolicy recovery, ToolCallLogging tools, LmOutput lm) {
-    return new AntSpec("c", "coder", "writes code", "do it", EngineKind.CLAUDE,
-        new ClaudeSpec("claude-sonnet-4-5", 40, 2.5), GeminiSpec.DEFAULTS, null, "dev", List.of(), null, null,
-        List.of(), autonomy, ConfirmationSpec.NONE, tools, lm, recovery, 0, 1800, 3600, 30, 100,
-        new WorkspaceSpec(tmp.toString(), null, null), null, tmp.toString(), "ants/coder.yaml");
+    return AntSpec.builder().colony("c").name("coder").description("writes code").instructions("do it")
+        .engine(EngineKind.CLAUDE).claude(new ClaudeSpec("claude-sonnet-4-5", 40, 2.5))
+        .gemini(GeminiSpec.DEFAULTS).discordChannel("dev").autonomy(autonomy)
+        .confirmation(ConfirmationSpec.NONE).toolCalls(tools).lmOutput(lm).recovery(recovery)
+        .pollIntervalSeconds(0).confirmationTimeoutSeconds(1800).sessionTimeoutSeconds(3600)
+        .heartbeatTimeoutSeconds(30).continueAsNewEvery(100)
+        .workspace(new WorkspaceSpec(tmp.toString(), null, null)).colonyDir(tmp.toString())
+        .sourceFile("ants/coder.yaml").build();
   }
 
   private dev.colony.engine.OverseerFeed overseer = dev.colony.engine.OverseerFeed.NONE;

@@ -44,11 +44,14 @@ class CommandEngineTest {
   private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), ZoneOffset.UTC);
 
   private AntSpec spec(String script, List<OutcomeRule> rules, Map<String, String> env) {
-    return new AntSpec("c", "a", "desc", "instr", EngineKind.COMMAND, ClaudeSpec.DEFAULTS,
-        GeminiSpec.DEFAULTS, new CommandSpec(List.of("/bin/sh", "-c", script), env, rules), null,
-        List.of(), null, null, List.of(), Autonomy.HUMAN, ConfirmationSpec.NONE,
-        ToolCallLogging.IMPACTFUL, LmOutput.DISCORD, RecoveryPolicy.RESUME, 0, 1800, 3600, 30, 100,
-        new WorkspaceSpec(tmp.toString(), null, null), null, tmp.toString(), "ants/a.yaml");
+    return AntSpec.builder().colony("c").name("a").description("desc").instructions("instr")
+        .engine(EngineKind.COMMAND).claude(ClaudeSpec.DEFAULTS).gemini(GeminiSpec.DEFAULTS)
+        .command(new CommandSpec(List.of("/bin/sh", "-c", script), env, rules)).autonomy(Autonomy.HUMAN)
+        .confirmation(ConfirmationSpec.NONE).toolCalls(ToolCallLogging.IMPACTFUL).lmOutput(LmOutput.DISCORD)
+        .recovery(RecoveryPolicy.RESUME).pollIntervalSeconds(0).confirmationTimeoutSeconds(1800)
+        .sessionTimeoutSeconds(3600).heartbeatTimeoutSeconds(30).continueAsNewEvery(100)
+        .workspace(new WorkspaceSpec(tmp.toString(), null, null)).colonyDir(tmp.toString())
+        .sourceFile("ants/a.yaml").build();
   }
 
   private SessionResult run(String script, List<OutcomeRule> rules) throws Exception {
@@ -107,11 +110,13 @@ class CommandEngineTest {
   @Test
   void aMissingProgramIsAPermanentError() throws Exception {
     AntSpec spec = spec("x", List.of(), Map.of());
-    AntSpec missing = new AntSpec(spec.colony(), spec.name(), spec.description(), spec.instructions(),
-        spec.engine(), spec.claude(), spec.gemini(),
-        new CommandSpec(List.of("./no-such-agent"), Map.of(), List.of()), null, List.of(), null,
-        null, List.of(), spec.autonomy(), spec.confirmation(), spec.toolCalls(), spec.lmOutput(),
-        spec.recovery(), 0, 1800, 3600, 30, 100, spec.workspace(), null, spec.colonyDir(), spec.sourceFile());
+    AntSpec missing = AntSpec.builder().colony(spec.colony()).name(spec.name()).description(spec.description())
+        .instructions(spec.instructions()).engine(spec.engine()).claude(spec.claude()).gemini(spec.gemini())
+        .command(new CommandSpec(List.of("./no-such-agent"), Map.of(), List.of())).autonomy(spec.autonomy())
+        .confirmation(spec.confirmation()).toolCalls(spec.toolCalls()).lmOutput(spec.lmOutput())
+        .recovery(spec.recovery()).pollIntervalSeconds(0).confirmationTimeoutSeconds(1800)
+        .sessionTimeoutSeconds(3600).heartbeatTimeoutSeconds(30).continueAsNewEvery(100)
+        .workspace(spec.workspace()).colonyDir(spec.colonyDir()).sourceFile(spec.sourceFile()).build();
     SessionResult r = run(missing, Duration.ofSeconds(30), Progress.NONE, new CommandEngine(CLOCK));
     assertEquals(Outcome.PERMANENT, r.outcome());
     assertTrue(r.detail().startsWith("cannot start " + tmp.resolve("no-such-agent")), r.detail());

@@ -59,10 +59,14 @@ class GeminiEngineTest {
   }
 
   private AntSpec spec(Autonomy autonomy, int maxTurns) {
-    return new AntSpec("c", "researcher", "d", "i", EngineKind.GEMINI, ClaudeSpec.DEFAULTS,
-        new GeminiSpec("gemini-2.5-pro", maxTurns), null, "research", List.of(), null, null, List.of(), autonomy,
-        ConfirmationSpec.NONE, ToolCallLogging.IMPACTFUL, LmOutput.DISCORD, RecoveryPolicy.RESUME, 0, 1800, 3600,
-        30, 100, new WorkspaceSpec(workspace.toString(), null, null), null, workspace.toString(), "ants/r.yaml");
+    return AntSpec.builder().colony("c").name("researcher").description("d").instructions("i")
+        .engine(EngineKind.GEMINI).claude(ClaudeSpec.DEFAULTS)
+        .gemini(new GeminiSpec("gemini-2.5-pro", maxTurns)).discordChannel("research").autonomy(autonomy)
+        .confirmation(ConfirmationSpec.NONE).toolCalls(ToolCallLogging.IMPACTFUL).lmOutput(LmOutput.DISCORD)
+        .recovery(RecoveryPolicy.RESUME).pollIntervalSeconds(0).confirmationTimeoutSeconds(1800)
+        .sessionTimeoutSeconds(3600).heartbeatTimeoutSeconds(30).continueAsNewEvery(100)
+        .workspace(new WorkspaceSpec(workspace.toString(), null, null)).colonyDir(workspace.toString())
+        .sourceFile("ants/r.yaml").build();
   }
 
   private dev.colony.engine.OverseerFeed overseer = dev.colony.engine.OverseerFeed.NONE;

@@ -50,11 +50,15 @@ class GithubActivitiesImplTest {
   void theSessionPromptCarriesTheIssueBounded() {
     IssueEvent e = new IssueEvent("acme/app", 42, "Crash on save", "https://github.com/acme/app/issues/42",
         List.of("bug", "p1"), "x".repeat(50_000));
-    AntSpec spec = new AntSpec("c", "triage", "d", "i", dev.colony.spec.EngineKind.COMMAND,
-        dev.colony.spec.ClaudeSpec.DEFAULTS, dev.colony.spec.GeminiSpec.DEFAULTS, null, null, List.of("acme/app"),
-        null, "UTC", List.of(), dev.colony.spec.Autonomy.HUMAN, dev.colony.spec.ConfirmationSpec.NONE,
-        dev.colony.spec.ToolCallLogging.IMPACTFUL, dev.colony.spec.LmOutput.DISCORD, dev.colony.spec.RecoveryPolicy.RESUME,
-        0, 1800, 3600, 30, 100, new dev.colony.spec.WorkspaceSpec("/tmp", null, null), null, "/tmp", "ants/triage.yaml");
+    AntSpec spec = AntSpec.builder().colony("c").name("triage").description("d").instructions("i")
+        .engine(dev.colony.spec.EngineKind.COMMAND).claude(dev.colony.spec.ClaudeSpec.DEFAULTS)
+        .gemini(dev.colony.spec.GeminiSpec.DEFAULTS).githubRepos(List.of("acme/app")).timezone("UTC")
+        .autonomy(dev.colony.spec.Autonomy.HUMAN).confirmation(dev.colony.spec.ConfirmationSpec.NONE)
+        .toolCalls(dev.colony.spec.ToolCallLogging.IMPACTFUL).lmOutput(dev.colony.spec.LmOutput.DISCORD)
+        .recovery(dev.colony.spec.RecoveryPolicy.RESUME).pollIntervalSeconds(0)
+        .confirmationTimeoutSeconds(1800).sessionTimeoutSeconds(3600).heartbeatTimeoutSeconds(30)
+        .continueAsNewEvery(100).workspace(new dev.colony.spec.WorkspaceSpec("/tmp", null, null))
+        .colonyDir("/tmp").sourceFile("ants/triage.yaml").build();
     String prompt = PromptBuilder.build(spec, 3, List.of(), e);
     assertTrue(prompt.contains("- Repository: acme/app\n- Issue: #42 Crash on save\n"
         + "- URL: https://github.com/acme/app/issues/42\n- Labels: bug, p1\n"), prompt);

@@ -26,10 +26,13 @@ class SessionEnvironmentTest {
   Path dir;
 
   private AntSpec spec(String name) {
-    return new AntSpec("c", name, "d", "i", EngineKind.COMMAND, ClaudeSpec.DEFAULTS, GeminiSpec.DEFAULTS, null, null,
-        List.of(), null, null, List.of(), Autonomy.HUMAN, ConfirmationSpec.NONE, ToolCallLogging.IMPACTFUL,
-        LmOutput.DISCORD, RecoveryPolicy.RESUME, 0, 1800, 3600, 30, 100, new WorkspaceSpec("/tmp", null, null), null,
-        dir.toString(), "ants/" + name + ".yaml");
+    return AntSpec.builder().colony("c").name(name).description("d").instructions("i").engine(EngineKind.COMMAND)
+        .claude(ClaudeSpec.DEFAULTS).gemini(GeminiSpec.DEFAULTS).autonomy(Autonomy.HUMAN)
+        .confirmation(ConfirmationSpec.NONE).toolCalls(ToolCallLogging.IMPACTFUL).lmOutput(LmOutput.DISCORD)
+        .recovery(RecoveryPolicy.RESUME).pollIntervalSeconds(0).confirmationTimeoutSeconds(1800)
+        .sessionTimeoutSeconds(3600).heartbeatTimeoutSeconds(30).continueAsNewEvery(100)
+        .workspace(new WorkspaceSpec("/tmp", null, null)).colonyDir(dir.toString())
+        .sourceFile("ants/" + name + ".yaml").build();
   }
 
   @Test

@@ -30,10 +30,13 @@ class WorkspaceActivitiesImplTest {
   Path tmp;
 
   private AntSpec spec(String repo) {
-    return new AntSpec("c", "worker-ant", "d", "i", EngineKind.COMMAND, ClaudeSpec.DEFAULTS, GeminiSpec.DEFAULTS,
-        null, null, List.of(), null, null, List.of(), Autonomy.HUMAN, ConfirmationSpec.NONE,
-        ToolCallLogging.IMPACTFUL, LmOutput.DISCORD, RecoveryPolicy.RESUME, 0, 1800, 3600, 30, 100,
-        new WorkspaceSpec(tmp.resolve("spec-root").toString(), repo, null), null, tmp.toString(), "ants/a.yaml");
+    return AntSpec.builder().colony("c").name("worker-ant").description("d").instructions("i")
+        .engine(EngineKind.COMMAND).claude(ClaudeSpec.DEFAULTS).gemini(GeminiSpec.DEFAULTS)
+        .autonomy(Autonomy.HUMAN).confirmation(ConfirmationSpec.NONE).toolCalls(ToolCallLogging.IMPACTFUL)
+        .lmOutput(LmOutput.DISCORD).recovery(RecoveryPolicy.RESUME).pollIntervalSeconds(0)
+        .confirmationTimeoutSeconds(1800).sessionTimeoutSeconds(3600).heartbeatTimeoutSeconds(30)
+        .continueAsNewEvery(100).workspace(new WorkspaceSpec(tmp.resolve("spec-root").toString(), repo, null))
+        .colonyDir(tmp.toString()).sourceFile("ants/a.yaml").build();
   }
 
   private static String git(Path dir, String... args) throws Exception {

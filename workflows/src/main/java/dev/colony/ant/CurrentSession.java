@@ -1,0 +1,69 @@
+package dev.colony.ant;
+
+import dev.colony.supervision.Restart;
+import java.util.List;
+
+/**
+ * The session under way (this run only): whether one runs, what it was given, and what asks to
+ * interrupt it (an abort, a supervisor's restart). Reset when the session ends.
+ */
+final class CurrentSession {
+  private boolean running;
+  private boolean abortRequested;
+  private Restart restartRequested;
+  private List<String> messages = List.of();
+
+  void begin() {
+    running = true;
+  }
+
+  /** The instructions the session was given (kept after it ends, for the overseer's view). */
+  void delivered(List<String> messages) {
+    this.messages = messages;
+  }
+
+  void ended() {
+    running = false;
+  }
+
+  boolean running() {
+    return running;
+  }
+
+  List<String> messages() {
+    return messages;
+  }
+
+  /** {@code abort} arrived during the session: interrupt it and drop its task. */
+  void requestAbort() {
+    abortRequested = true;
+  }
+
+  boolean abortRequested() {
+    return abortRequested;
+  }
+
+  void abortHandled() {
+    abortRequested = false;
+  }
+
+  /** A supervisor's restart waiting to interrupt the session. */
+  void requestRestart(Restart order) {
+    restartRequested = order;
+  }
+
+  Restart restartRequested() {
+    return restartRequested;
+  }
+
+  void restartHandled() {
+    restartRequested = null;
+  }
+
+  /** The workflow code failed: nothing of the session is pending any more. */
+  void reset() {
+    running = false;
+    abortRequested = false;
+    restartRequested = null;
+  }
+}
