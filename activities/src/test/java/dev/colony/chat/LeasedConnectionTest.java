@@ -1,5 +1,6 @@
 package dev.colony.chat;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -46,23 +47,13 @@ class LeasedConnectionTest {
         });
   }
 
-  private static void eventually(java.util.function.BooleanSupplier c) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("not reached");
-      }
-      Thread.sleep(20);
-    }
-  }
-
   @Test
   void oneHolderAtATimeAndATakeoverAfterACrashOrAStop() throws Exception {
     env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
     env.newWorker("q").registerWorkflowImplementationTypes(LeaseWorkflowImpl.class);
     env.start();
     LeasedConnection<Up> a = gateway("a").start();
-    eventually(a::holding);
+    eventually(a::holding, "a::holding");
     LeasedConnection<Up> b = gateway("b").start();
     Thread.sleep(2000); // several renewals of both
     assertTrue(a.holding());
@@ -71,7 +62,7 @@ class LeasedConnectionTest {
 
     long killed = System.nanoTime();
     a.crash();
-    eventually(b::holding);
+    eventually(b::holding, "b::holding");
     long takeoverMillis = (System.nanoTime() - killed) / 1_000_000;
     assertTrue(takeoverMillis >= 1000, "not before the lease expired: " + takeoverMillis);
     assertEquals(List.of("a", "b"), connects);
@@ -80,7 +71,7 @@ class LeasedConnectionTest {
     Thread.sleep(1000);
     assertFalse(c.holding());
     b.close(); // a clean stop lets go at once
-    eventually(c::holding);
+    eventually(c::holding, "c::holding");
     assertEquals(List.of("a", "b", "c"), connects);
     assertTrue(c.active());
     c.close();

@@ -1,5 +1,6 @@
 package dev.colony.oversight;
 
+import static dev.colony.testing.Eventually.eventually;
 import org.junit.jupiter.api.Timeout;
 import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,16 +53,6 @@ class SupervisorEndToEndTest {
   void close() {
     if (env != null) {
       env.close();
-    }
-  }
-
-  private void eventually(Duration limit, BooleanSupplier c) throws InterruptedException {
-    long end = System.nanoTime() + limit.toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("not reached; posts: " + posts);
-      }
-      Thread.sleep(50);
     }
   }
 
@@ -130,7 +121,7 @@ class SupervisorEndToEndTest {
       WorkflowClient.start(ant::run, new AntRun(spec, null));
 
       eventually(Duration.ofSeconds(60), () -> ant.status().state() == Lifecycle.PAUSED
-          || posts.stream().anyMatch(p -> p.contains("finished session 1")));
+          || posts.stream().anyMatch(p -> p.contains("finished session 1")), () -> "ant.status().state() == Lifecycle.PAUSED || posts.stream().anyMatch(p -> p.contains(\"fi..." + "; posts: " + posts);
       Thread.sleep(500);
       AntStatus s = ant.status();
       assertEquals(Lifecycle.PAUSED, s.state(), () -> s.supervisor() + "\n" + read(dir.resolve("received.txt"))

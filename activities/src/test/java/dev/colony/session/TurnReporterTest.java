@@ -1,5 +1,6 @@
 package dev.colony.session;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,16 +39,6 @@ public class TurnReporterTest {
   }
 
   /** Polls until {@code c} holds, for at most 10 s (shared by the activities module's tests). */
-  public static void eventually(BooleanSupplier c, String what) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("not reached: " + what);
-      }
-      Thread.sleep(5);
-    }
-  }
-
   private final AtomicLong now = new AtomicLong(1_000_000);
   private final SessionGuard guard = new SessionGuard(Duration.ofMinutes(15), Duration.ofSeconds(5));
 

@@ -1,5 +1,6 @@
 package dev.colony.fault;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -60,9 +61,8 @@ class SecretsGuardIT {
     Cluster.WorkerProcess worker = cluster.startWorker("w1");
     texts.add(cluster.cli("start", cluster.dir.toString()));
     try {
-      Cluster.eventually(Duration.ofSeconds(90), () -> cluster.status("leaky").sessions() >= 2);
-      Cluster.eventually(Duration.ofSeconds(60),
-          () -> Cluster.read(worker.log()).contains("workspace setup failed"));
+      eventually(Duration.ofSeconds(90), () -> cluster.status("leaky").sessions() >= 2, "cluster.status(\"leaky\").sessions() >= 2");
+      eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log()).contains("workspace setup failed"), "Cluster.read(worker.log()).contains(\"workspace setup failed\")");
       // status answered by the worker (a query) and from the visibility store
       texts.add(cluster.cli("status"));
       texts.add(cluster.cli("status", "--json"));

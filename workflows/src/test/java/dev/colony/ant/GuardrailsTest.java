@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -85,10 +86,6 @@ class GuardrailsTest {
     return Fakes.start(client, QUEUE, spec);
   }
 
-  private static void eventually(BooleanSupplier condition, String what) {
-    Fakes.eventually(condition, what);
-  }
-
   private static AntSpec eventDriven(String name, SupervisionSpec supervision) {
     AntSpec s = Fakes.withSchedule(Fakes.spec(name), null,
         List.of(new dev.colony.spec.TriggerSpec(dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of("never"))));
@@ -120,8 +117,7 @@ class GuardrailsTest {
     assertEquals(List.of("the build is red, fix it first", "ordinary work", "later, not urgent"),
         sessions.requests.get(1).messages());
     assertEquals(2, sessions.requests.get(1).session(), "the interrupted session used up its number");
-    eventually(() -> chat.texts().contains("⚡ **busy** interrupted session 1; the next one starts with the urgent message."),
-        "interrupt notice");
+    eventually(() -> chat.texts().contains("⚡ **busy** interrupted session 1; the next one starts with the urgent message."), "interrupt notice");
     assertTrue(chat.texts().contains("⚡ **busy** got an urgent message: interrupting session 1 to start on it."));
     eventually(() -> ant.status().state() == Lifecycle.WAITING, "sleeping after the success");
     assertEquals(0, ant.status().consecutiveErrors(), "an interrupt is not an error");
