@@ -41,8 +41,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Human confirmation through the ant's own workflow, with the real gate and confirmer. */
+@Timeout(180)
 class ConfirmationFlowTest {
   private static final Map<String, Object> PUSH = Map.of("command", "git push origin main");
 

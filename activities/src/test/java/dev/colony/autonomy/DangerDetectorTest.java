@@ -7,10 +7,12 @@ import dev.colony.spec.ConfirmationSpec;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
+@Timeout(30)
 class DangerDetectorTest {
   private final DangerDetector builtIn = new DangerDetector(ConfirmationSpec.NONE);
 

@@ -13,8 +13,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The connection election on Temporal's in-memory server: one holder, takeover after a crash or a clean stop. */
+@Timeout(180)
 class LeasedConnectionTest {
   private TestWorkflowEnvironment env;
   private final List<String> connects = new CopyOnWriteArrayList<>();

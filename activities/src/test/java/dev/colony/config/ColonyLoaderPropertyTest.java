@@ -13,11 +13,13 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Whatever an ant file holds, loading it either succeeds or fails with problems that name the
  * file, stay bounded and print no control characters: never another exception, never a hang.
  */
+@Timeout(120)
 class ColonyLoaderPropertyTest {
   private static final Map<String, String> ENV = Map.of("DISCORD_TOKEN", "discord-secret-value");
   private static final List<String> KEYS = List.of("name", "description", "instructions", "engine", "autonomy",

@@ -30,6 +30,7 @@ import java.util.function.BooleanSupplier;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * fake Discord, the real AntWorkflow with the real session, workspace and chat activities on
  * Temporal's in-memory server, and the fake claude CLI asking for a dangerous tool.
  */
+@Timeout(180)
 class DiscordEndToEndTest {
   private static final String DANA = "900000000000000601"; // operator, by role
   private static final String EVE = "900000000000000602"; // in the guild, not an operator

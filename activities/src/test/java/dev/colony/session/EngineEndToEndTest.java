@@ -29,12 +29,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Both engines end to end: a colony directory loaded by the real loader, AntWorkflow with the
  * real session, workspace and chat activities, the fake claude process and the fake Gemini API.
  */
+@Timeout(180)
 class EngineEndToEndTest {
   @TempDir
   Path dir;

@@ -18,8 +18,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The engine side of the supervisor: batching, whispers at the next turn, acknowledgements, silence. */
+@Timeout(30)
 public class TurnReporterTest {
   static final SupervisorSpec SPEC = new SupervisorSpec("anthropic", "m", "off", 20, 3, 3, 60);
 

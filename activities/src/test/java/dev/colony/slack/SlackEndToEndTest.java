@@ -32,6 +32,7 @@ import java.util.function.BooleanSupplier;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Slack, the real AntWorkflow with the real session, workspace and chat activities on Temporal's
  * in-memory server, and the fake claude CLI asking for a dangerous tool.
  */
+@Timeout(180)
 class SlackEndToEndTest {
   private static final String WORK = "C0WORK001";
   private static final String ALERTS = "C0ALERTS1";

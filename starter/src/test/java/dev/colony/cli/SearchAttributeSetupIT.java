@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * here, standing for any other server), they are registered once, idempotently; and the manual
  * commands the refusal message prints really create them.
  */
+@Timeout(600)
 class SearchAttributeSetupIT {
   @TempDir
   Path tmp;

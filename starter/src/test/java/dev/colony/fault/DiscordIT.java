@@ -13,6 +13,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * channel; a stranger is refused; the holder is killed with SIGKILL and the survivor takes the
  * gateway over; a 429 is waited out; no post shows twice.
  */
+@Timeout(600)
 class DiscordIT {
   private static final Path FIXTURE = Path.of("src/test/resources/discord-colony").toAbsolutePath();
   private static final String DANA = "900000000000000601";

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * one host is killed (SIGKILL, some of its sessions mid-run) its ants move to the other after
  * {@code move_after}, where their sessions carry on, and nothing is lost.
  */
+@Timeout(600)
 class HostsIT {
   private static final int ANTS = 1_000;
   /** Ants whose first session runs until the test releases it: mid-session when a host dies. */

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * second worker retries that session and it sends everything again. The builder still gets each
  * finding exactly once, in order. Bad sends get a clear error.
  */
+@Timeout(600)
 class MailboxExampleIT {
   private static final Path EXAMPLE = Path.of("../examples/mailbox").toAbsolutePath().normalize();
 

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * brought up by {@code bin/cluster.sh} exactly as a user would. Services are killed with SIGKILL
  * mid-session and while ants wait; every ant must go on with nothing lost or doubled.
  */
+@Timeout(600)
 class ProductionClusterIT {
   private static final Duration LONG = Duration.ofSeconds(90);
   private static final ClusterScript SCRIPT = new ClusterScript(Path.of("target/prod-cluster"), 7633);

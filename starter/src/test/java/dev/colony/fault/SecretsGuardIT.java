@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * attributes, pending activities), every line the worker printed (logs and console chat) and the
  * CLI's output are searched for every secret value: none may appear.
  */
+@Timeout(600)
 class SecretsGuardIT {
   private static final Path FIXTURE = Path.of("src/test/resources/secrets-colony").toAbsolutePath();
   private static final List<String> VARIABLES = List.of("S_DESC", "S_INSTR", "S_MODEL", "S_ARGV", "S_DB_PASS",

@@ -15,6 +15,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * SIGKILL and the survivor connects; a 429 is waited out; no post shows twice; no token in any
  * log or in the ant's history.
  */
+@Timeout(600)
 class SlackIT {
   private static final Path FIXTURE = Path.of("src/test/resources/slack-colony").toAbsolutePath();
   private static final String WORK = "C0WORK001";

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Then the same colony with a refused app-level token, an unknown channel and an unreachable
  * ntfy: one clear line each, no token and no stack trace, and the ant still runs.
  */
+@Timeout(600)
 class SlackNtfyExampleIT {
   private static final Path EXAMPLE = Path.of("../examples/slack-ntfy").toAbsolutePath().normalize();
   private static final Duration LONG = Duration.ofSeconds(90);

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * trips; `colony observe` streams all of it; `colony resume --all` resets the group and the
  * builder works.
  */
+@Timeout(600)
 class SupervisionExampleIT {
   private static final Path EXAMPLE = Path.of("../examples/supervision").toAbsolutePath().normalize();
 

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * only when a human writes, the scheduled ant waits for its next weekday tick; after a SIGKILL of
  * the worker and a full re-read of the issues, nothing handled is taken again.
  */
+@Timeout(600)
 class TriggersExampleIT {
   private static final Path EXAMPLE = Path.of("../examples/triggers").toAbsolutePath().normalize();
 

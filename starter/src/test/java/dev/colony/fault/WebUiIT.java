@@ -14,6 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
@@ -29,6 +30,7 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * nothing downloads a browser): filter ants by {@code AntState}, open one, find its pause signal
  * and a session activity in its history. Screenshots go to {@code target/webui-*.png}.
  */
+@Timeout(600)
 class WebUiIT {
   static final Path CHROMIUM = Path.of(System.getProperty("colony.chromium", "/usr/bin/chromium"));
   static final Path CHROMEDRIVER = Path.of(System.getProperty("colony.chromedriver", "/usr/bin/chromedriver"));

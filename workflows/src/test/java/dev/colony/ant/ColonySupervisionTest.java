@@ -30,8 +30,10 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Seed 003 on the time-skipping server: a colony supervisor, its groups, and real ant workflows. */
+@Timeout(180)
 class ColonySupervisionTest {
   private static final String QUEUE = "colony";
 

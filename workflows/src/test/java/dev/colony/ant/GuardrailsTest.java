@@ -27,8 +27,10 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Seed 001's guardrails on the time-skipping test server: urgent interrupts, budgets, the mailbox. */
+@Timeout(180)
 class GuardrailsTest {
   private static final String QUEUE = "guardrails";
 

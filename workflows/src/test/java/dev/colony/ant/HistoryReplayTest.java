@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * baseline) must replay against today's AntWorkflowImpl. A change that alters command order fails here, in CI, before it can strand a
  * running ant. Record new histories with {@code -Dcolony.recordHistories=true}.
  */
+@Timeout(180)
 class HistoryReplayTest {
   static final Path HISTORIES = Path.of("src/test/resources/histories");
 

@@ -21,12 +21,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Worker affinity on the time-skipping server: an ant claims a host, its workspace and sessions
  * run on that host's queue, and when the host stops polling for {@code move_after} the ant moves
  * to another host, losing nothing.
  */
+@Timeout(180)
 class HostAffinityTest {
   private static final String QUEUE = "colony";
   /**

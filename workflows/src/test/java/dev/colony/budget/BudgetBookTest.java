@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import dev.colony.spec.SupervisionSpec;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(30)
 class BudgetBookTest {
   private static SupervisionSpec caps(Double daily, Double monthly, String zone) {
     return new SupervisionSpec(0, 0, null, null, 0, 0, daily, monthly, zone);
