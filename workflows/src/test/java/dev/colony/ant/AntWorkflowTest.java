@@ -567,7 +567,7 @@ class AntWorkflowTest {
       java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
       sessions.then(() -> {
         try {
-          release.await();
+          release.await(2, java.util.concurrent.TimeUnit.MINUTES); // bounded: never outlives the test
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }

@@ -111,7 +111,7 @@ final class Fakes {
     ScriptedSessions thenBlockUntil(java.util.concurrent.CountDownLatch release, String detail) {
       return then(() -> {
         try {
-          release.await();
+          release.await(2, java.util.concurrent.TimeUnit.MINUTES); // bounded: never outlives the test
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }

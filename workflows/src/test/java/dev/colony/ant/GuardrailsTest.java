@@ -54,7 +54,8 @@ class GuardrailsTest {
       requests.add(request);
       if (runUntilCancelled) {
         runUntilCancelled = false;
-        while (true) {
+        long end = System.nanoTime() + java.time.Duration.ofMinutes(2).toNanos(); // bounded: never outlives the test
+        while (System.nanoTime() < end) {
           try {
             Activity.getExecutionContext().heartbeat(null);
             Thread.sleep(20);
@@ -66,6 +67,7 @@ class GuardrailsTest {
             throw new RuntimeException(e);
           }
         }
+        throw new IllegalStateException("session " + request.session() + " was never cancelled");
       }
       return new SessionResult(Outcome.SUCCESS, "done", null, 1, cost, 0, 0, 0, null, null);
     }

@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -123,15 +124,11 @@ class HistoryReplayTest {
       AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
           WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
       WorkflowClient.start(ant::run, new AntRun(spec, null));
-      while (sessions.requests.isEmpty()) {
-        Thread.sleep(20);
-      }
+      eventually(() -> !sessions.requests.isEmpty(), "the session started");
       ant.pause();
-      Thread.sleep(500);
+      eventually(() -> ant.status().paused(), "the pause reached the running ant");
       release.countDown();
-      while (ant.status().state() != Lifecycle.PAUSED) {
-        Thread.sleep(20);
-      }
+      eventually(() -> ant.status().state() == Lifecycle.PAUSED, "paused after the session");
       ant.resume();
       env.sleep(Duration.ofSeconds(30));
       ant.stop();
@@ -198,13 +195,9 @@ class HistoryReplayTest {
           WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
       WorkflowClient.start(ant::run, new AntRun(spec, null));
       env.sleep(Duration.ofMinutes(2));
-      while (notify.notices.isEmpty()) {
-        Thread.sleep(20);
-      }
+      eventually(() -> !notify.notices.isEmpty(), "the first notice");
       env.sleep(Duration.ofMinutes(11));
-      while (notify.notices.size() < 2) {
-        Thread.sleep(20);
-      }
+      eventually(() -> notify.notices.size() >= 2, "the reminder");
       ant.resume();
       env.sleep(Duration.ofSeconds(30));
       ant.stop();

@@ -106,7 +106,8 @@ class LlmSupervisorTest {
       }
       if (blockAfterScript) {
         blockAfterScript = false;
-        while (true) {
+        long end = System.nanoTime() + java.time.Duration.ofMinutes(2).toNanos(); // bounded: never outlives the test
+        while (System.nanoTime() < end) {
           try {
             Activity.getExecutionContext().heartbeat(null);
             Thread.sleep(20);
@@ -118,6 +119,7 @@ class LlmSupervisorTest {
             throw new IllegalStateException(e);
           }
         }
+        throw new IllegalStateException("session " + request.session() + " was never cancelled");
       }
       return SessionResult.of(Outcome.SUCCESS, "session " + request.session() + " done");
     }
@@ -182,10 +184,6 @@ class LlmSupervisorTest {
   private AntSpec onDemand(String name) {
     return Fakes.withSchedule(supervised(name), null, List.of(new dev.colony.spec.TriggerSpec(
         dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of()))).withSupervisor(SUPERVISOR);
-  }
-
-  private void sessionsDone(int n) {
-    eventually(() -> sessions.requests.size() >= n && sessions.replies.size() >= 0, n + " sessions");
   }
 
   private AntStatus settled(AntWorkflow ant, int sessionsRun) {

@@ -44,7 +44,7 @@ class NotifierTest {
       java.util.concurrent.CountDownLatch g = gate;
       if (g != null) {
         try {
-          g.await();
+          g.await(2, java.util.concurrent.TimeUnit.MINUTES); // bounded: never outlives the test
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }

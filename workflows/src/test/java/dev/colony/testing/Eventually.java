@@ -16,7 +16,7 @@ import org.awaitility.core.ConditionTimeoutException;
  */
 public final class Eventually {
   /** The bound when none is given: generous, the class-level {@code @Timeout} is the real limit. */
-  public static final Duration DEFAULT = Duration.ofSeconds(30);
+  public static final Duration DEFAULT = Duration.ofSeconds(20);
 
   private Eventually() {}
 
