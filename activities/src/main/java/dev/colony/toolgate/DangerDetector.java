@@ -28,10 +28,16 @@ public final class DangerDetector {
   private static final Set<String> WRAPPERS = Set.of("env", "nohup", "time", "nice", "ionice", "timeout",
       "command", "exec", "builtin", "xargs", "stdbuf", "setsid", "chrt", "taskset", "watch", "unbuffer");
   private static final Pattern SQL = Pattern.compile("(?i)\\b(drop|truncate)\\s+table\\b");
+  // Compiled once (String.matches compiled them for every word of a command line).
+  private static final Pattern ASSIGNMENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*=.*");
+  private static final Pattern DURATION = Pattern.compile("[0-9.]+[smhd]?");
+  private static final Pattern SHELL_C = Pattern.compile("-[a-zA-Z]*c[a-zA-Z]*");
   private static final Pattern SHORT_RECURSIVE = Pattern.compile("-[a-zA-Z]*[rR][a-zA-Z]*");
 
   private final List<String> alwaysConfirm;
   private final List<Pattern> patterns;
+
+  static final String TOO_DEEP = "nested too deeply to check what it runs";
 
   public DangerDetector(ConfirmationSpec extra) {
     ConfirmationSpec c = extra == null ? ConfirmationSpec.NONE : extra;
@@ -68,9 +74,21 @@ public final class DangerDetector {
 
   /** Checks one shell command line. */
   public Optional<String> checkShell(String command) {
+    return checkShell(command, 0);
+  }
+
+  /**
+   * {@code nesting}: how many {@code eval}s and {@code sh -c}s this line is inside. Past
+   * {@link ShellParser#MAX_DEPTH} the line is not followed further but called dangerous: a chain of
+   * evals took quadratic time and then the stack (found by the parser's fuzz test).
+   */
+  private Optional<String> checkShell(String command, int nesting) {
+    if (nesting > ShellParser.MAX_DEPTH) {
+      return Optional.of(TOO_DEEP);
+    }
     List<ShellParser.Command> commands = ShellParser.parse(command);
     for (ShellParser.Command c : commands) {
-      Optional<String> r = checkCommand(c.words(), c.piped(), c.processSubstitutions(), 0);
+      Optional<String> r = checkCommand(c.words(), c.piped(), c.processSubstitutions(), 0, nesting);
       if (r.isPresent()) {
         return r;
       }
@@ -87,13 +105,17 @@ public final class DangerDetector {
     return Optional.empty();
   }
 
-  private Optional<String> checkCommand(List<String> words, boolean piped, List<String> procSubs, int depth) {
+  private Optional<String> checkCommand(List<String> words, boolean piped, List<String> procSubs, int depth,
+      int nesting) {
+    if (words.size() == 1 && words.get(0).equals(ShellParser.TOO_DEEP) || depth > ShellParser.MAX_DEPTH) {
+      return Optional.of(TOO_DEEP); // what runs is not known: a human decides
+    }
     int k = 0;
     // Leading variable assignments (FOO=bar cmd) are not the program.
-    while (k < words.size() && words.get(k).matches("[A-Za-z_][A-Za-z0-9_]*=.*")) {
+    while (k < words.size() && ASSIGNMENT.matcher(words.get(k)).matches()) {
       k++;
     }
-    if (k >= words.size() || depth > 8) {
+    if (k >= words.size()) {
       return Optional.empty();
     }
     String program = basename(words.get(k));
@@ -104,23 +126,23 @@ public final class DangerDetector {
     if (WRAPPERS.contains(program)) {
       // Skip the wrapper's own options (and their values where obvious) to find the program.
       int j = 0;
-      while (j < args.size() && (args.get(j).startsWith("-") || args.get(j).matches("[A-Za-z_][A-Za-z0-9_]*=.*")
-          || (program.equals("timeout") || program.equals("nice")) && args.get(j).matches("[0-9.]+[smhd]?"))) {
+      while (j < args.size() && (args.get(j).startsWith("-") || ASSIGNMENT.matcher(args.get(j)).matches()
+          || (program.equals("timeout") || program.equals("nice")) && DURATION.matcher(args.get(j)).matches())) {
         j++;
       }
-      return checkCommand(args.subList(Math.min(j, args.size()), args.size()), piped, procSubs, depth + 1);
+      return checkCommand(args.subList(Math.min(j, args.size()), args.size()), piped, procSubs, depth + 1, nesting);
     }
     if (program.equals("eval")) {
-      return checkShell(String.join(" ", args));
+      return checkShell(String.join(" ", args), nesting + 1);
     }
     if (SHELLS.contains(program)) {
       for (int j = 0; j < args.size(); j++) {
-        if (args.get(j).matches("-[a-zA-Z]*c[a-zA-Z]*") && j + 1 < args.size()) {
+        if (SHELL_C.matcher(args.get(j)).matches() && j + 1 < args.size()) {
           String script = args.get(j + 1);
           if (downloads(script)) {
             return Optional.of("runs downloaded code in a shell");
           }
-          return checkShell(script);
+          return checkShell(script, nesting + 1);
         }
       }
       if (piped) {

@@ -14,6 +14,18 @@ final class ShellParser {
   /** One simple command: its words, and whether it reads a pipe. */
   record Command(List<String> words, boolean piped, List<String> processSubstitutions) {}
 
+  /** How deep substitutions are followed; deeper text is reported as {@link #TOO_DEEP}, never skipped. */
+  static final int MAX_DEPTH = 8;
+
+  /** Compiled once: a huge command line has as many words (String.matches compiled it per word). */
+  private static final java.util.regex.Pattern REDIRECTION = java.util.regex.Pattern.compile("\\d*[<>]+&?\\d*.*");
+
+  /**
+   * The one word of the command standing for text nested deeper than {@link #MAX_DEPTH}: what it
+   * runs is not known, so it is treated as dangerous (a deeper nesting used to hide a command).
+   */
+  static final String TOO_DEEP = "\u0000nested too deeply to check";
+
   private final String s;
   private int i;
   private final List<Command> out;
@@ -30,7 +42,11 @@ final class ShellParser {
   }
 
   private static void parseInto(String line, List<Command> out, int depth) {
-    if (line == null || depth > 8) {
+    if (line == null) {
+      return;
+    }
+    if (depth > MAX_DEPTH) {
+      out.add(new Command(List.of(TOO_DEEP), false, List.of()));
       return;
     }
     new ShellParser(line, out).run(depth);
@@ -131,7 +147,7 @@ final class ShellParser {
     // Redirections are not programs: drop "2>&1", ">file" and the like.
     List<String> clean = new ArrayList<>();
     for (String w : words) {
-      if (!w.matches("\\d*[<>]+&?\\d*.*") || w.startsWith("<(")) {
+      if (!REDIRECTION.matcher(w).matches() || w.startsWith("<(")) {
         clean.add(w);
       }
     }

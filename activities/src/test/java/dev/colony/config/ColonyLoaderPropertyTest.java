@@ -50,9 +50,17 @@ class ColonyLoaderPropertyTest {
       Files.writeString(dir.resolve("colony.yaml"), "name: c\n");
       Files.createDirectories(dir.resolve("ants"));
       Files.writeString(dir.resolve("ants/a.yaml"), doc);
-      try {
-        new ColonyLoader(ENV).loadDir(dir);
-      } catch (ConfigException e) {
+      // jqwik runs outside JUnit Jupiter's @Timeout: the property bounds its own time
+      ConfigException e = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+          () -> {
+            try {
+              new ColonyLoader(ENV).loadDir(dir);
+              return null;
+            } catch (ConfigException failed) {
+              return failed;
+            }
+          }, () -> "loading took over 10 s:\n" + doc);
+      if (e != null) {
         if (e.problems().isEmpty()) {
           throw new AssertionError("a failure without a problem for:\n" + doc);
         }

@@ -18,12 +18,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.yaml.snakeyaml.Yaml;
 
 /**
  * The published JSON Schema ({@code colony schema}) and the loader agree: every example colony
  * and the seed's reference configs pass both, and each kind of mistake is refused by both.
  */
+@Timeout(30)
 class ConfigSchemaTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 

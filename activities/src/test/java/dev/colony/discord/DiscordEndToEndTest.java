@@ -1,5 +1,7 @@
 package dev.colony.discord;
 
+import static dev.colony.testing.Eventually.DEFAULT;
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,6 +30,7 @@ import java.util.function.BooleanSupplier;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * fake Discord, the real AntWorkflow with the real session, workspace and chat activities on
  * Temporal's in-memory server, and the fake claude CLI asking for a dangerous tool.
  */
+@Timeout(180)
 class DiscordEndToEndTest {
   private static final String DANA = "900000000000000601"; // operator, by role
   private static final String EVE = "900000000000000602"; // in the guild, not an operator
@@ -56,16 +60,6 @@ class DiscordEndToEndTest {
     }
     if (discord != null) {
       discord.close();
-    }
-  }
-
-  private static void eventually(BooleanSupplier c, java.util.function.Supplier<String> why) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("not reached: " + why.get());
-      }
-      Thread.sleep(50);
     }
   }
 
@@ -124,7 +118,7 @@ class DiscordEndToEndTest {
     bridge = new DiscordBridge(env.getWorkflowClient(), "dc", colony.ants(), settings);
     bridge.connect("fake-token", new DiscordBridge.Endpoints(discord.apiUrl(), discord.gatewayUrl()), http);
     assertEquals(1, discord.identifies.get());
-    eventually(() -> discord.registeredCommands.size() == 11, () -> "slash commands registered: " + discord.registeredCommands);
+    eventually(DEFAULT, () -> discord.registeredCommands.size() == 11, () -> "slash commands registered: " + discord.registeredCommands);
 
     return work;
   }
@@ -143,59 +137,57 @@ class DiscordEndToEndTest {
     AntWorkflow ant = startFixer();
 
     // A confirmation is posted, mentioning the operators' role.
-    eventually(() -> posts(work).stream().anyMatch(p -> p.contains("wants to use Bash")), () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.contains("wants to use Bash")), () -> posts(work).toString());
     FakeDiscord.Message request = discord.botMessagesIn(work).stream()
         .filter(m -> m.content().contains("wants to use Bash")).findFirst().orElseThrow();
     assertTrue(request.content().startsWith("<@&" + FakeDiscord.OPS_ROLE_ID + "> ⚙️ **fixer**"), request.content());
 
     // A stranger's ✅ is refused; the request still waits.
     discord.reacts(request.id(), EVE, "eve", List.of(), "✅", false);
-    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("⛔ eve")), () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.startsWith("⛔ eve")), () -> posts(work).toString());
     assertEquals(1, ant.status().confirmations().size());
     // Another bot's reaction is ignored.
     discord.reacts(request.id(), "900000000000000777", "otherbot", List.of(FakeDiscord.OPS_ROLE_ID), "✅", true);
 
     // An operator approves: the session goes on, the request shows who decided.
     discord.reacts(request.id(), DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "✅", false);
-    eventually(() -> posts(work).contains("✅ **fixer** finished session 1: Fix pushed"), () -> posts(work).toString());
-    eventually(() -> discord.message(request.id()).content().endsWith("\n✅ approved by dana"),
-        () -> discord.message(request.id()).content());
+    eventually(DEFAULT, () -> posts(work).contains("✅ **fixer** finished session 1: Fix pushed"), () -> posts(work).toString());
+    eventually(DEFAULT, () -> discord.message(request.id()).content().endsWith("\n✅ approved by dana"), () -> discord.message(request.id()).content());
     assertTrue(Files.readString(fake.resolve("decisions.txt")).contains("\"behavior\":\"allow\""));
     // A later reaction changes nothing and says so.
     discord.reacts(request.id(), DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "❌", false);
-    eventually(() -> posts(work).stream().anyMatch(p -> p.contains("request #1 was already decided")), () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.contains("request #1 was already decided")), () -> posts(work).toString());
 
     // /status answers from the workflow at once.
     discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/status");
-    eventually(() -> posts(work).stream().anyMatch(p -> p.contains("dc/fixer (engine claude)") && p.contains("sessions:           1")),
-        () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.contains("dc/fixer (engine claude)") && p.contains("sessions:           1")), () -> posts(work).toString());
 
     // The same as a slash command: answered within Discord's 3 seconds, from the workflow.
     discord.slashCommand(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "status", Map.of("ant", "fixer"));
-    eventually(() -> discord.interactionCallbacks.stream().anyMatch(c -> c.path("data").path("content").asText()
+    eventually(DEFAULT, () -> discord.interactionCallbacks.stream().anyMatch(c -> c.path("data").path("content").asText()
         .contains("dc/fixer (engine claude)")), () -> discord.interactionCallbacks.toString());
     discord.slashCommand(work, EVE, "eve", List.of(), "pause", Map.of());
-    eventually(() -> discord.interactionCallbacks.stream().anyMatch(c -> c.path("data").path("content").asText()
+    eventually(DEFAULT, () -> discord.interactionCallbacks.stream().anyMatch(c -> c.path("data").path("content").asText()
         .startsWith("⛔")), () -> discord.interactionCallbacks.toString());
     assertFalse(ant.status().paused());
 
     // /pause pauses; a stranger's /resume is refused.
     discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/pause");
-    eventually(() -> ant.status().paused(), () -> posts(work).toString());
-    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("⏸️ **fixer**")), () -> posts(work).toString());
+    eventually(DEFAULT, () -> ant.status().paused(), () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.startsWith("⏸️ **fixer**")), () -> posts(work).toString());
     discord.humanWrites(work, EVE, "eve", List.of(), "/resume");
-    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("⛔ Only the colony's operators")), () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.startsWith("⛔ Only the colony's operators")), () -> posts(work).toString());
     assertTrue(ant.status().paused());
 
     // Unknown commands get a hint; the bot's own posts are never taken as instructions.
     discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/frobnicate");
-    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("Unknown command `/frobnicate`")), () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.startsWith("Unknown command `/frobnicate`")), () -> posts(work).toString());
     assertEquals(0, ant.status().queueDepth());
 
     // Plain text is a work instruction: the paused ant resumes to handle it, and it reaches the prompt.
     discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "please also update the docs");
-    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("▶️ **fixer**")), () -> posts(work).toString());
-    eventually(() -> {
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.startsWith("▶️ **fixer**")), () -> posts(work).toString());
+    eventually(DEFAULT, () -> {
       try {
         return Files.readString(fake.resolve("prompt.json")).contains("please also update the docs");
       } catch (java.io.IOException e) {
@@ -206,13 +198,11 @@ class DiscordEndToEndTest {
 
     // /urgent: without text a hint; from a stranger refused; from an operator it reaches the next prompt.
     discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/urgent");
-    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("`/urgent` needs the instruction")),
-        () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.startsWith("`/urgent` needs the instruction")), () -> posts(work).toString());
     discord.humanWrites(work, EVE, "eve", List.of(), "/urgent drop everything");
-    eventually(() -> posts(work).stream().filter(p -> p.startsWith("⛔ Only the colony's operators")).count() == 2,
-        () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().filter(p -> p.startsWith("⛔ Only the colony's operators")).count() == 2, () -> posts(work).toString());
     discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/urgent rotate the logs first");
-    eventually(() -> {
+    eventually(DEFAULT, () -> {
       try {
         return Files.readString(fake.resolve("prompt.json")).contains("rotate the logs first");
       } catch (java.io.IOException e) {
@@ -223,26 +213,24 @@ class DiscordEndToEndTest {
 
     // /abort from an operator drops the queue (the answer to a supervisor's escalation).
     discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/abort");
-    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("🗑️ **fixer** aborted its current task")),
-        () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.startsWith("🗑️ **fixer** aborted its current task")), () -> posts(work).toString());
   }
 
   @Test
   void withoutOperatorsOnlyAnAdministratorMayApprove() throws Exception {
     String work = setUp("mention: none");
     AntWorkflow ant = startFixer();
-    eventually(() -> posts(work).stream().anyMatch(p -> p.contains("wants to use Bash")), () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.contains("wants to use Bash")), () -> posts(work).toString());
     FakeDiscord.Message request = discord.botMessagesIn(work).stream()
         .filter(m -> m.content().contains("wants to use Bash")).findFirst().orElseThrow();
     assertTrue(request.content().startsWith("⚙️"), "nobody to mention: " + request.content());
     discord.reacts(request.id(), EVE, "eve", List.of(), "✅", false);
-    eventually(() -> posts(work).stream().anyMatch(p -> p.contains("Administrators only")), () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.contains("Administrators only")), () -> posts(work).toString());
     assertEquals(1, ant.status().confirmations().size());
     discord.reacts(request.id(), "900000000000000603", "ada", List.of(FakeDiscord.ADMIN_ROLE_ID), "❌", false);
-    eventually(() -> posts(work).stream().anyMatch(p -> p.startsWith("❌ **fixer**: request #1 denied by ada")),
-        () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.startsWith("❌ **fixer**: request #1 denied by ada")), () -> posts(work).toString());
     // Anyone may still queue work and ask for the status.
     discord.humanWrites(work, EVE, "eve", List.of(), "/status");
-    eventually(() -> posts(work).stream().anyMatch(p -> p.contains("dc/fixer (engine claude)")), () -> posts(work).toString());
+    eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.contains("dc/fixer (engine claude)")), () -> posts(work).toString());
   }
 }

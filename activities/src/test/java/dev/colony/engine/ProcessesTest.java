@@ -65,7 +65,7 @@ class ProcessesTest {
           agents.add(p);
           started.countDown();
           // Keep this carrier busy until every session has started, so they start on several.
-          started.await();
+          started.await(60, TimeUnit.SECONDS);
           p.waitFor();
         } catch (java.io.IOException e) {
           throw new java.io.UncheckedIOException(e);
@@ -86,7 +86,7 @@ class ProcessesTest {
     } finally {
       agents.forEach(Process::destroyForcibly);
       for (Thread t : threads) {
-        t.join();
+        t.join(java.time.Duration.ofSeconds(30));
       }
     }
   }

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(30)
 class SessionGuardTest {
   @Test
   void aPendingConfirmationOrARunningToolIsNotSilence() throws Exception {

@@ -10,8 +10,10 @@ import java.util.List;
 import java.util.Map;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** A bridge that cannot connect says in one line which token is wrong, and never shows it. */
+@Timeout(30)
 class SlackBridgeTest {
   private static final SlackSettings SETTINGS = new SlackSettings("B", "A", List.of(), Map.of(),
       Map.of("fixer", "#work"), true, null, true);

@@ -1,5 +1,7 @@
 package dev.colony.slack;
 
+import static dev.colony.testing.Eventually.DEFAULT;
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -30,6 +32,7 @@ import java.util.function.BooleanSupplier;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Slack, the real AntWorkflow with the real session, workspace and chat activities on Temporal's
  * in-memory server, and the fake claude CLI asking for a dangerous tool.
  */
+@Timeout(180)
 class SlackEndToEndTest {
   private static final String WORK = "C0WORK001";
   private static final String ALERTS = "C0ALERTS1";
@@ -64,16 +68,6 @@ class SlackEndToEndTest {
     }
     if (slack != null) {
       slack.close();
-    }
-  }
-
-  private static void eventually(BooleanSupplier c, java.util.function.Supplier<String> why) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("not reached: " + why.get());
-      }
-      Thread.sleep(50);
     }
   }
 
@@ -132,7 +126,7 @@ class SlackEndToEndTest {
     bridge = new SlackBridge(env.getWorkflowClient(), "sc", settings, new SlackApi(http, slack.apiUrl(),
         FakeSlack.BOT_TOKEN), FakeSlack.BOT_TOKEN);
     bridge.connect(FakeSlack.APP_TOKEN);
-    eventually(() -> slack.openSockets() == 1 && bridge.connected(), () -> "sockets: " + slack.openSockets());
+    eventually(DEFAULT, () -> slack.openSockets() == 1 && bridge.connected(), () -> "sockets: " + slack.openSockets());
   }
 
   private AntWorkflow startFixer() {
@@ -153,34 +147,32 @@ class SlackEndToEndTest {
     AntWorkflow ant = startFixer();
 
     // The request is posted with the operators' group mentioned, buttons, and a copy in the alerts channel.
-    eventually(() -> posts().stream().anyMatch(p -> p.contains("wants to use Bash")), () -> posts().toString());
+    eventually(DEFAULT, () -> posts().stream().anyMatch(p -> p.contains("wants to use Bash")), () -> posts().toString());
     FakeSlack.Message request = request();
     assertTrue(request.text().startsWith("<!subteam^" + OPS + "> ⚙️ *fixer* wants to use Bash"), request.text());
     assertEquals("colony_approve", request.blocks().get(1).path("elements").get(0).path("action_id").asText());
     assertEquals("fixer#1", request.metadata().path("event_payload").path("request").asText());
-    eventually(() -> slack.texts(ALERTS).stream().anyMatch(t -> t.contains("wants to use Bash")
+    eventually(DEFAULT, () -> slack.texts(ALERTS).stream().anyMatch(t -> t.contains("wants to use Bash")
         && t.contains("|open>")), () -> slack.texts(ALERTS).toString());
 
     // A stranger's button press is refused, privately; the request still waits.
     slack.press(WORK, request.ts(), EVE, "colony_approve", "fixer#1");
-    eventually(() -> slack.ephemerals.stream().anyMatch(e -> e.path("user").asText().equals(EVE)
+    eventually(DEFAULT, () -> slack.ephemerals.stream().anyMatch(e -> e.path("user").asText().equals(EVE)
         && e.path("text").asText().startsWith("⛔ eve")), () -> slack.ephemerals.toString());
     assertEquals(1, ant.status().confirmations().size());
 
     // An operator approves: the session goes on, the request shows who decided instead of the buttons.
     slack.press(WORK, request.ts(), DANA, "colony_approve", "fixer#1");
-    eventually(() -> posted("✅ *fixer* finished session 1: Fix pushed"), () -> posts().toString());
-    eventually(() -> request().blocks().get(1).toString().contains("approved by dana"), () -> request().toString());
+    eventually(DEFAULT, () -> posted("✅ *fixer* finished session 1: Fix pushed"), () -> posts().toString());
+    eventually(DEFAULT, () -> request().blocks().get(1).toString().contains("approved by dana"), () -> request().toString());
     assertTrue(Files.readString(fake.resolve("decisions.txt")).contains("\"behavior\":\"allow\""));
     // A later reaction changes nothing and says so.
     slack.react(WORK, request.ts(), DANA, "x");
-    eventually(() -> slack.ephemerals.stream().anyMatch(e -> e.path("text").asText().contains("already decided")),
-        () -> slack.ephemerals.toString());
+    eventually(DEFAULT, () -> slack.ephemerals.stream().anyMatch(e -> e.path("text").asText().contains("already decided")), () -> slack.ephemerals.toString());
 
     // !status answers from the workflow at once.
     slack.say(WORK, DANA, "!status");
-    eventually(() -> posts().stream().anyMatch(p -> p.contains("sc/fixer (engine claude)") && p.contains("sessions:           1")),
-        () -> posts().toString());
+    eventually(DEFAULT, () -> posts().stream().anyMatch(p -> p.contains("sc/fixer (engine claude)") && p.contains("sessions:           1")), () -> posts().toString());
 
     // The slash command: answered in its acknowledgement, within Slack's 3 seconds.
     String envelope = slack.slash(WORK, DANA, "status fixer");
@@ -195,16 +187,16 @@ class SlackEndToEndTest {
 
     // !pause pauses; a stranger's !resume is refused.
     slack.say(WORK, DANA, "!pause");
-    eventually(() -> ant.status().paused(), () -> posts().toString());
-    eventually(() -> posted("⏸️ *fixer*"), () -> posts().toString());
+    eventually(DEFAULT, () -> ant.status().paused(), () -> posts().toString());
+    eventually(DEFAULT, () -> posted("⏸️ *fixer*"), () -> posts().toString());
     slack.say(WORK, EVE, "!resume");
-    eventually(() -> posted("⛔ Only the colony's operators"), () -> posts().toString());
+    eventually(DEFAULT, () -> posted("⛔ Only the colony's operators"), () -> posts().toString());
     assertTrue(ant.status().paused());
 
     // Plain text is a work instruction (Slack's escapes undone): the paused ant resumes to handle it.
     slack.say(WORK, DANA, "please also update the docs &amp; keep &lt;b&gt; tags");
-    eventually(() -> posted("▶️ *fixer*"), () -> posts().toString());
-    eventually(() -> {
+    eventually(DEFAULT, () -> posted("▶️ *fixer*"), () -> posts().toString());
+    eventually(DEFAULT, () -> {
       try {
         return Files.readString(fake.resolve("prompt.json")).contains("please also update the docs & keep <b> tags");
       } catch (java.io.IOException e) {
@@ -218,7 +210,7 @@ class SlackEndToEndTest {
     slack.raw("not json at all \u0000\u0001");
     slack.raw("{\"envelope_id\":\"x\",\"type\":\"events_api\",\"payload\":{\"event\":{\"type\":\"message\"}}}");
     slack.say(WORK, DANA, "!status");
-    eventually(() -> posts().stream().filter(p -> p.contains("sc/fixer (engine claude)")).count() >= 2, () -> posts().toString());
+    eventually(DEFAULT, () -> posts().stream().filter(p -> p.contains("sc/fixer (engine claude)")).count() >= 2, () -> posts().toString());
     assertEquals(queued, ant.status().queueDepth());
     assertFalse(ant.status().paused());
     assertTrue(bridge.connected());
@@ -228,17 +220,16 @@ class SlackEndToEndTest {
   void withoutOperatorsOnlyAWorkspaceAdminMayDecideByReaction() throws Exception {
     setUp("mention: none");
     AntWorkflow ant = startFixer();
-    eventually(() -> posts().stream().anyMatch(p -> p.contains("wants to use Bash")), () -> posts().toString());
+    eventually(DEFAULT, () -> posts().stream().anyMatch(p -> p.contains("wants to use Bash")), () -> posts().toString());
     FakeSlack.Message request = request();
     assertTrue(request.text().startsWith("⚙️"), "nobody to mention: " + request.text());
     slack.react(WORK, request.ts(), EVE, "white_check_mark");
-    eventually(() -> slack.ephemerals.stream().anyMatch(e -> e.path("text").asText().contains("Administrators only")),
-        () -> slack.ephemerals.toString());
+    eventually(DEFAULT, () -> slack.ephemerals.stream().anyMatch(e -> e.path("text").asText().contains("Administrators only")), () -> slack.ephemerals.toString());
     assertEquals(1, ant.status().confirmations().size());
     slack.react(WORK, request.ts(), ADA, "x");
-    eventually(() -> posted("❌ *fixer*: request #1 denied by ada (Slack)"), () -> posts().toString());
+    eventually(DEFAULT, () -> posted("❌ *fixer*: request #1 denied by ada (Slack)"), () -> posts().toString());
     // Anyone may still ask for the status.
     slack.say(WORK, EVE, "!status");
-    eventually(() -> posts().stream().anyMatch(p -> p.contains("sc/fixer (engine claude)")), () -> posts().toString());
+    eventually(DEFAULT, () -> posts().stream().anyMatch(p -> p.contains("sc/fixer (engine claude)")), () -> posts().toString());
   }
 }

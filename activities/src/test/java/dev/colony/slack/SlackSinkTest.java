@@ -15,8 +15,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The Slack poster against the fake Slack, through the real Slack SDK. */
+@Timeout(30)
 class SlackSinkTest {
   private static final String WORK = "C0WORK001";
   private static final String ALERTS = "C0ALERTS1";

@@ -1,5 +1,6 @@
 package dev.colony.toolgate;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,8 +42,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Human confirmation through the ant's own workflow, with the real gate and confirmer. */
+@Timeout(180)
 class ConfirmationFlowTest {
   private static final Map<String, Object> PUSH = Map.of("command", "git push origin main");
 
@@ -103,16 +106,6 @@ class ConfirmationFlowTest {
     return ant;
   }
 
-  private static void eventually(BooleanSupplier c) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("not reached");
-      }
-      Thread.sleep(20);
-    }
-  }
-
   private long postsStartingWith(String prefix) {
     synchronized (posts) {
       return posts.stream().filter(p -> p.startsWith(prefix)).count();
@@ -122,16 +115,16 @@ class ConfirmationFlowTest {
   @Test
   void aHumanApprovesAndTheDecisionIsInTheHistory() throws Exception {
     AntWorkflow ant = start(spec(Autonomy.HUMAN));
-    eventually(() -> ant.status().confirmations().size() == 1);
+    eventually(() -> ant.status().confirmations().size() == 1, "ant.status().confirmations().size() == 1");
     var pending = ant.status().confirmations().get(0);
     assertEquals(1, pending.id());
     assertEquals("Bash", pending.tool());
     assertEquals("`git push origin main`", pending.summary());
-    eventually(() -> postsStartingWith("⚙️ **pusher** wants to use Bash (pushes to a git remote (git push)), request #1") == 1);
+    eventually(() -> postsStartingWith("⚙️ **pusher** wants to use Bash (pushes to a git remote (git push)), request #1") == 1, "postsStartingWith(\"⚙️ **pusher** wants to use Bash (pushes to a git remote (git push)),...");
     ant.decide(new Decide(1, true, "alice", null));
-    eventually(() -> verdicts.size() == 1);
+    eventually(() -> verdicts.size() == 1, "verdicts.size() == 1");
     assertTrue(verdicts.get(0).allowed());
-    eventually(() -> posts.contains("✅ **pusher**: request #1 approved by alice."));
+    eventually(() -> posts.contains("✅ **pusher**: request #1 approved by alice."), "posts.contains(\"✅ **pusher**: request #1 approved by alice.\")");
     assertTrue(ant.status().confirmations().isEmpty());
     List<HistoryEvent> events = env.getWorkflowClient().fetchHistory(spec(Autonomy.HUMAN).workflowId()).getEvents();
     assertTrue(events.stream().anyMatch(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
@@ -143,31 +136,31 @@ class ConfirmationFlowTest {
   @Test
   void aHumanDenies() throws Exception {
     AntWorkflow ant = start(spec(Autonomy.HUMAN));
-    eventually(() -> ant.status().confirmations().size() == 1);
+    eventually(() -> ant.status().confirmations().size() == 1, "ant.status().confirmations().size() == 1");
     ant.decide(new Decide(null, false, "bob", "not on a Friday"));
-    eventually(() -> verdicts.size() == 1);
+    eventually(() -> verdicts.size() == 1, "verdicts.size() == 1");
     assertFalse(verdicts.get(0).allowed());
     assertTrue(verdicts.get(0).message().contains("not approved: denied by bob (not on a Friday)"), verdicts.get(0).message());
-    eventually(() -> posts.contains("❌ **pusher**: request #1 denied by bob."));
+    eventually(() -> posts.contains("❌ **pusher**: request #1 denied by bob."), "posts.contains(\"❌ **pusher**: request #1 denied by bob.\")");
   }
 
   @Test
   void nobodyAnsweringDeniesAtTheConfirmationTimeout() throws Exception {
     // The test server does not skip time while an activity runs, so this one waits 2 real seconds.
     AntWorkflow ant = start(spec(Autonomy.HUMAN, 2));
-    eventually(() -> ant.status().confirmations().size() == 1);
+    eventually(() -> ant.status().confirmations().size() == 1, "ant.status().confirmations().size() == 1");
     long asked = env.currentTimeMillis();
-    eventually(() -> verdicts.size() == 1);
+    eventually(() -> verdicts.size() == 1, "verdicts.size() == 1");
     assertFalse(verdicts.get(0).allowed());
     assertTrue(verdicts.get(0).message().contains("nobody approved it in time"), verdicts.get(0).message());
-    eventually(() -> posts.contains("⌛ **pusher**: nobody answered request #1 in time; denied."));
+    eventually(() -> posts.contains("⌛ **pusher**: nobody answered request #1 in time; denied."), "posts.contains(\"⌛ **pusher**: nobody answered request #1 in time; denied.\")");
     assertTrue(env.currentTimeMillis() - asked >= 1500, "denied before the timeout");
   }
 
   @Test
   void strictDeniesWithoutAskingAnyone() throws Exception {
     start(spec(Autonomy.STRICT));
-    eventually(() -> verdicts.size() == 1);
+    eventually(() -> verdicts.size() == 1, "verdicts.size() == 1");
     assertFalse(verdicts.get(0).allowed());
     assertTrue(verdicts.get(0).message().contains("autonomy: strict"), verdicts.get(0).message());
     assertEquals(0, postsStartingWith("⚙️"));
@@ -176,7 +169,7 @@ class ConfirmationFlowTest {
   @Test
   void fullRegistersNoInterception() throws Exception {
     start(spec(Autonomy.FULL));
-    eventually(() -> verdicts.size() == 1);
+    eventually(() -> verdicts.size() == 1, "verdicts.size() == 1");
     assertEquals("not intercepted", verdicts.get(0).message());
     assertEquals(0, postsStartingWith("⚙️"));
   }
@@ -185,10 +178,10 @@ class ConfirmationFlowTest {
   void aCrashedAttemptsRetryFindsTheSameRequestAndTheDecisionMadeMeanwhile() throws Exception {
     crashAttemptsUpTo = 1;
     AntWorkflow ant = start(spec(Autonomy.HUMAN));
-    eventually(() -> ant.status().confirmations().size() == 1);
+    eventually(() -> ant.status().confirmations().size() == 1, "ant.status().confirmations().size() == 1");
     // the human answers while the first attempt is gone
     ant.decide(new Decide(1, true, "carol", null));
-    eventually(() -> verdicts.size() == 1);
+    eventually(() -> verdicts.size() == 1, "verdicts.size() == 1");
     assertTrue(verdicts.get(0).allowed(), "the retried attempt got the decision made for the first one");
     assertEquals(1, postsStartingWith("⚙️"), "asked once, not once per attempt");
   }

@@ -1,5 +1,6 @@
 package dev.colony.bench;
 
+import static dev.colony.testing.Eventually.eventually;
 import static dev.colony.bench.ScaleBench.antName;
 import static dev.colony.bench.ScaleBench.msd;
 import static dev.colony.bench.ScaleBench.pct;
@@ -50,13 +51,13 @@ final class CommandBench {
       b.startServer();
       ScaleBench.Proc worker = b.startWorker("w");
       b.cli("start", dir.toString());
-      b.eventually(Duration.ofMinutes(10), () -> {
+      eventually(Duration.ofMinutes(10), () -> {
         try {
           return b.count("cmd", "AntState = 'waiting'") == ants;
         } catch (RuntimeException busy) {
           return false;
         }
-      });
+      }, "{ try { return b.count(\"cmd\", \"AntState = 'waiting'\") == ants; } catch (RuntimeExceptio...");
       Random random = new Random(7);
       List<Double> pause = new ArrayList<>();
       List<Double> statusOne = new ArrayList<>();

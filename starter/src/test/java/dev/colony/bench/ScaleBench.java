@@ -1,5 +1,6 @@
 package dev.colony.bench;
 
+import static dev.colony.testing.Eventually.eventually;
 import com.google.protobuf.ByteString;
 import dev.colony.ant.AntWorkflow;
 import io.temporal.api.workflowservice.v1.CountWorkflowExecutionsRequest;
@@ -571,7 +572,7 @@ public final class ScaleBench {
           .redirectErrorStream(true).redirectOutput(log.toFile());
       pb.environment().put("COLONY_TEMPORAL_CLI", dev.colony.fault.Cluster.temporalCli());
       server = pb.start();
-      eventually(Duration.ofSeconds(90), () -> read(log).contains("Ctrl-C to stop"));
+      eventually(Duration.ofSeconds(90), () -> read(log).contains("Ctrl-C to stop"), "read(log).contains(\"Ctrl-C to stop\")");
       stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
       client = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
     }
@@ -590,7 +591,7 @@ public final class ScaleBench {
       for (ProcessHandle c : children) {
         c.destroyForcibly();
       }
-      eventually(Duration.ofSeconds(10), () -> children.stream().noneMatch(ProcessHandle::isAlive));
+      eventually(Duration.ofSeconds(10), () -> children.stream().noneMatch(ProcessHandle::isAlive), "children.stream().noneMatch(ProcessHandle::isAlive)");
       if (stubs != null) {
         stubs.shutdownNow();
       }
@@ -611,7 +612,7 @@ public final class ScaleBench {
           throw new IllegalStateException("worker exited: " + read(log));
         }
         return read(log).contains(" polling '");
-      });
+      }, "{ if (!p.isAlive()) { throw new IllegalStateException(\"worker exited: \" + read(log)); }...");
       return new Proc(p, log, pump);
     }
 
@@ -711,25 +712,6 @@ public final class ScaleBench {
         token = r.getNextPageToken();
       } while (!token.isEmpty());
       return sum;
-    }
-
-    void eventually(Duration limit, BooleanSupplier condition) throws InterruptedException {
-      long end = System.nanoTime() + limit.toNanos();
-      while (true) {
-        boolean ok;
-        try {
-          ok = condition.getAsBoolean();
-        } catch (io.grpc.StatusRuntimeException e) {
-          ok = false;
-        }
-        if (ok) {
-          return;
-        }
-        if (System.nanoTime() > end) {
-          throw new IllegalStateException("not reached within " + limit);
-        }
-        Thread.sleep(200);
-      }
     }
 
     static String read(Path p) {

@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -75,16 +76,6 @@ class EmbeddedColonyTest {
     throw new AssertionError("no ant " + name);
   }
 
-  private static void eventually(Duration limit, BooleanSupplier c) throws InterruptedException {
-    long end = System.nanoTime() + limit.toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("not reached within " + limit);
-      }
-      Thread.sleep(100);
-    }
-  }
-
   private boolean posted(String text) {
     return posts.stream().anyMatch(p -> p.text().equals(text));
   }
@@ -144,10 +135,10 @@ class EmbeddedColonyTest {
       }
     }
     // status reads visibility and no longer waits for the worker: wait for the first post here
-    eventually(Duration.ofSeconds(20), () -> posted("🐜 **greeter** is starting up."));
+    eventually(Duration.ofSeconds(20), () -> posted("🐜 **greeter** is starting up."), "posted(\"🐜 **greeter** is starting up.\")");
     assertEquals(1, posts.stream().filter(p -> p.text().equals("🐜 **greeter** is starting up.")).count());
 
-    eventually(Duration.ofSeconds(20), () -> posts.stream().anyMatch(p -> p.text().startsWith("✅ **greeter** finished session 1")));
+    eventually(Duration.ofSeconds(20), () -> posts.stream().anyMatch(p -> p.text().startsWith("✅ **greeter** finished session 1")), "posts.stream().anyMatch(p -> p.text().startsWith(\"✅ **greeter** finished session 1\"))");
     assertEquals(0, cli("pause", "greeter").code());
     eventually(Duration.ofSeconds(20), () -> {
       try {
@@ -155,7 +146,7 @@ class EmbeddedColonyTest {
       } catch (Exception e) {
         throw new AssertionError(e);
       }
-    });
+    }, "{ try { return ant(\"greeter\").get(\"state\").asText().equals(\"paused\"); } catch (Exceptio...");
     JsonNode paused = ant("greeter");
     assertTrue(paused.get("paused").asBoolean());
     assertEquals("operator", paused.get("pauseReason").asText());
@@ -163,18 +154,18 @@ class EmbeddedColonyTest {
 
     CliTest.Result send = cli("send", "greeter", "say", "hi", "to", "the", "team");
     assertEquals(0, send.code(), send.err());
-    eventually(Duration.ofSeconds(5), () -> posted("▶️ **greeter** resuming."));
+    eventually(Duration.ofSeconds(5), () -> posted("▶️ **greeter** resuming."), "posted(\"▶️ **greeter** resuming.\")");
     eventually(Duration.ofSeconds(20), () -> {
       try {
         return ant("greeter").get("sessions").asInt() > sessions;
       } catch (Exception e) {
         throw new AssertionError(e);
       }
-    });
+    }, "{ try { return ant(\"greeter\").get(\"sessions\").asInt() > sessions; } catch (Exception e)...");
 
     // the rate-limited ant waits for its reset and then recovers
-    eventually(Duration.ofSeconds(40), () -> posts.stream().anyMatch(p -> p.text().startsWith("⏳ **flaky** is rate limited. Resuming in")));
-    eventually(Duration.ofSeconds(40), () -> posts.stream().anyMatch(p -> p.text().startsWith("✅ **flaky** finished session 3")));
+    eventually(Duration.ofSeconds(40), () -> posts.stream().anyMatch(p -> p.text().startsWith("⏳ **flaky** is rate limited. Resuming in")), "posts.stream().anyMatch(p -> p.text().startsWith(\"⏳ **flaky** is rate limited. Resuming...");
+    eventually(Duration.ofSeconds(40), () -> posts.stream().anyMatch(p -> p.text().startsWith("✅ **flaky** finished session 3")), "posts.stream().anyMatch(p -> p.text().startsWith(\"✅ **flaky** finished session 3\"))");
 
     // approve/deny ask the ant first: nothing waiting, or a wrong id, is an error, not "sent"
     CliTest.Result approve = cli("approve", "greeter", "999");
@@ -187,7 +178,7 @@ class EmbeddedColonyTest {
     CliTest.Result human = cli("status", "greeter");
     assertTrue(human.out().contains("hello/greeter (engine command)"), human.out());
     assertEquals(0, cli("stop", "flaky").code());
-    eventually(Duration.ofSeconds(20), () -> posted("⏹️ **flaky** stopped."));
+    eventually(Duration.ofSeconds(20), () -> posted("⏹️ **flaky** stopped."), "posted(\"⏹️ **flaky** stopped.\")");
     CliTest.Result gone = cli("pause", "flaky");
     assertEquals(1, gone.code());
     assertTrue(gone.err().contains("no running ant named 'flaky'"), gone.err());
@@ -211,7 +202,7 @@ class EmbeddedColonyTest {
         """);
     CliTest.Result started = cli("start", dir.toString());
     assertEquals(0, started.code(), started.err());
-    eventually(Duration.ofSeconds(30), () -> cli("status", "evil").out().contains("exit code 1"));
+    eventually(Duration.ofSeconds(30), () -> cli("status", "evil").out().contains("exit code 1"), "cli(\"status\", \"evil\").out().contains(\"exit code 1\")");
     CliTest.Result live = cli("status", "evil");
     assertEquals(0, live.code(), live.err());
     // The workflow keeps what the agent said without its controls; whatever prints it escapes the rest.

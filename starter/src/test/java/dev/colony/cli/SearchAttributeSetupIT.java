@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * here, standing for any other server), they are registered once, idempotently; and the manual
  * commands the refusal message prints really create them.
  */
+@Timeout(600)
 class SearchAttributeSetupIT {
   @TempDir
   Path tmp;
@@ -46,19 +49,16 @@ class SearchAttributeSetupIT {
         "--port", Integer.toString(port), "--ui-port", Integer.toString(ui), "--headless", "--log-level", "error")
         .redirectErrorStream(true).redirectOutput(tmp.resolve("server-" + port + ".log").toFile()).start());
     String address = "127.0.0.1:" + port;
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (true) {
+    eventually(java.time.Duration.ofSeconds(60), () -> {
       try (Temporal t = Temporal.connect(address, "default")) {
         t.stubs.blockingStub().describeNamespace(io.temporal.api.workflowservice.v1.DescribeNamespaceRequest
             .newBuilder().setNamespace("default").build());
-        return address;
+        return true;
       } catch (RuntimeException notYet) {
-        if (System.nanoTime() > end) {
-          throw new AssertionError("plain dev server did not start", notYet);
-        }
-        Thread.sleep(200);
+        return false;
       }
-    }
+    }, "the plain dev server at " + address + " answers");
+    return address;
   }
 
   private static Map<String, io.temporal.api.enums.v1.IndexedValueType> registered(Temporal t) {

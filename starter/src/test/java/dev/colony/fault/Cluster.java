@@ -1,5 +1,6 @@
 package dev.colony.fault;
 
+import static dev.colony.testing.Eventually.eventually;
 import dev.colony.ant.AntStatus;
 import dev.colony.ant.AntWorkflow;
 import io.temporal.api.workflowservice.v1.GetSystemInfoRequest;
@@ -225,7 +226,7 @@ public final class Cluster implements AutoCloseable {
         throw new AssertionError("server exited: " + read(log));
       }
       return read(log).lines().filter(l -> l.contains("Ctrl-C to stop")).count() > linesBefore;
-    });
+    }, "{ if (!server.isAlive()) { throw new AssertionError(\"server exited: \" + read(log)); } r...");
     if (stubs == null) {
       stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
       client = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace("default").build());
@@ -233,7 +234,7 @@ public final class Cluster implements AutoCloseable {
     eventually(Duration.ofSeconds(30), () -> {
       stubs.blockingStub().withDeadlineAfter(1, TimeUnit.SECONDS).getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
       return true;
-    });
+    }, "{ stubs.blockingStub().withDeadlineAfter(1, TimeUnit.SECONDS).getSystemInfo(GetSystemIn...");
     return this;
   }
 
@@ -279,7 +280,7 @@ public final class Cluster implements AutoCloseable {
         throw new AssertionError("worker " + name + " exited: " + read(log));
       }
       return read(log).contains(" polling '");
-    });
+    }, "{ if (!p.isAlive()) { throw new AssertionError(\"worker \" + name + \" exited: \" + read(lo...");
     java.util.regex.Matcher polling = java.util.regex.Pattern.compile(" polling '([^']+)'").matcher(read(log));
     polling.find();
     polled = polling.group(1);
@@ -293,7 +294,7 @@ public final class Cluster implements AutoCloseable {
           .setNamespace("default").setTaskQueue(io.temporal.api.taskqueue.v1.TaskQueue.newBuilder().setName(queue()))
           .build());
       return r.getPollersList().stream().anyMatch(q -> q.getIdentity().startsWith(w.process().pid() + "@"));
-    });
+    }, "{ if (!\"dev\".equals(kind) && !\"cluster\".equals(kind)) { return true; } var r = stubs.bl...");
     return w;
   }
 
@@ -481,25 +482,6 @@ public final class Cluster implements AutoCloseable {
       return Files.exists(p) ? Files.readString(p) : "";
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  static void eventually(Duration limit, BooleanSupplier condition) throws InterruptedException {
-    long end = System.nanoTime() + limit.toNanos();
-    while (true) {
-      boolean ok;
-      try {
-        ok = condition.getAsBoolean();
-      } catch (io.grpc.StatusRuntimeException | io.temporal.client.WorkflowServiceException e) {
-        ok = false;
-      }
-      if (ok) {
-        return;
-      }
-      if (System.nanoTime() > end) {
-        throw new AssertionError("not reached within " + limit);
-      }
-      Thread.sleep(100);
     }
   }
 

@@ -1,6 +1,6 @@
 package dev.colony.fault;
 
-import static dev.colony.fault.Cluster.eventually;
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -82,11 +82,11 @@ class DevServerIT {
     cluster.mode("gamma", 1, "billing");
     cluster.start("alpha", "beta", "gamma", "delta");
     for (String a : List.of("alpha", "beta", "delta")) {
-      eventually(LONG, () -> cluster.status(a).sessions() >= 1);
+      eventually(LONG, () -> cluster.status(a).sessions() >= 1, "cluster.status(a).sessions() >= 1");
     }
-    eventually(LONG, () -> cluster.status("gamma").paused());
+    eventually(LONG, () -> cluster.status("gamma").paused(), "cluster.status(\"gamma\").paused()");
     cluster.cli("pause", "alpha");
-    eventually(LONG, () -> cluster.status("alpha").paused());
+    eventually(LONG, () -> cluster.status("alpha").paused(), "cluster.status(\"alpha\").paused()");
     Run live = colony("status");
     assertEquals(0, live.code(), live.out());
     assertTrue(!live.out().contains("no worker is polling"), live.out());
@@ -120,7 +120,7 @@ class DevServerIT {
       } catch (Exception e) {
         throw new AssertionError(e);
       }
-    });
+    }, "{ try { return colony(\"status\").out().contains( \"no worker is polling task queue 'colon...");
     Run json = colony("status", "--json");
     int brace = json.out().indexOf('{');
     JsonNode doc = new ObjectMapper().readTree(json.out().substring(brace, json.out().lastIndexOf('}') + 1));
@@ -147,11 +147,11 @@ class DevServerIT {
     cluster.startServer();
     cluster.startWorker("only");
     cluster.start("delta");
-    eventually(LONG, () -> cluster.status("delta").sessions() >= 1);
+    eventually(LONG, () -> cluster.status("delta").sessions() >= 1, "cluster.status(\"delta\").sessions() >= 1");
 
     Run signal = temporal("workflow", "signal", "--workflow-id", "ant/fault/delta", "--name", "pause");
     assertEquals(0, signal.code(), signal.out());
-    eventually(LONG, () -> cluster.status("delta").paused());
+    eventually(LONG, () -> cluster.status("delta").paused(), "cluster.status(\"delta\").paused()");
     Run query = temporal("workflow", "query", "--workflow-id", "ant/fault/delta", "--type", "status");
     assertEquals(0, query.code(), query.out());
     assertTrue(query.out().replace(" ", "").contains("\"paused\":true"), query.out());
@@ -161,7 +161,7 @@ class DevServerIT {
       } catch (Exception e) {
         throw new AssertionError(e);
       }
-    });
+    }, "{ try { return temporal(\"workflow\", \"list\", \"--query\", \"AntState = 'paused'\").out().con...");
     Run message = temporal("workflow", "signal", "--workflow-id", "ant/fault/delta", "--name", "message",
         "--input", "\"from the temporal cli\"");
     assertEquals(0, message.code(), message.out());
@@ -172,7 +172,7 @@ class DevServerIT {
           } catch (java.io.IOException e) {
             return false;
           }
-        }));
+        }), "!cluster.status(\"delta\").paused() && cluster.starts(\"delta\").stream().anyMatch(s -> { t...");
     // Half an emoji (a lone surrogate) through the same documented door poisons nothing: it arrives
     // cleaned (U+FFFD), every session still starts, and the message sent after it runs too.
     Run half = temporal("workflow", "signal", "--workflow-id", "ant/fault/delta", "--name", "message",
@@ -190,7 +190,7 @@ class DevServerIT {
         }
       }).reduce("", String::concat);
       return prompts.contains("half an emoji \uFFFD") && prompts.contains("after the half emoji");
-    });
+    }, "{ String prompts = cluster.starts(\"delta\").stream().map(s -> { try { return cluster.pro...");
     eventually(LONG, () -> {
       try {
         String running = temporal("workflow", "list", "--query", "ColonyName = 'fault' AND AntPaused = false").out();
@@ -198,7 +198,7 @@ class DevServerIT {
       } catch (Exception e) {
         throw new AssertionError(e);
       }
-    });
+    }, "{ try { String running = temporal(\"workflow\", \"list\", \"--query\", \"ColonyName = 'fault' ...");
   }
 
   /** {@code colony dev} as a process: its console output, and SIGTERM (what Ctrl-C amounts to). */
@@ -247,7 +247,7 @@ class DevServerIT {
   void devKeepsEveryAntAcrossRestartsAndFreshStartsOver() throws Exception {
     Path first = cluster.logs.resolve("dev-1.log");
     Process dev = dev(first, "delta");
-    eventually(LONG, () -> lastSession(first, "delta") >= 2);
+    eventually(LONG, () -> lastSession(first, "delta") >= 2, "lastSession(first, \"delta\") >= 2");
     String banner = Cluster.read(first);
     assertTrue(banner.contains("Web UI:        http://localhost:" + cluster.uiPort), banner);
     assertTrue(banner.contains("workflow list --address localhost:" + cluster.port + " --query \"ColonyName = 'fault'\""), banner);
@@ -273,7 +273,7 @@ class DevServerIT {
           "the running colony's database was deleted (and created anew) by: colony " + String.join(" ", second));
     }
     int served = lastSession(first, "delta");
-    eventually(LONG, () -> lastSession(first, "delta") > served);
+    eventually(LONG, () -> lastSession(first, "delta") > served, "lastSession(first, \"delta\") > served");
     stop(dev);
     int before = lastSession(first, "delta");
     assertTrue(!Cluster.read(first).contains("Exception"), Cluster.read(first));
@@ -282,7 +282,7 @@ class DevServerIT {
 
     Path second = cluster.logs.resolve("dev-2.log");
     dev = dev(second, "delta");
-    eventually(LONG, () -> lastSession(second, "delta") >= before + 1);
+    eventually(LONG, () -> lastSession(second, "delta") >= before + 1, "lastSession(second, \"delta\") >= before + 1");
     assertTrue(!Cluster.read(second).contains("🐜"), "the ant started over instead of continuing");
     assertTrue(!Cluster.read(second).contains("finished session 1:"), Cluster.read(second));
     // Killed without a goodbye: its lock goes with it, so the next colony dev starts.
@@ -291,7 +291,7 @@ class DevServerIT {
 
     Path third = cluster.logs.resolve("dev-3.log");
     dev = dev(third, "delta", "--fresh");
-    eventually(LONG, () -> lastSession(third, "delta") >= 1);
+    eventually(LONG, () -> lastSession(third, "delta") >= 1, "lastSession(third, \"delta\") >= 1");
     assertTrue(Cluster.read(third).contains("[delta] 🐜 **delta** is starting up."), Cluster.read(third));
     assertTrue(Cluster.read(third).contains("finished session 1:"), Cluster.read(third));
     stop(dev);

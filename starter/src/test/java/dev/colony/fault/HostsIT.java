@@ -1,5 +1,6 @@
 package dev.colony.fault;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * one host is killed (SIGKILL, some of its sessions mid-run) its ants move to the other after
  * {@code move_after}, where their sessions carry on, and nothing is lost.
  */
+@Timeout(600)
 class HostsIT {
   private static final int ANTS = 1_000;
   /** Ants whose first session runs until the test releases it: mid-session when a host dies. */
@@ -111,8 +114,8 @@ class HostsIT {
   /** Waits until each ant ran at least {@code n} sessions (a long ant one), on either host. */
   private void awaitSessions(List<String> ants, int n, Duration limit) throws Exception {
     try {
-      Cluster.eventually(limit, () -> ants.stream().allMatch(ant ->
-          sessions("a", ant).size() + sessions("b", ant).size() >= (ant.startsWith("long-") ? Math.min(n, 1) : n)));
+      eventually(limit, () -> ants.stream().allMatch(ant ->
+          sessions("a", ant).size() + sessions("b", ant).size() >= (ant.startsWith("long-") ? Math.min(n, 1) : n)), "ants.stream().allMatch(ant -> sessions(\"a\", ant).size() + sessions(\"b\", ant).size() >= ...");
     } catch (AssertionError e) {
       Map<Integer, Integer> histogram = new java.util.TreeMap<>();
       for (String ant : ants) {
@@ -141,7 +144,7 @@ class HostsIT {
     System.err.printf("HostsIT: %d ants started in %d ms%n", ANTS, (System.nanoTime() - t0) / 1_000_000);
 
     // Each ant claims a host as it starts: the ants spread over both.
-    Cluster.eventually(Duration.ofSeconds(180), () -> count("AntHost = 'a'") + count("AntHost = 'b'") == ANTS);
+    eventually(Duration.ofSeconds(180), () -> count("AntHost = 'a'") + count("AntHost = 'b'") == ANTS, "count(\"AntHost = 'a'\") + count(\"AntHost = 'b'\") == ANTS");
     System.err.printf("HostsIT: every ant on a host after %d ms%n", (System.nanoTime() - t0) / 1_000_000);
     Map<String, String> home = new HashMap<>();
     for (String h : List.of("a", "b")) {
@@ -185,14 +188,14 @@ class HostsIT {
     List<String> orphans = home.entrySet().stream().filter(e -> e.getValue().equals("b")).map(Map.Entry::getKey)
         .sorted().toList();
     message(orphans.stream().filter(x -> !x.startsWith("long-")).toList(), "round 3");
-    Cluster.eventually(Duration.ofSeconds(300), () -> {
+    eventually(Duration.ofSeconds(300), () -> {
       for (String ant : orphans) {
         if (sessions("a", ant).stream().noneMatch(s -> s[1] > killedAt)) {
           return false;
         }
       }
       return true;
-    });
+    }, "{ for (String ant : orphans) { if (sessions(\"a\", ant).stream().noneMatch(s -> s[1] > ki...");
     System.err.printf("HostsIT: every ant of b ran on a after the kill, %d ms after it%n",
         System.currentTimeMillis() - killedAt);
     for (int i = 0; i < ANTS; i++) {
@@ -207,7 +210,7 @@ class HostsIT {
     for (String ant : longOnB) {
       assertEquals(1, sessions("a", ant).get(0)[0], ant + ": session 1 runs again on a");
     }
-    Cluster.eventually(Duration.ofSeconds(60), () -> count("AntHost = 'a'") == ANTS);
+    eventually(Duration.ofSeconds(60), () -> count("AntHost = 'a'") == ANTS, "count(\"AntHost = 'a'\") == ANTS");
     assertEquals(ANTS, count("AntName IS NOT NULL"), "every ant still runs");
     assertEquals(0, count("(AntState = 'paused' OR AntState = 'parked')"), "no ant was paused or parked by the move");
     assertTrue(cluster.chat().stream().anyMatch(l -> l.contains("🚚") && l.contains("host b")), "the move is announced");

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The launcher ({@code ./colony}) as a user runs it: right after a build, the first command,
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * archive is one the JVM accepts for this jar; a damaged one is made again; and no command prints
  * a JVM warning.
  */
+@Timeout(600)
 class LauncherIT {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
   private static final Path TARGET = ROOT.resolve("starter/target");

@@ -1,5 +1,6 @@
 package dev.colony.fault;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * second worker retries that session and it sends everything again. The builder still gets each
  * finding exactly once, in order. Bad sends get a clear error.
  */
+@Timeout(600)
 class MailboxExampleIT {
   private static final Path EXAMPLE = Path.of("../examples/mailbox").toAbsolutePath().normalize();
 
@@ -43,22 +46,22 @@ class MailboxExampleIT {
     try {
       cluster.cli("start", cluster.dir.toString());
       cluster.cli("send", "mailbox/scout", "go");
-      Cluster.eventually(Duration.ofSeconds(90), () -> Files.exists(inbox)
-          && Cluster.read(inbox).lines().count() == 3);
+      eventually(Duration.ofSeconds(90), () -> Files.exists(inbox)
+          && Cluster.read(inbox).lines().count() == 3, "Files.exists(inbox) && Cluster.read(inbox).lines().count() == 3");
       String scout = cluster.cli("status", "mailbox/scout");
       assertTrue(scout.contains("state:              running (session 1)"), scout);
       Cluster.kill9(first);
       second = cluster.startWorker("w2");
       Cluster.WorkerProcess w2 = second;
       // The retried session sends the same three findings again: same ids, dropped.
-      Cluster.eventually(Duration.ofSeconds(120), () -> {
+      eventually(Duration.ofSeconds(120), () -> {
         try {
           String s = cluster.cli("status", "mailbox/scout");
           return s.contains("sessions:           1") && s.contains("last outcome:       success");
         } catch (Exception e) {
           return false;
         }
-      });
+      }, "{ try { String s = cluster.cli(\"status\", \"mailbox/scout\"); return s.contains(\"sessions:...");
       Thread.sleep(3000); // a duplicate, had one got through, would have woken the builder by now
       assertTrue(Cluster.read(w2.log()).contains("scout"), "the second worker ran the retried session");
     } catch (AssertionError e) {

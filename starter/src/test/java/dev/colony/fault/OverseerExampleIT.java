@@ -1,5 +1,6 @@
 package dev.colony.fault;
 
+import static dev.colony.testing.Eventually.eventually;
 import org.junit.jupiter.api.Timeout;
 import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -45,7 +46,7 @@ class OverseerExampleIT {
     Path modelLog = tmp.resolve("model.log");
     model = new ProcessBuilder(Cluster.JAVA, EXAMPLE.resolve("FakeModel.java").toString(), Integer.toString(port))
         .redirectErrorStream(true).redirectOutput(modelLog.toFile()).start();
-    Cluster.eventually(Duration.ofSeconds(60), () -> Cluster.read(modelLog).contains("fake model on"));
+    eventually(Duration.ofSeconds(60), () -> Cluster.read(modelLog).contains("fake model on"), "Cluster.read(modelLog).contains(\"fake model on\")");
 
     cluster = new Cluster(tmp, EXAMPLE);
     // The key and the endpoint reach the worker through the colony's .env only.
@@ -56,7 +57,7 @@ class OverseerExampleIT {
     cluster.cli("start", cluster.dir.toString());
     Path received = cluster.dir.resolve(".colony/whispers-received.log");
     try {
-      Cluster.eventually(Duration.ofSeconds(90), () -> status().contains("paused (escalation)"));
+      eventually(Duration.ofSeconds(90), () -> status().contains("paused (escalation)"), "status().contains(\"paused (escalation)\")");
       List<String> whispers = Files.readAllLines(received);
       assertEquals(3, whispers.size(), whispers.toString());
       assertTrue(whispers.get(0).startsWith("session 1: [CORRECTION] You have run the same command 3 times"),
@@ -77,8 +78,8 @@ class OverseerExampleIT {
       assertFalse(log.contains("sk-ant-it-0123456789abcdef"), "the key is never logged");
 
       assertTrue(cluster.cli("abort", "llm-supervisor/looper").contains("abort sent"));
-      Cluster.eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
-          .contains("**looper** finished session 2: fixed the missing class"));
+      eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
+          .contains("**looper** finished session 2: fixed the missing class"), "Cluster.read(worker.log()) .contains(\"**looper** finished session 2: fixed the missing ...");
       String after = cluster.cli("status", "llm-supervisor/looper");
       assertTrue(after.contains("paused:             no"), after);
     } catch (AssertionError e) {

@@ -1,6 +1,6 @@
 package dev.colony.fault;
 
-import static dev.colony.fault.Cluster.eventually;
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,6 +30,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * brought up by {@code bin/cluster.sh} exactly as a user would. Services are killed with SIGKILL
  * mid-session and while ants wait; every ant must go on with nothing lost or doubled.
  */
+@Timeout(600)
 class ProductionClusterIT {
   private static final Duration LONG = Duration.ofSeconds(90);
   private static final ClusterScript SCRIPT = new ClusterScript(Path.of("target/prod-cluster"), 7633);
@@ -128,21 +130,21 @@ class ProductionClusterIT {
   void aColonyRunsOverMtlsAndIsDrivenAndListedFromSqlVisibilityWithoutAWorker() throws Exception {
     Cluster.WorkerProcess worker = cluster.startWorker("only");
     cluster.start("alpha", "delta");
-    eventually(LONG, () -> status("delta").sessions() >= 2 && status("alpha").sessions() >= 2);
+    eventually(LONG, () -> status("delta").sessions() >= 2 && status("alpha").sessions() >= 2, "status(\"delta\").sessions() >= 2 && status(\"alpha\").sessions() >= 2");
 
     cluster.cli("pause", "alpha");
-    eventually(LONG, () -> status("alpha").state() == Lifecycle.PAUSED);
+    eventually(LONG, () -> status("alpha").state() == Lifecycle.PAUSED, "status(\"alpha\").state() == Lifecycle.PAUSED");
     int paused = status("alpha").sessions();
     cluster.cli("send", "alpha", "over mTLS");
     // a message resumes a paused ant: it runs the next session with it
-    eventually(LONG, () -> status("alpha").sessions() > paused);
+    eventually(LONG, () -> status("alpha").sessions() > paused, "status(\"alpha\").sessions() > paused");
     eventually(LONG, () -> {
       try {
         return cluster.prompt("alpha", paused + 1).contains("over mTLS");
       } catch (IOException e) {
         return false;
       }
-    });
+    }, "{ try { return cluster.prompt(\"alpha\", paused + 1).contains(\"over mTLS\"); } catch (IOEx...");
 
     Cluster.kill9(worker);
     // Search attributes live in PostgreSQL: status lists every ant with no worker running.
@@ -153,7 +155,7 @@ class ProductionClusterIT {
       } catch (Exception e) {
         return false;
       }
-    });
+    }, "{ try { Cluster.CliRun r = cluster.cliRun(\"status\", \"--json\"); return r.out().contains(...");
     String json = cluster.cliRun("status", "--json").out();
     assertTrue(json.contains("alpha") && json.contains("delta"), json);
     assertFalse(json.contains("Exception"), json);
@@ -180,14 +182,14 @@ class ProductionClusterIT {
       } catch (io.grpc.StatusRuntimeException notYet) {
         return false;
       }
-    });
+    }, "{ try { cluster.stubs.blockingStub().countWorkflowExecutions(io.temporal.api.workflowse...");
     Cluster.CliRun start = cluster.cliRun("start", cluster.dir.toString(), "alpha", "delta", "--namespace", ns);
     assertEquals(0, start.code(), start.out());
     assertTrue(start.out().contains("started alpha") && start.out().contains("started delta"), start.out());
     // Both listed from visibility, by the attributes the start set.
     eventually(LONG, () -> cluster.stubs.blockingStub().countWorkflowExecutions(io.temporal.api.workflowservice.v1
         .CountWorkflowExecutionsRequest.newBuilder().setNamespace(ns)
-        .setQuery("ColonyName = '" + cluster.colonyName + "' AND AntState = 'initializing'").build()).getCount() == 2);
+        .setQuery("ColonyName = '" + cluster.colonyName + "' AND AntState = 'initializing'").build()).getCount() == 2, "cluster.stubs.blockingStub().countWorkflowExecutions(io.temporal.api.workflowservice.v1...");
     for (String id : List.of("ant/" + cluster.colonyName + "/alpha", "ant/" + cluster.colonyName + "/delta",
         "colony/" + cluster.colonyName)) {
       cluster.stubs.blockingStub().terminateWorkflowExecution(io.temporal.api.workflowservice.v1
@@ -310,10 +312,10 @@ class ProductionClusterIT {
     cluster.startWorker("only");
     cluster.mode("alpha", 2, "block");
     cluster.start("alpha", "delta");
-    eventually(LONG, () -> startsOf("alpha", 2) >= 1);
-    eventually(LONG, () -> status("delta").sessions() >= 2);
+    eventually(LONG, () -> startsOf("alpha", 2) >= 1, "startsOf(\"alpha\", 2) >= 1");
+    eventually(LONG, () -> status("delta").sessions() >= 2, "status(\"delta\").sessions() >= 2");
     cluster.ant("alpha").message(Mail.of("queued before the crash"));
-    eventually(LONG, () -> status("alpha").queueDepth() == 1);
+    eventually(LONG, () -> status("alpha").queueDepth() == 1, "status(\"alpha\").queueDepth() == 1");
 
     assertEquals(0, script(Duration.ofSeconds(10), "kill", "history").code());
     Thread.sleep(3000);
@@ -321,16 +323,16 @@ class ProductionClusterIT {
 
     // The session in flight is still session 2 (its attempt may run once more if its heartbeat
     // deadline passed while history was down); the queued message is kept.
-    eventually(LONG, () -> status("alpha").state() == Lifecycle.RUNNING);
+    eventually(LONG, () -> status("alpha").state() == Lifecycle.RUNNING, "status(\"alpha\").state() == Lifecycle.RUNNING");
     assertEquals(1, status("alpha").sessions());
     assertEquals(1, status("alpha").queueDepth());
     int delta = status("delta").sessions();
     cluster.release("alpha", 2);
-    eventually(LONG, () -> status("alpha").sessions() >= 3 && status("alpha").queueDepth() == 0);
+    eventually(LONG, () -> status("alpha").sessions() >= 3 && status("alpha").queueDepth() == 0, "status(\"alpha\").sessions() >= 3 && status(\"alpha\").queueDepth() == 0");
     assertTrue(cluster.prompt("alpha", 3).contains("queued before the crash"), cluster.prompt("alpha", 3));
     assertTrue(startsOf("alpha", 2) <= 2, "session 2 started " + startsOf("alpha", 2) + " times");
     assertEquals(1, startsOf("alpha", 3));
-    eventually(LONG, () -> status("delta").sessions() >= delta + 2);
+    eventually(LONG, () -> status("delta").sessions() >= delta + 2, "status(\"delta\").sessions() >= delta + 2");
     assertNoNumberedPostRepeats();
     assertEquals(1, cluster.count("[alpha] ✅ **alpha** finished session 2: released session 2"),
         String.join("\n", cluster.chat()));
@@ -342,9 +344,9 @@ class ProductionClusterIT {
     cluster.mode("beta", 2, "ratelimit");
     Files.writeString(cluster.control("beta").resolve("reset-in"), "8");
     cluster.start("beta", "delta", "gamma");
-    eventually(LONG, () -> status("beta").state() == Lifecycle.COOLING_DOWN && status("delta").sessions() >= 2);
+    eventually(LONG, () -> status("beta").state() == Lifecycle.COOLING_DOWN && status("delta").sessions() >= 2, "status(\"beta\").state() == Lifecycle.COOLING_DOWN && status(\"delta\").sessions() >= 2");
     cluster.ant("gamma").pause();
-    eventually(LONG, () -> status("gamma").state() == Lifecycle.PAUSED);
+    eventually(LONG, () -> status("gamma").state() == Lifecycle.PAUSED, "status(\"gamma\").state() == Lifecycle.PAUSED");
     int gamma = status("gamma").sessions();
 
     assertEquals(0, script(Duration.ofSeconds(10), "kill", "matching").code());
@@ -356,14 +358,14 @@ class ProductionClusterIT {
 
     // beta's rate-limit wait ends and it goes on; delta pauses; gamma, resumed by the message it
     // got while matching was down, runs it in its next session, exactly once.
-    eventually(LONG, () -> status("beta").sessions() >= 3);
-    eventually(LONG, () -> status("delta").state() == Lifecycle.PAUSED);
-    eventually(LONG, () -> status("gamma").sessions() >= gamma + 1 && startsOf("gamma", gamma + 1) == 1);
+    eventually(LONG, () -> status("beta").sessions() >= 3, "status(\"beta\").sessions() >= 3");
+    eventually(LONG, () -> status("delta").state() == Lifecycle.PAUSED, "status(\"delta\").state() == Lifecycle.PAUSED");
+    eventually(LONG, () -> status("gamma").sessions() >= gamma + 1 && startsOf("gamma", gamma + 1) == 1, "status(\"gamma\").sessions() >= gamma + 1 && startsOf(\"gamma\", gamma + 1) == 1");
     assertTrue(cluster.prompt("gamma", gamma + 1).contains("sent while matching was down"));
     assertEquals(1, startsOf("gamma", gamma + 1));
     cluster.ant("delta").resume();
     int d = status("delta").sessions();
-    eventually(LONG, () -> status("delta").sessions() >= d + 1);
+    eventually(LONG, () -> status("delta").sessions() >= d + 1, "status(\"delta\").sessions() >= d + 1");
     assertEquals(1, cluster.chat().stream().filter(l -> l.startsWith("[beta] ⏳ **beta** is rate limited")).count(),
         String.join("\n", cluster.chat()));
     assertNoNumberedPostRepeats();
@@ -383,7 +385,7 @@ class ProductionClusterIT {
     cluster.startWorker("a", cluster.target(), "--host", "a", "--workspace-root", tmp.resolve("host-a").toString());
     cluster.startWorker("b", cluster.target(), "--host", "b", "--workspace-root", tmp.resolve("host-b").toString());
     cluster.start(names.toArray(String[]::new));
-    eventually(LONG, () -> names.stream().allMatch(n -> status(n).sessions() >= 2));
+    eventually(LONG, () -> names.stream().allMatch(n -> status(n).sessions() >= 2), "names.stream().allMatch(n -> status(n).sessions() >= 2)");
     Map<String, Long> perHost = new HashMap<>();
     for (String h : List.of("a", "b")) {
       perHost.put(h, cluster.client.listExecutions("ColonyName = '" + cluster.colonyName

@@ -1,5 +1,6 @@
 package dev.colony.fault;
 
+import static dev.colony.testing.Eventually.eventually;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -53,7 +54,7 @@ public final class RecoveryBench {
       for (int i = 0; i < 2 * kills; i++) {
         boolean startAtOnce = i >= kills;
         final int s = session;
-        Cluster.eventually(java.time.Duration.ofSeconds(60), () -> c.startsOf("alpha", s) == 1);
+        eventually(java.time.Duration.ofSeconds(60), () -> c.startsOf("alpha", s) == 1, "c.startsOf(\"alpha\", s) == 1");
         Thread.sleep(300); // let the attempt heartbeat its conversation
         long killedAt = System.currentTimeMillis();
         Cluster.kill9(worker);
@@ -62,7 +63,7 @@ public final class RecoveryBench {
         }
         worker = c.startWorker("w" + (i + 1));
         long readyAt = System.currentTimeMillis();
-        Cluster.eventually(java.time.Duration.ofSeconds(60), () -> c.startsOf("alpha", s) == 2);
+        eventually(java.time.Duration.ofSeconds(60), () -> c.startsOf("alpha", s) == 2, "c.startsOf(\"alpha\", s) == 2");
         long rerunAt = c.starts("alpha").stream().filter(x -> x.session() == s)
             .mapToLong(Cluster.Start::atMillis).max().orElseThrow();
         if (startAtOnce) {

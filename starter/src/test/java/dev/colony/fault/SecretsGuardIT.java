@@ -1,5 +1,6 @@
 package dev.colony.fault;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * attributes, pending activities), every line the worker printed (logs and console chat) and the
  * CLI's output are searched for every secret value: none may appear.
  */
+@Timeout(600)
 class SecretsGuardIT {
   private static final Path FIXTURE = Path.of("src/test/resources/secrets-colony").toAbsolutePath();
   private static final List<String> VARIABLES = List.of("S_DESC", "S_INSTR", "S_MODEL", "S_ARGV", "S_DB_PASS",
@@ -60,9 +63,8 @@ class SecretsGuardIT {
     Cluster.WorkerProcess worker = cluster.startWorker("w1");
     texts.add(cluster.cli("start", cluster.dir.toString()));
     try {
-      Cluster.eventually(Duration.ofSeconds(90), () -> cluster.status("leaky").sessions() >= 2);
-      Cluster.eventually(Duration.ofSeconds(60),
-          () -> Cluster.read(worker.log()).contains("workspace setup failed"));
+      eventually(Duration.ofSeconds(90), () -> cluster.status("leaky").sessions() >= 2, "cluster.status(\"leaky\").sessions() >= 2");
+      eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log()).contains("workspace setup failed"), "Cluster.read(worker.log()).contains(\"workspace setup failed\")");
       // status answered by the worker (a query) and from the visibility store
       texts.add(cluster.cli("status"));
       texts.add(cluster.cli("status", "--json"));

@@ -1,5 +1,6 @@
 package dev.colony.fault;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Then the same colony with a refused app-level token, an unknown channel and an unreachable
  * ntfy: one clear line each, no token and no stack trace, and the ant still runs.
  */
+@Timeout(600)
 class SlackNtfyExampleIT {
   private static final Path EXAMPLE = Path.of("../examples/slack-ntfy").toAbsolutePath().normalize();
   private static final Duration LONG = Duration.ofSeconds(90);
@@ -56,18 +59,6 @@ class SlackNtfyExampleIT {
     return pb.start();
   }
 
-  private void eventually(Path log, java.util.function.BooleanSupplier c, Path... more) throws InterruptedException {
-    try {
-      Cluster.eventually(LONG, c);
-    } catch (AssertionError e) {
-      StringBuilder sb = new StringBuilder(e.getMessage()).append("\n==== ").append(log).append('\n').append(Cluster.read(log));
-      for (Path m : more) {
-        sb.append("\n==== ").append(m).append('\n').append(Cluster.read(m));
-      }
-      throw new AssertionError(sb.toString(), e);
-    }
-  }
-
   @Test
   void theExampleRunsOfflineAgainstTheFakesThroughColonyDev() throws Exception {
     cluster = new Cluster(tmp, EXAMPLE);
@@ -77,22 +68,22 @@ class SlackNtfyExampleIT {
     Path devLog = cluster.logs.resolve("dev.log");
     fakes = start(fakesLog, List.of("fakes", "--slack-port", Integer.toString(slackPort), "--ntfy-port",
         Integer.toString(ntfyPort)), java.util.Map.of());
-    eventually(fakesLog, () -> Cluster.read(fakesLog).contains("fake ntfy:"));
+    eventually(LONG, () -> Cluster.read(fakesLog).contains("fake ntfy:"), () -> "Cluster.read(fakesLog).contains(\"fake ntfy:\")" + logs(fakesLog));
     // The example's .env names the fakes' default ports; these override them (the environment wins).
     dev = start(devLog, List.of("dev", cluster.dir.toString(), "--port", Integer.toString(cluster.port),
         "--ui-port", Integer.toString(cluster.uiPort)), java.util.Map.of(
             "COLONY_SLACK_API_URL", "http://127.0.0.1:" + slackPort + "/api/",
             "NTFY_URL", "http://127.0.0.1:" + ntfyPort + "/night-shift"));
-    eventually(devLog, () -> Cluster.read(fakesLog).contains("[slack #work] 🐜 *builder* is starting up."), fakesLog);
-    eventually(devLog, () -> Cluster.read(fakesLog).contains("[slack #work] ✅ *builder* finished session 1"), fakesLog);
+    eventually(LONG, () -> Cluster.read(fakesLog).contains("[slack #work] 🐜 *builder* is starting up."), () -> "Cluster.read(fakesLog).contains(\"[slack #work] 🐜 *builder* is starting up.\")" + logs(devLog, fakesLog));
+    eventually(LONG, () -> Cluster.read(fakesLog).contains("[slack #work] ✅ *builder* finished session 1"), () -> "Cluster.read(fakesLog).contains(\"[slack #work] ✅ *builder* finished session 1\")" + logs(devLog, fakesLog));
 
     // The billing error: the operators' group mentioned in #work, a copy in #alerts, one push.
-    eventually(devLog, () -> Cluster.read(fakesLog).contains("[slack #work] <!subteam^S0OPS00001> 💳 *builder* has a "
-        + "billing error"), fakesLog);
-    eventually(devLog, () -> Cluster.read(fakesLog).contains("[slack #alerts] <!subteam^S0OPS00001> 💳 *builder*"), fakesLog);
-    eventually(devLog, () -> Cluster.read(fakesLog).contains("[ntfy night-shift, priority 4] night-shift/builder needs "
+    eventually(LONG, () -> Cluster.read(fakesLog).contains("[slack #work] <!subteam^S0OPS00001> 💳 *builder* has a "
+        + "billing error"), () -> "Cluster.read(fakesLog).contains(\"[slack #work] <!subteam^S0OPS00001> 💳 *builder* has a ..." + logs(devLog, fakesLog));
+    eventually(LONG, () -> Cluster.read(fakesLog).contains("[slack #alerts] <!subteam^S0OPS00001> 💳 *builder*"), () -> "Cluster.read(fakesLog).contains(\"[slack #alerts] <!subteam^S0OPS00001> 💳 *builder*\")" + logs(devLog, fakesLog));
+    eventually(LONG, () -> Cluster.read(fakesLog).contains("[ntfy night-shift, priority 4] night-shift/builder needs "
         + "a human: builder is paused: the agent's billing or quota needs attention. Answer: fix the cause, then "
-        + "colony resume night-shift/builder"), fakesLog);
+        + "colony resume night-shift/builder"), () -> "Cluster.read(fakesLog).contains(\"[ntfy night-shift, priority 4] night-shift/builder nee..." + logs(devLog, fakesLog));
     assertTrue(Cluster.read(fakesLog).contains("/namespaces/default/workflows/ant%2Fnight-shift%2Fbuilder)"),
         Cluster.read(fakesLog));
 
@@ -100,15 +91,15 @@ class SlackNtfyExampleIT {
       // A stranger cannot resume it; an operator can.
       human.write("say work eve !resume\n");
       human.flush();
-      eventually(devLog, () -> Cluster.read(fakesLog).contains("[slack #work] ⛔ Only the colony's operators"), fakesLog);
+      eventually(LONG, () -> Cluster.read(fakesLog).contains("[slack #work] ⛔ Only the colony's operators"), () -> "Cluster.read(fakesLog).contains(\"[slack #work] ⛔ Only the colony's operators\")" + logs(devLog, fakesLog));
       human.write("slash work dana status\n");
       human.flush();
-      eventually(devLog, () -> Cluster.read(fakesLog).contains("[/colony, only you see this]")
-          && Cluster.read(fakesLog).contains("paused:             yes (billing)"), fakesLog);
+      eventually(LONG, () -> Cluster.read(fakesLog).contains("[/colony, only you see this]")
+          && Cluster.read(fakesLog).contains("paused:             yes (billing)"), () -> "Cluster.read(fakesLog).contains(\"[/colony, only you see this]\") && Cluster.read(fakesLo..." + logs(devLog, fakesLog));
       human.write("say work dana !resume\n");
       human.flush();
-      eventually(devLog, () -> Cluster.read(fakesLog).contains("[slack #work] ▶️ *builder* resuming."), fakesLog);
-      eventually(devLog, () -> Cluster.read(fakesLog).contains("[slack #work] ✅ *builder* finished session 3"), fakesLog);
+      eventually(LONG, () -> Cluster.read(fakesLog).contains("[slack #work] ▶️ *builder* resuming."), () -> "Cluster.read(fakesLog).contains(\"[slack #work] ▶️ *builder* resuming.\")" + logs(devLog, fakesLog));
+      eventually(LONG, () -> Cluster.read(fakesLog).contains("[slack #work] ✅ *builder* finished session 3"), () -> "Cluster.read(fakesLog).contains(\"[slack #work] ✅ *builder* finished session 3\")" + logs(devLog, fakesLog));
     }
     String log = Cluster.read(fakesLog);
     assertEquals(1, log.lines().filter(l -> l.startsWith("[ntfy ") && !l.contains("Reminder")).count(),
@@ -125,7 +116,7 @@ class SlackNtfyExampleIT {
     Path devLog = cluster.logs.resolve("dev.log");
     fakes = start(fakesLog, List.of("fakes", "--slack-port", Integer.toString(slackPort), "--ntfy-port",
         Integer.toString(Cluster.freePort())), java.util.Map.of());
-    eventually(fakesLog, () -> Cluster.read(fakesLog).contains("fake ntfy:"));
+    eventually(LONG, () -> Cluster.read(fakesLog).contains("fake ntfy:"), () -> "Cluster.read(fakesLog).contains(\"fake ntfy:\")" + logs(fakesLog));
     Files.writeString(cluster.dir.resolve("ants/builder.yaml"),
         Files.readString(cluster.dir.resolve("ants/builder.yaml")).replace("\"#work\"", "\"#nowhere\""));
     dev = start(devLog, List.of("dev", cluster.dir.toString(), "--port", Integer.toString(cluster.port),
@@ -134,14 +125,14 @@ class SlackNtfyExampleIT {
             "SLACK_APP_TOKEN", "xapp-revoked-token-9999999999",
             "NTFY_URL", "http://127.0.0.1:9/night-shift"));
     // The ant runs on regardless: sessions go on and it pauses on its billing error as usual.
-    eventually(devLog, () -> {
+    eventually(LONG, () -> {
       try {
         return cluster.cli("status", "night-shift/builder").contains("paused:             yes (billing)");
       } catch (Exception | AssertionError e) {
         return false; // not started yet
       }
-    }, fakesLog);
-    eventually(devLog, () -> Cluster.read(devLog).contains("notify: ntfy topic 'team': cannot reach ntfy at 127.0.0.1:9"));
+    }, () -> "{ try { return cluster.cli(\"status\", \"night-shift/builder\").contains(\"paused: yes (bill..." + logs(devLog, fakesLog));
+    eventually(LONG, () -> Cluster.read(devLog).contains("notify: ntfy topic 'team': cannot reach ntfy at 127.0.0.1:9"), () -> "Cluster.read(devLog).contains(\"notify: ntfy topic 'team': cannot reach ntfy at 127.0.0...." + logs(devLog));
     String out = Cluster.read(devLog);
     assertTrue(out.contains("slack: connection failed: apps.connections.open: the app-level token was refused "
         + "(invalid_auth): check integrations.slack.app_token"), out);
@@ -150,5 +141,14 @@ class SlackNtfyExampleIT {
     assertEquals(1, out.lines().filter(l -> l.contains("to '#nowhere' not delivered")).count(), "said once:\n" + out);
     assertFalse(out.contains("xapp-revoked") || out.contains("Exception in") || out.contains("\tat "),
         "no token, no stack trace:\n" + out);
+  }
+
+  /** What a failed wait shows: the logs named. */
+  private static String logs(Path log, Path... more) {
+    StringBuilder sb = new StringBuilder().append("\n==== ").append(log).append('\n').append(Cluster.read(log));
+    for (Path m : more) {
+      sb.append("\n==== ").append(m).append('\n').append(Cluster.read(m));
+    }
+    return sb.toString();
   }
 }

@@ -1,5 +1,6 @@
 package dev.colony.fault;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * trips; `colony observe` streams all of it; `colony resume --all` resets the group and the
  * builder works.
  */
+@Timeout(600)
 class SupervisionExampleIT {
   private static final Path EXAMPLE = Path.of("../examples/supervision").toAbsolutePath().normalize();
 
@@ -46,7 +49,7 @@ class SupervisionExampleIT {
         .redirectErrorStream(true).redirectOutput(observed.toFile()).start();
     try {
       // agent_failed is the last event of the trip: wait for it, not for the one before it.
-      Cluster.eventually(Duration.ofSeconds(90), () -> Cluster.read(observed).contains("agent_failed"));
+      eventually(Duration.ofSeconds(90), () -> Cluster.read(observed).contains("agent_failed"), "Cluster.read(observed).contains(\"agent_failed\")");
       List<String> types = Cluster.read(observed).lines().map(l -> l.split("\\s+")[1]).toList();
       assertEquals(List.of("agent_parked", "agent_restarted", "agent_restarted", "agent_parked", "agent_restarted",
           "agent_restarted", "agent_parked", "restart_limit_exceeded", "agent_failed"), types, Cluster.read(observed));
@@ -59,9 +62,9 @@ class SupervisionExampleIT {
       String resumed = cluster.cli("resume", "--all", cluster.dir.toString());
       assertTrue(resumed.contains("colony/supervision: failed groups reset (pipeline), their ants restarted"), resumed);
       assertTrue(resumed.contains("resume sent to 0 running ants"), resumed);
-      Cluster.eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
-          .contains("[builder] ✅ **builder** finished session 4: builder did its part"));
-      Cluster.eventually(Duration.ofSeconds(30), () -> Cluster.read(observed).contains("group_reset"));
+      eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
+          .contains("[builder] ✅ **builder** finished session 4: builder did its part"), "Cluster.read(worker.log()) .contains(\"[builder] ✅ **builder** finished session 4: build...");
+      eventually(Duration.ofSeconds(30), () -> Cluster.read(observed).contains("group_reset"), "Cluster.read(observed).contains(\"group_reset\")");
       Thread.sleep(3000);
       assertTrue(!Cluster.read(worker.log()).contains("**builder** finished session 5"),
           "one session after the reset, not two: " + Cluster.read(worker.log()));

@@ -1,5 +1,6 @@
 package dev.colony.fault;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * only when a human writes, the scheduled ant waits for its next weekday tick; after a SIGKILL of
  * the worker and a full re-read of the issues, nothing handled is taken again.
  */
+@Timeout(600)
 class TriggersExampleIT {
   private static final Path EXAMPLE = Path.of("../examples/triggers").toAbsolutePath().normalize();
 
@@ -45,29 +48,29 @@ class TriggersExampleIT {
     String started = cluster.cli("start", cluster.dir.toString());
     assertTrue(started.contains("watching acme/app for GitHub issues (1 ant, every 300s)"), started);
     try {
-      Cluster.eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
-          .contains("[triage] ✅ **triage** finished session 1: triage worked on issue #1"));
+      eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
+          .contains("[triage] ✅ **triage** finished session 1: triage worked on issue #1"), "Cluster.read(worker.log()) .contains(\"[triage] ✅ **triage** finished session 1: triage ...");
       String helper = cluster.cli("status", "triggers/helper");
       assertTrue(helper.contains("wakes on:           human messages only"), helper);
       assertTrue(helper.contains("sessions:           0"), helper);
       String standup = cluster.cli("status", "triggers/standup");
       assertTrue(standup.contains("wakes on:           cron '0 9 * * 1-5' (Europe/Paris)"), standup);
       cluster.cli("send", "triggers/helper", "summarise the open bugs");
-      Cluster.eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
-          .contains("[helper] ✅ **helper** finished session 1: helper ran session 1"));
+      eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
+          .contains("[helper] ✅ **helper** finished session 1: helper ran session 1"), "Cluster.read(worker.log()) .contains(\"[helper] ✅ **helper** finished session 1: helper ...");
       // A second bug arrives later and is its own session; the first is never taken again.
       github.issue("acme/app", 4, "Data loss", List.of("bug", "p1"), "lost it");
       cluster.cli("start", cluster.dir.toString(), "triage"); // re-subscribing polls at once
-      Cluster.eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
-          .contains("[triage] ✅ **triage** finished session 2: triage worked on issue #4"));
+      eventually(Duration.ofSeconds(60), () -> Cluster.read(worker.log())
+          .contains("[triage] ✅ **triage** finished session 2: triage worked on issue #4"), "Cluster.read(worker.log()) .contains(\"[triage] ✅ **triage** finished session 2: triage ...");
       // SIGKILL the worker, start another, and make the watcher read every open issue again:
       // the issues already handled are not taken again, a new one is.
       Cluster.kill9(worker);
       replacement = cluster.startWorker("w2");
       github.issue("acme/app", 5, "Slow start", List.of("bug"), "slow");
       cluster.cli("start", cluster.dir.toString(), "triage");
-      Cluster.eventually(Duration.ofSeconds(60), () -> Cluster.read(replacement.log())
-          .contains("[triage] ✅ **triage** finished session 3: triage worked on issue #5"));
+      eventually(Duration.ofSeconds(60), () -> Cluster.read(replacement.log())
+          .contains("[triage] ✅ **triage** finished session 3: triage worked on issue #5"), "Cluster.read(replacement.log()) .contains(\"[triage] ✅ **triage** finished session 3: tr...");
       Thread.sleep(3000);
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics() + "\ngithub: " + github.log, e);

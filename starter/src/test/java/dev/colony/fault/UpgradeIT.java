@@ -1,7 +1,7 @@
 package dev.colony.fault;
 
+import static dev.colony.testing.Eventually.eventually;
 import org.junit.jupiter.api.Timeout;
-import static dev.colony.fault.Cluster.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -200,7 +200,7 @@ class UpgradeIT {
       } catch (Exception e) {
         throw new AssertionError(e);
       }
-    });
+    }, "{ try { return cluster.cli(\"status\").contains(reason); } catch (Exception e) { throw ne...");
     for (String[] args : List.of(new String[] {"status"}, new String[] {"status", "beta"}, new String[] {"status", "alpha"})) {
       String out = cluster.cli(args);
       assertTrue(out.contains(reason) && out.contains("no worker of that version is polling"),
@@ -211,7 +211,7 @@ class UpgradeIT {
   /** {@code eventually}, failing with every workflow's version and the processes' logs. */
   private void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
     try {
-      eventually(LONG, condition);
+      eventually(LONG, condition, "condition");
     } catch (AssertionError e) {
       StringBuilder sb = new StringBuilder("versions:");
       for (String id : List.of("colony/fault", "ant/fault/alpha", "ant/fault/beta", "ant/fault/gamma",

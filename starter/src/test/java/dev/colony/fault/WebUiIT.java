@@ -1,6 +1,6 @@
 package dev.colony.fault;
 
-import static dev.colony.fault.Cluster.eventually;
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
@@ -14,6 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
@@ -29,6 +30,7 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * nothing downloads a browser): filter ants by {@code AntState}, open one, find its pause signal
  * and a session activity in its history. Screenshots go to {@code target/webui-*.png}.
  */
+@Timeout(600)
 class WebUiIT {
   static final Path CHROMIUM = Path.of(System.getProperty("colony.chromium", "/usr/bin/chromium"));
   static final Path CHROMEDRIVER = Path.of(System.getProperty("colony.chromedriver", "/usr/bin/chromedriver"));
@@ -74,7 +76,7 @@ class WebUiIT {
   }
 
   private void awaitText(String text) throws InterruptedException {
-    eventually(Duration.ofSeconds(60), () -> browser.getPageSource().contains(text));
+    eventually(Duration.ofSeconds(60), () -> browser.getPageSource().contains(text), "browser.getPageSource().contains(text)");
   }
 
   @Test
@@ -82,9 +84,9 @@ class WebUiIT {
     cluster.startWorker("only");
     cluster.start("alpha", "delta");
     eventually(Duration.ofSeconds(60), () -> cluster.status("delta").sessions() >= 1
-        && cluster.status("alpha").sessions() >= 1);
+        && cluster.status("alpha").sessions() >= 1, "cluster.status(\"delta\").sessions() >= 1 && cluster.status(\"alpha\").sessions() >= 1");
     cluster.cli("pause", "delta");
-    eventually(Duration.ofSeconds(60), () -> cluster.status("delta").paused());
+    eventually(Duration.ofSeconds(60), () -> cluster.status("delta").paused(), "cluster.status(\"delta\").paused()");
     String ui = "http://127.0.0.1:" + cluster.uiPort;
 
     String query = URLEncoder.encode("AntState = 'paused'", StandardCharsets.UTF_8).replace("+", "%20");
@@ -122,13 +124,13 @@ class WebUiIT {
     cluster.start();
     // flaky is rate limited every third session.
     eventually(Duration.ofSeconds(90), () -> cluster.status("flaky").sessions() >= 4
-        && cluster.status("greeter").sessions() >= 2);
+        && cluster.status("greeter").sessions() >= 2, "cluster.status(\"flaky\").sessions() >= 4 && cluster.status(\"greeter\").sessions() >= 2");
     String ui = "http://127.0.0.1:" + cluster.uiPort;
     for (String ant : List.of("flaky", "greeter")) {
       String query = URLEncoder.encode("WorkflowId = 'ant/hello/" + ant + "'", StandardCharsets.UTF_8).replace("+", "%20");
       browser.get(ui + "/namespaces/default/workflows?query=" + query);
       // The query box holds the id at once; the list's link comes when the list is loaded.
-      eventually(Duration.ofSeconds(60), () -> !browser.findElements(By.partialLinkText("ant/hello/" + ant)).isEmpty());
+      eventually(Duration.ofSeconds(60), () -> !browser.findElements(By.partialLinkText("ant/hello/" + ant)).isEmpty(), "!browser.findElements(By.partialLinkText(\"ant/hello/\" + ant)).isEmpty()");
       browser.findElements(By.partialLinkText("ant/hello/" + ant)).get(0).click();
       try {
         awaitText("next session in "); // flaky sleeps 3s, greeter the colony's 5s

@@ -15,7 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(30)
 class RedactionTest {
   record Result(String detail, List<String> lines, Map<String, String> env, long count) {}
 

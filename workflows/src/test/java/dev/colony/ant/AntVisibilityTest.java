@@ -11,7 +11,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(30)
 class AntVisibilityTest {
   private static AntVisibility running() {
     return new AntVisibility("c", "a", Lifecycle.RUNNING, false, null, 3, 0, 1, null, 0, "success", "continuous", "h1");

@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -67,21 +68,6 @@ class AntWorkflowTest {
   }
 
   /** Waits (real time, bounded) for background workers; virtual time does not move meanwhile. */
-  private static void eventually(BooleanSupplier condition) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not reached within 10 s");
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
-  }
-
   private List<Long> gapsSeconds() {
     List<Long> gaps = new ArrayList<>();
     for (int i = 1; i < sessions.startedAt.size(); i++) {
@@ -101,11 +87,11 @@ class AntWorkflowTest {
     sessions.fallback = () -> SessionResult.of(Outcome.BILLING, "card declined");
     AntWorkflow ant = start(ant("worker"));
     advance(Duration.ofMinutes(75));
-    eventually(() -> sessions.requests.size() >= 8);
+    eventually(() -> sessions.requests.size() >= 8, "sessions.requests.size() >= 8");
     // 10, 20, 40, 80, then the 5 minute cap (twice); the success is followed by the hour of
     // poll_interval sleep, then a crash that counts from 1 again.
     assertEquals(List.of(10L, 20L, 40L, 80L, 300L, 300L, 3600L), gapsSeconds().subList(0, 7));
-    eventually(() -> chat.texts().size() >= 9);
+    eventually(() -> chat.texts().size() >= 9, "chat.texts().size() >= 9");
     List<String> texts = chat.texts();
     assertEquals("🐜 **worker** is starting up.", texts.get(0));
     assertEquals("❌ **worker** crashed: boom. Restarting in 10s…", texts.get(1));
@@ -117,7 +103,7 @@ class AntWorkflowTest {
     assertEquals("✅ **worker** finished session 7: all good", texts.get(7));
     // The counter restarted at 0 after the success: the next crash waits 10 s again.
     assertEquals("❌ **worker** crashed: again. Restarting in 10s…", texts.get(8));
-    eventually(() -> ant.status().paused());
+    eventually(() -> ant.status().paused(), "ant.status().paused()");
     assertEquals(9, ant.status().sessions());
     // the billing pause left the counter where the crash put it
     assertEquals(1, ant.status().consecutiveErrors());
@@ -128,9 +114,9 @@ class AntWorkflowTest {
     sessions.then(Outcome.PERMANENT, "invalid model name").then(Outcome.PERMANENT, "invalid model name");
     start(ant("perm"));
     advance(Duration.ofSeconds(31));
-    eventually(() -> sessions.requests.size() >= 3);
+    eventually(() -> sessions.requests.size() >= 3, "sessions.requests.size() >= 3");
     assertEquals(List.of(10L, 20L), gapsSeconds().subList(0, 2));
-    eventually(() -> chat.texts().size() >= 3);
+    eventually(() -> chat.texts().size() >= 3, "chat.texts().size() >= 3");
     assertEquals("🚫 **perm** encountered a permanent error: invalid model name. Restarting in 10s…",
         chat.texts().get(1));
     assertEquals("🚫 **perm** encountered a permanent error: invalid model name. Restarting in 20s…",
@@ -143,13 +129,13 @@ class AntWorkflowTest {
         .then(Outcome.MAX_TURNS, "turn limit").then(Outcome.TRANSIENT, "c");
     AntWorkflow ant = start(ant("long"));
     advance(Duration.ofSeconds(45));
-    eventually(() -> sessions.requests.size() >= 5);
+    eventually(() -> sessions.requests.size() >= 5, "sessions.requests.size() >= 5");
     assertEquals(List.of(10L, 20L, 0L, 10L), gapsSeconds().subList(0, 4));
-    eventually(() -> chat.texts().size() >= 4);
+    eventually(() -> chat.texts().size() >= 4, "chat.texts().size() >= 4");
     assertTrue(chat.texts().stream().noneMatch(t -> t.contains("turn limit")), chat.texts().toString());
     assertEquals("❌ **long** crashed: c. Restarting in 10s…", chat.texts().get(3));
     // the 5th session (a success) resets the counter once the workflow has seen its result
-    eventually(() -> ant.status().sessions() == 5);
+    eventually(() -> ant.status().sessions() == 5, "ant.status().sessions() == 5");
     assertEquals(0, ant.status().consecutiveErrors());
   }
 
@@ -158,15 +144,15 @@ class AntWorkflowTest {
     sessions.then(() -> SessionResult.rateLimited("429", env.currentTimeMillis() + 95_000));
     sessions.then(() -> SessionResult.rateLimited("429", null));
     AntWorkflow ant = start(ant("limited"));
-    eventually(() -> sessions.requests.size() >= 1);
-    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN);
+    eventually(() -> sessions.requests.size() >= 1, "sessions.requests.size() >= 1");
+    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN, "ant.status().state() == Lifecycle.COOLING_DOWN");
     AntStatus waiting = ant.status();
     assertEquals(0, waiting.consecutiveErrors());
     assertEquals(sessions.startedAt.get(0) + 95_000, Instant.parse(waiting.nextWakeTime()).toEpochMilli(), 1000);
     advance(Duration.ofSeconds(110));
-    eventually(() -> sessions.requests.size() >= 3);
+    eventually(() -> sessions.requests.size() >= 3, "sessions.requests.size() >= 3");
     assertEquals(List.of(95L, 10L), gapsSeconds().subList(0, 2));
-    eventually(() -> chat.texts().size() >= 3);
+    eventually(() -> chat.texts().size() >= 3, "chat.texts().size() >= 3");
     assertEquals("⏳ **limited** is rate limited. Resuming in 95s…", chat.texts().get(1));
     assertEquals("⏳ **limited** is rate limited. Resuming in 10s…", chat.texts().get(2));
   }
@@ -187,8 +173,8 @@ class AntWorkflowTest {
     int expectedSessions = 2;
     for (Case c : cases) {
       final int n = expectedSessions;
-      eventually(() -> sessions.requests.size() == n);
-      eventually(() -> ant.status().state() == Lifecycle.PAUSED);
+      eventually(() -> sessions.requests.size() == n, "sessions.requests.size() == n");
+      eventually(() -> ant.status().state() == Lifecycle.PAUSED, "ant.status().state() == Lifecycle.PAUSED");
       AntStatus st = ant.status();
       assertTrue(st.paused());
       assertEquals(c.outcome().configName(), st.pauseReason());
@@ -198,12 +184,12 @@ class AntWorkflowTest {
       assertNoPendingTimer(ant);
       advance(Duration.ofDays(30));
       assertEquals(n, sessions.requests.size(), "a paused ant must not run");
-      eventually(() -> chat.texts().contains(c.text()));
+      eventually(() -> chat.texts().contains(c.text()), "chat.texts().contains(c.text())");
       ant.resume();
       expectedSessions++;
     }
-    eventually(() -> sessions.requests.size() == 5);
-    eventually(() -> chat.texts().stream().filter(t -> t.equals("▶️ **payer** resuming.")).count() == 3);
+    eventually(() -> sessions.requests.size() == 5, "sessions.requests.size() == 5");
+    eventually(() -> chat.texts().stream().filter(t -> t.equals("▶️ **payer** resuming.")).count() == 3, "chat.texts().stream().filter(t -> t.equals(\"▶️ **payer** resuming.\")).count() == 3");
   }
 
   private void assertNoPendingTimer(AntWorkflow ant) {
@@ -222,12 +208,12 @@ class AntWorkflowTest {
     }
     AntWorkflow ant = start(ant("eager"));
     advance(Duration.ofSeconds(151));
-    eventually(() -> sessions.requests.size() == 5);
-    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN);
+    eventually(() -> sessions.requests.size() == 5, "sessions.requests.size() == 5");
+    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN, "ant.status().state() == Lifecycle.COOLING_DOWN");
     long before = env.currentTimeMillis();
     assertEquals(before + 300_000, Instant.parse(ant.status().nextWakeTime()).toEpochMilli(), 2000);
     ant.resume();
-    eventually(() -> sessions.requests.size() == 6);
+    eventually(() -> sessions.requests.size() == 6, "sessions.requests.size() == 6");
     assertTrue(sessions.startedAt.get(5) - before < 5_000, "resume must end the 5 minute wait at once");
   }
 
@@ -236,30 +222,30 @@ class AntWorkflowTest {
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
     sessions.thenBlockUntil(release, "first");
     AntWorkflow ant = start(Fakes.spec("busy"));
-    eventually(() -> sessions.requests.size() == 1);
+    eventually(() -> sessions.requests.size() == 1, "sessions.requests.size() == 1");
     ant.pause();
-    eventually(() -> chat.texts().contains("⏸️ **busy** will pause after the current session."));
+    eventually(() -> chat.texts().contains("⏸️ **busy** will pause after the current session."), "chat.texts().contains(\"⏸️ **busy** will pause after the current session.\")");
     assertTrue(ant.status().state().sessionLive(), ant.status().state().toString());
     release.countDown();
-    eventually(() -> ant.status().state() == Lifecycle.PAUSED);
+    eventually(() -> ant.status().state() == Lifecycle.PAUSED, "ant.status().state() == Lifecycle.PAUSED");
     // when the pending pause takes effect the operator is told (workflow version 1)
-    eventually(() -> chat.texts().contains("⏸️ **busy** paused."));
+    eventually(() -> chat.texts().contains("⏸️ **busy** paused."), "chat.texts().contains(\"⏸️ **busy** paused.\")");
     advance(Duration.ofHours(5));
     assertEquals(1, sessions.requests.size());
     assertEquals("operator", ant.status().pauseReason());
     ant.resume();
-    eventually(() -> sessions.requests.size() >= 2);
+    eventually(() -> sessions.requests.size() >= 2, "sessions.requests.size() >= 2");
   }
 
   @Test
   void messageResumesAPausedAntAndIsDeliveredInTheNextPrompt() {
     sessions.then(Outcome.AUTH, "bad key");
     AntWorkflow ant = start(ant("helper"));
-    eventually(() -> ant.status().paused());
+    eventually(() -> ant.status().paused(), "ant.status().paused()");
     ant.message(Mail.of("Refactor the auth module"));
-    eventually(() -> sessions.requests.size() == 2);
+    eventually(() -> sessions.requests.size() == 2, "sessions.requests.size() == 2");
     assertEquals(List.of("Refactor the auth module"), sessions.requests.get(1).messages());
-    eventually(() -> chat.texts().contains("▶️ **helper** resuming."));
+    eventually(() -> chat.texts().contains("▶️ **helper** resuming."), "chat.texts().contains(\"▶️ **helper** resuming.\")");
     assertFalse(ant.status().paused());
   }
 
@@ -267,19 +253,19 @@ class AntWorkflowTest {
   void messagesSurviveACrashAndClearDiscardsThem() {
     sessions.then(Outcome.TRANSIENT, "crash");
     AntWorkflow ant = start(ant("keeper"));
-    eventually(() -> ant.status().state() == Lifecycle.WAITING || ant.status().state() == Lifecycle.COOLING_DOWN);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING || ant.status().state() == Lifecycle.COOLING_DOWN, "ant.status().state() == Lifecycle.WAITING || ant.status().state() == Lifecycle.COOLING_...");
     ant.pause();
     ant.message(Mail.of("one"));
     ant.message(Mail.of("two"));
     // the messages resumed the paused ant and cut its backoff short: the next sessions get both,
     // in order (the second may come after the first session has started with the first)
-    eventually(() -> sessions.deliveredMessages().stream().skip(1).flatMap(List::stream).count() >= 2);
+    eventually(() -> sessions.deliveredMessages().stream().skip(1).flatMap(List::stream).count() >= 2, "sessions.deliveredMessages().stream().skip(1).flatMap(List::stream).count() >= 2");
     assertEquals(List.of("one", "two"),
         sessions.deliveredMessages().stream().skip(1).flatMap(List::stream).toList());
     ant.pause();
-    eventually(() -> ant.status().state() == Lifecycle.PAUSED || ant.status().state() == Lifecycle.WAITING);
+    eventually(() -> ant.status().state() == Lifecycle.PAUSED || ant.status().state() == Lifecycle.WAITING, "ant.status().state() == Lifecycle.PAUSED || ant.status().state() == Lifecycle.WAITING");
     ant.clear();
-    eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("🧹 **keeper** discarded")));
+    eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("🧹 **keeper** discarded")), "chat.texts().stream().anyMatch(t -> t.startsWith(\"🧹 **keeper** discarded\"))");
     assertEquals(0, ant.status().queueDepth());
   }
 
@@ -287,23 +273,23 @@ class AntWorkflowTest {
   void failedSessionPutsItsMessagesBackForTheNextOne() {
     sessions.then(Outcome.SUCCESS, "first").then(Outcome.TRANSIENT, "lost").then(Outcome.SUCCESS, "ok");
     AntWorkflow ant = start(ant("retry"));
-    eventually(() -> ant.status().state() == Lifecycle.WAITING);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING, "ant.status().state() == Lifecycle.WAITING");
     ant.message(Mail.of("fix bug 12"));
-    eventually(() -> sessions.requests.size() == 2);
-    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN);
+    eventually(() -> sessions.requests.size() == 2, "sessions.requests.size() == 2");
+    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN, "ant.status().state() == Lifecycle.COOLING_DOWN");
     assertEquals(1, ant.status().queueDepth());
     advance(Duration.ofSeconds(11));
-    eventually(() -> sessions.requests.size() == 3);
+    eventually(() -> sessions.requests.size() == 3, "sessions.requests.size() == 3");
     assertEquals(List.of("fix bug 12"), sessions.requests.get(2).messages());
   }
 
   @Test
   void stopEndsTheWorkflow() {
     AntWorkflow ant = start(ant("quitter"));
-    eventually(() -> ant.status().state() == Lifecycle.WAITING);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING, "ant.status().state() == Lifecycle.WAITING");
     ant.stop();
     WorkflowStub.fromTyped(ant).getResult(Void.class);
-    eventually(() -> chat.texts().contains("⏹️ **quitter** stopped."));
+    eventually(() -> chat.texts().contains("⏹️ **quitter** stopped."), "chat.texts().contains(\"⏹️ **quitter** stopped.\")");
   }
 
   @Test
@@ -314,14 +300,14 @@ class AntWorkflowTest {
     AntWorkflow ant = start(spec);
     String firstRun = WorkflowStub.fromTyped(ant).getExecution().getRunId();
     advance(Duration.ofHours(2));
-    eventually(() -> sessions.requests.size() == 5);
-    eventually(() -> ant.status().paused());
+    eventually(() -> sessions.requests.size() == 5, "sessions.requests.size() == 5");
+    eventually(() -> ant.status().paused(), "ant.status().paused()");
     ant.message(Mail.of("while paused"));
     // a new typed stub follows the latest run of the workflow id
     AntWorkflow latest = client.newWorkflowStub(AntWorkflow.class, spec.workflowId());
-    eventually(() -> sessions.requests.size() == 6);
+    eventually(() -> sessions.requests.size() == 6, "sessions.requests.size() == 6");
     assertEquals(List.of("while paused"), sessions.requests.get(5).messages());
-    eventually(() -> latest.status().sessions() == 6);
+    eventually(() -> latest.status().sessions() == 6, "latest.status().sessions() == 6");
     AntStatus status = latest.status();
     assertEquals(6, status.sessions());
     AntStats stats = latest.stats();
@@ -342,7 +328,7 @@ class AntWorkflowTest {
     sessions.then(Outcome.TRANSIENT, "x").then(Outcome.TRANSIENT, "y");
     AntWorkflow ant = start(spec);
     advance(Duration.ofSeconds(35));
-    eventually(() -> sessions.requests.size() >= 3);
+    eventually(() -> sessions.requests.size() >= 3, "sessions.requests.size() >= 3");
     assertEquals(List.of(10L, 20L), gapsSeconds().subList(0, 2));
   }
 
@@ -350,15 +336,15 @@ class AntWorkflowTest {
   void scheduledAntRunsOnCronTicksAndWhenAHumanWrites() {
     AntSpec spec = Fakes.withSchedule(Fakes.spec("cron"), "0 9 * * *", List.of());
     AntWorkflow ant = start(spec);
-    eventually(() -> ant.status().state() == Lifecycle.WAITING && ant.status().nextWakeTime() != null);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING && ant.status().nextWakeTime() != null, "ant.status().state() == Lifecycle.WAITING && ant.status().nextWakeTime() != null");
     Instant tick = Instant.parse(ant.status().nextWakeTime());
     assertEquals(9, tick.atZone(java.time.ZoneOffset.UTC).getHour());
     assertEquals(0, tick.atZone(java.time.ZoneOffset.UTC).getMinute());
     assertEquals(0, sessions.requests.size());
     ant.message(Mail.of("run now please"));
-    eventually(() -> sessions.requests.size() == 1);
+    eventually(() -> sessions.requests.size() == 1, "sessions.requests.size() == 1");
     advance(Duration.ofDays(2));
-    eventually(() -> sessions.requests.size() >= 3);
+    eventually(() -> sessions.requests.size() >= 3, "sessions.requests.size() >= 3");
     for (int i = 1; i < 3; i++) {
       Instant at = Instant.ofEpochMilli(sessions.startedAt.get(i));
       assertEquals(9, at.atZone(java.time.ZoneOffset.UTC).getHour());
@@ -370,12 +356,12 @@ class AntWorkflowTest {
     AntSpec spec = Fakes.withSchedule(Fakes.spec("listener"), null,
         List.of(new TriggerSpec(TriggerSpec.Type.DISCORD_COMMAND, null)));
     AntWorkflow ant = start(spec);
-    eventually(() -> ant.status().state() == Lifecycle.WAITING);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING, "ant.status().state() == Lifecycle.WAITING");
     advance(Duration.ofDays(3));
     assertEquals(0, sessions.requests.size());
     assertNoPendingTimer(ant);
     ant.message(Mail.of("answer this"));
-    eventually(() -> sessions.requests.size() == 1);
+    eventually(() -> sessions.requests.size() == 1, "sessions.requests.size() == 1");
   }
 
   private io.temporal.common.SearchAttributes attributes(String workflowId) {
@@ -387,8 +373,8 @@ class AntWorkflowTest {
     sessions.then(Outcome.TRANSIENT, "flaky").then(Outcome.BILLING, "card declined");
     AntSpec spec = ant("seen");
     AntWorkflow ant = start(spec);
-    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN);
-    eventually(() -> "cooling_down".equals(attributes(spec.workflowId()).get(AntSearchAttributes.STATE)));
+    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN, "ant.status().state() == Lifecycle.COOLING_DOWN");
+    eventually(() -> "cooling_down".equals(attributes(spec.workflowId()).get(AntSearchAttributes.STATE)), "\"cooling_down\".equals(attributes(spec.workflowId()).get(AntSearchAttributes.STATE))");
     var a = attributes(spec.workflowId());
     assertEquals("test", a.get(AntSearchAttributes.COLONY));
     assertEquals("seen", a.get(AntSearchAttributes.ANT));
@@ -400,7 +386,7 @@ class AntWorkflowTest {
     assertEquals("continuous", a.get(AntSearchAttributes.WAKES_ON));
 
     advance(Duration.ofSeconds(11));
-    eventually(() -> Boolean.TRUE.equals(attributes(spec.workflowId()).get(AntSearchAttributes.NEEDS_HUMAN)));
+    eventually(() -> Boolean.TRUE.equals(attributes(spec.workflowId()).get(AntSearchAttributes.NEEDS_HUMAN)), "Boolean.TRUE.equals(attributes(spec.workflowId()).get(AntSearchAttributes.NEEDS_HUMAN))");
     a = attributes(spec.workflowId());
     assertEquals("paused", a.get(AntSearchAttributes.STATE));
     assertEquals(true, a.get(AntSearchAttributes.PAUSED));
@@ -409,8 +395,8 @@ class AntWorkflowTest {
     assertFalse(a.containsKey(AntSearchAttributes.NEXT_WAKE), "no timer while paused");
 
     ant.message(Mail.of("try again"));
-    eventually(() -> sessions.requests.size() == 3);
-    eventually(() -> Boolean.FALSE.equals(attributes(spec.workflowId()).get(AntSearchAttributes.PAUSED)));
+    eventually(() -> sessions.requests.size() == 3, "sessions.requests.size() == 3");
+    eventually(() -> Boolean.FALSE.equals(attributes(spec.workflowId()).get(AntSearchAttributes.PAUSED)), "Boolean.FALSE.equals(attributes(spec.workflowId()).get(AntSearchAttributes.PAUSED))");
     a = attributes(spec.workflowId());
     assertFalse(a.containsKey(AntSearchAttributes.PAUSE_REASON));
     assertEquals(false, a.get(AntSearchAttributes.NEEDS_HUMAN));
@@ -425,8 +411,8 @@ class AntWorkflowTest {
     sessions.then(Outcome.SUCCESS, "done");
     AntSpec spec = ant("named");
     AntWorkflow ant = start(spec);
-    eventually(() -> ant.status().sessions() == 1);
-    eventually(() -> chat.texts().size() >= 2);
+    eventually(() -> ant.status().sessions() == 1, "ant.status().sessions() == 1");
+    eventually(() -> chat.texts().size() >= 2, "chat.texts().size() >= 2");
     List<String> summaries = new ArrayList<>();
     List<String> local = new ArrayList<>();
     for (HistoryEvent e : client.fetchHistory(spec.workflowId()).getEvents()) {
@@ -447,15 +433,15 @@ class AntWorkflowTest {
     java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
     sessions.thenBlockUntil(release, "first");
     AntWorkflow ant = start(ant("reader"));
-    eventually(() -> sessions.requests.size() == 1);
+    eventually(() -> sessions.requests.size() == 1, "sessions.requests.size() == 1");
     String big = "m".repeat(15_000);
     for (int i = 0; i < 10; i++) {
       ant.message(Mail.of(i + big));
     }
-    eventually(() -> ant.status().queueDepth() == 10);
+    eventually(() -> ant.status().queueDepth() == 10, "ant.status().queueDepth() == 10");
     release.countDown();
     try {
-      eventually(() -> sessions.requests.size() >= 4);
+      eventually(() -> sessions.requests.size() >= 4, "sessions.requests.size() >= 4");
     } catch (AssertionError e) {
       throw new AssertionError(sessions.deliveredMessages().stream().map(List::size).toList() + " " + ant.status()
           + " " + chat.texts(), e);
@@ -465,24 +451,24 @@ class AntWorkflowTest {
     assertTrue(sessions.requests.get(3).messages().get(1).startsWith("9"));
     // the rest ran at once, not after the hour of poll_interval sleep
     assertTrue(sessions.startedAt.get(3) - sessions.startedAt.get(1) < 5_000, gapsSeconds().toString());
-    eventually(() -> ant.status().queueDepth() == 0 && ant.status().state() == Lifecycle.WAITING);
+    eventually(() -> ant.status().queueDepth() == 0 && ant.status().state() == Lifecycle.WAITING, "ant.status().queueDepth() == 0 && ant.status().state() == Lifecycle.WAITING");
   }
 
   @Test
   void instructionsThatKeepFailingSessionsAreDroppedWithANoticeNotRetriedForEver() {
     sessions.then(Outcome.SUCCESS, "first");
     AntWorkflow ant = start(ant("stuck"));
-    eventually(() -> ant.status().state() == Lifecycle.WAITING);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING, "ant.status().state() == Lifecycle.WAITING");
     sessions.then(Outcome.TRANSIENT, "E2BIG").then(Outcome.TRANSIENT, "E2BIG").then(Outcome.TRANSIENT, "E2BIG");
     ant.message(Mail.of("poison"));
     advance(Duration.ofMinutes(3));
-    eventually(() -> sessions.requests.size() >= 5);
+    eventually(() -> sessions.requests.size() >= 5, "sessions.requests.size() >= 5");
     assertEquals(List.of("poison"), sessions.requests.get(1).messages());
     assertEquals(List.of("poison"), sessions.requests.get(2).messages());
     assertEquals(List.of("poison"), sessions.requests.get(3).messages());
     assertEquals(List.of(), sessions.requests.get(4).messages(), "dropped after three failed sessions");
     eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith(
-        "📭 **stuck** dropped 1 queued message after 3 failed sessions in a row carried it: \"poison\"")));
+        "📭 **stuck** dropped 1 queued message after 3 failed sessions in a row carried it: \"poison\"")), "chat.texts().stream().anyMatch(t -> t.startsWith( \"📭 **stuck** dropped 1 queued message...");
     assertEquals(0, ant.status().queueDepth());
   }
 
@@ -490,10 +476,10 @@ class AntWorkflowTest {
   void controlCharactersAreRemovedFromMessagesAtTheSignal() {
     sessions.then(Outcome.AUTH, "bad key");
     AntWorkflow ant = start(ant("clean"));
-    eventually(() -> ant.status().paused());
+    eventually(() -> ant.status().paused(), "ant.status().paused()");
     ant.message(Mail.of("fix\u0000 this\u001b[31m now\n\tplease\u0007"));
     ant.message(Mail.of("\u0000\u0001"));
-    eventually(() -> sessions.requests.size() == 2);
+    eventually(() -> sessions.requests.size() == 2, "sessions.requests.size() == 2");
     assertEquals(List.of("fix this[31m now\n\tplease"), sessions.requests.get(1).messages());
   }
 
@@ -503,21 +489,21 @@ class AntWorkflowTest {
     sessions.then(Outcome.TRANSIENT, "a").then(Outcome.TRANSIENT, "b").then(Outcome.PERMANENT, "c");
     AntWorkflow ant = start(spec);
     advance(Duration.ofSeconds(10));
-    eventually(() -> ant.status().state() == Lifecycle.PARKED);
+    eventually(() -> ant.status().state() == Lifecycle.PARKED, "ant.status().state() == Lifecycle.PARKED");
     assertEquals(3, sessions.requests.size());
     assertEquals(List.of(2L, 4L), gapsSeconds().subList(0, 2), "the configured backoff");
     AntStatus s = ant.status();
     assertTrue(s.paused());
     assertEquals("errors", s.pauseReason());
     assertNoPendingTimer(ant);
-    eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("🛑 **parker** is parked after 3 failed sessions in a row")));
+    eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("🛑 **parker** is parked after 3 failed sessions in a row")), "chat.texts().stream().anyMatch(t -> t.startsWith(\"🛑 **parker** is parked after 3 failed...");
     advance(Duration.ofHours(6));
     assertEquals(3, sessions.requests.size(), "parked: no sessions, no timer");
     eventually(() -> Boolean.TRUE.equals(client.newUntypedWorkflowStub(spec.workflowId()).describe()
-        .getTypedSearchAttributes().get(AntSearchAttributes.NEEDS_HUMAN)));
+        .getTypedSearchAttributes().get(AntSearchAttributes.NEEDS_HUMAN)), "Boolean.TRUE.equals(client.newUntypedWorkflowStub(spec.workflowId()).describe() .getTyp...");
     ant.resume();
-    eventually(() -> sessions.requests.size() == 4);
-    eventually(() -> ant.status().consecutiveErrors() == 0 && ant.status().state() == Lifecycle.WAITING);
+    eventually(() -> sessions.requests.size() == 4, "sessions.requests.size() == 4");
+    eventually(() -> ant.status().consecutiveErrors() == 0 && ant.status().state() == Lifecycle.WAITING, "ant.status().consecutiveErrors() == 0 && ant.status().state() == Lifecycle.WAITING");
   }
 
   @Test
@@ -528,10 +514,10 @@ class AntWorkflowTest {
         .then(Outcome.SUCCESS, "ok").then(Outcome.BILLING, "card").then(Outcome.TRANSIENT, "3");
     AntWorkflow ant = start(spec);
     advance(Duration.ofMinutes(2));
-    eventually(() -> ant.status().paused() && "billing".equals(ant.status().pauseReason()));
+    eventually(() -> ant.status().paused() && "billing".equals(ant.status().pauseReason()), "ant.status().paused() && \"billing\".equals(ant.status().pauseReason())");
     ant.resume(); // a billing pause does not count, and resuming it does not reset the counters
     advance(Duration.ofMinutes(2));
-    eventually(() -> ant.status().state() == Lifecycle.PARKED);
+    eventually(() -> ant.status().state() == Lifecycle.PARKED, "ant.status().state() == Lifecycle.PARKED");
     assertEquals(6, sessions.requests.size());
     assertTrue(chat.texts().stream().anyMatch(t -> t.contains("3 failed sessions in all (max_total_errors 3)")), chat.texts().toString());
   }
@@ -555,7 +541,7 @@ class AntWorkflowTest {
       return SessionResult.of(Outcome.SUCCESS, "gave up");
     });
     AntWorkflow ant = start(spec);
-    eventually(() -> ant.status().sessions() == 1);
+    eventually(() -> ant.status().sessions() == 1, "ant.status().sessions() == 1");
     long ended = env.currentTimeMillis();
     dev.colony.autonomy.ConfirmationDecision d;
     try {
@@ -567,7 +553,7 @@ class AntWorkflowTest {
     assertEquals("the session ended", d.note(), d.toString());
     assertTrue(env.currentTimeMillis() - ended < 60_000, "denied when the session ended, not at its timeout");
     assertTrue(ant.status().confirmations().isEmpty());
-    eventually(() -> chat.texts().contains("⌛ **asker**: request #1 denied: its session ended before anyone answered."));
+    eventually(() -> chat.texts().contains("⌛ **asker**: request #1 denied: its session ended before anyone answered."), "chat.texts().contains(\"⌛ **asker**: request #1 denied: its session ended before anyone ...");
     ant.stop();
     WorkflowStub.fromTyped(ant).getResult(Void.class);
     assertTrue(env.currentTimeMillis() - ended < 60_000, "stop waited "
@@ -581,7 +567,7 @@ class AntWorkflowTest {
       java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
       sessions.then(() -> {
         try {
-          release.await();
+          release.await(2, java.util.concurrent.TimeUnit.MINUTES); // bounded: never outlives the test
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
@@ -590,12 +576,12 @@ class AntWorkflowTest {
       String name = "pausing-" + failure.configName().replace('_', '-');
       int before = sessions.requests.size();
       AntWorkflow ant = start(ant(name));
-      eventually(() -> ant.status().state().sessionLive());
+      eventually(() -> ant.status().state().sessionLive(), "ant.status().state().sessionLive()");
       ant.pause();
-      eventually(() -> chat.texts().contains("⏸️ **" + name + "** will pause after the current session."));
+      eventually(() -> chat.texts().contains("⏸️ **" + name + "** will pause after the current session."), "chat.texts().contains(\"⏸️ **\" + name + \"** will pause after the current session.\")");
       release.countDown();
-      eventually(() -> chat.texts().contains("⏸️ **" + name + "** paused."));
-      eventually(() -> ant.status().sessions() == 1);
+      eventually(() -> chat.texts().contains("⏸️ **" + name + "** paused."), "chat.texts().contains(\"⏸️ **\" + name + \"** paused.\")");
+      eventually(() -> ant.status().sessions() == 1, "ant.status().sessions() == 1");
       AntStatus st = ant.status();
       assertEquals(Lifecycle.PAUSED, st.state(), failure + ": " + st);
       assertTrue(st.paused());
@@ -606,7 +592,7 @@ class AntWorkflowTest {
       assertEquals(Lifecycle.PAUSED, ant.status().state());
       assertNoPendingTimer(ant);
       ant.resume();
-      eventually(() -> sessions.requests.size() == before + 2);
+      eventually(() -> sessions.requests.size() == before + 2, "sessions.requests.size() == before + 2");
       ant.stop();
     }
   }
@@ -638,7 +624,7 @@ class AntWorkflowTest {
     AntSpec spec = Fakes.withSchedule(Fakes.spec("poisoned"), null,
         List.of(new TriggerSpec(TriggerSpec.Type.DISCORD_COMMAND, null)));
     AntWorkflow ant = start(spec);
-    eventually(() -> ant.status().state() == Lifecycle.WAITING);
+    eventually(() -> ant.status().state() == Lifecycle.WAITING, "ant.status().state() == Lifecycle.WAITING");
     var json = io.temporal.api.common.v1.Payload.newBuilder()
         .putMetadata("encoding", com.google.protobuf.ByteString.copyFromUtf8("json/plain"))
         .setData(com.google.protobuf.ByteString.copyFromUtf8("\"look at this \\ud83d\"")).build();
@@ -646,7 +632,7 @@ class AntWorkflowTest {
     ant.message(Mail.of("run the tests"));
     advance(Duration.ofMinutes(10));
     eventually(() -> sessions.deliveredMessages().stream().flatMap(List::stream).anyMatch(m -> m.equals("run the tests"))
-        && ant.status().queueDepth() == 0 && ant.status().state() == Lifecycle.WAITING);
+        && ant.status().queueDepth() == 0 && ant.status().state() == Lifecycle.WAITING, "sessions.deliveredMessages().stream().flatMap(List::stream).anyMatch(m -> m.equals(\"run...");
     List<String> delivered = sessions.deliveredMessages().stream().flatMap(List::stream).toList();
     AntStats stats = ant.stats();
     assertNull(stats.sessionsByOutcome().get("transient"), "no session failed: " + stats.sessionsByOutcome()
@@ -674,19 +660,19 @@ class AntWorkflowTest {
           : SessionResult.of(Outcome.SUCCESS, "done");
     };
     AntWorkflow ant = start(ant("sorter"));
-    eventually(() -> sessions.requests.size() == 1);
+    eventually(() -> sessions.requests.size() == 1, "sessions.requests.size() == 1");
     ant.message(Mail.of("poison"));
     ant.message(Mail.of("healthy"));
-    eventually(() -> ant.status().queueDepth() == 2);
+    eventually(() -> ant.status().queueDepth() == 2, "ant.status().queueDepth() == 2");
     release.countDown();
     advance(Duration.ofMinutes(30));
-    eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("📭 **sorter** dropped 1 queued message")));
-    eventually(() -> sessions.deliveredMessages().contains(List.of("healthy")));
+    eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("📭 **sorter** dropped 1 queued message")), "chat.texts().stream().anyMatch(t -> t.startsWith(\"📭 **sorter** dropped 1 queued message\"))");
+    eventually(() -> sessions.deliveredMessages().contains(List.of("healthy")), "sessions.deliveredMessages().contains(List.of(\"healthy\"))");
     // the first session, and the healthy instruction's own
-    eventually(() -> Integer.valueOf(2).equals(ant.stats().sessionsByOutcome().get("success")));
+    eventually(() -> Integer.valueOf(2).equals(ant.stats().sessionsByOutcome().get("success")), "Integer.valueOf(2).equals(ant.stats().sessionsByOutcome().get(\"success\"))");
     assertTrue(chat.texts().stream().noneMatch(t -> t.contains("dropped 2")), chat.texts().toString());
     assertTrue(chat.texts().stream().anyMatch(t -> t.startsWith("📭 **sorter** dropped 1 queued message after 3 failed "
         + "sessions in a row carried it: \"poison\"")), chat.texts().toString());
-    eventually(() -> ant.status().queueDepth() == 0);
+    eventually(() -> ant.status().queueDepth() == 0, "ant.status().queueDepth() == 0");
   }
 }

@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -29,8 +30,10 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Supervision on the time-skipping server: a colony supervisor, its groups, and real ant workflows. */
+@Timeout(180)
 class ColonySupervisionTest {
   private static final String QUEUE = "colony";
 
@@ -101,10 +104,6 @@ class ColonySupervisionTest {
     env.close();
   }
 
-  private static void eventually(BooleanSupplier c, String what) {
-    Fakes.eventually(c, what);
-  }
-
 
   /** A continuous ant sleeping an hour between sessions, parked at its first failure. */
   private static AntSpec ant(String name) {
@@ -159,8 +158,7 @@ class ColonySupervisionTest {
     AntWorkflow a = Fakes.start(client, QUEUE, ant("a"));
     AntWorkflow b = Fakes.start(client, QUEUE, ant("b"));
     AntWorkflow c = Fakes.start(client, QUEUE, ant("c"));
-    eventually(() -> sessions.sessionsOf("a") == 1 && sessions.sessionsOf("b") == 1 && sessions.sessionsOf("c") == 1,
-        "every ant ran once");
+    eventually(() -> sessions.sessionsOf("a") == 1 && sessions.sessionsOf("b") == 1 && sessions.sessionsOf("c") == 1, "every ant ran once");
     eventually(() -> b.status().state() == Lifecycle.WAITING, "b sleeps after its first session");
     b.resume(); // cut b's sleep: its second session fails and parks it
     eventually(() -> types(colony).contains("agent_restarted:c"), "c restarted: " + types(colony));
@@ -202,13 +200,11 @@ class ColonySupervisionTest {
     eventually(() -> sessions.sessionsOf("b") == 1, "b ran");
     Fakes.start(client, QUEUE, ant("a"));
     Fakes.start(client, QUEUE, ant("solo"));
-    eventually(() -> types(colony).containsAll(List.of("agent_restarted:a", "agent_restarted:b", "agent_restarted:solo")),
-        types(colony).toString());
+    eventually(() -> types(colony).containsAll(List.of("agent_restarted:a", "agent_restarted:b", "agent_restarted:solo")), types(colony).toString());
     eventually(() -> sessions.sessionsOf("b") == 2, "b restarted with its sibling");
     assertEquals(1, types(colony).stream().filter(t -> t.startsWith("agent_restarted:solo")).count());
     // every event went to the webhook, which keeps failing: retried, and nothing waited for it
-    eventually(() -> webhook.attempts.stream().distinct().count() == colony.events(0).size(),
-        "each event offered to the webhook: " + webhook.attempts);
+    eventually(() -> webhook.attempts.stream().distinct().count() == colony.events(0).size(), "each event offered to the webhook: " + webhook.attempts);
     env.sleep(Duration.ofMinutes(5));
     eventually(() -> webhook.attempts.size() > colony.events(0).size(), "deliveries retried: " + webhook.attempts);
   }

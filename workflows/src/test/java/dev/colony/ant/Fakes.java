@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import static dev.colony.testing.Eventually.eventually;
 import dev.colony.chat.ChatActivities;
 import dev.colony.chat.ChatPost;
 import dev.colony.errorpolicy.Outcome;
@@ -45,21 +46,6 @@ final class Fakes {
   }
 
   /** Waits (real time, at most 15 s) for workers and signals; virtual time does not move meanwhile. */
-  static void eventually(java.util.function.BooleanSupplier condition, String what) {
-    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(15).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not reached within 15 s: " + what);
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
-  }
-
   /** Starts an ant on {@code queue} as {@code colony start} would, with no memory. */
   static AntWorkflow start(io.temporal.client.WorkflowClient client, String queue, AntSpec spec) {
     AntWorkflow ant = client.newWorkflowStub(AntWorkflow.class, io.temporal.client.WorkflowOptions.newBuilder()
@@ -106,7 +92,7 @@ final class Fakes {
     ScriptedSessions thenBlockUntil(java.util.concurrent.CountDownLatch release, String detail) {
       return then(() -> {
         try {
-          release.await();
+          release.await(2, java.util.concurrent.TimeUnit.MINUTES); // bounded: never outlives the test
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }

@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,8 +27,10 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The guardrails on the time-skipping test server: urgent interrupts, budgets, the mailbox. */
+@Timeout(180)
 class GuardrailsTest {
   private static final String QUEUE = "guardrails";
 
@@ -51,7 +54,8 @@ class GuardrailsTest {
       requests.add(request);
       if (runUntilCancelled) {
         runUntilCancelled = false;
-        while (true) {
+        long end = System.nanoTime() + java.time.Duration.ofMinutes(2).toNanos(); // bounded: never outlives the test
+        while (System.nanoTime() < end) {
           try {
             Activity.getExecutionContext().heartbeat(null);
             Thread.sleep(20);
@@ -63,6 +67,7 @@ class GuardrailsTest {
             throw new RuntimeException(e);
           }
         }
+        throw new IllegalStateException("session " + request.session() + " was never cancelled");
       }
       return new SessionResult(Outcome.SUCCESS, "done", null, 1, cost, 0, 0, 0, null, null);
     }
@@ -83,10 +88,6 @@ class GuardrailsTest {
 
   private AntWorkflow start(AntSpec spec) {
     return Fakes.start(client, QUEUE, spec);
-  }
-
-  private static void eventually(BooleanSupplier condition, String what) {
-    Fakes.eventually(condition, what);
   }
 
   private static AntSpec eventDriven(String name, ErrorPolicy supervision) {
@@ -116,8 +117,7 @@ class GuardrailsTest {
     assertEquals(List.of("the build is red, fix it first", "ordinary work", "later, not urgent"),
         sessions.requests.get(1).messages());
     assertEquals(2, sessions.requests.get(1).session(), "the interrupted session used up its number");
-    eventually(() -> chat.texts().contains("⚡ **busy** interrupted session 1; the next one starts with the urgent message."),
-        "interrupt notice");
+    eventually(() -> chat.texts().contains("⚡ **busy** interrupted session 1; the next one starts with the urgent message."), "interrupt notice");
     assertTrue(chat.texts().contains("⚡ **busy** got an urgent message: interrupting session 1 to start on it."));
     eventually(() -> ant.status().state() == Lifecycle.WAITING, "sleeping after the success");
     assertEquals(0, ant.status().consecutiveErrors(), "an interrupt is not an error");

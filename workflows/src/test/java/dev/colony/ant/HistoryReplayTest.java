@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * baseline) must replay against today's AntWorkflowImpl. A change that alters command order fails here, in CI, before it can strand a
  * running ant. Record new histories with {@code -Dcolony.recordHistories=true}.
  */
+@Timeout(180)
 class HistoryReplayTest {
   static final Path HISTORIES = Path.of("src/test/resources/histories");
 
@@ -129,15 +132,11 @@ class HistoryReplayTest {
       AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
           WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
       WorkflowClient.start(ant::run, new AntRun(spec, null));
-      while (sessions.requests.isEmpty()) {
-        Thread.sleep(20);
-      }
+      eventually(() -> !sessions.requests.isEmpty(), "the session started");
       ant.pause();
-      Thread.sleep(500);
+      eventually(() -> ant.status().paused(), "the pause reached the running ant");
       release.countDown();
-      while (ant.status().state() != Lifecycle.PAUSED) {
-        Thread.sleep(20);
-      }
+      eventually(() -> ant.status().state() == Lifecycle.PAUSED, "paused after the session");
       ant.resume();
       env.sleep(Duration.ofSeconds(30));
       ant.stop();
@@ -199,13 +198,9 @@ class HistoryReplayTest {
           WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
       WorkflowClient.start(ant::run, new AntRun(spec, null));
       env.sleep(Duration.ofMinutes(2));
-      while (notify.notices.isEmpty()) {
-        Thread.sleep(20);
-      }
+      eventually(() -> !notify.notices.isEmpty(), "the first notice");
       env.sleep(Duration.ofMinutes(11));
-      while (notify.notices.size() < 2) {
-        Thread.sleep(20);
-      }
+      eventually(() -> notify.notices.size() >= 2, "the reminder");
       ant.resume();
       env.sleep(Duration.ofSeconds(30));
       ant.stop();

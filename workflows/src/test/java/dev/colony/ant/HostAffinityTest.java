@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,12 +21,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Worker affinity on the time-skipping server: an ant claims a host, its workspace and sessions
  * run on that host's queue, and when the host stops polling for {@code move_after} the ant moves
  * to another host, losing nothing.
  */
+@Timeout(180)
 class HostAffinityTest {
   private static final String QUEUE = "colony";
   /**
@@ -144,9 +147,9 @@ class HostAffinityTest {
     claims.next.addAll(List.of("a", "b"));
     AntSpec spec = spec("mover");
     AntWorkflow ant = Fakes.start(env.getWorkflowClient(), QUEUE, spec);
-    Fakes.eventually(() -> a.sessions.size() == 1, "first session on host a");
+    eventually(() -> a.sessions.size() == 1, "first session on host a");
     env.sleep(Duration.ofSeconds(61 * 3)); // three more poll intervals
-    Fakes.eventually(() -> a.sessions.size() >= 3, "later sessions on host a");
+    eventually(() -> a.sessions.size() >= 3, "later sessions on host a");
     assertTrue(b.sessions.isEmpty(), "nothing ran on host b while a lived");
     assertEquals(List.of("a"), claims.claimed, "one claim for all those sessions");
     assertEquals("a", ant.status().host());
@@ -156,16 +159,16 @@ class HostAffinityTest {
     int before = a.sessions.size();
     int sessionsBefore = ant.status().sessions();
     env.sleep(Duration.ofSeconds(61));
-    Fakes.eventually(() -> !b.sessions.isEmpty(), "the ant moved to host b");
+    eventually(() -> !b.sessions.isEmpty(), "the ant moved to host b");
     assertEquals(before, a.sessions.size());
     assertEquals(List.of("a", "b"), claims.claimed);
-    Fakes.eventually(() -> "b".equals(ant.status().host()), "status shows host b");
+    eventually(() -> "b".equals(ant.status().host()), "status shows host b");
     assertEquals(sessionsBefore + 1, b.sessions.get(0).session(),
         "the session that found no host is not counted: the next one runs on b");
     assertTrue(chat.texts().stream().anyMatch(t -> t.startsWith("🚚") && t.contains("host a")), chat.texts().toString());
     assertEquals(0, ant.status().consecutiveErrors(), "a move is not an error");
     env.sleep(Duration.ofSeconds(61));
-    Fakes.eventually(() -> b.sessions.size() >= 2, "it stays on b");
+    eventually(() -> b.sessions.size() >= 2, "it stays on b");
     assertEquals(List.of("a", "b"), claims.claimed);
 
     ant.stop();
@@ -187,7 +190,7 @@ class HostAffinityTest {
     factoryC.newWorker(WorkspaceActivities.hostQueue(QUEUE, "c")).registerActivitiesImplementations(c);
     factoryC.start();
     try {
-      Fakes.eventually(() -> !c.sessions.isEmpty(), "the session ran on c once it caught up");
+      eventually(() -> !c.sessions.isEmpty(), "the session ran on c once it caught up");
       assertEquals(List.of("c"), claims.claimed, "never moved");
       assertTrue(b.sessions.isEmpty());
       assertEquals(1, c.sessions.get(0).session());

@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -43,7 +44,7 @@ class NotifierTest {
       java.util.concurrent.CountDownLatch g = gate;
       if (g != null) {
         try {
-          g.await();
+          g.await(2, java.util.concurrent.TimeUnit.MINUTES); // bounded: never outlives the test
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         }
@@ -88,7 +89,7 @@ class NotifierTest {
   void aBillingPauseIsNoticedOnceThenRemindedAndNothingAfterTheResume() {
     sessions.then(Outcome.BILLING, "card declined");
     AntWorkflow ant = start(ant("payer", NOTIFY));
-    Fakes.eventually(() -> of("pause-billing").size() == 1, "the first notice");
+    eventually(() -> of("pause-billing").size() == 1, "the first notice");
     Notice first = of("pause-billing").get(0);
     assertEquals("billing", first.kind());
     assertFalse(first.urgent(), "billing waits for the end of quiet hours");
@@ -101,15 +102,15 @@ class NotifierTest {
     env.sleep(Duration.ofMinutes(29));
     assertEquals(1, of("pause-billing").size(), "no reminder before remind_after");
     env.sleep(Duration.ofMinutes(2));
-    Fakes.eventually(() -> of("pause-billing").size() == 2, "the first reminder");
+    eventually(() -> of("pause-billing").size() == 2, "the first reminder");
     assertEquals(1, of("pause-billing").get(1).round());
     env.sleep(Duration.ofMinutes(31));
-    Fakes.eventually(() -> of("pause-billing").size() == 3, "the second reminder");
+    eventually(() -> of("pause-billing").size() == 3, "the second reminder");
     env.sleep(Duration.ofDays(2));
     assertEquals(3, of("pause-billing").size(), "two reminders at most");
 
     ant.resume();
-    Fakes.eventually(() -> sessions.requests.size() == 2, "the session after the resume");
+    eventually(() -> sessions.requests.size() == 2, "the session after the resume");
     env.sleep(Duration.ofHours(3));
     assertEquals(3, notify.notices.size(), "nothing after the answer");
   }
@@ -125,15 +126,15 @@ class NotifierTest {
     // While the session runs (it waits for the decision) the test server's clock runs in real time:
     // a reminder after 2 s.
     AntWorkflow ant = start(ant("pusher", new NotifySpec(2, 5, "http://ui", null, List.of(), null, null)));
-    Fakes.eventually(() -> of("request-").size() == 1, "the notice of the request");
+    eventually(() -> of("request-").size() == 1, "the notice of the request");
     Notice n = of("request-").get(0);
     assertEquals("confirmation", n.kind());
     assertTrue(n.text().contains("wants to use Bash") && n.text().contains("git push origin main"), n.text());
     assertTrue(n.answer().startsWith("colony approve test/pusher 1"), n.answer());
-    Fakes.eventually(() -> of("request-").size() == 2, "a reminder after 2 s");
+    eventually(() -> of("request-").size() == 2, "a reminder after 2 s");
     assertEquals(1, of("request-").get(1).round());
     ant.decide(new Decide(1, true, "dana", null));
-    Fakes.eventually(() -> ant.status().confirmations().isEmpty(), "decided");
+    eventually(() -> ant.status().confirmations().isEmpty(), "decided");
     int sent = of("request-").size();
     env.sleep(Duration.ofHours(1));
     assertEquals(sent, of("request-").size(), "no reminder once decided");
@@ -151,16 +152,16 @@ class NotifierTest {
     };
     sessions.then(Outcome.AUTH, "401");
     start(ant("locked", new NotifySpec(5 * 3600, 1, "http://ui", null, List.of(), null, null)));
-    Fakes.eventually(() -> of("pause-auth").size() == 1, "the first (held) notice");
+    eventually(() -> of("pause-auth").size() == 1, "the first (held) notice");
     env.sleep(Duration.ofMinutes(119));
     assertEquals(1, of("pause-auth").size());
     env.sleep(Duration.ofMinutes(2));
-    Fakes.eventually(() -> of("pause-auth").size() == 2, "the held notice when quiet hours end");
+    eventually(() -> of("pause-auth").size() == 2, "the held notice when quiet hours end");
     Notice late = of("pause-auth").get(1);
     assertEquals(0, late.round(), "the same notice, not a reminder");
     assertEquals(of("pause-auth").get(0).atMillis(), late.previousAtMillis());
     env.sleep(Duration.ofHours(3));
-    Fakes.eventually(() -> of("pause-auth").size() == 3, "the reminder, five hours after the first notice");
+    eventually(() -> of("pause-auth").size() == 3, "the reminder, five hours after the first notice");
     assertEquals(1, of("pause-auth").get(2).round());
   }
 
@@ -168,14 +169,14 @@ class NotifierTest {
   void aBudgetCapAndAParkedCrashLoopAreUrgentAndAnAntWithoutNoticesSendsNone() {
     sessions.then(Outcome.BUDGET, "over");
     start(ant("spender", NOTIFY));
-    Fakes.eventually(() -> of("pause-budget").size() == 1, "the budget notice");
+    eventually(() -> of("pause-budget").size() == 1, "the budget notice");
     assertTrue(of("pause-budget").get(0).urgent());
     assertTrue(Notifier.needsHuman("errors") && Notifier.needsHuman("escalation") && !Notifier.needsHuman("operator"));
 
     Fakes.ScriptedSessions quiet = sessions;
     quiet.then(Outcome.BILLING, "declined");
     start(Fakes.withPoll(Fakes.spec("silent"), 3600));
-    Fakes.eventually(() -> quiet.requests.size() >= 2, "the silent ant ran");
+    eventually(() -> quiet.requests.size() >= 2, "the silent ant ran");
     env.sleep(Duration.ofHours(2));
     assertTrue(notify.notices.stream().noneMatch(n -> n.ant().equals("silent")), "no notices without integrations.notify");
   }
@@ -186,18 +187,18 @@ class NotifierTest {
     sessions.then(Outcome.BILLING, "card declined");
     AntSpec spec = ant("moved", NOTIFY);
     AntWorkflow ant = start(spec);
-    Fakes.eventually(() -> of("pause-billing").size() == 1, "the first notice");
+    eventually(() -> of("pause-billing").size() == 1, "the first notice");
     String firstRun = client.newUntypedWorkflowStub(spec.workflowId()).describe().getExecution().getRunId();
     env.sleep(Duration.ofMinutes(10));
     ant.upgrade(); // what `colony upgrade` sends: the ant continues as new at once
-    Fakes.eventually(() -> !firstRun.equals(
+    eventually(() -> !firstRun.equals(
         client.newUntypedWorkflowStub(spec.workflowId()).describe().getExecution().getRunId()), "the new run");
     AntWorkflow latest = client.newWorkflowStub(AntWorkflow.class, spec.workflowId());
-    Fakes.eventually(() -> latest.status().paused(), "the new run is paused too");
+    eventually(() -> latest.status().paused(), "the new run is paused too");
     env.sleep(Duration.ofMinutes(15));
     assertEquals(1, of("pause-billing").size(), "pushed again after the upgrade: " + of("pause-billing"));
     env.sleep(Duration.ofMinutes(6)); // 31 minutes after the first notice: remind_after is 30
-    Fakes.eventually(() -> of("pause-billing").size() == 2, "the reminder, on the first run's schedule");
+    eventually(() -> of("pause-billing").size() == 2, "the reminder, on the first run's schedule");
     assertEquals(1, of("pause-billing").get(1).round());
   }
 
@@ -211,7 +212,7 @@ class NotifierTest {
     sessions.then(Outcome.BILLING, "card declined");
     AntSpec spec = ant("leaver", NOTIFY);
     AntWorkflow ant = start(spec);
-    Fakes.eventually(() -> of("pause-billing").size() == 1, "the notice is being delivered");
+    eventually(() -> of("pause-billing").size() == 1, "the notice is being delivered");
     ant.stop();
     io.temporal.client.WorkflowStub stub = io.temporal.client.WorkflowStub.fromTyped(ant);
     boolean closedWithTheNoticeInFlight;

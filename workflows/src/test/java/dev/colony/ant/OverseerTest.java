@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -105,7 +106,8 @@ class OverseerTest {
       }
       if (blockAfterScript) {
         blockAfterScript = false;
-        while (true) {
+        long end = System.nanoTime() + java.time.Duration.ofMinutes(2).toNanos(); // bounded: never outlives the test
+        while (System.nanoTime() < end) {
           try {
             Activity.getExecutionContext().heartbeat(null);
             Thread.sleep(20);
@@ -117,6 +119,7 @@ class OverseerTest {
             throw new IllegalStateException(e);
           }
         }
+        throw new IllegalStateException("session " + request.session() + " was never cancelled");
       }
       return SessionResult.of(Outcome.SUCCESS, "session " + request.session() + " done");
     }
@@ -183,12 +186,8 @@ class OverseerTest {
         dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of()))).withOverseer(SUPERVISOR);
   }
 
-  private void sessionsDone(int n) {
-    Fakes.eventually(() -> sessions.requests.size() >= n && sessions.replies.size() >= 0, n + " sessions");
-  }
-
   private AntStatus settled(AntWorkflow ant, int sessionsRun) {
-    Fakes.eventually(() -> {
+    eventually(() -> {
       AntStatus s = ant.status();
       return s.sessions() >= sessionsRun && !s.state().name().equals("RUNNING")
           && !s.state().name().equals("SPAWNING") && !s.state().name().equals("BUILDING_PROMPT")
@@ -245,7 +244,7 @@ class OverseerTest {
     judge.then(Pattern.SPIRALING, "again");
     ant.resume();
     ant.message(dev.colony.mailbox.Mail.of("try another way"));
-    Fakes.eventually(() -> sessions.agentSaw.size() == 4, "the whisper after resume");
+    eventually(() -> sessions.agentSaw.size() == 4, "the whisper after resume");
     assertEquals("[CORRECTION] again", sessions.agentSaw.get(3), "a fresh ladder starts at step 1");
   }
 
@@ -311,12 +310,12 @@ class OverseerTest {
     sessions.blockAfterScript = true;
     AntWorkflow ant = Fakes.start(client, QUEUE, withHeartbeat(onDemand("busy"), 2));
     ant.message(dev.colony.mailbox.Mail.of("the task"));
-    Fakes.eventually(() -> sessions.replies.size() == 1, "running");
+    eventually(() -> sessions.replies.size() == 1, "running");
     ant.message(dev.colony.mailbox.Mail.of("more work"));
     assertEquals(1, ant.status().queueDepth());
     ant.abort();
-    Fakes.eventually(() -> sessions.cancelled.size() == 1, "the session was interrupted");
-    Fakes.eventually(() -> ant.status().state() == Lifecycle.WAITING, "waiting again");
+    eventually(() -> sessions.cancelled.size() == 1, "the session was interrupted");
+    eventually(() -> ant.status().state() == Lifecycle.WAITING, "waiting again");
     AntStatus s = ant.status();
     assertEquals(0, s.queueDepth(), "abort drops the queue");
     assertEquals("aborted", s.lastOutcome());
@@ -325,7 +324,7 @@ class OverseerTest {
         chat.texts().toString());
     assertTrue(chat.texts().stream().noneMatch(t -> t.contains("urgent")), "not announced as an urgent message");
     ant.message(dev.colony.mailbox.Mail.of("fresh"));
-    Fakes.eventually(() -> sessions.requests.size() == 2, "next session");
+    eventually(() -> sessions.requests.size() == 2, "next session");
     SessionRequest next = sessions.requests.get(1);
     assertEquals(List.of("fresh"), next.messages(), "neither the aborted task nor the queue come back");
     assertNull(next.resumeConversation());
@@ -342,13 +341,13 @@ class OverseerTest {
     AntWorkflow ant = Fakes.start(client, QUEUE, onDemand("drifter"));
     ant.message(dev.colony.mailbox.Mail.of("the task"));
     // Answered once the session is over (a session still running is interrupted: see the test above).
-    Fakes.eventually(() -> ant.status().state() == Lifecycle.PAUSED, "escalated and paused");
+    eventually(() -> ant.status().state() == Lifecycle.PAUSED, "escalated and paused");
     assertEquals("escalation", ant.status().pauseReason());
     ant.abort();
-    Fakes.eventually(() -> !ant.status().paused(), "abort lets it go on");
+    eventually(() -> !ant.status().paused(), "abort lets it go on");
     assertTrue(ant.status().overseer().contains("ladder 0/3"), ant.status().overseer());
     try {
-      Fakes.eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("🗑️ **drifter** aborted its current task")
+      eventually(() -> chat.texts().stream().anyMatch(t -> t.startsWith("🗑️ **drifter** aborted its current task")
           && t.endsWith("; resuming.")), "the abort is announced");
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + ": " + chat.texts(), e);
@@ -359,14 +358,14 @@ class OverseerTest {
   void reportsAreRefusedForAnAntWithoutOverseerOrANotRunningSession() {
     AntWorkflow ant = Fakes.start(client, QUEUE, Fakes.withSchedule(Fakes.spec("plain"), null,
         List.of(new dev.colony.spec.TriggerSpec(dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of()))));
-    Fakes.eventually(() -> ant.status().state() == Lifecycle.WAITING, "waiting");
+    eventually(() -> ant.status().state() == Lifecycle.WAITING, "waiting");
     WorkflowStub stub = WorkflowStub.fromTyped(ant);
     var e = assertThrows(WorkflowUpdateException.class, () -> stub.update("reportTurns", TurnReply.class,
         new TurnReport(1, List.of(Turn.text("hi")), List.of(), 0)));
     assertTrue(String.valueOf(e.getCause().getMessage()).contains("has no overseer"), e.getCause().getMessage());
 
     AntWorkflow sup = Fakes.start(client, QUEUE, onDemand("idle"));
-    Fakes.eventually(() -> sup.status().state() == Lifecycle.WAITING, "waiting");
+    eventually(() -> sup.status().state() == Lifecycle.WAITING, "waiting");
     var e2 = assertThrows(WorkflowUpdateException.class, () -> WorkflowStub.fromTyped(sup).update("reportTurns",
         TurnReply.class, new TurnReport(1, turns(150, "x"), List.of(), 0)));
     assertNotNull(e2.getCause());
@@ -377,7 +376,7 @@ class OverseerTest {
     sessions.blockAfterScript = true;
     AntWorkflow busy = Fakes.start(client, QUEUE, OverseerTest.withHeartbeat(onDemand("target"), 2));
     busy.message(dev.colony.mailbox.Mail.of("go"));
-    Fakes.eventually(() -> sessions.replies.size() == 1, "running");
+    eventually(() -> sessions.replies.size() == 1, "running");
     WorkflowStub target = WorkflowStub.fromTyped(busy);
     int session = busy.status().sessions() + 1;
     for (TurnReport hostile : List.of(
@@ -400,7 +399,7 @@ class OverseerTest {
     ant.message(dev.colony.mailbox.Mail.of("one"));
     settled(ant, 1);
     ant.message(dev.colony.mailbox.Mail.of("two"));
-    Fakes.eventually(() -> sessions.agentSaw.size() == 2, "second whisper");
+    eventually(() -> sessions.agentSaw.size() == 2, "second whisper");
     assertEquals("[CORRECTION] first", sessions.agentSaw.get(0));
     assertTrue(sessions.agentSaw.get(1).startsWith("[CORRECTION] Notice 2 of 2"), sessions.agentSaw.get(1));
     assertEquals(10, judge.requests.get(1).window().size(), "the window came over with continue-as-new");
@@ -415,7 +414,7 @@ class OverseerTest {
     sessions.then(List.of(batch(5), batch(5), batch(5), batch(5), new TurnReport(0, List.of(), List.of(), 700)));
     AntWorkflow ant = Fakes.start(client, QUEUE, onDemand("recorded"));
     ant.message(dev.colony.mailbox.Mail.of("the task"));
-    Fakes.eventually(() -> ant.status().state() == Lifecycle.PAUSED, "escalated and paused");
+    eventually(() -> ant.status().state() == Lifecycle.PAUSED, "escalated and paused");
     ant.abort();
     ant.message(dev.colony.mailbox.Mail.of("next"));
     settled(ant, 2);
@@ -436,12 +435,12 @@ class OverseerTest {
     AntWorkflow ant = Fakes.start(client, QUEUE, spec);
     ant.message(dev.colony.mailbox.Mail.of("build the thing"));
     settled(ant, 1);
-    Fakes.eventually(() -> ant.stats().costReported(), "the supervisor's cost counted");
+    eventually(() -> ant.stats().costReported(), "the supervisor's cost counted");
     AntStats stats = ant.stats();
     assertEquals(0.80, stats.costUsd(), 1e-9, "the session cost nothing; its two evaluations $0.40 each");
     assertEquals(0.80, stats.spentTodayUsd(), 1e-9);
     assertEquals(0.80, stats.overseerCostUsd(), 1e-9);
-    Fakes.eventually(() -> ant.status().paused(), "paused by the daily cap the evaluations reached");
+    eventually(() -> ant.status().paused(), "paused by the daily cap the evaluations reached");
     AntStatus s = ant.status();
     assertEquals("budget", s.pauseReason());
     assertTrue(s.budget().startsWith("today $0.80 of $0.50"), s.budget());

@@ -14,8 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Cron ants on virtual time from a fixed start: exact ticks across a DST change, missed ticks run once. */
+@Timeout(180)
 class ScheduleTest {
   private static final String QUEUE = "schedule";
   private TestWorkflowEnvironment env;

@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The words a timer's summary is made of, as the Web UI's timeline shows them. */
+@Timeout(30)
 class TimersTest {
   @Test
   void durationsReadAsAPersonWouldSayThem() {

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import dev.colony.errorpolicy.ErrorPolicy;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(30)
 class BudgetBookTest {
   private static ErrorPolicy caps(Double daily, Double monthly, String zone) {
     return new ErrorPolicy(0, 0, null, null, 0, 0, daily, monthly, zone);

@@ -7,7 +7,9 @@ import dev.colony.errorpolicy.ErrorPolicy;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(30)
 class BackoffTest {
   private static List<Long> seconds(ErrorPolicy s, int n) {
     return IntStream.rangeClosed(1, n).mapToObj(i -> Backoff.delay(i, s).toSeconds()).toList();

@@ -20,8 +20,10 @@ import dev.colony.errorpolicy.ErrorPolicy;
 import dev.colony.lifecycle.LifecycleEvent.Exit;
 import dev.colony.lifecycle.LifecycleEvent.SessionExited;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Every row of the lifecycle's transition table, Colony's additions, and the two global events. */
+@Timeout(30)
 class LifecycleMachineTest {
   private static final long NOW = 1_000_000;
   /** An example error policy: 2 s doubling to 60 s; park after 5 in a row or 20 in all. */

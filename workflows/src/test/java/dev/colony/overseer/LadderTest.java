@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The escalation ladder and the supervisor's book, without Temporal. */
+@Timeout(30)
 class LadderTest {
   static final OverseerSpec SPEC = new OverseerSpec("anthropic", "m", "off", 4, 2, 3, 600);
 

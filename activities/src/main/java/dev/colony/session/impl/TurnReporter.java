@@ -57,6 +57,8 @@ public final class TurnReporter implements OverseerFeed {
   private long lastSignOfLifeMillis;
   private boolean silenceReported;
   private int sequence;
+  /** How many times the reporter's thread found no batch due (see {@link #looks()}). */
+  private volatile long looks;
 
   public TurnReporter(Channel channel, int session, OverseerSpec spec, SessionGuard guard,
       UnaryOperator<String> redact, String idPrefix, LongSupplier clock) {
@@ -133,11 +135,20 @@ public final class TurnReporter implements OverseerFeed {
     send(last, false);
   }
 
+  /**
+   * How many times the reporter's thread has looked whether a batch is due and found none: a
+   * test that moves the clock waits for two more looks to know the reporter has seen the new time.
+   */
+  long looks() {
+    return looks;
+  }
+
   private void loop() {
     while (true) {
       TurnReport report;
       synchronized (lock) {
         while (!closed && !due()) {
+          looks++;
           try {
             lock.wait(1000);
           } catch (InterruptedException e) {

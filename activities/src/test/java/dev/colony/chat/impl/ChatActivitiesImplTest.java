@@ -6,7 +6,9 @@ import dev.colony.chat.ChatPost;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(30)
 class ChatActivitiesImplTest {
   @Test
   void aKeyIsDeliveredOnceEvenWhenPostedAgain() {

@@ -10,8 +10,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Discord and Slack together: each gets every post once, and one failing does not cost the other its post. */
+@Timeout(30)
 class FanoutSinkTest {
   @Test
   void aFailingChatIsRetriedAloneAndTheOtherKeepsItsOneCopy() throws Exception {

@@ -1,19 +1,24 @@
 package dev.colony.chat.impl;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.colony.lease.LeaseWorkflow;
 import dev.colony.lease.LeaseWorkflowImpl;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The connection election on Temporal's in-memory server: one holder, takeover after a crash or a clean stop. */
+@Timeout(180)
 class LeasedConnectionTest {
   private TestWorkflowEnvironment env;
   private final List<String> connects = new CopyOnWriteArrayList<>();
@@ -46,14 +51,18 @@ class LeasedConnectionTest {
         });
   }
 
-  private static void eventually(java.util.function.BooleanSupplier c) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("not reached");
-      }
-      Thread.sleep(20);
-    }
+  private LeaseWorkflow.LeaseState lease(LeasedConnection<?> any) {
+    return env.getWorkflowClient().newWorkflowStub(LeaseWorkflow.class, any.leaseWorkflowId()).holder();
+  }
+
+  /** Until {@code holder} has renewed the lease twice more (ttl / 3 apart), in the lease's time. */
+  private void renewedTwiceBy(LeasedConnection<?> any, String holder) {
+    LeaseWorkflow.LeaseState now = lease(any);
+    assertEquals(holder, now.holder());
+    eventually(() -> {
+      LeaseWorkflow.LeaseState s = lease(any);
+      return holder.equals(s.holder()) && s.renewedAtMillis() >= now.renewedAtMillis() + 2 * 500;
+    }, holder + " renewed twice");
   }
 
   @Test
@@ -62,25 +71,37 @@ class LeasedConnectionTest {
     env.newWorker("q").registerWorkflowImplementationTypes(LeaseWorkflowImpl.class);
     env.start();
     LeasedConnection<Up> a = gateway("a").start();
-    eventually(a::holding);
+    eventually(a::holding, "a holds the lease");
     LeasedConnection<Up> b = gateway("b").start();
-    Thread.sleep(2000); // several renewals of both
+    renewedTwiceBy(a, "a"); // b asks meanwhile, every ttl / 3
     assertTrue(a.holding());
     assertFalse(b.holding());
     assertEquals(List.of("a"), connects);
 
-    long killed = System.nanoTime();
+    // The takeover is read in the lease's own (workflow) time, not the test's clock: b's lease
+    // starts no sooner than a ttl after a's last renewal. Every renewal of a is seen: the polls
+    // are 20 ms apart, the renewals 500.
     a.crash();
-    eventually(b::holding);
-    long takeoverMillis = (System.nanoTime() - killed) / 1_000_000;
-    assertTrue(takeoverMillis >= 1000, "not before the lease expired: " + takeoverMillis);
+    AtomicReference<LeaseWorkflow.LeaseState> lastOfA = new AtomicReference<>(lease(a));
+    eventually(() -> {
+      LeaseWorkflow.LeaseState s = lease(a);
+      if ("a".equals(s.holder())) {
+        lastOfA.set(s);
+      }
+      return b.holding();
+    }, "b holds the lease");
+    LeaseWorkflow.LeaseState ofB = lease(a);
+    assertEquals("b", ofB.holder());
+    assertTrue(ofB.renewedAtMillis() - lastOfA.get().renewedAtMillis() >= 1500,
+        "b took the lease before a's expired: a renewed at " + lastOfA.get().renewedAtMillis() + ", b took it at "
+            + ofB.renewedAtMillis());
     assertEquals(List.of("a", "b"), connects);
 
     LeasedConnection<Up> c = gateway("c").start();
-    Thread.sleep(1000);
+    renewedTwiceBy(b, "b");
     assertFalse(c.holding());
     b.close(); // a clean stop lets go at once
-    eventually(c::holding);
+    eventually(c::holding, "c holds the lease");
     assertEquals(List.of("a", "b", "c"), connects);
     assertTrue(c.active());
     c.close();

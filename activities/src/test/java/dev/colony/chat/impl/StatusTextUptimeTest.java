@@ -1,5 +1,6 @@
 package dev.colony.chat.impl;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.ant.AntRun;
@@ -68,7 +69,7 @@ class StatusTextUptimeTest {
     AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
         WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("q").build());
     WorkflowClient.start(ant::run, new AntRun(spec, null));
-    dev.colony.session.impl.TurnReporterTest.eventually(() -> ant.status().state() == Lifecycle.WAITING, "the ant waits");
+    eventually(() -> ant.status().state() == Lifecycle.WAITING, "the ant waits");
 
     env.sleep(Duration.ofMinutes(7));
 

@@ -35,11 +35,13 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The Claude engine against a fake claude process replaying recorded stream-json. */
+@Timeout(30)
 class ClaudeEngineTest {
   @TempDir
   Path tmp;

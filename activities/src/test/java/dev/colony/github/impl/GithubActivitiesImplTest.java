@@ -14,8 +14,10 @@ import java.nio.file.Path;
 import java.util.List;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+@Timeout(30)
 class GithubActivitiesImplTest {
   @TempDir
   Path dir;

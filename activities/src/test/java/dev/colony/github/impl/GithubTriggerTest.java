@@ -31,6 +31,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * AntWorkflow, the real GitHub activity on OkHttp against the fake GitHub, and a recording
  * session activity.
  */
+@Timeout(180)
 class GithubTriggerTest {
   @TempDir
   Path dir;

@@ -17,7 +17,9 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(30)
 class WebhookServerTest {
   private static final String SECRET = "whsec-test-123";
   private final OkHttpClient http = new OkHttpClient();

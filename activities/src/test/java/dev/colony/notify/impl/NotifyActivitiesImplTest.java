@@ -25,9 +25,11 @@ import mockwebserver3.RecordedRequest;
 import okhttp3.OkHttpClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Notices to a fake ntfy and a local webhook, through OkHttp: what is sent, to whom, when quiet hours hold it. */
+@Timeout(30)
 class NotifyActivitiesImplTest {
   private static final QuietHours NIGHT = new QuietHours("Europe/Berlin", "22:00", "07:00");
   /** 23:30 in Berlin: inside NIGHT. */

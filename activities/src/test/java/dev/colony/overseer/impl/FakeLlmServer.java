@@ -28,6 +28,8 @@ public final class FakeLlmServer implements AutoCloseable {
   private final HttpServer server;
   private final ConcurrentLinkedDeque<Reply> script = new ConcurrentLinkedDeque<>();
   public final List<Request> requests = new CopyOnWriteArrayList<>();
+  private final java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
+  private volatile java.nio.file.Path answeredFile;
 
   public FakeLlmServer() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -37,6 +39,15 @@ public final class FakeLlmServer implements AutoCloseable {
 
   public String baseUrl() {
     return "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  /**
+   * After each answer, writes how many requests it has answered to {@code file}: a latch a
+   * scripted agent waits on instead of sleeping (whatever the load, it goes on once answered).
+   */
+  public FakeLlmServer countAnswersIn(java.nio.file.Path file) {
+    answeredFile = file;
+    return this;
   }
 
   public FakeLlmServer reply(int status, String body) {
@@ -103,6 +114,13 @@ public final class FakeLlmServer implements AutoCloseable {
     ex.sendResponseHeaders(r.status(), bytes.length);
     try (OutputStream out = ex.getResponseBody()) {
       out.write(bytes);
+    }
+    java.nio.file.Path count = answeredFile;
+    if (count != null) {
+      java.nio.file.Path tmp = count.resolveSibling(count.getFileName() + ".tmp");
+      java.nio.file.Files.writeString(tmp, answered.incrementAndGet() + "\n");
+      java.nio.file.Files.move(tmp, count, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
   }
 

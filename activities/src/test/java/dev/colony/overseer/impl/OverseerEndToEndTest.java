@@ -1,5 +1,6 @@
 package dev.colony.overseer.impl;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -55,16 +56,6 @@ class OverseerEndToEndTest {
     }
   }
 
-  private void eventually(Duration limit, BooleanSupplier c) throws InterruptedException {
-    long end = System.nanoTime() + limit.toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("not reached; posts: " + posts);
-      }
-      Thread.sleep(50);
-    }
-  }
-
   private static String read(Path p) {
     try {
       return Files.readString(p);
@@ -85,15 +76,22 @@ class OverseerEndToEndTest {
           .reply(200, FakeLlmServer.claude(FakeLlmServer.verdict("SPIRALING", "No change.", "the same make test 18 times")));
       Files.writeString(dir.resolve("colony.yaml"), "name: e2e\ndefaults:\n  poll_interval: 1h\n");
       Files.createDirectories(dir.resolve("ants"));
-      // Rounds of three turns until the supervisor escalates: after each round the agent gives the
-      // verdict a moment to come back, and its next turn line takes the whisper into the file.
+      // Seven rounds of three turns, one evaluation each (the fake model's seven answers): after
+      // each round the agent waits until the model has answered it (a latch, not a sleep; bounded
+      // at 30 s). A whisper reaches the agent's file with its next turn line: after the seventh
+      // round it takes turns until the escalation is there (bounded too).
+      api.countAnswersIn(dir.resolve("answered"));
       Files.writeString(dir.resolve("agent.sh"), """
           #!/bin/sh
-          for round in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
-            for t in 1 2 3; do echo 'COLONY_TURN {"tool":"Bash","input":"make test","result":"FAILED","error":true}'; done
-            sleep 0.6
-            grep -q ESCALATION "$COLONY_WHISPER_FILE" && break
+          answered() { cat "$COLONY_DIR/answered" 2>/dev/null || echo 0; }
+          turn() { echo 'COLONY_TURN {"tool":"Bash","input":"make test","result":"FAILED","error":true}'; }
+          for round in 1 2 3 4 5 6 7; do
+            turn; turn; turn
+            i=0
+            while [ "$(answered)" -lt "$round" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
           done
+          i=0
+          until grep -q ESCALATION "$COLONY_WHISPER_FILE" || [ $i -ge 600 ]; do turn; sleep 0.05; i=$((i+1)); done
           cp "$COLONY_WHISPER_FILE" "$COLONY_DIR/received.txt"
           echo "done looping"
           """);
@@ -129,9 +127,9 @@ class OverseerEndToEndTest {
           WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("q").build());
       WorkflowClient.start(ant::run, new AntRun(spec, null));
 
-      eventually(Duration.ofSeconds(60), () -> ant.status().state() == Lifecycle.PAUSED
-          || posts.stream().anyMatch(p -> p.contains("finished session 1")));
-      Thread.sleep(500);
+      eventually(Duration.ofSeconds(60), () -> ant.status().state() == Lifecycle.PAUSED,
+          () -> "escalated and paused; posts: " + posts + "\nwhispers: " + read(dir.resolve("received.txt"))
+              + "\nmodel calls: " + api.requests.size());
       AntStatus s = ant.status();
       assertEquals(Lifecycle.PAUSED, s.state(), () -> s.overseer() + "\n" + read(dir.resolve("received.txt"))
           + "\n" + api.requests.size());

@@ -1,5 +1,7 @@
 package dev.colony.session.impl;
 
+import static dev.colony.testing.Eventually.DEFAULT;
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -27,12 +29,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Both engines end to end: a colony directory loaded by the real loader, AntWorkflow with the
  * real session, workspace and chat activities, the fake claude process and the fake Gemini API.
  */
+@Timeout(180)
 class EngineEndToEndTest {
   @TempDir
   Path dir;
@@ -68,16 +72,6 @@ class EngineEndToEndTest {
     return stub;
   }
 
-  private void eventually(BooleanSupplier c) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("not reached; posts: " + posts);
-      }
-      Thread.sleep(50);
-    }
-  }
-
   @Test
   void aClaudeSessionWithAHumanApprovalGoesThroughTheWholeStack() throws Exception {
     Path fake = Files.createDirectories(dir.resolve("fake"));
@@ -94,10 +88,10 @@ class EngineEndToEndTest {
         instructions: fix the bug
         engine: claude
         """, "COLONY_CLAUDE_BIN=" + bin + "\nFAKE_CLAUDE_DIR=" + fake + "\nANTHROPIC_API_KEY=sk-test\n", "fixer");
-    eventually(() -> ant.status().confirmations().size() == 1);
-    eventually(() -> posts.stream().anyMatch(p -> p.startsWith("⚙️ **fixer** wants to use Bash")));
+    eventually(DEFAULT, () -> ant.status().confirmations().size() == 1, () -> "ant.status().confirmations().size() == 1" + "; posts: " + posts);
+    eventually(DEFAULT, () -> posts.stream().anyMatch(p -> p.startsWith("⚙️ **fixer** wants to use Bash")), () -> "posts.stream().anyMatch(p -> p.startsWith(\"⚙️ **fixer** wants to use Bash\"))" + "; posts: " + posts);
     ant.decide(new Decide(null, true, "dana", null));
-    eventually(() -> posts.contains("✅ **fixer** finished session 1: Fix pushed"));
+    eventually(DEFAULT, () -> posts.contains("✅ **fixer** finished session 1: Fix pushed"), () -> "posts.contains(\"✅ **fixer** finished session 1: Fix pushed\")" + "; posts: " + posts);
     assertTrue(Files.readString(fake.resolve("decisions.txt")).contains("\"behavior\":\"allow\""));
     assertTrue(posts.contains("Pushing the fix."), "narration reached the channel");
     AntStats stats = ant.stats();
@@ -121,7 +115,7 @@ class EngineEndToEndTest {
           instructions: write notes
           engine: gemini
           """, "GEMINI_API_KEY=g-test\nGEMINI_BASE_URL=" + api.baseUrl() + "\n", "researcher");
-      eventually(() -> posts.contains("✅ **researcher** finished session 1: Notes written"));
+      eventually(DEFAULT, () -> posts.contains("✅ **researcher** finished session 1: Notes written"), () -> "posts.contains(\"✅ **researcher** finished session 1: Notes written\")" + "; posts: " + posts);
       assertEquals("# Findings", Files.readString(dir.resolve(".colony/workspaces/researcher/notes.md")));
       assertEquals(2, ant.stats().turns());
       assertEquals(30, ant.stats().inputTokens());

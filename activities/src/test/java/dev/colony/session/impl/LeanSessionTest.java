@@ -1,5 +1,7 @@
 package dev.colony.session.impl;
 
+import static dev.colony.testing.Eventually.DEFAULT;
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -94,16 +96,6 @@ class LeanSessionTest {
     };
   }
 
-  private void eventually(BooleanSupplier c) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("not reached; posts: " + posts);
-      }
-      Thread.sleep(50);
-    }
-  }
-
   private List<HistoryEvent> history() {
     return env.getWorkflowClient().fetchHistory("ant/lean/worker").getEvents();
   }
@@ -116,7 +108,7 @@ class LeanSessionTest {
   void theSessionPreparesItsWorkspaceOnTheHostAndTheAgentRunsThere() throws Exception {
     Path root = dir.resolve("host-disk");
     AntWorkflow ant = start("[\"sh\", \"-c\", \"pwd > where.txt\"]", into(root));
-    eventually(() -> ant.status().sessions() == 1);
+    eventually(DEFAULT, () -> ant.status().sessions() == 1, () -> "ant.status().sessions() == 1" + "; posts: " + posts);
     assertEquals(List.of("worker"), prepared);
     assertEquals(root.resolve("worker").toRealPath().toString(),
         Files.readString(root.resolve("worker/where.txt")).strip());
@@ -124,7 +116,7 @@ class LeanSessionTest {
         .filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
         .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()).toList(),
         "one activity task for the session (after the host claim): no workspace activity of its own");
-    eventually(() -> posts.stream().anyMatch(p -> p.startsWith("✅ **worker** finished session 1")));
+    eventually(DEFAULT, () -> posts.stream().anyMatch(p -> p.startsWith("✅ **worker** finished session 1")), () -> "posts.stream().anyMatch(p -> p.startsWith(\"✅ **worker** finished session 1\"))" + "; posts: " + posts);
     assertEquals(0, count(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED),
         "an agent that ends within a second is never announced: no signal, no workflow task");
   }
@@ -132,8 +124,8 @@ class LeanSessionTest {
   @Test
   void anAgentThatRunsLongerIsAnnouncedAsRunning() throws Exception {
     AntWorkflow ant = start("[\"sh\", \"-c\", \"sleep 3\"]", into(dir.resolve("disk")));
-    eventually(() -> ant.status().state() == Lifecycle.RUNNING);
-    eventually(() -> ant.status().sessions() == 1);
+    eventually(DEFAULT, () -> ant.status().state() == Lifecycle.RUNNING, () -> "ant.status().state() == Lifecycle.RUNNING" + "; posts: " + posts);
+    eventually(DEFAULT, () -> ant.status().sessions() == 1, () -> "ant.status().sessions() == 1" + "; posts: " + posts);
     assertEquals(1, history().stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
         && e.getWorkflowExecutionSignaledEventAttributes().getSignalName().equals("sessionStarted")).count());
   }
@@ -145,7 +137,7 @@ class LeanSessionTest {
       prepared.add(spec.name());
       throw new IOException("disk full");
     });
-    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN);
+    eventually(DEFAULT, () -> ant.status().state() == Lifecycle.COOLING_DOWN, () -> "ant.status().state() == Lifecycle.COOLING_DOWN" + "; posts: " + posts);
     assertEquals(3, prepared.size(), "tried three times within the session");
     assertEquals(1, ant.status().consecutiveErrors());
     assertTrue(ant.status().lastDetail().contains("workspace setup failed: disk full"), ant.status().lastDetail());
@@ -160,7 +152,7 @@ class LeanSessionTest {
       prepared.add(spec.name());
       throw new IOException("disk full");
     }, "  heartbeat_timeout: 1s\n");
-    eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN);
+    eventually(DEFAULT, () -> ant.status().state() == Lifecycle.COOLING_DOWN, () -> "ant.status().state() == Lifecycle.COOLING_DOWN" + "; posts: " + posts);
     assertEquals(3, prepared.size(), "three attempts in one session: " + prepared);
     List<Integer> attempts = history().stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
         .map(e -> e.getActivityTaskStartedEventAttributes().getAttempt()).toList();

@@ -1,5 +1,6 @@
 package dev.colony.session.impl;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,10 +16,12 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The engine side of the supervisor: batching, whispers at the next turn, acknowledgements, silence. */
+@Timeout(60)
 public class TurnReporterTest {
   static final OverseerSpec SPEC = new OverseerSpec("anthropic", "m", "off", 20, 3, 3, 60);
 
@@ -37,19 +40,17 @@ public class TurnReporterTest {
     }
   }
 
-  /** Polls until {@code c} holds, for at most 10 s (shared by the activities module's tests). */
-  public static void eventually(BooleanSupplier c, String what) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!c.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("not reached: " + what);
-      }
-      Thread.sleep(5);
-    }
-  }
-
   private final AtomicLong now = new AtomicLong(1_000_000);
   private final SessionGuard guard = new SessionGuard(Duration.ofMinutes(15), Duration.ofSeconds(5));
+
+  /**
+   * Waits until the reporter's thread has looked at least once entirely after this call (a look
+   * under way may have read the clock before it moved): the injected clock's time is seen.
+   */
+  private static void lookedAgain(TurnReporter r) {
+    long seen = r.looks();
+    eventually(() -> r.looks() >= seen + 2, "the reporter looked again");
+  }
 
   private TurnReporter reporter(Channel channel) {
     return new TurnReporter(channel, 7, SPEC, guard, s -> s == null ? null : s.replace("hunter2", "${PASSWORD}"),
@@ -74,17 +75,10 @@ public class TurnReporterTest {
     assertTrue(first.waited());
     assertEquals("echo ${PASSWORD}", first.report().turns().get(0).input(), "secrets are masked before they leave");
     // The whisper waits for the agent's next turn; taking it delivers it once.
-    eventually(() -> {
-      r.turn(Turn.text("next"));
-      return true;
-    }, "turn");
-    List<String> got = List.of();
-    long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-    while (got.isEmpty() && System.nanoTime() < end) {
-      got = r.take();
-      Thread.sleep(5);
-    }
-    assertEquals(List.of("[CORRECTION] Read the error."), got);
+    r.turn(Turn.text("next"));
+    AtomicReference<List<String>> got = new AtomicReference<>(List.of());
+    eventually(() -> !got.updateAndGet(g -> g.isEmpty() ? r.take() : g).isEmpty(), "the whisper is ready");
+    assertEquals(List.of("[CORRECTION] Read the error."), got.get());
     assertTrue(r.take().isEmpty(), "delivered once");
     r.close();
     Sent last = ch.sent.get(ch.sent.size() - 1);
@@ -102,7 +96,8 @@ public class TurnReporterTest {
       r.turn(Turn.text("t" + i));
     }
     eventually(() -> ch.sent.size() == 1, "first batch");
-    Thread.sleep(50);
+    // No pause for the verdict-pending answer to land: until it does, the turn waits in the buffer,
+    // and it leaves alone only if the reporter honours "evaluating" (3 turns make a batch otherwise).
     r.turn(Turn.text("t3"));
     eventually(() -> ch.sent.size() == 2, "a single turn goes at once while the verdict is pending");
     assertEquals(1, ch.sent.get(1).report().turns().size());
@@ -124,16 +119,19 @@ public class TurnReporterTest {
       r.turn(Turn.text("a" + i));
     }
     eventually(() -> ch.sent.size() == 1, "batch 1");
-    eventually(() -> {
-      r.turn(Turn.text("x"));
-      return !r.take().isEmpty();
-    }, "first delivery");
+    r.turn(Turn.text("x"));
+    eventually(() -> !r.take().isEmpty(), "first delivery");
     r.turn(Turn.text("x2"));
     r.turn(Turn.text("x3"));
     eventually(() -> ch.sent.size() >= 2, "batch 2");
     assertEquals(List.of("w1"), ch.sent.get(1).report().delivered());
-    Thread.sleep(50);
-    r.turn(Turn.text("y"));
+    // Batch 3 leaves only after the reporter has handled batch 2's answer (one thread sends and
+    // handles in turn): by then the repeated whisper would be ready, had it been taken again.
+    ch.replies.add(new TurnReply(List.of(), false));
+    r.turn(Turn.text("y1"));
+    r.turn(Turn.text("y2"));
+    r.turn(Turn.text("y3"));
+    eventually(() -> ch.sent.size() >= 3, "batch 3");
     assertTrue(r.take().isEmpty(), "already given");
     r.close();
   }
@@ -145,14 +143,14 @@ public class TurnReporterTest {
     r.turn(Turn.text("start"));
     guard.hold(); // a long build
     now.addAndGet(120_000);
-    Thread.sleep(1500);
+    lookedAgain(r);
     assertEquals(0, ch.sent.size(), "a running tool is not silence");
     guard.release();
     eventually(() -> ch.sent.size() == 1, "silence reported");
     TurnReport silent = ch.sent.get(0).report();
     assertEquals(120, silent.silentSeconds());
     assertEquals(1, silent.turns().size(), "with the turn that was pending");
-    Thread.sleep(1500);
+    lookedAgain(r);
     assertEquals(1, ch.sent.size(), "once per silence");
     r.activity(); // output resumes: a new silence may be reported later
     r.close();

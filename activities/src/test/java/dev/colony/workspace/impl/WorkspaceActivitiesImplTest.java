@@ -22,9 +22,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Workspaces on one host, and an ant moving to a host that never held it: real git on temp dirs. */
+@Timeout(180)
 class WorkspaceActivitiesImplTest {
   @TempDir
   Path tmp;
