@@ -95,7 +95,7 @@ class StatePartsTest {
     assertEquals("Europe/Paris", Fakes.withPoll(spec, 9).timezone());
   }
 
-  /** The builders leave the records alone: their JSON (workflow inputs, continue-as-new) names the components only. */
+  /** The builders leave the records alone: their JSON (workflow inputs, continue-as-new) names the components only, by their wire names. */
   @Test
   void theWireShapeOfSpecAndMemoryIsTheirComponents() throws Exception {
     assertEquals(components(AntSpec.class), jsonKeys(Specs.ant("wire").build()));
@@ -105,7 +105,10 @@ class StatePartsTest {
   }
 
   private static Set<String> components(Class<? extends Record> type) {
-    return Arrays.stream(type.getRecordComponents()).map(c -> c.getName()).collect(Collectors.toCollection(TreeSet::new));
+    return Arrays.stream(type.getRecordComponents())
+        .map(c -> c.getAccessor().isAnnotationPresent(com.fasterxml.jackson.annotation.JsonProperty.class)
+            ? c.getAccessor().getAnnotation(com.fasterxml.jackson.annotation.JsonProperty.class).value() : c.getName())
+        .collect(Collectors.toCollection(TreeSet::new));
   }
 
   private static Set<String> jsonKeys(Object value) throws Exception {
