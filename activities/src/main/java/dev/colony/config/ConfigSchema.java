@@ -155,7 +155,7 @@ public final class ConfigSchema {
   private static final long DAY = 24 * HOUR;
 
   private static final Key SUPERVISOR = new Key("supervisor", Kind.SWITCH_OR_SECTION, false,
-      "The LLM supervisor (seed 002): on, off, or its settings.", List.of(), new Section(List.of(
+      "The overseer, an LLM that watches the agent's turns: on, off, or its settings.", List.of(), new Section(List.of(
           key("model", Kind.TEXT, "The model that reviews the agent's turns (e.g. claude-haiku-4-5)."),
           choice("provider", "Who serves the model (default: from the model's name).", List.of("anthropic", "gemini")),
           choice("thinking", "How hard the model thinks.", THINKING),
@@ -258,7 +258,7 @@ public final class ConfigSchema {
                   .within(1L, null, null)),
               supervision()))),
       state(),
-      section("supervision", "Supervision groups and their restart strategies (seed 003).",
+      section("supervision", "Supervision groups and their restart strategies.",
           sections("groups", "Each group: its ants, its strategy and its restart breaker.",
               required("name", Kind.LITERAL, "The group's name."),
               choice("strategy", "What restarts when an ant fails.", names(Strategy.values())),
