@@ -14,7 +14,7 @@ import picocli.CommandLine;
  * and {@code docs/cli.md} (from the picocli commands' usage help). {@code GeneratedDocsTest}
  * fails when the committed files differ from what this produces.
  *
- * <pre>java -cp starter/target/colony.jar dev.colony.cli.Docs [--check] [REPO_DIR]</pre>
+ * <pre>. bin/jdk.sh && colony_find_jdk && "$JAVA_HOME/bin/java" -cp starter/target/colony.jar dev.colony.cli.Docs [--check] [REPO_DIR]</pre>
  */
 public final class Docs {
   /** The generated block of {@code docs/cli.md}. */
@@ -22,8 +22,9 @@ public final class Docs {
   static final String CONFIGURATION = "docs/configuration.md";
   static final String CLI = "docs/cli.md";
   /** How to regenerate, for messages. */
-  static final String REGENERATE = "regenerate with: ./mvnw -B -q -o -ntp -pl starter test -Dtest=GeneratedDocsTest"
-      + " -Dcolony.writeDocs=true   (or, after a build: java -cp starter/target/colony.jar dev.colony.cli.Docs)";
+  static final String REGENERATE = "regenerate with: ./mvnw -B -q -o -ntp -pl starter -am test -Dtest=GeneratedDocsTest"
+      + " -Dsurefire.failIfNoSpecifiedTests=false -Dcolony.writeDocs=true"
+      + "   (or, after a build: \"$JAVA_HOME/bin/java\" -cp starter/target/colony.jar dev.colony.cli.Docs)";
 
   private Docs() {}
 

@@ -1,6 +1,6 @@
 package dev.colony.cli;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -37,7 +37,24 @@ class GeneratedDocsTest {
       Files.writeString(p, wanted, StandardCharsets.UTF_8);
       current = wanted;
     }
-    assertEquals(wanted, current, file + " differs from what its generator produces; " + Docs.REGENERATE);
+    if (!wanted.equals(current)) {
+      fail(file + " differs from what its generator produces (" + firstDifference(current, wanted) + "); "
+          + Docs.REGENERATE);
+    }
+  }
+
+  /** Where two texts part: the line number and both lines. */
+  static String firstDifference(String current, String wanted) {
+    String[] a = current.split("\n", -1);
+    String[] b = wanted.split("\n", -1);
+    for (int i = 0; i < Math.max(a.length, b.length); i++) {
+      String x = i < a.length ? a[i] : "<end of file>";
+      String y = i < b.length ? b[i] : "<end of file>";
+      if (!x.equals(y)) {
+        return "line " + (i + 1) + " is '" + x + "', the generator writes '" + y + "'";
+      }
+    }
+    return "same lines";
   }
 
   @Test
