@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A production-shaped Temporal on this machine, run by the project (see README, "Running on a
-# Temporal cluster"):
+# A production-shaped Temporal on this machine, run by the project (see docs/operations.md,
+# "Running on a Temporal cluster"):
 #   - the full Temporal server built from its Go module (pinned below) into .tools/, git-ignored;
 #   - PostgreSQL (Debian's packages; installed with apt-get when missing) for persistence and
 #     SQL visibility;

@@ -102,7 +102,7 @@ public final class DiscordBridge extends ListenerAdapter implements LeasedConnec
     this.jda = j;
     Guild guild = guild(j);
     if (guild == null) {
-      log.warn("discord: the bot is not in the guild '{}'; invite it (see README, Discord)", settings.guild());
+      log.warn("discord: the bot is not in the guild '{}'; invite it (see docs/integrations.md, Discord)", settings.guild());
       return;
     }
     Map<String, List<String>> map = new LinkedHashMap<>();

@@ -41,7 +41,7 @@ final class InitCommand implements Callable<Integer> {
     name = name.length() > 63 ? name.substring(0, 63) : name;
     Map<String, String> files = new LinkedHashMap<>();
     StringBuilder colony = new StringBuilder(dev.colony.config.ConfigSchema.COLONY_MODELINE + "\n")
-        .append("# The colony: settings shared by every ant (see the README, Configuration reference).\n")
+        .append("# The colony: settings shared by every ant (see docs/configuration.md).\n")
         .append("name: ").append(name).append('\n');
     if (discord) {
       colony.append("integrations:\n  discord:\n    token: ${DISCORD_TOKEN}\n    guild: My Server            # the server's name or id\n")

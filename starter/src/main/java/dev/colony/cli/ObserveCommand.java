@@ -16,9 +16,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** Streams a colony's supervisor events (restarts, failures, breaker trips) until interrupted. */
+/** Streams a colony's supervision events (restarts, failures, breaker trips) until interrupted. */
 @Command(name = "observe", mixinStandardHelpOptions = true,
-    description = "Print the colony's supervisor events as they happen (restarts, failures, the breaker), "
+    description = "Print the colony's supervision events as they happen (restarts, failures, the breaker), "
         + "until Ctrl-C.")
 final class ObserveCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "DIR", description = "The colony directory.")

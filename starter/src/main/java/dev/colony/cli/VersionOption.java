@@ -7,7 +7,7 @@ import picocli.CommandLine.Option;
 /**
  * {@code --build-id} and {@code --deployment}: the worker deployment version a worker serves
  * (Temporal's Worker Versioning). Without a build id the worker is unversioned, as in
- * {@code colony dev}. See "Upgrading Colony" in the README.
+ * {@code colony dev}. See "Upgrading Colony" in docs/operations.md.
  */
 final class VersionOption {
   /** What Temporal accepts in a deployment name or build id, kept to what reads well in a command. */

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Upgrading a running colony (README, "Upgrading Colony"): ants run on version 1.0 of the worker
+ * Upgrading a running colony (docs/operations.md, "Upgrading Colony"): ants run on version 1.0 of the worker
  * deployment, each in the middle of something (a session, a rate-limit wait, a pause, a pending
  * confirmation, sessions back to back with messages arriving); a worker of the next release,
  * whose workflow issues a command today's does not, is deployed as 1.1, and {@code colony upgrade}

@@ -21,7 +21,7 @@ import java.time.Duration;
 
 /**
  * What the ant does when a human or another program speaks to it: the signals and updates of
- * {@link AntWorkflow} (their names are public API, see the README). Each changes the ant's state
+ * {@link AntWorkflow} (their names are public API, see docs/operations.md). Each changes the ant's state
  * and says so in its channel; the loop's waits see the change at once.
  */
 final class AntHandlers {

@@ -5,7 +5,7 @@ import io.temporal.workflow.ContinueAsNewOptions;
 import io.temporal.workflow.Workflow;
 
 /**
- * How Colony's long-lived workflows move to a new release (see "Upgrading Colony" in the README).
+ * How Colony's long-lived workflows move to a new release (see "Upgrading Colony" in docs/operations.md).
  * Under Worker Versioning a run is pinned to the worker deployment version that started it, so it
  * only ever replays on the code that recorded it. When a newer version becomes the deployment's
  * current one, the server says so on the run's next workflow task; the run then continues as new,

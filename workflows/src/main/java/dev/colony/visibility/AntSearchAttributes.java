@@ -36,7 +36,7 @@ public final class AntSearchAttributes {
   /** The host whose worker holds the ant's workspace and runs its sessions; unset before its first session. */
   public static final SearchAttributeKey<String> HOST = SearchAttributeKey.forKeyword("AntHost");
 
-  /** Every key, in the order the README documents them. */
+  /** Every key, in the order docs/operations.md documents them. */
   public static final List<SearchAttributeKey<?>> ALL = List.of(COLONY, ANT, STATE, PAUSED, PAUSE_REASON,
       SESSIONS, ERRORS, QUEUE, NEXT_WAKE, NEEDS_HUMAN, LAST_OUTCOME, WAKES_ON, HOST);
 
