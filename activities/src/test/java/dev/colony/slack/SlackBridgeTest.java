@@ -1,5 +1,6 @@
 package dev.colony.slack;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -47,10 +48,7 @@ class SlackBridgeTest {
 
       SlackBridge good = bridge(slack, FakeSlack.BOT_TOKEN);
       good.connect(FakeSlack.APP_TOKEN);
-      long end = System.nanoTime() + 10_000_000_000L;
-      while (slack.openSockets() == 0 && System.nanoTime() < end) {
-        Thread.sleep(20);
-      }
+      eventually(java.time.Duration.ofSeconds(10), () -> slack.openSockets() > 0, "the good bridge's socket is open");
       assertTrue(good.connected());
       assertEquals(1, slack.openSockets());
       good.close();

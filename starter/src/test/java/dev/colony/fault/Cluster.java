@@ -248,13 +248,8 @@ public final class Cluster implements AutoCloseable {
     if (!server.waitFor(10, TimeUnit.SECONDS)) {
       throw new AssertionError("server did not die");
     }
-    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (children.stream().anyMatch(ProcessHandle::isAlive)) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("the Temporal dev server outlived colony server: " + children);
-      }
-      Thread.sleep(50);
-    }
+    eventually(Duration.ofSeconds(10), () -> children.stream().noneMatch(ProcessHandle::isAlive),
+        () -> "the Temporal dev server outlived colony server: " + children);
   }
 
   /** Starts {@code colony worker} against {@code target} and waits until it polls. */

@@ -61,7 +61,10 @@ class DiscordIT {
     Cluster.WorkerProcess w1 = cluster.startWorker("w1");
     Cluster.WorkerProcess w2 = cluster.startWorker("w2");
     eventually(Duration.ofSeconds(30), () -> discord.connectedSessions() == 1, () -> "discord.connectedSessions() == 1" + diagnostics(work));
-    Thread.sleep(3000); // several lease renewals by both workers
+    // several lease renewals by both workers: one gateway session all along
+    org.awaitility.Awaitility.await("one gateway session for two workers").during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+        .until(() -> discord.identifies.get() == 1);
     assertEquals(1, discord.identifies.get(), "one gateway session for two workers");
 
     cluster.start("alpha");

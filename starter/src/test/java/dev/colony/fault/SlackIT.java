@@ -67,10 +67,9 @@ class SlackIT {
     Cluster.WorkerProcess w1 = cluster.startWorker("w1");
     Cluster.WorkerProcess w2 = cluster.startWorker("w2");
     eventually(Duration.ofSeconds(30), () -> slack.openSockets() == 1, () -> "slack.openSockets() == 1" + diagnostics());
-    for (int i = 0; i < 6; i++) { // several lease renewals by both workers
-      Thread.sleep(500);
-      assertEquals(1, slack.openSockets(), "one Socket Mode connection for two workers");
-    }
+    // several lease renewals by both workers: one connection all along
+    org.awaitility.Awaitility.await("one Socket Mode connection for two workers").during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100)).until(() -> slack.openSockets() == 1);
     String holds = "slack: this worker holds the connection";
     assertEquals(1, List.of(w1, w2).stream().filter(w -> Cluster.read(w.log()).contains(holds)).count());
 

@@ -1,5 +1,8 @@
 package dev.colony.engine.command;
 
+import static dev.colony.testing.Eventually.eventually;
+import org.junit.jupiter.api.Timeout;
+import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -238,11 +241,8 @@ class CommandEngineTest {
         () -> runGuarded(script, cancelledAfter(10), Duration.ofMinutes(5), Duration.ofSeconds(1)));
     long pid = Long.parseLong(Files.readString(pidFile).strip());
     // Killed when the grace ran out; the kernel may take a moment to reap it on a busy machine.
-    long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-    while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < end) {
-      Thread.sleep(20);
-    }
-    assertTrue(ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true), "force-stopped after the grace");
+    eventually(Duration.ofSeconds(3), () -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true),
+        "force-stopped after the grace");
   }
 
   @Test
