@@ -1,5 +1,5 @@
 #!/bin/bash
-# Usage: bin/state-counts.sh [repo-root]   (issue 29: "one state model", counted before and after)
+# Usage: bench/state-counts.sh [repo-root]: how the ant's state is held (fields that can be reassigned, classes that assign them)
 # (1) reassignable fields: instance field declarations (2-space indent, ending in ';', no
 #     'static'/'final'), in AntState and the state parts it owns (PARTS);
 # (2) classes other than AntState (and its parts) that assign an AntState field directly:
