@@ -207,6 +207,15 @@ pg_up() {
     install -d -m 0755 "$(dirname "$pgd")"
     install -d -m 0700 "$pgd"
     say "the postgres user cannot reach $state: PostgreSQL's files are in $pgd"
+    # Those files outlive the state directory: a new clone at the same path (a CI checkout, a
+    # "git clean") finds the database of the one before, whose password it no longer has. Without
+    # the password here, they are that earlier checkout's: start them afresh.
+    if [ -f "$data/PG_VERSION" ] && [ ! -s "$state/pg/password" ]; then
+      say "$pgd belongs to an earlier checkout at this path (its password is gone): starting it afresh"
+      as_pg "$PG_BIN/pg_ctl" -D "$data" -m immediate stop >/dev/null 2>&1 || true
+      rm -rf "$pgd"
+      install -d -m 0700 "$pgd"
+    fi
   fi
   if [ ! -f "$data/PG_VERSION" ]; then
     pg_password
