@@ -116,10 +116,27 @@ public final class Cluster implements AutoCloseable {
     return other;
   }
 
+  /** Where {@link #freePort} looks next: below Linux's ephemeral range (32768-60999), from a random start. */
+  private static final java.util.concurrent.atomic.AtomicInteger NEXT_PORT =
+      new java.util.concurrent.atomic.AtomicInteger(20_000 + new java.util.Random().nextInt(12_000));
+
+  /**
+   * A port free to listen on, below the ephemeral range: a port the kernel hands out (port 0) can
+   * be taken again by any outgoing connection before the server binds it (seen in CI: the dev
+   * server's UI failed with "address already in use" twice on the same port).
+   */
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+    for (int tries = 0; tries < 1_000; tries++) {
+      int port = 20_000 + Math.floorMod(NEXT_PORT.getAndIncrement() - 20_000, 12_000);
+      try (ServerSocket s = new ServerSocket()) {
+        s.setReuseAddress(false);
+        s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+        return port;
+      } catch (IOException taken) {
+        // in use: the next one
+      }
     }
+    throw new IOException("no free port between 20000 and 32000");
   }
 
   private static void copy(Path from, Path to) throws IOException {
