@@ -69,4 +69,11 @@ public final class TestClassTimeouts {
       throw new UncheckedIOException(e);
     }
   }
+
+  /** Fails unless every test class under {@code root} (there is at least one) has a class-level {@code @Timeout}. */
+  public static void assertEveryClassUnderATimeout(Path root) {
+    org.junit.jupiter.api.Assertions.assertTrue(testClasses(root) > 0, "no test class found under " + root.toAbsolutePath());
+    org.junit.jupiter.api.Assertions.assertEquals(List.of(), missing(root),
+        "test classes without a class-level @Timeout (org.junit.jupiter.api.Timeout, sized to the class)");
+  }
 }
