@@ -1,0 +1,94 @@
+package dev.colony.visibility;
+
+import dev.colony.autonomy.PendingConfirmation;
+import java.util.List;
+
+/**
+ * What an ant shows of itself beyond its search attributes, kept in its memo under
+ * {@link #MEMO_KEY}: everything the console (and any script) needs to draw the ant without a
+ * worker. The workflow rewrites it when it changes; it is bounded (a few KB) whatever the ant did.
+ * Text in it is printable and bounded; secret values never reach it (the worker's data converter
+ * redacts every payload).
+ *
+ * @param version the card's layout ({@link #VERSION}); a reader skips cards newer than it knows
+ * @param revision counts the card's rewrites in this ant's life (carried over continue-as-new)
+ * @param state the lifecycle state, lower case (as {@code AntState})
+ * @param stateSinceMillis when the ant entered {@code state}
+ * @param doing what the ant does now, one line: "session 12 running", "backoff 2 of 5",
+ *     "paused: billing error", "waiting for the next tick"
+ * @param needsHuman why a human is needed, null when none: {@code confirmation}, {@code billing},
+ *     {@code auth}, {@code budget}, {@code parked}, {@code escalated}
+ * @param needsHumanSinceMillis since when a human is needed; null when none
+ * @param needsHumanDetail the detail a human needs to answer (the error, the overseer's reason)
+ * @param session the session running now or last begun; 0 before the first
+ * @param sessionRunning whether a session runs now
+ * @param sessionStartedMillis when the running (or last) session started; null before the first
+ * @param sessionsToday sessions begun today in the budget's time zone
+ * @param costTodayUsd spend today in the budget's time zone
+ * @param costMonthUsd spend this calendar month
+ * @param dailyBudgetUsd the daily cap; null when none
+ * @param monthlyBudgetUsd the monthly cap; null when none
+ * @param budgetZone the time zone of days and months
+ * @param lastError the last failed session's outcome and detail, one bounded line; null when none
+ * @param lastErrorMillis when it ended
+ * @param ledger spend and sessions per day, oldest first, the last {@link #LEDGER_DAYS} days at most
+ * @param recent the last sessions, oldest first, {@link #RECENT_SESSIONS} at most
+ * @param confirmations dangerous tool calls waiting for a human, oldest first
+ * @param queue the queued instructions, first to be taken first, {@link #QUEUE_SHOWN} at most
+ * @param overseerCostUsd what the overseer's model calls cost in this ant's life
+ */
+public record AntCard(
+    int version,
+    long revision,
+    String state,
+    long stateSinceMillis,
+    String doing,
+    String needsHuman,
+    Long needsHumanSinceMillis,
+    String needsHumanDetail,
+    int session,
+    boolean sessionRunning,
+    Long sessionStartedMillis,
+    int sessionsToday,
+    double costTodayUsd,
+    double costMonthUsd,
+    Double dailyBudgetUsd,
+    Double monthlyBudgetUsd,
+    String budgetZone,
+    String lastError,
+    Long lastErrorMillis,
+    List<DayCost> ledger,
+    List<SessionRecord> recent,
+    List<PendingConfirmation> confirmations,
+    List<QueuedMail> queue,
+    double overseerCostUsd) {
+
+  public static final String MEMO_KEY = "card";
+  public static final int VERSION = 1;
+  public static final int LEDGER_DAYS = 35;
+  public static final int RECENT_SESSIONS = 20;
+  public static final int QUEUE_SHOWN = 20;
+
+  public AntCard {
+    ledger = ledger == null ? List.of() : List.copyOf(ledger);
+    recent = recent == null ? List.of() : List.copyOf(recent);
+    confirmations = confirmations == null ? List.of() : List.copyOf(confirmations);
+    queue = queue == null ? List.of() : List.copyOf(queue);
+  }
+
+  /** One day of the cost ledger: {@code day} is ISO ({@code 2026-11-25}) in the budget's zone. */
+  public record DayCost(String day, double usd, int sessions) {}
+
+  /**
+   * One finished session.
+   *
+   * @param runId the workflow run that ran it (for a link to the Web UI)
+   * @param outcome how it ended ({@code success}, {@code transient}, {@code rate_limit}, ...)
+   * @param summary its detail, one bounded line
+   */
+  public record SessionRecord(int number, long startMillis, long endMillis, String outcome, String summary,
+      int turns, long inputTokens, long outputTokens, double costUsd, String runId) {}
+
+  /** A queued instruction: its first characters, urgency and sender (null: a human). */
+  public record QueuedMail(String text, boolean urgent, String from) {}
+}
