@@ -69,6 +69,9 @@ class ConsoleCardTest {
         replies.add(ant.update("reportTurns", TurnReply.class, new TurnReport(request.session(),
             List.of(Turn.tool("Bash", "ls", "a.txt", false), Turn.text("looked around")), List.of(), 0)));
       }
+      if (request.spec().name().equals("broke")) {
+        return SessionResult.of(Outcome.BILLING, "credit balance too low");
+      }
       Double cost = costs.poll();
       return new SessionResult(Outcome.SUCCESS, "done " + request.session(), null, 3, cost == null ? 0 : cost,
           100, 20, 1000, null, null);
@@ -269,5 +272,23 @@ class ConsoleCardTest {
                 .equals("reportTurns"))
         .count();
     assertEquals(1, accepted, "the turns are in the run's history, where the console reads them");
+  }
+
+  @Test
+  void aBillingPauseNeedsAHumanWithTheErrorAndResumeClearsIt() {
+    AntSpec spec = Fakes.withPoll(Fakes.spec("broke"), 3600);
+    AntWorkflow ant = Fakes.start(client, QUEUE, spec);
+    eventually(() -> card(spec) != null && "billing".equals(card(spec).needsHuman()), "the card asks for a human");
+    AntCard c = card(spec);
+    assertEquals("paused", c.state());
+    assertEquals("paused: billing error", c.doing());
+    assertEquals("credit balance too low", c.needsHumanDetail());
+    assertNotNull(c.needsHumanSinceMillis());
+    assertEquals("billing: credit balance too low", c.lastError());
+    assertEquals(c.recent().get(0).endMillis(), c.lastErrorMillis());
+    ant.resume();
+    eventually(() -> card(spec).revision() > c.revision() && card(spec).recent().size() == 2,
+        "resumed: another session, which fails the same way");
+    ant.stop();
   }
 }
