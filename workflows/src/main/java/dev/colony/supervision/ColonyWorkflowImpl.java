@@ -123,7 +123,9 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
       return;
     }
     card = next.withRevision(card == null ? 1 : card.revision() + 1);
-    Workflow.upsertMemo(java.util.Map.of(ColonyCard.MEMO_KEY, card));
+    java.util.Map<String, Object> memo = new java.util.LinkedHashMap<>();
+    memo.put(ColonyCard.MEMO_KEY, card);
+    Workflow.upsertMemo(memo);
   }
 
   private ColonyCard.Group group(GroupSpec g, long now) {
