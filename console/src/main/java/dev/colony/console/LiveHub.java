@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * page is open) and ONE history long poll per watched ant (while a page of that ant is open).
  * With no page open the hub makes no call at all. Each viewer has a bounded queue and a writer
  * thread of its own: a slow or stuck page loses its connection when its queue fills, it never
- * slows the pollers or the other pages.
+ * slows the pollers or the other pages. Its threads are platform threads: they block in gRPC long
+ * polls and servlet writes, which may pin a virtual thread's carrier (JDK 21), and there are few.
  */
 final class LiveHub implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LiveHub.class);
@@ -116,13 +117,13 @@ final class LiveHub implements AutoCloseable {
       }
       viewers.add(v);
       if (poller == null) {
-        poller = Thread.ofVirtual().name("console-poller").start(this::poll);
+        poller = Thread.ofPlatform().daemon().name("console-poller").start(this::poll);
       }
       if (ant != null && !followers.containsKey(ant)) {
-        followers.put(ant, Thread.ofVirtual().name("console-follow-" + ant).start(() -> follow(ant)));
+        followers.put(ant, Thread.ofPlatform().daemon().name("console-follow-" + ant).start(() -> follow(ant)));
       }
     }
-    Thread.ofVirtual().name("console-viewer").start(v::write);
+    Thread.ofPlatform().daemon().name("console-viewer").start(v::write);
     return v;
   }
 
