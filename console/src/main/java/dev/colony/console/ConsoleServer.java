@@ -127,10 +127,13 @@ public final class ConsoleServer implements AutoCloseable {
     this.auth = new Auth(options.token(), options.readToken());
     this.hub = new LiveHub(source, views, options.pollEvery(), options.keepAlive(), 256);
     this.anyHost = !options.loopback() && isWildcard(options.bind());
+    views.warmUp();
     this.app = Javalin.create(config -> {
       config.startup.showJavalinBanner = false;
       config.startup.showOldJavalinVersionWarning = false;
       config.http.maxRequestSize = MAX_BODY;
+      // Answers are small; a compressed event stream could sit in the deflater's buffer.
+      config.http.compressionStrategy = io.javalin.compression.CompressionStrategy.NONE;
       config.jetty.addConnector((server, http) -> {
         // A slow client cannot hold a thread: headers are bounded, an idle connection (one that
         // sends nothing, or does not read) is closed after 30 s; event streams write a comment

@@ -42,6 +42,20 @@ final class Views {
     this.webUi = webUi;
   }
 
+  /**
+   * Writes a sample answer once, at start: the first write of a card costs Jackson a second or more
+   * of introspection, which would otherwise delay the first live event.
+   */
+  void warmUp() {
+    AntCard card = new AntCard(AntCard.VERSION, 0, "waiting", 0, "", null, null, null, 0, false, null, 0, 0, 0, null, null,
+        "UTC", null, null, List.of(new AntCard.DayCost("2026-01-01", 0, 0)),
+        List.of(new AntCard.SessionRecord(1, 0, 0, "success", "", 0, 0, 0, 0, "")), List.of(),
+        List.of(new AntCard.QueuedMail("", false, null)), 0);
+    json(row(new Row("warm-up", "waiting", false, null, 0, 0, 0, null, null, false, null, card, true, 0)));
+    json(inbox(List.of()));
+    json(colony(new Counts(0, 0, 0, 0, 0, 0), null));
+  }
+
   String redact(String s) {
     return secrets.redact(s);
   }

@@ -123,6 +123,7 @@ class LiveEventsTest {
       pages.add(new Stream("/api/events"));
     }
     eventually(() -> pages.stream().allMatch(p -> p.saw("status 200")), "every stream opens");
+    eventually(() -> viewers() == 5, "every page is attached");
     long before = source.changedSinceCalls.get();
     source.put(FakeSource.row("beta", 7, "revision seven"));
     eventually(() -> pages.stream().allMatch(p -> p.saw("revision seven")), "every page gets the change");
