@@ -95,7 +95,7 @@ public final class ConsoleServer implements AutoCloseable {
     }
 
     /** Refuses what is unsafe: a non-loopback address without a token, a read token alone. */
-    void check() {
+    public void check() {
       boolean hasToken = token != null && !token.isBlank();
       if (!loopback() && !hasToken) {
         throw new IllegalArgumentException("refusing to serve the console on " + bind + " without a token: anyone "
@@ -173,6 +173,28 @@ public final class ConsoleServer implements AutoCloseable {
     }
     s.hosts = Set.copyOf(h);
     return s;
+  }
+
+  /** Whether {@code e} says the port is taken. */
+  public static boolean portTaken(RuntimeException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.BindException || t instanceof io.javalin.util.JavalinBindException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** {@link #start} on {@code options.port()}, or on any free port when that one is taken. */
+  public static ConsoleServer startOnAnyPort(Options options, ColonySource source, Secrets secrets) {
+    try {
+      return start(options, source, secrets);
+    } catch (RuntimeException e) {
+      if (!portTaken(e) || options.port() == 0) {
+        throw e;
+      }
+      return start(options.withBind(options.bind(), 0), source, secrets);
+    }
   }
 
   private static String hostPort(String host, int port) {

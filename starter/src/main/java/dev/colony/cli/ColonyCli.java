@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
     subcommands = {
         InitCommand.class, ValidateCommand.class, DevCommand.class, ServerCommand.class, WorkerCommand.class,
         StartCommand.class, RunCommand.class, StatusCommand.class, ObserveCommand.class, DiscordCommand.class,
-        SlackCommand.class, FakesCommand.class,
+        SlackCommand.class, FakesCommand.class, ConsoleCommand.class,
         SignalCommands.Pause.class, SignalCommands.Resume.class, SignalCommands.Send.class,
         SignalCommands.Stop.class, SignalCommands.Clear.class, SignalCommands.Abort.class, SignalCommands.Approve.class,
         SignalCommands.Deny.class, UpgradeCommand.class, SchemaCommand.class,
