@@ -71,7 +71,7 @@ public final class ColonyCli implements Runnable {
 
   /**
    * Picocli's own strategy, except that a help request never hides an argument it did not
-   * match: {@code colony console --help} is an unknown command (exit 2), not the whole help and
+   * match: {@code colony dashboard --help} is an unknown command (exit 2), not the whole help and
    * exit 0, for a script as for a person.
    */
   private static int execute(CommandLine.ParseResult parsed) {

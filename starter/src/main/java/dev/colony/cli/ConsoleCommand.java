@@ -48,7 +48,6 @@ final class ConsoleCommand implements Callable<Integer> {
     var colony = ColonyDir.load(dir, true);
     String operator = token != null ? token : System.getenv("COLONY_CONSOLE_TOKEN");
     String reader = readToken != null ? readToken : System.getenv("COLONY_CONSOLE_READ_TOKEN");
-    register(operator, reader);
     ConsoleServer.Options options = ConsoleServer.Options.defaults().withBind(bind, port).withTokens(operator, reader)
         .withWebUi(webUi);
     try {
@@ -56,6 +55,8 @@ final class ConsoleCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new UserError(e.getMessage());
     }
+    register(operator, reader);
+    quietJavalin();
     Temporal t = Temporal.connect(temporal);
     ConsoleServer server;
     try {
@@ -82,6 +83,16 @@ final class ConsoleCommand implements Callable<Integer> {
     }, "colony-console-stop"));
     stopped.await();
     return 0;
+  }
+
+  /**
+   * Javalin logs a taken port as an ERROR line before the exception says it; the command says it
+   * in its own words instead (slf4j-simple reads the level when Javalin's logger is made).
+   */
+  static void quietJavalin() {
+    if (System.getProperty("org.slf4j.simpleLogger.log.io.javalin.Javalin") == null) {
+      System.setProperty("org.slf4j.simpleLogger.log.io.javalin.Javalin", "off");
+    }
   }
 
   /** The tokens are secrets too: never in an answer, a log or a history. */

@@ -112,6 +112,7 @@ final class DevCommand implements Callable<Integer> {
     if (consolePort < 0) {
       return null;
     }
+    ConsoleCommand.quietJavalin();
     try {
       return dev.colony.console.ConsoleServer.startOnAnyPort(dev.colony.console.ConsoleServer.Options.defaults()
               .withBind("127.0.0.1", consolePort).withWebUi(local.webUi()),
