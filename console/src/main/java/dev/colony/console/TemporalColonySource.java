@@ -145,11 +145,15 @@ public final class TemporalColonySource implements ColonySource {
     return switch (f) {
       case ALL -> null;
       case NEED_YOU -> "AntNeedsHuman = true";
-      case WORKING -> "AntState IN ('building_prompt', 'spawning', 'running', 'interrupting', 'session_complete')";
-      case WAITING -> "AntState IN ('initializing', 'cooling_down', 'waiting')";
+      case WORKING -> in(Filter.WORKING_STATES);
+      case WAITING -> in(Filter.WAITING_STATES);
       case PAUSED -> "AntState = 'paused'";
       case PARKED -> "AntState = 'parked'";
     };
+  }
+
+  private static String in(List<String> states) {
+    return "AntState IN (" + String.join(", ", states.stream().map(x -> "'" + x + "'").toList()) + ")";
   }
 
   private <T> T call(String what, java.util.function.Supplier<T> c) {

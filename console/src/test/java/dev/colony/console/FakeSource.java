@@ -20,6 +20,7 @@ final class FakeSource implements ColonySource {
   final List<String> actions = new CopyOnWriteArrayList<>();
   final AtomicLong calls = new AtomicLong();
   final AtomicLong changedSinceCalls = new AtomicLong();
+  final AtomicLong countsCalls = new AtomicLong();
   final AtomicInteger following = new AtomicInteger();
   final AtomicInteger maxFollowing = new AtomicInteger();
   private final Object lock = new Object();
@@ -63,6 +64,7 @@ final class FakeSource implements ColonySource {
   @Override
   public Counts counts() {
     calls.incrementAndGet();
+    countsCalls.incrementAndGet();
     long total = rows.size();
     long need = rows.values().stream().filter(Row::needsHuman).count();
     return new Counts(total, need, 0, total, 0, 0);

@@ -113,6 +113,7 @@ class LiveEventsTest {
     assertTrue(tookMillis < 1000, "pushed after " + tookMillis + " ms");
     assertTrue(s.saw("event: ant"), s.lines.toString());
     eventually(dev.colony.testing.Eventually.DEFAULT, () -> s.saw("event: colony") && s.saw("event: inbox"), () -> "counts and inbox follow: " + s.lines);
+    assertEquals(0, source.countsCalls.get(), "the pushed counts come from the poller's picture, not from Temporal");
   }
 
   @Test
@@ -155,6 +156,16 @@ class LiveEventsTest {
     eventually(dev.colony.testing.Eventually.DEFAULT, () -> s.saw("event: error"), () -> "refused: " + s.lines);
     eventually(() -> s.saw("closed") || s.lines.size() > 2, "closed");
     assertEquals(0, source.changedSinceCalls.get() > 0 && source.following.get() > 0 ? 1 : 0);
+  }
+
+  @Test
+  void theStreamNeedsATokenWhenTheConsoleHasOne() {
+    source.put(FakeSource.row("alpha", 1, "x"));
+    server = ConsoleServer.start(ConsoleServer.Options.defaults().withBind("127.0.0.1", 0)
+        .withTokens(ConsoleServerTest.TOKEN, null), source, secrets);
+    Stream s = new Stream("/api/events");
+    eventually(dev.colony.testing.Eventually.DEFAULT, () -> s.saw("status 401"), () -> "refused: " + s.lines);
+    assertEquals(0, source.calls(), "no call for a refused stream");
   }
 
   @Test
