@@ -76,6 +76,8 @@ public final class TemporalColonySource implements ColonySource {
   static final int MAX_ANTS = 2000;
   private static final Duration CALL_DEADLINE = Duration.ofSeconds(10);
   private static final Duration QUERY_DEADLINE = Duration.ofSeconds(2);
+  /** How long a history read from the start waits before it counts as caught up. */
+  private static final Duration CATCH_UP = Duration.ofMillis(500);
 
   private final WorkflowClient client;
   private final WorkflowServiceStubs stubs;
@@ -393,19 +395,25 @@ public final class TemporalColonySource implements ColonySource {
     List<Turn> turns = new ArrayList<>();
     int session = 0;
     boolean changed = false;
+    boolean initial = cursor == null;
+    int polls = 0;
     while (true) {
+      // From the start, read until a call has to wait (caught up); then the cursor is where new
+      // events come. Otherwise one long poll, up to maxWait.
+      Duration wait = initial && polls > 0 ? CATCH_UP : maxWait;
+      polls++;
       GetWorkflowExecutionHistoryResponse r;
       try {
-        r = rpc(maxWait).getWorkflowExecutionHistory(GetWorkflowExecutionHistoryRequest.newBuilder()
+        r = rpc(wait).getWorkflowExecutionHistory(GetWorkflowExecutionHistoryRequest.newBuilder()
             .setNamespace(namespace).setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId(name)).setRunId(runId))
-            .setNextPageToken(token).setWaitNewEvent(true).setMaximumPageSize(1000)
+            .setNextPageToken(token).setWaitNewEvent(true)
             .setHistoryEventFilterType(HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT).build());
       } catch (StatusRuntimeException e) {
         if (Thread.currentThread().isInterrupted() || e.getStatus().getCode() == Status.Code.CANCELLED) {
           throw new InterruptedException("stopped following " + name);
         }
         if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
-          break; // nothing new within maxWait
+          break; // nothing new within the wait
         }
         throw new SourceException("following " + name + ": Temporal answered " + e.getStatus().getCode(), e);
       }
@@ -432,8 +440,8 @@ public final class TemporalColonySource implements ColonySource {
         turns.clear();
         continue;
       }
-      if (token.isEmpty() || cursor != null || r.getHistory().getEventsCount() < 1000) {
-        break;
+      if (token.isEmpty() || !initial) {
+        break; // the run ended (no more events), or one long poll answered
       }
     }
     return new TurnBatch(runId + ":" + Base64.getEncoder().encodeToString(token.toByteArray()), session,
