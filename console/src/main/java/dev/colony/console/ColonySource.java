@@ -57,6 +57,11 @@ public interface ColonySource {
   /** Calls made to Temporal since the start (the benchmark's measure). */
   long calls();
 
+  /** The same by RPC name ({@code ListWorkflowExecutions}, ...); empty when not kept. */
+  default Map<String, Long> callsByMethod() {
+    return Map.of();
+  }
+
   /** The filters of the list. */
   enum Filter {
     ALL, NEED_YOU, WORKING, WAITING, PAUSED, PARKED;

@@ -250,8 +250,14 @@ public final class ConsoleServer implements AutoCloseable {
       ctx.contentType("text/csv; charset=utf-8").header("Content-Disposition", "attachment; filename=\"costs.csv\"").result(csv);
     });
     r.get("/api/supervision", ctx -> json(ctx, source.supervision()));
-    r.get("/api/metrics", ctx -> json(ctx, Map.of("temporalCalls", source.calls(), "viewers", hub.viewers(),
-        "polls", hub.polls())));
+    r.get("/api/metrics", ctx -> {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("temporalCalls", source.calls());
+      m.put("byMethod", source.callsByMethod());
+      m.put("viewers", hub.viewers());
+      m.put("polls", hub.polls());
+      json(ctx, m);
+    });
     r.sse("/api/events", this::events);
     PAGES.forEach((path, file) -> r.get(path, ctx -> page(ctx, file)));
     r.get("/ants/{name}", ctx -> {

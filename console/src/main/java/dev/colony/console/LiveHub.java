@@ -31,6 +31,7 @@ final class LiveHub implements AutoCloseable {
   static final Duration MARGIN = Duration.ofSeconds(5);
   private static final Duration FOLLOW_WAIT = Duration.ofSeconds(20);
   private static final Duration RETRY = Duration.ofSeconds(2);
+  private static final Duration MIN_EMPTY_WAIT = Duration.ofSeconds(1);
   /** How often the poller reads the whole colony again (ants that ended, anything missed). */
   static final Duration REREAD = Duration.ofSeconds(30);
 
@@ -255,10 +256,14 @@ final class LiveHub implements AutoCloseable {
           cursor = source.waitTurns(ant, null, FOLLOW_WAIT).cursor(); // what the page read already
           continue;
         }
+        long asked = System.nanoTime();
         TurnBatch b = source.waitTurns(ant, cursor, FOLLOW_WAIT);
         cursor = b.cursor();
         if (!stillFollowing(ant)) {
           return;
+        }
+        if (!b.changed() && System.nanoTime() - asked < MIN_EMPTY_WAIT.toNanos()) {
+          Thread.sleep(MIN_EMPTY_WAIT.toMillis()); // a server that does not hold the long poll: no busy loop
         }
         if (!b.turns().isEmpty() || b.reset()) {
           var turns = views.json(views.turns(ant, b));

@@ -76,7 +76,10 @@ public final class TemporalColonySource implements ColonySource {
   static final int MAX_ANTS = 2000;
   private static final Duration CALL_DEADLINE = Duration.ofSeconds(10);
   private static final Duration QUERY_DEADLINE = Duration.ofSeconds(2);
-  /** How long a history read from the start waits before it counts as caught up. */
+  /**
+   * How long a history read from the start waits before it counts as caught up. A server answers
+   * a long poll with a shorter deadline at once, empty: that counts as caught up too.
+   */
   private static final Duration CATCH_UP = Duration.ofMillis(500);
 
   private final WorkflowClient client;
@@ -86,6 +89,7 @@ public final class TemporalColonySource implements ColonySource {
   private final String webUi;
   private final DataConverter converter;
   private final AtomicLong calls = new AtomicLong();
+  private final Map<String, AtomicLong> byMethod = new ConcurrentHashMap<>();
   private final Map<String, WorkflowClient> operatorClients = new ConcurrentHashMap<>();
   /** Whether the server refused a query on {@code AntUpdatedAt} (the attribute is not registered). */
   private volatile boolean noUpdatedAt;
@@ -94,6 +98,7 @@ public final class TemporalColonySource implements ColonySource {
     @Override
     public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
       calls.incrementAndGet();
+      byMethod.computeIfAbsent(method.getBareMethodName(), k -> new AtomicLong()).incrementAndGet();
       return next.newCall(method, options);
     }
   };
@@ -124,6 +129,13 @@ public final class TemporalColonySource implements ColonySource {
   @Override
   public long calls() {
     return calls.get();
+  }
+
+  @Override
+  public Map<String, Long> callsByMethod() {
+    Map<String, Long> m = new java.util.TreeMap<>();
+    byMethod.forEach((k, v) -> m.put(k, v.get()));
+    return m;
   }
 
   private WorkflowServiceBlockingStub rpc() {
@@ -440,8 +452,8 @@ public final class TemporalColonySource implements ColonySource {
         turns.clear();
         continue;
       }
-      if (token.isEmpty() || !initial) {
-        break; // the run ended (no more events), or one long poll answered
+      if (token.isEmpty() || !initial || r.getHistory().getEventsCount() == 0) {
+        break; // the run ended (no more events), one long poll answered, or caught up
       }
     }
     return new TurnBatch(runId + ":" + Base64.getEncoder().encodeToString(token.toByteArray()), session,
@@ -504,6 +516,7 @@ public final class TemporalColonySource implements ColonySource {
   public String act(String name, Action action, String operator) {
     AntWorkflow ant = operatorClient(operator).newWorkflowStub(AntWorkflow.class, workflowId(name));
     calls.incrementAndGet();
+    byMethod.computeIfAbsent("SignalWorkflowExecution", k -> new AtomicLong()).incrementAndGet();
     try {
       return switch (action.kind()) {
         case "pause" -> {
