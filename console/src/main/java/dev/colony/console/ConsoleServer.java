@@ -41,6 +41,8 @@ import org.slf4j.LoggerFactory;
 public final class ConsoleServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ConsoleServer.class);
   static final int MAX_BODY = 16 * 1024;
+  /** Open event streams at most: each has a writer thread and a queue. */
+  static final int MAX_STREAMS = 200;
   static final Pattern ANT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
   private static final Pattern STATIC_FILE = Pattern.compile("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*\\.(html|js|css|svg|png|ico|map|json)");
   private static final Pattern WEBJAR_PATH = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9_.-]*(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*");
@@ -528,6 +530,11 @@ public final class ConsoleServer implements AutoCloseable {
     String ant = ctx.queryParam("ant");
     if (ant != null && !ANT_NAME.matcher(ant).matches()) {
       client.sendEvent("error", views.json(Map.of("error", "not an ant name")));
+      client.close();
+      return;
+    }
+    if (hub.viewers() >= MAX_STREAMS) {
+      client.sendEvent("error", views.json(Map.of("error", "too many open pages (" + MAX_STREAMS + ")")));
       client.close();
       return;
     }
