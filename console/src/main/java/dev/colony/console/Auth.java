@@ -96,8 +96,8 @@ final class Auth {
         return null;
       }
       boolean operator = parts[0].equals("o");
-      if (!operator && readToken == null && !parts[0].equals("r")) {
-        return null;
+      if (!operator && (readToken == null || !parts[0].equals("r"))) {
+        return null; // a reader's cookie is good only while a read token is configured
       }
       return new Principal(parts[1], operator);
     } catch (IllegalArgumentException bad) {
