@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
     subcommands = {
         InitCommand.class, ValidateCommand.class, DevCommand.class, ServerCommand.class, WorkerCommand.class,
         StartCommand.class, RunCommand.class, StatusCommand.class, ObserveCommand.class, DiscordCommand.class,
-        SlackCommand.class, FakesCommand.class,
+        SlackCommand.class, FakesCommand.class, ConsoleCommand.class,
         SignalCommands.Pause.class, SignalCommands.Resume.class, SignalCommands.Send.class,
         SignalCommands.Stop.class, SignalCommands.Clear.class, SignalCommands.Abort.class, SignalCommands.Approve.class,
         SignalCommands.Deny.class, UpgradeCommand.class, SchemaCommand.class,
@@ -71,7 +71,7 @@ public final class ColonyCli implements Runnable {
 
   /**
    * Picocli's own strategy, except that a help request never hides an argument it did not
-   * match: {@code colony console --help} is an unknown command (exit 2), not the whole help and
+   * match: {@code colony dashboard --help} is an unknown command (exit 2), not the whole help and
    * exit 0, for a script as for a person.
    */
   private static int execute(CommandLine.ParseResult parsed) {

@@ -31,6 +31,11 @@ final class DevCommand implements Callable<Integer> {
   @Option(names = "--task-queue", description = "Task queue (default: colony-<colony name>, one per colony).")
   String taskQueue;
 
+  @Option(names = "--console-port", defaultValue = "8080", paramLabel = "PORT",
+      description = "The console's port on 127.0.0.1 (default: ${DEFAULT-VALUE}; when taken, any free one; "
+          + "-1: no console).")
+  int consolePort;
+
   @Override
   public Integer call() throws Exception {
     LoadedColony colony = ColonyDir.loadRunnable(dir, true);
@@ -74,6 +79,10 @@ final class DevCommand implements Callable<Integer> {
     PrintWriter out = new PrintWriter(System.out, true);
     out.printf("colony '%s': %d ants on %s%n", colony.colony().name(), colony.ants().size(), local.describe());
     Banner.print(out, local, colony.colony().name());
+    dev.colony.console.ConsoleServer webConsole = startConsole(t, local, colony.colony().name(), err);
+    if (webConsole != null) {
+      out.println("  Console:       " + webConsole.url() + "   (see and steer the colony; colony console DIR serves it alone)");
+    }
     out.println("From another terminal: ./colony status | ./colony pause <ant> | ./colony resume <ant>");
     local.exited().thenRun(() -> {
       err.println("colony: the Temporal server stopped by itself; stopping (see " + state.resolve("temporal.log") + ").");
@@ -92,6 +101,26 @@ final class DevCommand implements Callable<Integer> {
     input.setDaemon(true);
     input.start();
     worker.awaitTermination();
+    if (webConsole != null) {
+      webConsole.close();
+    }
     return 0;
+  }
+
+  /** The console on loopback (no token needed there); null when turned off or it could not start. */
+  private dev.colony.console.ConsoleServer startConsole(Temporal t, LocalServer local, String colony, PrintWriter err) {
+    if (consolePort < 0) {
+      return null;
+    }
+    ConsoleCommand.quietJavalin();
+    try {
+      return dev.colony.console.ConsoleServer.startOnAnyPort(dev.colony.console.ConsoleServer.Options.defaults()
+              .withBind("127.0.0.1", consolePort).withWebUi(local.webUi()),
+          new dev.colony.console.TemporalColonySource(t.client, colony, local.webUi()),
+          dev.colony.config.Secrets.process());
+    } catch (RuntimeException e) {
+      err.println("colony: the console did not start (" + e.getMessage() + "); the rest runs without it.");
+      return null;
+    }
   }
 }

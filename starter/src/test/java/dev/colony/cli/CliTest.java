@@ -206,9 +206,21 @@ class CliTest {
   }
 
   @Test
+  void theConsoleRefusesAPublicAddressWithoutATokenInOneLine() {
+    // Refused before connecting: the address of Temporal here answers nothing.
+    Result r = run("console", "../examples/hello", "--bind", "0.0.0.0", "--address", "127.0.0.1:1");
+    assertEquals(1, r.code(), r.out() + r.err());
+    assertTrue(r.err().startsWith("colony: refusing to serve the console on 0.0.0.0 without a token"), r.err());
+    assertEquals(1, r.err().strip().lines().count(), "one line: " + r.err());
+    Result shortToken = run("console", "../examples/hello", "--bind", "0.0.0.0", "--token", "short", "--address", "127.0.0.1:1");
+    assertEquals(1, shortToken.code(), shortToken.err());
+    assertTrue(shortToken.err().contains("too short"), shortToken.err());
+  }
+
+  @Test
   void helpOfACommandThatDoesNotExistIsAnUnknownCommandNotTheHelp() {
-    for (String[] args : List.of(new String[] {"console", "--help"}, new String[] {"task", "--help"},
-        new String[] {"--help", "console"}, new String[] {"task", "-h"})) {
+    for (String[] args : List.of(new String[] {"dashboard", "--help"}, new String[] {"task", "--help"},
+        new String[] {"--help", "dashboard"}, new String[] {"task", "-h"})) {
       for (Result r : List.of(run(args), runAsMain(args))) {
         String what = String.join(" ", args) + ": " + r.out() + r.err();
         assertEquals(2, r.code(), what);

@@ -251,6 +251,14 @@ class DevServerIT {
     String banner = Cluster.read(first);
     assertTrue(banner.contains("Web UI:        http://localhost:" + cluster.uiPort), banner);
     assertTrue(banner.contains("workflow list --address localhost:" + cluster.port + " --query \"ColonyName = 'fault'\""), banner);
+    // The console is served beside the Web UI and reads the colony from visibility.
+    var console = java.util.regex.Pattern.compile("Console: +(http://127\\.0\\.0\\.1:\\d+)").matcher(banner);
+    assertTrue(console.find(), banner);
+    var http = java.net.http.HttpClient.newHttpClient();
+    var answer = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(console.group(1) + "/api/ants")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, answer.statusCode(), answer.body());
+    assertTrue(answer.body().contains("\"name\":\"delta\""), answer.body());
     assertTrue(Files.exists(cluster.dir.resolve(".colony/temporal.db")), "no database under .colony/");
 
     // A second colony dev (even with --fresh) or colony server on the same database refuses in one

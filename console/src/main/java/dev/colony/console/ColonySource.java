@@ -1,0 +1,162 @@
+package dev.colony.console;
+
+import dev.colony.overseer.Turn;
+import dev.colony.visibility.AntCard;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where the console reads the colony and sends its actions: Temporal ({@link TemporalColonySource})
+ * or, in tests, a fake. Every method may fail with {@link SourceException} (Temporal refused or did
+ * not answer); none keeps state the console relies on.
+ */
+public interface ColonySource {
+  /** The colony this source shows. */
+  String colony();
+
+  /** The Temporal namespace (for the header; "" for a fake). */
+  String namespace();
+
+  /** The header's counts. */
+  Counts counts();
+
+  /** Every ant of the colony matching {@code filter}, sorted by name (at most about 2,000). */
+  List<Row> list(Filter filter);
+
+  /**
+   * The ants whose card changed at or after {@code sinceMillis} (search attribute
+   * {@code AntUpdatedAt}), stopped ones included, so the poller can push them.
+   */
+  List<Row> changedSince(long sinceMillis);
+
+  /** One ant, or null when no ant of that name runs or ran. */
+  Detail ant(String name);
+
+  /** The ant's spec as its run loaded it (the run's input), or null when unknown. */
+  Object config(String name);
+
+  /** The turns of the running (or last) session of the ant's current run. */
+  Live live(String name);
+
+  /**
+   * Waits up to {@code maxWait} for new turns after {@code cursor} (null: from the start of the
+   * current run, returned at once). Follows continue-as-new.
+   */
+  TurnBatch waitTurns(String name, String cursor, Duration maxWait) throws InterruptedException;
+
+  /** The supervision view: the colony workflow's card, else its queries, else not available. */
+  Supervision supervision();
+
+  /**
+   * Sends {@code action} to the ant as the operator {@code operator}; returns what was done.
+   * Throws {@link IllegalArgumentException} for a request that cannot be sent (bad id, empty text).
+   */
+  String act(String name, Action action, String operator);
+
+  /** Calls made to Temporal since the start (the benchmark's measure). */
+  long calls();
+
+  /** The same by RPC name ({@code ListWorkflowExecutions}, ...); empty when not kept. */
+  default Map<String, Long> callsByMethod() {
+    return Map.of();
+  }
+
+  /** The filters of the list. */
+  enum Filter {
+    ALL, NEED_YOU, WORKING, WAITING, PAUSED, PARKED;
+
+    /** {@code AntState} values of a working ant (a session is being prepared, runs or ends). */
+    static final List<String> WORKING_STATES = List.of("building_prompt", "spawning", "running", "interrupting",
+        "session_complete");
+    /** {@code AntState} values of a waiting ant (between sessions). */
+    static final List<String> WAITING_STATES = List.of("initializing", "cooling_down", "waiting");
+
+    /** Whether a running ant's row passes the filter: the same test as the visibility query. */
+    boolean matches(Row r) {
+      return switch (this) {
+        case ALL -> true;
+        case NEED_YOU -> r.needsHuman();
+        case WORKING -> WORKING_STATES.contains(r.state());
+        case WAITING -> WAITING_STATES.contains(r.state());
+        case PAUSED -> "paused".equals(r.state());
+        case PARKED -> "parked".equals(r.state());
+      };
+    }
+
+    /** The counts of running ants among {@code rows}. */
+    static Counts count(java.util.Collection<Row> rows) {
+      long[] n = new long[values().length];
+      for (Row r : rows) {
+        for (Filter f : values()) {
+          if (f.matches(r)) {
+            n[f.ordinal()]++;
+          }
+        }
+      }
+      return new Counts(n[ALL.ordinal()], n[NEED_YOU.ordinal()], n[WORKING.ordinal()], n[WAITING.ordinal()],
+          n[PAUSED.ordinal()], n[PARKED.ordinal()]);
+    }
+
+    static Filter parse(String s) {
+      if (s == null || s.isEmpty() || s.equals("all")) {
+        return ALL;
+      }
+      return switch (s) {
+        case "needYou" -> NEED_YOU;
+        case "working" -> WORKING;
+        case "waiting" -> WAITING;
+        case "paused" -> PAUSED;
+        case "parked" -> PARKED;
+        default -> throw new IllegalArgumentException("unknown filter '" + s + "' (all, needYou, working, waiting, paused, parked)");
+      };
+    }
+  }
+
+  /** The header's counts of running ants. */
+  record Counts(long total, long needYou, long working, long waiting, long paused, long parked) {}
+
+  /**
+   * One ant as the list shows it: its search attributes and card.
+   *
+   * @param running whether its workflow runs (a stopped ant is listed by {@link #changedSince} only)
+   * @param updatedMillis its {@code AntUpdatedAt}, 0 when unset
+   */
+  record Row(String name, String state, boolean paused, String pauseReason, long sessions, long errors,
+      long queue, Long nextWake, String host, boolean needsHuman, String lastOutcome, AntCard card,
+      boolean running, long updatedMillis) {
+
+    /** What tells one version of the row from the next: the card's revision, else the row itself. */
+    String fingerprint() {
+      return card != null ? "r" + card.revision() + "/" + state + "/" + running : toString();
+    }
+  }
+
+  /** One ant in full. */
+  record Detail(Row row, String workflowId, String runId, String webUiUrl, String description, String engine) {}
+
+  /** The turns of one session. */
+  record Live(int session, boolean running, List<Turn> turns) {}
+
+  /**
+   * New turns: {@code cursor} to wait from next; {@code session} of the last report; {@code reset}
+   * when the run changed (continue-as-new) and the turns start afresh; {@code changed} when anything
+   * happened to the ant (any new event: its row may have changed too).
+   */
+  record TurnBatch(String cursor, int session, List<Turn> turns, boolean reset, boolean changed) {}
+
+  /** The supervision page. */
+  record Supervision(boolean available, List<Map<String, Object>> groups, List<Object> events, String note) {}
+
+  /** An action and its input. */
+  record Action(String kind, String text, Integer id, String note) {
+    static final List<String> KINDS = List.of("pause", "resume", "stop", "abort", "clear", "send", "urgent", "approve", "deny");
+  }
+
+  /** Temporal refused or did not answer. */
+  final class SourceException extends RuntimeException {
+    public SourceException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

@@ -1,0 +1,308 @@
+package dev.colony.console;
+
+import dev.colony.console.ColonySource.Row;
+import dev.colony.console.ColonySource.TurnBatch;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Live push: every open page is a {@link Viewer}; all of them share ONE colony poller (while any
+ * page is open) and ONE history long poll per watched ant (while a page of that ant is open).
+ * With no page open the hub makes no call at all. Each viewer has a bounded queue and a writer
+ * thread of its own: a slow or stuck page loses its connection when its queue fills, it never
+ * slows the pollers or the other pages. Its threads are platform threads: they block in gRPC long
+ * polls and servlet writes, which may pin a virtual thread's carrier (JDK 21), and there are few.
+ */
+final class LiveHub implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LiveHub.class);
+  /** How far back of the newest {@code AntUpdatedAt} seen each poll looks (visibility lags a little). */
+  static final Duration MARGIN = Duration.ofSeconds(5);
+  private static final Duration FOLLOW_WAIT = Duration.ofSeconds(20);
+  private static final Duration RETRY = Duration.ofSeconds(2);
+  private static final Duration MIN_EMPTY_WAIT = Duration.ofSeconds(1);
+  /** How often the poller reads the whole colony again (ants that ended, anything missed). */
+  static final Duration REREAD = Duration.ofSeconds(30);
+
+  /** Where a viewer's events go: Javalin's {@code SseClient} in the server, a list in tests. */
+  interface Sink {
+    /** Writes one event; false when the client is gone. */
+    boolean send(String event, String data);
+
+    boolean comment(String text);
+
+    void close();
+  }
+
+  /** One open page. */
+  final class Viewer {
+    final Sink sink;
+    final String ant;
+    final BlockingQueue<String[]> queue;
+    volatile boolean closed;
+
+    Viewer(Sink sink, String ant) {
+      this.sink = sink;
+      this.ant = ant;
+      this.queue = new ArrayBlockingQueue<>(queueSize);
+    }
+
+    void offer(String event, String data) {
+      if (!closed && !queue.offer(new String[] {event, data})) {
+        log.info("console: a page does not keep up with the events; its connection is closed");
+        detach(this);
+      }
+    }
+
+    private void write() {
+      try {
+        while (!closed) {
+          String[] e = queue.poll(keepAlive.toMillis(), TimeUnit.MILLISECONDS);
+          boolean ok = e == null ? sink.comment("keep-alive") : sink.send(e[0], e[1]);
+          if (!ok) {
+            break;
+          }
+        }
+      } catch (InterruptedException stop) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException gone) {
+        // the client went away mid-write
+      }
+      detach(this);
+    }
+  }
+
+  private final ColonySource source;
+  private final Views views;
+  private final Duration pollEvery;
+  private final Duration keepAlive;
+  private final int queueSize;
+  private final Set<Viewer> viewers = ConcurrentHashMap.newKeySet();
+  private final Map<String, Thread> followers = new HashMap<>();
+  private Thread poller;
+  private final AtomicLong polls = new AtomicLong();
+  private volatile boolean closed;
+
+  LiveHub(ColonySource source, Views views, Duration pollEvery, Duration keepAlive, int queueSize) {
+    this.source = source;
+    this.views = views;
+    this.pollEvery = pollEvery;
+    this.keepAlive = keepAlive;
+    this.queueSize = queueSize;
+  }
+
+  int viewers() {
+    return viewers.size();
+  }
+
+  long polls() {
+    return polls.get();
+  }
+
+  /** A page opened: starts its writer, and the poller and follower it needs when not running yet. */
+  Viewer attach(Sink sink, String ant) {
+    Viewer v = new Viewer(sink, ant);
+    synchronized (this) {
+      if (closed) {
+        sink.close();
+        return v;
+      }
+      viewers.add(v);
+      if (poller == null) {
+        poller = Thread.ofPlatform().daemon().name("console-poller").start(this::poll);
+      }
+      if (ant != null && !followers.containsKey(ant)) {
+        followers.put(ant, Thread.ofPlatform().daemon().name("console-follow-" + ant).start(() -> follow(ant)));
+      }
+    }
+    Thread.ofPlatform().daemon().name("console-viewer").start(v::write);
+    return v;
+  }
+
+  /** A page closed (or was dropped): stops what no page needs any more. */
+  void detach(Viewer v) {
+    if (v.closed) {
+      return;
+    }
+    v.closed = true;
+    v.queue.clear();
+    try {
+      v.sink.close();
+    } catch (RuntimeException ignored) {
+      // already gone
+    }
+    synchronized (this) {
+      viewers.remove(v);
+      if (viewers.isEmpty() && poller != null) {
+        poller.interrupt();
+        poller = null;
+      }
+      if (v.ant != null && viewers.stream().noneMatch(x -> v.ant.equals(x.ant))) {
+        Thread f = followers.remove(v.ant);
+        if (f != null) {
+          f.interrupt();
+        }
+      }
+    }
+  }
+
+  private void broadcast(String event, Supplier<String> data, String ant) {
+    String d = null;
+    for (Viewer v : viewers) {
+      if (ant == null || ant.equals(v.ant)) {
+        if (d == null) {
+          d = data.get();
+        }
+        v.offer(event, d);
+      }
+    }
+  }
+
+  private boolean stillPolling() {
+    synchronized (this) {
+      return poller == Thread.currentThread() && !closed;
+    }
+  }
+
+  /**
+   * The colony poller. It keeps the colony's running ants in memory: read whole when it starts and
+   * every {@link #REREAD}, then updated from the ants changed since the cursor; the counts and the
+   * inbox it pushes are computed from that picture, so a busy colony costs no more calls than an
+   * idle one (one visibility list per poll).
+   */
+  private void poll() {
+    Map<String, String> seen = new HashMap<>();
+    Map<String, Row> colony = new HashMap<>();
+    long cursor = System.currentTimeMillis() - MARGIN.toMillis();
+    long reread = 0;
+    while (stillPolling()) {
+      try {
+        polls.incrementAndGet();
+        List<Row> rows;
+        boolean whole = System.nanoTime() - reread >= 0;
+        if (whole) {
+          rows = source.list(ColonySource.Filter.ALL);
+          for (String gone : List.copyOf(colony.keySet())) {
+            if (rows.stream().noneMatch(r -> r.name().equals(gone))) {
+              colony.remove(gone);
+              seen.remove(gone);
+            }
+          }
+          reread = System.nanoTime() + REREAD.toNanos();
+        } else {
+          rows = source.changedSince(cursor - MARGIN.toMillis());
+        }
+        Map<String, Row> changed = new LinkedHashMap<>();
+        for (Row r : rows) {
+          cursor = Math.max(cursor, Math.min(r.updatedMillis(), System.currentTimeMillis()));
+          if (r.running()) {
+            colony.put(r.name(), r);
+          } else {
+            colony.remove(r.name());
+          }
+          if (!r.fingerprint().equals(seen.put(r.name(), r.fingerprint()))) {
+            changed.put(r.name(), r);
+          }
+        }
+        if (!changed.isEmpty() && stillPolling()) {
+          for (Row r : changed.values()) {
+            broadcast("ant", () -> views.json(views.row(r)), null);
+          }
+          var counts = views.json(views.colony(ColonySource.Filter.count(colony.values()), null));
+          broadcast("colony", () -> counts, null);
+          List<Row> needYou = colony.values().stream().filter(Row::needsHuman)
+              .sorted(java.util.Comparator.comparing(Row::name)).toList();
+          var inbox = views.json(views.inbox(needYou));
+          broadcast("inbox", () -> inbox, null);
+        }
+        Thread.sleep(pollEvery.toMillis());
+      } catch (InterruptedException stop) {
+        return;
+      } catch (RuntimeException e) {
+        log.warn("console: polling the colony failed: {}", views.redact(String.valueOf(e.getMessage())));
+        reread = 0;
+        try {
+          Thread.sleep(RETRY.toMillis());
+        } catch (InterruptedException stop) {
+          return;
+        }
+      }
+    }
+  }
+
+  private boolean stillFollowing(String ant) {
+    synchronized (this) {
+      return followers.get(ant) == Thread.currentThread() && !closed;
+    }
+  }
+
+  /** One ant's history long poll: new turns, and its row when anything happened. */
+  private void follow(String ant) {
+    String cursor = null;
+    while (stillFollowing(ant)) {
+      try {
+        if (cursor == null) {
+          cursor = source.waitTurns(ant, null, FOLLOW_WAIT).cursor(); // what the page read already
+          continue;
+        }
+        long asked = System.nanoTime();
+        TurnBatch b = source.waitTurns(ant, cursor, FOLLOW_WAIT);
+        cursor = b.cursor();
+        if (!stillFollowing(ant)) {
+          return;
+        }
+        if (!b.changed() && System.nanoTime() - asked < MIN_EMPTY_WAIT.toNanos()) {
+          Thread.sleep(MIN_EMPTY_WAIT.toMillis()); // a server that does not hold the long poll: no busy loop
+        }
+        if (!b.turns().isEmpty() || b.reset()) {
+          var turns = views.json(views.turns(ant, b));
+          broadcast("turns", () -> turns, ant);
+        }
+        if (b.changed()) {
+          var d = source.ant(ant);
+          if (d != null) {
+            var row = views.json(views.row(d.row()));
+            broadcast("ant", () -> row, ant);
+          }
+        }
+      } catch (InterruptedException stop) {
+        return;
+      } catch (RuntimeException e) {
+        log.debug("console: following {} failed: {}", ant, views.redact(String.valueOf(e.getMessage())));
+        cursor = null;
+        try {
+          Thread.sleep(RETRY.toMillis());
+        } catch (InterruptedException stop) {
+          return;
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    List<Viewer> all;
+    synchronized (this) {
+      closed = true;
+      all = List.copyOf(viewers);
+      if (poller != null) {
+        poller.interrupt();
+        poller = null;
+      }
+      followers.values().forEach(Thread::interrupt);
+      followers.clear();
+    }
+    all.forEach(this::detach);
+  }
+}

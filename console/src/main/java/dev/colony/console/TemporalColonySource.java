@@ -1,0 +1,572 @@
+package dev.colony.console;
+
+import com.google.protobuf.ByteString;
+import dev.colony.ant.AntRun;
+import dev.colony.ant.AntWorkflow;
+import dev.colony.ant.AntWorkflowImpl;
+import dev.colony.autonomy.Decide;
+import dev.colony.mailbox.Mail;
+import dev.colony.overseer.Turn;
+import dev.colony.overseer.TurnReport;
+import dev.colony.spec.AntIds;
+import dev.colony.supervision.ColonyEvent;
+import dev.colony.supervision.ColonyWorkflow;
+import dev.colony.visibility.AntCard;
+import dev.colony.visibility.AntSearchAttributes;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.common.v1.Payloads;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.enums.v1.HistoryEventFilterType;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.api.query.v1.WorkflowQuery;
+import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
+import io.temporal.api.workflowservice.v1.CountWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest;
+import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryResponse;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
+import io.temporal.api.workflowservice.v1.QueryWorkflowRequest;
+import io.temporal.api.workflowservice.v1.WorkflowServiceGrpc.WorkflowServiceBlockingStub;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionMetadata;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.common.SearchAttributeKey;
+import io.temporal.common.converter.DataConverter;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The colony as Temporal holds it: visibility (search attributes and memo cards) for the lists,
+ * histories for the config and the live turns, signals for the actions. Every call goes through
+ * {@link #rpc()} (counted: {@link #calls()}); actions go through a client whose identity is
+ * {@code console:<operator>}, so the history records who acted.
+ *
+ * <p>Visibility on the dev server (SQLite) has no {@code LIKE}, and {@code STARTS_WITH} is not on
+ * every server: the list reads the colony's ants (at most {@link #MAX_ANTS}), sorts them by name and
+ * filters by name part here; page tokens are offsets into that list.
+ */
+public final class TemporalColonySource implements ColonySource {
+  /** Set by the ant when its card changes; until every ant sets it the poller lists them all. */
+  static final SearchAttributeKey<OffsetDateTime> UPDATED_AT = SearchAttributeKey.forOffsetDateTime("AntUpdatedAt");
+  static final int MAX_ANTS = 2000;
+  private static final Duration CALL_DEADLINE = Duration.ofSeconds(10);
+  private static final Duration QUERY_DEADLINE = Duration.ofSeconds(2);
+  /**
+   * How long a history read from the start waits before it counts as caught up. A server answers
+   * a long poll with a shorter deadline at once, empty: that counts as caught up too.
+   */
+  private static final Duration CATCH_UP = Duration.ofMillis(500);
+
+  private final WorkflowClient client;
+  private final WorkflowServiceStubs stubs;
+  private final String namespace;
+  private final String colony;
+  private final String webUi;
+  private final DataConverter converter;
+  private final AtomicLong calls = new AtomicLong();
+  private final Map<String, AtomicLong> byMethod = new ConcurrentHashMap<>();
+  private final Map<String, WorkflowClient> operatorClients = new ConcurrentHashMap<>();
+  /** Whether the server refused a query on {@code AntUpdatedAt} (the attribute is not registered). */
+  private volatile boolean noUpdatedAt;
+
+  private final ClientInterceptor counter = new ClientInterceptor() {
+    @Override
+    public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
+      calls.incrementAndGet();
+      byMethod.computeIfAbsent(method.getBareMethodName(), k -> new AtomicLong()).incrementAndGet();
+      return next.newCall(method, options);
+    }
+  };
+
+  /**
+   * @param client a client of the namespace, with the colony's data converter
+   * @param webUi the Web UI's base address, for links; null when none
+   */
+  public TemporalColonySource(WorkflowClient client, String colony, String webUi) {
+    this.client = client;
+    this.stubs = client.getWorkflowServiceStubs();
+    this.namespace = client.getOptions().getNamespace();
+    this.colony = colony;
+    this.webUi = webUi;
+    this.converter = client.getOptions().getDataConverter();
+  }
+
+  @Override
+  public String colony() {
+    return colony;
+  }
+
+  @Override
+  public String namespace() {
+    return namespace;
+  }
+
+  @Override
+  public long calls() {
+    return calls.get();
+  }
+
+  @Override
+  public Map<String, Long> callsByMethod() {
+    Map<String, Long> m = new java.util.TreeMap<>();
+    byMethod.forEach((k, v) -> m.put(k, v.get()));
+    return m;
+  }
+
+  private WorkflowServiceBlockingStub rpc() {
+    return stubs.blockingStub().withInterceptors(counter);
+  }
+
+  private WorkflowServiceBlockingStub rpc(Duration deadline) {
+    return rpc().withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  static String quote(String s) {
+    return s.replace("\\", "\\\\").replace("'", "\\'");
+  }
+
+  private String base(boolean runningOnly) {
+    return "WorkflowType = '" + AntIds.WORKFLOW_TYPE + "' AND ColonyName = '" + quote(colony) + "'"
+        + (runningOnly ? " AND ExecutionStatus = 'Running'" : "");
+  }
+
+  static String filterQuery(Filter f) {
+    return switch (f) {
+      case ALL -> null;
+      case NEED_YOU -> "AntNeedsHuman = true";
+      case WORKING -> in(Filter.WORKING_STATES);
+      case WAITING -> in(Filter.WAITING_STATES);
+      case PAUSED -> "AntState = 'paused'";
+      case PARKED -> "AntState = 'parked'";
+    };
+  }
+
+  private static String in(List<String> states) {
+    return "AntState IN (" + String.join(", ", states.stream().map(x -> "'" + x + "'").toList()) + ")";
+  }
+
+  private <T> T call(String what, java.util.function.Supplier<T> c) {
+    try {
+      return c.get();
+    } catch (StatusRuntimeException e) {
+      throw new SourceException(what + ": Temporal answered " + e.getStatus().getCode()
+          + (e.getStatus().getDescription() == null ? "" : " (" + e.getStatus().getDescription() + ")"), e);
+    }
+  }
+
+  @Override
+  public Counts counts() {
+    return call("counting the ants", () -> new Counts(count(null), count(Filter.NEED_YOU), count(Filter.WORKING),
+        count(Filter.WAITING), count(Filter.PAUSED), count(Filter.PARKED)));
+  }
+
+  private long count(Filter f) {
+    String q = base(true) + (f == null || f == Filter.ALL ? "" : " AND (" + filterQuery(f) + ")");
+    return rpc(CALL_DEADLINE).countWorkflowExecutions(CountWorkflowExecutionsRequest.newBuilder()
+        .setNamespace(namespace).setQuery(q).build()).getCount();
+  }
+
+  @Override
+  public List<Row> list(Filter filter) {
+    String q = base(true) + (filterQuery(filter) == null ? "" : " AND (" + filterQuery(filter) + ")");
+    return call("listing the ants", () -> sorted(listQuery(q)));
+  }
+
+  private static List<Row> sorted(List<Row> rows) {
+    Map<String, Row> byName = new LinkedHashMap<>();
+    rows.stream().sorted(Comparator.comparing(Row::name)).forEach(r -> byName.putIfAbsent(r.name(), r));
+    return new ArrayList<>(byName.values());
+  }
+
+  private List<Row> listQuery(String query) {
+    List<Row> out = new ArrayList<>();
+    ByteString token = ByteString.EMPTY;
+    do {
+      ListWorkflowExecutionsResponse r = rpc(CALL_DEADLINE).listWorkflowExecutions(ListWorkflowExecutionsRequest
+          .newBuilder().setNamespace(namespace).setQuery(query).setPageSize(1000).setNextPageToken(token).build());
+      for (WorkflowExecutionInfo info : r.getExecutionsList()) {
+        Row row = row(info);
+        if (row != null) {
+          out.add(row);
+        }
+      }
+      token = r.getNextPageToken();
+    } while (!token.isEmpty() && out.size() < MAX_ANTS);
+    return out;
+  }
+
+  @Override
+  public List<Row> changedSince(long sinceMillis) {
+    if (!noUpdatedAt) {
+      String q = base(false) + " AND AntUpdatedAt >= '" + Instant.ofEpochMilli(sinceMillis) + "'";
+      try {
+        return listQuery(q);
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.INVALID_ARGUMENT) {
+          throw new SourceException("listing the changed ants: Temporal answered " + e.getStatus().getCode(), e);
+        }
+        noUpdatedAt = true; // not registered on this server: list every running ant instead
+      }
+    }
+    return call("listing the ants", () -> listQuery(base(true)));
+  }
+
+  Row row(WorkflowExecutionInfo info) {
+    WorkflowExecutionMetadata m = new WorkflowExecutionMetadata(info, converter);
+    var sa = m.getTypedSearchAttributes();
+    String name = sa.get(AntSearchAttributes.ANT);
+    if (name == null) {
+      String[] parts = AntIds.parse(info.getExecution().getWorkflowId());
+      name = parts == null ? null : parts[parts.length - 1];
+    }
+    if (name == null) {
+      return null;
+    }
+    AntCard card = card(m);
+    OffsetDateTime wake = sa.get(AntSearchAttributes.NEXT_WAKE);
+    OffsetDateTime updated = sa.get(UPDATED_AT);
+    boolean running = info.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+    String state = running ? sa.get(AntSearchAttributes.STATE) : "stopped";
+    return new Row(name, state, Boolean.TRUE.equals(sa.get(AntSearchAttributes.PAUSED)),
+        sa.get(AntSearchAttributes.PAUSE_REASON), orZero(sa.get(AntSearchAttributes.SESSIONS)),
+        orZero(sa.get(AntSearchAttributes.ERRORS)), orZero(sa.get(AntSearchAttributes.QUEUE)),
+        wake == null ? null : wake.toInstant().toEpochMilli(), sa.get(AntSearchAttributes.HOST),
+        running && Boolean.TRUE.equals(sa.get(AntSearchAttributes.NEEDS_HUMAN)),
+        sa.get(AntSearchAttributes.LAST_OUTCOME), card, running,
+        updated == null ? 0 : updated.toInstant().toEpochMilli());
+  }
+
+  private static long orZero(Long v) {
+    return v == null ? 0 : v;
+  }
+
+  /** The ant's card, null when it has none (older ants) or one newer than this console reads. */
+  private static AntCard card(WorkflowExecutionMetadata m) {
+    try {
+      AntCard card = m.getMemo(AntCard.MEMO_KEY, AntCard.class, AntCard.class);
+      return card == null || card.version() > AntCard.VERSION ? null : card;
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  private String workflowId(String ant) {
+    return AntIds.workflowId(colony, ant);
+  }
+
+  private WorkflowExecutionInfo describe(String workflowId) {
+    try {
+      return rpc(CALL_DEADLINE).describeWorkflowExecution(DescribeWorkflowExecutionRequest.newBuilder()
+          .setNamespace(namespace).setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).build())
+          .getWorkflowExecutionInfo();
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        return null;
+      }
+      throw new SourceException("describing " + workflowId + ": Temporal answered " + e.getStatus().getCode(), e);
+    }
+  }
+
+  @Override
+  public Detail ant(String name) {
+    WorkflowExecutionInfo info = describe(workflowId(name));
+    if (info == null) {
+      return null;
+    }
+    Row row = row(info);
+    var m = new WorkflowExecutionMetadata(info, converter);
+    String runId = info.getExecution().getRunId();
+    String link = webUi == null ? null : webUi + "/namespaces/" + enc(namespace) + "/workflows/"
+        + enc(workflowId(name)) + "/" + enc(runId) + "/history";
+    return new Detail(row, workflowId(name), runId, link, memoString(m, AntSearchAttributes.MEMO_DESCRIPTION),
+        memoString(m, AntSearchAttributes.MEMO_ENGINE));
+  }
+
+  private static String memoString(WorkflowExecutionMetadata m, String key) {
+    try {
+      return m.getMemo(key, String.class, String.class);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+
+  @Override
+  public Object config(String name) {
+    WorkflowExecutionInfo info = describe(workflowId(name));
+    if (info == null) {
+      return null;
+    }
+    GetWorkflowExecutionHistoryResponse r = call("reading the history", () -> rpc(CALL_DEADLINE)
+        .getWorkflowExecutionHistory(GetWorkflowExecutionHistoryRequest.newBuilder().setNamespace(namespace)
+            .setExecution(info.getExecution()).setMaximumPageSize(1).build()));
+    for (HistoryEvent e : r.getHistory().getEventsList()) {
+      if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED) {
+        Payloads input = e.getWorkflowExecutionStartedEventAttributes().getInput();
+        AntRun run = converter.fromPayloads(0, Optional.of(input), AntRun.class, AntRun.class);
+        return run == null ? null : run.spec();
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public Live live(String name) {
+    WorkflowExecutionInfo info = describe(workflowId(name));
+    if (info == null) {
+      throw new NoSuchElementException("no ant '" + name + "' in colony '" + colony + "'");
+    }
+    AntCard card = card(new WorkflowExecutionMetadata(info, converter));
+    List<Turn> turns = new ArrayList<>();
+    int session = 0;
+    ByteString token = ByteString.EMPTY;
+    do {
+      ByteString t = token;
+      GetWorkflowExecutionHistoryResponse r = call("reading the history", () -> rpc(CALL_DEADLINE)
+          .getWorkflowExecutionHistory(GetWorkflowExecutionHistoryRequest.newBuilder().setNamespace(namespace)
+              .setExecution(info.getExecution()).setNextPageToken(t).build()));
+      for (HistoryEvent e : r.getHistory().getEventsList()) {
+        TurnReport report = report(e);
+        if (report != null) {
+          if (report.session() != session) {
+            turns.clear();
+            session = report.session();
+          }
+          turns.addAll(report.turns());
+        }
+      }
+      token = r.getNextPageToken();
+    } while (!token.isEmpty());
+    boolean running = card != null ? card.sessionRunning()
+        : info.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+    List<Turn> last = turns.size() > 200 ? turns.subList(turns.size() - 200, turns.size()) : turns;
+    return new Live(session, running, List.copyOf(last));
+  }
+
+  /** The turns an accepted {@code reportTurns} update carries; null for any other event. */
+  private TurnReport report(HistoryEvent e) {
+    if (e.getEventType() != EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED) {
+      return null;
+    }
+    var input = e.getWorkflowExecutionUpdateAcceptedEventAttributes().getAcceptedRequest().getInput();
+    if (!"reportTurns".equals(input.getName())) {
+      return null;
+    }
+    try {
+      return converter.fromPayloads(0, Optional.of(input.getArgs()), TurnReport.class, TurnReport.class);
+    } catch (RuntimeException bad) {
+      return null;
+    }
+  }
+
+  @Override
+  public TurnBatch waitTurns(String name, String cursor, Duration maxWait) throws InterruptedException {
+    String runId;
+    ByteString token;
+    boolean reset = false;
+    if (cursor == null) {
+      WorkflowExecutionInfo info = describe(workflowId(name));
+      if (info == null) {
+        throw new NoSuchElementException("no ant '" + name + "'");
+      }
+      runId = info.getExecution().getRunId();
+      token = ByteString.EMPTY;
+    } else {
+      int colon = cursor.indexOf(':');
+      runId = cursor.substring(0, colon);
+      token = ByteString.copyFrom(Base64.getDecoder().decode(cursor.substring(colon + 1)));
+    }
+    List<Turn> turns = new ArrayList<>();
+    int session = 0;
+    boolean changed = false;
+    boolean initial = cursor == null;
+    int polls = 0;
+    while (true) {
+      // From the start, read until a call has to wait (caught up); then the cursor is where new
+      // events come. Otherwise one long poll, up to maxWait.
+      Duration wait = initial && polls > 0 ? CATCH_UP : maxWait;
+      polls++;
+      GetWorkflowExecutionHistoryResponse r;
+      try {
+        r = rpc(wait).getWorkflowExecutionHistory(GetWorkflowExecutionHistoryRequest.newBuilder()
+            .setNamespace(namespace).setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId(name)).setRunId(runId))
+            .setNextPageToken(token).setWaitNewEvent(true)
+            .setHistoryEventFilterType(HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT).build());
+      } catch (StatusRuntimeException e) {
+        if (Thread.currentThread().isInterrupted() || e.getStatus().getCode() == Status.Code.CANCELLED) {
+          throw new InterruptedException("stopped following " + name);
+        }
+        if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
+          break; // nothing new within the wait
+        }
+        throw new SourceException("following " + name + ": Temporal answered " + e.getStatus().getCode(), e);
+      }
+      String next = null;
+      for (HistoryEvent e : r.getHistory().getEventsList()) {
+        changed = true;
+        TurnReport report = report(e);
+        if (report != null) {
+          if (report.session() != session && session != 0) {
+            turns.clear();
+          }
+          session = report.session();
+          turns.addAll(report.turns());
+        }
+        if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW) {
+          next = e.getWorkflowExecutionContinuedAsNewEventAttributes().getNewExecutionRunId();
+        }
+      }
+      token = r.getNextPageToken();
+      if (next != null) {
+        runId = next;
+        token = ByteString.EMPTY;
+        reset = true;
+        turns.clear();
+        continue;
+      }
+      if (token.isEmpty() || !initial || r.getHistory().getEventsCount() == 0) {
+        break; // the run ended (no more events), one long poll answered, or caught up
+      }
+    }
+    return new TurnBatch(runId + ":" + Base64.getEncoder().encodeToString(token.toByteArray()), session,
+        List.copyOf(turns), reset, changed);
+  }
+
+  @Override
+  public Supervision supervision() {
+    String id = ColonyWorkflow.workflowId(colony);
+    WorkflowExecutionInfo info = describe(id);
+    if (info == null || info.getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+      return new Supervision(false, List.of(), List.of(), "no supervision workflow runs for colony '" + colony + "'");
+    }
+    var m = new WorkflowExecutionMetadata(info, converter);
+    try {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> card = m.getMemo("card", Map.class, Map.class);
+      if (card != null) {
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> groups = (List<Map<String, Object>>) card.getOrDefault("groups", List.of());
+        @SuppressWarnings("unchecked")
+        List<Object> events = (List<Object>) card.getOrDefault("events", List.of());
+        return new Supervision(true, groups, events, null);
+      }
+    } catch (RuntimeException unreadable) {
+      // fall back to the queries
+    }
+    try {
+      ColonyEvent[] events = query(info.getExecution(), "events", ColonyEvent[].class, 0L);
+      String[] failed = query(info.getExecution(), "failedGroups", String[].class);
+      List<Map<String, Object>> groups = new ArrayList<>();
+      for (String g : failed == null ? new String[0] : failed) {
+        groups.add(Map.of("name", g, "breaker", "open"));
+      }
+      return new Supervision(true, groups, events == null ? List.of() : List.of((Object[]) events),
+          "groups whose breaker is closed are not listed (no colony card)");
+    } catch (StatusRuntimeException e) {
+      return new Supervision(false, List.of(), List.of(), "the colony workflow did not answer (is a worker running?)");
+    }
+  }
+
+  private <T> T query(WorkflowExecution execution, String type, Class<T> result, Object... args) {
+    var q = WorkflowQuery.newBuilder().setQueryType(type);
+    Optional<Payloads> in = converter.toPayloads(args);
+    in.ifPresent(q::setQueryArgs);
+    var r = rpc(QUERY_DEADLINE).queryWorkflow(QueryWorkflowRequest.newBuilder().setNamespace(namespace)
+        .setExecution(execution).setQuery(q).build());
+    return converter.fromPayloads(0, Optional.of(r.getQueryResult()), result, result);
+  }
+
+  private WorkflowClient operatorClient(String operator) {
+    if (operatorClients.size() > 100) {
+      operatorClients.clear();
+    }
+    return operatorClients.computeIfAbsent(operator, o -> WorkflowClient.newInstance(stubs,
+        client.getOptions().toBuilder().setIdentity("console:" + o).build()));
+  }
+
+  @Override
+  public String act(String name, Action action, String operator) {
+    AntWorkflow ant = operatorClient(operator).newWorkflowStub(AntWorkflow.class, workflowId(name));
+    calls.incrementAndGet();
+    byMethod.computeIfAbsent("SignalWorkflowExecution", k -> new AtomicLong()).incrementAndGet();
+    try {
+      return switch (action.kind()) {
+        case "pause" -> {
+          ant.pause();
+          yield "pause sent; it pauses after its current session";
+        }
+        case "resume" -> {
+          ant.resume();
+          yield "resume sent";
+        }
+        case "stop" -> {
+          ant.stop();
+          yield "stop sent";
+        }
+        case "abort" -> {
+          ant.abort();
+          yield "abort sent";
+        }
+        case "clear" -> {
+          ant.clear();
+          yield "clear sent";
+        }
+        case "send", "urgent" -> {
+          String text = action.text() == null ? "" : action.text().strip();
+          if (text.isEmpty()) {
+            throw new IllegalArgumentException("the message is empty");
+          }
+          if (text.length() > AntWorkflowImpl.MAX_MESSAGE_CHARS) {
+            throw new IllegalArgumentException("the message is over " + AntWorkflowImpl.MAX_MESSAGE_CHARS + " characters");
+          }
+          boolean urgent = action.kind().equals("urgent");
+          ant.message(new Mail(text, urgent, null, UUID.randomUUID().toString()));
+          yield urgent ? "urgent message sent" : "message queued";
+        }
+        case "approve", "deny" -> {
+          boolean approve = action.kind().equals("approve");
+          ant.decide(new Decide(action.id(), approve, operator, action.note()));
+          yield (approve ? "approval" : "denial") + " sent for "
+              + (action.id() == null ? "the oldest waiting request" : "request #" + action.id());
+        }
+        default -> throw new IllegalArgumentException("unknown action '" + action.kind() + "'");
+      };
+    } catch (WorkflowNotFoundException e) {
+      throw new NoSuchElementException("no ant '" + name + "' runs in colony '" + colony + "'");
+    } catch (io.temporal.client.WorkflowServiceException e) {
+      Throwable c = e.getCause();
+      if (c instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        throw new NoSuchElementException("no ant '" + name + "' runs in colony '" + colony + "'");
+      }
+      throw new SourceException("sending " + action.kind() + " to " + name + ": Temporal refused it", e);
+    }
+  }
+}

@@ -1,0 +1,269 @@
+package dev.colony.console;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.colony.config.Secrets;
+import dev.colony.console.ColonySource.Counts;
+import dev.colony.console.ColonySource.Row;
+import dev.colony.console.ColonySource.TurnBatch;
+import dev.colony.visibility.AntCard;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The answers of the JSON API built from what the source read, and the one way out: {@link #json}
+ * writes an answer with every string (keys and values) passed through the redactor.
+ */
+final class Views {
+  static final ObjectMapper MAPPER = new ObjectMapper()
+      .findAndRegisterModules()
+      .configure(com.fasterxml.jackson.databind.SerializationFeature.FAIL_ON_EMPTY_BEANS, false)
+      .configure(com.fasterxml.jackson.databind.SerializationFeature.WRITE_DATES_AS_TIMESTAMPS, true);
+
+  private final Secrets secrets;
+  private final String colony;
+  private final String namespace;
+  private final String webUi;
+
+  Views(Secrets secrets, String colony, String namespace, String webUi) {
+    this.secrets = secrets;
+    this.colony = colony;
+    this.namespace = namespace;
+    this.webUi = webUi;
+  }
+
+  /**
+   * Writes a sample answer once, at start: the first write of a card costs Jackson a second or more
+   * of introspection, which would otherwise delay the first live event.
+   */
+  void warmUp() {
+    AntCard card = new AntCard(AntCard.VERSION, 0, "waiting", 0, "", null, null, null, 0, false, null, 0, 0, 0, null, null,
+        "UTC", null, null, List.of(new AntCard.DayCost("2026-01-01", 0, 0)),
+        List.of(new AntCard.SessionRecord(1, 0, 0, "success", "", 0, 0, 0, 0, "")), List.of(),
+        List.of(new AntCard.QueuedMail("", false, null)), 0);
+    json(row(new Row("warm-up", "waiting", false, null, 0, 0, 0, null, null, false, null, card, true, 0)));
+    json(inbox(List.of()));
+    json(colony(new Counts(0, 0, 0, 0, 0, 0), null));
+  }
+
+  String redact(String s) {
+    return secrets.redact(s);
+  }
+
+  /** {@code answer} as JSON, every string redacted. */
+  String json(Object answer) {
+    JsonNode tree = MAPPER.valueToTree(answer);
+    try {
+      return MAPPER.writeValueAsString(redact(tree));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private JsonNode redact(JsonNode n) {
+    if (n.isTextual()) {
+      String r = secrets.redact(n.textValue());
+      return r.equals(n.textValue()) ? n : TextNode.valueOf(r);
+    }
+    if (n.isArray()) {
+      ArrayNode a = (ArrayNode) n;
+      for (int i = 0; i < a.size(); i++) {
+        a.set(i, redact(a.get(i)));
+      }
+    } else if (n.isObject()) {
+      ObjectNode o = (ObjectNode) n;
+      Map<String, JsonNode> fields = new LinkedHashMap<>();
+      for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
+        var e = it.next();
+        fields.put(secrets.redact(e.getKey()), redact(e.getValue()));
+      }
+      o.removeAll();
+      fields.forEach(o::set);
+    }
+    return n;
+  }
+
+  Map<String, Object> colony(Counts counts, Auth.Principal who) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("colony", colony);
+    m.put("namespace", namespace);
+    m.put("webUi", webUi);
+    m.put("counts", counts);
+    if (who != null) {
+      m.put("role", who.operator() ? "operator" : "read");
+      m.put("operator", who.name());
+    }
+    return m;
+  }
+
+  Map<String, Object> row(Row r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", r.name());
+    m.put("state", r.state());
+    m.put("running", r.running());
+    m.put("paused", r.paused());
+    m.put("pauseReason", r.pauseReason());
+    m.put("sessions", r.sessions());
+    m.put("errors", r.errors());
+    m.put("queue", r.queue());
+    m.put("nextWake", r.nextWake());
+    m.put("host", r.host());
+    m.put("needsHuman", r.needsHuman());
+    m.put("lastOutcome", r.lastOutcome());
+    m.put("updatedAt", r.updatedMillis() == 0 ? null : r.updatedMillis());
+    m.put("card", r.card());
+    return m;
+  }
+
+  Map<String, Object> detail(ColonySource.Detail d) {
+    Map<String, Object> m = row(d.row());
+    m.put("workflowId", d.workflowId());
+    m.put("runId", d.runId());
+    m.put("webUiUrl", d.webUiUrl());
+    m.put("description", d.description());
+    m.put("engine", d.engine());
+    return m;
+  }
+
+  Map<String, Object> turns(String ant, TurnBatch b) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("ant", ant);
+    m.put("session", b.session());
+    m.put("reset", b.reset());
+    m.put("turns", b.turns());
+    return m;
+  }
+
+  /** The inbox: what each ant needing a human waits for, oldest first. */
+  Map<String, Object> inbox(List<Row> rows) {
+    List<Map<String, Object>> items = new ArrayList<>();
+    for (Row r : rows) {
+      AntCard c = r.card();
+      if (c != null && !c.confirmations().isEmpty()) {
+        for (var p : c.confirmations()) {
+          items.add(item(r.name(), "confirmation", since(c, r), p.tool() + ": " + p.summary(), p, List.of("approve", "deny")));
+        }
+        continue;
+      }
+      String kind = c != null && c.needsHuman() != null ? c.needsHuman()
+          : r.pauseReason() != null && !r.pauseReason().equals("operator") ? r.pauseReason()
+          : "parked".equals(r.state()) ? "parked" : "escalated";
+      String detail = c != null && c.needsHumanDetail() != null ? c.needsHumanDetail()
+          : c != null && c.lastError() != null ? c.lastError() : r.lastOutcome();
+      List<String> actions = switch (kind) {
+        case "confirmation" -> List.of("approve", "deny");
+        case "parked" -> List.of("resume", "stop");
+        default -> List.of("resume", "abort");
+      };
+      items.add(item(r.name(), kind, since(c, r), detail, null, actions));
+    }
+    items.sort(Comparator.comparingLong(i -> (Long) i.get("sinceMillis")));
+    return Map.of("items", items);
+  }
+
+  private static long since(AntCard c, Row r) {
+    if (c != null && c.needsHumanSinceMillis() != null) {
+      return c.needsHumanSinceMillis();
+    }
+    return c != null ? c.stateSinceMillis() : r.updatedMillis();
+  }
+
+  private static Map<String, Object> item(String ant, String kind, long since, String detail, Object confirmation,
+      List<String> actions) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("ant", ant);
+    m.put("kind", kind);
+    m.put("sinceMillis", since);
+    m.put("detail", detail);
+    m.put("confirmation", confirmation);
+    m.put("actions", actions);
+    return m;
+  }
+
+  /** The last {@code days} days (UTC), oldest first. */
+  static List<String> days(int days, LocalDate today) {
+    List<String> out = new ArrayList<>();
+    for (int i = days - 1; i >= 0; i--) {
+      out.add(today.minusDays(i).toString());
+    }
+    return out;
+  }
+
+  /** Cost per ant per day from the cards' ledgers, the colony's total, the budgets. */
+  Map<String, Object> costs(List<Row> rows, int days) {
+    List<String> dayList = days(days, LocalDate.now(ZoneOffset.UTC));
+    double[] total = new double[days];
+    List<Map<String, Object>> ants = new ArrayList<>();
+    double sum = 0;
+    for (Row r : rows) {
+      AntCard c = r.card();
+      double[] usd = new double[days];
+      int[] sessions = new int[days];
+      double antTotal = 0;
+      if (c != null) {
+        for (var d : c.ledger()) {
+          int i = dayList.indexOf(d.day());
+          if (i >= 0) {
+            usd[i] += d.usd();
+            sessions[i] += d.sessions();
+            total[i] += d.usd();
+            antTotal += d.usd();
+          }
+        }
+      }
+      sum += antTotal;
+      Map<String, Object> a = new LinkedHashMap<>();
+      a.put("name", r.name());
+      a.put("perDay", usd);
+      a.put("sessionsPerDay", sessions);
+      a.put("totalUsd", antTotal);
+      a.put("dailyBudgetUsd", c == null ? null : c.dailyBudgetUsd());
+      a.put("monthlyBudgetUsd", c == null ? null : c.monthlyBudgetUsd());
+      a.put("todayUsd", c == null ? 0 : c.costTodayUsd());
+      a.put("monthUsd", c == null ? 0 : c.costMonthUsd());
+      ants.add(a);
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("days", dayList);
+    m.put("ants", ants);
+    m.put("totalPerDay", total);
+    m.put("totalUsd", sum);
+    return m;
+  }
+
+  /** The same as CSV: {@code day,ant,usd,sessions}, redacted. */
+  String costsCsv(List<Row> rows, int days) {
+    StringBuilder sb = new StringBuilder("day,ant,usd,sessions\n");
+    List<String> dayList = days(days, LocalDate.now(ZoneOffset.UTC));
+    for (Row r : rows) {
+      Map<String, double[]> byDay = new LinkedHashMap<>();
+      if (r.card() != null) {
+        for (var d : r.card().ledger()) {
+          byDay.computeIfAbsent(d.day(), k -> new double[2]);
+          byDay.get(d.day())[0] += d.usd();
+          byDay.get(d.day())[1] += d.sessions();
+        }
+      }
+      for (String day : dayList) {
+        double[] v = byDay.getOrDefault(day, new double[2]);
+        sb.append(day).append(',').append(csv(r.name())).append(',')
+            .append(String.format(java.util.Locale.ROOT, "%.4f", v[0])).append(',').append((long) v[1]).append('\n');
+      }
+    }
+    return secrets.redact(sb.toString());
+  }
+
+  private static String csv(String s) {
+    return s.matches("[A-Za-z0-9_.-]*") ? s : '"' + s.replace("\"", "\"\"") + '"';
+  }
+}

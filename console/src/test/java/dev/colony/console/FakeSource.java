@@ -1,0 +1,151 @@
+package dev.colony.console;
+
+import dev.colony.overseer.Turn;
+import dev.colony.visibility.AntCard;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A colony in memory: rows the test sets, turns it adds, the actions it was sent, every call counted. */
+final class FakeSource implements ColonySource {
+  final Map<String, Row> rows = new ConcurrentHashMap<>();
+  final Map<String, List<Turn>> turns = new ConcurrentHashMap<>();
+  final List<String> actions = new CopyOnWriteArrayList<>();
+  final AtomicLong calls = new AtomicLong();
+  final AtomicLong changedSinceCalls = new AtomicLong();
+  final AtomicLong countsCalls = new AtomicLong();
+  final AtomicInteger following = new AtomicInteger();
+  final AtomicInteger maxFollowing = new AtomicInteger();
+  private final Object lock = new Object();
+
+  static AntCard card(long revision, String doing) {
+    return new AntCard(AntCard.VERSION, revision, "waiting", 1_000L, doing, null, null, null, 0, false, null, 0,
+        0.5, 2.0, 5.0, null, "UTC", null, null,
+        List.of(new AntCard.DayCost(java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString(), 0.5, 2)),
+        List.of(), List.of(), List.of(), 0);
+  }
+
+  static Row row(String name, long revision, String doing) {
+    return new Row(name, "waiting", false, null, 3, 0, 0, null, "host1", false, "success", card(revision, doing),
+        true, System.currentTimeMillis());
+  }
+
+  void put(Row r) {
+    synchronized (lock) {
+      rows.put(r.name(), r);
+      lock.notifyAll();
+    }
+  }
+
+  void addTurns(String ant, Turn... t) {
+    synchronized (lock) {
+      turns.computeIfAbsent(ant, k -> new CopyOnWriteArrayList<>()).addAll(List.of(t));
+      lock.notifyAll();
+    }
+  }
+
+  @Override
+  public String colony() {
+    return "hello";
+  }
+
+  @Override
+  public String namespace() {
+    return "default";
+  }
+
+  @Override
+  public Counts counts() {
+    calls.incrementAndGet();
+    countsCalls.incrementAndGet();
+    long total = rows.size();
+    long need = rows.values().stream().filter(Row::needsHuman).count();
+    return new Counts(total, need, 0, total, 0, 0);
+  }
+
+  @Override
+  public List<Row> list(Filter filter) {
+    calls.incrementAndGet();
+    return rows.values().stream().filter(r -> filter != Filter.NEED_YOU || r.needsHuman())
+        .sorted(Comparator.comparing(Row::name)).toList();
+  }
+
+  @Override
+  public List<Row> changedSince(long sinceMillis) {
+    calls.incrementAndGet();
+    changedSinceCalls.incrementAndGet();
+    return rows.values().stream().filter(r -> r.updatedMillis() >= sinceMillis).toList();
+  }
+
+  @Override
+  public Detail ant(String name) {
+    calls.incrementAndGet();
+    Row r = rows.get(name);
+    return r == null ? null : new Detail(r, "ant/hello/" + name, "run-1", null, "an ant", "claude");
+  }
+
+  @Override
+  public Object config(String name) {
+    calls.incrementAndGet();
+    return rows.containsKey(name) ? Map.of("name", name, "prompt", "do the work") : null;
+  }
+
+  @Override
+  public Live live(String name) {
+    calls.incrementAndGet();
+    if (!rows.containsKey(name)) {
+      throw new NoSuchElementException("no ant '" + name + "'");
+    }
+    return new Live(1, true, List.copyOf(turns.getOrDefault(name, List.of())));
+  }
+
+  @Override
+  public TurnBatch waitTurns(String name, String cursor, Duration maxWait) throws InterruptedException {
+    calls.incrementAndGet();
+    int now = following.incrementAndGet();
+    maxFollowing.accumulateAndGet(now, Math::max);
+    try {
+      int from = cursor == null ? 0 : Integer.parseInt(cursor);
+      long deadline = System.currentTimeMillis() + maxWait.toMillis();
+      synchronized (lock) {
+        List<Turn> all = turns.getOrDefault(name, List.of());
+        while (cursor != null && all.size() <= from && System.currentTimeMillis() < deadline) {
+          lock.wait(Math.max(1, deadline - System.currentTimeMillis()));
+          all = turns.getOrDefault(name, List.of());
+        }
+        List<Turn> fresh = new ArrayList<>(all.subList(Math.min(from, all.size()), all.size()));
+        return new TurnBatch(String.valueOf(all.size()), 1, cursor == null ? List.of() : fresh, false, !fresh.isEmpty());
+      }
+    } finally {
+      following.decrementAndGet();
+    }
+  }
+
+  @Override
+  public Supervision supervision() {
+    calls.incrementAndGet();
+    return new Supervision(false, List.of(), List.of(), "no supervision workflow");
+  }
+
+  @Override
+  public String act(String name, Action action, String operator) {
+    calls.incrementAndGet();
+    if (!rows.containsKey(name)) {
+      throw new NoSuchElementException("no ant '" + name + "' runs");
+    }
+    actions.add(name + " " + action.kind() + " by " + operator + (action.text() == null ? "" : ": " + action.text()));
+    return action.kind() + " sent";
+  }
+
+  @Override
+  public long calls() {
+    return calls.get();
+  }
+}

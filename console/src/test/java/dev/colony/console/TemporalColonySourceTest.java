@@ -1,0 +1,194 @@
+package dev.colony.console;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.ant.AntRun;
+import dev.colony.ant.AntStats;
+import dev.colony.ant.AntStatus;
+import dev.colony.ant.AntWorkflow;
+import dev.colony.autonomy.ConfirmationDecision;
+import dev.colony.autonomy.ConfirmationRequest;
+import dev.colony.autonomy.Decide;
+import dev.colony.mailbox.Mail;
+import dev.colony.overseer.Turn;
+import dev.colony.overseer.TurnReply;
+import dev.colony.overseer.TurnReport;
+import dev.colony.spec.AntSpec;
+import dev.colony.testing.Specs;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.workflow.Workflow;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The Temporal side against the in-memory server (which has no visibility list, so the lists are
+ * checked against the dev server by hand, see docs/console.md): the signals an action sends and who
+ * is recorded sending them, the turns read from {@code reportTurns} updates, the long poll, the config.
+ */
+@Timeout(60)
+class TemporalColonySourceTest {
+  /** An ant that only takes what it is sent. */
+  public static class FakeAnt implements AntWorkflow {
+    private boolean stopped;
+
+    @Override
+    public void run(AntRun run) {
+      Workflow.await(() -> stopped);
+    }
+
+    @Override
+    public void pause() {}
+
+    @Override
+    public void resume() {}
+
+    @Override
+    public void stop() {
+      stopped = true;
+    }
+
+    @Override
+    public void message(Mail mail) {}
+
+    @Override
+    public void restart(dev.colony.supervision.Restart restart) {}
+
+    @Override
+    public void sessionStarted(int session) {}
+
+    @Override
+    public void githubIssue(dev.colony.trigger.IssueEvent issue) {}
+
+    @Override
+    public void abort() {}
+
+    @Override
+    public TurnReply reportTurns(TurnReport report) {
+      return new TurnReply(List.of(), false);
+    }
+
+    @Override
+    public void validateReportTurns(TurnReport report) {}
+
+    @Override
+    public void upgrade() {}
+
+    @Override
+    public void clear() {}
+
+    @Override
+    public void configure(AntSpec spec) {}
+
+    @Override
+    public ConfirmationDecision confirm(ConfirmationRequest request) {
+      return null;
+    }
+
+    @Override
+    public void decide(Decide decision) {}
+
+    @Override
+    public AntStatus status() {
+      return null;
+    }
+
+    @Override
+    public AntStats stats() {
+      return null;
+    }
+  }
+
+  TestWorkflowEnvironment env;
+  WorkflowClient client;
+  TemporalColonySource source;
+  AntWorkflow alpha;
+
+  @BeforeEach
+  void start() {
+    env = TestWorkflowEnvironment.newInstance();
+    env.newWorker("q").registerWorkflowImplementationTypes(FakeAnt.class);
+    env.start();
+    client = env.getWorkflowClient();
+    alpha = client.newWorkflowStub(AntWorkflow.class, WorkflowOptions.newBuilder().setTaskQueue("q")
+        .setWorkflowId("ant/hello/alpha").build());
+    WorkflowClient.start(alpha::run, new AntRun(Specs.ant("alpha").colony("hello").build(), null));
+    source = new TemporalColonySource(client, "hello", "http://ui");
+  }
+
+  @AfterEach
+  void stop() {
+    env.close();
+  }
+
+  private List<HistoryEvent> signals() {
+    return client.fetchHistory("ant/hello/alpha").getEvents().stream()
+        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED).toList();
+  }
+
+  private <T> T input(HistoryEvent e, Class<T> type) {
+    return client.getOptions().getDataConverter().fromPayloads(0,
+        Optional.of(e.getWorkflowExecutionSignaledEventAttributes().getInput()), type, type);
+  }
+
+  @Test
+  void actionsAreTheCliSignalsSentAsTheOperator() {
+    long before = source.calls();
+    source.act("alpha", new ColonySource.Action("pause", null, null, null), "Ada");
+    source.act("alpha", new ColonySource.Action("urgent", "stop and test", null, null), "Ada");
+    source.act("alpha", new ColonySource.Action("deny", null, 3, "too risky"), "Grace");
+    List<HistoryEvent> s = signals();
+    assertEquals(List.of("pause", "message", "decide"),
+        s.stream().map(e -> e.getWorkflowExecutionSignaledEventAttributes().getSignalName()).toList());
+    assertEquals(List.of("console:Ada", "console:Ada", "console:Grace"),
+        s.stream().map(e -> e.getWorkflowExecutionSignaledEventAttributes().getIdentity()).toList());
+    Mail mail = input(s.get(1), Mail.class);
+    assertEquals("stop and test", mail.text());
+    assertTrue(mail.urgent());
+    assertEquals(new Decide(3, false, "Grace", "too risky"), input(s.get(2), Decide.class));
+    assertEquals(before + 3, source.calls());
+    assertThrows(IllegalArgumentException.class,
+        () -> source.act("alpha", new ColonySource.Action("send", " ", null, null), "Ada"));
+    assertThrows(NoSuchElementException.class,
+        () -> source.act("nobody", new ColonySource.Action("pause", null, null, null), "Ada"));
+  }
+
+  @Test
+  void theAntItsConfigAndItsLiveTurns() {
+    ColonySource.Detail d = source.ant("alpha");
+    assertEquals("ant/hello/alpha", d.workflowId());
+    assertEquals("alpha", d.row().name());
+    assertTrue(d.row().running());
+    assertNull(d.row().card(), "no card: tolerated");
+    assertTrue(d.webUiUrl().startsWith("http://ui/namespaces/"), d.webUiUrl());
+    assertNull(source.ant("nobody"));
+    assertEquals("do the work", ((AntSpec) source.config("alpha")).instructions());
+
+    alpha.reportTurns(new TurnReport(1, List.of(Turn.tool("Bash", "ls", "README.md", false)), List.of(), 0));
+    assertEquals(List.of("Bash"), source.live("alpha").turns().stream().map(Turn::name).toList());
+    alpha.reportTurns(new TurnReport(2, List.of(Turn.text("tests pass")), List.of(), 0));
+    ColonySource.Live live = source.live("alpha");
+    assertEquals(2, live.session(), "the last session's turns only");
+    assertEquals(List.of("tests pass"), live.turns().stream().map(Turn::input).toList());
+    // The history long poll (waitTurns) is not checked here: the in-memory server fails a
+    // waitNewEvent read with a page token (IndexOutOfBoundsException in TestWorkflowService).
+  }
+
+  @Test
+  void queriesQuoteTheColonyName() {
+    assertEquals("it\\'s", TemporalColonySource.quote("it's"));
+    assertTrue(TemporalColonySource.filterQuery(ColonySource.Filter.WORKING).startsWith("AntState IN ('building_prompt'"));
+    assertNull(TemporalColonySource.filterQuery(ColonySource.Filter.ALL));
+  }
+}
