@@ -50,7 +50,7 @@ function append(parent, children) {
     if (c === null || c === undefined || c === false) continue;
     if (Array.isArray(c)) append(parent, c);
     else if (c instanceof Node) parent.appendChild(c);
-    else parent.appendChild(document.createTextNode(clean(c)));
+    else parent.appendChild(document.createTextNode(clean(c, 200000, true)));
   }
 }
 
@@ -388,4 +388,16 @@ export function banner(container, message) {
   const b = el('div', { class: 'error-banner', role: 'alert' }, clean(message, 600));
   container.prepend(b);
   return b;
+}
+
+/** A short message at the bottom of the screen (e.g. "approve sent" after its item vanished). */
+export function toast(text, isError = false) {
+  let box = document.getElementById('toasts');
+  if (!box) {
+    box = el('div', { id: 'toasts', class: 'toasts', role: 'status', 'aria-live': 'polite' });
+    document.body.append(box);
+  }
+  const t = el('div', { class: 'toast' + (isError ? ' err' : '') }, clean(text, 300));
+  box.append(t);
+  setTimeout(() => t.remove(), 5000);
 }
