@@ -160,8 +160,8 @@ function renderChart() {
     width, height: 200,
     legend: { show: true },
     cursor: { drag: { x: false, y: false } },
-    scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(0.01, max * 1.1)] } },
-    axes: [{ space: 50 }, { values: (u, vals) => vals.map((v) => '$' + v.toFixed(v < 1 ? 2 : 0)), size: 50 }],
+    scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(0.1, max * 1.1)] } },
+    axes: [{ space: 50 }, { values: (u, vals) => vals.map((v) => '$' + (v < 10 ? v.toFixed(2) : v.toFixed(0))), size: 50 }],
     series: [
       { value: (u, v) => (v === null ? '–' : new Date(v * 1000).toLocaleDateString()) },
       { label: 'USD', stroke: '#2457c5', fill: 'rgba(36,87,197,.25)', width: 1, paths: window.uPlot.paths.bars({ size: [0.7, 40] }), points: { show: false }, value: (u, v) => (v === null ? '–' : usd(v)) },

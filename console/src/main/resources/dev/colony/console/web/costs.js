@@ -55,7 +55,8 @@ function render() {
     stat('At their daily cap', String(over), `of ${dailyCaps.length} ant${dailyCaps.length === 1 ? '' : 's'} with one`));
   const empty = $('empty');
   empty.classList.toggle('hidden', ants.length > 0);
-  if (!ants.length) clear(empty, el('p', null, 'No spend recorded yet — costs show up after the first sessions.'));
+  if (!ants.length) clear(empty, el('p', null, el('strong', null, 'No ants, no costs yet.')), el('p', null, 'Costs show up here after the first sessions.'));
+  document.querySelectorAll('main > section.panel').forEach((s) => s.classList.toggle('hidden', ants.length === 0));
   renderChart(ds, ants, tot);
   renderBudgets(ants);
   renderMatrix(ds, ants, tot);
@@ -87,7 +88,7 @@ function renderChart(ds, ants, tot) {
   plot = new window.uPlot({
     width: Math.max(280, box.clientWidth), height: window.innerWidth < 600 ? 220 : 300,
     cursor: { drag: { x: false, y: false } },
-    scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(0.01, max * 1.1)] } },
+    scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(1, max * 1.1)] } },
     axes: [{ space: 60 }, { values: (u, vals) => vals.map((v) => '$' + (v < 10 ? v.toFixed(2) : v.toFixed(0))), size: 56 }],
     series,
   }, values, box);

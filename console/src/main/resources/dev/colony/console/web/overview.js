@@ -28,8 +28,9 @@ $('q').addEventListener('input', () => {
   clearTimeout(debounce);
   debounce = setTimeout(() => { q = $('q').value.trim(); restart(); }, 250);
 });
-$('prev').addEventListener('click', () => { if (pageIndex > 0) { pageIndex--; load(); } });
-$('next').addEventListener('click', () => { if (next) { tokens[pageIndex + 1] = next; pageIndex++; load(); } });
+const toTop = () => { if ($('ants').getBoundingClientRect().top < 0) $('ants').scrollIntoView({ block: 'start' }); };
+$('prev').addEventListener('click', () => { if (pageIndex > 0) { pageIndex--; load().then(toTop); } });
+$('next').addEventListener('click', () => { if (next) { tokens[pageIndex + 1] = next; pageIndex++; load().then(toTop); } });
 
 function restart() {
   tokens = [null];
@@ -76,6 +77,8 @@ async function load() {
   $('summary').textContent = `${total} ant${total === 1 ? '' : 's'}` + (filter !== 'all' ? ` · ${label}` : '') + (q ? ` · name contains “${clean(q, 60)}”` : '');
   const empty = $('empty');
   empty.classList.toggle('hidden', ants.length > 0);
+  $('ants').classList.toggle('hidden', ants.length === 0);
+  document.querySelector('.pager').classList.toggle('hidden', pageIndex === 0 && !next);
   if (!ants.length) {
     if (filter === 'all' && !q && pageIndex === 0) {
       clear(empty, el('p', null, el('strong', null, 'No ants yet.')),
