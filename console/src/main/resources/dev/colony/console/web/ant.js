@@ -343,6 +343,6 @@ if (!name) {
       renderAll();
     },
     turns: onTurns,
-    open() { if (detail) loadLive(); },
+    open(again) { if (again && detail) { reload(); loadLive(); } },
   });
 }

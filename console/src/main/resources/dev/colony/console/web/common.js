@@ -358,29 +358,59 @@ export function setInboxCount(n) {
   topEls.inboxCount.classList.toggle('hot', n > 0);
 }
 
-/** One EventSource per page. handlers: {ant(row), turns(t), inbox(i), colony(c) (top bar is updated anyway)}. */
+/**
+ * One EventSource per page. handlers: {ant(row), turns(t), inbox(i), colony(c) (the top bar is updated anyway),
+ * open(reconnected)}: open(true) after a lost connection came back, so the page can reload what it missed.
+ * EventSource retries by itself after a network error, but gives up for good on an HTTP error (401, 502):
+ * then this opens a new one after a pause (and a 401 sends the user to the login page).
+ */
 export function live(url, handlers = {}) {
-  const es = new EventSource(url);
+  let es = null;
+  let opened = false;
+  let lost = false;
+  let delay = 2000;
+  let timer = 0;
   const setLive = (on) => {
     if (!topEls.live) return;
     topEls.live.className = 'live ' + (on ? 'on' : 'off');
     topEls.live.textContent = on ? 'live' : 'reconnecting…';
     topEls.live.title = on ? 'Live updates: connected' : 'Live updates: connection lost, retrying';
   };
-  es.addEventListener('open', () => { setLive(true); if (handlers.open) handlers.open(); });
-  es.addEventListener('error', () => setLive(false));
   const parse = (ev) => { try { return JSON.parse(ev.data); } catch (e) { return null; } };
-  es.addEventListener('colony', (ev) => { const d = parse(ev); if (d) { setColony(d); if (handlers.colony) handlers.colony(d); } });
-  for (const kind of ['ant', 'turns', 'inbox']) {
-    es.addEventListener(kind, (ev) => {
-      const d = parse(ev);
-      if (d && handlers[kind]) {
-        try { handlers[kind](d); } catch (e) { console.error('live ' + kind, e); }
+  const connect = () => {
+    timer = 0;
+    es = new EventSource(url);
+    es.addEventListener('open', () => {
+      setLive(true);
+      delay = 2000;
+      const again = opened && lost;
+      opened = true;
+      lost = false;
+      if (handlers.open) handlers.open(again);
+    });
+    es.addEventListener('error', () => {
+      setLive(false);
+      lost = true;
+      if (es.readyState === EventSource.CLOSED && !timer) {
+        es.close();
+        getJson('/api/colony').then(setColony).catch(() => {}); // a 401 goes to the login page
+        timer = setTimeout(connect, delay);
+        delay = Math.min(delay * 2, 30000);
       }
     });
-  }
-  window.addEventListener('pagehide', () => es.close());
-  return es;
+    es.addEventListener('colony', (ev) => { const d = parse(ev); if (d) { setColony(d); if (handlers.colony) handlers.colony(d); } });
+    for (const kind of ['ant', 'turns', 'inbox']) {
+      es.addEventListener(kind, (ev) => {
+        const d = parse(ev);
+        if (d && handlers[kind]) {
+          try { handlers[kind](d); } catch (e) { console.error('live ' + kind, e); }
+        }
+      });
+    }
+  };
+  connect();
+  window.addEventListener('pagehide', () => { if (es) es.close(); clearTimeout(timer); });
+  return { close: () => { if (es) es.close(); clearTimeout(timer); } };
 }
 
 /** A red banner at the top of main, for a failed load. */

@@ -142,6 +142,7 @@ function more(box, total, shown, fn) {
 // Costs change slowly: refresh the figures when the colony's counts change, at most once a minute.
 let lastLoad = Date.now();
 live('/api/events', {
+  open(again) { if (again) load(); },
   colony() { if (Date.now() - lastLoad > 60000) { lastLoad = Date.now(); load(); } },
 });
 load();

@@ -1,6 +1,6 @@
 import {
   el, clean, cleanBlock, clear, getJson, topbar, live, timeEl, antHref, antApi, actionButton, canAct, onColony,
-  NEED_LABEL, setInboxCount, banner, toast,
+  NEED_LABEL, banner, toast,
 } from './common.js';
 
 const $ = (id) => document.getElementById(id);
@@ -88,7 +88,6 @@ function show(ans) {
     if (!seen.has(k)) { card.remove(); cards.delete(k); }
   }
   const n = items.length;
-  setInboxCount(n);
   $('summary').textContent = n ? `${n} thing${n === 1 ? '' : 's'} wait${n === 1 ? 's' : ''} for a human, oldest first` : '';
   const empty = $('empty');
   empty.classList.toggle('hidden', n > 0);
@@ -116,5 +115,5 @@ onColony((c) => {
   }
 });
 
-live('/api/events', { inbox: show });
+live('/api/events', { inbox: show, open(again) { if (again) refresh(); } });
 refresh();

@@ -120,6 +120,7 @@ function renderRow(r) {
 }
 
 live('/api/events', {
+  open(again) { if (again) load(); },
   ant(row) {
     const old = row && rowsByName.get(row.name);
     if (!old) return;

@@ -84,5 +84,5 @@ async function load() {
 $('refresh').addEventListener('click', load);
 // The supervisor's log has no event of its own on the stream: reload when the colony changes, at most every 10 s.
 let last = Date.now();
-live('/api/events', { colony() { if (Date.now() - last > 10000) { last = Date.now(); load(); } } });
+live('/api/events', { open(again) { if (again) load(); }, colony() { if (Date.now() - last > 10000) { last = Date.now(); load(); } } });
 load();
