@@ -1,6 +1,7 @@
 import {
   el, clean, cleanBlock, clear, getJson, topbar, live, timeEl, budgetBar, stateBadge, outcomeBadge, antApi, actionButton,
   canAct, onColony, NEED_LABEL, banner, usd, duration, exactTime, safeHref, toast,
+  toMillis,
 } from './common.js';
 
 const $ = (id) => document.getElementById(id);
@@ -35,7 +36,7 @@ function renderHead() {
   const webUi = r.webUiUrl ? el('a', { href: safeHref(r.webUiUrl), target: '_blank', rel: 'noopener noreferrer' }, 'Open in Temporal Web UI ↗') : null;
   clear($('head'),
     el('div', { class: 'anthead' },
-      el('h1', { class: 'data' }, clean(r.name, 300)),
+      el('h1', { class: 'data', title: clean(r.name, 4000) }, clean(r.name, 300)),
       stateBadge(r),
       r.needsHuman ? el('span', { class: 'badge c-need' }, '⚑ needs you' + (c.needsHuman ? ': ' + clean(NEED_LABEL[c.needsHuman] || c.needsHuman, 40) : '')) : null),
     c.doing ? el('div', { class: 'data doingline' }, clean(c.doing, 400)) : null,
@@ -105,7 +106,7 @@ function renderConfirmations() {
     buttons.push(
       actionButton('Approve', { path: antApi(name, '/approve'), body, cls: 'good', msgEl: msg, group: () => buttons, after }),
       actionButton('Deny', { path: antApi(name, '/deny'), body, cls: 'danger', msgEl: msg, group: () => buttons, after }));
-    const deadline = p.deadline ? Date.parse(p.deadline) : NaN;
+    const deadline = toMillis(p.deadline);
     const card = el('article', { class: 'panel inbox-item' },
       el('div', null,
         el('dl', { class: 'kv' },

@@ -198,6 +198,13 @@ export function duration(ms) {
   return Math.floor(h / 24) + ' d ' + (h % 24) + ' h';
 }
 
+/** Epoch millis from a number or an ISO string (PendingConfirmation.deadline is ISO); NaN when neither. */
+export function toMillis(v) {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
+  return typeof v === 'string' ? Date.parse(v) : NaN;
+}
+
 /** A time element kept fresh: relative text, exact local time on hover. mode: 'rel' | 'for' (time since, no "ago"). */
 export function timeEl(ms, mode = 'rel') {
   if (ms === null || ms === undefined || !Number.isFinite(Number(ms))) return el('span', { class: 'muted' }, '–');

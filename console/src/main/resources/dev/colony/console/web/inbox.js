@@ -1,6 +1,7 @@
 import {
   el, clean, cleanBlock, clear, getJson, topbar, live, timeEl, antHref, antApi, actionButton, canAct, onColony,
   NEED_LABEL, banner, toast,
+  toMillis,
 } from './common.js';
 
 const $ = (id) => document.getElementById(id);
@@ -46,7 +47,7 @@ function render(it) {
   const conf = it.confirmation;
   let confBox = null;
   if (conf) {
-    const deadline = conf.deadline ? Date.parse(conf.deadline) : NaN;
+    const deadline = toMillis(conf.deadline);
     confBox = el('dl', { class: 'kv' },
       el('dt', null, 'Tool'), el('dd', { class: 'mono data' }, clean(conf.tool, 200)),
       el('dt', null, 'Call'), el('dd', { class: 'mono data' }, cleanBlock(conf.summary, 4000)),

@@ -119,9 +119,17 @@ function renderRow(r) {
   return tr;
 }
 
+// Rows change through `ant` events; should none come for a while (a quiet colony, or a server that does not
+// send them), the page is reloaded every 30 s while visible.
+let lastEvent = Date.now();
+setInterval(() => {
+  if (document.visibilityState === 'visible' && Date.now() - lastEvent > 30000) { lastEvent = Date.now(); load(); }
+}, 5000);
+
 live('/api/events', {
   open(again) { if (again) load(); },
   ant(row) {
+    lastEvent = Date.now();
     const old = row && rowsByName.get(row.name);
     if (!old) return;
     const tr = renderRow(row);
