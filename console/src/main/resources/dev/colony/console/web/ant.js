@@ -83,7 +83,12 @@ function buildActions() {
     before: () => { if (!text.value.trim()) { actMsg.className = 'msg err'; actMsg.textContent = 'Write a message first.'; text.focus(); return false; } return true; },
     after: () => { text.value = ''; reload(); },
   });
-  $('sendbuttons').append(send('Send', 'send', 'primary'), send('Send urgent', 'urgent', 'danger'));
+  const sendBtn = send('Send', 'send', 'primary');
+  $('sendbuttons').append(sendBtn, send('Send urgent', 'urgent', 'danger'));
+  text.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey) && !sendBtn.disabled) { ev.preventDefault(); sendBtn.click(); }
+  });
+  text.title = 'Ctrl+Enter sends';
 }
 
 // ------------------------------------------------------------ confirmations
