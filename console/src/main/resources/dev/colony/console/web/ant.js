@@ -26,7 +26,7 @@ function renderHead() {
   const fact = (label, ...v) => facts.push(el('span', null, label + ' ', el('b', null, ...v)));
   if (c.stateSinceMillis) fact('in this state for', timeEl(c.stateSinceMillis, 'for'));
   if (c.session) fact(c.sessionRunning ? 'running session' : 'last session', String(c.session), c.sessionStartedMillis ? el('span', { class: 'muted' }, ' started ', timeEl(c.sessionStartedMillis)) : null);
-  fact('sessions', String(r.sessions ?? 0), el('span', { class: 'muted' }, ` (${c.sessionsToday ?? 0} today)`));
+  fact('sessions', String(r.sessions ?? 0), r.card ? el('span', { class: 'muted' }, ` (${c.sessionsToday ?? 0} today)`) : null);
   if (r.errors) fact('failed in a row', String(r.errors));
   fact('queue', String(r.queue ?? 0));
   if (r.nextWake) fact('wakes', timeEl(r.nextWake));
@@ -42,7 +42,8 @@ function renderHead() {
     c.doing ? el('div', { class: 'data doingline' }, clean(c.doing, 400)) : null,
     r.description ? el('div', { class: 'muted small data' }, clean(r.description, 600)) : null,
     el('div', { class: 'facts' }, ...facts),
-    el('div', { class: 'grid2 budgets' },
+    r.card ? null : el('div', { class: 'readonly-note' }, 'This ant has not published its card yet (it does so at its next change; an older worker does not): only its search attributes are shown.'),
+    !r.card ? null : el('div', { class: 'grid2 budgets' },
       el('div', null, el('div', { class: 'small muted' }, 'Today'), budgetBar(c.costTodayUsd, c.dailyBudgetUsd)),
       el('div', null, el('div', { class: 'small muted' }, 'This month'), budgetBar(c.costMonthUsd, c.monthlyBudgetUsd))),
     c.lastError ? el('div', { class: 'lasterror' }, el('span', { class: 'muted' }, 'Last error '), c.lastErrorMillis ? timeEl(c.lastErrorMillis) : null, ': ',
@@ -132,7 +133,7 @@ function renderConfirmations() {
 function renderQueue() {
   const q = (detail.card && Array.isArray(detail.card.queue)) ? detail.card.queue : [];
   const total = Number(detail.queue ?? q.length);
-  if (!q.length) { clear($('queue'), el('div', { class: 'muted' }, 'Nothing queued.')); return; }
+  if (!q.length) { clear($('queue'), el('div', { class: 'muted' }, total > 0 ? `${total} queued (not shown: no card yet).` : 'Nothing queued.')); return; }
   clear($('queue'), el('ol', { class: 'queue' }, ...q.map((m) => el('li', null,
     m.urgent ? el('span', { class: 'badge c-need' }, 'urgent') : null, m.urgent ? ' ' : null,
     el('span', { class: 'data' }, clean(m.text, 500)),
@@ -194,6 +195,7 @@ function renderSessions() {
   if (key === lastRecentKey) return;
   lastRecentKey = key;
   $('nosessions').classList.toggle('hidden', recent.length > 0);
+  $('history').querySelector('.tablewrap').classList.toggle('hidden', recent.length === 0);
   const rows = recent.slice().reverse().map((s) => {
     const url = historyUrl(s.runId);
     const tokIn = Number(s.inputTokens || 0).toLocaleString('en-US');
