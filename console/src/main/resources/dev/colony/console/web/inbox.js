@@ -1,0 +1,120 @@
+import {
+  el, clean, cleanBlock, clear, getJson, topbar, live, timeEl, antHref, antApi, actionButton, canAct, onColony,
+  NEED_LABEL, banner, toast,
+  toMillis,
+} from './common.js';
+
+const $ = (id) => document.getElementById(id);
+topbar('inbox');
+const cards = new Map(); // key -> element
+
+const keyOf = (it) => [it.ant, it.kind, it.confirmation ? it.confirmation.id : ''].join('\u0000');
+const KIND_CLASS = { confirmation: 'c-need', billing: 'c-pause', auth: 'c-pause', budget: 'c-pause', parked: 'c-park', escalated: 'c-need' };
+
+function render(it) {
+  const msg = el('div', { class: 'msg', role: 'status' });
+  const card = el('article', { class: 'panel inbox-item k-' + clean(it.kind, 20) });
+  const buttons = [];
+  const group = () => buttons;
+  const actions = Array.isArray(it.actions) ? it.actions : [];
+  const actionBox = el('div', { class: 'actions' });
+  const after = (ans) => { card.classList.add('answered'); toast(ans && ans.message ? ans.message : 'Done'); refresh(); };
+  const path = (a) => antApi(it.ant, '/' + encodeURIComponent(a));
+  if (actions.includes('approve') || actions.includes('deny')) {
+    const note = el('input', { type: 'text', placeholder: 'Note (optional)', 'aria-label': 'Note for the decision', maxlength: '2000' });
+    const body = () => {
+      const b = {};
+      if (it.confirmation && it.confirmation.id !== undefined && it.confirmation.id !== null) b.id = it.confirmation.id;
+      if (note.value.trim()) b.note = note.value.trim();
+      return b;
+    };
+    const row = el('div', { class: 'row' });
+    if (actions.includes('approve')) row.append(actionButton('Approve', { path: path('approve'), body, cls: 'good', msgEl: msg, group, after }));
+    if (actions.includes('deny')) row.append(actionButton('Deny', { path: path('deny'), body, cls: 'danger', msgEl: msg, group, after }));
+    buttons.push(...row.querySelectorAll('button'));
+    actionBox.append(note, row);
+  }
+  for (const a of actions) {
+    if (a === 'approve' || a === 'deny') continue;
+    const label = a === 'resume' ? 'Resume' : clean(a, 30);
+    const b = actionButton(label, { path: path(a), body: {}, cls: a === 'resume' ? 'primary' : '', msgEl: msg, group, after });
+    buttons.push(b);
+    actionBox.append(b);
+  }
+  actionBox.append(el('a', { href: antHref(it.ant), class: 'small' }, 'Open the ant →'), msg);
+  actionBox.classList.add('act-only');
+
+  const conf = it.confirmation;
+  let confBox = null;
+  if (conf) {
+    const deadline = toMillis(conf.deadline);
+    confBox = el('dl', { class: 'kv' },
+      el('dt', null, 'Tool'), el('dd', { class: 'mono data' }, clean(conf.tool, 200)),
+      el('dt', null, 'Call'), el('dd', { class: 'mono data' }, cleanBlock(conf.summary, 4000)),
+      conf.reason ? [el('dt', null, 'Why asked'), el('dd', { class: 'data' }, clean(conf.reason, 2000))] : null,
+      el('dt', null, 'Session'), el('dd', null, String(conf.session ?? '–')),
+      Number.isFinite(deadline) ? [el('dt', null, 'Deadline'), el('dd', null, timeEl(deadline), el('span', { class: 'muted' }, ' (denied when it passes)'))] : null);
+  }
+  const detail = it.detail && !(conf && it.detail === conf.reason) ? el('pre', { class: 'detail data' }, cleanBlock(it.detail, 8000)) : null;
+  card.append(
+    el('div', { class: 'body' },
+      el('div', { class: 'head' },
+        el('a', { href: antHref(it.ant), class: 'ant ellipsis data', title: clean(it.ant, 400) }, clean(it.ant, 200)),
+        el('span', { class: 'badge ' + (KIND_CLASS[it.kind] || 'c-need') }, clean(NEED_LABEL[it.kind] || it.kind, 60)),
+        el('span', { class: 'muted small' }, 'waiting ', timeEl(it.sinceMillis, 'for'))),
+      confBox, detail),
+    actionBox);
+  return card;
+}
+
+function show(ans) {
+  const items = Array.isArray(ans && ans.items) ? ans.items : [];
+  const box = $('items');
+  const seen = new Set();
+  let prev = null;
+  for (const it of items) {
+    const k = keyOf(it);
+    seen.add(k);
+    let card = cards.get(k);
+    if (!card) {
+      card = render(it);
+      cards.set(k, card);
+    }
+    // keep order (oldest first) without recreating cards (a note being typed survives)
+    const want = prev ? prev.nextSibling : box.firstChild;
+    if (want !== card) box.insertBefore(card, want);
+    prev = card;
+  }
+  for (const [k, card] of cards) {
+    if (!seen.has(k)) { card.remove(); cards.delete(k); }
+  }
+  const n = items.length;
+  $('summary').textContent = n ? `${n} thing${n === 1 ? '' : 's'} wait${n === 1 ? 's' : ''} for a human, oldest first` : '';
+  const empty = $('empty');
+  empty.classList.toggle('hidden', n > 0);
+  if (!n) clear(empty, el('p', null, el('strong', null, 'Nothing waits for you.')), el('p', null, 'Confirmations, paused and parked ants show up here the moment they need a human.'));
+}
+
+let refreshing = null;
+async function refresh() {
+  if (refreshing) return refreshing;
+  refreshing = getJson('/api/inbox').then((ans) => {
+    document.querySelectorAll('.error-banner').forEach((b) => b.remove());
+    show(ans);
+  }).catch((e) => {
+    document.querySelectorAll('.error-banner').forEach((b) => b.remove());
+    banner($('main'), 'Could not load the inbox: ' + e.message);
+    $('summary').textContent = '';
+  }).finally(() => { refreshing = null; });
+  return refreshing;
+}
+
+onColony((c) => {
+  if (c.role === 'read') {
+    document.querySelectorAll('.inbox-item button').forEach((b) => { b.disabled = true; b.title = 'Read-only: sign in with the operator token to answer'; });
+    if (!document.querySelector('.readonly-note')) $('summary').after(el('div', { class: 'readonly-note' }, 'Read-only: you can see the inbox but not answer.'));
+  }
+});
+
+live('/api/events', { inbox: show, open(again) { if (again) refresh(); } });
+refresh();
