@@ -41,7 +41,7 @@ class ConsoleIT {
   private static final Duration LONG = Duration.ofSeconds(90);
   /** How long a change may take to show on an open page here (the 1 s figure is measured by bench/console). */
   private static final Duration LIVE = Duration.ofSeconds(10);
-  private static final Pattern URL = Pattern.compile("Console:\\s+(http://\\S+)");
+  private static final Pattern URL = Pattern.compile("(?:Console:|console on)\\s+(http://\\S+)");
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir
