@@ -6,7 +6,7 @@
 #     ant.x = / += / -= / ++ / -- (collections mutated through their own methods not counted).
 cd "${1:-$(dirname "$0")/..}/workflows/src/main/java/dev/colony"
 # The state parts AntState owns (those that exist in this tree).
-PARTS=$(ls ant/{SessionStats,ChatSequence,IssueIntake,CurrentSession,Conversation,Delivery,PauseRequest,WakeRequests}.java 2>/dev/null)
+PARTS=$(ls ant/{SessionStats,ChatSequence,IssueIntake,CurrentSession,Conversation,Delivery,PauseRequest,WakeRequests,CardState}.java 2>/dev/null)
 FILES="ant/AntState.java $PARTS"
 echo "== reassignable fields (non-final, non-static) =="
 grep -nE '^  [A-Za-z][A-Za-z0-9_.<>, ?]* [a-zA-Z_][a-zA-Z0-9_]*( = [^;]*)?;\s*$' $FILES /dev/null \

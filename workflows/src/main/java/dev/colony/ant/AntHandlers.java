@@ -178,7 +178,8 @@ final class AntHandlers {
     long timeout = ant.spec().confirmationTimeoutSeconds();
     ConfirmationBook.Entry c = ant.confirmations.find(request);
     if (c == null) {
-      c = ant.confirmations.open(request, Workflow.currentTimeMillis() + timeout * 1000);
+      long now = Workflow.currentTimeMillis();
+      c = ant.confirmations.open(request, now + timeout * 1000, now);
       outbox.say(OperatorMessages.confirmationRequested(ant.spec().name(), c.id(), request.tool(), request.summary(),
           request.reason(), timeout));
     }

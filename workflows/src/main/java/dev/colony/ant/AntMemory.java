@@ -9,7 +9,9 @@ import java.util.Map;
  * an operator relies on may be missing here: queued messages, counters, pause state, a pending
  * wait, the statistics, the mailbox (urgent messages and the ids already received) and the
  * budget spend all survive, and the host that holds the ant's workspace; the notices pushed for
- * open needs; how many queued instructions still go to sessions one at a time. Fields added later read as empty from older histories.
+ * open needs; how many queued instructions still go to sessions one at a time; what the console's
+ * card shows across runs (the cost ledger per day, the last sessions, since when the ant is in its
+ * state, the card's revision, the last error). Fields added later read as empty from older histories.
  */
 public record AntMemory(
     int sessions,
@@ -44,7 +46,14 @@ public record AntMemory(
     String host,
     Long pausedSinceMillis,
     List<NoticeState> notices,
-    int deliverAlone) {
+    int deliverAlone,
+    List<dev.colony.visibility.AntCard.DayCost> ledger,
+    List<dev.colony.visibility.AntCard.SessionRecord> recent,
+    String stateShown,
+    Long stateSinceMillis,
+    long cardRevision,
+    String lastError,
+    Long lastErrorMillis) {
 
   public AntMemory {
     queue = queue == null ? List.of() : List.copyOf(queue);
@@ -54,6 +63,8 @@ public record AntMemory(
     pendingIssues = pendingIssues == null ? List.of() : List.copyOf(pendingIssues);
     sessionsByOutcome = dev.colony.determinism.SortedCopies.of(sessionsByOutcome);
     notices = notices == null ? List.of() : List.copyOf(notices);
+    ledger = ledger == null ? List.of() : List.copyOf(ledger);
+    recent = recent == null ? List.of() : List.copyOf(recent);
   }
 
   /** A builder: every field by name; those not set are empty (null, zero, false). */
@@ -97,6 +108,13 @@ public record AntMemory(
     b.pausedSinceMillis = pausedSinceMillis;
     b.notices = notices;
     b.deliverAlone = deliverAlone;
+    b.ledger = ledger;
+    b.recent = recent;
+    b.stateShown = stateShown;
+    b.stateSinceMillis = stateSinceMillis;
+    b.cardRevision = cardRevision;
+    b.lastError = lastError;
+    b.lastErrorMillis = lastErrorMillis;
     return b;
   }
 
@@ -135,6 +153,13 @@ public record AntMemory(
     private Long pausedSinceMillis;
     private List<NoticeState> notices;
     private int deliverAlone;
+    private List<dev.colony.visibility.AntCard.DayCost> ledger;
+    private List<dev.colony.visibility.AntCard.SessionRecord> recent;
+    private String stateShown;
+    private Long stateSinceMillis;
+    private long cardRevision;
+    private String lastError;
+    private Long lastErrorMillis;
 
     private Builder() {}
 
@@ -303,8 +328,43 @@ public record AntMemory(
       return this;
     }
 
+    public Builder ledger(List<dev.colony.visibility.AntCard.DayCost> ledger) {
+      this.ledger = ledger;
+      return this;
+    }
+
+    public Builder recent(List<dev.colony.visibility.AntCard.SessionRecord> recent) {
+      this.recent = recent;
+      return this;
+    }
+
+    public Builder stateShown(String stateShown) {
+      this.stateShown = stateShown;
+      return this;
+    }
+
+    public Builder stateSinceMillis(Long stateSinceMillis) {
+      this.stateSinceMillis = stateSinceMillis;
+      return this;
+    }
+
+    public Builder cardRevision(long cardRevision) {
+      this.cardRevision = cardRevision;
+      return this;
+    }
+
+    public Builder lastError(String lastError) {
+      this.lastError = lastError;
+      return this;
+    }
+
+    public Builder lastErrorMillis(Long lastErrorMillis) {
+      this.lastErrorMillis = lastErrorMillis;
+      return this;
+    }
+
     public AntMemory build() {
-      return new AntMemory(sessions, consecutiveErrors, paused, pauseReason, queue, postSequence, announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail, startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens, deliveryFailures, handledIssues, pendingIssues, totalErrors, urgentQueue, mailIds, spend, budgetResumeAtMillis, lastConversation, overseer, host, pausedSinceMillis, notices, deliverAlone);
+      return new AntMemory(sessions, consecutiveErrors, paused, pauseReason, queue, postSequence, announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail, startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens, deliveryFailures, handledIssues, pendingIssues, totalErrors, urgentQueue, mailIds, spend, budgetResumeAtMillis, lastConversation, overseer, host, pausedSinceMillis, notices, deliverAlone, ledger, recent, stateShown, stateSinceMillis, cardRevision, lastError, lastErrorMillis);
     }
   }
 }

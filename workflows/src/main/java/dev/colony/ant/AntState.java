@@ -2,6 +2,7 @@ package dev.colony.ant;
 
 import dev.colony.autonomy.ConfirmationBook;
 import dev.colony.budget.BudgetBook;
+import dev.colony.budget.CostLedger;
 import dev.colony.errorpolicy.Outcome;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.lifecycle.LifecycleMachine;
@@ -62,6 +63,10 @@ final class AntState {
   final Delivery delivery;
   /** Spend per budget window. */
   final BudgetBook budget;
+  /** Spend and sessions per day, the last 35 days (the console's cost table). */
+  final CostLedger ledger;
+  /** What the console's card keeps beside the rest: state since, last sessions, last error. */
+  final CardState card;
   final Conversation conversation;
   final IssueIntake issues;
   /** The overseer's window, ladder and whispers. */
@@ -86,6 +91,8 @@ final class AntState {
     if (m == null) {
       mailbox = new Mailbox(List.of(), List.of(), List.of());
       budget = new BudgetBook(null);
+      ledger = new CostLedger(null);
+      card = new CardState();
       phase = Phase.initial(0, 0, 0);
       overseer = new OverseerBook(null);
       pause = new PauseRequest(null, null);
@@ -101,6 +108,8 @@ final class AntState {
         m.pausedSinceMillis());
     mailbox = new Mailbox(m.queue(), m.urgentQueue(), m.mailIds());
     budget = new BudgetBook(m.spend());
+    ledger = new CostLedger(m.ledger());
+    card = new CardState(m);
     conversation = new Conversation(m.lastConversation());
     chat = new ChatSequence(m.postSequence(), m.announced());
     scheduledRunDue = m.scheduledRunDue();
@@ -172,6 +181,13 @@ final class AntState {
         .pausedSinceMillis(pause.sinceMillis())
         .notices(openNotices())
         .deliverAlone(delivery.aloneLeft())
+        .ledger(ledger.days())
+        .recent(card.recent())
+        .stateShown(card.stateShown())
+        .stateSinceMillis(card.stateSinceMillis())
+        .cardRevision(card.revision())
+        .lastError(card.lastError())
+        .lastErrorMillis(card.lastErrorMillis())
         .build();
   }
 
@@ -196,7 +212,15 @@ final class AntState {
   void addCost(double usd) {
     if (stats.addCost(usd)) {
       budget.add(usd, Workflow.currentTimeMillis(), spec.errorPolicy().budgetZone());
+      ledger.addCost(usd, Workflow.currentTimeMillis(), spec.errorPolicy().budgetZone());
     }
+  }
+
+  /** A session begins now: it counts in today's sessions of the ledger, and its start is kept. */
+  void sessionBegins() {
+    long now = Workflow.currentTimeMillis();
+    session.begin(now);
+    ledger.addSession(now, spec.errorPolicy().budgetZone());
   }
 
   AntSpec spec() {

@@ -71,14 +71,15 @@ public interface AntWorkflow {
   void abort();
 
   /**
-   * The session activity reports the agent's turns to the overseer, in batches; the
-   * answer holds whispers for the agent's next turn. When an evaluation is due or running, the
-   * answer waits for its verdict (a bounded while).
+   * The session activity reports the agent's turns, in batches: to the overseer, and for every
+   * ant to the console (which reads them from the run's history). With an overseer the answer
+   * holds whispers for the agent's next turn, and when an evaluation is due or running it waits
+   * for its verdict (a bounded while); without one it is recorded, not evaluated, and answered at once.
    */
   @UpdateMethod(name = "reportTurns")
   dev.colony.overseer.TurnReply reportTurns(dev.colony.overseer.TurnReport report);
 
-  /** Refuses reports for an ant without an overseer, for a session not running, or too large. */
+  /** Refuses reports for a session not running, or too large. */
   @UpdateValidatorMethod(updateName = "reportTurns")
   void validateReportTurns(dev.colony.overseer.TurnReport report);
 

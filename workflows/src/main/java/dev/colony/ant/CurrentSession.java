@@ -9,12 +9,19 @@ import java.util.List;
  */
 final class CurrentSession {
   private boolean running;
+  /** When the running (or last) session of this run began; null before the first. */
+  private Long startedMillis;
   private boolean abortRequested;
   private Restart restartRequested;
   private List<String> messages = List.of();
 
-  void begin() {
+  void begin(long nowMillis) {
     running = true;
+    startedMillis = nowMillis;
+  }
+
+  Long startedMillis() {
+    return startedMillis;
   }
 
   /** The instructions the session was given (kept after it ends, for the overseer's view). */

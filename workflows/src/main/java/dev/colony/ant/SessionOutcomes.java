@@ -162,6 +162,17 @@ final class SessionOutcomes {
 
   private void recordWithoutResult(String outcome, String detail) {
     ant.stats.recordOutcome(outcome, detail);
+    remember(outcome, detail, 0, 0, 0, 0, false);
+  }
+
+  /** The session that just ended joins the card's last sessions (with the run that ran it, for a Web UI link). */
+  private void remember(String outcome, String detail, int turns, long in, long out, double cost, boolean failed) {
+    long now = Workflow.currentTimeMillis();
+    Long started = ant.session.startedMillis();
+    ant.card.sessionEnded(new dev.colony.visibility.AntCard.SessionRecord(ant.sessionCount(),
+        started == null ? now : started, now, outcome,
+        detail == null ? "" : AntViews.line(detail),
+        turns, in, out, cost > 0 && Double.isFinite(cost) ? cost : 0, Workflow.getInfo().getRunId()), failed);
   }
 
   private void record(Outcome outcome, SessionResult r) {
@@ -171,6 +182,9 @@ final class SessionOutcomes {
     ant.stats.recordOutcome(outcome.configName(), trim(r.detail()));
     ant.stats.addUsage(r.turns(), r.inputTokens(), r.outputTokens());
     ant.addCost(r.costUsd());
+    Outcome.Action action = outcome.action();
+    remember(outcome.configName(), r.detail(), r.turns(), r.inputTokens(), r.outputTokens(), r.costUsd(),
+        action != Outcome.Action.CONTINUE && action != Outcome.Action.RESTART_NOW);
   }
 
   /** After a session: a reached budget cap pauses the ant until the cap's window rolls over. */

@@ -51,7 +51,7 @@ final class SessionRunner {
 
   void runOne() {
     ant.runStarted();
-    ant.session.begin();
+    ant.sessionBegins();
     hosts.ensureClaimed();
     ant.fire(new LifecycleEvent.WorktreeReady());
     Mailbox mailbox = ant.mailbox;

@@ -17,12 +17,14 @@ public final class ConfirmationBook {
     private final int id;
     private final ConfirmationRequest request;
     private final long deadlineMillis;
+    private final Long openedMillis;
     private ConfirmationDecision decision;
 
-    Entry(int id, ConfirmationRequest request, long deadlineMillis) {
+    Entry(int id, ConfirmationRequest request, long deadlineMillis, Long openedMillis) {
       this.id = id;
       this.request = request;
       this.deadlineMillis = deadlineMillis;
+      this.openedMillis = openedMillis;
     }
 
     public int id() {
@@ -60,7 +62,12 @@ public final class ConfirmationBook {
 
   /** Opens a request, numbered after the last one, denied by default at {@code deadlineMillis}. */
   public Entry open(ConfirmationRequest request, long deadlineMillis) {
-    Entry e = new Entry(++sequence, request, deadlineMillis);
+    return open(request, deadlineMillis, null);
+  }
+
+  /** Opens a request asked at {@code nowMillis} (kept for the console's inbox: oldest first, how long it waited). */
+  public Entry open(ConfirmationRequest request, long deadlineMillis, Long nowMillis) {
+    Entry e = new Entry(++sequence, request, deadlineMillis, nowMillis);
     byKey.put(request.key(), e);
     return e;
   }
@@ -127,7 +134,7 @@ public final class ConfirmationBook {
     for (Entry e : byKey.values()) {
       if (e.open()) {
         out.add(new PendingConfirmation(e.id, e.request.session(), e.request.tool(), e.request.summary(),
-            e.request.reason(), Instant.ofEpochMilli(e.deadlineMillis).toString()));
+            e.request.reason(), Instant.ofEpochMilli(e.deadlineMillis).toString(), e.openedMillis));
       }
     }
     return out;

@@ -41,6 +41,14 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   /** Webhook deliveries not yet done (continue-as-new waits for them: they would be lost). */
   private int webhooksInFlight;
   private final ActivityOptions chatOptions = dev.colony.Activities.COLONY_CHAT_POST;
+  /** The change that publishes the console's card (runs before it publish none). */
+  static final String CONSOLE_CARD = "console-card";
+  /** Whether this run writes the card (decided at its start). */
+  private boolean cards;
+  /** The card this run last wrote; null until the first. */
+  private ColonyCard card;
+  /** New groups arrived: the card is rewritten. */
+  private boolean groupsChanged;
 
   @io.temporal.workflow.WorkflowInit
   public ColonyWorkflowImpl(ColonyRun run) {
@@ -57,8 +65,11 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   @Override
   public void run(ColonyRun run) {
     int handled = 0;
+    cards = Workflow.getVersion(CONSOLE_CARD, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    publishCard();
     while (true) {
-      Workflow.await(() -> !inbox.isEmpty() || !resets.isEmpty() || upgrade.due());
+      Workflow.await(() -> !inbox.isEmpty() || !resets.isEmpty() || upgrade.due() || cards && groupsChanged);
+      groupsChanged = false;
       while (!resets.isEmpty()) {
         handleReset(resets.remove(0));
       }
@@ -66,6 +77,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
         handleFailure(inbox.remove(0));
         handled++;
       }
+      publishCard();
       if (handled >= CONTINUE_AS_NEW_AFTER_FAILURES || Workflow.getInfo().isContinueAsNewSuggested() || upgrade.due()) {
         Workflow.await(() -> Workflow.isEveryHandlerFinished() && webhooksInFlight == 0);
         if (inbox.isEmpty() && resets.isEmpty()) {
@@ -75,6 +87,52 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
         }
       }
     }
+  }
+
+  /**
+   * Writes the console's card to the memo when it differs from the last one written: the groups
+   * (declared, then the implicit ones that restarted or failed) with their breakers, and the last
+   * events. Restarts are counted at this moment (the card also holds their times).
+   */
+  private void publishCard() {
+    if (!cards) {
+      return;
+    }
+    long now = Workflow.currentTimeMillis();
+    List<ColonyCard.Group> shown = new ArrayList<>();
+    LinkedHashSet<String> names = new LinkedHashSet<>();
+    for (GroupSpec g : groups) {
+      names.add(g.name());
+      shown.add(group(g, now));
+    }
+    LinkedHashSet<String> implicit = new LinkedHashSet<>(breaker.state().keySet());
+    implicit.addAll(failed);
+    for (String name : implicit) {
+      if (names.add(name)) {
+        shown.add(group(GroupSpec.alone(name), now));
+      }
+    }
+    List<ColonyEvent> last = new ArrayList<>();
+    for (ColonyEvent e : events.subList(Math.max(0, events.size() - ColonyCard.EVENTS_SHOWN), events.size())) {
+      String reason = e.reason() == null || e.reason().length() <= ColonyCard.REASON_CHARS ? e.reason()
+          : dev.colony.text.SafeText.cut(e.reason(), ColonyCard.REASON_CHARS - 1) + "…";
+      last.add(new ColonyEvent(e.seq(), e.atMillis(), e.type(), e.ant(), e.group(), e.strategy(), reason));
+    }
+    ColonyCard next = new ColonyCard(ColonyCard.VERSION, card == null ? 0 : card.revision(), shown, last);
+    if (next.equals(card)) {
+      return;
+    }
+    card = next.withRevision(card == null ? 1 : card.revision() + 1);
+    java.util.Map<String, Object> memo = new java.util.LinkedHashMap<>();
+    memo.put(ColonyCard.MEMO_KEY, card);
+    Workflow.upsertMemo(memo);
+  }
+
+  private ColonyCard.Group group(GroupSpec g, long now) {
+    List<Long> times = breaker.state().getOrDefault(g.name(), List.of()).stream()
+        .filter(t -> t > now - g.windowSeconds() * 1000).toList();
+    return new ColonyCard.Group(g.name(), g.strategy().configName(), g.ants(), times.size(), times, g.maxRestarts(),
+        g.windowSeconds(), failed.contains(g.name()) ? "open" : "closed");
   }
 
   /** The group an ant belongs to: a declared one, or its own one_for_one group. */
@@ -216,6 +274,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   public void configure(List<GroupSpec> newGroups) {
     if (newGroups != null) {
       groups = List.copyOf(newGroups);
+      groupsChanged = true;
     }
   }
 

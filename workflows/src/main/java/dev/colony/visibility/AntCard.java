@@ -1,7 +1,10 @@
 package dev.colony.visibility;
 
 import dev.colony.autonomy.PendingConfirmation;
+import io.temporal.api.common.v1.Payload;
+import io.temporal.common.converter.DataConverter;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What an ant shows of itself beyond its search attributes, kept in its memo under
@@ -36,6 +39,10 @@ import java.util.List;
  * @param confirmations dangerous tool calls waiting for a human, oldest first
  * @param queue the queued instructions, first to be taken first, {@link #QUEUE_SHOWN} at most
  * @param overseerCostUsd what the overseer's model calls cost in this ant's life
+ * @param costDay the day ({@code 2026-11-25}, budget zone) that {@code sessionsToday} and
+ *     {@code costTodayUsd} count, and whose month {@code costMonthUsd} counts: the last day the ant
+ *     began a session or spent (the card never changes because time passes, so a reader whose
+ *     today is later reads those as 0: see {@link #costOn}, {@link #sessionsOn}); null before any
  */
 public record AntCard(
     int version,
@@ -61,19 +68,86 @@ public record AntCard(
     List<SessionRecord> recent,
     List<PendingConfirmation> confirmations,
     List<QueuedMail> queue,
-    double overseerCostUsd) {
+    double overseerCostUsd,
+    String costDay) {
 
   public static final String MEMO_KEY = "card";
   public static final int VERSION = 1;
   public static final int LEDGER_DAYS = 35;
   public static final int RECENT_SESSIONS = 20;
   public static final int QUEUE_SHOWN = 20;
+  /** Characters of a queued instruction shown. */
+  public static final int QUEUE_TEXT_CHARS = 200;
+  /** Confirmations shown at most (the oldest first). */
+  public static final int CONFIRMATIONS_SHOWN = 20;
+  /** Characters of {@code doing}, {@code needsHumanDetail}, {@code lastError} and a session's summary. */
+  public static final int LINE_CHARS = 200;
 
   public AntCard {
     ledger = ledger == null ? List.of() : List.copyOf(ledger);
     recent = recent == null ? List.of() : List.copyOf(recent);
     confirmations = confirmations == null ? List.of() : List.copyOf(confirmations);
     queue = queue == null ? List.of() : List.copyOf(queue);
+  }
+
+  /** Without {@code costDay} (the draft's layout). */
+  public AntCard(int version, long revision, String state, long stateSinceMillis, String doing, String needsHuman,
+      Long needsHumanSinceMillis, String needsHumanDetail, int session, boolean sessionRunning,
+      Long sessionStartedMillis, int sessionsToday, double costTodayUsd, double costMonthUsd, Double dailyBudgetUsd,
+      Double monthlyBudgetUsd, String budgetZone, String lastError, Long lastErrorMillis, List<DayCost> ledger,
+      List<SessionRecord> recent, List<PendingConfirmation> confirmations, List<QueuedMail> queue,
+      double overseerCostUsd) {
+    this(version, revision, state, stateSinceMillis, doing, needsHuman, needsHumanSinceMillis, needsHumanDetail,
+        session, sessionRunning, sessionStartedMillis, sessionsToday, costTodayUsd, costMonthUsd, dailyBudgetUsd,
+        monthlyBudgetUsd, budgetZone, lastError, lastErrorMillis, ledger, recent, confirmations, queue,
+        overseerCostUsd, null);
+  }
+
+  /** The same card with another revision (the publisher compares cards without it). */
+  public AntCard withRevision(long r) {
+    return new AntCard(version, r, state, stateSinceMillis, doing, needsHuman, needsHumanSinceMillis,
+        needsHumanDetail, session, sessionRunning, sessionStartedMillis, sessionsToday, costTodayUsd, costMonthUsd,
+        dailyBudgetUsd, monthlyBudgetUsd, budgetZone, lastError, lastErrorMillis, ledger, recent, confirmations,
+        queue, overseerCostUsd, costDay);
+  }
+
+  /**
+   * The card in a workflow's memo (a DescribeWorkflowExecution's or a ListWorkflowExecutions'
+   * {@code memo.fields}), decoded with {@code converter} (the client's, or
+   * {@code DataConverter.getDefaultInstance()}); null when there is none, it cannot be read, or
+   * its layout is newer than this reader's.
+   */
+  public static AntCard fromMemo(Map<String, Payload> memo, DataConverter converter) {
+    Payload p = memo == null ? null : memo.get(MEMO_KEY);
+    if (p == null) {
+      return null;
+    }
+    try {
+      AntCard card = converter.fromPayload(p, AntCard.class, AntCard.class);
+      return card == null || card.version() > VERSION ? null : card;
+    } catch (RuntimeException unreadable) {
+      return null;
+    }
+  }
+
+  /** Spend on {@code day} (ISO, budget zone) as the ledger holds it; 0 for a day it does not. */
+  public double costOn(String day) {
+    for (DayCost d : ledger) {
+      if (d.day().equals(day)) {
+        return d.usd();
+      }
+    }
+    return 0;
+  }
+
+  /** Sessions begun on {@code day} (ISO, budget zone); 0 for a day the ledger does not hold. */
+  public int sessionsOn(String day) {
+    for (DayCost d : ledger) {
+      if (d.day().equals(day)) {
+        return d.sessions();
+      }
+    }
+    return 0;
   }
 
   /** One day of the cost ledger: {@code day} is ISO ({@code 2026-11-25}) in the budget's zone. */

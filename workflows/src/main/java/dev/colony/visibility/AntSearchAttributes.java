@@ -36,11 +36,17 @@ public final class AntSearchAttributes {
   /** The host whose worker holds the ant's workspace and runs its sessions; unset before its first session. */
   public static final SearchAttributeKey<String> HOST = SearchAttributeKey.forKeyword("AntHost");
 
+  /**
+   * When the ant last rewrote its card (the memo {@link AntCard#MEMO_KEY}): the console finds the
+   * ants that changed since X with {@code AntUpdatedAt >= X}. Unset before the first card.
+   */
+  public static final SearchAttributeKey<OffsetDateTime> UPDATED_AT = SearchAttributeKey.forOffsetDateTime("AntUpdatedAt");
+
   /** Every key, in the order docs/operations.md documents them. */
   public static final List<SearchAttributeKey<?>> ALL = List.of(COLONY, ANT, STATE, PAUSED, PAUSE_REASON,
-      SESSIONS, ERRORS, QUEUE, NEXT_WAKE, NEEDS_HUMAN, LAST_OUTCOME, WAKES_ON, HOST);
+      SESSIONS, ERRORS, QUEUE, NEXT_WAKE, NEEDS_HUMAN, LAST_OUTCOME, WAKES_ON, HOST, UPDATED_AT);
 
-  /** Memo keys (set at start, refreshed when the spec changes). */
+  /** Memo keys (set at start, refreshed when the spec changes); the card is {@link AntCard#MEMO_KEY}. */
   public static final String MEMO_DESCRIPTION = "description";
   public static final String MEMO_ENGINE = "engine";
 }

@@ -210,11 +210,63 @@ class HistoryReplayTest {
   }
 
   /**
+   * The console's cards (change "console-card"): an ant without an overseer whose session reports
+   * its turns, with a cost, a pause and a message; and a colony supervisor's card through
+   * failures, a tripped breaker and new groups.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordConsoleCards() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
+      Worker worker = env.newWorker("record");
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class, dev.colony.supervision.ColonyWorkflowImpl.class);
+      ConsoleCardTest.CostlySessions sessions = new ConsoleCardTest.CostlySessions();
+      sessions.costs.add(0.25);
+      worker.registerActivitiesImplementations(sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace());
+      env.start();
+      var spec = Fakes.withPoll(Fakes.spec("talker"), 60);
+      AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
+      WorkflowClient.start(ant::run, new AntRun(spec, null));
+      eventually(() -> sessions.replies.size() == 1, "the turns were reported");
+      env.sleep(Duration.ofMinutes(2));
+      ant.pause();
+      ant.message(dev.colony.mailbox.Mail.of("from a human"));
+      env.sleep(Duration.ofMinutes(2));
+      ant.stop();
+      WorkflowStub.fromTyped(ant).getResult(Void.class);
+      write("console-card.json", env.getWorkflowClient().fetchHistory(spec.workflowId()));
+
+      var groups = List.of(new dev.colony.supervision.GroupSpec("pair", dev.colony.supervision.Strategy.ONE_FOR_ALL,
+          List.of("a", "b"), 2, 600));
+      var colony = env.getWorkflowClient().newWorkflowStub(dev.colony.supervision.ColonyWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(dev.colony.supervision.ColonyWorkflow.workflowId("test"))
+              .setTaskQueue("record").build());
+      WorkflowClient.start(colony::run, dev.colony.supervision.ColonyRun.fresh("test", groups, null));
+      for (int i = 0; i < 3; i++) {
+        colony.antFailed(new dev.colony.supervision.AntFailure("a", "boom " + i, dev.colony.supervision.AntFailure.PARKED));
+      }
+      eventually(() -> colony.failedGroups().contains("pair"), "the breaker tripped");
+      colony.configure(List.of(new dev.colony.supervision.GroupSpec("pair", dev.colony.supervision.Strategy.REST_FOR_ONE,
+          List.of("a", "b"), 2, 600)));
+      colony.reset(null);
+      eventually(() -> colony.failedGroups().isEmpty(), "reset");
+      env.sleep(Duration.ofMinutes(1));
+      // Recorded while it still runs (a supervisor never ends; a termination does not replay).
+      write("console-colony-card.json", env.getWorkflowClient().fetchHistory(
+          dev.colony.supervision.ColonyWorkflow.workflowId("test")));
+      WorkflowStub.fromTyped(colony).terminate("recorded");
+    }
+  }
+
+  /**
    * Recorded histories go under {@link #RECORDING}: the ones recorded before the lean cycle stay
    * where they are, so both the old paths and today's keep being replayed. 1.1: runs with notices
-   * for phones issue the "notify-humans" version marker and the Notify activity.
+   * for phones issue the "notify-humans" version marker and the Notify activity. 1.2: runs with
+   * the console's cards issue the "console-card" marker, the card's memo and AntUpdatedAt.
    */
-  static final String RECORDING = "1.1-notices";
+  static final String RECORDING = "1.2-console-card";
 
   static void write(String name, WorkflowExecutionHistory history) throws IOException {
     Path dir = HISTORIES.resolve(RECORDING);

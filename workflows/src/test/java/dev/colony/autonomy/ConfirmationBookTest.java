@@ -49,4 +49,14 @@ class ConfirmationBookTest {
     assertEquals(true, c.decision().approved(), "a decision already made stands");
     assertEquals(0, book.waiting());
   }
+
+  @Test
+  void aPendingRequestSaysWhenItWasAsked() {
+    ConfirmationBook book = new ConfirmationBook();
+    book.open(request("k1", 1), 61_000, 1_000L);
+    book.open(request("k2", 1), 62_000);
+    var pending = book.pending();
+    org.junit.jupiter.api.Assertions.assertEquals(1_000L, pending.get(0).requestedAtMillis());
+    org.junit.jupiter.api.Assertions.assertNull(pending.get(1).requestedAtMillis());
+  }
 }

@@ -152,10 +152,12 @@ public final class SessionActivitiesImpl implements SessionActivities {
     SessionGuard guard = SessionGuard.of(spec);
     WorkflowConfirmer confirmer = new WorkflowConfirmer(activity);
     env.putAll(sessionEnvironment.forSession(spec, request.session()));
-    dev.colony.engine.OverseerFeed overseer = spec.overseer() == null ? dev.colony.engine.OverseerFeed.NONE
-        : new TurnReporter(updates(activity), request.session(), spec.overseer(), guard, secrets::redact,
-            "turns/" + activity.getInfo().getRunId() + "/s" + request.session() + "/a" + activity.getInfo().getAttempt(),
-            System::currentTimeMillis);
+    // Every ant's turns reach its workflow (the console shows the running session live); only an
+    // ant with an overseer waits for verdicts (spec.overseer() null: batches by time, no answer).
+    dev.colony.engine.OverseerFeed overseer = new TurnReporter(updates(activity), request.session(), spec.overseer(),
+        guard, secrets::redact,
+        "turns/" + activity.getInfo().getRunId() + "/s" + request.session() + "/a" + activity.getInfo().getAttempt(),
+        System::currentTimeMillis);
     SessionContext ctx = new SessionContext(spec, request.session(), prompt,
         Path.of(workspace), env, Transcripts.forSession(spec, request.session()),
         Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec, request.resumeConversation()),

@@ -25,9 +25,18 @@ import org.slf4j.LoggerFactory;
  * has been silent for {@code stall_after}, and at the end of the session. Whispers the answer
  * carries wait here until the engine's next turn takes them; their ids go back with the next
  * batch, so a whisper lost with a crashed worker is delivered again.
+ *
+ * <p>An ant without an overseer ({@code spec} null) reports its turns too, for the console's live
+ * view (it reads the updates from the run's history): a batch leaves about {@link #PLAIN_EVERY_MILLIS}
+ * after its first turn, or at {@link #PLAIN_BATCH} turns, and at the end of the session; it never
+ * waits for an answer (the workflow records it without evaluating), and silence is not reported.
  */
 public final class TurnReporter implements OverseerFeed {
   private static final Logger log = LoggerFactory.getLogger(TurnReporter.class);
+  /** Without an overseer: how long a turn waits for others to join its batch. */
+  static final long PLAIN_EVERY_MILLIS = 1_000;
+  /** Without an overseer: a batch this long leaves at once. */
+  static final int PLAIN_BATCH = 50;
 
   /** The one call to the workflow; tests replace it. */
   public interface Channel {
@@ -56,6 +65,8 @@ public final class TurnReporter implements OverseerFeed {
   private boolean closed;
   private long lastSignOfLifeMillis;
   private boolean silenceReported;
+  /** When the oldest turn of the buffer came (plain mode's batching). */
+  private long firstBufferedMillis;
   private int sequence;
   /** How many times the reporter's thread found no batch due (see {@link #looks()}). */
   private volatile long looks;
@@ -82,6 +93,9 @@ public final class TurnReporter implements OverseerFeed {
     synchronized (lock) {
       lastSignOfLifeMillis = clock.getAsLong();
       silenceReported = false;
+      if (buffer.isEmpty()) {
+        firstBufferedMillis = lastSignOfLifeMillis;
+      }
       if (buffer.size() < TurnReport.MAX_TURNS) {
         buffer.add(t); // beyond that the workflow is far behind: the oldest unsent turns are enough
       }
@@ -150,7 +164,7 @@ public final class TurnReporter implements OverseerFeed {
         while (!closed && !due()) {
           looks++;
           try {
-            lock.wait(1000);
+            lock.wait(waitMillis());
           } catch (InterruptedException e) {
             return;
           }
@@ -164,12 +178,24 @@ public final class TurnReporter implements OverseerFeed {
         }
         report = take(silent);
       }
-      send(report, true);
+      send(report, spec != null);
     }
+  }
+
+  /** Holding the lock: how long to wait before looking again (at most a second). */
+  private long waitMillis() {
+    if (spec == null && !buffer.isEmpty()) {
+      return Math.max(1, Math.min(1000, firstBufferedMillis + PLAIN_EVERY_MILLIS - clock.getAsLong()));
+    }
+    return 1000;
   }
 
   /** Holding the lock: whether a batch should leave now. */
   private boolean due() {
+    if (spec == null) {
+      return !buffer.isEmpty() && (buffer.size() >= PLAIN_BATCH
+          || clock.getAsLong() - firstBufferedMillis >= PLAIN_EVERY_MILLIS);
+    }
     if (buffer.size() >= spec.evalInterval() || evaluating && !buffer.isEmpty()) {
       return true;
     }
@@ -178,7 +204,7 @@ public final class TurnReporter implements OverseerFeed {
 
   /** Seconds of silence worth reporting, or 0. */
   private long silence() {
-    if (silenceReported || guard.busy()) {
+    if (spec == null || silenceReported || guard.busy()) {
       return 0;
     }
     long quiet = clock.getAsLong() - lastSignOfLifeMillis;

@@ -119,6 +119,20 @@ class EngineEndToEndTest {
       assertEquals("# Findings", Files.readString(dir.resolve(".colony/workspaces/researcher/notes.md")));
       assertEquals(2, ant.stats().turns());
       assertEquals(30, ant.stats().inputTokens());
+      // No overseer, yet the turns reached the workflow (the console reads them from the history).
+      List<String> reported = new java.util.ArrayList<>();
+      for (var e : env.getWorkflowClient().fetchHistory("ant/e2e/researcher").getEvents()) {
+        if (e.hasWorkflowExecutionUpdateAcceptedEventAttributes()) {
+          var input = e.getWorkflowExecutionUpdateAcceptedEventAttributes().getAcceptedRequest().getInput();
+          assertEquals("reportTurns", input.getName());
+          var report = io.temporal.common.converter.DefaultDataConverter.STANDARD_INSTANCE.fromPayload(
+              input.getArgs().getPayloads(0), dev.colony.overseer.TurnReport.class, dev.colony.overseer.TurnReport.class);
+          assertEquals(1, report.session());
+          report.turns().forEach(t -> reported.add(t.kind() + ":" + (t.name() == null ? t.input() : t.name())));
+        }
+      }
+      assertTrue(reported.contains("tool:write_file"), reported.toString());
+      assertTrue(reported.contains("text:Notes written."), reported.toString());
     }
   }
 }

@@ -168,4 +168,40 @@ public class TurnReporterTest {
     assertTrue(r.take().isEmpty());
     r.close();
   }
+
+  /** An ant without an overseer: its turns go to the workflow about every second, never waiting for an answer. */
+  @Test
+  void withoutOverseerTurnsLeaveByTimeAndNothingWaits() throws Exception {
+    Channel ch = new Channel();
+    TurnReporter r = new TurnReporter(ch, 3, null, guard, s -> s == null ? null : s.replace("hunter2", "${PASSWORD}"),
+        "turns/run/s3/a1", now::get);
+    r.turn(Turn.tool("Bash", "echo hunter2", "ok", false));
+    r.turn(Turn.text("thinking"));
+    lookedAgain(r);
+    assertEquals(0, ch.sent.size(), "a batch waits for its second");
+    now.addAndGet(TurnReporter.PLAIN_EVERY_MILLIS);
+    eventually(() -> ch.sent.size() == 1, "the batch left after a second");
+    Sent first = ch.sent.get(0);
+    assertEquals(2, first.report().turns().size());
+    assertEquals(3, first.report().session());
+    assertFalse(first.waited(), "no verdict to wait for");
+    assertEquals("echo ${PASSWORD}", first.report().turns().get(0).input());
+    // A burst leaves at once, bounded.
+    for (int i = 0; i < TurnReporter.PLAIN_BATCH; i++) {
+      r.turn(Turn.text("t" + i));
+    }
+    eventually(() -> ch.sent.size() == 2, "a full batch leaves at once");
+    assertEquals(TurnReporter.PLAIN_BATCH, ch.sent.get(1).report().turns().size());
+    // Silence is the overseer's business: none is reported, however long.
+    now.addAndGet(Duration.ofHours(1).toMillis());
+    lookedAgain(r);
+    assertEquals(2, ch.sent.size());
+    // The end of the session sends what is left.
+    r.turn(Turn.text("last"));
+    r.close();
+    eventually(() -> ch.sent.size() == 3, "the rest at the end");
+    assertEquals("last", ch.sent.get(2).report().turns().get(0).input());
+    assertFalse(ch.sent.get(2).waited());
+    assertTrue(r.take().isEmpty());
+  }
 }
