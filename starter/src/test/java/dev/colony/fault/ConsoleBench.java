@@ -176,10 +176,14 @@ public final class ConsoleBench {
     }
   }
 
-  private static int total(String url) throws Exception {
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/api/colony"))
-        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-    return JSON.readTree(r.body()).path("counts").path("total").asInt();
+  private static int total(String url) {
+    try {
+      HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/api/colony"))
+          .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+      return JSON.readTree(r.body()).path("counts").path("total").asInt();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static String paintRow(Path tmp, String url, int n, long startMs) throws Exception {

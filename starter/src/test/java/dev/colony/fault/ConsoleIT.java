@@ -163,7 +163,7 @@ class ConsoleIT {
     browser.get(url + "/ants/greeter");
     awaitText(LONG, "greeter");
     button("Pause").click();
-    eventually(LONG, () -> cluster.cli("status", "greeter").contains("paused"),
+    eventually(LONG, () -> cliQuietly("status", "greeter").contains("paused"),
         () -> "greeter is not paused in colony status:\n" + cliQuietly("status", "greeter"));
     awaitText(LIVE, "paused");
     shot("ant-paused");
