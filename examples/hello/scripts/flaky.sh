@@ -7,3 +7,4 @@ if [ $((COLONY_SESSION % 3)) -eq 2 ]; then
   exit 1
 fi
 echo "did some work in session $COLONY_SESSION"
+echo "COLONY_COST_USD=0.01"

@@ -7,3 +7,5 @@ printf '%s\n' "$prompt" | sed -n '/^## Messages from your humans/,$p' | tail -n 
   echo "working on: $line"
 done
 echo "hello from session $COLONY_SESSION"
+# What the session cost (the console adds it to the ant's costs per day).
+echo "COLONY_COST_USD=0.02"

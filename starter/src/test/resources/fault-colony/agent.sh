@@ -1,6 +1,7 @@
 #!/bin/sh
 # A controllable stand-in agent. Behaviour per session comes from control/<ant>/mode-<n>
-# (or control/<ant>/mode): ok, block, crash, ratelimit, billing, auth, budget.
+# (or control/<ant>/mode): ok, block, crash, ratelimit, billing, auth, budget, paid (reports a
+# cost: control/<ant>/cost dollars, 0.25 by default), hostile (fails saying markup and escapes).
 here=$(cd "$(dirname "$0")" && pwd)
 ctl="$here/control/$COLONY_ANT"
 mkdir -p "$ctl"
@@ -17,6 +18,12 @@ case "$mode" in
     echo "$COLONY_SESSION $(date +%s%3N)" >> "$ctl/worked.log"
     echo "released session $COLONY_SESSION" ;;
   crash) echo "boom in session $COLONY_SESSION"; exit 1 ;;
+  paid)
+    echo "paid work in session $COLONY_SESSION"
+    echo "COLONY_COST_USD=$(cat "$ctl/cost" 2>/dev/null || echo 0.25)" ;;
+  hostile)
+    printf '%s\033[31m red \033]0;title\007 %s\n' '<img src=x onerror=alert(1)><script>alert(2)</script>' '</td></tr></table><b>bold</b>'
+    exit 1 ;;
   ratelimit) echo "rate limited, resets at $(( $(date +%s) + $(cat "$ctl/reset-in" 2>/dev/null || echo 12) ))"; exit 1 ;;
   billing) echo "card declined in session $COLONY_SESSION"; exit 3 ;;
   auth) echo "bad key in session $COLONY_SESSION"; exit 4 ;;

@@ -3,12 +3,10 @@ package dev.colony.fault;
 import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -17,13 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
  * The Web UI of the dev server, in Debian's headless Chromium (driven through its chromedriver;
@@ -32,9 +25,6 @@ import org.openqa.selenium.chrome.ChromeOptions;
  */
 @Timeout(600)
 class WebUiIT {
-  static final Path CHROMIUM = Path.of(System.getProperty("colony.chromium", "/usr/bin/chromium"));
-  static final Path CHROMEDRIVER = Path.of(System.getProperty("colony.chromedriver", "/usr/bin/chromedriver"));
-
   @TempDir
   Path tmp;
 
@@ -43,20 +33,8 @@ class WebUiIT {
 
   @BeforeEach
   void setUp() throws Exception {
-    assertTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-        "the Web UI test needs Debian's chromium and chromium-driver (" + CHROMIUM + ", " + CHROMEDRIVER
-            + "): ./run-tests installs them with apt-get when it can");
     cluster = new Cluster(tmp).startServer();
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary(CHROMIUM.toFile());
-    // The flags keep Chromium off the network (this machine has none beyond loopback).
-    options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage", "--window-size=1500,1100", "--user-data-dir=" + tmp.resolve("chromium"));
-    ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort()
-        .withLogFile(tmp.resolve("chromedriver.log").toFile()).build();
-    browser = new ChromeDriver(service, options);
+    browser = Chromium.start(tmp, 1500, 1100);
   }
 
   @AfterEach
@@ -70,9 +48,7 @@ class WebUiIT {
   }
 
   private void screenshot(String name) throws Exception {
-    File shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
-    Files.createDirectories(Path.of("target"));
-    Files.copy(shot.toPath(), Path.of("target", "webui-" + name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+    Chromium.screenshot(browser, "webui", name);
   }
 
   private void awaitText(String text) throws InterruptedException {
