@@ -24,6 +24,30 @@ public interface ColonySource {
   /** Every ant of the colony matching {@code filter}, sorted by name (at most about 2,000). */
   List<Row> list(Filter filter);
 
+  /** One page of the overview: its rows, the next page's token (null: the last page), how many match. */
+  record Page(List<Row> rows, String next, long total) {}
+
+  /**
+   * One page of ants matching {@code filter} and {@code q} (a part of the name), sorted by name:
+   * {@code token} is null for the first page, else a {@link Page#next} of an earlier answer. This
+   * default reads them all ({@link #list}); a source for large colonies pages in the store.
+   */
+  default Page page(Filter filter, String q, int size, String token) {
+    List<Row> rows = list(filter);
+    if (q != null && !q.isBlank()) {
+      String needle = q.strip().toLowerCase(java.util.Locale.ROOT);
+      rows = rows.stream().filter(x -> x.name().toLowerCase(java.util.Locale.ROOT).contains(needle)).toList();
+    }
+    int from = 0;
+    if (token != null && token.matches("[0-9]{1,9}")) {
+      from = Integer.parseInt(token);
+    } else if (token != null) {
+      throw new IllegalArgumentException("page is not a page token of this console");
+    }
+    int to = Math.min(rows.size(), from + size);
+    return new Page(rows.subList(Math.min(from, to), to), to < rows.size() ? String.valueOf(to) : null, rows.size());
+  }
+
   /**
    * The ants whose card changed at or after {@code sinceMillis} (search attribute
    * {@code AntUpdatedAt}), stopped ones included, so the poller can push them.

@@ -69,7 +69,7 @@ public final class ConsoleServer implements AutoCloseable {
   public record Options(String bind, int port, String token, String readToken, String webUi, Duration pollEvery,
       Duration keepAlive) {
     public static Options defaults() {
-      return new Options("127.0.0.1", 8080, null, null, null, Duration.ofMillis(400), Duration.ofSeconds(15));
+      return new Options("127.0.0.1", 8080, null, null, null, Duration.ofMillis(400), Duration.ofSeconds(5));
     }
 
     public Options withBind(String b, int p) {
@@ -139,7 +139,7 @@ public final class ConsoleServer implements AutoCloseable {
       config.jetty.addConnector((server, http) -> {
         // A slow client cannot hold a thread: headers are bounded, an idle connection (one that
         // sends nothing, or does not read) is closed after 30 s; event streams write a comment
-        // every 15 s, so they are never idle that long.
+        // every 5 s, so they are never idle that long.
         http.setRequestHeaderSize(8 * 1024);
         http.setSendServerVersion(false);
         http.setSendXPoweredBy(false);
@@ -313,7 +313,7 @@ public final class ConsoleServer implements AutoCloseable {
   private void guard(Context ctx) {
     ctx.header("Content-Security-Policy", CSP);
     ctx.header("X-Content-Type-Options", "nosniff");
-    ctx.header("Referrer-Policy", "no-referrer");
+    ctx.header("Referrer-Policy", "same-origin");
     ctx.header("X-Frame-Options", "DENY");
     ctx.header("Cache-Control", "no-store");
     String host = ctx.header("Host");
@@ -415,17 +415,15 @@ public final class ConsoleServer implements AutoCloseable {
       throw new IllegalArgumentException("q is over 100 characters");
     }
     int size = intParam(ctx, "pageSize", 50, 1, 200);
-    int from = intParam(ctx, "page", 0, 0, TemporalColonySource.MAX_ANTS);
-    List<Row> rows = source.list(filter);
-    if (q != null && !q.isBlank()) {
-      String needle = q.strip().toLowerCase(Locale.ROOT);
-      rows = rows.stream().filter(x -> x.name().toLowerCase(Locale.ROOT).contains(needle)).toList();
+    String token = ctx.queryParam("page");
+    if (token != null && token.length() > 2000) {
+      throw new IllegalArgumentException("page is over 2000 characters");
     }
-    int to = Math.min(rows.size(), from + size);
+    ColonySource.Page page = source.page(filter, q, size, token == null || token.isBlank() ? null : token);
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("ants", rows.subList(Math.min(from, to), to).stream().map(views::row).toList());
-    m.put("next", to < rows.size() ? String.valueOf(to) : null);
-    m.put("total", rows.size());
+    m.put("ants", page.rows().stream().map(views::row).toList());
+    m.put("next", page.next());
+    m.put("total", page.total());
     json(ctx, m);
   }
 

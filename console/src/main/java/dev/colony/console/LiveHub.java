@@ -32,8 +32,6 @@ final class LiveHub implements AutoCloseable {
   private static final Duration FOLLOW_WAIT = Duration.ofSeconds(20);
   private static final Duration RETRY = Duration.ofSeconds(2);
   private static final Duration MIN_EMPTY_WAIT = Duration.ofSeconds(1);
-  /** How often the poller reads the whole colony again (ants that ended, anything missed). */
-  static final Duration REREAD = Duration.ofSeconds(30);
 
   /** Where a viewer's events go: Javalin's {@code SseClient} in the server, a list in tests. */
   interface Sink {
@@ -176,53 +174,34 @@ final class LiveHub implements AutoCloseable {
   }
 
   /**
-   * The colony poller. It keeps the colony's running ants in memory: read whole when it starts and
-   * every {@link #REREAD}, then updated from the ants changed since the cursor; the counts and the
-   * inbox it pushes are computed from that picture, so a busy colony costs no more calls than an
-   * idle one (one visibility list per poll).
+   * The colony poller: each poll lists the ants changed since the cursor ({@code AntUpdatedAt},
+   * one visibility call however large the colony); when any changed it pushes their rows, the
+   * counts (visibility counts) and the inbox (the ants that need a human).
    */
   private void poll() {
     Map<String, String> seen = new HashMap<>();
-    Map<String, Row> colony = new HashMap<>();
     long cursor = System.currentTimeMillis() - MARGIN.toMillis();
-    long reread = 0;
     while (stillPolling()) {
       try {
         polls.incrementAndGet();
-        List<Row> rows;
-        boolean whole = System.nanoTime() - reread >= 0;
-        if (whole) {
-          rows = source.list(ColonySource.Filter.ALL);
-          for (String gone : List.copyOf(colony.keySet())) {
-            if (rows.stream().noneMatch(r -> r.name().equals(gone))) {
-              colony.remove(gone);
-              seen.remove(gone);
-            }
-          }
-          reread = System.nanoTime() + REREAD.toNanos();
-        } else {
-          rows = source.changedSince(cursor - MARGIN.toMillis());
-        }
+        List<Row> rows = source.changedSince(cursor - MARGIN.toMillis());
         Map<String, Row> changed = new LinkedHashMap<>();
         for (Row r : rows) {
           cursor = Math.max(cursor, Math.min(r.updatedMillis(), System.currentTimeMillis()));
-          if (r.running()) {
-            colony.put(r.name(), r);
-          } else {
-            colony.remove(r.name());
-          }
           if (!r.fingerprint().equals(seen.put(r.name(), r.fingerprint()))) {
             changed.put(r.name(), r);
           }
+        }
+        if (seen.size() > 50_000) {
+          seen.clear(); // bounded: at worst a few rows are pushed again
         }
         if (!changed.isEmpty() && stillPolling()) {
           for (Row r : changed.values()) {
             broadcast("ant", () -> views.json(views.row(r)), null);
           }
-          var counts = views.json(views.colony(ColonySource.Filter.count(colony.values()), null));
+          var counts = views.json(views.colony(source.counts(), null));
           broadcast("colony", () -> counts, null);
-          List<Row> needYou = colony.values().stream().filter(Row::needsHuman)
-              .sorted(java.util.Comparator.comparing(Row::name)).toList();
+          List<Row> needYou = source.list(ColonySource.Filter.NEED_YOU);
           var inbox = views.json(views.inbox(needYou));
           broadcast("inbox", () -> inbox, null);
         }
@@ -231,7 +210,6 @@ final class LiveHub implements AutoCloseable {
         return;
       } catch (RuntimeException e) {
         log.warn("console: polling the colony failed: {}", views.redact(String.valueOf(e.getMessage())));
-        reread = 0;
         try {
           Thread.sleep(RETRY.toMillis());
         } catch (InterruptedException stop) {

@@ -220,10 +220,59 @@ public final class TemporalColonySource implements ColonySource {
     return out;
   }
 
+  /**
+   * Up to {@link #SMALL} ants the overview reads them all and sorts them by name; above, it pages
+   * in visibility (most recently started first: SQL visibility cannot sort by a search attribute)
+   * and {@code q} matches the start of a name ({@code STARTS_WITH}: SQL visibility has no LIKE).
+   */
+  static final int SMALL = 1000;
+
+  @Override
+  public Page page(Filter filter, String q, int size, String token) {
+    String where = base(true) + (filterQuery(filter) == null ? "" : " AND (" + filterQuery(filter) + ")");
+    if (token == null || !token.startsWith("v")) {
+      long all = call("counting the ants", () -> countQuery(where));
+      if (all <= SMALL && (token == null || token.matches("[0-9]{1,9}"))) {
+        return ColonySource.super.page(filter, q, size, token);
+      }
+    }
+    String query = where + (q == null || q.isBlank() ? "" : " AND AntName STARTS_WITH '" + quote(q.strip()) + "'");
+    ByteString from = ByteString.EMPTY;
+    if (token != null && token.startsWith("v")) {
+      try {
+        from = ByteString.copyFrom(java.util.Base64.getUrlDecoder().decode(token.substring(1)));
+      } catch (IllegalArgumentException bad) {
+        throw new IllegalArgumentException("page is not a page token of this console");
+      }
+    }
+    ByteString start = from;
+    return call("listing the ants", () -> {
+      ListWorkflowExecutionsResponse r = rpc(CALL_DEADLINE).listWorkflowExecutions(ListWorkflowExecutionsRequest
+          .newBuilder().setNamespace(namespace).setQuery(query).setPageSize(size).setNextPageToken(start).build());
+      List<Row> rows = new ArrayList<>();
+      for (WorkflowExecutionInfo info : r.getExecutionsList()) {
+        Row row = row(info);
+        if (row != null) {
+          rows.add(row);
+        }
+      }
+      String next = r.getNextPageToken().isEmpty() ? null
+          : "v" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(r.getNextPageToken().toByteArray());
+      return new Page(rows, next, countQuery(query));
+    });
+  }
+
+  private long countQuery(String query) {
+    return rpc(CALL_DEADLINE).countWorkflowExecutions(CountWorkflowExecutionsRequest.newBuilder()
+        .setNamespace(namespace).setQuery(query).build()).getCount();
+  }
+
   @Override
   public List<Row> changedSince(long sinceMillis) {
     if (!noUpdatedAt) {
-      String q = base(false) + " AND AntUpdatedAt >= '" + Instant.ofEpochMilli(sinceMillis) + "'";
+      // Ants whose run began before the card have no AntUpdatedAt until they continue as new: listed every time.
+      String q = base(false) + " AND (AntUpdatedAt >= '" + Instant.ofEpochMilli(sinceMillis)
+          + "' OR (AntUpdatedAt IS NULL AND ExecutionStatus = 'Running'))";
       try {
         return listQuery(q);
       } catch (StatusRuntimeException e) {

@@ -86,7 +86,7 @@ class ConsoleServerTest {
       assertEquals(200, r.code());
       assertEquals(ConsoleServer.CSP, r.header("Content-Security-Policy"));
       assertEquals("nosniff", r.header("X-Content-Type-Options"));
-      assertEquals("no-referrer", r.header("Referrer-Policy"));
+      assertEquals("same-origin", r.header("Referrer-Policy"));
       assertTrue(r.header("Content-Type").startsWith("application/json"));
       JsonNode j = Views.MAPPER.readTree(r.body().string());
       assertEquals("hello", j.get("colony").asText());

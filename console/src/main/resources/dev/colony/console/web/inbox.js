@@ -55,7 +55,7 @@ function render(it) {
       el('dt', null, 'Session'), el('dd', null, String(conf.session ?? '–')),
       Number.isFinite(deadline) ? [el('dt', null, 'Deadline'), el('dd', null, timeEl(deadline), el('span', { class: 'muted' }, ' (denied when it passes)'))] : null);
   }
-  const detail = it.detail && !(conf && it.detail === conf.reason) ? el('pre', { class: 'detail data' }, cleanBlock(it.detail, 8000)) : null;
+  const detail = it.detail && !conf ? el('pre', { class: 'detail data' }, cleanBlock(it.detail, 8000)) : null;
   card.append(
     el('div', { class: 'body' },
       el('div', { class: 'head' },
