@@ -148,15 +148,33 @@ pg_bin() {
   return 1
 }
 
+# Machine-wide, one at a time: installing PostgreSQL and adding the postgres user. Several clusters
+# may come up at once (the integration tests run in parallel JVMs; other clones on this machine),
+# and a second apt-get or useradd at the same moment fails instead of waiting.
+machine_lock() {
+  command -v flock >/dev/null 2>&1 || return 0
+  exec 7>>"${TMPDIR:-/tmp}/colony-cluster-setup.lock"
+  flock 7
+}
+machine_unlock() {
+  command -v flock >/dev/null 2>&1 || return 0
+  flock -u 7
+  exec 7>&-
+}
+
 ensure_postgres() {
   if PG_BIN=$(pg_bin); then return 0; fi
   local sudo=""
   [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo -n"
   if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; }; then
-    say "installing PostgreSQL (Debian's postgresql package, apt-get)..."
-    { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql; } \
-      >/tmp/colony-apt-postgresql.log 2>&1 || die "apt-get install postgresql failed; see /tmp/colony-apt-postgresql.log"
-    PG_BIN=$(pg_bin) || die "PostgreSQL installed, but initdb/pg_ctl were not found under /usr/lib/postgresql"
+    machine_lock
+    if ! PG_BIN=$(pg_bin); then
+      say "installing PostgreSQL (Debian's postgresql package, apt-get)..."
+      { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql; } \
+        >/tmp/colony-apt-postgresql.log 2>&1 || die "apt-get install postgresql failed; see /tmp/colony-apt-postgresql.log"
+      PG_BIN=$(pg_bin) || die "PostgreSQL installed, but initdb/pg_ctl were not found under /usr/lib/postgresql"
+    fi
+    machine_unlock
   else
     die "PostgreSQL's server binaries (initdb, pg_ctl) are missing: install Debian's postgresql package first."
   fi
@@ -172,7 +190,10 @@ pg_password() {
 
 # PostgreSQL refuses to run as root: as root, its files belong to the postgres user.
 pg_user() {
+  id postgres >/dev/null 2>&1 && return 0
+  machine_lock
   id postgres >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin postgres
+  machine_unlock
 }
 
 as_pg() {

@@ -9,7 +9,6 @@ import dev.colony.visibility.AntSearchAttributes;
 import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;
 import io.temporal.serviceclient.OperatorServiceStubs;
 import io.temporal.serviceclient.OperatorServiceStubsOptions;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,12 +38,10 @@ class SearchAttributeSetupIT {
   }
 
   private String plainDevServer() throws Exception {
-    int port;
-    int ui;
-    try (ServerSocket a = new ServerSocket(0); ServerSocket b = new ServerSocket(0)) {
-      port = a.getLocalPort();
-      ui = b.getLocalPort();
-    }
+    // Below the ephemeral range, in this test JVM's slice (a port from port 0 can be taken by any
+    // outgoing connection before the server binds it; other test JVMs run at the same time).
+    int port = Cluster.freePort();
+    int ui = Cluster.freePort();
     servers.add(new ProcessBuilder(Cluster.temporalCli(), "server", "start-dev", "--ip", "127.0.0.1",
         "--port", Integer.toString(port), "--ui-port", Integer.toString(ui), "--headless", "--log-level", "error")
         .redirectErrorStream(true).redirectOutput(tmp.resolve("server-" + port + ".log").toFile()).start());

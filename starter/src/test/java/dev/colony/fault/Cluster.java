@@ -116,27 +116,83 @@ public final class Cluster implements AutoCloseable {
     return other;
   }
 
-  /** Where {@link #freePort} looks next: below Linux's ephemeral range (32768-60999), from a random start. */
+  /**
+   * The ports this JVM hands out: below Linux's ephemeral range (32768-60999). The integration
+   * tests run in several JVMs at once (failsafe's forks, {@code colony.fork} = 1, 2, ...): each
+   * fork gets a slice of its own, so that two forks never pick the same port in the moment between
+   * choosing it and the server binding it (a bind test alone cannot see a port another JVM chose
+   * but has not bound yet). Without a fork number (a bench, the IDE) the whole range.
+   */
+  static final int PORTS_FROM = 20_000;
+  static final int PORTS_TO = 32_000;
+  private static final int SLICES = 4;
+  private static final int SLICE_FROM;
+  private static final int SLICE_SIZE;
+
+  static {
+    // "fork1", "fork2", ... (starter/pom.xml), or the number alone
+    java.util.regex.Matcher fork = java.util.regex.Pattern.compile("(?:fork)?([0-9]+)")
+        .matcher(System.getProperty("colony.fork", ""));
+    if (fork.matches()) {
+      SLICE_SIZE = (PORTS_TO - PORTS_FROM) / SLICES;
+      SLICE_FROM = PORTS_FROM + Math.floorMod(Integer.parseInt(fork.group(1)) - 1, SLICES) * SLICE_SIZE;
+    } else if (!System.getProperty("colony.fork", "").isEmpty()) {
+      // a fork that cannot tell its number would share its ports with the other forks
+      throw new IllegalStateException("colony.fork is not a fork number: " + System.getProperty("colony.fork"));
+    } else {
+      SLICE_SIZE = PORTS_TO - PORTS_FROM;
+      SLICE_FROM = PORTS_FROM;
+    }
+  }
+
+  /** Where {@link #freePort} looks next, as an offset into this JVM's slice, from a random start. */
   private static final java.util.concurrent.atomic.AtomicInteger NEXT_PORT =
-      new java.util.concurrent.atomic.AtomicInteger(20_000 + new java.util.Random().nextInt(12_000));
+      new java.util.concurrent.atomic.AtomicInteger(new java.util.Random().nextInt(SLICE_SIZE));
 
   /**
    * A port free to listen on, below the ephemeral range: a port the kernel hands out (port 0) can
    * be taken again by any outgoing connection before the server binds it (seen in CI: the dev
    * server's UI failed with "address already in use" twice on the same port).
    */
-  static int freePort() throws IOException {
+  public static int freePort() throws IOException {
+    return freePorts(0);
+  }
+
+  /**
+   * A base port such that {@code base + offset} is free for every offset given (a cluster that
+   * derives its services' ports from one base, as {@code bin/cluster.sh} does): all of them within
+   * this JVM's slice, and none of them handed out again by this JVM before the others.
+   */
+  static synchronized int freePorts(int... offsets) throws IOException {
+    int span = java.util.Arrays.stream(offsets).max().orElse(0) + 1;
+    if (span > SLICE_SIZE / 2) {
+      throw new IllegalArgumentException("a block of " + span + " ports does not fit the slice of " + SLICE_SIZE);
+    }
     for (int tries = 0; tries < 1_000; tries++) {
-      int port = 20_000 + Math.floorMod(NEXT_PORT.getAndIncrement() - 20_000, 12_000);
-      try (ServerSocket s = new ServerSocket()) {
-        s.setReuseAddress(false);
-        s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
-        return port;
-      } catch (IOException taken) {
-        // in use: the next one
+      int start = Math.floorMod(NEXT_PORT.getAndIncrement(), SLICE_SIZE);
+      if (start + span > SLICE_SIZE) {
+        NEXT_PORT.addAndGet(SLICE_SIZE - start - 1); // wrap to the slice's start
+        continue;
+      }
+      int base = SLICE_FROM + start;
+      if (java.util.Arrays.stream(offsets).allMatch(o -> canBind(base + o))) {
+        if (span > 1) {
+          NEXT_PORT.addAndGet(span - 1); // the block is this caller's
+        }
+        return base;
       }
     }
-    throw new IOException("no free port between 20000 and 32000");
+    throw new IOException("no free port block in " + SLICE_FROM + "-" + (SLICE_FROM + SLICE_SIZE));
+  }
+
+  private static boolean canBind(int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(false);
+      s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+      return true;
+    } catch (IOException taken) {
+      return false;
+    }
   }
 
   private static void copy(Path from, Path to) throws IOException {

@@ -23,6 +23,17 @@ public final class ClusterScript {
   private final Path state;
   private final int port;
 
+  /**
+   * Every port {@code bin/cluster.sh} derives from its base (see its ports()): the services' gRPC
+   * and HTTP ports, PostgreSQL's (+50), the membership ports (+100..+106) and the Web UI's (+1000).
+   */
+  static final int[] PORT_OFFSETS = {0, 1, 2, 3, 4, 6, 10, 14, 50, 100, 101, 102, 103, 104, 105, 106, 1000};
+
+  /** A base port for a cluster whose every port is free and this JVM's alone (see {@link Cluster#freePorts}). */
+  static int freeBase() throws IOException {
+    return Cluster.freePorts(PORT_OFFSETS);
+  }
+
   public ClusterScript(Path state, int port) {
     this.state = state.toAbsolutePath();
     this.port = port;

@@ -32,7 +32,7 @@ class ClusterScriptIT {
     // mktemp -d and root's home directory are 0700: the postgres user cannot get through them.
     Path home = Files.createDirectory(tmp.resolve("home"), PosixFilePermissions.asFileAttribute(
         PosixFilePermissions.fromString("rwx------")));
-    ClusterScript script = new ClusterScript(home.resolve("clone/.colony/cluster"), Cluster.freePort());
+    ClusterScript script = new ClusterScript(home.resolve("clone/.colony/cluster"), ClusterScript.freeBase());
     try {
       ClusterScript.Run up = script.run(Duration.ofMinutes(3), "postgres");
       log.append(up.out());

@@ -26,6 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
  * one host is killed (SIGKILL, some of its sessions mid-run) its ants move to the other after
  * {@code move_after}, where their sessions carry on, and nothing is lost.
  */
+// A thousand ants on two workers keep both cores busy: beside another test class a session missed
+// its 4 s heartbeat deadline and ran twice (seen twice with two forks, never alone).
+@RunsAlone
 @Timeout(600)
 class HostsIT {
   private static final int ANTS = 1_000;

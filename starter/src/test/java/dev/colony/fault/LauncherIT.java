@@ -56,8 +56,35 @@ class LauncherIT {
     }
   }
 
+  /**
+   * The sources the launcher looks at to decide whether to build (its stale() check): none may be
+   * newer than the jar. Else the launcher would run Maven, rebuilding starter/target and the jar
+   * under the integration tests that run at the same time in other JVMs.
+   */
+  private static void assertTheLauncherWillNotBuild() throws IOException {
+    java.nio.file.attribute.FileTime jar = Files.getLastModifiedTime(TARGET.resolve("colony.jar"));
+    List<Path> newer = new ArrayList<>();
+    for (Path top : List.of(ROOT.resolve("pom.xml"), ROOT.resolve("workflows"), ROOT.resolve("activities"),
+        ROOT.resolve("worker"), ROOT.resolve("starter"))) {
+      try (var files = Files.walk(top)) {
+        files.filter(f -> f.getFileName().toString().equals("pom.xml") || f.toString().contains("/src/main/"))
+            .filter(f -> {
+              try {
+                return Files.getLastModifiedTime(f).compareTo(jar) > 0;
+              } catch (IOException e) {
+                return false;
+              }
+            })
+            .limit(5).forEach(newer::add);
+      }
+    }
+    assertEquals(List.of(), newer, "sources newer than " + TARGET.resolve("colony.jar")
+        + ": ./colony would rebuild it under the other integration tests; build first (mvn package)");
+  }
+
   @Test
   void theFirstCommandAfterABuildGetsTheTrainedArchiveAndADamagedOneIsMadeAgain() throws Exception {
+    assertTheLauncherWillNotBuild();
     forgetArchive();
     Run help = launcher("--help");
     assertEquals(0, help.code(), help.out());

@@ -17,7 +17,7 @@ final class TcpProxy implements AutoCloseable {
   private final List<Socket> open = new CopyOnWriteArrayList<>();
   private volatile ServerSocket listener;
   /** Calls (gRPC requests) let through before {@link #down()}, or -1: no limit. */
-  private volatile int callsLeft = -1;
+  private final java.util.concurrent.atomic.AtomicInteger callsLeft = new java.util.concurrent.atomic.AtomicInteger(-1);
 
   TcpProxy(int target) throws IOException {
     this.target = target;
@@ -46,7 +46,7 @@ final class TcpProxy implements AutoCloseable {
    * Calls are counted by their HTTP/2 HEADERS frames from the client.
    */
   void downAfterCalls(int calls) {
-    callsLeft = calls;
+    callsLeft.set(calls);
   }
 
   /** Drops every open connection and stops listening: clients see resets, then refusals. */
@@ -88,7 +88,9 @@ final class TcpProxy implements AutoCloseable {
               return;
             }
             int length = (head[0] & 0xff) << 16 | (head[1] & 0xff) << 8 | head[2] & 0xff;
-            if (head[3] == 0x1 && callsLeft >= 0 && callsLeft-- == 0) { // HEADERS: a new call
+            // HEADERS: a new call. Counted atomically: a client with two connections has two
+            // pump threads, and a decrement lost between them would let one call too many through.
+            if (head[3] == 0x1 && callsLeft.getAndUpdate(left -> left >= 0 ? left - 1 : left) == 0) {
               down();
               return;
             }
