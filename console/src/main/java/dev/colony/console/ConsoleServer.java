@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ConsoleServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ConsoleServer.class);
-  static final int MAX_BODY = 16 * 1024;
+  /** A message of the ant's longest (16,000 characters) in the worst UTF-8 and JSON escaping fits. */
+  static final int MAX_BODY = 100 * 1024;
   /** Open event streams at most: each has a writer thread and a queue. */
   static final int MAX_STREAMS = 200;
   static final Pattern ANT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
@@ -161,6 +162,17 @@ public final class ConsoleServer implements AutoCloseable {
     }
   }
 
+  /**
+   * A loopback name on any port: an SSH tunnel or an editor's forwarded port reaches a loopback
+   * console on another port; DNS rebinding needs a name of the attacker's, which this is not.
+   */
+  private static final Pattern LOOPBACK_HOST = Pattern.compile("(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?");
+
+  /** The sign-in cookie's name: one per port, since cookies ignore ports and several consoles may share a host. */
+  private String cookieName() {
+    return Auth.COOKIE + "_" + port();
+  }
+
   /** Starts serving; throws {@link IllegalArgumentException} with one line when it may not. */
   public static ConsoleServer start(Options options, ColonySource source, Secrets secrets) {
     ConsoleServer s = new ConsoleServer(options, source, secrets);
@@ -269,7 +281,7 @@ public final class ConsoleServer implements AutoCloseable {
     r.get("/login", ctx -> page(ctx, "login.html"));
     r.post("/login", this::login);
     r.post("/logout", ctx -> {
-      ctx.header("Set-Cookie", Auth.COOKIE + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+      ctx.header("Set-Cookie", cookieName() + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
       ctx.redirect("/login", HttpStatus.SEE_OTHER);
     });
     r.get("/static/{file}", ctx -> {
@@ -317,11 +329,19 @@ public final class ConsoleServer implements AutoCloseable {
     ctx.header("X-Frame-Options", "DENY");
     ctx.header("Cache-Control", "no-store");
     String host = ctx.header("Host");
-    if (!anyHost && (host == null || !hosts.contains(host.toLowerCase(Locale.ROOT)))) {
+    if (!anyHost && (host == null || !(hosts.contains(host.toLowerCase(Locale.ROOT))
+        || options.loopback() && LOOPBACK_HOST.matcher(host.toLowerCase(Locale.ROOT)).matches()))) {
       throw new HttpResponseException(403, "this console does not answer to the host '"
           + (host == null ? "" : host.replaceAll("[^A-Za-z0-9.:\\[\\]_-]", "?")) + "'");
     }
     boolean post = ctx.method() != HandlerType.GET && ctx.method() != HandlerType.HEAD;
+    // A page on another site may not read the API either (an EventSource opened from there would
+    // hold one of the streams until the next keep-alive).
+    String fetchSite = ctx.header("Sec-Fetch-Site");
+    if (!post && ctx.path().startsWith("/api/") && fetchSite != null
+        && (fetchSite.equals("cross-site") || fetchSite.equals("same-site"))) {
+      throw new HttpResponseException(403, "cross-site requests are refused");
+    }
     if (post) {
       if (ctx.method() != HandlerType.POST) {
         throw new HttpResponseException(405, "method not allowed");
@@ -366,14 +386,14 @@ public final class ConsoleServer implements AutoCloseable {
   private Principal principal(Context ctx) {
     String named = ctx.header("X-Colony-Operator");
     if (!auth.required()) {
-      Principal fromCookie = auth.fromCookie(ctx.cookie(Auth.COOKIE), System.currentTimeMillis());
+      Principal fromCookie = auth.fromCookie(ctx.cookie(cookieName()), System.currentTimeMillis());
       return new Principal(Auth.name(named, fromCookie != null ? fromCookie.name() : "local"), true);
     }
     String authz = ctx.header("Authorization");
     if (authz != null && authz.regionMatches(true, 0, "Bearer ", 0, 7)) {
       return auth.byToken(authz.substring(7).strip(), named);
     }
-    return auth.fromCookie(ctx.cookie(Auth.COOKIE), System.currentTimeMillis());
+    return auth.fromCookie(ctx.cookie(cookieName()), System.currentTimeMillis());
   }
 
   private static Principal who(Context ctx) {
@@ -501,7 +521,7 @@ public final class ConsoleServer implements AutoCloseable {
       ctx.redirect("/login?error=token", HttpStatus.SEE_OTHER);
       return;
     }
-    ctx.header("Set-Cookie", Auth.COOKIE + "=" + auth.cookie(p, System.currentTimeMillis()) + "; Path=/; HttpOnly; "
+    ctx.header("Set-Cookie", cookieName() + "=" + auth.cookie(p, System.currentTimeMillis()) + "; Path=/; HttpOnly; "
         + "SameSite=Strict; Max-Age=" + Auth.COOKIE_LIFE.toSeconds());
     ctx.redirect("/", HttpStatus.SEE_OTHER);
   }

@@ -81,6 +81,14 @@ public final class TemporalColonySource implements ColonySource {
    * a long poll with a shorter deadline at once, empty: that counts as caught up too.
    */
   private static final Duration CATCH_UP = Duration.ofMillis(500);
+  /** A cursor's mark for a run that has closed (no next-page token to follow). */
+  static final String ENDED = "ended";
+  /** How often a closed run's follower looks for a newer run. */
+  static final Duration ENDED_WAIT = Duration.ofSeconds(5);
+  private static final java.util.Set<EventType> CLOSED = java.util.EnumSet.of(
+      EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+      EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
+      EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED);
 
   private final WorkflowClient client;
   private final WorkflowServiceStubs stubs;
@@ -451,12 +459,25 @@ public final class TemporalColonySource implements ColonySource {
     } else {
       int colon = cursor.indexOf(':');
       runId = cursor.substring(0, colon);
-      token = ByteString.copyFrom(Base64.getDecoder().decode(cursor.substring(colon + 1)));
+      if (cursor.substring(colon + 1).equals(ENDED)) {
+        // The run this cursor followed has closed: wait, then follow a newer run when one started.
+        WorkflowExecutionInfo info = describe(workflowId(name));
+        if (info == null || info.getExecution().getRunId().equals(runId)) {
+          Thread.sleep(Math.min(maxWait.toMillis(), ENDED_WAIT.toMillis()));
+          return new TurnBatch(cursor, 0, List.of(), false, false);
+        }
+        runId = info.getExecution().getRunId();
+        token = ByteString.EMPTY;
+        reset = true;
+      } else {
+        token = ByteString.copyFrom(Base64.getDecoder().decode(cursor.substring(colon + 1)));
+      }
     }
     List<Turn> turns = new ArrayList<>();
     int session = 0;
     boolean changed = false;
-    boolean initial = cursor == null;
+    boolean ended = false;
+    boolean initial = cursor == null || reset;
     int polls = 0;
     while (true) {
       // From the start, read until a call has to wait (caught up); then the cursor is where new
@@ -491,6 +512,8 @@ public final class TemporalColonySource implements ColonySource {
         }
         if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW) {
           next = e.getWorkflowExecutionContinuedAsNewEventAttributes().getNewExecutionRunId();
+        } else if (CLOSED.contains(e.getEventType())) {
+          ended = true;
         }
       }
       token = r.getNextPageToken();
@@ -505,7 +528,8 @@ public final class TemporalColonySource implements ColonySource {
         break; // the run ended (no more events), one long poll answered, or caught up
       }
     }
-    return new TurnBatch(runId + ":" + Base64.getEncoder().encodeToString(token.toByteArray()), session,
+    // An ended run's last page has no next-page token, which would read the history from the start again.
+    return new TurnBatch(runId + ":" + (ended ? ENDED : Base64.getEncoder().encodeToString(token.toByteArray())), session,
         List.copyOf(turns), reset, changed);
   }
 

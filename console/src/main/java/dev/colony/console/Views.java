@@ -121,7 +121,8 @@ final class Views {
     m.put("needsHuman", r.needsHuman());
     m.put("lastOutcome", r.lastOutcome());
     m.put("updatedAt", r.updatedMillis() == 0 ? null : r.updatedMillis());
-    m.put("card", r.card());
+    // Today's and this month's figures as of now, in the ant's budget zone (the card keeps the day it counted).
+    m.put("card", r.card() == null ? null : r.card().asOf(r.card().today(System.currentTimeMillis())));
     return m;
   }
 
@@ -167,18 +168,22 @@ final class Views {
       };
       items.add(item(r.name(), kind, since(c, r), detail, null, actions));
     }
-    items.sort(Comparator.comparingLong(i -> (Long) i.get("sinceMillis")));
+    items.sort(Comparator.comparing(i -> (Long) i.get("sinceMillis"), Comparator.nullsLast(Comparator.naturalOrder())));
     return Map.of("items", items);
   }
 
-  private static long since(AntCard c, Row r) {
+  /** Since when the item waits; null when unknown (an ant whose run began before the card): sorted last. */
+  private static Long since(AntCard c, Row r) {
     if (c != null && c.needsHumanSinceMillis() != null) {
       return c.needsHumanSinceMillis();
     }
-    return c != null ? c.stateSinceMillis() : r.updatedMillis();
+    if (c != null && c.stateSinceMillis() > 0) {
+      return c.stateSinceMillis();
+    }
+    return r.updatedMillis() > 0 ? r.updatedMillis() : null;
   }
 
-  private static Map<String, Object> item(String ant, String kind, long since, String detail, Object confirmation,
+  private static Map<String, Object> item(String ant, String kind, Long since, String detail, Object confirmation,
       List<String> actions) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("ant", ant);
@@ -201,7 +206,16 @@ final class Views {
 
   /** Cost per ant per day from the cards' ledgers, the colony's total, the budgets. */
   Map<String, Object> costs(List<Row> rows, int days) {
-    List<String> dayList = days(days, LocalDate.now(ZoneOffset.UTC));
+    // The days end at the latest "today" among the ants' budget zones (a zone ahead of UTC is in tomorrow already).
+    long now = System.currentTimeMillis();
+    LocalDate end = LocalDate.now(ZoneOffset.UTC);
+    for (Row r : rows) {
+      if (r.card() != null) {
+        LocalDate t = LocalDate.parse(r.card().today(now));
+        end = t.isAfter(end) ? t : end;
+      }
+    }
+    List<String> dayList = days(days, end);
     double[] total = new double[days];
     List<Map<String, Object>> ants = new ArrayList<>();
     double sum = 0;
@@ -229,8 +243,9 @@ final class Views {
       a.put("totalUsd", antTotal);
       a.put("dailyBudgetUsd", c == null ? null : c.dailyBudgetUsd());
       a.put("monthlyBudgetUsd", c == null ? null : c.monthlyBudgetUsd());
-      a.put("todayUsd", c == null ? 0 : c.costTodayUsd());
-      a.put("monthUsd", c == null ? 0 : c.costMonthUsd());
+      AntCard asOfNow = c == null ? null : c.asOf(c.today(now));
+      a.put("todayUsd", asOfNow == null ? 0 : asOfNow.costTodayUsd());
+      a.put("monthUsd", asOfNow == null ? 0 : asOfNow.costMonthUsd());
       ants.add(a);
     }
     Map<String, Object> m = new LinkedHashMap<>();
@@ -244,7 +259,16 @@ final class Views {
   /** The same as CSV: {@code day,ant,usd,sessions}, redacted. */
   String costsCsv(List<Row> rows, int days) {
     StringBuilder sb = new StringBuilder("day,ant,usd,sessions\n");
-    List<String> dayList = days(days, LocalDate.now(ZoneOffset.UTC));
+    // The days end at the latest "today" among the ants' budget zones (a zone ahead of UTC is in tomorrow already).
+    long now = System.currentTimeMillis();
+    LocalDate end = LocalDate.now(ZoneOffset.UTC);
+    for (Row r : rows) {
+      if (r.card() != null) {
+        LocalDate t = LocalDate.parse(r.card().today(now));
+        end = t.isAfter(end) ? t : end;
+      }
+    }
+    List<String> dayList = days(days, end);
     for (Row r : rows) {
       Map<String, double[]> byDay = new LinkedHashMap<>();
       if (r.card() != null) {

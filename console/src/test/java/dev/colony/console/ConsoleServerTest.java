@@ -65,6 +65,16 @@ class ConsoleServerTest {
     return http.newCall(b.build()).execute();
   }
 
+  /** A GET with the path exactly as given, over a plain socket. */
+  String raw(String path) throws IOException {
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+      socket.setSoTimeout(10_000);
+      socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + server.port()
+          + "\r\nConnection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+  }
+
   Response post(String path, RequestBody body, String... headers) throws IOException {
     Request.Builder b = new Request.Builder().url(url(path)).post(body);
     for (int i = 0; i < headers.length; i += 2) {
@@ -197,10 +207,17 @@ class ConsoleServerTest {
     try (Response r = post("/api/ants/alpha/approve", RequestBody.create("{\"id\":\"three\"}", JSON))) {
       assertEquals(400, r.code());
     }
-    String huge = "{\"text\":\"" + "x".repeat(20_000) + "\"}";
+    String huge = "{\"text\":\"" + "x".repeat(110_000) + "\"}";
     try (Response r = post("/api/ants/alpha/send", RequestBody.create(huge, JSON))) {
       assertEquals(413, r.code());
     }
+    // The longest message an ant takes (16,000 characters), in three-byte characters, fits.
+    String longest = "{\"text\":\"" + "漢".repeat(16_000) + "\"}";
+    try (Response r = post("/api/ants/alpha/send", RequestBody.create(longest, JSON))) {
+      assertEquals(200, r.code());
+    }
+    assertEquals(1, source.actions.size(), source.actions.toString().length() + " characters of actions");
+    source.actions.clear();
     try (Response r = post("/api/ants/alpha/pause", new FormBody.Builder().add("a", "b").build())) {
       assertEquals(415, r.code());
     }
@@ -211,6 +228,14 @@ class ConsoleServerTest {
       assertEquals(403, r.code());
     }
     try (Response r = get("/api/colony", "Host", "rebound.example:" + server.port())) {
+      assertEquals(403, r.code());
+    }
+    // A loopback name on another port (an SSH tunnel, a forwarded port) is still this console.
+    try (Response r = get("/api/colony", "Host", "localhost:9000")) {
+      assertEquals(200, r.code());
+    }
+    // A page on another site cannot read the API or hold an event stream.
+    try (Response r = get("/api/colony", "Sec-Fetch-Site", "cross-site")) {
       assertEquals(403, r.code());
     }
     try (Response r = get("/api/colony", "Host", "localhost:" + server.port())) {
@@ -313,8 +338,12 @@ class ConsoleServerTest {
       assertEquals(200, r.code());
       assertTrue(r.header("Content-Type").startsWith("text/css"));
     }
-    try (Response r = get("/webjars/../META-INF/MANIFEST.MF")) {
-      assertEquals(404, r.code());
+    // Sent as written (an HTTP client would resolve the dots before sending): nothing outside a webjar.
+    for (String escape : new String[] {"/webjars/../META-INF/MANIFEST.MF", "/webjars/uplot/%2e%2e/%2e%2e/%2e%2e/META-INF/MANIFEST.MF",
+        "/webjars/uplot/1.6.30/..%2F..%2F..%2F..%2FMETA-INF/MANIFEST.MF", "/static/..%2f..%2fConsoleServer.class"}) {
+      String answer = raw(escape);
+      assertTrue(!answer.startsWith("HTTP/1.1 200") && !answer.contains("Manifest-Version") && !answer.contains("CAFEBABE"),
+          escape + " answered:\n" + answer);
     }
     try (Response r = get("/ants/bad$name")) {
       assertEquals(400, r.code());

@@ -78,12 +78,20 @@ final class Overseer {
     return new TurnReply(ant.overseer.pending(), busy());
   }
 
+  /** Above this many events in the run, an ant without an overseer reports no more live turns. */
+  static final long LIVE_TURNS_HISTORY_LIMIT = 20_000;
+
   void validateReportTurns(TurnReport report) {
     if (report == null) {
       throw new IllegalArgumentException("empty report");
     }
     if (!ant.session.running() || report.session() != ant.sessionCount() + 1) {
       throw new IllegalArgumentException("session " + report.session() + " is not running");
+    }
+    // Without an overseer turns only feed the console's live view: a long session stops reporting
+    // before they fill the run's history (a refused update leaves no event).
+    if (ant.spec().overseer() == null && Workflow.getInfo().getHistoryLength() > LIVE_TURNS_HISTORY_LIMIT) {
+      throw new IllegalArgumentException("this run's history is long: live turns resume after the next continue-as-new");
     }
     if (report.turns().size() > TurnReport.MAX_TURNS || report.delivered().size() > TurnReport.MAX_DELIVERED) {
       throw new IllegalArgumentException("report too large (at most " + TurnReport.MAX_TURNS + " turns)");

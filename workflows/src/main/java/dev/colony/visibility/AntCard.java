@@ -131,6 +131,39 @@ public record AntCard(
   }
 
   /** Spend on {@code day} (ISO, budget zone) as the ledger holds it; 0 for a day it does not. */
+  /**
+   * The card as a reader sees it on {@code today} (an ISO day in {@link #budgetZone}): when the card
+   * counted an earlier day ({@link #costDay}), today's sessions and spend and this month's spend
+   * come from the ledger instead (the card does not change because time passes).
+   */
+  public AntCard asOf(String today) {
+    if (today == null || today.equals(costDay) || today.length() < 7) {
+      return this;
+    }
+    String month = today.substring(0, 7);
+    double monthUsd = 0;
+    for (DayCost d : ledger) {
+      if (d.day().startsWith(month)) {
+        monthUsd += d.usd();
+      }
+    }
+    return new AntCard(version, revision, state, stateSinceMillis, doing, needsHuman, needsHumanSinceMillis,
+        needsHumanDetail, session, sessionRunning, sessionStartedMillis, sessionsOn(today), costOn(today), monthUsd,
+        dailyBudgetUsd, monthlyBudgetUsd, budgetZone, lastError, lastErrorMillis, ledger, recent, confirmations,
+        queue, overseerCostUsd, today);
+  }
+
+  /** Today as an ISO day in the card's budget zone (UTC when the zone is unknown), at {@code nowMillis}. */
+  public String today(long nowMillis) {
+    java.time.ZoneId zone;
+    try {
+      zone = budgetZone == null ? java.time.ZoneOffset.UTC : java.time.ZoneId.of(budgetZone);
+    } catch (java.time.DateTimeException e) {
+      zone = java.time.ZoneOffset.UTC;
+    }
+    return java.time.Instant.ofEpochMilli(nowMillis).atZone(zone).toLocalDate().toString();
+  }
+
   public double costOn(String day) {
     for (DayCost d : ledger) {
       if (d.day().equals(day)) {

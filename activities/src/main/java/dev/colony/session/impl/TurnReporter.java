@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
 public final class TurnReporter implements OverseerFeed {
   private static final Logger log = LoggerFactory.getLogger(TurnReporter.class);
   /** Without an overseer: how long a turn waits for others to join its batch. */
-  static final long PLAIN_EVERY_MILLIS = 1_000;
+  static final long PLAIN_EVERY_MILLIS = 2_000;
   /** Without an overseer: a batch this long leaves at once. */
   static final int PLAIN_BATCH = 50;
 

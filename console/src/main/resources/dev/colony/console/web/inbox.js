@@ -61,7 +61,7 @@ function render(it) {
       el('div', { class: 'head' },
         el('a', { href: antHref(it.ant), class: 'ant ellipsis data', title: clean(it.ant, 400) }, clean(it.ant, 200)),
         el('span', { class: 'badge ' + (KIND_CLASS[it.kind] || 'c-need') }, clean(NEED_LABEL[it.kind] || it.kind, 60)),
-        el('span', { class: 'muted small' }, 'waiting ', timeEl(it.sinceMillis, 'for'))),
+        it.sinceMillis ? el('span', { class: 'muted small' }, 'waiting ', timeEl(it.sinceMillis, 'for')) : el('span', { class: 'muted small' }, 'waiting since before this release (no card yet)')),
       confBox, detail),
     actionBox);
   return card;

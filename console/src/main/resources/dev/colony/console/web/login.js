@@ -4,7 +4,8 @@ const params = new URLSearchParams(location.search);
 const error = params.get('error');
 const box = document.getElementById('error');
 if (error) {
-  box.textContent = clean(error, 400);
+  const known = { token: 'That token is not valid for this console. Try again.' };
+  box.textContent = known[error] || clean(error, 400);
   box.classList.remove('hidden');
 }
 // Where to go back after signing in: only a path on this console.
