@@ -199,11 +199,7 @@ final class LiveHub implements AutoCloseable {
           for (Row r : changed.values()) {
             broadcast("ant", () -> views.json(views.row(r)), null);
           }
-          var counts = views.json(views.colony(source.counts(), null));
-          broadcast("colony", () -> counts, null);
-          List<Row> needYou = source.list(ColonySource.Filter.NEED_YOU);
-          var inbox = views.json(views.inbox(needYou));
-          broadcast("inbox", () -> inbox, null);
+          summarize();
         }
         Thread.sleep(pollEvery.toMillis());
       } catch (InterruptedException stop) {
@@ -217,6 +213,40 @@ final class LiveHub implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** Counts and inbox are being read (off the poller's thread), and whether another read is due after it. */
+  private final java.util.concurrent.atomic.AtomicBoolean summaryRunning = new java.util.concurrent.atomic.AtomicBoolean();
+  private final java.util.concurrent.atomic.AtomicBoolean summaryDue = new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * Pushes the counts and the inbox (visibility counts and a list of the ants needing a human) from
+   * a thread of their own, so the poller goes on pushing rows meanwhile (counting 10,000 ants takes
+   * a while); changes that come during a read are covered by one more read after it.
+   */
+  private void summarize() {
+    summaryDue.set(true);
+    if (!summaryRunning.compareAndSet(false, true)) {
+      return;
+    }
+    Thread.ofPlatform().daemon().name("console-summary").start(() -> {
+      try {
+        while (summaryDue.getAndSet(false) && !closed && poller != null) {
+          var counts = views.json(views.colony(source.counts(), null));
+          broadcast("colony", () -> counts, null);
+          List<Row> needYou = source.list(ColonySource.Filter.NEED_YOU);
+          var inbox = views.json(views.inbox(needYou));
+          broadcast("inbox", () -> inbox, null);
+        }
+      } catch (RuntimeException e) {
+        log.warn("console: counting the colony failed: {}", views.redact(String.valueOf(e.getMessage())));
+      } finally {
+        summaryRunning.set(false);
+        if (summaryDue.get() && !closed) {
+          summarize(); // asked for between the last read and now
+        }
+      }
+    });
   }
 
   private boolean stillFollowing(String ant) {

@@ -299,7 +299,7 @@ public final class ConsoleBench {
       HttpClient http = HttpClient.newHttpClient();
       List<CompletableFuture<HttpResponse<java.util.stream.Stream<String>>>> viewers = new ArrayList<>();
       for (int i = 0; i < 10; i++) {
-        viewers.add(http.sendAsync(HttpRequest.newBuilder(URI.create(url + stream)).build(),
+        viewers.add(http.sendAsync(HttpRequest.newBuilder(URI.create(url + stream)).header("Accept", "text/event-stream").build(),
             HttpResponse.BodyHandlers.ofLines()));
       }
       List<Thread> readers = new ArrayList<>();
@@ -313,6 +313,11 @@ public final class ConsoleBench {
         }));
       }
       Thread.sleep(3_000);
+      JsonNode open = JSON.readTree(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/api/metrics"))
+          .build(), HttpResponse.BodyHandlers.ofString()).body());
+      if (open.path("viewers").asInt() < 10) {
+        throw new IllegalStateException("the ten watchers are not connected: " + open);
+      }
       long b = calls(url);
       Thread.sleep(WINDOW.toMillis());
       long watched = calls(url) - b;
