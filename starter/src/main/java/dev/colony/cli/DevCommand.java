@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "dev", mixinStandardHelpOptions = true,
     description = "All in one: a local Temporal (the real dev server with its Web UI; state kept in "
         + "DIR/.colony/temporal.db, so ants continue where they were on the next run), a worker and every "
-        + "ant, with the console as the ants' chat. Type '<ant> /pause', '<ant> /status' or '<ant> <instruction>'.")
+        + "ant, with the terminal as the ants' chat. Type '<ant> /pause', '<ant> /status' or '<ant> <instruction>'.")
 final class DevCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "DIR", description = "The colony directory.")
   Path dir;
@@ -43,12 +43,12 @@ final class DevCommand implements Callable<Integer> {
     if (colony.colony().discord() != null && Environment.forColony(Path.of(colony.colony().dir()))
         .get(colony.colony().discord().tokenVar()) == null) {
       System.err.println("colony: " + colony.colony().discord().tokenVar()
-          + " is not set: the console is the chat (set it to use Discord).");
+          + " is not set: the terminal is the chat (set it to use Discord).");
     }
     java.util.List<String> slackMissing = SlackSetup.missing(colony);
     if (!slackMissing.isEmpty()) {
       System.err.println("colony: " + String.join(" and ", slackMissing) + (slackMissing.size() == 1 ? " is" : " are")
-          + " not set: the console is the chat (set " + (slackMissing.size() == 1 ? "it" : "them") + " to use Slack).");
+          + " not set: the terminal is the chat (set " + (slackMissing.size() == 1 ? "it" : "them") + " to use Slack).");
     }
     StartCommand.select(colony, names); // an unknown ant name fails here, before anything starts
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));

@@ -250,8 +250,8 @@ export function budgetBar(spent, budget, label = '') {
 
 // ---------------------------------------------------------------- states
 
-const WORKING = new Set(['initializing', 'building_prompt', 'spawning', 'running', 'interrupting', 'session_complete']);
-const WAITING = new Set(['cooling_down', 'waiting']);
+const WORKING = new Set(['building_prompt', 'spawning', 'running', 'interrupting', 'session_complete']);
+const WAITING = new Set(['initializing', 'cooling_down', 'waiting']);
 
 /** The filter bucket of a row: needYou | working | waiting | paused | parked | stopped. */
 export function bucket(row) {

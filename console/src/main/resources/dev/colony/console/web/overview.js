@@ -74,7 +74,7 @@ async function load() {
   $('prev').disabled = pageIndex === 0;
   $('next').disabled = !next;
   const label = FILTERS.find(([k]) => k === filter)[1].toLowerCase();
-  $('summary').textContent = `${total} ant${total === 1 ? '' : 's'}` + (filter !== 'all' ? ` · ${label}` : '') + (q ? ` · name contains “${clean(q, 60)}”` : '');
+  $('summary').textContent = `${total} ant${total === 1 ? '' : 's'}` + (filter !== 'all' ? ` · ${label}` : '') + (q ? ` · name matches “${clean(q, 60)}”` : '');
   const empty = $('empty');
   empty.classList.toggle('hidden', ants.length > 0);
   $('ants').classList.toggle('hidden', ants.length === 0);
