@@ -164,7 +164,7 @@ class ConsoleIT {
     // Pause greeter from its page; the CLI sees it paused.
     browser.get(url + "/ants/greeter");
     awaitText(LONG, "greeter");
-    button("Pause").click();
+    click("Pause");
     eventually(LONG, () -> cliQuietly("status", "greeter").contains("paused"),
         () -> "greeter is not paused in colony status:\n" + cliQuietly("status", "greeter"));
     awaitText(LIVE, "paused");
@@ -221,15 +221,30 @@ class ConsoleIT {
     }
   }
 
-  /** Whether the overview's row for {@code ant} contains {@code word}. */
+  /**
+   * Whether the overview's row for {@code ant} contains {@code word}. Read in one script: live
+   * updates replace rows, so an element found a moment ago may be gone when its text is asked for.
+   */
   private boolean rowSays(String ant, String word) {
-    for (WebElement row : browser.findElements(By.cssSelector("tr"))) {
-      String t = row.getText();
-      if (t.startsWith(ant + " ") || t.startsWith(ant + "\n") || t.contains("\n" + ant + "\n")) {
-        return t.contains(word);
+    Object found = ((JavascriptExecutor) browser).executeScript("""
+        const row = [...document.querySelectorAll('tr')].find(r => {
+          const t = r.innerText;
+          return t.startsWith(arguments[0] + ' ') || t.startsWith(arguments[0] + '\\n') || t.includes('\\n' + arguments[0] + '\\n');
+        });
+        return row ? row.innerText : null;""", ant);
+    return found != null && found.toString().contains(word);
+  }
+
+  /** Clicks the visible button {@code label}, finding it again when a live update replaced it. */
+  private void click(String label) throws InterruptedException {
+    eventually(LONG, () -> {
+      try {
+        button(label).click();
+        return true;
+      } catch (org.openqa.selenium.StaleElementReferenceException | AssertionError notThereYet) {
+        return false; // replaced by a live update, or not drawn yet
       }
-    }
-    return false;
+    }, () -> "could not click '" + label + "' on\n" + text());
   }
 
   @Test
@@ -248,7 +263,7 @@ class ConsoleIT {
     } finally {
       shot("inbox-confirmation");
     }
-    button("Approve").click();
+    click("Approve");
     eventually(LONG, () -> cluster.status("epsilon").confirmations().isEmpty()
         && cluster.status("epsilon").sessions() >= 1 && "success".equals(cluster.status("epsilon").lastOutcome()),
         () -> "epsilon did not go on after the approval: " + cluster.status("epsilon"));
