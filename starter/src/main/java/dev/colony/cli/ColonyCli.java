@@ -174,7 +174,10 @@ public final class ColonyCli implements Runnable {
       err.println("colony: Temporal refused the call (" + grpc.getStatus().getCode() + ": "
           + dev.colony.config.Problem.printable(String.valueOf(grpc.getStatus().getDescription()), 160)
           + "): check the API key (TEMPORAL_API_KEY) or client certificate and what it may do in this namespace.");
-    } else if (grpc != null && grpc.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
+    } else if (grpc != null && (grpc.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE
+        // gRPC reports a connection that closed under a call in flight as UNKNOWN "channel closed"
+        || grpc.getStatus().getCode() == io.grpc.Status.Code.UNKNOWN
+            && String.valueOf(grpc.getStatus().getDescription()).toLowerCase(java.util.Locale.ROOT).contains("channel closed"))) {
       err.println("colony: lost the connection to Temporal" + at() + " ("
           + dev.colony.config.Problem.printable(String.valueOf(grpc.getStatus().getDescription()), 160)
           + "): is the server still running?");
