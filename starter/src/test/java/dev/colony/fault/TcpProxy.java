@@ -31,6 +31,7 @@ final class TcpProxy implements AutoCloseable {
 
   /** Starts accepting again. */
   synchronized void up() throws IOException {
+    isDown = false;
     ServerSocket s = new ServerSocket();
     s.setReuseAddress(true);
     s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
@@ -45,12 +46,16 @@ final class TcpProxy implements AutoCloseable {
    * starts the next one: a server that dies in the middle of a command, at an exact point of it.
    * Calls are counted by their HTTP/2 HEADERS frames from the client.
    */
+  /** Set by {@link #down()}: nothing passes after it, whatever the call count says. */
+  private volatile boolean isDown;
+
   void downAfterCalls(int calls) {
     callsLeft.set(calls);
   }
 
   /** Drops every open connection and stops listening: clients see resets, then refusals. */
   synchronized void down() throws IOException {
+    isDown = true;
     listener.close();
     for (Socket s : open) {
       s.close();
@@ -62,11 +67,18 @@ final class TcpProxy implements AutoCloseable {
     while (!s.isClosed()) {
       try {
         Socket in = s.accept();
-        Socket out = new Socket(InetAddress.getLoopbackAddress(), target);
-        open.add(in);
-        open.add(out);
-        pump(in, out, true);
-        pump(out, in, false);
+        synchronized (this) {
+          // A connection accepted just before down() closed the listener would outlive it.
+          if (isDown || s.isClosed()) {
+            in.close();
+            return;
+          }
+          Socket out = new Socket(InetAddress.getLoopbackAddress(), target);
+          open.add(in);
+          open.add(out);
+          pump(in, out, true);
+          pump(out, in, false);
+        }
       } catch (IOException e) {
         return;
       }
@@ -90,7 +102,7 @@ final class TcpProxy implements AutoCloseable {
             int length = (head[0] & 0xff) << 16 | (head[1] & 0xff) << 8 | head[2] & 0xff;
             // HEADERS: a new call. Counted atomically: a client with two connections has two
             // pump threads, and a decrement lost between them would let one call too many through.
-            if (head[3] == 0x1 && callsLeft.getAndUpdate(left -> left >= 0 ? left - 1 : left) == 0) {
+            if (isDown || head[3] == 0x1 && callsLeft.getAndUpdate(left -> left >= 0 ? left - 1 : left) == 0) {
               down();
               return;
             }
