@@ -96,31 +96,6 @@ public interface ColonySource {
     /** {@code AntState} values of a waiting ant (between sessions). */
     static final List<String> WAITING_STATES = List.of("initializing", "cooling_down", "waiting");
 
-    /** Whether a running ant's row passes the filter: the same test as the visibility query. */
-    boolean matches(Row r) {
-      return switch (this) {
-        case ALL -> true;
-        case NEED_YOU -> r.needsHuman();
-        case WORKING -> WORKING_STATES.contains(r.state());
-        case WAITING -> WAITING_STATES.contains(r.state());
-        case PAUSED -> "paused".equals(r.state());
-        case PARKED -> "parked".equals(r.state());
-      };
-    }
-
-    /** The counts of running ants among {@code rows}. */
-    static Counts count(java.util.Collection<Row> rows) {
-      long[] n = new long[values().length];
-      for (Row r : rows) {
-        for (Filter f : values()) {
-          if (f.matches(r)) {
-            n[f.ordinal()]++;
-          }
-        }
-      }
-      return new Counts(n[ALL.ordinal()], n[NEED_YOU.ordinal()], n[WORKING.ordinal()], n[WAITING.ordinal()],
-          n[PAUSED.ordinal()], n[PARKED.ordinal()]);
-    }
 
     static Filter parse(String s) {
       if (s == null || s.isEmpty() || s.equals("all")) {

@@ -271,11 +271,19 @@ public final class ConsoleBench {
     return (List<List<Object>>) ((JavascriptExecutor) browser).executeScript("return window.__seen;");
   }
 
-  private static long calls(String url) throws Exception {
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/api/metrics"))
-        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
-    JsonNode m = JSON.readTree(r.body());
-    return m.path("temporalCalls").asLong();
+  private static long calls(String url) {
+    return metric(url, "temporalCalls");
+  }
+
+  /** One figure of the console's {@code /api/metrics}. */
+  private static long metric(String url, String name) {
+    try {
+      HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/api/metrics"))
+          .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+      return JSON.readTree(r.body()).path(name).asLong();
+    } catch (Exception e) {
+      throw new IllegalStateException("reading " + name + " from the console", e);
+    }
   }
 
   private static long rssKb(Process p) throws Exception {
@@ -290,7 +298,7 @@ public final class ConsoleBench {
   private static String idleAndWatched(String url, Process console, Cluster c) throws Exception {
     StringBuilder sb = new StringBuilder("| watchers | calls to Temporal per minute | console RSS | target |\n|---|---|---|---|\n");
     // Nobody watching (the browsers are closed): the hub winds down, then a minute is counted.
-    Thread.sleep(5_000); // let the last viewer's stream end before the window opens
+    Eventually.eventually(Duration.ofSeconds(30), () -> metric(url, "viewers") == 0, "the closed pages' streams end");
     long a = calls(url);
     Thread.sleep(WINDOW.toMillis());
     long idle = calls(url) - a;
@@ -312,12 +320,7 @@ public final class ConsoleBench {
           }
         }));
       }
-      Thread.sleep(3_000);
-      JsonNode open = JSON.readTree(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/api/metrics"))
-          .build(), HttpResponse.BodyHandlers.ofString()).body());
-      if (open.path("viewers").asInt() < 10) {
-        throw new IllegalStateException("the ten watchers are not connected: " + open);
-      }
+      Eventually.eventually(Duration.ofSeconds(30), () -> metric(url, "viewers") >= 10, "the ten watchers connected");
       long b = calls(url);
       Thread.sleep(WINDOW.toMillis());
       long watched = calls(url) - b;
