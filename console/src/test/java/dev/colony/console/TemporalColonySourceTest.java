@@ -89,6 +89,12 @@ class TemporalColonySourceTest {
     public void clear() {}
 
     @Override
+    public void tasksWaiting() {}
+
+    @Override
+    public void taskWithdrawn(String taskId) {}
+
+    @Override
     public void configure(AntSpec spec) {}
 
     @Override

@@ -110,6 +110,20 @@ public interface AntWorkflow {
   @SignalMethod(name = "decide")
   void decide(Decide decision);
 
+  /**
+   * A task this ant may take is waiting (sent by the task's workflow when it enters To Do): an
+   * idle ant looks at the board now instead of at its next check.
+   */
+  @SignalMethod(name = "tasksWaiting")
+  void tasksWaiting();
+
+  /**
+   * A human moved, re-queued or reassigned the task this ant holds: the ant lets it go (its
+   * running session finishes; its report is then refused by the task).
+   */
+  @SignalMethod(name = "taskWithdrawn")
+  void taskWithdrawn(String taskId);
+
   @QueryMethod(name = "status")
   AntStatus status();
 

@@ -251,6 +251,16 @@ public class AntWorkflowImpl implements AntWorkflow {
   }
 
   @Override
+  public void tasksWaiting() {
+    // the ant's side of the task board: see TaskDesk (being built)
+  }
+
+  @Override
+  public void taskWithdrawn(String taskId) {
+    // the ant's side of the task board: see TaskDesk (being built)
+  }
+
+  @Override
   public AntStatus status() {
     return AntViews.status(ant);
   }

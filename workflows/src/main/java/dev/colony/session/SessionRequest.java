@@ -14,9 +14,17 @@ import java.util.List;
  * @param resumeConversation the agent conversation this session continues (after a supervisor's
  *     restart under {@code recovery: resume}); null for a fresh one
  * @param whispers the overseer's whispers not yet delivered (rendered), for the prompt
+ * @param task the task this session works on (its prompt carries it; the result's {@code work}
+ *     describes its commits), or null
  */
 public record SessionRequest(AntSpec spec, int session, List<String> messages, String workspace,
-    dev.colony.trigger.IssueEvent issue, String resumeConversation, List<String> whispers) {
+    dev.colony.trigger.IssueEvent issue, String resumeConversation, List<String> whispers,
+    dev.colony.task.TaskBrief task) {
+  public SessionRequest(AntSpec spec, int session, List<String> messages, String workspace,
+      dev.colony.trigger.IssueEvent issue, String resumeConversation, List<String> whispers) {
+    this(spec, session, messages, workspace, issue, resumeConversation, whispers, null);
+  }
+
   public SessionRequest(AntSpec spec, int session, List<String> messages, String workspace,
       dev.colony.trigger.IssueEvent issue, String resumeConversation) {
     this(spec, session, messages, workspace, issue, resumeConversation, null);

@@ -9,6 +9,8 @@ import dev.colony.errorpolicy.Outcome;
  * @param detail one short line for operators (error text or a summary)
  * @param resetAtEpochMillis when a rate limit lifts, if the engine said so
  * @param transcript path of the full session output on the worker's disk
+ * @param work with a task: the commits on the ant's branch since the task began (its
+ *     {@code baseCommit}, or this session's start when it had none), else null
  */
 public record SessionResult(
     Outcome outcome,
@@ -20,7 +22,19 @@ public record SessionResult(
     long outputTokens,
     long durationMillis,
     String sessionId,
-    String transcript) {
+    String transcript,
+    dev.colony.task.TaskWork work) {
+
+  public SessionResult(Outcome outcome, String detail, Long resetAtEpochMillis, int turns, double costUsd,
+      long inputTokens, long outputTokens, long durationMillis, String sessionId, String transcript) {
+    this(outcome, detail, resetAtEpochMillis, turns, costUsd, inputTokens, outputTokens, durationMillis, sessionId,
+        transcript, null);
+  }
+
+  public SessionResult withWork(dev.colony.task.TaskWork w) {
+    return new SessionResult(outcome, detail, resetAtEpochMillis, turns, costUsd, inputTokens, outputTokens,
+        durationMillis, sessionId, transcript, w);
+  }
 
   public static SessionResult of(Outcome outcome, String detail) {
     return new SessionResult(outcome, detail, null, 0, 0, 0, 0, 0, null, null);

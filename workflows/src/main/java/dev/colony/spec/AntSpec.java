@@ -52,7 +52,8 @@ public record AntSpec(
     // JSON names of older histories: "supervision" and "supervisor" (ant inputs in committed histories).
     @JsonProperty("supervision") ErrorPolicy errorPolicy,
     @JsonProperty("supervisor") dev.colony.overseer.OverseerSpec overseer,
-    NotifySpec notices) {
+    NotifySpec notices,
+    TaskPolicy tasks) {
 
   public static final long DEFAULT_SESSION_TIMEOUT_SECONDS = 2 * 3600;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 30;
@@ -133,6 +134,7 @@ public record AntSpec(
     b.errorPolicy = errorPolicy;
     b.overseer = overseer;
     b.notices = notices;
+    b.tasks = tasks;
     return b;
   }
 
@@ -168,6 +170,7 @@ public record AntSpec(
     private ErrorPolicy errorPolicy;
     private dev.colony.overseer.OverseerSpec overseer;
     private NotifySpec notices;
+    private TaskPolicy tasks;
 
     private Builder() {}
 
@@ -316,13 +319,19 @@ public record AntSpec(
       return this;
     }
 
+    /** How the ant takes tasks ({@code tasks:}); null: only tasks assigned to it by name, and it works when idle. */
+    public Builder tasks(TaskPolicy tasks) {
+      this.tasks = tasks;
+      return this;
+    }
+
     public Builder notices(NotifySpec notices) {
       this.notices = notices;
       return this;
     }
 
     public AntSpec build() {
-      return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, errorPolicy, overseer, notices);
+      return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, errorPolicy, overseer, notices, tasks);
     }
   }
 }

@@ -42,9 +42,16 @@ public final class AntSearchAttributes {
    */
   public static final SearchAttributeKey<OffsetDateTime> UPDATED_AT = SearchAttributeKey.forOffsetDateTime("AntUpdatedAt");
 
+  /**
+   * The task tags this ant takes ({@link dev.colony.task.Assignee#takerTags}: {@code take:ant:NAME},
+   * and {@code take:pool:P} or {@code take:any} from its {@code tasks.takes}): a new task wakes
+   * the ants with {@code AntTakes IN (its take tags)}.
+   */
+  public static final SearchAttributeKey<List<String>> TAKES = SearchAttributeKey.forKeywordList("AntTakes");
+
   /** Every key, in the order docs/operations.md documents them. */
   public static final List<SearchAttributeKey<?>> ALL = List.of(COLONY, ANT, STATE, PAUSED, PAUSE_REASON,
-      SESSIONS, ERRORS, QUEUE, NEXT_WAKE, NEEDS_HUMAN, LAST_OUTCOME, WAKES_ON, HOST, UPDATED_AT);
+      SESSIONS, ERRORS, QUEUE, NEXT_WAKE, NEEDS_HUMAN, LAST_OUTCOME, WAKES_ON, HOST, UPDATED_AT, TAKES);
 
   /** Memo keys (set at start, refreshed when the spec changes); the card is {@link AntCard#MEMO_KEY}. */
   public static final String MEMO_DESCRIPTION = "description";
