@@ -1,0 +1,219 @@
+package dev.colony.fault;
+
+import static dev.colony.testing.Eventually.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * examples/tasks on the real dev server, with real workers as processes: two ants sharing the
+ * pool {@code docs} take tasks added from the CLI and from the console's API; workers are killed
+ * with SIGKILL while tasks are being claimed and while a session runs; no task is lost and none is
+ * worked by both ants. A re-queue's comment reaches the next session's prompt, and an approval
+ * makes the task Done.
+ */
+@Timeout(value = 12, unit = TimeUnit.MINUTES)
+class TasksIT {
+  private static final Path EXAMPLE = Path.of("../examples/tasks").toAbsolutePath().normalize();
+  private static final Duration LONG = Duration.ofSeconds(120);
+  private static final Pattern URL = Pattern.compile("console on\\s+(http://\\S+)");
+  private static final Pattern ADDED = Pattern.compile("^([a-z0-9]{6}) added", Pattern.MULTILINE);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir
+  Path tmp;
+
+  private Cluster cluster;
+  private final List<Process> processes = new ArrayList<>();
+
+  @AfterEach
+  void tearDown() throws Exception {
+    for (Process p : processes) {
+      p.destroy();
+      if (!p.waitFor(20, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+    }
+    Cluster.closeAll(cluster);
+  }
+
+  @Test
+  void twoAntsSharingAPoolTakeEveryTaskOnceAcrossWorkerKills() throws Exception {
+    cluster = new Cluster(tmp, EXAMPLE).startServer("dev");
+    cluster.colonyName = "tasks";
+    Files.writeString(cluster.dir.resolve(".env"), "WRITER_LINGER=3\n");
+    Cluster.WorkerProcess first = cluster.startWorker("w1");
+    Cluster.WorkerProcess second = null;
+    try {
+      cluster.cli("start", cluster.dir.toString());
+      Set<String> ids = new HashSet<>();
+      for (int i = 1; i <= 6; i++) {
+        ids.add(add("note " + i + " from the CLI", "--to", "pool:docs"));
+      }
+      // Kill the worker while the two ants claim their first tasks.
+      eventually(LONG, () -> count("in_progress") >= 1, () -> "no task was taken:\n" + board());
+      Cluster.kill9(first);
+      second = cluster.startWorker("w2");
+
+      // The console's API adds more while the ants work.
+      String url = console(cluster.logs.resolve("console.log"));
+      for (int i = 1; i <= 3; i++) {
+        HttpResponse<String> r = http(HttpRequest.newBuilder(URI.create(url + "/api/tasks"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(Map.of(
+                "title", "note " + i + " from the console", "assignee", "pool:docs", "labels", List.of("docs"))))));
+        assertTrue(r.statusCode() / 100 == 2, r.statusCode() + " " + r.body());
+        ids.add(JSON.readTree(r.body()).path("id").asText());
+      }
+      assertEquals(9, ids.size(), "nine distinct tasks: " + ids);
+
+      // Kill the next worker inside a session.
+      eventually(LONG, () -> count("in_review") >= 3, () -> "the ants stopped working:\n" + board());
+      eventually(LONG, () -> count("in_progress") >= 1, () -> "no session ran:\n" + board());
+      Cluster.kill9(second);
+      second = cluster.startWorker("w3");
+
+      eventually(Duration.ofSeconds(240), () -> count("in_review") == 9, () -> "not every task reached review:\n" + board());
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics(), e);
+    }
+    // Every task was worked by exactly one ant, and both ants worked.
+    Map<String, Set<String>> antsByTask = new HashMap<>();
+    for (String line : Cluster.read(cluster.dir.resolve("tasks.log")).lines().toList()) {
+      String[] w = line.split(" ");
+      antsByTask.computeIfAbsent(w[1], k -> new HashSet<>()).add(w[0]);
+    }
+    assertEquals(9, antsByTask.size(), "sessions ran on: " + antsByTask);
+    antsByTask.forEach((task, ants) -> assertEquals(1, ants.size(), task + " was worked by " + ants));
+    Set<String> workers = new HashSet<>();
+    for (JsonNode t : tasks()) {
+      workers.add(t.path("worker").asText());
+      assertEquals(antsByTask.get(t.path("id").asText()), Set.of(t.path("worker").asText()), t.toString());
+      JsonNode work = t.path("work");
+      assertTrue(work.path("commits").size() >= 1, "no commit recorded for " + t);
+      assertTrue(work.path("linesAdded").asLong() > 0, t.toString());
+      assertTrue(t.path("sessions").get(t.path("sessions").size() - 1).path("summary").asText().startsWith("wrote notes/"),
+          t.toString());
+    }
+    assertEquals(Set.of("ada", "bob"), workers, "both ants of the pool worked");
+  }
+
+  @Test
+  void aRequeuedTasksCommentReachesTheNextPromptAndApprovalMakesItDone() throws Exception {
+    cluster = new Cluster(tmp, EXAMPLE).startServer("dev");
+    cluster.colonyName = "tasks";
+    cluster.startWorker("w1");
+    try {
+      cluster.cli("start", cluster.dir.toString());
+      String id = add("Write the install guide", "--to", "ada", "--body", "Two paragraphs, plain words.");
+      eventually(LONG, () -> state(id).equals("in_review"), () -> "never reached review:\n" + board());
+      String requeued = cluster.cli("task", "requeue", "--dir", cluster.dir.toString(), id,
+          "--comment", "add a troubleshooting section");
+      assertTrue(requeued.contains(id), requeued);
+      eventually(LONG, () -> Cluster.read(cluster.dir.resolve("tasks.log")).lines()
+          .anyMatch(l -> l.startsWith("ada " + id) && l.contains("add a troubleshooting section")),
+          () -> "the comment never reached a prompt:\n" + Cluster.read(cluster.dir.resolve("tasks.log")));
+      eventually(LONG, () -> state(id).equals("in_review"), () -> "never back in review:\n" + board());
+      cluster.cli("task", "approve", "--dir", cluster.dir.toString(), id);
+      eventually(LONG, () -> state(id).equals("done"), () -> "not done:\n" + board());
+
+      // A task labelled fail fails its sessions: after max_tries (2) it is Blocked, with the reason.
+      String bad = add("This one cannot be written", "--to", "bob", "--label", "fail");
+      eventually(LONG, () -> state(bad).equals("blocked"), () -> "never blocked:\n" + board());
+      JsonNode blocked = show(bad);
+      assertTrue(blocked.path("reason").asText().contains("failed 2 sessions"), blocked.toString());
+
+      // Mistakes get one line and a non-zero exit.
+      Cluster.CliRun unknown = cluster.cliRun("task", "approve", "--dir", cluster.dir.toString(), "zzzzzz");
+      assertNotEquals(0, unknown.code());
+      assertTrue(unknown.out().contains("zzzzzz"), unknown.out());
+      Cluster.CliRun notInReview = cluster.cliRun("task", "approve", "--dir", cluster.dir.toString(), bad);
+      assertNotEquals(0, notInReview.code());
+      assertTrue(!notInReview.out().contains("\tat ") && !notInReview.out().contains("Exception"), notInReview.out());
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics(), e);
+    }
+  }
+
+  // ---- helpers ----
+
+  private String add(String title, String... options) throws Exception {
+    List<String> args = new ArrayList<>(List.of("task", "add", "--dir", cluster.dir.toString(), title));
+    args.addAll(List.of(options));
+    String out = cluster.cli(args.toArray(String[]::new));
+    Matcher m = ADDED.matcher(out);
+    assertTrue(m.find(), "no id in: " + out);
+    return m.group(1);
+  }
+
+  private List<JsonNode> tasks() throws Exception {
+    JsonNode root = JSON.readTree(cluster.cli("task", "list", "--dir", cluster.dir.toString(), "--json"));
+    List<JsonNode> out = new ArrayList<>();
+    root.path("tasks").forEach(out::add);
+    return out;
+  }
+
+  private long count(String state) throws Exception {
+    return tasks().stream().filter(t -> t.path("state").asText().equals(state)).count();
+  }
+
+  private JsonNode show(String id) throws Exception {
+    return JSON.readTree(cluster.cli("task", "show", "--dir", cluster.dir.toString(), id, "--json"));
+  }
+
+  private String state(String id) throws Exception {
+    return show(id).path("state").asText();
+  }
+
+  private String board() {
+    try {
+      return cluster.cli("task", "list", "--dir", cluster.dir.toString());
+    } catch (Exception e) {
+      return "(no board: " + e.getMessage() + ")";
+    }
+  }
+
+  private String console(Path log) throws Exception {
+    List<String> args = List.of("console", cluster.dir.toString(), "--address", cluster.address, "--port", "0");
+    Process p = new ProcessBuilder(Cluster.jvm(args.toArray(String[]::new))).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    processes.add(p);
+    eventually(LONG, () -> {
+      if (!p.isAlive()) {
+        throw new AssertionError("colony console exited: " + Cluster.read(log));
+      }
+      return URL.matcher(Cluster.read(log)).find();
+    }, () -> "colony console printed no URL: " + Cluster.read(log));
+    Matcher m = URL.matcher(Cluster.read(log));
+    assertTrue(m.find());
+    return m.group(1).replaceAll("/$", "");
+  }
+
+  private static HttpResponse<String> http(HttpRequest.Builder request) throws Exception {
+    return HttpClient.newHttpClient().send(request.timeout(Duration.ofSeconds(20)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}
