@@ -33,6 +33,8 @@ public final class ChatTasks {
   static final int LIST_READ = 500;
   /** Tasks shown per column in {@code /tasks}; the rest are counted. */
   static final int PER_COLUMN = 8;
+  /** The longest reply: one Discord message, with room for a mention prefix. */
+  static final int MAX_REPLY = 1900;
   /** A title as a list shows it. */
   static final int TITLE_SHOWN = 80;
   private static final Pattern LABEL = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,31}");
@@ -78,6 +80,20 @@ public final class ChatTasks {
    * {@code here} listen. Returns the reply: one sentence when refused or wrong.
    */
   public String command(String cmd, String arg, List<String> here, Speaker who) {
+    return fit(answer(cmd, arg, here, who));
+  }
+
+  /** A reply fits one chat message (Discord's 2,000 characters): cut at a line, with a marker. */
+  static String fit(String reply) {
+    if (reply == null || reply.length() <= MAX_REPLY) {
+      return reply;
+    }
+    String marker = "\n… (cut: `tasks STATE` lists one column)";
+    int at = reply.lastIndexOf('\n', MAX_REPLY - marker.length());
+    return SafeText.cut(reply, at > 0 ? at : MAX_REPLY - marker.length()) + marker;
+  }
+
+  private String answer(String cmd, String arg, List<String> here, Speaker who) {
     String a = SafeText.cut(SafeText.clean(arg == null ? "" : arg), MAX_INPUT).strip();
     try {
       if (cmd.equals("tasks")) {

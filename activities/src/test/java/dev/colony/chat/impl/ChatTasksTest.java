@@ -103,6 +103,14 @@ class ChatTasksTest {
     assertTrue(say(EVE, List.of("gamma"), "/tasks nonsense").startsWith("`nonsense` is not a column"));
     assertTrue(say(EVE, List.of("gamma"), "/task show r1").startsWith("📋 `r1` **review me**\nIn Review · normal · for alpha"));
     assertEquals("There is no task `zz9`.", say(EVE, List.of("gamma"), "/task show zz9"));
+    // However full the board, a reply fits one Discord message.
+    for (TaskState s : TaskState.values()) {
+      for (int i = 0; i < 10; i++) {
+        board.put(s.word() + i, "x".repeat(200), s, "pool:" + "p".repeat(60));
+      }
+    }
+    String full = say(EVE, List.of("gamma"), "/tasks");
+    assertTrue(full.length() <= 1900 && full.endsWith("(cut: `tasks STATE` lists one column)"), full.length() + ": " + full);
     assertTrue(say(EVE, List.of("gamma"), "/task show").contains("needs a task id"));
   }
 
