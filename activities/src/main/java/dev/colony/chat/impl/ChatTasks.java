@@ -29,8 +29,8 @@ import java.util.regex.Pattern;
 public final class ChatTasks {
   /** The most of a line this reads: a task's body at most, and the words around it. */
   static final int MAX_INPUT = TaskLimits.BODY + 2_000;
-  /** Tasks read for {@code /tasks}; the list shows fewer (see {@link #PER_COLUMN}). */
-  static final int LIST_READ = 500;
+  /** Tasks read per column for {@code /tasks}, to count them; the list shows fewer (see {@link #PER_COLUMN}). */
+  static final int LIST_READ = 200;
   /** Tasks shown per column in {@code /tasks}; the rest are counted. */
   static final int PER_COLUMN = 8;
   /** The longest reply: one Discord message, with room for a mention prefix. */
@@ -115,7 +115,7 @@ public final class ChatTasks {
         default -> "Unknown task word `" + word(sub) + "`: run `" + prefix + "task help` for the list.";
       };
     } catch (TaskBoardException e) {
-      return "⚠️ " + inert(e.getMessage(), 300);
+      return "⚠️ " + sentence(e.getMessage());
     }
   }
 
@@ -200,11 +200,15 @@ public final class ChatTasks {
         return "`" + word(rest) + "` is not a column: backlog, todo, in_progress, in_review, done or blocked.";
       }
     }
-    List<TaskCard> cards = board.list(new TaskBoard.Filter(only, null, null, null, LIST_READ));
+    // One read per column: the newest changes of a busy board are mostly Done tasks, which would
+    // crowd the open ones out of a single read.
     Map<TaskState, List<TaskCard>> byState = new EnumMap<>(TaskState.class);
-    for (TaskCard c : cards) {
-      if (only != null || c.state() != TaskState.DONE) {
-        byState.computeIfAbsent(c.state(), s -> new ArrayList<>()).add(c);
+    for (TaskState s : TaskState.values()) {
+      if (only == s || (only == null && s != TaskState.DONE)) {
+        List<TaskCard> in = board.list(new TaskBoard.Filter(s, null, null, null, LIST_READ));
+        if (!in.isEmpty()) {
+          byState.put(s, in);
+        }
       }
     }
     if (byState.isEmpty()) {
@@ -377,7 +381,7 @@ public final class ChatTasks {
         if (now != null && settled(now, approve)) {
           return new Answer(Outcome.ALREADY, alreadyText(now), null);
         }
-        return new Answer(Outcome.FAILED, "⚠️ " + inert(e.getMessage(), 300), null);
+        return new Answer(Outcome.FAILED, "⚠️ " + sentence(e.getMessage()), null);
       }
     }
     return new Answer(Outcome.FAILED, "That button names no task.", null);
@@ -434,6 +438,16 @@ public final class ChatTasks {
 
   private static String cut(String s, int max) {
     return SafeText.cut(s, max);
+  }
+
+  /** The board's refusal as one sentence: capitalised, ended, inert. */
+  static String sentence(String message) {
+    String t = inert(message == null ? "the task board refused it" : message, 300);
+    if (t.isEmpty()) {
+      t = "the task board refused it";
+    }
+    t = Character.toUpperCase(t.charAt(0)) + t.substring(1);
+    return t.endsWith(".") || t.endsWith("?") || t.endsWith("!") || t.endsWith("…") ? t : t + ".";
   }
 
   /** A word someone typed, shown back: letters, digits and a few marks, at most 40. */
