@@ -5,7 +5,6 @@ import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.colony.chat.ChatPost;
 import dev.colony.chat.impl.ChannelCommands;
 import dev.colony.chat.impl.FakeTaskBoard;
@@ -57,10 +56,6 @@ class DiscordTaskButtonsTest {
   private boolean answered(String prefix) {
     return discord.followups.stream().anyMatch(f -> f.path("content").asText().startsWith(prefix)
         && (f.path("flags").asInt() & 64) != 0);
-  }
-
-  private JsonNode callback(String interaction) {
-    return discord.interactionCallbacks.stream().filter(c -> c != null).reduce((a, b) -> b).orElse(null);
   }
 
   @Test

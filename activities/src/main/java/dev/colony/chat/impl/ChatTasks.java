@@ -66,15 +66,6 @@ public final class ChatTasks {
         || (sub.equals("move") && w.length > 2 && TaskState.parse(w[2]) == TaskState.DONE);
   }
 
-  /** Whether {@code /task SUB ...} or {@code /tasks} only reads the board. */
-  static boolean reads(String cmd, String arg) {
-    if (cmd.equals("tasks")) {
-      return true;
-    }
-    String sub = SPACES.split(arg.strip(), 2)[0].toLowerCase(Locale.ROOT);
-    return sub.isEmpty() || sub.equals("show") || sub.equals("list") || sub.equals("help");
-  }
-
   /**
    * {@code /tasks ARG} or {@code /task ARG} from {@code who} in a channel where the ants
    * {@code here} listen. Returns the reply: one sentence when refused or wrong.
