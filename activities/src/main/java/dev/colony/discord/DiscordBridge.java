@@ -1,10 +1,15 @@
 package dev.colony.discord;
 
+import dev.colony.board.TaskBoard;
+import dev.colony.board.TemporalTaskBoard;
 import dev.colony.chat.impl.ChannelCommands;
+import dev.colony.chat.impl.ChatTasks;
 import dev.colony.chat.impl.ChatText;
 import dev.colony.chat.impl.LeasedConnection;
 import dev.colony.chat.impl.Speaker;
 import dev.colony.spec.AntSpec;
+import dev.colony.task.TaskLimits;
+import dev.colony.task.TaskSettings;
 import io.temporal.client.WorkflowClient;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -18,7 +23,15 @@ import net.dv8tion.jda.api.JDABuilder;
 import net.dv8tion.jda.api.entities.Guild;
 import net.dv8tion.jda.api.entities.Member;
 import net.dv8tion.jda.api.entities.Message;
+import net.dv8tion.jda.api.components.label.Label;
+import net.dv8tion.jda.api.components.textinput.TextInput;
+import net.dv8tion.jda.api.components.textinput.TextInputStyle;
 import net.dv8tion.jda.api.entities.channel.concrete.TextChannel;
+import net.dv8tion.jda.api.entities.channel.middleman.MessageChannel;
+import net.dv8tion.jda.api.events.interaction.ModalInteractionEvent;
+import net.dv8tion.jda.api.events.interaction.component.ButtonInteractionEvent;
+import net.dv8tion.jda.api.interactions.InteractionHook;
+import net.dv8tion.jda.api.modals.Modal;
 import net.dv8tion.jda.api.events.interaction.command.SlashCommandInteractionEvent;
 import net.dv8tion.jda.api.events.message.MessageReceivedEvent;
 import net.dv8tion.jda.api.events.message.react.MessageReactionAddEvent;
@@ -41,7 +54,9 @@ import org.slf4j.LoggerFactory;
  * workflow. Text commands and slash commands are answered at once from the workflow (its
  * {@code status}/{@code stats} queries; pause, resume and clear are signals the workflow answers
  * in the channel itself); any other text is a work instruction ({@code message} signal); ✅/❌ on
- * a confirmation post decide it. Only operators are obeyed. Nothing the bridge receives can
+ * a confirmation post decide it; {@code /task} and {@code /tasks} drive the task board, and the
+ * Approve and Re-queue buttons under a task's post approve or re-queue it (Re-queue asks for its
+ * comment in a modal). Only operators are obeyed. Nothing the bridge receives can
  * crash it: every failure is one log line.
  */
 public final class DiscordBridge extends ListenerAdapter implements LeasedConnection.Connection {
@@ -58,12 +73,19 @@ public final class DiscordBridge extends ListenerAdapter implements LeasedConnec
   private volatile JDA jda;
 
   public DiscordBridge(WorkflowClient client, String colony, List<AntSpec> ants, DiscordSettings settings) {
+    this(client, colony, ants, settings, new TemporalTaskBoard(client, colony, TaskSettings.defaults()));
+  }
+
+  /** @param board the colony's task board: {@code /task}, {@code /tasks} and the task buttons */
+  public DiscordBridge(WorkflowClient client, String colony, List<AntSpec> ants, DiscordSettings settings,
+      TaskBoard board) {
     this.client = client;
     this.colony = colony;
     this.ants = List.copyOf(ants);
     this.settings = settings;
     this.commands = new ChannelCommands(client, colony, settings, "/",
-        "React ✅ or ❌ to a ⚙️ request to approve or deny it.");
+        "React ✅ or ❌ to a ⚙️ request to approve or deny it; press Approve or Re-queue under a task's post.",
+        board);
   }
 
   /** Where Discord is: the real one, or (tests, proxies) another base URL and gateway. */
@@ -143,6 +165,12 @@ public final class DiscordBridge extends ListenerAdapter implements LeasedConnec
       SlashCommandData d = Commands.slash(c, ChannelCommands.describe(c));
       if (c.equals("urgent")) {
         d.addOption(OptionType.STRING, "text", "the instruction to start on now", true);
+      }
+      if (c.equals("task")) {
+        d.addOption(OptionType.STRING, "text", "add TITLE [| BODY], show ID, approve ID, requeue ID COMMENT, ...", true);
+      }
+      if (c.equals("tasks")) {
+        d.addOption(OptionType.STRING, "state", "only this column: backlog, todo, in_progress, in_review, done, blocked", false);
       }
       if (!c.equals("help")) {
         d.addOption(OptionType.STRING, "ant", "the ant, when several share this channel", false);
@@ -265,15 +293,118 @@ public final class DiscordBridge extends ListenerAdapter implements LeasedConnec
     }
     String named = e.getOption("ant") == null ? null : e.getOption("ant").getAsString();
     List<String> targets = named != null && here.contains(named) ? List.of(named) : here;
-    String arg = e.getOption("text") == null ? "" : e.getOption("text").getAsString();
+    String arg = e.getOption("text") != null ? e.getOption("text").getAsString()
+        : e.getOption("state") != null ? e.getOption("state").getAsString() : "";
     String reply;
+    MessageChannel channel = e.getChannel();
     try {
-      reply = commands.commandWithin(work, cmd, arg, targets, speaker(e.getMember()));
+      reply = commands.commandWithin(work, cmd, arg, targets, speaker(e.getMember()),
+          late -> channel.sendMessage(cut(late)).setAllowedMentions(List.of()).queue(ok -> { },
+              err -> log.warn("discord: late task answer not posted: {}", err.getMessage())));
     } catch (InterruptedException ex) {
       Thread.currentThread().interrupt();
       return;
     }
-    e.reply(reply).setAllowedMentions(List.of()).queue(ok -> { }, err -> log.warn("discord: slash reply failed: {}", err.getMessage()));
+    e.reply(cut(reply)).setAllowedMentions(List.of()).queue(ok -> { }, err -> log.warn("discord: slash reply failed: {}", err.getMessage()));
+  }
+
+  /** A reply within one message. */
+  private static String cut(String reply) {
+    return reply.length() <= DiscordRest.MAX_MESSAGE ? reply : reply.substring(0, DiscordRest.MAX_MESSAGE - 1) + "…";
+  }
+
+  // ---- a task's buttons ----
+
+  /** The custom id of the Re-queue modal: the prefix, then the task's id. */
+  static final String REQUEUE_MODAL = DiscordRest.TASK_BUTTON + "_requeue:";
+  /** How long a press waits to learn whether the task still waits, before a Re-queue opens its modal anyway. */
+  private static final long WAITING_CHECK_MILLIS = 1500;
+
+  @Override
+  public void onButtonInteraction(ButtonInteractionEvent e) {
+    String[] id = e.getComponentId().split(":", 3);
+    if (id.length != 3 || !id[0].equals(DiscordRest.TASK_BUTTON)) {
+      return;
+    }
+    boolean approve = id[1].equals("approve");
+    String taskId = id[2];
+    List<String> here = antsByChannel.get(e.getChannel().getId());
+    Speaker who = speaker(e.getMember());
+    if (here == null || who == null) {
+      e.reply("No ant listens in this channel.").setEphemeral(true).queue(ok -> { }, err -> { });
+      return;
+    }
+    if (!commands.mayDecide(here, who)) {
+      e.reply(commands.refusedTaskDecision(here, who)).setEphemeral(true).setAllowedMentions(List.of())
+          .queue(ok -> { }, err -> { });
+      return;
+    }
+    Message m = e.getMessage();
+    if (!approve) {
+      // The comment is required: a modal asks for it, unless the task no longer waits (pressed twice).
+      String settled = null;
+      try {
+        settled = work.submit(() -> commands.taskNotWaiting(taskId))
+            .get(WAITING_CHECK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException ex) {
+        // the board is slow: ask anyway, the press itself is safe twice
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      if (settled != null) {
+        e.reply(settled).setEphemeral(true).setAllowedMentions(List.of()).queue(ok -> { }, err -> { });
+        return;
+      }
+      TextInput comment = TextInput.create("comment", TextInputStyle.PARAGRAPH).setRequired(true)
+          .setRequiredRange(1, TaskLimits.COMMENT).setPlaceholder("What the next session should do differently").build();
+      String title = "Re-queue task " + taskId;
+      e.replyModal(Modal.create(REQUEUE_MODAL + taskId, title.length() > Modal.MAX_TITLE_LENGTH
+              ? title.substring(0, Modal.MAX_TITLE_LENGTH) : title)
+          .addComponents(Label.of("Comment for the next session", comment)).build())
+          .queue(ok -> { }, err -> log.warn("discord: re-queue form not shown: {}", err.getMessage()));
+      return;
+    }
+    e.deferReply(true).queue(ok -> { }, err -> { });
+    work.submit(() -> answerPress(e.getHook(), m, here, taskId, true, null, who));
+  }
+
+  @Override
+  public void onModalInteraction(ModalInteractionEvent e) {
+    if (!e.getModalId().startsWith(REQUEUE_MODAL)) {
+      return;
+    }
+    String taskId = e.getModalId().substring(REQUEUE_MODAL.length());
+    List<String> here = antsByChannel.get(e.getChannel().getId());
+    Speaker who = speaker(e.getMember());
+    if (here == null || who == null) {
+      e.reply("No ant listens in this channel.").setEphemeral(true).queue(ok -> { }, err -> { });
+      return;
+    }
+    String comment = e.getValue("comment") == null ? "" : e.getValue("comment").getAsString();
+    Message m = e.getMessage();
+    e.deferReply(true).queue(ok -> { }, err -> { });
+    work.submit(() -> answerPress(e.getHook(), m, here, taskId, false, comment, who));
+  }
+
+  /** Approves or re-queues (operators were checked again), answers the presser alone, and shows the outcome under the post. */
+  private void answerPress(InteractionHook hook, Message m, List<String> here, String taskId, boolean approve,
+      String comment, Speaker who) {
+    try {
+      ChatTasks.Answer a = commands.pressTask(here, taskId, approve, comment, who);
+      hook.sendMessage(cut(a.text())).setEphemeral(true).setAllowedMentions(List.of())
+          .queue(ok -> { }, err -> log.warn("discord: answer to a task button failed: {}", err.getMessage()));
+      if (m != null && a.outcome() != ChatTasks.Outcome.FAILED) {
+        String content = m.getContentRaw();
+        String shown = a.line() == null || content.length() + a.line().length() + 1 > DiscordRest.MAX_MESSAGE ? content
+            : content + "\n" + a.line();
+        // Through the channel, not the interaction's webhook: the post is the bot's own, not the interaction's.
+        m.getChannel().editMessageById(m.getId(), shown).setComponents(List.of()).setAllowedMentions(List.of()).queue(ok -> { },
+            err -> log.warn("discord: could not edit the post of task {}: {}", taskId, err.getMessage()));
+      }
+    } catch (RuntimeException ex) {
+      log.warn("discord: task button on {} not handled: {}", taskId, ex.getMessage());
+    }
   }
 
   /** A post's text without the mentions the sink put before it. */

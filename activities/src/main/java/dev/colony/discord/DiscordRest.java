@@ -138,7 +138,16 @@ public final class DiscordRest {
    */
   public String post(String channelId, String content, String nonce, Collection<String> mentionUsers,
       Collection<String> mentionRoles) throws IOException, DiscordException, InterruptedException {
+    return post(channelId, content, nonce, mentionUsers, mentionRoles, null);
+  }
+
+  /** The same, with message {@code components} (action rows of buttons), or null for none. */
+  public String post(String channelId, String content, String nonce, Collection<String> mentionUsers,
+      Collection<String> mentionRoles, JsonNode components) throws IOException, DiscordException, InterruptedException {
     ObjectNode body = JSON.createObjectNode();
+    if (components != null) {
+      body.set("components", components);
+    }
     body.put("content", content);
     if (nonce != null) {
       body.put("nonce", nonce);
@@ -150,6 +159,28 @@ public final class DiscordRest {
     mentionRoles.forEach(allowed.withArray("roles")::add);
     JsonNode msg = call("POST", "channels/" + channelId + "/messages", "channels/" + channelId + "/messages", body);
     return msg.path("id").asText();
+  }
+
+  /** Prefix of the custom id of a task's buttons: {@code colony_task:approve:ID}, {@code colony_task:requeue:ID}. */
+  public static final String TASK_BUTTON = "colony_task";
+  /** Discord's limit on a component's custom id. */
+  static final int MAX_CUSTOM_ID = 100;
+
+  /**
+   * The Approve and Re-queue buttons of a post about task {@code taskId}, as one action row; null
+   * when the id does not fit a custom id (the post then goes without them: {@code /task} still works).
+   */
+  public static JsonNode taskButtons(String taskId) {
+    String approve = TASK_BUTTON + ":approve:" + taskId;
+    if (taskId == null || (TASK_BUTTON + ":requeue:" + taskId).length() > MAX_CUSTOM_ID) {
+      return null;
+    }
+    com.fasterxml.jackson.databind.node.ArrayNode rows = JSON.createArrayNode();
+    com.fasterxml.jackson.databind.node.ArrayNode buttons = rows.addObject().put("type", 1).putArray("components");
+    buttons.addObject().put("type", 2).put("style", 3).put("label", "Approve").put("custom_id", approve);
+    buttons.addObject().put("type", 2).put("style", 2).put("label", "Re-queue")
+        .put("custom_id", TASK_BUTTON + ":requeue:" + taskId);
+    return rows;
   }
 
   /** A nonce for Discord (at most 25 characters) derived from an idempotency key. */

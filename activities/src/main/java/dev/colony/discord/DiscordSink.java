@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
  * Posts to each ant's Discord channel over REST, from any worker. Long posts are split at line
  * breaks into messages of at most 2,000 characters; each part has its own nonce, so a retried
  * post (same idempotency key) shows each part once. Posts that need a human mention the
- * operators, and a one-line copy with a link goes to the alerts channel when there is one. A
+ * operators, and a one-line copy with a link goes to the alerts channel when there is one. A post
+ * about a task waiting for a human ({@code ChatPost.taskId}) carries Approve and Re-queue buttons. A
  * channel that does not exist or a missing permission is logged in one line and the post is
  * dropped: retrying cannot fix it, and it must not stop the ant.
  */
@@ -44,8 +45,11 @@ public final class DiscordSink implements ChatSink {
     String firstId = null;
     try {
       for (int i = 0; i < parts.size(); i++) {
+        // A task waiting for a human: its buttons go under the last part, where the post ends.
+        com.fasterxml.jackson.databind.JsonNode buttons = post.taskId() != null && i == parts.size() - 1
+            ? DiscordRest.taskButtons(post.taskId()) : null;
         String id = rest.post(channel, parts.get(i), DiscordRest.nonce(post.idempotencyKey() + "#" + i),
-            who.users(), who.roles());
+            who.users(), who.roles(), buttons);
         firstId = firstId == null ? id : firstId;
       }
       if (alert && settings.alertsChannel() != null) {

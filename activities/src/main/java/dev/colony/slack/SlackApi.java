@@ -151,6 +151,11 @@ public final class SlackApi {
     call("chat.update", () -> methods.chatUpdate(q -> q.channel(channel).ts(ts).text(text).blocks(blocks)));
   }
 
+  /** Opens a modal for the user whose action carried {@code triggerId} (valid for 3 seconds). */
+  public void openView(String triggerId, com.slack.api.model.view.View view) throws SlackException, InterruptedException {
+    call("views.open", () -> methods.viewsOpen(q -> q.triggerId(triggerId).view(view)));
+  }
+
   public String permalink(String channel, String ts) throws SlackException, InterruptedException {
     return call("chat.getPermalink", () -> methods.chatGetPermalink(q -> q.channel(channel).messageTs(ts)))
         .getPermalink();

@@ -13,10 +13,14 @@ import com.slack.api.model.event.MessageFileShareEvent;
 import com.slack.api.model.event.ReactionAddedEvent;
 import com.slack.api.socket_mode.SocketModeClient;
 import dev.colony.chat.OperatorMessages;
+import dev.colony.board.TaskBoard;
+import dev.colony.board.TemporalTaskBoard;
 import dev.colony.chat.impl.ChannelCommands;
+import dev.colony.chat.impl.ChatTasks;
 import dev.colony.chat.impl.ChatText;
 import dev.colony.chat.impl.LeasedConnection;
 import dev.colony.chat.impl.Speaker;
+import dev.colony.task.TaskSettings;
 import io.temporal.client.WorkflowClient;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -34,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * workflow. Messages are work instructions, or commands when they start with {@code !} (Slack's
  * clients take a leading {@code /} for a slash command); the {@code /colony} slash command takes
  * the same commands; the Approve and Deny buttons of a request, or a ✅ / ❌ reaction on it,
- * decide it. Only operators are obeyed. Nothing the bridge receives can crash it: every failure
+ * decide it; the Approve and Re-queue buttons under a task's post approve or re-queue it
+ * (Re-queue asks for its comment in a modal, {@code views.open}). Only operators are obeyed. Nothing the bridge receives can crash it: every failure
  * is one log line, and every event is acknowledged.
  */
 public final class SlackBridge implements LeasedConnection.Connection {
@@ -56,14 +61,21 @@ public final class SlackBridge implements LeasedConnection.Connection {
   private volatile SocketModeApp socket;
 
   public SlackBridge(WorkflowClient client, String colony, SlackSettings settings, SlackApi api, String botToken) {
+    this(client, colony, settings, api, botToken, new TemporalTaskBoard(client, colony, TaskSettings.defaults()));
+  }
+
+  /** @param board the colony's task board: {@code task}, {@code tasks} and the task buttons */
+  public SlackBridge(WorkflowClient client, String colony, SlackSettings settings, SlackApi api, String botToken,
+      TaskBoard board) {
     this.client = client;
     this.colony = colony;
     this.settings = settings;
     this.api = api;
     this.botToken = botToken;
     this.commands = new ChannelCommands(client, colony, settings, SLASH_COMMAND + " ",
-        "Press Approve or Deny on a ⚙️ request (or react ✅ / ❌) to decide it. Commands also work as messages "
-            + "starting with '!': `!pause`.");
+        "Press Approve or Deny on a ⚙️ request (or react ✅ / ❌) to decide it, Approve or Re-queue under a task's "
+            + "post. Commands also work as messages starting with '!': `!pause`, `!tasks`.",
+        board);
   }
 
   /**
@@ -119,6 +131,19 @@ public final class SlackBridge implements LeasedConnection.Connection {
     });
     app.blockAction(SlackText.DENY, (req, ctx) -> {
       onButton(req.getPayload(), false);
+      return ctx.ack();
+    });
+    app.blockAction(SlackText.TASK_APPROVE, (req, ctx) -> {
+      onTaskButton(req.getPayload(), true);
+      return ctx.ack();
+    });
+    app.blockAction(SlackText.TASK_REQUEUE, (req, ctx) -> {
+      onTaskButton(req.getPayload(), false);
+      return ctx.ack();
+    });
+    app.viewSubmission(SlackText.REQUEUE_VIEW, (req, ctx) -> {
+      var p = req.getPayload();
+      onRequeueSubmitted(p.getUser() == null ? null : p.getUser().getId(), p.getView());
       return ctx.ack();
     });
     // An event Bolt could not handle is one log line (Bolt's own handler logs a stack trace) and is
@@ -207,7 +232,13 @@ public final class SlackBridge implements LeasedConnection.Connection {
       arg = words.length > 2 ? words[2].strip() : "";
     }
     try {
-      return SlackText.mrkdwn(commands.commandWithin(work, cmd, arg, targets, speaker(user)));
+      return SlackText.mrkdwn(commands.commandWithin(work, cmd, arg, targets, speaker(user), late -> {
+        try {
+          api.ephemeral(channel, user, SlackText.mrkdwn(late));
+        } catch (Exception e) {
+          log.warn("slack: late task answer not posted: {}", e.getMessage());
+        }
+      }));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return "interrupted";
@@ -269,6 +300,109 @@ public final class SlackBridge implements LeasedConnection.Connection {
       }
     } catch (Exception e) {
       log.warn("slack: decision on request #{} of {} not handled: {}", r.id(), r.ant(), e.getMessage());
+    }
+  }
+
+  // ---- a task's buttons ----
+
+  /** How long a Re-queue press waits to learn whether the task still waits (the modal's trigger lasts 3 s). */
+  private static final long WAITING_CHECK_MILLIS = 1500;
+  private static final java.util.regex.Pattern TS = java.util.regex.Pattern.compile("\\d{1,12}\\.\\d{1,9}");
+
+  /**
+   * Approve: done on the worker pool, answered to the presser alone. Re-queue: a modal asks for
+   * the comment (opened at once, while the press's trigger is valid), unless the presser may not
+   * decide or the task no longer waits.
+   */
+  void onTaskButton(BlockActionPayload p, boolean approve) {
+    if (p.getActions() == null || p.getActions().isEmpty() || p.getUser() == null || p.getChannel() == null
+        || p.getMessage() == null) {
+      return;
+    }
+    String channel = p.getChannel().getId();
+    String user = p.getUser().getId();
+    String taskId = p.getActions().get(0).getValue();
+    String ts = p.getMessage().getTs();
+    String text = p.getMessage().getText();
+    List<String> here = antsByChannel.get(channel);
+    if (here == null || taskId == null || ts == null) {
+      return;
+    }
+    if (approve) {
+      work.submit(() -> answerPress(channel, ts, text, here, taskId, true, null, user));
+      return;
+    }
+    try {
+      Speaker who = speaker(user);
+      if (!commands.mayDecide(here, who)) {
+        work.submit(() -> tell(channel, user, commands.refusedTaskDecision(here, who)));
+        return;
+      }
+      String settled = null;
+      try {
+        settled = work.submit(() -> commands.taskNotWaiting(taskId))
+            .get(WAITING_CHECK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+        // the board is slow: ask anyway, the re-queue itself is safe twice
+      }
+      if (settled != null) {
+        String why = settled;
+        work.submit(() -> tell(channel, user, why));
+        return;
+      }
+      api.openView(p.getTriggerId(), SlackText.requeueView(taskId, channel + " " + ts + " " + taskId));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      log.warn("slack: re-queue of task {} not handled: {}", taskId, e.getMessage());
+    }
+  }
+
+  /** The Re-queue modal's comment: where the post is comes back in its private metadata, checked like a press. */
+  void onRequeueSubmitted(String user, com.slack.api.model.view.View view) {
+    if (user == null || view == null || view.getPrivateMetadata() == null || view.getState() == null
+        || view.getState().getValues() == null) {
+      return;
+    }
+    String[] where = view.getPrivateMetadata().split(" ");
+    if (where.length != 3 || !SlackSettings.CHANNEL_ID.matcher(where[0]).matches() || !TS.matcher(where[1]).matches()) {
+      return;
+    }
+    List<String> here = antsByChannel.get(where[0]);
+    var input = view.getState().getValues().getOrDefault(SlackText.COMMENT, Map.of()).get(SlackText.COMMENT);
+    String comment = input == null ? null : input.getValue();
+    if (here == null) {
+      return;
+    }
+    work.submit(() -> {
+      try {
+        Message m = api.message(where[0], where[1]);
+        answerPress(where[0], where[1], m == null ? null : m.getText(), here, where[2], false, comment, user);
+      } catch (Exception e) {
+        log.warn("slack: re-queue of task {} not handled: {}", where[2], e.getMessage());
+      }
+    });
+  }
+
+  /** Approves or re-queues (the presser is checked in {@link ChannelCommands#pressTask}), answers them alone, and shows the outcome on the post. */
+  private void answerPress(String channel, String ts, String text, List<String> here, String taskId, boolean approve,
+      String comment, String user) {
+    try {
+      ChatTasks.Answer a = commands.pressTask(here, taskId, approve, comment, speaker(user));
+      tell(channel, user, a.text());
+      if (a.outcome() != ChatTasks.Outcome.FAILED && text != null) {
+        api.update(channel, ts, text, SlackText.taskDoneBlocks(text, a.line()));
+      }
+    } catch (Exception e) {
+      log.warn("slack: task button on {} not handled: {}", taskId, e.getMessage());
+    }
+  }
+
+  private void tell(String channel, String user, String text) {
+    try {
+      api.ephemeral(channel, user, SlackText.mrkdwn(text));
+    } catch (Exception e) {
+      log.warn("slack: answer to {} not posted: {}", user, e.getMessage());
     }
   }
 

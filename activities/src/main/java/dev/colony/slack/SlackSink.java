@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Posts to each ant's Slack channel over the Web API, from any worker. Posts that need a human
  * mention the operators (users and user groups), get a one-line copy with a link in the alerts
- * channel, and a confirmation request carries Approve and Deny buttons. Each message carries its
+ * channel, a confirmation request carries Approve and Deny buttons, and a post about a task
+ * waiting for a human Approve and Re-queue buttons. Each message carries its
  * idempotency key as message metadata; Slack has no idempotency keys of its own, so a post that
  * may be a retry (an attempt after the first, or made longer ago than a first attempt takes)
  * first looks for its key among the channel's recent messages. A refusal that retrying cannot
@@ -67,7 +68,9 @@ public final class SlackSink implements ChatSink {
           continue;
         }
         boolean asks = request != null && i == parts.size() - 1;
-        List<LayoutBlock> blocks = asks ? SlackText.requestBlocks(parts.get(i), request.ant(), request.id()) : null;
+        boolean task = !asks && post.taskId() != null && i == parts.size() - 1;
+        List<LayoutBlock> blocks = asks ? SlackText.requestBlocks(parts.get(i), request.ant(), request.id())
+            : task ? SlackText.taskBlocks(parts.get(i), post.taskId()) : null;
         String ts = api.post(channel, parts.get(i), blocks, key, asks ? request.ant() + "#" + request.id() : null);
         firstTs = firstTs == null && i == 0 ? ts : firstTs;
       }

@@ -11,7 +11,7 @@ import dev.colony.chat.OperatorMessages;
 import java.util.List;
 import java.util.regex.Pattern;
 
-/** Colony's posts in Slack's terms: its markdown (mrkdwn) and the Block Kit of a request. */
+/** Colony's posts in Slack's terms: its markdown (mrkdwn), the Block Kit of a request and of a task's post. */
 public final class SlackText {
   public static final String APPROVE = "colony_approve";
   public static final String DENY = "colony_deny";
@@ -54,6 +54,56 @@ public final class SlackText {
         SectionBlock.builder().text(MarkdownTextObject.builder().text(text).build()).build(),
         ContextBlock.builder().elements(List.of(MarkdownTextObject.builder()
             .text((approved ? "✅ approved by " : "❌ denied by ") + mrkdwn(who)).build())).build());
+  }
+
+  /** Action ids of a task's buttons; their value is the task's id. */
+  public static final String TASK_APPROVE = "colony_task_approve";
+  public static final String TASK_REQUEUE = "colony_task_requeue";
+  /** Callback id of the Re-queue modal. */
+  public static final String REQUEUE_VIEW = "colony_task_requeue";
+  /** Block and action id of the modal's comment input. */
+  static final String COMMENT = "comment";
+  /** Slack's limit on a plain-text input. */
+  static final int MAX_INPUT = 3000;
+
+  /** A post about a task waiting for a human: its text, then Approve and Re-queue buttons carrying the task's id. */
+  static List<LayoutBlock> taskBlocks(String text, String taskId) {
+    return List.of(
+        SectionBlock.builder().text(MarkdownTextObject.builder().text(text).build()).build(),
+        ActionsBlock.builder().blockId("colony_task").elements(List.of(
+            ButtonElement.builder().actionId(TASK_APPROVE).value(taskId).style("primary")
+                .text(PlainTextObject.builder().text("✅ Approve").emoji(true).build()).build(),
+            ButtonElement.builder().actionId(TASK_REQUEUE).value(taskId)
+                .text(PlainTextObject.builder().text("🔁 Re-queue").emoji(true).build()).build())).build());
+  }
+
+  /** A task's post once pressed: its text, and what was done (or nothing more) instead of the buttons. */
+  static List<LayoutBlock> taskDoneBlocks(String text, String line) {
+    List<LayoutBlock> out = new java.util.ArrayList<>();
+    out.add(SectionBlock.builder().text(MarkdownTextObject.builder().text(text).build()).build());
+    if (line != null) {
+      out.add(ContextBlock.builder().elements(List.of(MarkdownTextObject.builder().text(mrkdwn(line)).build())).build());
+    }
+    return out;
+  }
+
+  /**
+   * The Re-queue modal: one required comment. {@code privateMetadata} carries where the post is
+   * and the task ({@code channel ts taskId}); the submit is checked again all the same.
+   */
+  static com.slack.api.model.view.View requeueView(String taskId, String privateMetadata) {
+    String title = "Re-queue " + taskId;
+    return com.slack.api.model.view.View.builder().type("modal").callbackId(REQUEUE_VIEW)
+        .title(com.slack.api.model.view.ViewTitle.builder().type("plain_text")
+            .text(title.length() > 24 ? title.substring(0, 23) + "…" : title).build())
+        .submit(com.slack.api.model.view.ViewSubmit.builder().type("plain_text").text("Re-queue").build())
+        .close(com.slack.api.model.view.ViewClose.builder().type("plain_text").text("Cancel").build())
+        .privateMetadata(privateMetadata)
+        .blocks(List.of(com.slack.api.model.block.InputBlock.builder().blockId(COMMENT)
+            .label(PlainTextObject.builder().text("Comment for the next session").build())
+            .element(com.slack.api.model.block.element.PlainTextInputElement.builder().actionId(COMMENT).multiline(true)
+                .minLength(1).maxLength(MAX_INPUT).build()).build()))
+        .build();
   }
 
   /** The value of a request's button: ant and request number; null when it is not one of ours. */

@@ -118,7 +118,7 @@ class DiscordEndToEndTest {
     bridge = new DiscordBridge(env.getWorkflowClient(), "dc", colony.ants(), settings);
     bridge.connect("fake-token", new DiscordBridge.Endpoints(discord.apiUrl(), discord.gatewayUrl()), http);
     assertEquals(1, discord.identifies.get());
-    eventually(DEFAULT, () -> discord.registeredCommands.size() == 11, () -> "slash commands registered: " + discord.registeredCommands);
+    eventually(DEFAULT, () -> discord.registeredCommands.size() == dev.colony.chat.impl.ChannelCommands.COMMANDS.size(), () -> "slash commands registered: " + discord.registeredCommands);
 
     return work;
   }

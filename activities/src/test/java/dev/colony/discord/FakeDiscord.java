@@ -26,8 +26,9 @@ import okhttp3.WebSocketListener;
  * Discord on loopback, speaking enough of its REST API (v10) and gateway protocol for the real
  * JDA client and Colony's REST poster: login, gateway HELLO / IDENTIFY / READY / GUILD_CREATE /
  * heartbeats, guild, channel and role lookup, message create (nonce with enforce_nonce), fetch
- * and edit, reactions, application commands and interaction callbacks, and 429s on demand.
- * Tests inject what humans do (messages, reactions, slash commands) as gateway dispatches.
+ * and edit (content and components), reactions, application commands, interaction callbacks and
+ * follow-ups, and 429s on demand. Tests inject what humans do (messages, reactions, slash
+ * commands, button presses, modal submits) as gateway dispatches.
  */
 public final class FakeDiscord implements Closeable {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -40,7 +41,20 @@ public final class FakeDiscord implements Closeable {
 
   /** A message as the fake stores it. */
   public record Message(String id, String channelId, String authorId, String content, String nonce,
-      JsonNode allowedMentions) {}
+      JsonNode allowedMentions, JsonNode components) {
+    Message(String id, String channelId, String authorId, String content, String nonce, JsonNode allowedMentions) {
+      this(id, channelId, authorId, content, nonce, allowedMentions, null);
+    }
+
+    /** The custom ids of its buttons, in order. */
+    public List<String> buttons() {
+      List<String> out = new ArrayList<>();
+      if (components != null) {
+        components.forEach(row -> row.path("components").forEach(c -> out.add(c.path("custom_id").asText())));
+      }
+      return out;
+    }
+  }
 
   private final MockWebServer server = new MockWebServer();
   private final AtomicLong ids = new AtomicLong(910000000000000000L);
@@ -53,6 +67,8 @@ public final class FakeDiscord implements Closeable {
   private final AtomicInteger rateLimitsSent = new AtomicInteger();
   public final AtomicInteger identifies = new AtomicInteger();
   public final List<JsonNode> interactionCallbacks = new CopyOnWriteArrayList<>();
+  /** Follow-up messages of interactions (what a deferred reply finally says). */
+  public final List<JsonNode> followups = new CopyOnWriteArrayList<>();
   public final List<JsonNode> registeredCommands = new CopyOnWriteArrayList<>();
   public final List<String> requests = new CopyOnWriteArrayList<>();
 
@@ -152,6 +168,55 @@ public final class FakeDiscord implements Closeable {
         .put("guild_id", GUILD_ID);
     ArrayNode opts = data.putArray("options");
     options.forEach((k, v) -> opts.addObject().put("name", k).put("type", 3).put("value", v));
+    d.putArray("entitlements");
+    d.putObject("authorizing_integration_owners").put("0", GUILD_ID);
+    dispatch("INTERACTION_CREATE", d);
+    return id;
+  }
+
+  /** A human presses a button (custom id {@code customId}) under message {@code messageId}: a MESSAGE_COMPONENT interaction. */
+  public String pressButton(String messageId, String userId, String name, List<String> roles, String customId) {
+    Message m = messages.get(messageId);
+    ObjectNode data = JSON.createObjectNode().put("custom_id", customId).put("component_type", 2);
+    return interaction(3, m.channelId(), userId, name, roles, data, m);
+  }
+
+  /** A human submits a modal (custom id {@code modalId}) opened from message {@code messageId}, with text inputs by custom id. */
+  public String submitModal(String messageId, String userId, String name, List<String> roles, String modalId,
+      Map<String, String> inputs) {
+    Message m = messages.get(messageId);
+    ObjectNode data = JSON.createObjectNode().put("custom_id", modalId);
+    ArrayNode comps = data.putArray("components");
+    int uid = 1;
+    for (Map.Entry<String, String> in : inputs.entrySet()) {
+      ObjectNode label = comps.addObject().put("type", 18).put("id", uid++);
+      label.putObject("component").put("type", 4).put("id", uid++).put("custom_id", in.getKey()).put("value", in.getValue());
+    }
+    return interaction(5, m.channelId(), userId, name, roles, data, m);
+  }
+
+  private String interaction(int type, String channelId, String userId, String name, List<String> roles, ObjectNode data,
+      Message on) {
+    // A snowflake of now: JDA reads an interaction's age from its id (a hook expires after 15 minutes).
+    String id = Long.toString(((System.currentTimeMillis() - 1_420_070_400_000L) << 22) | (ids.incrementAndGet() & 0xFFF));
+    ObjectNode d = JSON.createObjectNode().put("id", id).put("application_id", APP_ID).put("type", type)
+        .put("token", "itoken-" + id).put("version", 1).put("guild_id", GUILD_ID).put("channel_id", channelId)
+        .put("locale", "en-US").put("guild_locale", "en-US").put("app_permissions", "2147568704")
+        .put("context", 0).put("attachment_size_limit", 10485760);
+    d.set("channel", channel(channelId, channels.get(channelId)));
+    d.putObject("guild").put("id", GUILD_ID).put("locale", "en-US").putArray("features");
+    ObjectNode member = member(roles, user(userId, name, false));
+    member.put("permissions", roles.contains(ADMIN_ROLE_ID) ? "8" : "2147568704");
+    d.set("member", member);
+    d.set("data", data);
+    if (on != null) {
+      ObjectNode msg = messageJson(on.id(), on.channelId(), user(on.authorId(), on.authorId().equals(BOT_ID) ? "colony-bot" : "x",
+          on.authorId().equals(BOT_ID)), on.content(), on.nonce());
+      if (on.components() != null) {
+        msg.set("components", on.components());
+      }
+      d.set("message", msg);
+    }
     d.putArray("entitlements");
     d.putObject("authorizing_integration_owners").put("0", GUILD_ID);
     dispatch("INTERACTION_CREATE", d);
@@ -383,12 +448,17 @@ public final class FakeDiscord implements Closeable {
       if (m == null) {
         return json(404, JSON.createObjectNode().put("message", "Unknown Message").put("code", 10008));
       }
-      if (method.equals("PATCH") && body != null && body.has("content")) {
-        m = new Message(m.id(), m.channelId(), m.authorId(), body.get("content").asText(), m.nonce(), m.allowedMentions());
+      if (method.equals("PATCH") && body != null && (body.has("content") || body.has("components"))) {
+        m = new Message(m.id(), m.channelId(), m.authorId(), body.has("content") ? body.get("content").asText() : m.content(),
+            m.nonce(), m.allowedMentions(), body.has("components") ? withIds(body.get("components")) : m.components());
         messages.put(m.id(), m);
       }
-      return json(200, messageJson(m.id(), m.channelId(), user(m.authorId(), "x", m.authorId().equals(BOT_ID)),
-          m.content(), m.nonce()));
+      ObjectNode out = messageJson(m.id(), m.channelId(), user(m.authorId(), "x", m.authorId().equals(BOT_ID)),
+          m.content(), m.nonce());
+      if (m.components() != null) {
+        out.set("components", m.components());
+      }
+      return json(200, out);
     }
     if (s.length >= 6 && s[0].equals("channels") && s[4].equals("reactions")) {
       return new MockResponse.Builder().code(204).build();
@@ -409,6 +479,13 @@ public final class FakeDiscord implements Closeable {
         }
       }
       return json(200, out);
+    }
+    if (s[0].equals("webhooks") && s.length >= 3 && method.equals("POST")) {
+      followups.add(body);
+      String id = Long.toString(ids.incrementAndGet());
+      ObjectNode m = messageJson(id, "0", user(BOT_ID, "colony-bot", true), body == null ? "" : body.path("content").asText(""), null);
+      m.put("flags", body == null ? 0 : body.path("flags").asInt(0)).put("webhook_id", APP_ID).put("application_id", APP_ID);
+      return json(200, m);
     }
     if (s[0].equals("interactions") && p.endsWith("/callback")) {
       interactionCallbacks.add(body);
@@ -445,14 +522,35 @@ public final class FakeDiscord implements Closeable {
     }
     String id = Long.toString(ids.incrementAndGet());
     String content = body.path("content").asText("");
-    Message m = new Message(id, channelId, BOT_ID, content, nonce, body.get("allowed_mentions"));
+    JsonNode components = body.has("components") ? withIds(body.get("components")) : null;
+    Message m = new Message(id, channelId, BOT_ID, content, nonce, body.get("allowed_mentions"), components);
     messages.put(id, m);
     if (nonce != null) {
       nonces.put(channelId + "/" + nonce, id);
     }
     ObjectNode json = messageJson(id, channelId, user(BOT_ID, "colony-bot", true), content, nonce);
+    if (components != null) {
+      json.set("components", components);
+    }
     dispatch("MESSAGE_CREATE", json);
     return json(200, json);
+  }
+
+  /** Components as Discord stores them: each with its numeric id (Discord numbers them when the app does not). */
+  private static JsonNode withIds(JsonNode components) {
+    JsonNode copy = components.deepCopy();
+    int[] next = {1};
+    java.util.function.Consumer<JsonNode> number = new java.util.function.Consumer<>() {
+      @Override
+      public void accept(JsonNode n) {
+        if (n instanceof ObjectNode o && !o.has("id")) {
+          o.put("id", next[0]++);
+        }
+        n.path("components").forEach(this);
+      }
+    };
+    copy.forEach(number);
+    return copy;
   }
 
   private static MockResponse json(int code, JsonNode body) {

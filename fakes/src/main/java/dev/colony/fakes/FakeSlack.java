@@ -32,7 +32,8 @@ import okhttp3.WebSocketListener;
  * Slack on loopback, speaking enough of its Web API and of Socket Mode for the real Slack SDK and
  * Bolt: {@code auth.test}, {@code apps.connections.open} and the Socket Mode WebSocket (hello,
  * envelopes, acknowledgements, disconnect), channel listing, posting with blocks and metadata,
- * updates, ephemeral messages, permalinks, history, user groups and users; scopes, tokens and
+ * updates, ephemeral messages, modals ({@code views.open}, submitted as {@code view_submission}),
+ * permalinks, history, user groups and users; scopes, tokens and
  * channel membership are checked as Slack does, and 429s come on demand. Tests (and
  * {@code colony fakes}, for examples that run offline) inject what humans do (messages,
  * reactions, the slash command, button presses) as Socket Mode envelopes.
@@ -65,6 +66,8 @@ public final class FakeSlack implements Closeable {
   public final AtomicInteger connectionsOpened = new AtomicInteger();
   public final List<String> requests = new CopyOnWriteArrayList<>();
   public final List<JsonNode> ephemerals = new CopyOnWriteArrayList<>();
+  /** Modals the app opened ({@code views.open}): the view, with the trigger id it used as {@code trigger_id}. */
+  public final List<JsonNode> views = new CopyOnWriteArrayList<>();
   private volatile java.util.function.Consumer<Message> onPost = m -> { };
 
   public FakeSlack() throws IOException {
@@ -175,12 +178,13 @@ public final class FakeSlack implements Closeable {
     return send("slash_commands", p, true);
   }
 
-  /** Presses a button ({@code action}: colony_approve or colony_deny) on message {@code ts}. */
+  /** Presses a button ({@code action}: colony_approve, colony_deny, colony_task_approve, ...) on message {@code ts}. */
   public void press(String channel, String ts, String user, String action, String value) {
     Message m = messages.stream().filter(x -> x.ts().equals(ts)).findFirst().orElseThrow();
     ObjectNode p = JSON.createObjectNode().put("type", "block_actions").put("api_app_id", "A0COLONY")
         .put("token", "verification").put("trigger_id", "trigger")
         .put("response_url", "http://127.0.0.1:" + server.getPort() + "/response");
+    p.put("trigger_id", "trigger-" + envelopes.incrementAndGet());
     p.putObject("user").put("id", user).put("username", users.containsKey(user) ? users.get(user).path("name").asText() : user)
         .put("team_id", TEAM);
     p.putObject("team").put("id", TEAM).put("domain", "colony");
@@ -190,6 +194,26 @@ public final class FakeSlack implements Closeable {
     p.putArray("actions").addObject().put("action_id", action).put("block_id", "colony_request").put("value", value)
         .put("type", "button").put("action_ts", nextTs());
     send("interactive", p, false);
+  }
+
+  /**
+   * Submits a modal the app opened ({@code view_submission}): {@code values} by block id, each the
+   * value of its one plain-text input (whose action id is the block id). Returns the envelope id.
+   */
+  public String submitView(String user, JsonNode view, Map<String, String> values) {
+    ObjectNode p = JSON.createObjectNode().put("type", "view_submission").put("api_app_id", "A0COLONY")
+        .put("token", "verification").put("trigger_id", "trigger-" + envelopes.incrementAndGet());
+    p.putObject("user").put("id", user).put("username", users.containsKey(user) ? users.get(user).path("name").asText() : user)
+        .put("team_id", TEAM);
+    p.putObject("team").put("id", TEAM).put("domain", "colony");
+    ObjectNode v = ((ObjectNode) view).deepCopy();
+    v.put("id", "V0VIEW" + envelopes.incrementAndGet()).put("team_id", TEAM).put("app_id", "A0COLONY")
+        .put("hash", "h").put("bot_id", BOT_ID);
+    v.remove("trigger_id");
+    ObjectNode state = v.putObject("state").putObject("values");
+    values.forEach((block, value) -> state.putObject(block).putObject(block).put("type", "plain_text_input").put("value", value));
+    p.set("view", v);
+    return send("interactive", p, true);
   }
 
   /** Sends a raw text frame to every connection (hostile or malformed input). */
@@ -371,6 +395,18 @@ public final class FakeSlack implements Closeable {
       case "chat.postEphemeral" -> {
         ephemerals.add(JSON.valueToTree(form));
         yield json200(ok(true).put("message_ts", nextTs()).node);
+      }
+      case "views.open" -> {
+        String trigger = form.get("trigger_id");
+        JsonNode view = tree(form.get("view"));
+        if (trigger == null || trigger.isBlank() || view == null) {
+          yield json200(ok(false).put("error", "invalid_arguments").node);
+        }
+        ((ObjectNode) view).put("trigger_id", trigger);
+        views.add(view);
+        Ok o = ok(true);
+        o.node.set("view", view);
+        yield json200(o.node);
       }
       case "chat.getPermalink" -> json200(ok(true).put("channel", form.get("channel"))
           .put("permalink", "https://colony.slack.com/archives/" + form.get("channel") + "/p"

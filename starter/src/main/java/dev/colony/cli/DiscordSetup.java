@@ -39,7 +39,16 @@ record DiscordSetup(LoadedColony colony, DiscordSettings settings, String token,
   /** A started candidate for the colony's one gateway session. */
   LeasedConnection<DiscordBridge> gateway(Temporal t, String taskQueue, String candidate, OkHttpClient http) {
     return new LeasedConnection<DiscordBridge>(t.client, taskQueue, "discord", token, candidate, LeasedConnection.DEFAULT_TTL,
-        () -> new DiscordBridge(t.client, colony.colony().name(), colony.ants(), settings),
+        () -> new DiscordBridge(t.client, colony.colony().name(), colony.ants(), settings, board(t)),
         b -> b.connect(token, endpoints, http)).start();
+  }
+
+  /**
+   * The colony's task board for {@code /task}, {@code /tasks} and the task buttons: on this
+   * worker's client, with the default task settings (a colony's {@code tasks:} block reaches it
+   * once the config reads one).
+   */
+  private dev.colony.board.TaskBoard board(Temporal t) {
+    return new dev.colony.board.TemporalTaskBoard(t.client, colony.colony().name(), dev.colony.task.TaskSettings.defaults());
   }
 }

@@ -60,7 +60,16 @@ record SlackSetup(LoadedColony colony, SlackSettings settings, String botToken, 
   LeasedConnection<SlackBridge> connection(Temporal t, String taskQueue, String candidate, SlackApi api) {
     return new LeasedConnection<SlackBridge>(t.client, taskQueue, "slack", appToken, candidate,
         LeasedConnection.DEFAULT_TTL,
-        () -> new SlackBridge(t.client, colony.colony().name(), settings, api, botToken),
+        () -> new SlackBridge(t.client, colony.colony().name(), settings, api, botToken, board(t)),
         b -> b.connect(appToken)).start();
+  }
+
+  /**
+   * The colony's task board for {@code /task}, {@code /tasks} and the task buttons: on this
+   * worker's client, with the default task settings (a colony's {@code tasks:} block reaches it
+   * once the config reads one).
+   */
+  private dev.colony.board.TaskBoard board(Temporal t) {
+    return new dev.colony.board.TemporalTaskBoard(t.client, colony.colony().name(), dev.colony.task.TaskSettings.defaults());
   }
 }

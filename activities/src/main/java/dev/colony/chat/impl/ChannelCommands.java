@@ -5,8 +5,11 @@ import dev.colony.ant.AntStatus;
 import dev.colony.ant.AntWorkflow;
 import dev.colony.autonomy.Decide;
 import dev.colony.autonomy.PendingConfirmation;
+import dev.colony.board.TaskBoard;
+import dev.colony.board.TemporalTaskBoard;
 import dev.colony.mailbox.Mail;
 import dev.colony.spec.AntIds;
+import dev.colony.task.TaskSettings;
 import io.temporal.client.WorkflowClient;
 import java.time.Instant;
 import java.util.List;
@@ -24,7 +27,7 @@ public final class ChannelCommands {
    * as such (stopping an ant for good is {@code colony stop}, deploying one {@code colony start}).
    */
   public static final List<String> COMMANDS = List.of("help", "status", "stats", "usage", "pause", "stop",
-      "resume", "start", "clear", "urgent", "abort");
+      "resume", "start", "clear", "urgent", "abort", "task", "tasks");
 
   /** The help, with {@code %s} where the chat's command prefix goes ("/" or "/colony "). */
   private static final String HELP = """
@@ -34,24 +37,34 @@ public final class ChannelCommands {
       `%1$sclear` drop queued instructions · `%1$surgent TEXT` interrupt the running session and start on TEXT now
       `%1$sabort` drop the current task and the queue (the answer to a 🚨 escalation; `%1$sresume` lets it go on)
       `%1$shelp` this help · old names: `%1$sstop` is `%1$spause`, `%1$sstart` is `%1$sresume`
-      Anything else is a work instruction for the next session. %2$s""";
+      Anything else is a work instruction for the next session. %2$s
+      """ + ChatTasks.HELP;
 
   private final WorkflowClient client;
   private final String colony;
   private final OperatorPolicy policy;
   private final String help;
   private final String prefix;
+  private final ChatTasks tasks;
+
+  /** On the colony's task board in Temporal (see {@link TemporalTaskBoard}). */
+  public ChannelCommands(WorkflowClient client, String colony, OperatorPolicy policy, String prefix, String approvals) {
+    this(client, colony, policy, prefix, approvals, new TemporalTaskBoard(client, colony, TaskSettings.defaults()));
+  }
 
   /**
    * @param prefix how commands are written on this chat in the help ("/" on Discord)
    * @param approvals how a request is approved or denied on this chat, for the help
+   * @param board the colony's task board ({@code /task}, {@code /tasks} and the task buttons)
    */
-  public ChannelCommands(WorkflowClient client, String colony, OperatorPolicy policy, String prefix, String approvals) {
+  public ChannelCommands(WorkflowClient client, String colony, OperatorPolicy policy, String prefix, String approvals,
+      TaskBoard board) {
     this.client = client;
     this.colony = colony;
     this.policy = policy;
     this.help = HELP.formatted(prefix, approvals);
     this.prefix = prefix;
+    this.tasks = new ChatTasks(board, prefix);
   }
 
   public static String describe(String c) {
@@ -65,6 +78,8 @@ public final class ChannelCommands {
       case "start" -> "Old name of resume: resume a paused ant";
       case "urgent" -> "Interrupt the running session and start on this instruction now";
       case "abort" -> "Drop the current task and the queue; an escalated ant goes on";
+      case "task" -> "The task board: add, show, approve, requeue, move, assign, comment (task help)";
+      case "tasks" -> "The task board by column, or one column (todo, in_review, ...)";
       default -> "Drop the ant's queued instructions";
     };
   }
@@ -116,6 +131,12 @@ public final class ChannelCommands {
     if (!allowedAll(targets, who)) {
       return refused();
     }
+    if (cmd.equals("task") || cmd.equals("tasks")) {
+      if (ChatTasks.decides(cmd, arg) && !mayDecide(targets, who)) {
+        return refusedTaskDecision(targets, who);
+      }
+      return tasks.command(cmd, arg, targets, who);
+    }
     if (cmd.equals("urgent") && arg.isBlank()) {
       return "`" + prefix + "urgent` needs the instruction: `" + prefix + "urgent stop and fix the failing build`.";
     }
@@ -158,11 +179,36 @@ public final class ChannelCommands {
    */
   public String commandWithin(java.util.concurrent.ExecutorService work, String cmd, String arg, List<String> targets,
       Speaker who) throws InterruptedException {
+    return commandWithin(work, cmd, arg, targets, who, null);
+  }
+
+  /**
+   * The same; a task word's answer that comes after the budget (the board waits for a worker to
+   * apply a change) goes to {@code late} (null: it is dropped; the ant's own posts say the rest).
+   */
+  public String commandWithin(java.util.concurrent.ExecutorService work, String cmd, String arg, List<String> targets,
+      Speaker who, java.util.function.Consumer<String> late) throws InterruptedException {
     java.util.concurrent.Future<String> answer = work.submit(() -> command(cmd, arg, targets, who));
     try {
       String reply = answer.get(INTERACTION_BUDGET_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
       return reply != null ? reply : "✔️ " + prefix + cmd + " sent to " + String.join(", ", targets) + ".";
     } catch (java.util.concurrent.TimeoutException e) {
+      if (cmd.equals("task") || cmd.equals("tasks")) {
+        if (late != null) {
+          work.submit(() -> {
+            try {
+              String reply = answer.get();
+              if (reply != null) {
+                late.accept(reply);
+              }
+            } catch (Exception ex) {
+              late.accept("The task board did not answer: " + ex.getMessage());
+            }
+            return null;
+          });
+        }
+        return "⏳ " + prefix + cmd + " sent; the task board is slow to answer" + (late == null ? "." : ", its answer follows.");
+      }
       return "⏳ " + prefix + cmd + " sent; the ant's worker is slow to answer, so its reply will show in this channel.";
     } catch (java.util.concurrent.ExecutionException e) {
       return "The ant did not answer: " + e.getCause().getMessage();
@@ -204,6 +250,44 @@ public final class ChannelCommands {
     }
     return "⛔ " + (who == null ? "" : who.name() + ": ") + "only the colony's operators can approve or deny requests"
         + (policy.operatorsOf(ant).isEmpty() ? " (no operators are configured: Administrators only)." : ".");
+  }
+
+  // ---- tasks ----
+
+  /**
+   * Whether {@code who} may approve or re-queue a task in a channel where the ants {@code here}
+   * listen: an operator of each, and, where one of them has no operators configured, an
+   * Administrator (the rule of a confirmation request's decision).
+   */
+  public boolean mayDecide(List<String> here, Speaker who) {
+    if (who == null || here.isEmpty() || !allowedAll(here, who)) {
+      return false;
+    }
+    return isAdmin(who) || here.stream().noneMatch(a -> policy.operatorsOf(a).isEmpty());
+  }
+
+  /** The answer to someone who may not approve or re-queue tasks here; a sentence even for strangers (a button wants one). */
+  public String refusedTaskDecision(List<String> here, Speaker who) {
+    return "⛔ " + (who == null ? "" : ChatTasks.inert(who.name(), 64) + ": ")
+        + "only the colony's operators can approve or re-queue tasks"
+        + (here.stream().anyMatch(a -> policy.operatorsOf(a).isEmpty())
+            ? " (no operators are configured: Administrators only)." : ".");
+  }
+
+  /** A task's Approve or Re-queue button, pressed by {@code who} under a post in a channel where {@code here} listen. */
+  public ChatTasks.Answer pressTask(List<String> here, String taskId, boolean approve, String comment, Speaker who) {
+    if (!mayDecide(here, who)) {
+      return new ChatTasks.Answer(ChatTasks.Outcome.FAILED, refusedTaskDecision(here, who), null);
+    }
+    if (!approve && (comment == null || comment.isBlank())) {
+      return new ChatTasks.Answer(ChatTasks.Outcome.FAILED, "A re-queue needs a comment for the next session.", null);
+    }
+    return tasks.press(taskId, approve, comment, who);
+  }
+
+  /** Null when task {@code taskId} still waits for a human, else why a Re-queue has nothing to do. */
+  public String taskNotWaiting(String taskId) {
+    return tasks.notWaiting(taskId);
   }
 
   private boolean allowedAll(List<String> targets, Speaker who) {
