@@ -167,17 +167,18 @@ final class AntReader {
       if (type == null) {
         continue;
       }
+      String as = t.literal("as", false);
+      TriggerSpec.Delivery delivery = TriggerSpec.Delivery.WAKE;
+      if ("task".equals(as)) {
+        delivery = TriggerSpec.Delivery.TASK;
+      } else if (as != null && !as.equals("wake")) {
+        t.problem("as", "invalid value '" + as + "': expected \"wake\" (the issue wakes the ant) or \"task\" "
+            + "(the issue becomes a task on the board)");
+        as = null;
+      }
       switch (type) {
         case "github_issue" -> {
           List<String> labels = t.stringList("labels", false);
-          String as = t.literal("as", false);
-          TriggerSpec.Delivery delivery = TriggerSpec.Delivery.WAKE;
-          if ("task".equals(as)) {
-            delivery = TriggerSpec.Delivery.TASK;
-          } else if (as != null && !as.equals("wake")) {
-            t.problem("as", "invalid value '" + as + "': expected \"wake\" (the issue wakes the ant) or \"task\" "
-                + "(the issue becomes a task on the board)");
-          }
           String to = t.literal("to", false);
           if (to != null && delivery != TriggerSpec.Delivery.TASK) {
             t.problem("to", "only a trigger with 'as: task' names who the task is for");
@@ -200,8 +201,8 @@ final class AntReader {
           if (t.has("labels")) {
             t.problem("labels", "only github_issue triggers take labels");
           }
-          if (t.has("as") || t.has("to")) {
-            t.problem(t.has("as") ? "as" : "to", "only github_issue triggers take 'as' and 'to'");
+          if (as != null || t.has("to")) {
+            t.problem(as != null ? "as" : "to", "only github_issue triggers take 'as' and 'to'");
           }
           triggers.add(new TriggerSpec(TriggerSpec.Type.DISCORD_COMMAND, null));
         }
