@@ -392,6 +392,24 @@ class TaskCommandTest {
   }
 
   @Test
+  void theDevConsoleAddsAndListsTasks() throws Exception {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    DevConsole console = new DevConsole(null, "acme", new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8));
+    console.tasks = board;
+    console.antRunning = running::contains;
+    put("bbbbbb", "Port the build", TaskState.IN_PROGRESS, null, "beta", List.of());
+    console.run(new java.io.BufferedReader(new java.io.StringReader(
+        "/task add Write the changelog\n/tasks\n/task\n/task add " + "x".repeat(TaskLimits.TITLE + 1) + "\n")));
+    String out = bytes.toString(StandardCharsets.UTF_8);
+    assertTrue(out.startsWith("k7m2qx added to To Do\n"), out);
+    assertEquals("Write the changelog", board.get("k7m2qx").title());
+    assertTrue(out.contains("To Do (1)") && out.contains("beta (ant gone)"), out);
+    assertTrue(out.contains("colony: /task add TITLE adds a task for any ant"), out);
+    assertTrue(out.contains("colony: the title is 201 characters"), out);
+    assertEquals(1, board.cards.values().stream().filter(c -> c.state() == TaskState.TODO).count());
+  }
+
+  @Test
   void whoIsTheUserOrTheCli() {
     assertEquals("@alice", TaskCommand.by("alice"));
     assertEquals("cli", TaskCommand.by(null));
