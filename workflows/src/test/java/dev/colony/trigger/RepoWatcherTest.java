@@ -210,6 +210,36 @@ class RepoWatcherTest {
     }
   }
 
+  /** The watcher that makes tasks (change issue-tasks): a task made, webhook repeats, a closure polled and pushed. */
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordIssueTasks() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      Worker worker = env.newWorker("w");
+      worker.registerWorkflowImplementationTypes(RepoWatcherImpl.class);
+      FakeGithub github = new FakeGithub();
+      github.open.add(issue(1, "bug"));
+      worker.registerActivitiesImplementations(github, new FakeIssueTasks());
+      env.start();
+      WorkflowClient client = env.getWorkflowClient();
+      start(client, "w", new Subscription("ant/c/gone", List.of(List.of("question")),
+          List.of(new Subscription.TaskRoute(List.of("bug"), "alpha"))));
+      RepoWatcher w = client.newWorkflowStub(RepoWatcher.class, RepoWatcher.workflowId("c", "acme/app"));
+      env.sleep(Duration.ofMinutes(2));
+      w.issue(issue(1, "bug"));
+      w.issue(issue(2, "bug"));
+      w.issue(issue(3, "question"));
+      env.sleep(Duration.ofMinutes(2));
+      github.open.remove(issue(1, "bug"));
+      github.closed.put(closedIssue(1, "bug"), java.time.Instant.ofEpochMilli(env.currentTimeMillis()).toString());
+      w.issue(closedIssue(2, "bug"));
+      env.sleep(Duration.ofMinutes(3));
+      Files.createDirectories(HISTORIES);
+      Files.writeString(HISTORIES.resolve("issue-tasks-1.json"),
+          client.fetchHistory(RepoWatcher.workflowId("c", "acme/app")).toJson(true));
+    }
+  }
+
   /**
    * Colony 1.x's watcher (before issues became tasks): polls, a webhook push, no matching ant;
    * and one whose subscribed ant is gone (that run failed on the signal: the replay must too).
