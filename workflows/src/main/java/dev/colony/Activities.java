@@ -96,6 +96,18 @@ public final class Activities {
       .build();
 
   /**
+   * A GitHub issue made a task, or its task moved to Done ({@code AddIssueTask},
+   * {@code CloseIssueTask}): a start or an update of the task's workflow, answered within seconds
+   * when a worker runs. Five attempts: past them the watcher tries again at its next poll, and
+   * the task's id makes a repeat harmless.
+   */
+  public static final ActivityOptions ISSUE_TASK = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofMinutes(1))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(2))
+          .setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(5).build())
+      .build();
+
+  /**
    * Claiming a host ({@code ClaimHost}) on the shared queue: whichever worker answers becomes the
    * ant's host. No attempt limit: an ant without a host cannot run, and a worker will poll again.
    */

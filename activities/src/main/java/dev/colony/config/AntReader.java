@@ -167,10 +167,32 @@ final class AntReader {
       if (type == null) {
         continue;
       }
+      String as = t.literal("as", false);
+      TriggerSpec.Delivery delivery = TriggerSpec.Delivery.WAKE;
+      if ("task".equals(as)) {
+        delivery = TriggerSpec.Delivery.TASK;
+      } else if (as != null && !as.equals("wake")) {
+        t.problem("as", "invalid value '" + as + "': expected \"wake\" (the issue wakes the ant) or \"task\" "
+            + "(the issue becomes a task on the board)");
+        as = null;
+      }
       switch (type) {
         case "github_issue" -> {
           List<String> labels = t.stringList("labels", false);
-          triggers.add(new TriggerSpec(TriggerSpec.Type.GITHUB_ISSUE, labels));
+          String to = t.literal("to", false);
+          if (to != null && delivery != TriggerSpec.Delivery.TASK) {
+            t.problem("to", "only a trigger with 'as: task' names who the task is for");
+            to = null;
+          } else if (to != null) {
+            try {
+              var assignee = dev.colony.task.Assignee.parse(to);
+              to = assignee == null ? null : assignee.text();
+            } catch (IllegalArgumentException e) {
+              t.problem("to", e.getMessage() + "; write an ant (alpha), a pool (pool:docs) or a human (@alice)");
+              to = null;
+            }
+          }
+          triggers.add(new TriggerSpec(TriggerSpec.Type.GITHUB_ISSUE, labels, delivery, to));
           if (repos.isEmpty()) {
             t.problem("type", "github_issue needs integrations.github.repos: the repositories to watch");
           }
@@ -178,6 +200,9 @@ final class AntReader {
         case "discord_command" -> {
           if (t.has("labels")) {
             t.problem("labels", "only github_issue triggers take labels");
+          }
+          if (as != null || t.has("to")) {
+            t.problem(as != null ? "as" : "to", "only github_issue triggers take 'as' and 'to'");
           }
           triggers.add(new TriggerSpec(TriggerSpec.Type.DISCORD_COMMAND, null));
         }

@@ -307,7 +307,12 @@ public final class ConfigSchema {
       sections("triggers", "What else wakes the ant.",
           new Key("type", Kind.CHOICE, true, "github_issue (needs integrations.github.repos) or discord_command.", List.of("github_issue", "discord_command"),
               null),
-          key("labels", Kind.LIST, "github_issue: labels an issue must carry.")),
+          key("labels", Kind.LIST, "github_issue: labels an issue must carry."),
+          new Key("as", Kind.CHOICE, false, "github_issue: what a matching issue does: wake (the ant, with the issue "
+              + "in its prompt; the default) or task (it becomes a task on the board, once; closing the issue moves "
+              + "the task to Done).", List.of("wake", "task"), null),
+          key("to", Kind.LITERAL, "github_issue with as: task: who the task is for: an ant (alpha), a pool (pool:docs) "
+              + "or a human (@alice); default: this ant.")),
       choice("autonomy", "Which tool calls need a human's approval.", names(Autonomy.values())),
       section("confirmation", "What always needs approval.",
           key("always_confirm_tools", Kind.LIST, "Tools that always ask."),

@@ -569,6 +569,31 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void aGithubIssueTriggerMayMakeTasksForSomeone() throws Exception {
+    String gh = CONSOLE_COLONY + "integrations:\n  github:\n    token: ${GITHUB_TOKEN}\n";
+    String repos = "integrations:\n  github:\n    repos: [acme/app]\n";
+    AntSpec a = load(colony(Map.of("colony.yaml", gh, "ants/a.yaml", ANT + repos + "triggers:\n"
+        + "  - type: github_issue\n    labels: [bug]\n    as: task\n    to: pool:Triage\n"
+        + "  - type: github_issue\n    labels: [docs]\n    as: task\n"
+        + "  - type: github_issue\n    labels: [question]\n")), ENV).ants().get(0);
+    assertEquals(List.of(
+        new dev.colony.spec.TriggerSpec(dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of("bug"),
+            dev.colony.spec.TriggerSpec.Delivery.TASK, "pool:triage"),
+        new dev.colony.spec.TriggerSpec(dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of("docs"),
+            dev.colony.spec.TriggerSpec.Delivery.TASK, null),
+        new dev.colony.spec.TriggerSpec(dev.colony.spec.TriggerSpec.Type.GITHUB_ISSUE, List.of("question"))), a.triggers());
+    String msg = errors(Map.of("colony.yaml", gh, "ants/a.yaml", ANT + repos + "triggers:\n"
+        + "  - type: github_issue\n    as: ticket\n"
+        + "  - type: github_issue\n    to: alpha\n"
+        + "  - type: github_issue\n    as: task\n    to: pool:two words\n"
+        + "  - type: discord_command\n    as: task\n"), ENV);
+    assertTrue(msg.contains("triggers[0].as: invalid value 'ticket': expected \"wake\""), msg);
+    assertTrue(msg.contains("triggers[1].to: only a trigger with 'as: task' names who the task is for"), msg);
+    assertTrue(msg.contains("triggers[2].to: 'two words' is not a name for a pool"), msg);
+    assertTrue(msg.contains("triggers[3].as: only github_issue triggers take 'as' and 'to'"), msg);
+  }
+
+  @Test
   void commandEngineRules() throws Exception {
     String msg = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "engine: command\n"), ENV);
     assertTrue(msg.contains("command: required when engine is \"command\""), msg);

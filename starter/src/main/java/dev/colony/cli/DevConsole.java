@@ -19,6 +19,8 @@ final class DevConsole {
                  <ant> /approve [id] | /deny [id]   answer a ⚙️ confirmation request
                  <ant> <any text>     queue a work instruction for the ant's next session
                  /status              all ants
+                 /tasks               the task board (colony task list)
+                 /task add TITLE      a task for any ant (colony task add for the options)
                  /help                this help
       old names: /stop is /pause, /start is /resume (stopping an ant for good: colony stop)""";
   private static final Set<String> ANT_COMMANDS = Set.of("/pause", "/resume", "/status", "/stats",
@@ -27,11 +29,46 @@ final class DevConsole {
   private final Temporal temporal;
   private final String colony;
   private final PrintStream out;
+  /** The colony's task board, made at the first /task or /tasks; a test puts its own. */
+  dev.colony.board.TaskBoard tasks;
+  /** Whether an ant runs (a task's worker that does not is shown as gone); a test puts its own. */
+  java.util.function.Predicate<String> antRunning;
 
   DevConsole(Temporal temporal, String colony, PrintStream out) {
     this.temporal = temporal;
     this.colony = colony;
     this.out = out;
+    this.antRunning = ant -> Ants.isRunning(temporal, dev.colony.spec.AntIds.workflowId(colony, ant));
+  }
+
+  private dev.colony.board.TaskBoard tasks() {
+    if (tasks == null) {
+      tasks = new dev.colony.board.TemporalTaskBoard(temporal.client, colony, dev.colony.task.TaskSettings.defaults());
+    }
+    return tasks;
+  }
+
+  /** {@code /tasks} and {@code /task add TITLE}; true when {@code line} was one of them. */
+  private boolean task(String line) {
+    if (line.equals("/tasks")) {
+      out.print(TaskView.table(colony, tasks().list(dev.colony.board.TaskBoard.Filter.all(200)), antRunning, false,
+          Instant.now()));
+      return true;
+    }
+    if (!line.equals("/task") && !line.startsWith("/task ")) {
+      return false;
+    }
+    String rest = line.substring("/task".length()).strip();
+    if (!rest.startsWith("add ") || rest.substring(4).isBlank()) {
+      out.println("colony: /task add TITLE adds a task for any ant; /tasks shows the board "
+          + "(colony task ... for the rest)");
+      return true;
+    }
+    String title = TaskCommand.Texts.checked("the title", rest.substring(4).strip(), dev.colony.task.TaskLimits.TITLE);
+    var card = tasks().add(new dev.colony.task.NewTask(null, title, null, dev.colony.task.Priority.NORMAL, java.util.List.of(),
+        null, dev.colony.task.TaskState.TODO, null, TaskCommand.who.get()));
+    out.println(card.id() + " added to " + card.state().label());
+    return true;
   }
 
   void run(BufferedReader in) throws IOException {
@@ -56,6 +93,9 @@ final class DevConsole {
     }
     if (line.equals("/status")) {
       out.print(StatusView.table(Ants.list(temporal, colony), Instant.now()));
+      return;
+    }
+    if (task(line)) {
       return;
     }
     if (line.startsWith("/")) {

@@ -40,6 +40,13 @@ public final class Docs {
         continue; // aliases are listed with their command
       }
       sb.append("\n### `colony ").append(e.getKey()).append("`\n\n```text\n").append(usage(sub)).append("```\n");
+      // A command with its own subcommands (colony task add, list, ...): each one too.
+      for (Map.Entry<String, CommandLine> n : sub.getSubcommands().entrySet()) {
+        if (n.getKey().equals(n.getValue().getCommandName()) && !n.getValue().getCommandSpec().usageMessage().hidden()) {
+          sb.append("\n#### `colony ").append(e.getKey()).append(' ').append(n.getKey()).append("`\n\n```text\n")
+              .append(usage(n.getValue())).append("```\n");
+        }
+      }
     }
     return sb.toString();
   }

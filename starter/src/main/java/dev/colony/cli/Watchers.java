@@ -14,8 +14,9 @@ import java.util.TreeMap;
 
 /**
  * Starts one {@link RepoWatcher} per colony and repository (signal-with-start) and subscribes the
- * ants with {@code github_issue} triggers to it. One poller per repository keeps the cost flat
- * however many ants watch it: one conditional request per interval.
+ * ants with {@code github_issue} triggers to it (those with {@code as: task} as task routes). One
+ * poller per repository keeps the cost flat however many ants watch it: one conditional request
+ * per interval (two while issues become tasks: open ones, and those closed since).
  */
 final class Watchers {
   private Watchers() {}
@@ -23,9 +24,12 @@ final class Watchers {
   static void subscribe(Temporal t, String taskQueue, LoadedColony colony, List<AntSpec> ants, PrintWriter out) {
     Map<String, Integer> perRepo = new TreeMap<>();
     for (AntSpec a : ants) {
-      List<List<String>> labelSets = a.triggers().stream().filter(tr -> tr.type() == TriggerSpec.Type.GITHUB_ISSUE)
+      List<List<String>> labelSets = a.triggers().stream().filter(TriggerSpec::wakesOnIssues)
           .map(TriggerSpec::labels).toList();
-      if (labelSets.isEmpty()) {
+      // `as: task`: the issue becomes a task for `to`, or for this ant.
+      List<Subscription.TaskRoute> routes = a.triggers().stream().filter(TriggerSpec::makesTasks)
+          .map(tr -> new Subscription.TaskRoute(tr.labels(), tr.to() != null ? tr.to() : a.name())).toList();
+      if (labelSets.isEmpty() && routes.isEmpty()) {
         continue;
       }
       for (String repo : a.githubRepos()) {
@@ -34,7 +38,7 @@ final class Watchers {
         BatchRequest req = t.client.newSignalWithStartRequest();
         req.add(w::run, new RepoWatcher.WatchState(colony.colony().name(), repo, colony.colony().dir(),
             colony.colony().githubTokenVar(), colony.colony().githubPollSeconds(), List.of(), null, List.of()));
-        req.add(w::subscribe, new Subscription(a.workflowId(), labelSets));
+        req.add(w::subscribe, new Subscription(a.workflowId(), labelSets, routes));
         t.client.signalWithStart(req);
         perRepo.merge(repo, 1, Integer::sum);
       }

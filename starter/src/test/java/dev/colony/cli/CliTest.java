@@ -219,8 +219,9 @@ class CliTest {
 
   @Test
   void helpOfACommandThatDoesNotExistIsAnUnknownCommandNotTheHelp() {
-    for (String[] args : List.of(new String[] {"dashboard", "--help"}, new String[] {"task", "--help"},
-        new String[] {"--help", "dashboard"}, new String[] {"task", "-h"})) {
+    // ("task" was the example here until `colony task` came: "board" is not a command)
+    for (String[] args : List.of(new String[] {"dashboard", "--help"}, new String[] {"board", "--help"},
+        new String[] {"--help", "dashboard"}, new String[] {"board", "-h"})) {
       for (Result r : List.of(run(args), runAsMain(args))) {
         String what = String.join(" ", args) + ": " + r.out() + r.err();
         assertEquals(2, r.code(), what);

@@ -94,6 +94,9 @@ public final class ColonyWorker implements AutoCloseable {
         sessions,
         workspaces,
         new dev.colony.github.impl.GithubActivitiesImpl(settings.http()),
+        // Issues of `as: task` triggers become tasks through the board's own client.
+        new dev.colony.github.impl.IssueTaskActivitiesImpl(colony -> new dev.colony.board.TemporalTaskBoard(client, colony,
+            dev.colony.task.TaskSettings.defaults())),
         new dev.colony.webhook.impl.WebhookActivitiesImpl(settings.http()),
         new dev.colony.notify.impl.NotifyActivitiesImpl(settings.http(), client.getOptions().getNamespace()),
         new dev.colony.overseer.impl.OverseerActivitiesImpl(secrets),

@@ -14,4 +14,12 @@ public interface GithubActivities {
    */
   @ActivityMethod(name = "ListOpenIssues")
   IssuePage listOpenIssues(String colonyDir, String tokenVar, String repo, String etag);
+
+  /**
+   * Issues of {@code repo} closed and updated at or after {@code since} (ISO-8601; GitHub's
+   * {@code state=closed&since=}), oldest update first, at most a few pages; each with
+   * {@code closed} set. A conditional request on {@code etag}, as for open issues.
+   */
+  @ActivityMethod(name = "ListClosedIssues")
+  IssuePage listClosedIssues(String colonyDir, String tokenVar, String repo, String since, String etag);
 }

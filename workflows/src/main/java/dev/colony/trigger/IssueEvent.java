@@ -6,8 +6,11 @@ import java.util.List;
 /**
  * A GitHub issue that may wake an ant, as seen by a poll or a webhook. The body is bounded at the
  * source ({@link #MAX_BODY}); the key {@code owner/repo#number} identifies the issue for ever.
+ * {@code closed}: the issue was closed (a poll of closed issues, or the webhook's {@code closed}
+ * action); it wakes no ant, it moves the issue's task to Done.
  */
-public record IssueEvent(String repo, int number, String title, String url, List<String> labels, String body) {
+public record IssueEvent(String repo, int number, String title, String url, List<String> labels, String body,
+    boolean closed) {
   public static final int MAX_BODY = 4_000;
   public static final int MAX_TITLE = 300;
 
@@ -20,6 +23,10 @@ public record IssueEvent(String repo, int number, String title, String url, List
     body = body.length() > MAX_BODY
         ? SafeText.cut(body, MAX_BODY) + "\n[issue body cut at " + MAX_BODY + " characters]" : body;
     url = SafeText.clean(url);
+  }
+
+  public IssueEvent(String repo, int number, String title, String url, List<String> labels, String body) {
+    this(repo, number, title, url, labels, body, false);
   }
 
   public String key() {

@@ -10,7 +10,10 @@ import java.util.List;
  * Watches one repository for a colony: one poller however many ants watch it. It polls open
  * issues with conditional requests, takes issues pushed by the webhook, and signals each
  * subscribed ant the issues that match its labels. Ants keep the durable record of what they
- * handled, so a repeat (poll after webhook, overlap, replay) never wakes an ant twice.
+ * handled, so a repeat (poll after webhook, overlap, replay) never wakes an ant twice. An issue
+ * matching an {@code as: task} trigger becomes a task instead (once: its id is the issue's), and
+ * while any trigger makes tasks the watcher also polls closed issues: a closed issue's task moves
+ * to Done.
  */
 @WorkflowInterface
 public interface RepoWatcher {
@@ -32,12 +35,22 @@ public interface RepoWatcher {
    * What a watcher carries over continue-as-new.
    *
    * @param forwarded {@code antWorkflowId|owner/repo#n} already signalled (bounded, oldest dropped)
+   * @param tasked {@code owner/repo#n} already made tasks (bounded, oldest dropped)
+   * @param closedSince the {@code since} of the next poll of closed issues (ISO-8601), null before the first
+   * @param closedEtag the ETag of the last poll of closed issues
    */
   record WatchState(String colony, String repo, String colonyDir, String tokenVar, long pollSeconds,
-      List<Subscription> subscriptions, String etag, List<String> forwarded) {
+      List<Subscription> subscriptions, String etag, List<String> forwarded, List<String> tasked,
+      String closedSince, String closedEtag) {
     public WatchState {
       subscriptions = subscriptions == null ? List.of() : List.copyOf(subscriptions);
       forwarded = forwarded == null ? List.of() : List.copyOf(forwarded);
+      tasked = tasked == null ? List.of() : List.copyOf(tasked);
+    }
+
+    public WatchState(String colony, String repo, String colonyDir, String tokenVar, long pollSeconds,
+        List<Subscription> subscriptions, String etag, List<String> forwarded) {
+      this(colony, repo, colonyDir, tokenVar, pollSeconds, subscriptions, etag, forwarded, List.of(), null, null);
     }
   }
 

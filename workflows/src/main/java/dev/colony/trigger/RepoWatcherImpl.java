@@ -3,8 +3,10 @@ package dev.colony.trigger;
 import dev.colony.ant.AntWorkflow;
 import dev.colony.github.GithubActivities;
 import dev.colony.github.IssuePage;
+import dev.colony.github.IssueTaskActivities;
 import dev.colony.upgrade.Upgrade;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.SignalExternalWorkflowException;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
@@ -21,6 +23,13 @@ public final class RepoWatcherImpl implements RepoWatcher {
   private static final Logger log = Workflow.getLogger(RepoWatcherImpl.class);
   static final int MAX_FORWARDED = 20_000;
   static final int POLLS_PER_RUN = 200;
+  static final int MAX_TASKED = 20_000;
+  static final int MAX_CLOSED_DONE = 1_000;
+  /**
+   * Change id: issues become tasks ({@code as: task}), closed issues are polled and their tasks
+   * move to Done, and a subscribed ant that is gone is dropped instead of failing the watcher.
+   */
+  static final String ISSUE_TASKS = "issue-tasks";
 
   private final GithubActivities github = Workflow.newActivityStub(GithubActivities.class,
       dev.colony.Activities.GITHUB);
@@ -29,15 +38,30 @@ public final class RepoWatcherImpl implements RepoWatcher {
   private final Map<String, Subscription> subscriptions = new LinkedHashMap<>();
   private final LinkedHashSet<String> forwarded = new LinkedHashSet<>();
   private final List<IssueEvent> pushed = new ArrayList<>();
+  private final LinkedHashSet<String> tasked = new LinkedHashSet<>();
+  /**
+   * Closed issues whose task this run has moved (or found) Done: GitHub's {@code since} is
+   * inclusive, so the newest closure is listed again; it costs no second call. Not carried over
+   * continue-as-new (a repeat there is one idempotent call).
+   */
+  private final LinkedHashSet<String> closedDone = new LinkedHashSet<>();
   private String etag;
+  private String closedSince;
+  private String closedEtag;
   private boolean pollNow;
+  /** Whether this run makes tasks of issues (runs begun before the change do not). */
+  private boolean tasks;
 
   @Override
   public void run(WatchState s) {
+    tasks = Workflow.getVersion(ISSUE_TASKS, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
     state = s;
     etag = s.etag();
+    closedSince = s.closedSince();
+    closedEtag = s.closedEtag();
     s.subscriptions().forEach(sub -> subscriptions.put(sub.antWorkflowId(), sub));
     forwarded.addAll(s.forwarded());
+    tasked.addAll(s.tasked());
     for (int polls = 0; polls < POLLS_PER_RUN && !Workflow.getInfo().isContinueAsNewSuggested() && !upgrade.due(); polls++) {
       long waitSeconds = state.pollSeconds();
       pollNow = false;
@@ -48,6 +72,9 @@ public final class RepoWatcherImpl implements RepoWatcher {
           page.issues().forEach(this::forward);
         }
         waitSeconds = Math.max(waitSeconds, page.retryAfterSeconds());
+        if (tasks && page.retryAfterSeconds() == 0) {
+          pollClosed();
+        }
       } catch (ActivityFailure f) {
         log.warn("github: polling {} failed: {}", state.repo(), f.getCause() == null ? f.getMessage() : f.getCause().getMessage());
       }
@@ -69,11 +96,99 @@ public final class RepoWatcherImpl implements RepoWatcher {
       forward(pushed.remove(0));
     }
     Upgrade.continueAsNew(new WatchState(state.colony(), state.repo(), state.colonyDir(), state.tokenVar(),
-        state.pollSeconds(), List.copyOf(subscriptions.values()), etag, List.copyOf(forwarded)));
+        state.pollSeconds(), List.copyOf(subscriptions.values()), etag, List.copyOf(forwarded), List.copyOf(tasked),
+        closedSince, closedEtag));
   }
 
-  /** Signals every subscribed ant the issue matches, once per ant and issue. */
+  /**
+   * While any trigger makes tasks: the issues closed since the last look (GitHub's
+   * {@code updated_at}, so its clock, not ours), each of whose tasks moves to Done. The first look
+   * starts now: issues closed before the watcher made tasks have none.
+   */
+  private void pollClosed() {
+    if (subscriptions.values().stream().allMatch(sub -> sub.taskRoutes().isEmpty())) {
+      return;
+    }
+    if (closedSince == null) {
+      closedSince = java.time.Instant.ofEpochMilli(Workflow.currentTimeMillis()).toString();
+    }
+    GithubActivities closedIssues = Workflow.newActivityStub(GithubActivities.class,
+        dev.colony.Activities.GITHUB.toBuilder().setSummary("closed issues of " + state.repo() + " since " + closedSince)
+            .build());
+    IssuePage page = closedIssues.listClosedIssues(state.colonyDir(), state.tokenVar(), state.repo(), closedSince, closedEtag);
+    if (page.notModified()) {
+      return;
+    }
+    closedEtag = page.etag();
+    page.issues().forEach(this::close);
+    if (page.newestUpdate() != null && page.newestUpdate().compareTo(closedSince) > 0) {
+      closedSince = page.newestUpdate();
+      closedEtag = null; // a new query: its first answer has no ETag to match yet
+    }
+  }
+
+  /** A closed issue: its task, when the watcher made one or a task trigger matches it, moves to Done. */
+  private void close(IssueEvent e) {
+    boolean ours = tasked.contains(e.key())
+        || subscriptions.values().stream().anyMatch(sub -> sub.taskRoute(e) != null);
+    if (!ours || closedDone.contains(e.key())) {
+      return;
+    }
+    try {
+      issueTasks("issue " + e.key() + " closed: its task to Done").close(state.colony(), e);
+      closedDone.add(e.key());
+      if (closedDone.size() > MAX_CLOSED_DONE) {
+        closedDone.remove(closedDone.iterator().next());
+      }
+    } catch (ActivityFailure f) {
+      // The next poll lists it again (the same since): it is tried then.
+      closedEtag = null;
+      log.warn("github: moving the task of {} to Done failed: {}", e.key(), f.getCause() == null ? f.getMessage()
+          : f.getCause().getMessage());
+    }
+  }
+
+  private IssueTaskActivities issueTasks(String summary) {
+    return Workflow.newActivityStub(IssueTaskActivities.class,
+        dev.colony.Activities.ISSUE_TASK.toBuilder().setSummary(summary).build());
+  }
+
+  /**
+   * Makes the issue a task when an {@code as: task} trigger matches it (the first subscription's
+   * route that does, once per issue), and signals every subscribed ant the issue wakes, once per
+   * ant and issue. A closed issue wakes nobody: its task moves to Done.
+   */
   private void forward(IssueEvent e) {
+    if (e.closed()) {
+      if (tasks) {
+        close(e);
+      }
+      return;
+    }
+    if (tasks) {
+      closedDone.remove(e.key()); // open again: a later closing counts
+    }
+    if (tasks && !tasked.contains(e.key())) {
+      for (Subscription sub : List.copyOf(subscriptions.values())) {
+        Subscription.TaskRoute route = sub.taskRoute(e);
+        if (route == null) {
+          continue;
+        }
+        try {
+          issueTasks("task from issue " + e.key()).add(state.colony(), e, route.assignee());
+          tasked.add(e.key());
+          if (tasked.size() > MAX_TASKED) {
+            tasked.remove(tasked.iterator().next());
+          }
+        } catch (ActivityFailure f) {
+          // Listed again at the next poll (the ETag is forgotten): tried then.
+          etag = null;
+          log.warn("github: making a task of {} failed: {}", e.key(), f.getCause() == null ? f.getMessage()
+              : f.getCause().getMessage());
+        }
+        break;
+      }
+    }
     for (Subscription sub : List.copyOf(subscriptions.values())) {
       String key = sub.antWorkflowId() + "|" + e.key();
       if (!sub.matches(e) || forwarded.contains(key)) {
@@ -87,6 +202,13 @@ public final class RepoWatcherImpl implements RepoWatcher {
         }
       } catch (SignalExternalWorkflowException gone) {
         // The ant was stopped: it no longer watches.
+        subscriptions.remove(sub.antWorkflowId());
+      } catch (ApplicationFailure f) {
+        // How the SDK reports a signal to a workflow that is not there; runs begun before the
+        // change failed on it (and must, on replay).
+        if (!tasks || f.getType() == null || !f.getType().contains("NOT_FOUND")) {
+          throw f;
+        }
         subscriptions.remove(sub.antWorkflowId());
       }
     }

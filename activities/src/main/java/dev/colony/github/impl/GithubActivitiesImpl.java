@@ -19,7 +19,8 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * Lists a repository's open issues over GitHub's REST API on OkHttp. The first page is a
+ * Lists a repository's open issues (and, for issues made tasks, those closed since a time) over
+ * GitHub's REST API on OkHttp. The first page is a
  * conditional request (ETag / If-None-Match): an unchanged repository answers 304, which costs no
  * rate limit. Pull requests (which GitHub lists as issues) are left out. A rate limit
  * ({@code x-ratelimit-remaining: 0} with {@code x-ratelimit-reset}, or {@code retry-after}) is
@@ -37,17 +38,33 @@ public final class GithubActivitiesImpl implements GithubActivities {
     this.http = http;
   }
 
+  /** At most this many pages of 100 closed issues per poll (the rest come at the next, from a later since). */
+  static final int MAX_CLOSED_PAGES = 3;
+
   @Override
   public IssuePage listOpenIssues(String colonyDir, String tokenVar, String repo, String etag) {
+    return list(colonyDir, tokenVar, repo, "state=open&sort=created&direction=asc&per_page=100", etag, MAX_PAGES, false);
+  }
+
+  @Override
+  public IssuePage listClosedIssues(String colonyDir, String tokenVar, String repo, String since, String etag) {
+    String query = "state=closed&sort=updated&direction=asc&per_page=100"
+        + (since == null ? "" : "&since=" + java.net.URLEncoder.encode(since, java.nio.charset.StandardCharsets.UTF_8));
+    return list(colonyDir, tokenVar, repo, query, etag, MAX_CLOSED_PAGES, true);
+  }
+
+  private IssuePage list(String colonyDir, String tokenVar, String repo, String query, String etag, int maxPages,
+      boolean closed) {
     Map<String, String> env = Environment.forColony(Path.of(colonyDir));
     String token = tokenVar == null ? null : env.get(tokenVar);
     String api = env.getOrDefault("COLONY_GITHUB_API_URL", "https://api.github.com");
     api = api.endsWith("/") ? api.substring(0, api.length() - 1) : api;
-    String url = api + "/repos/" + repo + "/issues?state=open&sort=created&direction=asc&per_page=100";
+    String url = api + "/repos/" + repo + "/issues?" + query;
     List<IssueEvent> issues = new ArrayList<>();
     String firstEtag = null;
+    String newest = null;
     try {
-      for (int page = 0; page < MAX_PAGES && url != null; page++) {
+      for (int page = 0; page < maxPages && url != null; page++) {
         Request.Builder rb = new Request.Builder().url(url)
             .header("Accept", "application/vnd.github+json")
             .header("X-GitHub-Api-Version", "2022-11-28")
@@ -86,7 +103,12 @@ public final class GithubActivitiesImpl implements GithubActivities {
               labels.add(l.isTextual() ? l.asText() : l.path("name").asText());
             }
             issues.add(new IssueEvent(repo, i.path("number").asInt(), i.path("title").asText(""),
-                i.path("html_url").asText(""), labels, i.path("body").asText("")));
+                i.path("html_url").asText(""), labels, i.path("body").asText(""),
+                closed || "closed".equals(i.path("state").asText())));
+            String updated = i.path("updated_at").asText(null);
+            if (updated != null && (newest == null || updated.compareTo(newest) > 0)) {
+              newest = updated;
+            }
           }
           String link = r.header("Link");
           Matcher m = link == null ? null : NEXT.matcher(link);
@@ -96,7 +118,7 @@ public final class GithubActivitiesImpl implements GithubActivities {
     } catch (IOException e) {
       throw ApplicationFailure.newFailure("GitHub poll of " + repo + " failed: " + e.getMessage(), "GithubUnavailable");
     }
-    return new IssuePage(false, firstEtag, issues, 0);
+    return new IssuePage(false, firstEtag, issues, 0, newest);
   }
 
   /** Seconds GitHub asks us to wait (retry-after, or until the rate-limit window resets); 0 if none. */

@@ -32,6 +32,8 @@ public final class WebhookServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   static final int MAX_BODY = 1 << 20;
   private static final Set<String> ACTIONS = Set.of("opened", "reopened", "labeled", "edited", "transferred");
+  /** An issue closed: it wakes nobody, its task (if one was made of it) moves to Done. */
+  private static final String CLOSED = "closed";
 
   private final HttpServer server;
   private final byte[] secret;
@@ -103,7 +105,10 @@ public final class WebhookServer implements AutoCloseable {
     }
   }
 
-  /** The issue of an {@code issues} delivery worth waking for; null otherwise (or a pull request). */
+  /**
+   * The issue of an {@code issues} delivery worth waking for, or a {@code closed} one (with
+   * {@link IssueEvent#closed()}); null otherwise (or a pull request).
+   */
   static IssueEvent parse(byte[] body) {
     JsonNode root;
     try {
@@ -112,8 +117,10 @@ public final class WebhookServer implements AutoCloseable {
       throw new IllegalArgumentException("not JSON");
     }
     JsonNode i = root.path("issue");
-    if (!ACTIONS.contains(root.path("action").asText()) || i.isMissingNode() || i.has("pull_request")
-        || !"open".equals(i.path("state").asText("open"))) {
+    String action = root.path("action").asText();
+    boolean closed = CLOSED.equals(action);
+    if (!closed && !ACTIONS.contains(action) || i.isMissingNode() || i.has("pull_request")
+        || !closed && !"open".equals(i.path("state").asText("open"))) {
       return null;
     }
     List<String> labels = new ArrayList<>();
@@ -121,7 +128,7 @@ public final class WebhookServer implements AutoCloseable {
       labels.add(l.path("name").asText());
     }
     return new IssueEvent(root.path("repository").path("full_name").asText(), i.path("number").asInt(),
-        i.path("title").asText(""), i.path("html_url").asText(""), labels, i.path("body").asText(""));
+        i.path("title").asText(""), i.path("html_url").asText(""), labels, i.path("body").asText(""), closed);
   }
 
   private static byte[] readBounded(InputStream in) throws IOException {

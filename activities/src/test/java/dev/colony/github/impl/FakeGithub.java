@@ -24,7 +24,12 @@ import mockwebserver3.RecordedRequest;
 public final class FakeGithub implements Closeable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  record Issue(int number, String title, List<String> labels, String body, boolean pullRequest) {}
+  record Issue(int number, String title, List<String> labels, String body, boolean pullRequest, boolean closed,
+      String updatedAt) {
+    Issue(int number, String title, List<String> labels, String body, boolean pullRequest) {
+      this(number, title, labels, body, pullRequest, false, "2026-01-01T00:00:00Z");
+    }
+  }
 
   private final MockWebServer server = new MockWebServer();
   private final Map<String, Map<Integer, Issue>> repos = new TreeMap<>();
@@ -59,6 +64,13 @@ public final class FakeGithub implements Closeable {
     version++;
   }
 
+  /** Closes issue {@code number} at {@code updatedAt} (ISO-8601): listed with state=closed from then on. */
+  public synchronized void close(String repo, int number, String updatedAt) {
+    Issue i = repos.get(repo).get(number);
+    repos.get(repo).put(number, new Issue(number, i.title(), i.labels(), i.body(), i.pullRequest(), true, updatedAt));
+    version++;
+  }
+
   public int pendingRateLimits() {
     return rateLimits.get();
   }
@@ -89,12 +101,19 @@ public final class FakeGithub implements Closeable {
       notModified.incrementAndGet();
       return new MockResponse.Builder().code(304).setHeader("ETag", etag).build();
     }
-    List<Issue> all = new ArrayList<>(repos.getOrDefault(repo, Map.of()).values());
+    // state=open (the default) or closed; since= keeps those updated at or after it, sorted by update.
+    boolean closed = "closed".equals(r.getUrl().queryParameter("state"));
+    String since = r.getUrl().queryParameter("since");
+    List<Issue> all = new ArrayList<>(repos.getOrDefault(repo, Map.of()).values().stream()
+        .filter(i -> i.closed() == closed && (since == null || i.updatedAt().compareTo(since) >= 0)).toList());
+    if ("updated".equals(r.getUrl().queryParameter("sort"))) {
+      all.sort(java.util.Comparator.comparing(Issue::updatedAt));
+    }
     int from = (p - 1) * pageSize;
     List<Issue> slice = all.subList(Math.min(from, all.size()), Math.min(from + pageSize, all.size()));
     ArrayNode out = JSON.createArrayNode();
     for (Issue i : slice) {
-      ObjectNode o = out.addObject().put("number", i.number()).put("title", i.title()).put("state", "open")
+      ObjectNode o = out.addObject().put("number", i.number()).put("title", i.title()).put("state", i.closed() ? "closed" : "open").put("updated_at", i.updatedAt())
           .put("html_url", "https://github.com/" + repo + "/issues/" + i.number()).put("body", i.body());
       ArrayNode labels = o.putArray("labels");
       i.labels().forEach(l -> labels.addObject().put("name", l));
@@ -106,7 +125,9 @@ public final class FakeGithub implements Closeable {
         .setHeader("Content-Type", "application/json").setHeader("x-ratelimit-remaining", "4999")
         .body(out.toString());
     if (from + pageSize < all.size()) {
-      b.setHeader("Link", "<" + url() + path + "?state=open&per_page=" + pageSize + "&page=" + (p + 1) + ">; rel=\"next\"");
+      b.setHeader("Link", "<" + url() + path + "?state=" + (closed ? "closed" : "open") + "&per_page=" + pageSize
+          + (since == null ? "" : "&since=" + since) + (closed ? "&sort=updated" : "") + "&page=" + (p + 1)
+          + ">; rel=\"next\"");
     }
     return b.build();
   }

@@ -49,6 +49,33 @@ class GithubActivitiesImplTest {
   }
 
   @Test
+  void closedIssuesAreListedSinceATimeWithTheNewestUpdate() throws Exception {
+    try (FakeGithub gh = new FakeGithub()) {
+      gh.pageSize = 2;
+      for (int i = 1; i <= 5; i++) {
+        gh.issue("o/r", i, "issue " + i, List.of("bug"), "body " + i);
+      }
+      gh.close("o/r", 2, "2026-03-01T10:00:00Z");
+      gh.close("o/r", 4, "2026-03-01T09:00:00Z");
+      gh.close("o/r", 5, "2026-02-01T00:00:00Z");
+      gh.close("o/r", 1, "2026-03-02T00:00:00Z");
+      Files.writeString(dir.resolve(".env"), "GH=tok-123456\nCOLONY_GITHUB_API_URL=" + gh.url() + "\n");
+      GithubActivitiesImpl a = new GithubActivitiesImpl(new OkHttpClient());
+      IssuePage closed = a.listClosedIssues(dir.toString(), "GH", "o/r", "2026-03-01T00:00:00Z", null);
+      assertEquals(List.of(4, 2, 1), closed.issues().stream().map(IssueEvent::number).toList(), "oldest update first, over pages");
+      assertTrue(closed.issues().stream().allMatch(IssueEvent::closed));
+      assertEquals("2026-03-02T00:00:00Z", closed.newestUpdate());
+      assertTrue(gh.log.stream().anyMatch(l -> l.contains("state=closed") && l.contains("since=2026-03-01T00%3A00%3A00Z")),
+          gh.log.toString());
+      IssuePage open = a.listOpenIssues(dir.toString(), "GH", "o/r", null);
+      assertEquals(List.of(3), open.issues().stream().map(IssueEvent::number).toList());
+      assertTrue(open.issues().stream().noneMatch(IssueEvent::closed));
+      IssuePage again = a.listClosedIssues(dir.toString(), "GH", "o/r", "2026-03-01T00:00:00Z", closed.etag());
+      assertTrue(again.notModified());
+    }
+  }
+
+  @Test
   void theSessionPromptCarriesTheIssueBounded() {
     IssueEvent e = new IssueEvent("acme/app", 42, "Crash on save", "https://github.com/acme/app/issues/42",
         List.of("bug", "p1"), "x".repeat(50_000));

@@ -62,17 +62,20 @@ class WebhookServerTest {
       assertEquals(204, post(s.port(), "issues", sign(SECRET, pr), pr));
       byte[] closed = new String(opened, StandardCharsets.UTF_8).replace("opened", "closed").getBytes(StandardCharsets.UTF_8);
       assertEquals(204, post(s.port(), "issues", sign(SECRET, closed), closed));
+      assertEquals(2, got.size(), "a closed issue goes to the watcher (its task, if any, moves to Done)");
+      assertTrue(got.get(1).closed() && !got.get(0).closed());
+      assertEquals("acme/app#7", got.get(1).key());
       assertEquals(204, post(s.port(), "ping", sign(SECRET, "{}".getBytes()), "{}".getBytes()));
       byte[] junk = "\u0000\u0001not json".getBytes(StandardCharsets.UTF_8);
       assertEquals(400, post(s.port(), "issues", sign(SECRET, junk), junk));
       byte[] huge = new byte[WebhookServer.MAX_BODY + 10];
       assertEquals(413, post(s.port(), "issues", sign(SECRET, huge), huge));
-      assertEquals(1, got.size(), "only the signed, opened issue got through");
+      assertEquals(2, got.size(), "only the signed issues (opened, closed) got through");
     }
     try (WebhookServer noSecret = new WebhookServer(new InetSocketAddress("127.0.0.1", 0), null, got::add)) {
       byte[] b = "{}".getBytes();
       assertEquals(401, post(noSecret.port(), "issues", sign(SECRET, b), b));
     }
-    assertTrue(got.size() == 1);
+    assertTrue(got.size() == 2);
   }
 }
