@@ -31,10 +31,10 @@ import org.slf4j.Logger;
  * colony's queue as an activity ({@link TaskActivities}), never to the ant's host: reading the
  * board and updating a task need no workspace.
  *
- * <p>Who looks: an ant with {@code tasks:} in its file before each session (and, with
- * {@code when_idle: wait}, whenever it waits), and any ant a {@code tasksWaiting} signal woke (a
- * task was assigned to it by name). An ant without {@code tasks:} that nobody wakes never calls
- * the board. Everything here runs only in runs of code that has the change {@value #CHANGE_ID}.
+ * <p>Who looks: an ant that takes pools ({@code tasks.takes}) or waits for tasks
+ * ({@code when_idle: wait}) before each session (and, waiting, every {@link #RECHECK}), and any ant
+ * a {@code tasksWaiting} signal woke (a task was assigned to it by name). An ant that nobody wakes
+ * and that takes no pool never calls the board. Everything here runs only in runs of code that has the change {@value #CHANGE_ID}.
  */
 final class TaskDesk {
   private static final Logger log = Workflow.getLogger(TaskDesk.class);
@@ -64,6 +64,16 @@ final class TaskDesk {
 
   boolean on() {
     return on;
+  }
+
+  /**
+   * Whether the ant looks at the board before every session: it takes pools or waits for tasks.
+   * An ant with only the colony's rules (or an empty {@code tasks:}) takes only tasks assigned to it
+   * by name, which wake it ({@code tasksWaiting}): it looks then, and costs nothing otherwise.
+   */
+  boolean looksRegularly() {
+    TaskPolicy p = ant.spec().tasks();
+    return p != null && (!p.takes().isEmpty() || p.waitWhenIdle());
   }
 
   /** {@code when_idle: wait}: with no task, no message and no issue the ant runs no session. */
@@ -97,7 +107,7 @@ final class TaskDesk {
    * Only an ant with {@code tasks:} or a pending wake looks (no added cost for the others).
    */
   void look() {
-    if (!on || ant.task.held() || ant.stopRequested() || ant.spec().tasks() == null && !ant.task.wakePending()) {
+    if (!on || ant.task.held() || ant.stopRequested() || !looksRegularly() && !ant.task.wakePending()) {
       return;
     }
     ant.task.looked();
