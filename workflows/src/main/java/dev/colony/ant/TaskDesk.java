@@ -195,7 +195,7 @@ final class TaskDesk {
   private void submit(TaskBrief b, String detail, TaskSessionLink link, TaskWork work) {
     boolean done = ant.spec().tasks() != null && ant.spec().tasks().antsMayFinish();
     TaskReply reply = report(b, TaskReport.Kind.SUBMITTED, detail, link, work, done);
-    ant.task.letGo();
+    letGo();
     if (reply != null && reply.accepted()) {
       TaskState state = reply.state() == null ? TaskState.IN_REVIEW : reply.state();
       outbox.say(handedOver(ant.spec().name(), b, state, work), b.id());
@@ -216,6 +216,17 @@ final class TaskDesk {
     }
   }
 
+  /**
+   * The ant is done with its task. One that waits for tasks looks for the next at once: the wake
+   * ends the poll interval its success began, so a queue of tasks does not wait on it.
+   */
+  private void letGo() {
+    ant.task.letGo();
+    if (waitsWhenIdle()) {
+      ant.task.wake();
+    }
+  }
+
   /** The ant parked (an error threshold, or its own workflow failed): its task needs a human. */
   void parked(String why) {
     TaskBrief b = ant.task.brief();
@@ -226,7 +237,7 @@ final class TaskDesk {
 
   private void block(TaskBrief b, String reason, TaskSessionLink link, TaskWork work) {
     TaskReply reply = report(b, TaskReport.Kind.BLOCKED, reason, link, work, false);
-    ant.task.letGo();
+    letGo();
     if (reply != null && reply.accepted()) {
       String text = blocked(ant.spec().name(), b, reason);
       outbox.say(text, b.id());

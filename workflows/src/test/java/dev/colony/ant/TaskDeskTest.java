@@ -205,7 +205,11 @@ class TaskDeskTest {
     ant.tasksWaiting();
     eventually(() -> sessions.requests.size() == 1, "the wake took the task");
     assertEquals("k7m2qx", sessions.requests.get(0).task().id());
-    assertEquals(3, board.finds.size());
+    // Done with it (the session succeeded): it looks for the next at once, not after its poll interval.
+    eventually(() -> board.reports.size() == 1 && board.finds.size() == 4, "looked again at once");
+    eventually(() -> ant.status().state() == Lifecycle.WAITING && "a task".equals(ant.status().stateReason()),
+        "waiting for a task again");
+    assertEquals(1, sessions.requests.size());
   }
 
   @Test
