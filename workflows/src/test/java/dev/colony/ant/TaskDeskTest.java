@@ -166,6 +166,21 @@ class TaskDeskTest {
   }
 
   @Test
+  void aRefusedReportLetsTheTaskGo() {
+    board.candidates.add(Fakes.FakeTasks.todo("k7m2qx", Priority.NORMAL, env.currentTimeMillis()));
+    board.replies.add(new dev.colony.task.TaskReply(false, null, "a human moved it"));
+    sessions.then(Outcome.TRANSIENT, "crash");
+    AntWorkflow ant = start(taker("t9", false, 3));
+
+    eventually(() -> board.reports.size() == 1, "the FAILED report");
+    assertEquals(TaskReport.Kind.FAILED, board.reports.get(0).kind());
+    eventually(() -> ant.status().taskId() == null, "let go");
+    env.sleep(Duration.ofSeconds(15)); // the backoff: the next session has no task
+    eventually(() -> sessions.requests.size() == 2, "the next session");
+    assertNull(sessions.requests.get(1).task());
+  }
+
+  @Test
   void aParkedAntsTaskIsBlocked() {
     board.candidates.add(Fakes.FakeTasks.todo("k7m2qx", Priority.NORMAL, env.currentTimeMillis()));
     sessions.then(Outcome.TRANSIENT, "boom");
