@@ -194,7 +194,7 @@ final class AntState {
         .lastErrorMillis(card.lastErrorMillis())
         .task(task.brief())
         .taskClaims(task.claims())
-        .tasksWaiting(task.wakePending())
+        .tasksWaiting(task.wakeRequested())
         .unansweredClaim(task.unansweredTaskId(), task.unansweredToken())
         .build();
   }

@@ -98,7 +98,16 @@ final class TaskSlot {
     waiting = true;
   }
 
+  /**
+   * A wake to answer. Only in a run that takes tasks: in one recorded before them, nothing looks at
+   * the board, so a wake would end every wait at once, for ever.
+   */
   boolean wakePending() {
+    return active && waiting;
+  }
+
+  /** The wake as received (carried across continue-as-new even from a run that does not take tasks). */
+  boolean wakeRequested() {
     return waiting;
   }
 
