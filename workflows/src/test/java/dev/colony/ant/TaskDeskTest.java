@@ -246,6 +246,28 @@ class TaskDeskTest {
   }
 
   @Test
+  void tasksWaitingEndsACronWaitButNotABackoff() {
+    AntSpec cron = Fakes.withSchedule(taker("cron", false, 3), "0 0 * * *", List.of());
+    AntWorkflow ticker = start(cron);
+    eventually(() -> ticker.status().state() == Lifecycle.WAITING && board.finds.size() == 1, "waiting for its tick");
+    board.candidates.add(Fakes.FakeTasks.todo("k7m2qx", Priority.NORMAL, env.currentTimeMillis()));
+    ticker.tasksWaiting();
+    eventually(() -> sessions.requests.size() == 1, "the wake ended the cron wait");
+    assertEquals("k7m2qx", sessions.requests.get(0).task().id());
+
+    sessions.then(Outcome.TRANSIENT, "crash");
+    AntWorkflow failing = start(taker("failing", false, 3));
+    eventually(() -> failing.status().state() == Lifecycle.COOLING_DOWN, "backing off");
+    board.candidates.add(Fakes.FakeTasks.todo("p3q4rs", Priority.NORMAL, env.currentTimeMillis()));
+    failing.tasksWaiting();
+    Awaitility.await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+        .until(() -> sessions.requests.size() == 2 && failing.status().state() == Lifecycle.COOLING_DOWN);
+    env.sleep(Duration.ofSeconds(15));
+    eventually(() -> sessions.requests.size() == 3, "after the backoff");
+    assertEquals("p3q4rs", sessions.requests.get(2).task().id());
+  }
+
+  @Test
   void anAntWithoutTasksNeverLooksAtTheBoardUnlessWoken() {
     AntWorkflow ant = start(Fakes.withPoll(Fakes.spec("plain"), 60));
     env.sleep(Duration.ofMinutes(3));
