@@ -141,4 +141,38 @@ public final class Activities {
           .setMaximumAttempts(3)
           .build())
       .build();
+
+  /**
+   * An ant's look at the board ({@code FindTasks}): one visibility query on the colony's queue
+   * (any worker answers; no host is needed to read the board). Three attempts, then the ant goes
+   * on without a task: it looks again before its next session, or within five minutes when it waits.
+   */
+  public static final ActivityOptions TASK_FIND = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofSeconds(10)).setMaximumAttempts(3).build())
+      .build();
+
+  /**
+   * An ant's claim on a task ({@code ClaimTask}): one update on the task's workflow. Retried with
+   * the same token (the update is idempotent on it), so a worker killed mid-claim loses nothing;
+   * ten attempts over about two minutes, then the ant keeps the token and repeats the claim when
+   * the board shows the task as its own.
+   */
+  public static final ActivityOptions TASK_CLAIM = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofSeconds(20)).setMaximumAttempts(10).build())
+      .build();
+
+  /**
+   * An ant's report on its task ({@code ReportTask}): one update. Twelve attempts backing off to a
+   * minute ride out a short outage; a report that never lands leaves the task In Progress, where
+   * the task's own check of its ant (or a human) moves it on. A stop waits for its RELEASED report.
+   */
+  public static final ActivityOptions TASK_REPORT = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(12).build())
+      .build();
 }

@@ -271,6 +271,7 @@ final class AntReader {
 
     ErrorPolicy errorPolicy = ErrorPolicyReader.readErrorPolicy(n, defaults.errorPolicy());
     OverseerSpec overseer = OverseerReader.readOverseer(n, defaults.overseer(), errorPolicy.sessionIdleTimeout());
+    dev.colony.spec.TaskPolicy tasks = tasks(n, taskRules);
     if (name == null || description == null || instructions == null) {
       return null;
     }
@@ -306,7 +307,47 @@ final class AntReader {
         .sourceFile(rel)
         .errorPolicy(errorPolicy)
         .overseer(overseer)
+        .tasks(tasks)
         .build(); // notices: the colony's, added by ColonyLoader
+  }
+
+  /** The colony's {@code tasks:} rules, set by the loader before the ants are read. */
+  ColonyReader.TaskRules taskRules = ColonyReader.TaskRules.DEFAULTS;
+
+  /**
+   * The ant's {@code tasks:} block with the colony's rules folded in. An ant without one gets no
+   * policy (it takes only tasks assigned to it by name, when woken, and works when idle) unless
+   * the colony's rules differ from their defaults: then it gets them with nothing of its own (no
+   * pools, {@code when_idle: work}), so {@code ants_may_finish} and {@code aging} hold for its
+   * tasks too. Such an ant still looks at the board only when woken (see TaskDesk).
+   */
+  static dev.colony.spec.TaskPolicy tasks(Node n, ColonyReader.TaskRules rules) {
+    Node t = n.child("tasks");
+    if (t == null) {
+      return rules.differ() ? new dev.colony.spec.TaskPolicy(List.of(), false,
+          dev.colony.spec.TaskPolicy.DEFAULT_MAX_TRIES, rules.antsMayFinish(), rules.agingSeconds()) : null;
+    }
+    t.allowOnly(ConfigSchema.ANT.child("tasks"));
+    List<String> takes = new java.util.ArrayList<>();
+    List<String> listed = t.stringList("takes", false);
+    for (String p : listed == null ? List.<String>of() : listed) {
+      String pool = p.strip();
+      if (pool.equals("*") || dev.colony.task.Assignee.NAME.matcher(pool).matches()) {
+        if (!takes.contains(pool)) {
+          takes.add(pool);
+        }
+      } else {
+        t.problem("takes", "'" + p + "' is not a pool name: use letters, digits, '.', '_' and '-' (up to 64), or \"*\" for any unassigned task");
+      }
+    }
+    String idle = t.literal("when_idle", false);
+    if (idle != null && !idle.equals("work") && !idle.equals("wait")) {
+      t.problem("when_idle", "invalid value '" + idle + "': expected \"work\" or \"wait\"");
+    }
+    Integer maxTries = t.wholeNumber("max_tries");
+    return new dev.colony.spec.TaskPolicy(takes, "wait".equals(idle),
+        maxTries == null ? dev.colony.spec.TaskPolicy.DEFAULT_MAX_TRIES : maxTries, rules.antsMayFinish(),
+        rules.agingSeconds());
   }
 
   static boolean looksLikeUrl(String repo) {

@@ -80,6 +80,7 @@ public final class ColonyLoader {
       defaults = colonyReader.readDefaults(root);
       colony = colonyReader.readColony(root, colonyDir, defaults);
       antReader.slackColony = colonyReader.slack != null;
+      antReader.taskRules = colonyReader.tasks;
     }
 
     List<AntSpec> ants = new ArrayList<>();

@@ -130,6 +130,10 @@ final class ColonyReader {
       backend = s[0];
       statePath = s[1];
     }
+    Node t = root.child("tasks");
+    if (t != null) {
+      tasks = readTasks(t);
+    }
     if (name == null) {
       return null;
     }
@@ -196,6 +200,32 @@ final class ColonyReader {
     }
     String var = Interpolation.variables(raw).iterator().next();
     return env.apply(var) == null ? var : null;
+  }
+
+  /** {@code tasks:} of the colony read last (its defaults when it has none). */
+  TaskRules tasks = TaskRules.DEFAULTS;
+
+  /**
+   * The colony's task rules ({@code tasks:} in colony.yaml), folded into every ant's
+   * {@link dev.colony.spec.TaskPolicy} by {@link AntReader#tasks}.
+   *
+   * @param antsMayFinish {@code ants_may_finish}: an ant's finished task goes to Done
+   * @param agingSeconds {@code aging}: a waiting task rises one priority level per this long
+   */
+  record TaskRules(boolean antsMayFinish, long agingSeconds) {
+    static final TaskRules DEFAULTS = new TaskRules(false, dev.colony.task.TaskOrder.DEFAULT_AGING_SECONDS);
+
+    /** Whether these rules matter to an ant without a {@code tasks:} block (one that takes tasks assigned by name). */
+    boolean differ() {
+      return !equals(DEFAULTS);
+    }
+  }
+
+  private static TaskRules readTasks(Node t) {
+    t.allowOnly(ConfigSchema.COLONY.child("tasks"));
+    Long aging = t.durationSeconds("aging");
+    return new TaskRules(t.bool("ants_may_finish", false),
+        aging == null ? dev.colony.task.TaskOrder.DEFAULT_AGING_SECONDS : aging);
   }
 
   /** {@code integrations.notify} of the colony read last; null when it has none. */

@@ -66,6 +66,7 @@ public final class ConfigDoc {
       case SECTIONS -> "list of sections";
       case COMMAND_LINE -> "list (program and arguments) or a shell command line";
       case SWITCH_OR_SECTION -> "`on`, `off` or section";
+      case BOOLEAN -> "`true` or `false`";
     };
   }
 

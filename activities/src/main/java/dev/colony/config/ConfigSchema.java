@@ -53,7 +53,9 @@ public final class ConfigSchema {
     /** A shell command line, or the program and its arguments as a list. */
     COMMAND_LINE,
     /** {@code on}/{@code off}, or a section. */
-    SWITCH_OR_SECTION
+    SWITCH_OR_SECTION,
+    /** {@code true} or {@code false}. */
+    BOOLEAN
   }
 
   /**
@@ -265,6 +267,10 @@ public final class ConfigSchema {
                   .within(1L, null, null)),
               errorPolicyAndOverseer()))),
       state(),
+      section("tasks", "The task board's colony-wide rules (every ant's tasks.* adds its own).",
+          key("ants_may_finish", Kind.BOOLEAN, "An ant's finished task goes to Done instead of In Review (default false)."),
+          key("aging", Kind.DURATION, "A waiting To Do task rises one priority level per this long (default 1h).")
+              .within(60L, 365 * DAY, null)),
       section("supervision", "Supervision: groups of ants and their restart strategies (one_for_one, one_for_all, rest_for_one).",
           sections("groups", "Each group: its ants, its strategy and its restart breaker.",
               required("name", Kind.LITERAL, "The group's name."),
@@ -328,7 +334,13 @@ public final class ConfigSchema {
           key("branch", Kind.TEXT, "The branch the ant works on."),
           key("move_after", Kind.DURATION, "Move to another host when this one polls no more for this long.")
               .within(1L, null, null)),
-      choice("recovery", "After a restart, resume the conversation or start clean.", names(RecoveryPolicy.values()))),
+      choice("recovery", "After a restart, resume the conversation or start clean.", names(RecoveryPolicy.values())),
+      section("tasks", "Take tasks from the colony's task board (tasks assigned to the ant by name are always taken).",
+          key("takes", Kind.LIST, "Pools it takes (tasks assigned to pool:NAME, and unassigned tasks labelled NAME); \"*\": any unassigned task."),
+          choice("when_idle", "With no task: work on the standing instructions (work, the default) or wait for a task (wait).",
+              List.of("work", "wait")),
+          key("max_tries", Kind.INTEGER, "Failed sessions on one task before it goes to Blocked for a human (default 3).")
+              .within(1L, 100L, null))),
       errorPolicyAndOverseer()));
 
   /** Where {@code colony init} and {@code colony schema --write} put the two schemas, in the colony directory. */
@@ -504,6 +516,7 @@ public final class ConfigSchema {
           Map.of("type", "array", "items", Map.of("type", List.of("string", "number")), "minItems", 1)));
       case SWITCH_OR_SECTION -> v.put("anyOf", List.of(Map.of("type", "boolean"),
           Map.of("enum", List.of("on", "off")), object(k.section())));
+      case BOOLEAN -> v.put("type", "boolean");
     }
     return v;
   }

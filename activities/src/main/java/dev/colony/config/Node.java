@@ -229,6 +229,22 @@ final class Node {
     }
   }
 
+  /** {@code true} or {@code false} (YAML's booleans, or those words); {@code fallback} when absent. */
+  boolean bool(String key, boolean fallback) {
+    String v = literal(key, false);
+    if (v == null) {
+      return fallback;
+    }
+    return switch (v.strip().toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> {
+        problem(key, "invalid value '" + v + "': expected true or false");
+        yield fallback;
+      }
+    };
+  }
+
   /** One of the enum's values, written as the schema lists them: lower case, exactly. */
   <E extends Enum<E>> E enumValue(String key, Class<E> type, E fallback) {
     String v = literal(key, false);

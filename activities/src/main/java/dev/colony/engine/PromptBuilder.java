@@ -1,6 +1,8 @@
 package dev.colony.engine;
 
 import dev.colony.spec.AntSpec;
+import dev.colony.task.TaskBrief;
+import dev.colony.task.TaskComment;
 import java.util.List;
 
 /**
@@ -23,6 +25,12 @@ public final class PromptBuilder {
   /** With the overseer's whispers that the last session ended before taking. */
   public static String build(AntSpec spec, int session, List<String> messages, dev.colony.trigger.IssueEvent issue,
       List<String> whispers) {
+    return build(spec, session, messages, issue, whispers, null);
+  }
+
+  /** With the task from the board this session works on, if any (its text is bounded by the task). */
+  public static String build(AntSpec spec, int session, List<String> messages, dev.colony.trigger.IssueEvent issue,
+      List<String> whispers, TaskBrief task) {
     StringBuilder sb = new StringBuilder();
     sb.append("You are ").append(spec.name()).append(", an autonomous agent of the colony '")
         .append(spec.colony()).append("'. Session ").append(session).append(".\n");
@@ -51,6 +59,9 @@ public final class PromptBuilder {
           .append("- Labels: ").append(issue.labels().isEmpty() ? "(none)" : String.join(", ", issue.labels())).append('\n')
           .append("- Body:\n").append(issue.body().strip()).append('\n');
     }
+    if (task != null) {
+      sb.append('\n').append(taskSection(task));
+    }
     if (!messages.isEmpty()) {
       sb.append("\n## Messages for you (handle these first; \"[message from ant NAME]\" marks one from a peer ant,\n")
           .append("answer it with \"$COLONY_BIN\" send --from \"$COLONY_ANT\" NAME \"...\")\n");
@@ -65,6 +76,36 @@ public final class PromptBuilder {
         sb.append("- ").append(w.strip()).append('\n');
       }
     }
+    return sb.toString();
+  }
+
+  /**
+   * The task from the board, as the prompt shows it and {@code COLONY_TASK_FILE} holds it: its
+   * id, title, priority, labels, body and the comments so far (oldest first: a re-queue's comment
+   * says what to do differently), and what to leave behind.
+   */
+  public static String taskSection(TaskBrief task) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("## Your task (work on it this session)\n")
+        .append("- Task: ").append(task.id()).append(' ').append(task.title()).append('\n')
+        .append("- Priority: ").append(task.priority() == null ? "normal" : task.priority().word()).append('\n')
+        .append("- Labels: ").append(task.labels().isEmpty() ? "(none)" : String.join(", ", task.labels())).append('\n');
+    if (task.issueUrl() != null) {
+      sb.append("- Issue: ").append(task.issueUrl()).append('\n');
+    }
+    if (task.attempts() > 0) {
+      sb.append("- Earlier sessions on it failed: ").append(task.attempts()).append('\n');
+    }
+    String body = task.body() == null ? "" : task.body().strip();
+    sb.append("- Body:\n").append(body.isEmpty() ? "(none)" : body).append('\n');
+    if (!task.comments().isEmpty()) {
+      sb.append("- Comments so far (oldest first):\n");
+      task.comments().stream()
+          .sorted(java.util.Comparator.comparingLong(TaskComment::atMillis))
+          .forEach(c -> sb.append("  - ").append(c.author()).append(": ").append(c.text().strip().replace("\n", "\n    "))
+              .append('\n'));
+    }
+    sb.append("When done, commit your work; your summary is what reviewers read.\n");
     return sb.toString();
   }
 }

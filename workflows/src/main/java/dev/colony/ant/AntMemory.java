@@ -11,7 +11,8 @@ import java.util.Map;
  * budget spend all survive, and the host that holds the ant's workspace; the notices pushed for
  * open needs; how many queued instructions still go to sessions one at a time; what the console's
  * card shows across runs (the cost ledger per day, the last sessions, since when the ant is in its
- * state, the card's revision, the last error). Fields added later read as empty from older histories.
+ * state, the card's revision, the last error); the task it holds from the board and its claim
+ * sequence (a claim's token must never repeat). Fields added later read as empty from older histories.
  */
 public record AntMemory(
     int sessions,
@@ -53,7 +54,12 @@ public record AntMemory(
     Long stateSinceMillis,
     long cardRevision,
     String lastError,
-    Long lastErrorMillis) {
+    Long lastErrorMillis,
+    dev.colony.task.TaskBrief task,
+    long taskClaims,
+    boolean tasksWaiting,
+    String claimTaskId,
+    String claimToken) {
 
   public AntMemory {
     queue = queue == null ? List.of() : List.copyOf(queue);
@@ -115,6 +121,11 @@ public record AntMemory(
     b.cardRevision = cardRevision;
     b.lastError = lastError;
     b.lastErrorMillis = lastErrorMillis;
+    b.task = task;
+    b.taskClaims = taskClaims;
+    b.tasksWaiting = tasksWaiting;
+    b.claimTaskId = claimTaskId;
+    b.claimToken = claimToken;
     return b;
   }
 
@@ -160,6 +171,11 @@ public record AntMemory(
     private long cardRevision;
     private String lastError;
     private Long lastErrorMillis;
+    private dev.colony.task.TaskBrief task;
+    private long taskClaims;
+    private boolean tasksWaiting;
+    private String claimTaskId;
+    private String claimToken;
 
     private Builder() {}
 
@@ -363,8 +379,33 @@ public record AntMemory(
       return this;
     }
 
+    /** The task the ant holds (see {@link TaskSlot}); null when none. */
+    public Builder task(dev.colony.task.TaskBrief task) {
+      this.task = task;
+      return this;
+    }
+
+    /** Claims made so far: the next claim's token is {@code <workflow id>#<taskClaims + 1>}. */
+    public Builder taskClaims(long taskClaims) {
+      this.taskClaims = taskClaims;
+      return this;
+    }
+
+    /** A {@code tasksWaiting} signal not yet looked at. */
+    public Builder tasksWaiting(boolean tasksWaiting) {
+      this.tasksWaiting = tasksWaiting;
+      return this;
+    }
+
+    /** The last claim whose answer never came (its activity gave up), to repeat with the same token. */
+    public Builder unansweredClaim(String taskId, String token) {
+      this.claimTaskId = taskId;
+      this.claimToken = token;
+      return this;
+    }
+
     public AntMemory build() {
-      return new AntMemory(sessions, consecutiveErrors, paused, pauseReason, queue, postSequence, announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail, startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens, deliveryFailures, handledIssues, pendingIssues, totalErrors, urgentQueue, mailIds, spend, budgetResumeAtMillis, lastConversation, overseer, host, pausedSinceMillis, notices, deliverAlone, ledger, recent, stateShown, stateSinceMillis, cardRevision, lastError, lastErrorMillis);
+      return new AntMemory(sessions, consecutiveErrors, paused, pauseReason, queue, postSequence, announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail, startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens, deliveryFailures, handledIssues, pendingIssues, totalErrors, urgentQueue, mailIds, spend, budgetResumeAtMillis, lastConversation, overseer, host, pausedSinceMillis, notices, deliverAlone, ledger, recent, stateShown, stateSinceMillis, cardRevision, lastError, lastErrorMillis, task, taskClaims, tasksWaiting, claimTaskId, claimToken);
     }
   }
 }

@@ -73,6 +73,8 @@ final class AntState {
   final OverseerBook overseer;
   /** The host holding the workspace; null until the ant claims one, "" for a worker without a host name. */
   private String host;
+  /** The task from the board the ant holds, its claim sequence and a pending wake. */
+  final TaskSlot task;
   /** What the {@link Notifier} pushed for each need still open, by need id. */
   final TreeMap<String, NoticeState> notices = new TreeMap<>();
 
@@ -101,6 +103,7 @@ final class AntState {
       delivery = new Delivery(0, 0);
       conversation = new Conversation(null);
       issues = new IssueIntake(List.of(), List.of(), SessionRunner.MAX_HANDLED_ISSUES);
+      task = new TaskSlot(null);
       return;
     }
     sessionCount = m.sessions();
@@ -119,6 +122,7 @@ final class AntState {
     phase = restoredPhase(m);
     overseer = new OverseerBook(m.overseer());
     host = m.host();
+    task = new TaskSlot(m);
     m.notices().forEach(n -> notices.put(n.need(), n));
   }
 
@@ -188,6 +192,10 @@ final class AntState {
         .cardRevision(card.revision())
         .lastError(card.lastError())
         .lastErrorMillis(card.lastErrorMillis())
+        .task(task.brief())
+        .taskClaims(task.claims())
+        .tasksWaiting(task.wakeRequested())
+        .unansweredClaim(task.unansweredTaskId(), task.unansweredToken())
         .build();
   }
 

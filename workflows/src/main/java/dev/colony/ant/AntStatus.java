@@ -43,7 +43,19 @@ public record AntStatus(
     int totalErrors,
     String budget,
     @JsonProperty("supervisor") String overseer,
-    String host) {
+    String host,
+    String taskId,
+    String taskTitle) {
+
+  /** Without the task (what an ant answered before the task board). */
+  public AntStatus(String colony, String ant, Lifecycle state, boolean paused, String pauseReason, int queueDepth,
+      int sessions, int consecutiveErrors, String nextWakeTime, String lastOutcome, String lastDetail, String engine,
+      List<PendingConfirmation> confirmations, String wakesOn, int pendingIssues, int session, String stateReason,
+      int totalErrors, String budget, String overseer, String host) {
+    this(colony, ant, state, paused, pauseReason, queueDepth, sessions, consecutiveErrors, nextWakeTime, lastOutcome,
+        lastDetail, engine, confirmations, wakesOn, pendingIssues, session, stateReason, totalErrors, budget, overseer,
+        host, null, null);
+  }
 
   public AntStatus {
     confirmations = confirmations == null ? List.of() : List.copyOf(confirmations);

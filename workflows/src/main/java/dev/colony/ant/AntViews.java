@@ -22,7 +22,8 @@ final class AntViews {
         s.phase().totalErrors(),
         spec.errorPolicy().hasBudget() || s.stats.costReported()
             ? s.budget.summary(spec.errorPolicy(), Workflow.currentTimeMillis()) : null,
-        spec.overseer() == null ? null : s.overseer.summary(spec.overseer()), s.hostBound() ? s.host() : null);
+        spec.overseer() == null ? null : s.overseer.summary(spec.overseer()), s.hostBound() ? s.host() : null,
+        s.task.held() ? s.task.brief().id() : null, s.task.held() ? line(s.task.brief().title()) : null);
   }
 
   static AntStats stats(AntState s) {
@@ -38,7 +39,8 @@ final class AntViews {
   static AntVisibility visibility(AntState s) {
     return new AntVisibility(s.spec().colony(), s.spec().name(), s.phase().state(), s.paused(), s.pause.reason(), s.sessionCount(),
         s.phase().consecutiveErrors(), s.mailbox.size(), s.nextWake(), s.confirmations.waiting(), s.stats.lastOutcome(),
-        Texts.bounded(wakesOn(s.spec()), 250), s.hostBound() ? s.host() : null);
+        Texts.bounded(wakesOn(s.spec()), 250), s.hostBound() ? s.host() : null,
+        s.task.active() ? TaskDesk.takerTags(s.spec()) : null);
   }
 
   /**
@@ -71,7 +73,8 @@ final class AntViews {
             : s.sessionCount(), running, started, s.ledger.on(day).sessions(), today, month,
         spec.errorPolicy().dailyBudgetUsd(), spec.errorPolicy().monthlyBudgetUsd(), zone, s.card.lastError(),
         s.card.lastErrorMillis(), s.ledger.days(), s.card.recent(), confirmations(s), queue(s),
-        s.overseer.costUsd(), day);
+        s.overseer.costUsd(), day, s.task.held() ? s.task.brief().id() : null,
+        s.task.held() ? line(s.task.brief().title()) : null);
   }
 
   /** What the ant does now, in one line, in the words of status and the Web UI's timers. */

@@ -12,6 +12,7 @@ import static dev.colony.visibility.AntSearchAttributes.PAUSE_REASON;
 import static dev.colony.visibility.AntSearchAttributes.QUEUE;
 import static dev.colony.visibility.AntSearchAttributes.SESSIONS;
 import static dev.colony.visibility.AntSearchAttributes.STATE;
+import static dev.colony.visibility.AntSearchAttributes.TAKES;
 import static dev.colony.visibility.AntSearchAttributes.WAKES_ON;
 
 import dev.colony.errorpolicy.Outcome;
@@ -42,7 +43,16 @@ public record AntVisibility(
     int confirmationsWaiting,
     String lastOutcome,
     String wakesOn,
-    String host) {
+    String host,
+    List<String> takes) {
+
+  /** Without {@code takes} (runs from before the task board publish no {@code AntTakes}). */
+  public AntVisibility(String colony, String ant, Lifecycle state, boolean paused, String pauseReason, int sessions,
+      int errors, int queue, Long nextWakeMillis, int confirmationsWaiting, String lastOutcome, String wakesOn,
+      String host) {
+    this(colony, ant, state, paused, pauseReason, sessions, errors, queue, nextWakeMillis, confirmationsWaiting,
+        lastOutcome, wakesOn, host, null);
+  }
 
   /** Without {@code host} (runs from before the host-affinity version publish none). */
   public AntVisibility(String colony, String ant, Lifecycle state, boolean paused, String pauseReason, int sessions,
@@ -92,6 +102,9 @@ public record AntVisibility(
     }
     if (host != null || (b != null && b.host != null)) {
       add(out, HOST, host, b == null ? null : b.host, b == null);
+    }
+    if (takes != null || (b != null && b.takes != null)) {
+      add(out, TAKES, takes, b == null ? null : b.takes, b == null);
     }
     return out;
   }

@@ -45,6 +45,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   private final SessionRunner sessions;
   private final AntHandlers handlers;
   private final Notifier notifier;
+  private final TaskDesk desk;
 
   @WorkflowInit
   public AntWorkflowImpl(AntRun run) {
@@ -53,9 +54,10 @@ public class AntWorkflowImpl implements AntWorkflow {
     visibility = new VisibilityPublisher(ant);
     reports = new ColonyReports(ant);
     overseer = new Overseer(ant, outbox, reports);
-    waits = new Waits(ant, outbox);
+    desk = new TaskDesk(ant, outbox);
+    waits = new Waits(ant, outbox, desk);
     HostAffinity hosts = new HostAffinity(ant, outbox);
-    sessions = new SessionRunner(ant, outbox, hosts, new SessionOutcomes(ant, outbox, reports), reports);
+    sessions = new SessionRunner(ant, outbox, hosts, new SessionOutcomes(ant, outbox, reports), reports, desk);
     handlers = new AntHandlers(ant, outbox, reports, overseer);
     this.hosts = hosts;
     notifier = new Notifier(ant);
@@ -63,6 +65,7 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   @Override
   public void run(AntRun run) {
+    desk.start(); // before the publisher: it publishes AntTakes in runs that take tasks
     outbox.start();
     visibility.start();
     overseer.startIfConfigured();
@@ -91,6 +94,7 @@ public class AntWorkflowImpl implements AntWorkflow {
         parkFatal(bug);
       }
     }
+    desk.release(); // its task goes back to To Do, "ANT was stopped", before the run ends
     ant.fire(new LifecycleEvent.OperatorStop()); // the phase shows no wait any more
     // No session runs any more: a request left open (its session was stopped, or its host lost)
     // is denied now, or its handler would hold the stop until its confirmation_timeout.
@@ -157,6 +161,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     log.error("{}: fatal error in the ant's workflow, parking it", ant.spec().name(), bug);
     ant.parkFatal();
     outbox.say(OperatorMessages.fatal(ant.spec().name(), why));
+    desk.parked(ant.spec().name() + " stopped on an error in its own workflow code: " + why);
     reports.report(AntFailure.PARKED, "fatal error: " + why);
   }
 
@@ -252,12 +257,12 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   @Override
   public void tasksWaiting() {
-    // the ant's side of the task board: see TaskDesk (being built)
+    desk.tasksWaiting();
   }
 
   @Override
   public void taskWithdrawn(String taskId) {
-    // the ant's side of the task board: see TaskDesk (being built)
+    desk.withdrawn(taskId);
   }
 
   @Override

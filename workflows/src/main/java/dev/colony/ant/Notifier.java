@@ -30,6 +30,8 @@ final class Notifier {
   private static final int MAX_TEXT = 300;
   private static final String REQUEST = "request-";
   private static final String PAUSE = "pause-";
+  /** A task of the ant's that went to Blocked: one notice, no reminders (the board holds it from then on). */
+  private static final String TASK = "task-";
 
   private final AntState ant;
   /** Needs with a thread following them. */
@@ -100,6 +102,7 @@ final class Notifier {
     if (reason != null && ant.pause.sinceMillis() != null && needsHuman(reason)) {
       ids.add(PAUSE + reason + "-" + ant.pause.sinceMillis());
     }
+    ids.addAll(ant.task.blockedNeedIds());
     return ids;
   }
 
@@ -115,6 +118,12 @@ final class Notifier {
       return new Need(id, "confirmation", false, clip(name + " wants to use " + what),
           "colony approve " + ref + " " + n + "  or  colony deny " + ref + " " + n
               + " (or ✅ / ❌ on the request in the chat)");
+    }
+    if (id.startsWith(TASK)) {
+      String task = id.substring(TASK.length(), id.lastIndexOf('-'));
+      String text = ant.task.blockedText(id);
+      return new Need(id, "task_blocked", false, clip(text == null ? name + ": task " + task + " is Blocked" : text),
+          "colony task show " + task + ", then colony task requeue " + task + " --comment '...' (or move it)");
     }
     String reason = id.substring(PAUSE.length(), id.lastIndexOf('-'));
     boolean urgent = reason.equals(AntState.PARKED_REASON) || reason.equals(AntState.FATAL_REASON)
@@ -159,6 +168,11 @@ final class Notifier {
     if (s == null) {
       long askedAt = Workflow.currentTimeMillis();
       NotifyResult r = send(need, 0, askedAt, 0);
+      if (need.id().startsWith(TASK)) {
+        ant.task.noticeSent(need.id()); // told once: the task waits on the board, not in the ant
+        followed.remove(need.id());
+        return;
+      }
       s = remember(new NoticeState(need.id(), 0, 0, askedAt, askedAt + remindAfter, heldUntil(r)));
     }
     while (true) {

@@ -32,10 +32,15 @@ final class Outbox {
   }
 
   void say(String text) {
+    say(text, null);
+  }
+
+  /** A post about task {@code taskId} waiting for a human (In Review, Blocked): the chat adds its buttons. */
+  void say(String text, String taskId) {
     long sequence = ant.chat.next();
     String key = Workflow.getInfo().getWorkflowId() + "/" + Workflow.getInfo().getRunId() + "/" + sequence;
     posts.add(new ChatPost(ant.spec().colony(), ant.spec().name(), ant.spec().discordChannel(), text, key,
-        Workflow.currentTimeMillis()));
+        Workflow.currentTimeMillis(), taskId));
   }
 
   boolean isEmpty() {

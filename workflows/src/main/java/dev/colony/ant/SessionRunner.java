@@ -40,8 +40,11 @@ final class SessionRunner {
   private final HostAffinity hosts;
   private final SessionOutcomes outcomes;
   private final ColonyReports reports;
+  private final TaskDesk desk;
 
-  SessionRunner(AntState ant, Outbox outbox, HostAffinity hosts, SessionOutcomes outcomes, ColonyReports reports) {
+  SessionRunner(AntState ant, Outbox outbox, HostAffinity hosts, SessionOutcomes outcomes, ColonyReports reports,
+      TaskDesk desk) {
+    this.desk = desk;
     this.ant = ant;
     this.outbox = outbox;
     this.hosts = hosts;
@@ -65,8 +68,9 @@ final class SessionRunner {
         : ant.overseer.takePending().stream().map(Whisper::rendered).toList();
     // The session activity prepares the workspace on the host itself (workspace: null).
     SessionRequest request = new SessionRequest(ant.spec(), number, delivered, null, issue, ant.conversation.takeResume(),
-        whispers);
-    ant.fire(new LifecycleEvent.PromptReady(delivered.size() + " message(s)" + (issue == null ? "" : ", " + issue.key())));
+        whispers, desk.brief());
+    ant.fire(new LifecycleEvent.PromptReady(delivered.size() + " message(s)" + (issue == null ? "" : ", " + issue.key())
+        + (request.task() == null ? "" : ", task " + request.task().id())));
     List<Promise<SessionResult>> holder = new ArrayList<>(1);
     SessionActivities sessions = sessions(number);
     CancellationScope scope = Workflow.newCancellationScope(
@@ -126,6 +130,7 @@ final class SessionRunner {
     }
     boolean pauseWasPending = ant.pause.is(AntState.OPERATOR);
     outcomes.act(result, delivered);
+    desk.afterSession(result, number);
     if (unresponsive && !ant.parked()) {
       reports.report(AntFailure.UNRESPONSIVE, "session " + number + " stopped answering: " + trim(result.detail()));
     }

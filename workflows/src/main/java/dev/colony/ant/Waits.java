@@ -16,10 +16,12 @@ import java.time.Duration;
 final class Waits {
   private final AntState ant;
   private final Outbox outbox;
+  private final TaskDesk desk;
 
-  Waits(AntState ant, Outbox outbox) {
+  Waits(AntState ant, Outbox outbox, TaskDesk desk) {
     this.ant = ant;
     this.outbox = outbox;
+    this.desk = desk;
   }
 
   /**
@@ -44,8 +46,13 @@ final class Waits {
       pause();
       return false;
     }
+    desk.look(); // with no task: one from the board, if the ant takes tasks or was woken for one
+    if (desk.waitsWhenIdle() && !ant.task.held() && ant.mailbox.isEmpty() && !ant.issues.hasPending()) {
+      waitForTask();
+      return false;
+    }
     AntSpec spec = ant.spec();
-    if (spec.eventDriven() && ant.mailbox.isEmpty() && !ant.scheduledRunDue() && !ant.issues.hasPending()) {
+    if (spec.eventDriven() && !ant.task.held() && ant.mailbox.isEmpty() && !ant.scheduledRunDue() && !ant.issues.hasPending()) {
       Long tick = spec.cron() == null ? null
           : CronSchedule.nextTick(spec.cron(), spec.timezone(), Workflow.currentTimeMillis());
       if (tick != null) {
@@ -54,12 +61,25 @@ final class Waits {
         // Triggers only: nothing to time; a message or a matching GitHub issue wakes the ant.
         ant.fire(new LifecycleEvent.Waiting(spec.triggers().isEmpty() ? "a message" : "a message or a trigger", null));
         Workflow.await(() -> !ant.mailbox.isEmpty() || ant.issues.hasPending() || ant.paused()
-            || ant.stopRequested() || ant.specPending() || ant.upgrade.due());
+            || ant.stopRequested() || ant.specPending() || ant.upgrade.due() || ant.task.wakePending());
         ant.fire(new LifecycleEvent.Woken());
       }
       return false;
     }
     return !ant.stopRequested();
+  }
+
+  /**
+   * {@code when_idle: wait} with no task, no message and no issue: no session. The ant waits for a
+   * {@code tasksWaiting} wake, a message, an issue, a pause or a stop; every {@link TaskDesk#RECHECK}
+   * it looks at the board anyway, in case a wake was lost.
+   */
+  private void waitForTask() {
+    ant.fire(new LifecycleEvent.Waiting("a task", null));
+    Timers.await(TaskDesk.RECHECK, "waiting for a task · look again in " + Timers.words(TaskDesk.RECHECK),
+        () -> ant.task.wakePending() || !ant.mailbox.isEmpty() || ant.issues.hasPending() || ant.paused()
+            || ant.stopRequested() || ant.specPending() || ant.upgrade.due());
+    ant.fire(new LifecycleEvent.Woken());
   }
 
   /** The change that lets a pause end the wait it finds (runs recorded before it waited the wait out first). */
@@ -78,9 +98,9 @@ final class Waits {
     boolean interrupted = remaining > 0
         && Timers.await(Duration.ofMillis(remaining), summary(kind, wakeAt, remaining), () -> ant.stopRequested()
             || ant.wakes.sinceWaitScheduled() || (kind == WaitKind.WAITING && ant.issues.hasPending())
-            || ant.upgrade.due());
+            || ant.upgrade.due() || (kind.shownAs() == Lifecycle.WAITING && ant.task.wakePending()));
     if (interrupted && !ant.stopRequested() && !ant.wakes.sinceWaitScheduled() && ant.upgrade.due()
-        && !(kind == WaitKind.WAITING && ant.issues.hasPending())) {
+        && !(kind == WaitKind.WAITING && ant.issues.hasPending()) && !ant.task.wakePending()) {
       return; // only the upgrade: the next run waits until the same time
     }
     if (!interrupted && kind == WaitKind.WAITING) {

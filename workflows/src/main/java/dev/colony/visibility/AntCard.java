@@ -43,6 +43,8 @@ import java.util.Map;
  *     {@code costTodayUsd} count, and whose month {@code costMonthUsd} counts: the last day the ant
  *     began a session or spent (the card never changes because time passes, so a reader whose
  *     today is later reads those as 0: see {@link #costOn}, {@link #sessionsOn}); null before any
+ * @param taskId the task from the board the ant holds now ({@code k7m2qx}); null when none
+ * @param taskTitle that task's title, one bounded line; null when none
  */
 public record AntCard(
     int version,
@@ -69,7 +71,22 @@ public record AntCard(
     List<PendingConfirmation> confirmations,
     List<QueuedMail> queue,
     double overseerCostUsd,
-    String costDay) {
+    String costDay,
+    String taskId,
+    String taskTitle) {
+
+  /** Without the task (cards written before the task board). */
+  public AntCard(int version, long revision, String state, long stateSinceMillis, String doing, String needsHuman,
+      Long needsHumanSinceMillis, String needsHumanDetail, int session, boolean sessionRunning,
+      Long sessionStartedMillis, int sessionsToday, double costTodayUsd, double costMonthUsd, Double dailyBudgetUsd,
+      Double monthlyBudgetUsd, String budgetZone, String lastError, Long lastErrorMillis, List<DayCost> ledger,
+      List<SessionRecord> recent, List<PendingConfirmation> confirmations, List<QueuedMail> queue,
+      double overseerCostUsd, String costDay) {
+    this(version, revision, state, stateSinceMillis, doing, needsHuman, needsHumanSinceMillis, needsHumanDetail,
+        session, sessionRunning, sessionStartedMillis, sessionsToday, costTodayUsd, costMonthUsd, dailyBudgetUsd,
+        monthlyBudgetUsd, budgetZone, lastError, lastErrorMillis, ledger, recent, confirmations, queue,
+        overseerCostUsd, costDay, null, null);
+  }
 
   public static final String MEMO_KEY = "card";
   public static final int VERSION = 1;
@@ -108,7 +125,7 @@ public record AntCard(
     return new AntCard(version, r, state, stateSinceMillis, doing, needsHuman, needsHumanSinceMillis,
         needsHumanDetail, session, sessionRunning, sessionStartedMillis, sessionsToday, costTodayUsd, costMonthUsd,
         dailyBudgetUsd, monthlyBudgetUsd, budgetZone, lastError, lastErrorMillis, ledger, recent, confirmations,
-        queue, overseerCostUsd, costDay);
+        queue, overseerCostUsd, costDay, taskId, taskTitle);
   }
 
   /**
@@ -150,7 +167,7 @@ public record AntCard(
     return new AntCard(version, revision, state, stateSinceMillis, doing, needsHuman, needsHumanSinceMillis,
         needsHumanDetail, session, sessionRunning, sessionStartedMillis, sessionsOn(today), costOn(today), monthUsd,
         dailyBudgetUsd, monthlyBudgetUsd, budgetZone, lastError, lastErrorMillis, ledger, recent, confirmations,
-        queue, overseerCostUsd, today);
+        queue, overseerCostUsd, today, taskId, taskTitle);
   }
 
   /** Today as an ISO day in the card's budget zone (UTC when the zone is unknown), at {@code nowMillis}. */

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class AntVisibilityTest {
   private static AntVisibility running() {
-    return new AntVisibility("c", "a", Lifecycle.RUNNING, false, null, 3, 0, 1, null, 0, "success", "continuous", "h1");
+    return new AntVisibility("c", "a", Lifecycle.RUNNING, false, null, 3, 0, 1, null, 0, "success", "continuous", "h1",
+        List.of("take:ant:a", "take:pool:docs"));
   }
 
   private static Map<String, Optional<?>> asMap(List<SearchAttributeUpdate<?>> updates) {
@@ -36,19 +37,23 @@ class AntVisibilityTest {
     assertEquals(Optional.empty(), m.get("AntPauseReason"));
     assertEquals(Optional.of("continuous"), m.get("AntWakesOn"));
     assertEquals(Optional.of("h1"), m.get("AntHost"));
-    // Runs from before the wakes-on and host-affinity versions publish exactly what they always did.
+    assertEquals(Optional.of(List.of("take:ant:a", "take:pool:docs")), m.get("AntTakes"));
+    // Runs from before the wakes-on, host-affinity and tasks versions publish exactly what they always did.
     AntVisibility old = new AntVisibility("c", "a", Lifecycle.RUNNING, false, null, 3, 0, 1, null, 0, "success");
-    assertEquals(attributes - 2, old.changesSince(null).size());
+    assertEquals(attributes - 3, old.changesSince(null).size());
     AntVisibility noHost = new AntVisibility("c", "a", Lifecycle.RUNNING, false, null, 3, 0, 1, null, 0, "success",
         "continuous");
-    assertEquals(attributes - 1, noHost.changesSince(null).size());
+    assertEquals(attributes - 2, noHost.changesSince(null).size());
+    AntVisibility noTakes = new AntVisibility("c", "a", Lifecycle.RUNNING, false, null, 3, 0, 1, null, 0, "success",
+        "continuous", "h1");
+    assertEquals(attributes - 1, noTakes.changesSince(null).size());
   }
 
   @Test
   void laterPublishesWriteOnlyWhatChanged() {
     AntVisibility before = running();
     AntVisibility after = new AntVisibility("c", "a", Lifecycle.PAUSED, true, "auth", 4, 0, 1, null, 0, "auth", "continuous",
-        "h1");
+        "h1", List.of("take:ant:a", "take:pool:docs"));
     Map<String, Optional<?>> m = asMap(after.changesSince(before));
     assertEquals(Map.of("AntState", Optional.of("paused"), "AntPaused", Optional.of(true),
         "AntPauseReason", Optional.of("auth"), "AntSessions", Optional.of(4L),

@@ -149,4 +149,82 @@ final class Fakes {
       return false;
     }
   }
+
+  /**
+   * The board as an ant sees it: {@code FindTasks} answers {@link #candidates}, a claim takes the
+   * task (unless its id is in {@link #refuse}) and answers a brief; every call is recorded.
+   * {@link #failClaims} claim attempts die first (a worker killed mid-claim), and are retried.
+   */
+  static final class FakeTasks implements dev.colony.task.TaskActivities {
+    final List<dev.colony.task.TaskCandidate> candidates = new CopyOnWriteArrayList<>();
+    final java.util.Set<String> refuse = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    final List<dev.colony.task.FindTasks> finds = new CopyOnWriteArrayList<>();
+    /** "id token" per claim attempt. */
+    final List<String> claims = new CopyOnWriteArrayList<>();
+    final List<dev.colony.task.TaskReport> reports = new CopyOnWriteArrayList<>();
+    final java.util.concurrent.atomic.AtomicInteger failClaims = new java.util.concurrent.atomic.AtomicInteger();
+    /** Answers to the next reports (accepted, in the state the kind leads to, when empty). */
+    final Deque<dev.colony.task.TaskReply> replies = new ConcurrentLinkedDeque<>();
+
+    static dev.colony.task.TaskCandidate todo(String id, dev.colony.task.Priority p, long queuedAt) {
+      return new dev.colony.task.TaskCandidate(id, p, queuedAt, false);
+    }
+
+    static dev.colony.task.TaskBrief brief(String id, String token) {
+      return new dev.colony.task.TaskBrief("test", id, "Title of " + id, "Body of " + id,
+          dev.colony.task.Priority.NORMAL, List.of("docs"),
+          List.of(new dev.colony.task.TaskComment("@alice", "try the short way", 1_000)), null, token, null, 0);
+    }
+
+    @Override
+    public List<dev.colony.task.TaskCandidate> find(dev.colony.task.FindTasks find) {
+      finds.add(find);
+      return List.copyOf(candidates);
+    }
+
+    @Override
+    public dev.colony.task.ClaimResult claim(String colony, String taskId, dev.colony.task.Claim claim) {
+      claims.add(taskId + " " + claim.token());
+      if (failClaims.getAndDecrement() > 0) {
+        throw new IllegalStateException("worker died mid-claim");
+      }
+      if (refuse.contains(taskId)) {
+        return dev.colony.task.ClaimResult.refused("another ant took it");
+      }
+      candidates.removeIf(c -> c.id().equals(taskId));
+      return dev.colony.task.ClaimResult.took(brief(taskId, claim.token()));
+    }
+
+    @Override
+    public dev.colony.task.TaskReply report(String colony, String taskId, dev.colony.task.TaskReport report) {
+      reports.add(report);
+      dev.colony.task.TaskReply next = replies.poll();
+      if (next != null) {
+        return next;
+      }
+      return new dev.colony.task.TaskReply(true, switch (report.kind()) {
+        case SUBMITTED -> report.done() ? dev.colony.task.TaskState.DONE : dev.colony.task.TaskState.IN_REVIEW;
+        case FAILED -> dev.colony.task.TaskState.IN_PROGRESS;
+        case BLOCKED -> dev.colony.task.TaskState.BLOCKED;
+        case RELEASED -> dev.colony.task.TaskState.TODO;
+      }, null);
+    }
+
+    List<dev.colony.task.TaskReport.Kind> kinds() {
+      return reports.stream().map(dev.colony.task.TaskReport::kind).toList();
+    }
+
+    @Override
+    public int announce(String colony, List<String> takeTags) {
+      return 0;
+    }
+
+    @Override
+    public boolean antRunning(String colony, String ant) {
+      return true;
+    }
+
+    @Override
+    public void withdraw(String colony, String ant, String taskId) {}
+  }
 }

@@ -261,12 +261,55 @@ class HistoryReplayTest {
   }
 
   /**
+   * The task board's ant side (TaskDesk, change "tasks"): a {@code when_idle: wait} ant takes a
+   * task, fails a session on it (FAILED), succeeds (SUBMITTED with its work), waits for a task,
+   * is woken by {@code tasksWaiting}, takes the next, is rate limited, and is stopped (RELEASED).
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordTaskTaken() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
+      Worker worker = env.newWorker("record");
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+      Fakes.ScriptedSessions sessions = new Fakes.ScriptedSessions();
+      var work = new dev.colony.task.TaskWork("colony/taker", "abc1234", "def5678",
+          List.of(new dev.colony.task.TaskWork.Commit("def5678", "Fix the docs")), 1, 4, 1, List.of("README.md"));
+      sessions.then(Outcome.TRANSIENT, "crash").then(() -> SessionResult.of(Outcome.SUCCESS, "Fixed it").withWork(work))
+          .then(() -> SessionResult.rateLimited("429", env.currentTimeMillis() + 3_600_000));
+      Fakes.FakeTasks board = new Fakes.FakeTasks();
+      board.candidates.add(Fakes.FakeTasks.todo("k7m2qx", dev.colony.task.Priority.HIGH, env.currentTimeMillis()));
+      worker.registerActivitiesImplementations(sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace(), board);
+      env.start();
+      var spec = Fakes.withPoll(Fakes.spec("taker"), 60).toBuilder()
+          .tasks(new dev.colony.spec.TaskPolicy(List.of("docs"), true, 3, false, 3600)).build();
+      AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
+      WorkflowClient.start(ant::run, new AntRun(spec, null));
+      eventually(() -> board.reports.size() == 1, "FAILED");
+      env.sleep(Duration.ofSeconds(15));
+      eventually(() -> board.reports.size() == 2, "SUBMITTED");
+      eventually(() -> ant.status().state() == Lifecycle.WAITING, "waiting for a task");
+      env.sleep(Duration.ofMinutes(6));
+      board.candidates.add(Fakes.FakeTasks.todo("p3q4rs", dev.colony.task.Priority.NORMAL, env.currentTimeMillis()));
+      ant.tasksWaiting();
+      eventually(() -> sessions.requests.size() == 3, "the second task's session");
+      eventually(() -> ant.status().state() == Lifecycle.COOLING_DOWN, "rate limited");
+      ant.taskWithdrawn("not-mine");
+      ant.stop();
+      WorkflowStub.fromTyped(ant).getResult(Void.class);
+      write("task-taken.json", env.getWorkflowClient().fetchHistory(spec.workflowId()));
+    }
+  }
+
+  /**
    * Recorded histories go under {@link #RECORDING}: the ones recorded before the lean cycle stay
    * where they are, so both the old paths and today's keep being replayed. 1.1: runs with notices
    * for phones issue the "notify-humans" version marker and the Notify activity. 1.2: runs with
-   * the console's cards issue the "console-card" marker, the card's memo and AntUpdatedAt.
+   * the console's cards issue the "console-card" marker, the card's memo and AntUpdatedAt. 1.3:
+   * runs that take tasks from the board issue the "tasks" marker, AntTakes and the task activities.
    */
-  static final String RECORDING = "1.2-console-card";
+  static final String RECORDING = "1.3-tasks";
 
   static void write(String name, WorkflowExecutionHistory history) throws IOException {
     Path dir = HISTORIES.resolve(RECORDING);

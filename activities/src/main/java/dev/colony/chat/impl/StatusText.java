@@ -25,6 +25,11 @@ public final class StatusText {
           .append(a.pendingIssues() > 0 ? " (" + a.pendingIssues() + " issue(s) waiting)" : "").append('\n');
     }
     sb.append("  last outcome:       ").append(last(a)).append('\n');
+    if (a.taskId() != null) {
+      String title = a.taskTitle() == null ? "" : " · " + a.taskTitle();
+      sb.append("  task:               ").append(a.taskId()).append(title.length() > 70 ? title.substring(0, 69) + "…" : title)
+          .append('\n');
+    }
     if (a.host() != null) {
       sb.append("  host:               ").append(a.host()).append('\n');
     }

@@ -19,6 +19,7 @@ import dev.colony.session.SessionActivities;
 import dev.colony.session.SessionRequest;
 import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
+import dev.colony.task.TaskWork;
 import dev.colony.spec.EngineKind;
 import dev.colony.spec.RecoveryPolicy;
 import dev.colony.toolgate.ToolGate;
@@ -143,7 +144,10 @@ public final class SessionActivitiesImpl implements SessionActivities {
       }
     }
     String prompt = PromptBuilder.build(spec, request.session(), request.messages(), request.issue(),
-        request.whispers());
+        request.whispers(), request.task());
+    // With a task: where its work begins (kept by the ant from its first session), else HEAD now.
+    String taskBase = request.task() == null ? null
+        : request.task().baseCommit() != null ? request.task().baseCommit() : TaskWorkReader.head(Path.of(workspace));
     long heartbeatTimeout = Math.max(2, spec.heartbeatTimeoutSeconds());
     // Heartbeats are throttled to 0.8 x the timeout; beating at a quarter keeps us well inside.
     Duration interval = Duration.ofMillis(Math.max(500, heartbeatTimeout * 1000 / 4));
@@ -151,7 +155,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
         + activity.getInfo().getAttempt();
     SessionGuard guard = SessionGuard.of(spec);
     WorkflowConfirmer confirmer = new WorkflowConfirmer(activity);
-    env.putAll(sessionEnvironment.forSession(spec, request.session()));
+    env.putAll(sessionEnvironment.forSession(spec, request.session(), request.task()));
     // Every ant's turns reach its workflow (the console shows the running session live); only an
     // ant with an overseer waits for verdicts (spec.overseer() null: batches by time, no answer).
     dev.colony.engine.OverseerFeed overseer = new TurnReporter(updates(activity), request.session(), spec.overseer(),
@@ -179,6 +183,9 @@ public final class SessionActivitiesImpl implements SessionActivities {
       SessionResult result = new SessionResult(raw.outcome(), secrets.redact(raw.detail()),
           raw.resetAtEpochMillis(), raw.turns(), raw.costUsd(), raw.inputTokens(), raw.outputTokens(),
           raw.durationMillis(), raw.sessionId(), raw.transcript());
+      if (request.task() != null && taskBase != null) {
+        result = result.withWork(redacted(TaskWorkReader.since(Path.of(workspace), taskBase)));
+      }
       log.info("{}: session {} ended: {} {}", spec.name(), request.session(), result.outcome(),
           dev.colony.text.Printable.of(result.detail()));
       return result;
@@ -192,6 +199,16 @@ public final class SessionActivitiesImpl implements SessionActivities {
       ended.set(true);
       overseer.close();
     }
+  }
+
+  /** Commit subjects go into history: secret values an agent put in one are masked. */
+  private TaskWork redacted(TaskWork w) {
+    if (w == null) {
+      return null;
+    }
+    return new TaskWork(w.branch(), w.base(), w.head(), w.commits().stream()
+        .map(c -> new TaskWork.Commit(c.sha(), secrets.redact(c.subject()))).toList(), w.filesChanged(),
+        w.linesAdded(), w.linesRemoved(), w.files().stream().map(secrets::redact).toList());
   }
 
   /** Prepares the workspace, trying again twice (2 s, 4 s) before the session counts as failed. */

@@ -22,10 +22,44 @@ import java.util.stream.Stream;
  *   <li>{@code TEMPORAL_ADDRESS}, {@code TEMPORAL_NAMESPACE}: where the worker's Temporal is (the
  *       names the {@code temporal} and {@code colony} CLIs read)
  *   <li>{@code COLONY_BIN}: a {@code colony} command for this worker's build
+ *   <li>with a task from the board: {@code COLONY_TASK_ID}, {@code COLONY_TASK_TITLE},
+ *       {@code COLONY_TASK_FILE}
  * </ul>
  */
 public record SessionEnvironment(String temporalAddress, String namespace, String colonyBin) {
   public static final SessionEnvironment NONE = new SessionEnvironment(null, null, null);
+
+  /**
+   * With the task from the board the session works on: {@code COLONY_TASK_ID},
+   * {@code COLONY_TASK_TITLE}, and {@code COLONY_TASK_FILE} (the task's text as the prompt shows
+   * it, under the colony's {@code .colony/tasks/}) when the colony has a directory.
+   */
+  public Map<String, String> forSession(AntSpec spec, int session, dev.colony.task.TaskBrief task) {
+    Map<String, String> env = forSession(spec, session);
+    if (task != null) {
+      env.put("COLONY_TASK_ID", task.id());
+      env.put("COLONY_TASK_TITLE", task.title() == null ? "" : task.title().replace('\n', ' '));
+      Path file = taskFile(spec, task);
+      if (file != null) {
+        env.put("COLONY_TASK_FILE", file.toString());
+      }
+    }
+    return env;
+  }
+
+  private static Path taskFile(AntSpec spec, dev.colony.task.TaskBrief task) {
+    if (spec.colonyDir() == null) {
+      return null;
+    }
+    try {
+      Path file = Path.of(spec.colonyDir(), ".colony", "tasks", spec.name() + ".md");
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, dev.colony.engine.PromptBuilder.taskSection(task));
+      return file;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
 
   public Map<String, String> forSession(AntSpec spec, int session) {
     Map<String, String> env = new LinkedHashMap<>();

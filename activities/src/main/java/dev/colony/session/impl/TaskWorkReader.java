@@ -1,0 +1,124 @@
+package dev.colony.session.impl;
+
+import dev.colony.engine.Processes;
+import dev.colony.task.TaskWork;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a task's work produced on the ant's branch, read with git in the session's workspace: the
+ * commits since the task began ({@code git log base..HEAD}) and their diff stat
+ * ({@code git diff --numstat base HEAD}), the branch and its head. It never fails a session: a
+ * workspace that is not a git repository, a base that no longer exists, a git that hangs, all
+ * give null (the report then carries no work). Output is bounded: a branch with ten thousand
+ * commits costs no more history than one with fifty.
+ */
+final class TaskWorkReader {
+  private static final Logger log = LoggerFactory.getLogger(TaskWorkReader.class);
+  /** Bytes of git output read at most; the rest is drained unread. */
+  static final int MAX_OUTPUT = 256 * 1024;
+  private static final long TIMEOUT_SECONDS = 30;
+  /** A commit's subject as the report carries it. */
+  static final int SUBJECT_CHARS = 200;
+
+  private TaskWorkReader() {}
+
+  /** The commit HEAD is at in {@code workspace}; null when it is not a git repository (or has no commit). */
+  static String head(Path workspace) {
+    String out = git(workspace, "rev-parse", "--verify", "--quiet", "HEAD");
+    return out == null || out.isBlank() ? null : out.strip();
+  }
+
+  /** The work since {@code base} (a commit); null when git cannot tell. */
+  static TaskWork since(Path workspace, String base) {
+    if (base == null || !base.matches("[0-9a-fA-F]{4,64}")) {
+      return null; // never handed to git as an option or a range it does not expect
+    }
+    String head = head(workspace);
+    if (head == null) {
+      return null;
+    }
+    String branch = git(workspace, "rev-parse", "--abbrev-ref", "HEAD");
+    String logOut = git(workspace, "log", "--no-color", "--max-count=" + TaskWork.MAX_COMMITS,
+        "--format=%h%x09%s", base + "..HEAD");
+    String numstat = git(workspace, "diff", "--no-color", "--numstat", base, "HEAD");
+    if (logOut == null || numstat == null) {
+      return null;
+    }
+    List<TaskWork.Commit> commits = new ArrayList<>();
+    for (String line : logOut.split("\n")) {
+      int tab = line.indexOf('\t');
+      if (tab > 0) {
+        String subject = line.substring(tab + 1);
+        commits.add(new TaskWork.Commit(line.substring(0, tab),
+            subject.length() <= SUBJECT_CHARS ? subject : dev.colony.text.SafeText.cut(subject, SUBJECT_CHARS)));
+      }
+    }
+    List<String> files = new ArrayList<>();
+    int changed = 0;
+    long added = 0;
+    long removed = 0;
+    for (String line : numstat.split("\n")) {
+      String[] f = line.split("\t", 3);
+      if (f.length < 3) {
+        continue;
+      }
+      changed++;
+      added += count(f[0]);
+      removed += count(f[1]);
+      files.add(f[2]);
+    }
+    String b = branch == null || branch.isBlank() || branch.strip().equals("HEAD") ? null : branch.strip();
+    return new TaskWork(b, base, head, commits, changed, added, removed, files);
+  }
+
+  /** numstat says "-" for a binary file. */
+  private static long count(String s) {
+    try {
+      return Long.parseLong(s.strip());
+    } catch (NumberFormatException binary) {
+      return 0;
+    }
+  }
+
+  /** git's output, or null when it failed (not a repository, a bad revision, a timeout). */
+  private static String git(Path cwd, String... args) {
+    List<String> cmd = new ArrayList<>(List.of("git", "-C", cwd.toString()));
+    cmd.addAll(List.of(args));
+    try {
+      ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(cmd)).redirectErrorStream(false)
+          .redirectError(ProcessBuilder.Redirect.DISCARD);
+      pb.environment().put("GIT_TERMINAL_PROMPT", "0");
+      pb.environment().put("GIT_PAGER", "cat");
+      Process p = Processes.start(pb);
+      p.getOutputStream().close();
+      String out = read(p.getInputStream());
+      if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        return null;
+      }
+      return p.exitValue() == 0 ? out : null;
+    } catch (IOException e) {
+      log.debug("git {} in {}: {}", args[0], cwd, e.toString());
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
+  private static String read(InputStream in) throws IOException {
+    byte[] kept = in.readNBytes(MAX_OUTPUT);
+    in.transferTo(java.io.OutputStream.nullOutputStream());
+    String s = new String(kept, StandardCharsets.UTF_8);
+    int cut = s.lastIndexOf('\n');
+    return kept.length == MAX_OUTPUT && cut >= 0 ? s.substring(0, cut + 1) : s; // no half line
+  }
+}
