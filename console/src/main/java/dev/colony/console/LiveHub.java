@@ -36,6 +36,8 @@ final class LiveHub implements AutoCloseable {
   private static final Duration FOLLOW_WAIT = Duration.ofSeconds(20);
   private static final Duration RETRY = Duration.ofSeconds(2);
   private static final Duration MIN_EMPTY_WAIT = Duration.ofSeconds(1);
+  /** Changed tasks one poll pushes one by one; above, one {@code tasks} event says "read the board again". */
+  static final int TASK_BURST = 100;
 
   /** Where a viewer's events go: Javalin's {@code SseClient} in the server, a list in tests. */
   interface Sink {
@@ -282,6 +284,12 @@ final class LiveHub implements AutoCloseable {
         seen.clear(); // bounded: at worst a few tasks are pushed again
       }
       if (changed.isEmpty()) {
+        return;
+      }
+      if (changed.size() > TASK_BURST) {
+        // More than a page's queue should carry one by one (a start, a bulk move): one event, the page reads the board again.
+        String data = views.json(Map.of("changed", changed.size()));
+        broadcastTo("tasks", () -> data, v -> v.tasks);
         return;
       }
       java.util.Set<String> workers = new java.util.HashSet<>();

@@ -52,6 +52,11 @@ public final class FakeTaskBoard implements TaskBoard {
     tasks.put(c.id(), with(c, c.state(), c.reason(), c.worker(), c.assignee(), c.comments(), "set by the test", "test"));
   }
 
+  /** Puts every card at once (a list never sees half of them). */
+  public synchronized void putAll(List<TaskCard> cards) {
+    cards.forEach(this::put);
+  }
+
   @Override
   public TaskCard add(NewTask t) {
     String id = t.id() != null ? t.id() : String.format("t%05d", next.getAndIncrement());
@@ -68,7 +73,7 @@ public final class FakeTaskBoard implements TaskBoard {
   }
 
   @Override
-  public List<TaskCard> list(Filter f) {
+  public synchronized List<TaskCard> list(Filter f) {
     listCalls.incrementAndGet();
     return tasks.values().stream()
         .filter(c -> f.state() == null || c.state() == f.state())

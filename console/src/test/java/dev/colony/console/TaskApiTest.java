@@ -358,6 +358,21 @@ class TaskApiTest {
     assertTrue(board.listCalls.get() <= after + 1, "no board polls with no board page open");
   }
 
+  @Test
+  void aBurstOfChangesIsOneEventAndThePageReadsTheBoardAgain() throws Exception {
+    start(null, null);
+    Stream page = new Stream("/api/events?tasks=1");
+    eventually(() -> board.listCalls.get() >= 2, "the board is polled");
+    List<TaskCard> many = new java.util.ArrayList<>();
+    for (int i = 0; i < LiveHub.TASK_BURST + 50; i++) {
+      many.add(FakeTaskBoard.card("bulk" + i, "Bulk " + i, TaskState.TODO, null));
+    }
+    board.putAll(many);
+    eventually(Duration.ofSeconds(10), () -> page.lines.stream().anyMatch(l -> l.contains("\"changed\":" + many.size())),
+        () -> "one tasks event: " + page.lines);
+    assertTrue(page.tasks().isEmpty(), "no task pushed one by one: " + page.tasks().size());
+  }
+
   private long viewers() {
     try (Response r = http.newCall(new Request.Builder().url(server.url() + "/api/metrics").build()).execute()) {
       return Views.MAPPER.readTree(r.body().string()).get("viewers").asLong();

@@ -471,7 +471,7 @@ onColony((c) => {
     document.querySelectorAll('.task').forEach((x) => { x.draggable = false; });
   }
 });
-live('/api/events?tasks=1', { task: update, open(again) { if (again) load(); } });
+live('/api/events?tasks=1', { task: update, tasks: () => load(), open(again) { if (again) load(); } });
 load().then(() => {
   const m = /^#task=(.+)$/.exec(location.hash);
   if (m) openDrawer(decodeURIComponent(m[1]));

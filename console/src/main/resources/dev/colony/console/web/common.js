@@ -366,7 +366,8 @@ export function setInboxCount(n) {
 }
 
 /**
- * One EventSource per page. handlers: {ant(row), turns(t), inbox(i), task(card) (with ?tasks=1), colony(c) (the top bar is updated anyway),
+ * One EventSource per page. handlers: {ant(row), turns(t), inbox(i), task(card) and tasks({changed}) (with ?tasks=1: one
+ * task changed; many did, read them again), colony(c) (the top bar is updated anyway),
  * open(reconnected)}: open(true) after a lost connection came back, so the page can reload what it missed.
  * EventSource retries by itself after a network error, but gives up for good on an HTTP error (401, 502):
  * then this opens a new one after a pause (and a 401 sends the user to the login page).
@@ -406,7 +407,7 @@ export function live(url, handlers = {}) {
       }
     });
     es.addEventListener('colony', (ev) => { const d = parse(ev); if (d) { setColony(d); if (handlers.colony) handlers.colony(d); } });
-    for (const kind of ['ant', 'turns', 'inbox', 'task']) {
+    for (const kind of ['ant', 'turns', 'inbox', 'task', 'tasks']) {
       es.addEventListener(kind, (ev) => {
         const d = parse(ev);
         if (d && handlers[kind]) {

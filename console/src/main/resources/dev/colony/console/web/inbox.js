@@ -92,7 +92,7 @@ function show(ans) {
   $('summary').textContent = n ? `${n} thing${n === 1 ? '' : 's'} wait${n === 1 ? 's' : ''} for a human, oldest first` : '';
   const empty = $('empty');
   empty.classList.toggle('hidden', n > 0);
-  if (!n) clear(empty, el('p', null, el('strong', null, 'Nothing waits for you.')), el('p', null, 'Confirmations, paused and parked ants show up here the moment they need a human.'));
+  if (!n) clear(empty, el('p', null, el('strong', null, 'No ant waits for you.')), el('p', null, 'Confirmations, paused and parked ants show up here the moment they need a human.'));
 }
 
 let refreshing = null;
@@ -125,7 +125,7 @@ const taskApi = (id, action) => '/api/tasks/' + encodeURIComponent(id) + '/' + a
 
 function renderTask(t) {
   const msg = el('div', { class: 'msg', role: 'status' });
-  const note = el('input', { type: 'text', placeholder: 'Comment (needed to re-queue)', 'aria-label': 'Comment on ' + clean(t.id, 100), maxlength: '4000' });
+  const note = el('input', { type: 'text', placeholder: 'Comment (to re-queue)', 'aria-label': 'Comment on ' + clean(t.id, 100), maxlength: '4000' });
   const buttons = [];
   const group = () => buttons;
   const after = (ans) => { toast(ans && ans.message ? ans.message : 'Done'); refreshTasks(); };
@@ -190,6 +190,6 @@ function refreshTasks() {
   }, 150);
 }
 
-live('/api/events?tasks=1', { inbox: show, task: refreshTasks, open(again) { if (again) { refresh(); refreshTasks(); } } });
+live('/api/events?tasks=1', { inbox: show, task: refreshTasks, tasks: refreshTasks, open(again) { if (again) { refresh(); refreshTasks(); } } });
 refresh();
 refreshTasks();
