@@ -184,6 +184,16 @@ class ConsoleBoardIT {
     awaitColumn(id, "todo");
     assertEquals(TaskState.TODO, board.get(id).state());
 
+    // drag and drop (HTML5 drag events, dispatched as a mouse would: WebDriver cannot drag them natively)
+    js("const card = document.querySelector(`.task[data-id='td2']`);"
+        + " const col = document.querySelector('.column.col-backlog');"
+        + " const dt = new DataTransfer();"
+        + " card.dispatchEvent(new DragEvent('dragstart', {bubbles: true, dataTransfer: dt}));"
+        + " col.dispatchEvent(new DragEvent('dragover', {bubbles: true, cancelable: true, dataTransfer: dt}));"
+        + " col.dispatchEvent(new DragEvent('drop', {bubbles: true, cancelable: true, dataTransfer: dt}));"
+        + " card.dispatchEvent(new DragEvent('dragend', {bubbles: true, dataTransfer: dt}));");
+    awaitColumn("td2", "backlog");
+    assertEquals(TaskState.BACKLOG, board.get("td2").state());
     browser.findElement(By.id("addCancel")).click();
     // the drawer: body with its newlines, commits, files, sessions linking to the ant, log
     click(() -> cardOf("rev1").findElement(By.cssSelector(".title")));
