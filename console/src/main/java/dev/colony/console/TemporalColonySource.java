@@ -309,11 +309,14 @@ public final class TemporalColonySource implements ColonySource {
     // One visibility call per 100 names (an IN list of names, not a read of the whole colony).
     for (int i = 0; i < all.size(); i += 100) {
       List<String> chunk = all.subList(i, Math.min(all.size(), i + 100));
-      String q = base(true) + " AND AntName IN (" + String.join(", ", chunk.stream().map(n -> "'" + quote(n) + "'").toList())
-          + ")";
+      String q = base(true) + " AND " + antNameIn(chunk);
       call("listing the running ants", () -> listQuery(q)).forEach(r -> out.add(r.name()));
     }
     return out;
+  }
+
+  static String antNameIn(List<String> names) {
+    return "AntName IN (" + String.join(", ", names.stream().map(n -> "'" + quote(n) + "'").toList()) + ")";
   }
 
   @Override
@@ -321,8 +324,7 @@ public final class TemporalColonySource implements ColonySource {
     if (System.currentTimeMillis() < noTaskUpdatedAtUntil) {
       return List.of();
     }
-    String q = "WorkflowType = '" + TaskIds.WORKFLOW_TYPE + "' AND ColonyName = '" + quote(colony)
-        + "' AND TaskUpdatedAt >= '" + Instant.ofEpochMilli(sinceMillis) + "'";
+    String q = tasksChangedQuery(colony, sinceMillis);
     List<TaskCard> out = new ArrayList<>();
     try {
       ByteString token = ByteString.EMPTY;
@@ -345,6 +347,12 @@ public final class TemporalColonySource implements ColonySource {
       throw new SourceException("listing the changed tasks: Temporal answered " + e.getStatus().getCode(), e);
     }
     return out;
+  }
+
+  /** The colony's tasks changed at or after {@code sinceMillis} (tasks share {@code ColonyName} with ants). */
+  static String tasksChangedQuery(String colony, long sinceMillis) {
+    return "WorkflowType = '" + TaskIds.WORKFLOW_TYPE + "' AND ColonyName = '" + quote(colony)
+        + "' AND TaskUpdatedAt >= '" + Instant.ofEpochMilli(sinceMillis) + "'";
   }
 
   /** A task's memo card; null when it has none or it is unreadable. */
