@@ -240,6 +240,8 @@ class ConsoleBoardIT {
     board.put(FakeTaskBoard.card("live1", "Came from the CLI " + HOSTILE, TaskState.BLOCKED, null));
     awaitColumn("live1", "blocked");
     assertEquals(42L, js("return window.__colonyMarker;"), "the page was reloaded");
+    browser.manage().window().setSize(new org.openqa.selenium.Dimension(420, 900)); // a phone: columns side by side, scrolled
+    Chromium.screenshot(browser, "board", "phone");
     assertEquals(0L, js("return document.querySelectorAll('#board img, #board script, #drawer img').length;"));
     assertNoAlert();
   }
