@@ -241,6 +241,9 @@ class ConsoleBoardIT {
     awaitColumn("live1", "blocked");
     assertEquals(42L, js("return window.__colonyMarker;"), "the page was reloaded");
     browser.manage().window().setSize(new org.openqa.selenium.Dimension(420, 900)); // a phone: columns side by side, scrolled
+    Chromium.screenshot(browser, "board", "phone-drawer");
+    browser.findElement(By.cssSelector("body")).sendKeys(org.openqa.selenium.Keys.ESCAPE);
+    eventually(WAIT, () -> !browser.findElement(By.id("drawer")).isDisplayed(), () -> "Escape closes the drawer");
     Chromium.screenshot(browser, "board", "phone");
     assertEquals(0L, js("return document.querySelectorAll('#board img, #board script, #drawer img').length;"));
     assertNoAlert();
