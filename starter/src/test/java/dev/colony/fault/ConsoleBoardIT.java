@@ -307,6 +307,14 @@ class ConsoleBoardIT {
     column("todo").findElement(By.cssSelector("button.more")).click();
     eventually(WAIT, () -> column("todo").findElements(By.cssSelector(".task")).size() == 150, () -> "show more");
     Chromium.screenshot(browser, "board", "ten-thousand");
+    // Once more, the console warm (the first answer of a JVM pays for its JIT).
+    browser.navigate().refresh();
+    eventually(WAIT, () -> Boolean.TRUE.equals(js("return performance.getEntriesByName('board-painted').length > 0;")),
+        () -> "the board did not paint again:\n" + text());
+    double again = ((Number) js("return performance.getEntriesByName('board-painted')[0].startTime;")).doubleValue();
+    double loadAgain = ((Number) js("return performance.getEntriesByType('resource')"
+        + ".filter(e => e.name.endsWith('/api/tasks')).map(e => e.responseEnd)[0] || 0;")).doubleValue();
+    System.out.printf("board: 10,000 tasks, warm: /api/tasks answered at %.0f ms, painted by %.0f ms%n", loadAgain, again);
     // What keeps it fast is that the page paints 6 x 50 cards, not 10,000 (asserted above); its time
     // is bounded loosely here and the whole first paint printed: on a loaded CI machine both vary.
     assertTrue(painted - load < 5000, "painting 10,000 tasks took " + (painted - load) + " ms after the answer");
