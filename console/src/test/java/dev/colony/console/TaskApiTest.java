@@ -284,7 +284,7 @@ class TaskApiTest {
       // the text comes back as it was written (the page shows it as text), only the secret redacted
       assertEquals(HOSTILE.replace(SECRET, "${PAID_API_KEY}"), d.get("body").asText());
     }
-    // a board that failed is a JSON error, never a stack trace
+    // an action is a POST: a GET of it is no route
     assertEquals(404, get("/api/tasks/" + id + "/approve").code());
   }
 
