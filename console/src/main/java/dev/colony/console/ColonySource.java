@@ -1,10 +1,14 @@
 package dev.colony.console;
 
 import dev.colony.overseer.Turn;
+import dev.colony.task.TaskCard;
 import dev.colony.visibility.AntCard;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Where the console reads the colony and sends its actions: Temporal ({@link TemporalColonySource})
@@ -53,6 +57,28 @@ public interface ColonySource {
    * {@code AntUpdatedAt}), stopped ones included, so the poller can push them.
    */
   List<Row> changedSince(long sinceMillis);
+
+  /**
+   * Of {@code names}, the ants whose workflow runs: an In Progress task whose worker is not one of
+   * them shows "ant gone" on the board. This default reads every running ant ({@link #list}).
+   */
+  default Set<String> running(Collection<String> names) {
+    if (names.isEmpty()) {
+      return Set.of();
+    }
+    Set<String> wanted = Set.copyOf(names);
+    return list(Filter.ALL).stream().filter(Row::running).map(Row::name).filter(wanted::contains)
+        .collect(Collectors.toUnmodifiableSet());
+  }
+
+  /**
+   * The colony's tasks whose card changed at or after {@code sinceMillis} (search attribute
+   * {@code TaskUpdatedAt}), for the board's live view; null when this source cannot ask (the live
+   * view then asks the board itself).
+   */
+  default List<TaskCard> tasksChangedSince(long sinceMillis) {
+    return null;
+  }
 
   /** One ant, or null when no ant of that name runs or ran. */
   Detail ant(String name);

@@ -1,6 +1,7 @@
 package dev.colony.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.colony.board.TaskBoard;
 import dev.colony.config.Secrets;
 import dev.colony.console.Auth.Principal;
 import dev.colony.console.ColonySource.Action;
@@ -45,6 +46,8 @@ public final class ConsoleServer implements AutoCloseable {
   /** Open event streams at most: each has a writer thread and a queue. */
   static final int MAX_STREAMS = 200;
   static final Pattern ANT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
+  /** The most tasks the board reads (and paints, column by column). */
+  static final int MAX_TASKS = 10_000;
   private static final Pattern STATIC_FILE = Pattern.compile("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*\\.(html|js|css|svg|png|ico|map|json)");
   private static final Pattern WEBJAR_PATH = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9_.-]*(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*");
   static final String WEB = "dev/colony/console/web/";
@@ -54,7 +57,7 @@ public final class ConsoleServer implements AutoCloseable {
       "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8", "svg", "image/svg+xml", "png", "image/png",
       "ico", "image/x-icon", "map", "application/json; charset=utf-8", "json", "application/json; charset=utf-8");
   private static final Map<String, String> PAGES = Map.of("/", "overview.html", "/inbox", "inbox.html", "/costs",
-      "costs.html", "/supervision", "supervision.html");
+      "costs.html", "/supervision", "supervision.html", "/board", "board.html");
 
   /**
    * How the console serves.
@@ -115,6 +118,7 @@ public final class ConsoleServer implements AutoCloseable {
 
   private final Options options;
   private final ColonySource source;
+  private final TaskRoutes tasks;
   private final Views views;
   private final Auth auth;
   private final LiveHub hub;
@@ -122,13 +126,14 @@ public final class ConsoleServer implements AutoCloseable {
   private volatile Set<String> hosts = Set.of();
   private final boolean anyHost;
 
-  private ConsoleServer(Options options, ColonySource source, Secrets secrets) {
+  private ConsoleServer(Options options, ColonySource source, TaskBoard board, Secrets secrets) {
     options.check();
     this.options = options;
     this.source = source;
     this.views = new Views(secrets, source.colony(), source.namespace(), options.webUi());
+    this.tasks = new TaskRoutes(board, source, views);
     this.auth = new Auth(options.token(), options.readToken());
-    this.hub = new LiveHub(source, views, options.pollEvery(), options.keepAlive(), 256);
+    this.hub = new LiveHub(source, board, views, options.pollEvery(), options.keepAlive(), 256);
     this.anyHost = !options.loopback() && isWildcard(options.bind());
     views.warmUp();
     this.app = Javalin.create(config -> {
@@ -173,9 +178,17 @@ public final class ConsoleServer implements AutoCloseable {
     return Auth.COOKIE + "_" + port();
   }
 
-  /** Starts serving; throws {@link IllegalArgumentException} with one line when it may not. */
+  /** Starts serving, without a task board (its routes answer 404); see {@link #start(Options, ColonySource, TaskBoard, Secrets)}. */
   public static ConsoleServer start(Options options, ColonySource source, Secrets secrets) {
-    ConsoleServer s = new ConsoleServer(options, source, secrets);
+    return start(options, source, null, secrets);
+  }
+
+  /**
+   * Starts serving the colony of {@code source} and its task {@code board} (null: none); throws
+   * {@link IllegalArgumentException} with one line when it may not.
+   */
+  public static ConsoleServer start(Options options, ColonySource source, TaskBoard board, Secrets secrets) {
+    ConsoleServer s = new ConsoleServer(options, source, board, secrets);
     s.app.start();
     int port = s.port();
     java.util.Set<String> h = new java.util.HashSet<>();
@@ -201,13 +214,18 @@ public final class ConsoleServer implements AutoCloseable {
 
   /** {@link #start} on {@code options.port()}, or on any free port when that one is taken. */
   public static ConsoleServer startOnAnyPort(Options options, ColonySource source, Secrets secrets) {
+    return startOnAnyPort(options, source, null, secrets);
+  }
+
+  /** {@link #start} on {@code options.port()}, or on any free port when that one is taken. */
+  public static ConsoleServer startOnAnyPort(Options options, ColonySource source, TaskBoard board, Secrets secrets) {
     try {
-      return start(options, source, secrets);
+      return start(options, source, board, secrets);
     } catch (RuntimeException e) {
       if (!portTaken(e) || options.port() == 0) {
         throw e;
       }
-      return start(options.withBind(options.bind(), 0), source, secrets);
+      return start(options.withBind(options.bind(), 0), source, board, secrets);
     }
   }
 
@@ -258,6 +276,10 @@ public final class ConsoleServer implements AutoCloseable {
     r.get("/api/ants/{name}/live", ctx -> json(ctx, source.live(antName(ctx))));
     r.post("/api/ants/{name}/{action}", this::act);
     r.get("/api/inbox", ctx -> json(ctx, views.inbox(source.list(Filter.NEED_YOU))));
+    r.get("/api/tasks", ctx -> json(ctx, tasks.board(ctx)));
+    r.get("/api/tasks/{id}", ctx -> json(ctx, tasks.detail(ctx)));
+    r.post("/api/tasks", ctx -> json(ctx, tasks.add(ctx, body(ctx), who(ctx).name())));
+    r.post("/api/tasks/{id}/{action}", ctx -> json(ctx, tasks.act(ctx, body(ctx), who(ctx).name())));
     r.get("/api/costs", ctx -> json(ctx, views.costs(source.list(Filter.ALL), days(ctx))));
     r.get("/api/costs.csv", ctx -> {
       String csv = views.costsCsv(source.list(Filter.ALL), days(ctx));
@@ -302,6 +324,8 @@ public final class ConsoleServer implements AutoCloseable {
     r.exception(IllegalArgumentException.class, (e, ctx) -> error(ctx, 400, e.getMessage()));
     r.exception(NoSuchElementException.class, (e, ctx) -> error(ctx, 404, e.getMessage()));
     r.exception(SourceException.class, (e, ctx) -> error(ctx, 502, e.getMessage()));
+    // The board refused the change (not in review, no such task, no worker answered in time): said in one sentence.
+    r.exception(dev.colony.board.TaskBoardException.class, (e, ctx) -> error(ctx, 409, e.getMessage()));
     r.exception(Exception.class, (e, ctx) -> {
       log.warn("console: {} {} failed: {}", ctx.method(), ctx.path(), views.redact(String.valueOf(e)));
       error(ctx, 500, "the console failed to answer (see its log)");
@@ -448,7 +472,7 @@ public final class ConsoleServer implements AutoCloseable {
   }
 
   /** The request body, at most {@link #MAX_BODY} bytes (413 beyond, whatever the headers said). */
-  private static byte[] body(Context ctx) throws IOException {
+  static byte[] body(Context ctx) throws IOException {
     try (InputStream in = ctx.req().getInputStream()) {
       byte[] b = in.readNBytes(MAX_BODY + 1);
       if (b.length > MAX_BODY) {
@@ -491,7 +515,7 @@ public final class ConsoleServer implements AutoCloseable {
     json(ctx, Map.of("ok", true, "message", message));
   }
 
-  private static String textField(JsonNode body, String field) {
+  static String textField(JsonNode body, String field) {
     JsonNode n = body.get(field);
     if (n == null || n.isNull()) {
       return null;
@@ -546,6 +570,7 @@ public final class ConsoleServer implements AutoCloseable {
   private void events(SseClient client) {
     Context ctx = client.ctx();
     String ant = ctx.queryParam("ant");
+    boolean tasks = "1".equals(ctx.queryParam("tasks"));
     if (ant != null && !ANT_NAME.matcher(ant).matches()) {
       client.sendEvent("error", views.json(Map.of("error", "not an ant name")));
       client.close();
@@ -574,7 +599,7 @@ public final class ConsoleServer implements AutoCloseable {
       public void close() {
         client.close();
       }
-    }, ant);
+    }, ant, tasks);
     client.onClose(() -> hub.detach(v));
   }
 }

@@ -1,7 +1,10 @@
 package dev.colony.console;
 
+import dev.colony.board.TaskBoard;
 import dev.colony.console.ColonySource.Row;
 import dev.colony.console.ColonySource.TurnBatch;
+import dev.colony.task.TaskCard;
+import dev.colony.task.TaskState;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -19,7 +22,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Live push: every open page is a {@link Viewer}; all of them share ONE colony poller (while any
- * page is open) and ONE history long poll per watched ant (while a page of that ant is open).
+ * page is open; it asks for the changed tasks too while a page of the board is open) and ONE
+ * history long poll per watched ant (while a page of that ant is open).
  * With no page open the hub makes no call at all. Each viewer has a bounded queue and a writer
  * thread of its own: a slow or stuck page loses its connection when its queue fills, it never
  * slows the pollers or the other pages. Its threads are platform threads: they block in gRPC long
@@ -32,6 +36,8 @@ final class LiveHub implements AutoCloseable {
   private static final Duration FOLLOW_WAIT = Duration.ofSeconds(20);
   private static final Duration RETRY = Duration.ofSeconds(2);
   private static final Duration MIN_EMPTY_WAIT = Duration.ofSeconds(1);
+  /** Changed tasks one poll pushes one by one; above, one {@code tasks} event says "read the board again". */
+  static final int TASK_BURST = 100;
 
   /** Where a viewer's events go: Javalin's {@code SseClient} in the server, a list in tests. */
   interface Sink {
@@ -47,12 +53,15 @@ final class LiveHub implements AutoCloseable {
   final class Viewer {
     final Sink sink;
     final String ant;
+    /** Whether the page shows tasks (the board, the inbox): it gets {@code task} events. */
+    final boolean tasks;
     final BlockingQueue<String[]> queue;
     volatile boolean closed;
 
-    Viewer(Sink sink, String ant) {
+    Viewer(Sink sink, String ant, boolean tasks) {
       this.sink = sink;
       this.ant = ant;
+      this.tasks = tasks;
       this.queue = new ArrayBlockingQueue<>(queueSize);
     }
 
@@ -82,6 +91,7 @@ final class LiveHub implements AutoCloseable {
   }
 
   private final ColonySource source;
+  private final TaskBoard board;
   private final Views views;
   private final Duration pollEvery;
   private final Duration keepAlive;
@@ -92,8 +102,9 @@ final class LiveHub implements AutoCloseable {
   private final AtomicLong polls = new AtomicLong();
   private volatile boolean closed;
 
-  LiveHub(ColonySource source, Views views, Duration pollEvery, Duration keepAlive, int queueSize) {
+  LiveHub(ColonySource source, TaskBoard board, Views views, Duration pollEvery, Duration keepAlive, int queueSize) {
     this.source = source;
+    this.board = board;
     this.views = views;
     this.pollEvery = pollEvery;
     this.keepAlive = keepAlive;
@@ -110,7 +121,12 @@ final class LiveHub implements AutoCloseable {
 
   /** A page opened: starts its writer, and the poller and follower it needs when not running yet. */
   Viewer attach(Sink sink, String ant) {
-    Viewer v = new Viewer(sink, ant);
+    return attach(sink, ant, false);
+  }
+
+  /** The same; {@code tasks}: the page shows tasks and gets {@code task} events. */
+  Viewer attach(Sink sink, String ant, boolean tasks) {
+    Viewer v = new Viewer(sink, ant, tasks && board != null);
     synchronized (this) {
       if (closed) {
         sink.close();
@@ -156,9 +172,13 @@ final class LiveHub implements AutoCloseable {
   }
 
   private void broadcast(String event, Supplier<String> data, String ant) {
+    broadcastTo(event, data, v -> ant == null || ant.equals(v.ant));
+  }
+
+  private void broadcastTo(String event, Supplier<String> data, java.util.function.Predicate<Viewer> to) {
     String d = null;
     for (Viewer v : viewers) {
-      if (ant == null || ant.equals(v.ant)) {
+      if (to.test(v)) {
         if (d == null) {
           d = data.get();
         }
@@ -181,9 +201,20 @@ final class LiveHub implements AutoCloseable {
   private void poll() {
     Map<String, String> seen = new HashMap<>();
     long cursor = System.currentTimeMillis() - MARGIN.toMillis();
+    TaskPoll tasks = new TaskPoll();
     while (stillPolling()) {
       try {
         polls.incrementAndGet();
+        if (viewers.stream().anyMatch(v -> v.tasks)) {
+          try {
+            tasks.poll();
+          } catch (RuntimeException e) {
+            // the ants' part goes on: a board that fails does not stop their rows
+            log.warn("console: polling the tasks failed: {}", views.redact(String.valueOf(e.getMessage())));
+          }
+        } else {
+          tasks.reset(); // nobody looks at tasks: no call for them
+        }
         List<Row> rows = source.changedSince(cursor - MARGIN.toMillis());
         Map<String, Row> changed = new LinkedHashMap<>();
         for (Row r : rows) {
@@ -211,6 +242,64 @@ final class LiveHub implements AutoCloseable {
         } catch (InterruptedException stop) {
           return;
         }
+      }
+    }
+  }
+
+  /**
+   * The tasks part of the colony poll, while a page showing tasks is open: the tasks changed since
+   * its cursor ({@code TaskUpdatedAt}, one visibility call), each pushed as a {@code task} event
+   * once per change (its {@code updatedAt} and state), with whether its ant is gone.
+   */
+  private final class TaskPoll {
+    private final Map<String, String> seen = new HashMap<>();
+    private long cursor = -1;
+
+    void reset() {
+      cursor = -1;
+      seen.clear();
+    }
+
+    void poll() {
+      long now = System.currentTimeMillis();
+      if (cursor < 0) {
+        cursor = now - MARGIN.toMillis();
+      }
+      long since = cursor - MARGIN.toMillis();
+      List<TaskCard> cards = source.tasksChangedSince(since);
+      if (cards == null) {
+        // A source that cannot ask visibility (tests): the board's list, newest change first.
+        cards = board.list(TaskBoard.Filter.all(ConsoleServer.MAX_TASKS)).stream()
+            .filter(c -> c.updatedAtMillis() >= since).toList();
+      }
+      List<TaskCard> changed = new java.util.ArrayList<>();
+      for (TaskCard c : cards) {
+        cursor = Math.max(cursor, Math.min(c.updatedAtMillis(), now));
+        String print = c.updatedAtMillis() + "/" + c.state() + "/" + c.worker();
+        if (!print.equals(seen.put(c.id(), print))) {
+          changed.add(c);
+        }
+      }
+      if (seen.size() > 50_000) {
+        seen.clear(); // bounded: at worst a few tasks are pushed again
+      }
+      if (changed.isEmpty()) {
+        return;
+      }
+      if (changed.size() > TASK_BURST) {
+        // More than a page's queue should carry one by one (a start, a bulk move): one event, the page reads the board again.
+        String data = views.json(Map.of("changed", changed.size()));
+        broadcastTo("tasks", () -> data, v -> v.tasks);
+        return;
+      }
+      java.util.Set<String> workers = new java.util.HashSet<>();
+      changed.stream().filter(c -> c.state() == TaskState.IN_PROGRESS && c.worker() != null)
+          .forEach(c -> workers.add(c.worker()));
+      java.util.Set<String> running = workers.isEmpty() ? java.util.Set.of() : source.running(workers);
+      for (TaskCard c : changed) {
+        Boolean gone = c.state() == TaskState.IN_PROGRESS && c.worker() != null ? !running.contains(c.worker()) : false;
+        String data = views.json(views.task(c, gone));
+        broadcastTo("task", () -> data, v -> v.tasks);
       }
     }
   }

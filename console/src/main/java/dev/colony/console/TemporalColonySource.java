@@ -11,6 +11,8 @@ import dev.colony.overseer.TurnReport;
 import dev.colony.spec.AntIds;
 import dev.colony.supervision.ColonyEvent;
 import dev.colony.supervision.ColonyWorkflow;
+import dev.colony.task.TaskCard;
+import dev.colony.task.TaskIds;
 import dev.colony.visibility.AntCard;
 import dev.colony.visibility.AntSearchAttributes;
 import io.grpc.CallOptions;
@@ -101,6 +103,13 @@ public final class TemporalColonySource implements ColonySource {
   private final Map<String, WorkflowClient> operatorClients = new ConcurrentHashMap<>();
   /** Whether the server refused a query on {@code AntUpdatedAt} (the attribute is not registered). */
   private volatile boolean noUpdatedAt;
+  /**
+   * Until when not to ask for changed tasks: the server refused {@code TaskUpdatedAt} (not registered
+   * yet, so no task exists); asked again a minute later, as the attributes may be registered meanwhile.
+   */
+  private volatile long noTaskUpdatedAtUntil;
+  /** The most task cards one live poll reads (a burst of changes beyond it is read at the next poll). */
+  static final int MAX_CHANGED_TASKS = 1000;
 
   private final ClientInterceptor counter = new ClientInterceptor() {
     @Override
@@ -291,6 +300,68 @@ public final class TemporalColonySource implements ColonySource {
       }
     }
     return call("listing the ants", () -> listQuery(base(true)));
+  }
+
+  @Override
+  public java.util.Set<String> running(java.util.Collection<String> names) {
+    List<String> all = names.stream().filter(n -> ConsoleServer.ANT_NAME.matcher(n).matches()).distinct().sorted().toList();
+    java.util.Set<String> out = new java.util.HashSet<>();
+    // One visibility call per 100 names (an IN list of names, not a read of the whole colony).
+    for (int i = 0; i < all.size(); i += 100) {
+      List<String> chunk = all.subList(i, Math.min(all.size(), i + 100));
+      String q = base(true) + " AND " + antNameIn(chunk);
+      call("listing the running ants", () -> listQuery(q)).forEach(r -> out.add(r.name()));
+    }
+    return out;
+  }
+
+  static String antNameIn(List<String> names) {
+    return "AntName IN (" + String.join(", ", names.stream().map(n -> "'" + quote(n) + "'").toList()) + ")";
+  }
+
+  @Override
+  public List<TaskCard> tasksChangedSince(long sinceMillis) {
+    if (System.currentTimeMillis() < noTaskUpdatedAtUntil) {
+      return List.of();
+    }
+    String q = tasksChangedQuery(colony, sinceMillis);
+    List<TaskCard> out = new ArrayList<>();
+    try {
+      ByteString token = ByteString.EMPTY;
+      do {
+        ListWorkflowExecutionsResponse r = rpc(CALL_DEADLINE).listWorkflowExecutions(ListWorkflowExecutionsRequest
+            .newBuilder().setNamespace(namespace).setQuery(q).setPageSize(500).setNextPageToken(token).build());
+        for (WorkflowExecutionInfo info : r.getExecutionsList()) {
+          TaskCard card = taskCard(new WorkflowExecutionMetadata(info, converter));
+          if (card != null) {
+            out.add(card);
+          }
+        }
+        token = r.getNextPageToken();
+      } while (!token.isEmpty() && out.size() < MAX_CHANGED_TASKS);
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
+        noTaskUpdatedAtUntil = System.currentTimeMillis() + 60_000; // not registered: no task to follow yet
+        return List.of();
+      }
+      throw new SourceException("listing the changed tasks: Temporal answered " + e.getStatus().getCode(), e);
+    }
+    return out;
+  }
+
+  /** The colony's tasks changed at or after {@code sinceMillis} (tasks share {@code ColonyName} with ants). */
+  static String tasksChangedQuery(String colony, long sinceMillis) {
+    return "WorkflowType = '" + TaskIds.WORKFLOW_TYPE + "' AND ColonyName = '" + quote(colony)
+        + "' AND TaskUpdatedAt >= '" + Instant.ofEpochMilli(sinceMillis) + "'";
+  }
+
+  /** A task's memo card; null when it has none or it is unreadable. */
+  private static TaskCard taskCard(WorkflowExecutionMetadata m) {
+    try {
+      return m.getMemo(TaskCard.MEMO_KEY, TaskCard.class, TaskCard.class);
+    } catch (RuntimeException e) {
+      return null;
+    }
   }
 
   Row row(WorkflowExecutionInfo info) {

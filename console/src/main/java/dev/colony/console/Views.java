@@ -10,6 +10,9 @@ import dev.colony.config.Secrets;
 import dev.colony.console.ColonySource.Counts;
 import dev.colony.console.ColonySource.Row;
 import dev.colony.console.ColonySource.TurnBatch;
+import dev.colony.task.TaskCard;
+import dev.colony.task.TaskState;
+import dev.colony.task.TaskWork;
 import dev.colony.visibility.AntCard;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -54,6 +57,11 @@ final class Views {
     json(row(new Row("warm-up", "waiting", false, null, 0, 0, 0, null, null, false, null, card, true, 0)));
     json(inbox(List.of()));
     json(colony(new Counts(0, 0, 0, 0, 0, 0), null));
+    json(taskDetail(new TaskCard("", "warm-up", "", "", null, List.of(), null, TaskState.TODO, null, null, null, 0, 0, 0,
+        0, List.of(new dev.colony.task.TaskComment("", "", 0)), null,
+        new TaskWork(null, null, null, List.of(new TaskWork.Commit("", "")), 0, 0, 0, List.of("")),
+        List.of(new dev.colony.task.TaskSessionLink("", 0, "", "", 0, 0)), List.of(new dev.colony.task.TaskEvent(0, "", ""))),
+        false));
   }
 
   String redact(String s) {
@@ -82,6 +90,22 @@ final class Views {
       }
     } else if (n.isObject()) {
       ObjectNode o = (ObjectNode) n;
+      boolean keysClean = true;
+      for (Iterator<String> it = o.fieldNames(); it.hasNext() && keysClean; ) {
+        String k = it.next();
+        keysClean = secrets.redact(k).equals(k);
+      }
+      if (keysClean) {
+        // the common case, in place (a board of 10,000 tasks is 10,000 objects)
+        for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
+          var e = it.next();
+          JsonNode r = redact(e.getValue());
+          if (r != e.getValue()) {
+            e.setValue(r);
+          }
+        }
+        return n;
+      }
       Map<String, JsonNode> fields = new LinkedHashMap<>();
       for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
         var e = it.next();
@@ -143,6 +167,71 @@ final class Views {
     m.put("reset", b.reset());
     m.put("turns", b.turns());
     return m;
+  }
+
+  /** The board's columns, in order: {@code [{"state": "backlog", "label": "Backlog"}, ...]}. */
+  static List<Map<String, String>> columns() {
+    List<Map<String, String>> out = new ArrayList<>();
+    for (TaskState s : TaskState.values()) {
+      out.add(Map.of("state", s.word(), "label", s.label()));
+    }
+    return out;
+  }
+
+  /**
+   * A task as the board's card shows it (no body, comments or log: the drawer reads those).
+   *
+   * @param antGone whether it is In Progress with a worker that is not a running ant; null: unknown
+   */
+  Map<String, Object> task(TaskCard c, Boolean antGone) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", c.id());
+    m.put("title", c.title());
+    m.put("state", c.state() == null ? null : c.state().word());
+    m.put("priority", c.priority().word());
+    m.put("labels", c.labels());
+    m.put("assignee", c.assignee() == null ? null : c.assignee().text());
+    m.put("worker", c.worker());
+    m.put("createdAt", c.createdAtMillis());
+    m.put("stateSince", c.stateSinceMillis());
+    m.put("updatedAt", c.updatedAtMillis());
+    m.put("attempts", c.attempts());
+    m.put("reason", c.reason());
+    m.put("issueUrl", c.issueUrl());
+    m.put("antGone", antGone);
+    m.put("comments", c.comments().size());
+    m.put("commits", c.work() == null ? 0 : c.work().commits().size());
+    return m;
+  }
+
+  /** A task in full, for the drawer: the card, its body, comments, work (branch, commits, files, +/-), sessions and log. */
+  Map<String, Object> taskDetail(TaskCard c, Boolean antGone) {
+    Map<String, Object> m = task(c, antGone);
+    m.put("body", c.body());
+    m.put("commentList", c.comments());
+    m.put("work", c.work());
+    List<Map<String, Object>> sessions = new ArrayList<>();
+    for (var s : c.sessions()) {
+      Map<String, Object> x = new LinkedHashMap<>();
+      x.put("ant", s.ant());
+      x.put("session", s.session());
+      x.put("outcome", s.outcome());
+      x.put("summary", s.summary());
+      x.put("costUsd", s.costUsd());
+      x.put("at", s.atMillis());
+      x.put("antUrl", s.ant() != null && ConsoleServer.ANT_NAME.matcher(s.ant()).matches()
+          ? "/ants/" + s.ant() : null);
+      sessions.add(x);
+    }
+    m.put("sessions", sessions);
+    m.put("log", c.log());
+    m.put("webUiUrl", webUi == null ? null : webUi + "/namespaces/" + enc(namespace) + "/workflows/"
+        + enc(dev.colony.task.TaskIds.workflowId(colony, c.id())) + "/history");
+    return m;
+  }
+
+  private static String enc(String s) {
+    return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
   }
 
   /** The inbox: what each ant needing a human waits for, oldest first. */

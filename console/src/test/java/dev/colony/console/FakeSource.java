@@ -13,8 +13,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A colony in memory: rows the test sets, turns it adds, the actions it was sent, every call counted. */
-final class FakeSource implements ColonySource {
+/**
+ * A colony in memory: rows the test sets, turns it adds, the actions it was sent, every call
+ * counted. Public (in the test-jar) for the starter's browser test of the board.
+ */
+public final class FakeSource implements ColonySource {
   final Map<String, Row> rows = new ConcurrentHashMap<>();
   final Map<String, List<Turn>> turns = new ConcurrentHashMap<>();
   final List<String> actions = new CopyOnWriteArrayList<>();
@@ -32,12 +35,12 @@ final class FakeSource implements ColonySource {
         List.of(), List.of(), List.of(), 0);
   }
 
-  static Row row(String name, long revision, String doing) {
+  public static Row row(String name, long revision, String doing) {
     return new Row(name, "waiting", false, null, 3, 0, 0, null, "host1", false, "success", card(revision, doing),
         true, System.currentTimeMillis());
   }
 
-  void put(Row r) {
+  public void put(Row r) {
     synchronized (lock) {
       rows.put(r.name(), r);
       lock.notifyAll();

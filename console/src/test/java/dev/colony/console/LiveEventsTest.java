@@ -178,7 +178,7 @@ class LiveEventsTest {
   void aStuckPageIsDroppedAndTheOthersGoOn() throws Exception {
     source.put(FakeSource.row("alpha", 1, "x"));
     Views views = new Views(secrets, "hello", "default", null);
-    try (LiveHub hub = new LiveHub(source, views, Duration.ofMillis(20), Duration.ofSeconds(15), 8)) {
+    try (LiveHub hub = new LiveHub(source, null, views, Duration.ofMillis(20), Duration.ofSeconds(15), 8)) {
       CountDownLatch never = new CountDownLatch(1);
       AtomicBoolean stuckClosed = new AtomicBoolean();
       List<String> fast = new CopyOnWriteArrayList<>();

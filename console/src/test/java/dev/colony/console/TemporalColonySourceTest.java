@@ -196,5 +196,14 @@ class TemporalColonySourceTest {
     assertEquals("it\\'s", TemporalColonySource.quote("it's"));
     assertTrue(TemporalColonySource.filterQuery(ColonySource.Filter.WORKING).startsWith("AntState IN ('building_prompt'"));
     assertNull(TemporalColonySource.filterQuery(ColonySource.Filter.ALL));
+    assertEquals("WorkflowType = 'TaskWorkflow' AND ColonyName = 'it\\'s' AND TaskUpdatedAt >= '2026-11-25T21:00:00Z'",
+        TemporalColonySource.tasksChangedQuery("it's", java.time.Instant.parse("2026-11-25T21:00:00Z").toEpochMilli()));
+    assertEquals("AntName IN ('alpha', 'b\\'c')", TemporalColonySource.antNameIn(List.of("alpha", "b'c")));
+  }
+
+  @Test
+  void runningAntsAreReadByNameAndOnlyRunningOnes() {
+    // Names that are not ant names never reach a query (nothing to quote wrongly, nothing to read).
+    assertEquals(java.util.Set.of(), source.running(List.of("not an ant", "'; drop")));
   }
 }

@@ -1,8 +1,10 @@
 package dev.colony.cli;
 
+import dev.colony.board.TemporalTaskBoard;
 import dev.colony.config.Secrets;
 import dev.colony.console.ConsoleServer;
 import dev.colony.console.TemporalColonySource;
+import dev.colony.task.TaskSettings;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -60,8 +62,10 @@ final class ConsoleCommand implements Callable<Integer> {
     Temporal t = Temporal.connect(temporal);
     ConsoleServer server;
     try {
-      server = ConsoleServer.start(options, new TemporalColonySource(t.client, colony.colony().name(), webUi),
-          Secrets.process());
+      String name = colony.colony().name();
+      // The board's client: settings as colony.yaml will give them (defaults until its tasks: block is read).
+      server = ConsoleServer.start(options, new TemporalColonySource(t.client, name, webUi),
+          new TemporalTaskBoard(t.client, name, TaskSettings.defaults()), Secrets.process());
     } catch (RuntimeException e) {
       t.close();
       if (ConsoleServer.portTaken(e)) {

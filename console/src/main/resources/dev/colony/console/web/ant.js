@@ -289,10 +289,44 @@ function onTurns(t) {
   addTurns(t.turns);
 }
 
+// ------------------------------------------------------------ its task
+
+// The ant's current task: from its card when the card names it (taskId, taskTitle, read defensively:
+// older cards have no such field), else asked of the board (the task In Progress with this worker).
+let taskAsked = 0;
+let taskShown = '';
+function renderTask() {
+  const c = (detail && detail.card) || {};
+  const id = c.taskId ?? (c.task && c.task.id);
+  const title = c.taskTitle ?? (c.task && c.task.title);
+  if (typeof id === 'string' && id) {
+    showTask({ id, title: typeof title === 'string' ? title : '' });
+    return;
+  }
+  if (Date.now() - taskAsked < 5000) return;
+  taskAsked = Date.now();
+  getJson('/api/tasks?state=in_progress&worker=' + encodeURIComponent(name) + '&limit=1')
+    .then((ans) => showTask(Array.isArray(ans && ans.tasks) && ans.tasks.length ? ans.tasks[0] : null))
+    .catch(() => showTask(null)); // no board in this console
+}
+
+function showTask(t) {
+  const box = $('task');
+  const key = t ? t.id + '\u0000' + t.title : '';
+  if (key === taskShown) return;
+  taskShown = key;
+  box.classList.toggle('hidden', !t);
+  if (!t) { box.replaceChildren(); return; }
+  clear(box, el('span', { class: 'muted' }, 'Working on task '),
+    el('a', { href: '/board#task=' + encodeURIComponent(t.id), class: 'data' }, el('span', { class: 'mono' }, clean(t.id, 100)),
+      t.title ? ': ' + clean(t.title, 200) : ''));
+}
+
 // ------------------------------------------------------------ loading
 
 function renderAll() {
   renderHead();
+  renderTask();
   renderConfirmations();
   renderQueue();
   renderChart();

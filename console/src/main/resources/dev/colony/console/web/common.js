@@ -313,7 +313,7 @@ const PILLS = [
 
 const topEls = {};
 
-/** Draws the top bar into <header id="top">; `active` is one of overview|inbox|costs|supervision. */
+/** Draws the top bar into <header id="top">; `active` is one of overview|inbox|board|costs|supervision. */
 export function topbar(active) {
   const header = document.getElementById('top');
   header.className = 'topbar';
@@ -326,7 +326,7 @@ export function topbar(active) {
   header.replaceChildren(el('div', { class: 'topbar-inner' },
     el('a', { class: 'brand', href: '/' }, el('span', { class: 'logo', 'aria-hidden': 'true' }, '⬢'), topEls.name),
     el('nav', { 'aria-label': 'Console' },
-      link('/', 'overview', 'Overview'), link('/inbox', 'inbox', 'Inbox', topEls.inboxCount),
+      link('/', 'overview', 'Overview'), link('/inbox', 'inbox', 'Inbox', topEls.inboxCount), link('/board', 'board', 'Board'),
       link('/costs', 'costs', 'Costs'), link('/supervision', 'supervision', 'Supervision')),
     topEls.pills, el('span', { class: 'spacer' }),
     el('span', { class: 'who' }, topEls.who, topEls.live)));
@@ -366,7 +366,8 @@ export function setInboxCount(n) {
 }
 
 /**
- * One EventSource per page. handlers: {ant(row), turns(t), inbox(i), colony(c) (the top bar is updated anyway),
+ * One EventSource per page. handlers: {ant(row), turns(t), inbox(i), task(card) and tasks({changed}) (with ?tasks=1: one
+ * task changed; many did, read them again), colony(c) (the top bar is updated anyway),
  * open(reconnected)}: open(true) after a lost connection came back, so the page can reload what it missed.
  * EventSource retries by itself after a network error, but gives up for good on an HTTP error (401, 502):
  * then this opens a new one after a pause (and a 401 sends the user to the login page).
@@ -406,7 +407,7 @@ export function live(url, handlers = {}) {
       }
     });
     es.addEventListener('colony', (ev) => { const d = parse(ev); if (d) { setColony(d); if (handlers.colony) handlers.colony(d); } });
-    for (const kind of ['ant', 'turns', 'inbox']) {
+    for (const kind of ['ant', 'turns', 'inbox', 'task', 'tasks']) {
       es.addEventListener(kind, (ev) => {
         const d = parse(ev);
         if (d && handlers[kind]) {

@@ -92,7 +92,7 @@ function show(ans) {
   $('summary').textContent = n ? `${n} thing${n === 1 ? '' : 's'} wait${n === 1 ? 's' : ''} for a human, oldest first` : '';
   const empty = $('empty');
   empty.classList.toggle('hidden', n > 0);
-  if (!n) clear(empty, el('p', null, el('strong', null, 'Nothing waits for you.')), el('p', null, 'Confirmations, paused and parked ants show up here the moment they need a human.'));
+  if (!n) clear(empty, el('p', null, el('strong', null, 'No ant waits for you.')), el('p', null, 'Confirmations, paused and parked ants show up here the moment they need a human.'));
 }
 
 let refreshing = null;
@@ -116,5 +116,80 @@ onColony((c) => {
   }
 });
 
-live('/api/events', { inbox: show, open(again) { if (again) refresh(); } });
+// ---------------------------------------------------------------- tasks In Review and Blocked
+
+const TASK_LABEL = { in_review: 'in review', blocked: 'blocked' };
+const taskCards = new Map(); // id -> { v, card }
+const taskHref = (id) => '/board#task=' + encodeURIComponent(id);
+const taskApi = (id, action) => '/api/tasks/' + encodeURIComponent(id) + '/' + action;
+
+function renderTask(t) {
+  const msg = el('div', { class: 'msg', role: 'status' });
+  const note = el('input', { type: 'text', placeholder: 'Comment (to re-queue)', 'aria-label': 'Comment on ' + clean(t.id, 100), maxlength: '4000' });
+  const buttons = [];
+  const group = () => buttons;
+  const after = (ans) => { toast(ans && ans.message ? ans.message : 'Done'); refreshTasks(); };
+  const row = el('div', { class: 'row' });
+  if (t.state === 'in_review') {
+    row.append(actionButton('Approve', { path: taskApi(t.id, 'approve'), body: () => (note.value.trim() ? { text: note.value.trim() } : {}), cls: 'good', msgEl: msg, group, after }));
+  }
+  row.append(actionButton('Re-queue', { path: taskApi(t.id, 'requeue'), body: () => ({ text: note.value.trim() }), msgEl: msg, group, after,
+    before: () => {
+      if (note.value.trim()) return true;
+      msg.className = 'msg err';
+      msg.textContent = 'Say what to do differently: a re-queue needs a comment.';
+      note.focus();
+      return false;
+    } }));
+  buttons.push(...row.querySelectorAll('button'));
+  const worker = t.worker ? el('a', { href: antHref(t.worker), class: 'data' }, clean(t.worker, 80)) : null;
+  return el('article', { class: 'panel inbox-item k-task-' + (t.state === 'blocked' ? 'blocked' : 'review'), dataset: { task: t.id } },
+    el('div', { class: 'body' },
+      el('div', { class: 'head' },
+        el('a', { href: taskHref(t.id), class: 'tasktitle ellipsis data', title: clean(t.title, 400) }, clean(t.title, 200)),
+        el('span', { class: 'badge ' + (t.state === 'blocked' ? 'c-need' : 'c-pause') }, 'task ' + (TASK_LABEL[t.state] || clean(t.state, 20))),
+        el('span', { class: 'muted small' }, 'waiting ', timeEl(t.stateSince, 'for'))),
+      el('div', { class: 'small muted' }, el('span', { class: 'mono' }, clean(t.id, 100)),
+        worker ? [' · by ', worker] : null, t.assignee ? ' · for ' + clean(t.assignee, 80) : null),
+      t.reason ? el('pre', { class: 'detail data' }, cleanBlock(t.reason, 2000)) : null),
+    el('div', { class: 'actions' }, note, row, el('a', { href: taskHref(t.id), class: 'small' }, 'Open on the board →'), msg));
+}
+
+function showTasks(ans) {
+  const list = (Array.isArray(ans && ans.tasks) ? ans.tasks : []).slice().sort((a, b) => a.stateSince - b.stateSince);
+  const box = $('taskItems');
+  const seen = new Set();
+  let prev = null;
+  for (const t of list) {
+    seen.add(t.id);
+    const v = String(t.updatedAt);
+    let x = taskCards.get(t.id);
+    if (!x || x.v !== v) {
+      if (x) x.card.remove();
+      x = { v, card: renderTask(t) };
+      taskCards.set(t.id, x);
+    }
+    const want = prev ? prev.nextSibling : box.firstChild;
+    if (want !== x.card) box.insertBefore(x.card, want);
+    prev = x.card;
+  }
+  for (const [id, x] of taskCards) if (!seen.has(id)) { x.card.remove(); taskCards.delete(id); }
+  $('taskSection').classList.remove('hidden');
+  $('taskCount').textContent = list.length ? '(' + list.length + ')' : '';
+  $('taskEmpty').classList.toggle('hidden', list.length > 0);
+}
+
+let taskTimer = 0;
+function refreshTasks() {
+  clearTimeout(taskTimer);
+  taskTimer = setTimeout(() => {
+    getJson('/api/tasks?state=in_review,blocked&limit=500').then(showTasks).catch((e) => {
+      if (e.status === 404) return; // a console without a task board
+      toast('Could not load the tasks: ' + e.message, true);
+    });
+  }, 150);
+}
+
+live('/api/events?tasks=1', { inbox: show, task: refreshTasks, tasks: refreshTasks, open(again) { if (again) { refresh(); refreshTasks(); } } });
 refresh();
+refreshTasks();
