@@ -74,7 +74,7 @@ class TasksIT {
         ids.add(add("note " + i + " from the CLI", "--to", "pool:docs"));
       }
       // Kill the worker while the two ants claim their first tasks.
-      eventually(LONG, () -> count("in_progress") >= 1, () -> "no task was taken:\n" + board());
+      eventually(LONG, ok(() -> count("in_progress") >= 1), () -> "no task was taken:\n" + board());
       Cluster.kill9(first);
       second = cluster.startWorker("w2");
 
@@ -91,12 +91,12 @@ class TasksIT {
       assertEquals(9, ids.size(), "nine distinct tasks: " + ids);
 
       // Kill the next worker inside a session.
-      eventually(LONG, () -> count("in_review") >= 3, () -> "the ants stopped working:\n" + board());
-      eventually(LONG, () -> count("in_progress") >= 1, () -> "no session ran:\n" + board());
+      eventually(LONG, ok(() -> count("in_review") >= 3), () -> "the ants stopped working:\n" + board());
+      eventually(LONG, ok(() -> count("in_progress") >= 1), () -> "no session ran:\n" + board());
       Cluster.kill9(second);
       second = cluster.startWorker("w3");
 
-      eventually(Duration.ofSeconds(240), () -> count("in_review") == 9, () -> "not every task reached review:\n" + board());
+      eventually(Duration.ofSeconds(240), ok(() -> count("in_review") == 9), () -> "not every task reached review:\n" + board());
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics(), e);
     }
@@ -129,20 +129,20 @@ class TasksIT {
     try {
       cluster.cli("start", cluster.dir.toString());
       String id = add("Write the install guide", "--to", "ada", "--body", "Two paragraphs, plain words.");
-      eventually(LONG, () -> state(id).equals("in_review"), () -> "never reached review:\n" + board());
+      eventually(LONG, ok(() -> state(id).equals("in_review")), () -> "never reached review:\n" + board());
       String requeued = cluster.cli("task", "requeue", "--dir", cluster.dir.toString(), id,
           "--comment", "add a troubleshooting section");
       assertTrue(requeued.contains(id), requeued);
       eventually(LONG, () -> Cluster.read(cluster.dir.resolve("tasks.log")).lines()
           .anyMatch(l -> l.startsWith("ada " + id) && l.contains("add a troubleshooting section")),
           () -> "the comment never reached a prompt:\n" + Cluster.read(cluster.dir.resolve("tasks.log")));
-      eventually(LONG, () -> state(id).equals("in_review"), () -> "never back in review:\n" + board());
+      eventually(LONG, ok(() -> state(id).equals("in_review")), () -> "never back in review:\n" + board());
       cluster.cli("task", "approve", "--dir", cluster.dir.toString(), id);
-      eventually(LONG, () -> state(id).equals("done"), () -> "not done:\n" + board());
+      eventually(LONG, ok(() -> state(id).equals("done")), () -> "not done:\n" + board());
 
       // A task labelled fail fails its sessions: after max_tries (2) it is Blocked, with the reason.
       String bad = add("This one cannot be written", "--to", "bob", "--label", "fail");
-      eventually(LONG, () -> state(bad).equals("blocked"), () -> "never blocked:\n" + board());
+      eventually(LONG, ok(() -> state(bad).equals("blocked")), () -> "never blocked:\n" + board());
       JsonNode blocked = show(bad);
       assertTrue(blocked.path("reason").asText().contains("failed 2 sessions"), blocked.toString());
 
@@ -159,6 +159,17 @@ class TasksIT {
   }
 
   // ---- helpers ----
+
+  /** A condition for {@code eventually} that may throw (a CLI call while a worker restarts): false then. */
+  private static java.util.function.BooleanSupplier ok(java.util.concurrent.Callable<Boolean> condition) {
+    return () -> {
+      try {
+        return condition.call();
+      } catch (Exception e) {
+        return false;
+      }
+    };
+  }
 
   private String add(String title, String... options) throws Exception {
     List<String> args = new ArrayList<>(List.of("task", "add", "--dir", cluster.dir.toString(), title));
