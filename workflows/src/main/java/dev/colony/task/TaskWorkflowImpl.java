@@ -10,6 +10,7 @@ import io.temporal.workflow.ContinueAsNewOptions;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.TimerOptions;
 import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -35,15 +36,23 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
   /** Something the main loop does for a handler: tell the ants that may take the task, or its former ant. */
   private record Effect(boolean announce, String ant) {}
 
-  private TaskSheet sheet;
-  private TaskSettings settings;
+  private final TaskSheet sheet;
+  private final TaskSettings settings;
   private final List<Effect> effects = new ArrayList<>();
+
+  /**
+   * The card exists before the first update is validated: an ant's claim sent right after the
+   * start reaches the workflow in its first task, before {@link #run} begins.
+   */
+  @WorkflowInit
+  public TaskWorkflowImpl(TaskRun run) {
+    settings = run.settings() == null ? TaskSettings.defaults() : run.settings();
+    sheet = run.card() != null ? TaskSheet.of(run.card())
+        : TaskSheet.fresh(run.colony(), run.task(), Workflow.currentTimeMillis());
+  }
 
   @Override
   public void run(TaskRun run) {
-    settings = run.settings() == null ? TaskSettings.defaults() : run.settings();
-    long now = Workflow.currentTimeMillis();
-    sheet = run.card() != null ? TaskSheet.of(run.card()) : TaskSheet.fresh(run.colony(), run.task(), now);
     publish();
     if (sheet.state == TaskState.TODO) {
       announce();
