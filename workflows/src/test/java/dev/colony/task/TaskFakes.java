@@ -7,19 +7,19 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** A time-skipping environment running TaskWorkflowImpl with recording task activities. */
-final class TaskFakes {
-  static final String QUEUE = "colony-test";
-  static final String COLONY = "test";
+/** A time-skipping environment running TaskWorkflowImpl with recording task activities (also for the replay recorder). */
+public final class TaskFakes {
+  public static final String QUEUE = "colony-test";
+  public static final String COLONY = "test";
 
   private TaskFakes() {}
 
   /** The task's activities, recorded; whether ants run is a switch. */
-  static final class RecordingTasks implements TaskActivities {
-    final List<List<String>> announced = new CopyOnWriteArrayList<>();
-    final List<String> withdrawn = new CopyOnWriteArrayList<>();
-    final List<String> askedRunning = new CopyOnWriteArrayList<>();
-    final AtomicBoolean antsRun = new AtomicBoolean(true);
+  public static final class RecordingTasks implements TaskActivities {
+    public final List<List<String>> announced = new CopyOnWriteArrayList<>();
+    public final List<String> withdrawn = new CopyOnWriteArrayList<>();
+    public final List<String> askedRunning = new CopyOnWriteArrayList<>();
+    public final AtomicBoolean antsRun = new AtomicBoolean(true);
 
     @Override
     public List<TaskCandidate> find(FindTasks find) {
@@ -54,7 +54,7 @@ final class TaskFakes {
     }
   }
 
-  static TestWorkflowEnvironment environment(RecordingTasks tasks) {
+  public static TestWorkflowEnvironment environment(RecordingTasks tasks) {
     TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance();
     dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
     TaskSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
@@ -65,18 +65,18 @@ final class TaskFakes {
     return env;
   }
 
-  static NewTask task(String id, String title, List<String> labels, Assignee assignee) {
+  public static NewTask task(String id, String title, List<String> labels, Assignee assignee) {
     return new NewTask(id, title, "the body of " + title, Priority.NORMAL, labels, assignee, TaskState.TODO, null, "cli");
   }
 
-  static TaskWorkflow start(WorkflowClient client, NewTask task, TaskSettings settings) {
+  public static TaskWorkflow start(WorkflowClient client, NewTask task, TaskSettings settings) {
     TaskWorkflow w = client.newWorkflowStub(TaskWorkflow.class, WorkflowOptions.newBuilder()
         .setWorkflowId(TaskIds.workflowId(COLONY, task.id())).setTaskQueue(QUEUE).build());
     WorkflowClient.start(w::run, new TaskRun(COLONY, task, null, settings));
     return w;
   }
 
-  static Claim claim(String ant, String token, List<String> takes) {
+  public static Claim claim(String ant, String token, List<String> takes) {
     return new Claim(ant, token, Assignee.takerTags(ant, takes));
   }
 }
