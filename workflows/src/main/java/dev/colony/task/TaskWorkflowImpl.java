@@ -17,7 +17,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -346,7 +345,7 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
         SearchAttributeUpdate.valueSet(TaskSearchAttributes.TAGS, sheet.tags()),
         SearchAttributeUpdate.valueSet(TaskSearchAttributes.UPDATED_AT,
             OffsetDateTime.ofInstant(Instant.ofEpochMilli(sheet.updatedAtMillis), ZoneOffset.UTC)));
-    Workflow.upsertMemo(Map.of(TaskCard.MEMO_KEY, sheet.card()));
+    Workflow.upsertMemo(java.util.Collections.singletonMap(TaskCard.MEMO_KEY, sheet.card()));
     Workflow.setCurrentDetails("**" + sheet.state.label() + "** · " + TaskText.bounded(sheet.title, 120));
   }
 
