@@ -1,12 +1,12 @@
 package dev.colony.task;
 
 import dev.colony.Activities;
+import dev.colony.upgrade.Upgrade;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.CancellationScope;
-import io.temporal.workflow.ContinueAsNewOptions;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.TimerOptions;
 import io.temporal.workflow.Workflow;
@@ -38,6 +38,7 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
   private final TaskSheet sheet;
   private final TaskSettings settings;
   private final List<Effect> effects = new ArrayList<>();
+  private final Upgrade upgrade = new Upgrade();
 
   /**
    * The card exists before the first update is validated: an ant's claim sent right after the
@@ -81,16 +82,19 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
     runEffects();
     if (sheet.state != TaskState.DONE) {
       // Long history (or a newer release is current): the next run carries the card, on the current version.
-      Workflow.continueAsNew(ContinueAsNewOptions.newBuilder()
-          .setInitialVersioningBehavior(io.temporal.common.InitialVersioningBehavior.AUTO_UPGRADE).build(),
-          new TaskRun(sheet.colony, null, sheet.card(), settings));
+      Upgrade.continueAsNew(new TaskRun(sheet.colony, null, sheet.card(), settings));
     }
   }
 
-  private static boolean historyLong() {
+  /** Time for a new run: the history is long, or a newer release is current ({@code colony upgrade}). */
+  private boolean historyLong() {
     var info = Workflow.getInfo();
-    return info.isContinueAsNewSuggested() || info.getHistoryLength() > CONTINUE_AS_NEW_EVENTS
-        || info.isTargetWorkerDeploymentVersionChanged();
+    return info.isContinueAsNewSuggested() || info.getHistoryLength() > CONTINUE_AS_NEW_EVENTS || upgrade.due();
+  }
+
+  @Override
+  public void upgrade() {
+    upgrade.request();
   }
 
   // ---- the ants' updates ----

@@ -294,6 +294,19 @@ class TaskWorkflowTest {
   }
 
   @Test
+  void colonyUpgradeMovesATaskToANewRunWithItsCard() {
+    TaskWorkflow t = start(TaskFakes.task("upgr01", "Pinned", List.of(), Assignee.pool("docs")));
+    t.claim(TaskFakes.claim("alpha", "a#1", List.of("docs")));
+    var stub = client.newUntypedWorkflowStub(TaskIds.workflowId(TaskFakes.COLONY, "upgr01"));
+    String firstRun = stub.describe().getExecution().getRunId();
+    t.upgrade();
+    eventually(() -> !stub.describe().getExecution().getRunId().equals(firstRun), "continued as new");
+    assertEquals("a#1", t.task().claimToken());
+    assertEquals(Assignee.pool("docs"), t.task().assignee());
+    assertEquals(TaskState.IN_PROGRESS, t.task().state());
+  }
+
+  @Test
   void antsMayFinishWhenTheColonySaysSo() {
     TaskWorkflow t = TaskFakes.start(client, TaskFakes.task("fin001", "Small", List.of(), null), new TaskSettings(true, 600));
     t.claim(TaskFakes.claim("alpha", "a#1", List.of("*")));
