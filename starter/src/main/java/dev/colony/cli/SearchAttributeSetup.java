@@ -26,8 +26,8 @@ import java.util.concurrent.TimeUnit;
 final class SearchAttributeSetup {
   /**
    * Every custom search attribute Colony uses: the ants' and the tasks' (which share
-   * {@code ColonyName}). On SQL visibility they fit its limits exactly: 10 Keyword, 3 Datetime, 2 of
-   * the 3 KeywordList, 3 Int, 2 Bool.
+   * {@code ColonyName}). They fit SQL visibility's limits per namespace: 9 of 10 Keyword, 2 of 3
+   * KeywordList, 3 of 3 Datetime, 3 of 3 Int, 2 of 3 Bool.
    */
   static final List<SearchAttributeKey<?>> ALL = java.util.stream.Stream.concat(AntSearchAttributes.ALL.stream(),
       dev.colony.task.TaskSearchAttributes.ALL.stream()).toList();

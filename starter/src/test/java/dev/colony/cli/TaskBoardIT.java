@@ -240,6 +240,10 @@ class TaskBoardIT {
     }, "the winner's own task first");
     assertEquals("task nosuch is gone (Done, or removed)",
         ants.claim(COLONY, "nosuch", new Claim("gamma", "g#9", List.of("take:any"))).why());
+    // The task's side, for ants that are not there: not running, nobody to tell, nothing to withdraw from.
+    assertEquals(false, ants.antRunning(COLONY, "gamma"));
+    assertEquals(0, ants.announce(COLONY, List.of("take:pool:race")));
+    ants.withdraw(COLONY, "gamma", t.id());
   }
 
   @Test
