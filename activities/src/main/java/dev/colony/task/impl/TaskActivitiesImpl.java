@@ -85,7 +85,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
     try {
       return client.newUntypedWorkflowStub(TaskIds.workflowId(colony, taskId))
           .startUpdate(UpdateOptions.newBuilder(ClaimResult.class).setUpdateName("claim")
-              .setUpdateId("claim:" + claim.token()).setWaitForStage(WorkflowUpdateStage.COMPLETED).build(), claim)
+              .setUpdateId(claim.token()).setWaitForStage(WorkflowUpdateStage.COMPLETED).build(), claim)
           .getResult();
     } catch (RuntimeException e) {
       String why = TaskQueries.refusal(e);
