@@ -13,13 +13,22 @@ import dev.colony.task.TaskSettings;
 import dev.colony.task.TaskState;
 import dev.colony.task.TaskText;
 import dev.colony.task.TaskWorkflow;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.api.update.v1.Input;
+import io.temporal.api.update.v1.Meta;
+import io.temporal.api.update.v1.Request;
+import io.temporal.api.update.v1.WaitPolicy;
+import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionResponse;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.SearchAttributes;
+import io.temporal.failure.ApplicationFailure;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,10 +38,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -50,9 +56,6 @@ public final class TemporalTaskBoard implements TaskBoard {
   static final int ID_LENGTH = 6;
   private static final int ID_TRIES = 5;
   private static final SecureRandom RANDOM = new SecureRandom();
-  /** Where updates wait for their answer, so that the caller's wait is bounded. */
-  private static final java.util.concurrent.ExecutorService UPDATES =
-      java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
 
   private final WorkflowClient client;
   private final String colony;
@@ -252,29 +255,45 @@ public final class TemporalTaskBoard implements TaskBoard {
     if (d.getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
       return reopen(id, update, change, TaskQueries.card(d));
     }
-    var stub = client.newUntypedWorkflowStub(TaskIds.workflowId(colony, id));
-    CompletableFuture<TaskCard> answer = CompletableFuture.supplyAsync(() -> stub.update(update, TaskCard.class, change),
-        UPDATES);
+    var dc = client.getOptions().getDataConverter();
+    UpdateWorkflowExecutionRequest request = UpdateWorkflowExecutionRequest.newBuilder()
+        .setNamespace(client.getOptions().getNamespace())
+        .setWorkflowExecution(WorkflowExecution.newBuilder().setWorkflowId(TaskIds.workflowId(colony, id)))
+        .setWaitPolicy(WaitPolicy.newBuilder().setLifecycleStage(
+            UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_COMPLETED))
+        .setRequest(Request.newBuilder()
+            .setMeta(Meta.newBuilder().setUpdateId(java.util.UUID.randomUUID().toString())
+                .setIdentity(client.getOptions().getIdentity()))
+            .setInput(Input.newBuilder().setName(update).setArgs(dc.toPayloads(change).orElseThrow())))
+        .build();
+    UpdateWorkflowExecutionResponse r;
     try {
-      return answer.get(ANSWER_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      answer.cancel(true);
-      throw new TaskBoardException("no worker answered within " + ANSWER_WITHIN.toSeconds() + " s: is a worker "
-          + "(colony dev / colony worker) running for colony " + colony + "?");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new TaskBoardException("interrupted while waiting for task " + id);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      String why = TaskQueries.refusal(cause);
-      if (why != null) {
-        throw new TaskBoardException(why, cause);
+      // One call bounded by a deadline (the SDK's own update call waits for a worker without end).
+      r = client.getWorkflowServiceStubs().blockingStub()
+          .withDeadlineAfter(ANSWER_WITHIN.toMillis(), TimeUnit.MILLISECONDS).updateWorkflowExecution(request);
+    } catch (io.grpc.StatusRuntimeException e) {
+      if (e.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED) {
+        throw noWorker();
       }
-      if (TaskQueries.notFound(cause)) {
-        throw new TaskBoardException("task " + id + " ended while it was being changed: look at it again", cause);
+      if (TaskQueries.notFound(e)) {
+        throw new TaskBoardException("task " + id + " ended while it was being changed: look at it again", e);
       }
-      throw failure("changing task " + id, cause);
+      throw failure("changing task " + id, e);
     }
+    if (!r.hasOutcome()) {
+      throw noWorker(); // the server stopped waiting first: still not applied
+    }
+    if (r.getOutcome().hasFailure()) {
+      RuntimeException refused = dc.failureToException(r.getOutcome().getFailure());
+      String why = refused instanceof ApplicationFailure f ? f.getOriginalMessage() : refused.getMessage();
+      throw new TaskBoardException(why, refused);
+    }
+    return dc.fromPayloads(0, java.util.Optional.of(r.getOutcome().getSuccess()), TaskCard.class, TaskCard.class);
+  }
+
+  private TaskBoardException noWorker() {
+    return new TaskBoardException("no worker answered within " + ANSWER_WITHIN.toSeconds() + " s: is a worker "
+        + "(colony dev / colony worker) running for colony " + colony + "?");
   }
 
   private TaskCard reopen(String id, String update, TaskChange change, TaskCard last) {
