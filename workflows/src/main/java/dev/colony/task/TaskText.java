@@ -127,4 +127,21 @@ public final class TaskText {
   public static String url(String url) {
     return urlProblem(url) == null ? clean(url) : null;
   }
+
+  /** A report's work as the card keeps it: commit subjects and paths cleaned and cut (they come from git). */
+  public static TaskWork work(TaskWork w) {
+    List<TaskWork.Commit> commits = new ArrayList<>();
+    for (TaskWork.Commit c : w.commits()) {
+      commits.add(new TaskWork.Commit(bounded(c.sha(), 64), bounded(c.subject(), 200)));
+    }
+    List<String> files = new ArrayList<>();
+    for (String f : w.files()) {
+      String b = bounded(f, 300);
+      if (b != null) {
+        files.add(b);
+      }
+    }
+    return new TaskWork(bounded(w.branch(), 200), bounded(w.base(), 64), bounded(w.head(), 64), commits,
+        w.filesChanged(), w.linesAdded(), w.linesRemoved(), files);
+  }
 }

@@ -141,7 +141,7 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
           TaskText.bounded(s.summary(), TaskText.NOTE), s.costUsd(), s.atMillis()));
     }
     if (r.work() != null) {
-      sheet.work = r.work();
+      sheet.work = TaskText.work(r.work());
     }
     switch (r.kind()) {
       case SUBMITTED -> {

@@ -327,5 +327,16 @@ class TaskWorkflowTest {
     assertNull(c.issueUrl());
     assertEquals(TaskState.BACKLOG, c.state());
     assertTrue(tasks.announced.isEmpty(), "ants ignore the Backlog");
+
+    t.move(new TaskChange("cli", TaskState.TODO, null, null));
+    t.claim(TaskFakes.claim("alpha", "a#1", List.of("docs")));
+    var work = new TaskWork("colony/alpha", "abc", "def", List.of(new TaskWork.Commit("def", "\u001b]0;x" + "s".repeat(400))),
+        1, 1, 0, List.of("a\u0007.md"));
+    t.report(new TaskReport(TaskReport.Kind.FAILED, "alpha", "a#1", "r".repeat(5000), null, work, false));
+    TaskWork kept = t.task().work();
+    assertEquals(200, kept.commits().get(0).subject().length());
+    assertFalse(kept.commits().get(0).subject().contains("\u001b"));
+    assertEquals(List.of("a.md"), kept.files());
+    assertTrue(t.task().log().get(t.task().log().size() - 1).what().length() < 300, "the failure's text is cut");
   }
 }

@@ -101,8 +101,10 @@ public final class TaskActivitiesImpl implements TaskActivities {
 
   @Override
   public TaskReply report(String colony, String taskId, TaskReport report) {
+    // The same report retried (its worker died) is answered once; two different reports never share an id.
     String updateId = "report:" + report.token() + ":" + report.kind() + ":"
-        + (report.session() == null ? "-" : report.session().session());
+        + (report.session() == null ? "-" : report.session().session()) + ":"
+        + Integer.toHexString(java.util.Objects.hash(report.text(), report.done()));
     try {
       return client.newUntypedWorkflowStub(TaskIds.workflowId(colony, taskId))
           .startUpdate(UpdateOptions.newBuilder(TaskReply.class).setUpdateName("report").setUpdateId(updateId)
