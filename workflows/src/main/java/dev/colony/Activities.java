@@ -175,4 +175,49 @@ public final class Activities {
       .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
           .setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(12).build())
       .build();
+
+  /**
+   * A task telling the ants that may take it ({@code AnnounceTask}): one visibility list and a
+   * signal per ant, 30 s at most. Five attempts: an announcement that never arrives only delays
+   * the task until an ant's next idle search, so it is not worth holding the task's workflow.
+   */
+  public static final ActivityOptions TASK_ANNOUNCE = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(5).build())
+      .build();
+
+  /**
+   * An In Progress task asking whether its ant still runs ({@code AntRunning}): one describe call.
+   * Three attempts; a check that fails counts as "running" (the workflow decides so), because
+   * re-queuing a task under a live ant is worse than noticing a gone one a check later.
+   */
+  public static final ActivityOptions TASK_ANT_RUNNING = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
+      .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(3).build())
+      .build();
+
+  /**
+   * Telling an ant a human took its task away ({@code WithdrawTask}): one signal. Ten attempts
+   * over a few minutes; an ant that never hears it still learns at its next report, which the
+   * task refuses.
+   */
+  public static final ActivityOptions TASK_WITHDRAW = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(10).build())
+      .build();
+
+  /**
+   * An ant's calls on the board ({@code FindTasks}, {@code ClaimTask}, {@code ReportTask}): a
+   * visibility list or one update of the task's workflow, bounded at 30 s. Retried without an
+   * attempt limit up to a minute apart: a claim is idempotent on its token and a report on the
+   * claim, so a retry after a worker died never takes or reports twice, and a lost report would
+   * leave the task In Progress.
+   */
+  public static final ActivityOptions TASK_BOARD_CALL = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofMinutes(1)).build())
+      .build();
 }

@@ -12,7 +12,8 @@ final class Banner {
     }
     TemporalCli cli = TemporalCli.find();
     String temporal = cli == null ? "temporal" : cli.path().toString();
-    String query = colony == null ? "WorkflowType = 'AntWorkflow'" : "ColonyName = '" + colony + "'";
+    // Tasks share ColonyName: the ants' list names their type.
+    String query = "WorkflowType = 'AntWorkflow'" + (colony == null ? "" : " AND ColonyName = '" + colony + "'");
     if (server instanceof DevServer) {
       out.println("  temporal CLI:  " + temporal + " workflow list --address " + server.address()
           + " --query \"" + query + "\"");

@@ -1,7 +1,6 @@
 package dev.colony.cli;
 
 import dev.colony.engine.Processes;
-import dev.colony.visibility.AntSearchAttributes;
 import io.grpc.StatusRuntimeException;
 import io.temporal.api.workflowservice.v1.DescribeNamespaceRequest;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -58,7 +57,7 @@ final class DevServer implements LocalServer {
     // after another waited up to 50 ms before its workflow task reached a worker, and pause took
     // about 50 ms from signal to post instead of about 11. It reads only when told a task is new.
     argv.addAll(List.of("--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000"));
-    for (var key : AntSearchAttributes.ALL) {
+    for (var key : SearchAttributeSetup.ALL) {
       argv.add("--search-attribute");
       argv.add(key.getName() + "=" + typeName(key.getValueType()));
     }

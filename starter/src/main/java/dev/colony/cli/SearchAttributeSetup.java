@@ -24,6 +24,14 @@ import java.util.concurrent.TimeUnit;
  * run or start ants refuse to go on without them, saying how to add them.
  */
 final class SearchAttributeSetup {
+  /**
+   * Every custom search attribute Colony uses: the ants' and the tasks' (which share
+   * {@code ColonyName}). They fit SQL visibility's limits per namespace: 9 of 10 Keyword, 2 of 3
+   * KeywordList, 3 of 3 Datetime, 3 of 3 Int, 2 of 3 Bool.
+   */
+  static final List<SearchAttributeKey<?>> ALL = java.util.stream.Stream.concat(AntSearchAttributes.ALL.stream(),
+      dev.colony.task.TaskSearchAttributes.ALL.stream()).toList();
+
   private SearchAttributeSetup() {}
 
   /** Adds whichever attributes are missing; returns the names added. */
@@ -54,7 +62,7 @@ final class SearchAttributeSetup {
       }
       Map<String, IndexedValueType> missing = new LinkedHashMap<>();
       List<String> wrongType = new ArrayList<>();
-      for (SearchAttributeKey<?> key : AntSearchAttributes.ALL) {
+      for (SearchAttributeKey<?> key : ALL) {
         IndexedValueType have = known.get(key.getName());
         if (have == null) {
           missing.put(key.getName(), key.getValueType());
@@ -119,7 +127,7 @@ final class SearchAttributeSetup {
     }
     String d = s.getStatus().getDescription();
     return (d.contains("search attribute") || d.contains("Search attribute"))
-        && AntSearchAttributes.ALL.stream().anyMatch(k -> d.contains(k.getName()));
+        && ALL.stream().anyMatch(k -> d.contains(k.getName()));
   }
 
   /**
@@ -157,7 +165,7 @@ final class SearchAttributeSetup {
    */
   static String createCommands(String namespace) {
     List<String> commands = new ArrayList<>();
-    for (SearchAttributeKey<?> key : AntSearchAttributes.ALL) {
+    for (SearchAttributeKey<?> key : ALL) {
       commands.add("temporal operator search-attribute create --namespace " + namespace + " --name "
           + key.getName() + " --type " + DevServer.typeName(key.getValueType()));
     }

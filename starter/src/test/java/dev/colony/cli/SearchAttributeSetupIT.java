@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.fault.Cluster;
-import dev.colony.visibility.AntSearchAttributes;
 import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;
 import io.temporal.serviceclient.OperatorServiceStubs;
 import io.temporal.serviceclient.OperatorServiceStubsOptions;
@@ -71,7 +70,7 @@ class SearchAttributeSetupIT {
 
   private static void assertAllRegistered(Temporal t) {
     Map<String, io.temporal.api.enums.v1.IndexedValueType> have = registered(t);
-    for (var key : AntSearchAttributes.ALL) {
+    for (var key : SearchAttributeSetup.ALL) {
       assertEquals(key.getValueType(), have.get(key.getName()), key.getName());
     }
   }
@@ -80,7 +79,7 @@ class SearchAttributeSetupIT {
   void missingAttributesAreAddedOnceAndAgainIsANoOp() throws Exception {
     try (Temporal t = Temporal.connect(plainDevServer(), "default")) {
       assertTrue(!registered(t).containsKey("AntState"));
-      assertEquals(AntSearchAttributes.ALL.size(), SearchAttributeSetup.ensure(t).size());
+      assertEquals(SearchAttributeSetup.ALL.size(), SearchAttributeSetup.ensure(t).size());
       assertAllRegistered(t);
       assertEquals(List.of(), SearchAttributeSetup.ensure(t), "the second call added something");
     }

@@ -250,7 +250,7 @@ class DevServerIT {
     eventually(LONG, () -> lastSession(first, "delta") >= 2, "lastSession(first, \"delta\") >= 2");
     String banner = Cluster.read(first);
     assertTrue(banner.contains("Web UI:        http://localhost:" + cluster.uiPort), banner);
-    assertTrue(banner.contains("workflow list --address localhost:" + cluster.port + " --query \"ColonyName = 'fault'\""), banner);
+    assertTrue(banner.contains("workflow list --address localhost:" + cluster.port + " --query \"WorkflowType = 'AntWorkflow' AND ColonyName = 'fault'\""), banner);
     // The console is served beside the Web UI and reads the colony from visibility.
     var console = java.util.regex.Pattern.compile("Console: +(http://127\\.0\\.0\\.1:\\d+)").matcher(banner);
     assertTrue(console.find(), banner);

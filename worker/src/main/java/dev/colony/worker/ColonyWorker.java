@@ -72,7 +72,10 @@ public final class ColonyWorker implements AutoCloseable {
     Worker worker = factory.newWorker(settings.taskQueue(), options.build());
     worker.registerWorkflowImplementationTypes(settings.antWorkflow(), dev.colony.lease.LeaseWorkflowImpl.class,
         dev.colony.supervision.ColonyWorkflowImpl.class,
-        dev.colony.trigger.RepoWatcherImpl.class);
+        dev.colony.trigger.RepoWatcherImpl.class,
+        // Tasks run on the colony's queue like its ants, pinned like them (the worker's default
+        // behavior); a task moves to a newer current version by continuing as new with its card.
+        dev.colony.task.TaskWorkflowImpl.class);
     // Every post passes the worker's one redactor, whichever activity or narrator sends it.
     Secrets secrets = Secrets.process();
     ChatSink chat = post -> settings.chat().deliver(new ChatPost(post.colony(), post.ant(), post.channel(),
@@ -100,6 +103,7 @@ public final class ColonyWorker implements AutoCloseable {
         new dev.colony.webhook.impl.WebhookActivitiesImpl(settings.http()),
         new dev.colony.notify.impl.NotifyActivitiesImpl(settings.http(), client.getOptions().getNamespace()),
         new dev.colony.overseer.impl.OverseerActivitiesImpl(secrets),
+        new dev.colony.task.impl.TaskActivitiesImpl(client, client.getOptions().getNamespace()),
         new ChatActivitiesImpl(chat,
             settings.chatJournal() == null ? null : new DeliveryJournal(settings.chatJournal())));
     factory.start();

@@ -1,6 +1,7 @@
 package dev.colony.task;
 
 import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.UpdateMethod;
 import io.temporal.workflow.UpdateValidatorMethod;
 import io.temporal.workflow.WorkflowInterface;
@@ -65,4 +66,11 @@ public interface TaskWorkflow {
 
   @QueryMethod(name = "task")
   TaskCard task();
+
+  /**
+   * {@code colony upgrade} sends it (as to every Colony workflow): the task continues as new, with
+   * its card, onto the worker deployment's current version once no update is in flight.
+   */
+  @SignalMethod(name = "upgrade")
+  void upgrade();
 }

@@ -44,7 +44,7 @@ class HistoryReplayTest {
     // inside a workflow task, which on a loaded machine takes over the SDK's 1 s deadlock bound.
     try {
       WorkflowReplayer.replayWorkflowExecution(WorkflowExecutionHistory.fromJson(Files.readString(files.get(0))),
-          AntWorkflowImpl.class, dev.colony.supervision.ColonyWorkflowImpl.class);
+          AntWorkflowImpl.class, dev.colony.supervision.ColonyWorkflowImpl.class, dev.colony.task.TaskWorkflowImpl.class);
     } catch (Exception | AssertionError ignored) {
       // the loop below replays it again and reports
     }
@@ -52,7 +52,7 @@ class HistoryReplayTest {
       WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(Files.readString(f));
       try {
         WorkflowReplayer.replayWorkflowExecution(history, AntWorkflowImpl.class,
-            dev.colony.supervision.ColonyWorkflowImpl.class);
+            dev.colony.supervision.ColonyWorkflowImpl.class, dev.colony.task.TaskWorkflowImpl.class);
       } catch (Exception e) {
         throw new AssertionError(HISTORIES.relativize(f) + " no longer replays", e);
       }
@@ -301,6 +301,48 @@ class HistoryReplayTest {
       write("task-taken.json", env.getWorkflowClient().fetchHistory(spec.workflowId()));
     }
   }
+
+  /**
+   * A task's life (TaskWorkflow): announced, claimed, a failed session, a gone check while its ant
+   * runs, submitted, re-queued with a comment, claimed again, submitted, approved: Done ends it.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordTaskLife() throws Exception {
+    var tasks = new dev.colony.task.TaskFakes.RecordingTasks();
+    try (TestWorkflowEnvironment env = dev.colony.task.TaskFakes.environment(tasks)) {
+      var t = dev.colony.task.TaskFakes.start(env.getWorkflowClient(),
+          dev.colony.task.TaskFakes.task("k7m2qx", "Fix the docs", List.of("docs"), null),
+          dev.colony.task.TaskSettings.defaults());
+      eventually(() -> !tasks.announced.isEmpty(), "announced");
+      var takes = List.of("docs");
+      t.claim(dev.colony.task.TaskFakes.claim("alpha", "ant/test/alpha#1", takes));
+      t.report(new dev.colony.task.TaskReport(dev.colony.task.TaskReport.Kind.FAILED, "alpha", "ant/test/alpha#1",
+          "the build broke", new dev.colony.task.TaskSessionLink("alpha", 4, "transient", "the build broke", 0.12,
+              env.currentTimeMillis()), null, false));
+      env.sleep(Duration.ofMinutes(11));
+      eventually(() -> tasks.askedRunning.size() == 1, "the gone check");
+      var work = new dev.colony.task.TaskWork("colony/alpha", "abc123", "def456",
+          List.of(new dev.colony.task.TaskWork.Commit("def456", "docs: fix the guide")), 1, 12, 3, List.of("docs/guide.md"));
+      t.report(new dev.colony.task.TaskReport(dev.colony.task.TaskReport.Kind.SUBMITTED, "alpha", "ant/test/alpha#1",
+          "fixed the guide", new dev.colony.task.TaskSessionLink("alpha", 5, "success", "fixed the guide", 0.3,
+              env.currentTimeMillis()), work, false));
+      t.requeue(new dev.colony.task.TaskChange("@alice", null, null, "also fix the links"));
+      t.comment(dev.colony.task.TaskChange.comment("cli", "the links are in README.md"));
+      t.claim(dev.colony.task.TaskFakes.claim("alpha", "ant/test/alpha#2", takes));
+      t.report(new dev.colony.task.TaskReport(dev.colony.task.TaskReport.Kind.SUBMITTED, "alpha", "ant/test/alpha#2",
+          "links fixed", null, work, false));
+      t.approve(new dev.colony.task.TaskChange("@alice", null, null, "thanks"));
+      WorkflowStub.fromTyped(t).getResult(Void.class);
+      Path dir = HISTORIES.resolve(TASK_RECORDING);
+      Files.createDirectories(dir);
+      Files.writeString(dir.resolve("task-life.json"), env.getWorkflowClient().fetchHistory(
+          dev.colony.task.TaskIds.workflowId(dev.colony.task.TaskFakes.COLONY, "k7m2qx")).toJson(true));
+    }
+  }
+
+  /** Where task histories are recorded: the task board's first release (issue 31). */
+  static final String TASK_RECORDING = "1.3-tasks";
 
   /**
    * Recorded histories go under {@link #RECORDING}: the ones recorded before the lean cycle stay
