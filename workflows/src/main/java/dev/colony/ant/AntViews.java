@@ -262,6 +262,19 @@ final class AntViews {
             + (t.labels().isEmpty() ? "" : " labelled " + String.join(" + ", t.labels())));
       }
     }
+    dev.colony.spec.TaskPolicy tasks = spec.tasks();
+    if (tasks != null && (tasks.waitWhenIdle() || !tasks.takes().isEmpty())) {
+      // Only ants with a tasks: block say so (the value of ants recorded before is unchanged).
+      List<String> from = new ArrayList<>(List.of("its own"));
+      for (String p : tasks.takes()) {
+        from.add(p.equals("*") ? "any unassigned" : "pool " + p);
+      }
+      String said = "tasks (" + String.join(", ", from) + ")";
+      if (parts.isEmpty() && !tasks.waitWhenIdle()) {
+        parts.add(spec.eventDriven() ? "human messages" : "continuous");
+      }
+      parts.add(said);
+    }
     if (parts.isEmpty()) {
       return spec.eventDriven() ? "human messages only" : "continuous";
     }

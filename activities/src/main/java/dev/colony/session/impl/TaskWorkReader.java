@@ -36,9 +36,18 @@ final class TaskWorkReader {
     return out == null || out.isBlank() ? null : out.strip();
   }
 
-  /** The work since {@code base} (a commit); null when git cannot tell. */
+  /**
+   * Git's empty tree: the base of a task whose first session began before the workspace had a
+   * commit (the agent made the repository): all its commits are the task's work.
+   */
+  static final String EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+  /** The work since {@code base} (a commit; null: the workspace had no commit then); null when git cannot tell. */
   static TaskWork since(Path workspace, String base) {
-    if (base == null || !base.matches("[0-9a-fA-F]{4,64}")) {
+    if (base == null) {
+      base = EMPTY_TREE;
+    }
+    if (!base.matches("[0-9a-fA-F]{4,64}")) {
       return null; // never handed to git as an option or a range it does not expect
     }
     String head = head(workspace);
@@ -47,7 +56,7 @@ final class TaskWorkReader {
     }
     String branch = git(workspace, "rev-parse", "--abbrev-ref", "HEAD");
     String logOut = git(workspace, "log", "--no-color", "--max-count=" + TaskWork.MAX_COMMITS,
-        "--format=%h%x09%s", base + "..HEAD");
+        "--format=%h%x09%s", base.equals(EMPTY_TREE) ? "HEAD" : base + "..HEAD");
     String numstat = git(workspace, "diff", "--no-color", "--numstat", base, "HEAD");
     if (logOut == null || numstat == null) {
       return null;

@@ -73,6 +73,24 @@ class TaskSessionTest {
   }
 
   @Test
+  void aRepositoryTheAgentMadeDuringTheTaskCountsAllItsCommits() throws Exception {
+    Path repo = Files.createDirectories(dir.resolve("made"));
+    assertNull(TaskWorkReader.head(repo), "no repository when the session began: no base");
+    assertNull(TaskWorkReader.since(repo, null), "still none: no work");
+    git(repo, "init", "-q", "-b", "main");
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start");
+    Files.writeString(repo.resolve("notes.md"), "a\nb\n");
+    git(repo, "add", ".");
+    git(repo, "commit", "-q", "-m", "notes");
+    TaskWork w = TaskWorkReader.since(repo, null);
+    assertEquals(TaskWorkReader.EMPTY_TREE, w.base(), "kept as the task's base for its next sessions");
+    assertEquals(List.of("notes", "start"), w.commits().stream().map(TaskWork.Commit::subject).toList());
+    assertEquals(List.of("notes.md"), w.files());
+    assertEquals(2, w.linesAdded());
+    assertEquals(w.commits(), TaskWorkReader.since(repo, w.base()).commits(), "the same from the kept base");
+  }
+
+  @Test
   void gitErrorsGiveNoWorkAndNeverThrow() throws Exception {
     Path plain = Files.createDirectories(dir.resolve("plain"));
     assertNull(TaskWorkReader.head(plain), "not a repository");
