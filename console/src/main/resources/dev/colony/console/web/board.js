@@ -17,8 +17,9 @@ const COLUMNS = [
 const LABEL = Object.fromEntries(COLUMNS);
 const ORDER = COLUMNS.map(([s]) => s);
 /** The card's arrows: where a task goes back and forward along the flow (Blocked only from the drawer: it needs a reason). */
-const PREV = { todo: 'backlog', in_progress: 'todo', in_review: 'in_progress', done: 'in_review', blocked: 'todo' };
-const NEXT = { backlog: 'todo', todo: 'in_progress', in_progress: 'in_review', in_review: 'done' };
+// Only an ant takes a task In Progress (the task refuses a human's move there): no button, no drop leads there.
+const PREV = { todo: 'backlog', in_progress: 'todo', in_review: 'todo', done: 'in_review', blocked: 'todo' };
+const NEXT = { backlog: 'todo', in_progress: 'in_review', in_review: 'done' };
 const PRIORITY_WEIGHT = { high: 2, normal: 1, low: 0 };
 const STATE_CLASS = { backlog: 'c-wait', todo: 'c-wait', in_progress: 'c-work', in_review: 'c-pause', done: 'c-ok', blocked: 'c-need' };
 
@@ -41,7 +42,7 @@ function buildColumns() {
     const section = el('section', { class: 'column col-' + state, dataset: { state } },
       el('h2', null, label, count), list, moreBtn);
     section.addEventListener('dragover', (e) => {
-      if (!canAct() || !e.dataTransfer.types.includes('text/x-colony-task')) return;
+      if (!canAct() || state === 'in_progress' || !e.dataTransfer.types.includes('text/x-colony-task')) return;
       e.preventDefault();
       e.dataTransfer.dropEffect = 'move';
       section.classList.add('drop');
@@ -337,7 +338,7 @@ function drawTask(t, hint) {
   const assignee = el('input', { type: 'text', id: 'assigneeInput', class: 'assignee-input', value: t.assignee || '', maxlength: '100', 'aria-label': 'Assignee',
     placeholder: 'ant, pool:NAME, @human; empty: nobody', dataset: { key: 'assignee' } });
   const assign = button('Assign', '', 'assign', () => act(t.id, 'assign', { assignee: assignee.value.trim() }));
-  const moves = COLUMNS.filter(([s]) => s !== t.state).map(([s, label]) => button(label, s === 'blocked' ? 'danger' : '', 'move-' + s,
+  const moves = COLUMNS.filter(([s]) => s !== t.state && s !== 'in_progress').map(([s, label]) => button(label, s === 'blocked' ? 'danger' : '', 'move-' + s,
     s === 'blocked' ? needs(() => act(t.id, 'move', { to: s, text: text() }), 'Say why it is blocked: a move to Blocked needs a reason.')
       : () => act(t.id, 'move', { to: s, ...(text() ? { text: text() } : {}) })));
 
