@@ -86,7 +86,7 @@ class TasksIT {
             .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(Map.of(
                 "title", "note " + i + " from the console", "assignee", "pool:docs", "labels", List.of("docs"))))));
         assertTrue(r.statusCode() / 100 == 2, r.statusCode() + " " + r.body());
-        ids.add(JSON.readTree(r.body()).path("id").asText());
+        ids.add(JSON.readTree(r.body()).path("task").path("id").asText());
       }
       assertEquals(9, ids.size(), "nine distinct tasks: " + ids);
 

@@ -183,7 +183,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
       SessionResult result = new SessionResult(raw.outcome(), secrets.redact(raw.detail()),
           raw.resetAtEpochMillis(), raw.turns(), raw.costUsd(), raw.inputTokens(), raw.outputTokens(),
           raw.durationMillis(), raw.sessionId(), raw.transcript());
-      if (request.task() != null && taskBase != null) {
+      if (request.task() != null) { // a null base: the workspace had no commit yet (the agent made it)
         result = result.withWork(redacted(TaskWorkReader.since(Path.of(workspace), taskBase)));
       }
       log.info("{}: session {} ended: {} {}", spec.name(), request.session(), result.outcome(),
