@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * examples/tasks on the real dev server, with real workers as processes: two ants sharing the
- * pool {@code docs} take tasks added from the CLI and from the console's API; workers are killed
+ * pool {@code docs} take tasks added from the CLI, the console's API and a Slack slash command (the
+ * test's fake Slack, over the real Socket Mode protocol and Bolt); workers are killed
  * with SIGKILL while tasks are being claimed and while a session runs; no task is lost and none is
  * worked by both ants. A re-queue's comment reaches the next session's prompt, and an approval
  * makes the task Done.
@@ -46,7 +47,11 @@ class TasksIT {
   @TempDir
   Path tmp;
 
+  private static final String WORK = "C0WORK001";
+  private static final String DANA = "U0DANA001";
+
   private Cluster cluster;
+  private dev.colony.fakes.FakeSlack slack;
   private final List<Process> processes = new ArrayList<>();
 
   @AfterEach
@@ -57,14 +62,25 @@ class TasksIT {
         p.destroyForcibly();
       }
     }
-    Cluster.closeAll(cluster);
+    Cluster.closeAll(cluster, slack); // the cluster first: its workers still talk to the fake
   }
 
   @Test
   void twoAntsSharingAPoolTakeEveryTaskOnceAcrossWorkerKills() throws Exception {
+    slack = new dev.colony.fakes.FakeSlack().channel(WORK, "work", true).user(DANA, "dana", false)
+        .group("S0OPS0001", DANA);
     cluster = new Cluster(tmp, EXAMPLE).startServer("dev");
     cluster.colonyName = "tasks";
-    Files.writeString(cluster.dir.resolve(".env"), "WRITER_LINGER=3\n");
+    // The example, with a Slack channel for both ants (operators: dana).
+    Files.writeString(cluster.dir.resolve("colony.yaml"), Files.readString(cluster.dir.resolve("colony.yaml"))
+        + "integrations:\n  slack:\n    bot_token: ${SLACK_BOT_TOKEN}\n    app_token: ${SLACK_APP_TOKEN}\n"
+        + "    operators: [S0OPS0001]\n");
+    for (String ant : List.of("ada", "bob")) { // a colony on Slack: every ant names its channel
+      Path file = cluster.dir.resolve("ants/" + ant + ".yaml");
+      Files.writeString(file, Files.readString(file) + "integrations:\n  slack:\n    channel: \"#work\"\n");
+    }
+    Files.writeString(cluster.dir.resolve(".env"), "WRITER_LINGER=6\nSLACK_BOT_TOKEN=" + dev.colony.fakes.FakeSlack.BOT_TOKEN
+        + "\nSLACK_APP_TOKEN=" + dev.colony.fakes.FakeSlack.APP_TOKEN + "\nCOLONY_SLACK_API_URL=" + slack.apiUrl() + "\n");
     Cluster.WorkerProcess first = cluster.startWorker("w1");
     Cluster.WorkerProcess second = null;
     try {
@@ -88,15 +104,24 @@ class TasksIT {
         assertTrue(r.statusCode() / 100 == 2, r.statusCode() + " " + r.body());
         ids.add(JSON.readTree(r.body()).path("task").path("id").asText());
       }
-      assertEquals(9, ids.size(), "nine distinct tasks: " + ids);
+      // A human in Slack adds two (in the ants' channel, for the pool).
+      eventually(LONG, () -> slack.openSockets() == 1, () -> "no Slack connection");
+      for (int i = 1; i <= 2; i++) {
+        slack.slash(WORK, DANA, "task add note " + i + " from slack to:pool:docs label:docs");
+      }
+      eventually(LONG, ok(() -> tasks().stream().filter(t -> t.path("title").asText().contains("from slack")).count() == 2),
+          () -> "the Slack tasks never reached the board: " + slack.texts(WORK) + "\n" + board());
+      for (JsonNode t : tasks()) {
+        ids.add(t.path("id").asText());
+      }
+      assertEquals(11, ids.size(), "eleven distinct tasks: " + ids);
 
-      // Kill the next worker inside a session.
-      eventually(LONG, ok(() -> count("in_review") >= 3), () -> "the ants stopped working:\n" + board());
+      // Kill the next worker inside a session (eleven sessions of six seconds on two ants: some run now).
       eventually(LONG, ok(() -> count("in_progress") >= 1), () -> "no session ran:\n" + board());
       Cluster.kill9(second);
       second = cluster.startWorker("w3");
 
-      eventually(Duration.ofSeconds(240), ok(() -> count("in_review") == 9), () -> "not every task reached review:\n" + board());
+      eventually(Duration.ofSeconds(240), ok(() -> count("in_review") == 11), () -> "not every task reached review:\n" + board());
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics(), e);
     }
@@ -106,7 +131,7 @@ class TasksIT {
       String[] w = line.split(" ");
       antsByTask.computeIfAbsent(w[1], k -> new HashSet<>()).add(w[0]);
     }
-    assertEquals(9, antsByTask.size(), "sessions ran on: " + antsByTask);
+    assertEquals(11, antsByTask.size(), "sessions ran on: " + antsByTask);
     antsByTask.forEach((task, ants) -> assertEquals(1, ants.size(), task + " was worked by " + ants));
     Set<String> workers = new HashSet<>();
     for (JsonNode t : tasks()) {
