@@ -119,7 +119,9 @@ public interface AntWorkflow {
 
   /**
    * A human moved, re-queued or reassigned the task this ant holds: the ant lets it go (its
-   * running session finishes; its report is then refused by the task).
+   * running session finishes; its report is then refused by the task). The input is the task's id,
+   * optionally followed by a space and the withdrawn claim's token: a withdrawal that arrives
+   * late, after the ant took the task again under a new claim, is then ignored.
    */
   @SignalMethod(name = "taskWithdrawn")
   void taskWithdrawn(String taskId);

@@ -78,8 +78,11 @@ public class AntWorkflowImpl implements AntWorkflow {
     int sessionsThisRun = 0;
     while (!ant.stopRequested()) {
       applyPendingSpec();
+      // An ant waiting for tasks looks at the board every few minutes with no session: its run
+      // continues as new on history length alone (only in runs that take tasks).
       if (ant.upgrade.due() || sessionsThisRun > 0 && (sessionsThisRun >= ant.spec().continueAsNewEvery()
-          || Workflow.getInfo().isContinueAsNewSuggested())) {
+          || Workflow.getInfo().isContinueAsNewSuggested())
+          || desk.on() && sessionsThisRun == 0 && Workflow.getInfo().isContinueAsNewSuggested()) {
         continueAsNew();
         return;
       }

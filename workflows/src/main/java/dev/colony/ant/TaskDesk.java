@@ -92,9 +92,16 @@ final class TaskDesk {
     ant.task.wake();
   }
 
-  void withdrawn(String taskId) {
+  void withdrawn(String withdrawn) {
+    if (withdrawn == null) {
+      return;
+    }
+    String[] parts = withdrawn.strip().split(" ", 2);
+    String taskId = parts[0];
+    String token = parts.length > 1 ? parts[1].strip() : null;
     TaskBrief b = ant.task.brief();
-    if (b != null && b.id().equals(taskId)) {
+    // A withdrawal of an older claim (it arrived after the ant took the task again) is not this one's.
+    if (b != null && b.id().equals(taskId) && (token == null || token.equals(b.token()))) {
       ant.task.letGo(); // the running session finishes; nothing is reported for it
       log.info("{}: task {} was withdrawn", ant.spec().name(), taskId);
     }

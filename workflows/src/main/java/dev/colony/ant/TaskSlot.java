@@ -72,13 +72,18 @@ final class TaskSlot {
       return unansweredToken;
     }
     claims++;
-    return workflowId + "#" + claims;
+    // The chain's first run id makes tokens unique across the ant's lives: after a stop and a start
+    // the count begins again, and a repeated token would be answered with an old claim's result.
+    return workflowId + "/" + io.temporal.workflow.Workflow.getInfo().getFirstExecutionRunId() + "#" + claims;
   }
 
   /** A claim's activity gave up without an answer: it may have been taken, so its token is kept. */
   void unanswered(String taskId, String token) {
     unansweredTaskId = taskId;
     unansweredToken = token;
+    // Look again: an ant that takes tasks only by name looks only when woken, and the claim may
+    // have been applied (the task would then sit In Progress for it, unseen).
+    wake();
   }
 
   long claims() {

@@ -34,7 +34,10 @@ public interface TaskActivities {
   @ActivityMethod(name = "AntRunning")
   boolean antRunning(String colony, String ant);
 
-  /** Signals {@code taskWithdrawn} to the ant a human took its task from (best effort). */
+  /**
+   * Signals {@code taskWithdrawn} to the ant a human took its task from (best effort);
+   * {@code withdrawn} is the task's id and the withdrawn claim's token ({@code "k7m2qx TOKEN"}).
+   */
   @ActivityMethod(name = "WithdrawTask")
   void withdraw(String colony, String ant, String taskId);
 }

@@ -33,7 +33,8 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
   static final int CONTINUE_AS_NEW_EVENTS = 2_000;
 
   /** Something the main loop does for a handler: tell the ants that may take the task, or its former ant. */
-  private record Effect(boolean announce, String ant) {}
+  /** What an update queued for the run loop: an announcement, or a withdrawal of the claim {@code token} from {@code ant}. */
+  private record Effect(boolean announce, String ant, String token) {}
 
   private final TaskSheet sheet;
   private final TaskSettings settings;
@@ -77,9 +78,13 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
             || sheet.state == TaskState.IN_PROGRESS || historyLong());
       }
     }
-    // Updates in flight answer first; what they queued still goes out.
+    // Updates in flight answer first; what they queued still goes out, and so does what an update
+    // arriving while those effects ran queued.
     Workflow.await(Workflow::isEveryHandlerFinished);
-    runEffects();
+    do {
+      runEffects();
+      Workflow.await(Workflow::isEveryHandlerFinished);
+    } while (!effects.isEmpty());
     if (sheet.state != TaskState.DONE) {
       // Long history (or a newer release is current): the next run carries the card, on the current version.
       Upgrade.continueAsNew(new TaskRun(sheet.colony, null, sheet.card(), settings));
@@ -154,7 +159,8 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
         if (text != null) {
           sheet.comment(ant, text, now);
         }
-        sheet.moveTo(r.done() && settings.antsMayFinish() ? TaskState.DONE : TaskState.IN_REVIEW, ant, null, now);
+        // The ant's policy carries colony.yaml's ants_may_finish (the surfaces start tasks with the defaults).
+        sheet.moveTo(r.done() ? TaskState.DONE : TaskState.IN_REVIEW, ant, null, now);
       }
       case FAILED -> {
         sheet.attempts++;
@@ -297,13 +303,13 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
   public static final String REFUSED = "TaskChangeRefused";
 
   private void announce() {
-    effects.add(new Effect(true, null));
+    effects.add(new Effect(true, null, null));
   }
 
   /** A human takes an In Progress task away: its ant is told (it stops working on it). */
   private void withdrawFromWorker() {
     if (sheet.state == TaskState.IN_PROGRESS && sheet.worker != null) {
-      effects.add(new Effect(false, sheet.worker));
+      effects.add(new Effect(false, sheet.worker, sheet.claimToken));
     }
   }
 
@@ -318,7 +324,8 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
                 .announce(sheet.colony, tags);
           }
         } else {
-          activities(Activities.TASK_WITHDRAW, "withdraw · from " + e.ant()).withdraw(sheet.colony, e.ant(), sheet.id);
+          activities(Activities.TASK_WITHDRAW, "withdraw · from " + e.ant()).withdraw(sheet.colony, e.ant(),
+              e.token() == null ? sheet.id : sheet.id + " " + e.token());
         }
       } catch (ActivityFailure f) {
         log.warn("task {}: {} failed: {}", sheet.id, e.announce() ? "announcing" : "withdrawing from " + e.ant(),

@@ -101,7 +101,7 @@ class TaskWorkflowTest {
     var work = new TaskWork("colony/alpha", "abc", "def", List.of(new TaskWork.Commit("def", "docs: fix")), 1, 3, 1,
         List.of("README.md"));
     TaskReply submitted = t.report(new TaskReport(TaskReport.Kind.SUBMITTED, "alpha", "ant/test/alpha#1",
-        "fixed the docs", null, work, true));
+        "fixed the docs", null, work, false));
     assertEquals(TaskState.IN_REVIEW, submitted.state(), "ants may not finish: In Review, not Done");
     assertEquals("def", memoOf("life01").work().head());
     assertFalse(tagsOf("life01").contains("worker:alpha"), "no worker tag once out of In Progress");
@@ -272,12 +272,12 @@ class TaskWorkflowTest {
     TaskCard moved = t.assign(new TaskChange("@alice", null, "beta", null));
     assertEquals(TaskState.TODO, moved.state());
     assertEquals("reassigned to beta", moved.reason());
-    eventually(() -> tasks.withdrawn.equals(List.of("alpha take01")), "alpha was told");
+    eventually(() -> tasks.withdrawn.equals(List.of("alpha take01 a#1")), "alpha was told, with its claim");
     eventually(() -> tasks.announced.get(tasks.announced.size() - 1).equals(List.of("take:ant:beta")),
         "announced to beta: " + tasks.announced);
     t.claim(TaskFakes.claim("beta", "b#1", List.of()));
     t.move(new TaskChange("cli", TaskState.BLOCKED, null, "waiting for the vendor"));
-    eventually(() -> tasks.withdrawn.equals(List.of("alpha take01", "beta take01")), "beta was told");
+    eventually(() -> tasks.withdrawn.equals(List.of("alpha take01 a#1", "beta take01 b#1")), "beta was told");
   }
 
   @Test
@@ -327,7 +327,9 @@ class TaskWorkflowTest {
 
   @Test
   void antsMayFinishWhenTheColonySaysSo() {
-    TaskWorkflow t = TaskFakes.start(client, TaskFakes.task("fin001", "Small", List.of(), null), new TaskSettings(true, 600));
+    // The ant's policy carries colony.yaml's ants_may_finish: its report says done, whatever the
+    // settings the task was started with (a surface starts tasks with the defaults).
+    TaskWorkflow t = TaskFakes.start(client, TaskFakes.task("fin001", "Small", List.of(), null), TaskSettings.defaults());
     t.claim(TaskFakes.claim("alpha", "a#1", List.of("*")));
     TaskReply r = t.report(new TaskReport(TaskReport.Kind.SUBMITTED, "alpha", "a#1", "done", null, null, true));
     assertEquals(TaskState.DONE, r.state());
