@@ -68,10 +68,17 @@ public final class IssueTaskActivitiesImpl implements IssueTaskActivities {
     String body = issue.body().length() > TaskLimits.BODY ? SafeText.cut(issue.body(), TaskLimits.BODY) : issue.body();
     List<String> labels = new ArrayList<>();
     for (String l : issue.labels()) {
-      String label = SafeText.clean(l).strip();
-      if (!label.isEmpty() && label.length() <= TaskLimits.LABEL && labels.size() < TaskLimits.LABELS
-          && labels.stream().noneMatch(x -> x.equalsIgnoreCase(label))) {
-        labels.add(label);
+      // GitHub's labels hold spaces, colons, emoji ("good first issue", "type: bug"): a task's label is
+      // a word, so each becomes one ("good-first-issue", "type-bug"); one that cannot is left out.
+      String label = SafeText.clean(l).strip().toLowerCase(java.util.Locale.ROOT)
+          .replaceAll("[^a-z0-9._-]+", "-").replaceAll("^[._-]+|-+$", "");
+      if (label.length() > TaskLimits.LABEL) {
+        label = label.substring(0, TaskLimits.LABEL).replaceAll("-+$", "");
+      }
+      String word = label;
+      if (dev.colony.task.TaskText.LABEL.matcher(word).matches() && labels.size() < TaskLimits.LABELS
+          && !labels.contains(word)) {
+        labels.add(word);
       }
     }
     return new NewTask(id, title, body, Priority.NORMAL, labels, who, TaskState.TODO,

@@ -98,7 +98,8 @@ class IssueTaskActivitiesImplTest {
 
   @Test
   void anIssueBecomesOneTaskWithItsTitleBodyLabelsAndLink() {
-    List<String> labels = new ArrayList<>(List.of("bug", "Bug", "x".repeat(TaskLimits.LABEL + 1)));
+    List<String> labels = new ArrayList<>(List.of("bug", "Bug", "good first issue", "type: bug", "\uD83D\uDD25",
+        "x".repeat(TaskLimits.LABEL + 1)));
     for (int i = 0; i < 12; i++) {
       labels.add("l" + i);
     }
@@ -111,7 +112,8 @@ class IssueTaskActivitiesImplTest {
     assertTrue(t.title().endsWith("…"));
     assertEquals("Steps: save twice.", t.body());
     assertEquals(TaskLimits.LABELS, t.labels().size());
-    assertEquals(List.of("bug", "l0"), t.labels().subList(0, 2), "one 'bug', the over-long label left out");
+    assertEquals(List.of("bug", "good-first-issue", "type-bug", "x".repeat(TaskLimits.LABEL), "l0"),
+        t.labels().subList(0, 5), "one 'bug', GitHub's words made labels, the emoji left out, the long one cut");
     assertEquals(Assignee.pool("triage"), t.assignee());
     assertEquals(TaskState.TODO, t.state());
     assertEquals("https://github.com/Acme/App/issues/7", t.issueUrl());
