@@ -132,10 +132,16 @@ public final class ChannelCommands {
       return refused();
     }
     if (cmd.equals("task") || cmd.equals("tasks")) {
-      if (ChatTasks.decides(cmd, arg) && !mayDecide(targets, who)) {
-        return refusedTaskDecision(targets, who);
+      // Cleaned once, so the check reads the words the command runs (a control character inside
+      // "done" must not hide a move to Done from it).
+      String words = ChatTasks.cleaned(arg);
+      if (ChatTasks.decides(cmd, words)) {
+        List<String> deciders = withOwner(targets, ChatTasks.taskIdOf(words));
+        if (!mayDecide(deciders, who)) {
+          return refusedTaskDecision(deciders, who);
+        }
       }
-      return tasks.command(cmd, arg, targets, who);
+      return tasks.command(cmd, words, targets, who);
     }
     if (cmd.equals("urgent") && arg.isBlank()) {
       return "`" + prefix + "urgent` needs the instruction: `" + prefix + "urgent stop and fix the failing build`.";
@@ -276,13 +282,29 @@ public final class ChannelCommands {
 
   /** A task's Approve or Re-queue button, pressed by {@code who} under a post in a channel where {@code here} listen. */
   public ChatTasks.Answer pressTask(List<String> here, String taskId, boolean approve, String comment, Speaker who) {
-    if (!mayDecide(here, who)) {
-      return new ChatTasks.Answer(ChatTasks.Outcome.FAILED, refusedTaskDecision(here, who), null);
+    List<String> deciders = withOwner(here, taskId);
+    if (!mayDecide(deciders, who)) {
+      return new ChatTasks.Answer(ChatTasks.Outcome.FAILED, refusedTaskDecision(deciders, who), null);
     }
     if (!approve && (comment == null || comment.isBlank())) {
       return new ChatTasks.Answer(ChatTasks.Outcome.FAILED, "A re-queue needs a comment for the next session.", null);
     }
     return tasks.press(taskId, approve, comment, who);
+  }
+
+  /**
+   * The ants whose operators decide on task {@code taskId} from this channel: the channel's, and
+   * the ant that works (or worked) on it or is assigned it, so an operator of one ant cannot
+   * approve another ant's work from its own channel.
+   */
+  private List<String> withOwner(List<String> here, String taskId) {
+    String owner = tasks.ownerAnt(taskId);
+    if (owner == null || here.contains(owner)) {
+      return here;
+    }
+    List<String> all = new java.util.ArrayList<>(here);
+    all.add(owner);
+    return all;
   }
 
   /** Null when task {@code taskId} still waits for a human, else why a Re-queue has nothing to do. */

@@ -84,8 +84,41 @@ public final class ChatTasks {
     return SafeText.cut(reply, at > 0 ? at : MAX_REPLY - marker.length()) + marker;
   }
 
+  /** A chat's words as the task commands read them: control characters gone, bounded, stripped. */
+  static String cleaned(String arg) {
+    return SafeText.cut(SafeText.clean(arg == null ? "" : arg), MAX_INPUT).strip();
+  }
+
+  /** The task id a {@code /task WORD ID ...} names (its second word), or null. */
+  static String taskIdOf(String words) {
+    String[] w = SPACES.split(words.strip(), 3);
+    return w.length > 1 ? w[1] : null;
+  }
+
+  /**
+   * The ant that works (or last worked) on task {@code id}, else the ant it is assigned to; null
+   * for none or when the board cannot say (the channel's ants decide then).
+   */
+  String ownerAnt(String id) {
+    if (id == null || !dev.colony.task.TaskIds.ID.matcher(id).matches()) {
+      return null;
+    }
+    try {
+      dev.colony.task.TaskCard c = board.get(id);
+      if (c == null) {
+        return null;
+      }
+      if (c.worker() != null) {
+        return c.worker();
+      }
+      return c.assignee() != null && c.assignee().kind() == dev.colony.task.Assignee.Kind.ANT ? c.assignee().name() : null;
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
   private String answer(String cmd, String arg, List<String> here, Speaker who) {
-    String a = SafeText.cut(SafeText.clean(arg == null ? "" : arg), MAX_INPUT).strip();
+    String a = cleaned(arg);
     try {
       if (cmd.equals("tasks")) {
         return list(a);

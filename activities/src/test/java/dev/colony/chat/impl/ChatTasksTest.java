@@ -141,13 +141,16 @@ class ChatTasksTest {
     assertEquals("⛔ Only the colony's operators can command these ants.", say(EVE, alpha, "/task add sneaky"));
     assertEquals("⛔ Only the colony's operators can command these ants.", say(EVE, alpha, "/task approve r1"));
     assertEquals(0, board.changes.size());
-    // gamma has no operators: anyone adds, only an Administrator approves.
+    // gamma has no operators: anyone adds, only an Administrator approves gamma's work.
     List<String> gamma = List.of("gamma");
+    board.put("g0", "gamma's work", TaskState.IN_REVIEW, "gamma");
     assertTrue(say(EVE, gamma, "/task add open door").startsWith("📋 Added"));
     assertEquals("⛔ eve: only the colony's operators can approve or re-queue tasks (no operators are configured: "
-        + "Administrators only).", say(EVE, gamma, "/task approve r1"));
-    assertTrue(say(EVE, gamma, "/task move r1 done").startsWith("⛔ eve"));
-    assertTrue(say(ADA, gamma, "/task approve r1").startsWith("✅ `r1` approved by @ada"));
+        + "Administrators only).", say(EVE, gamma, "/task approve g0"));
+    assertTrue(say(EVE, gamma, "/task move g0 done").startsWith("⛔ eve"));
+    assertTrue(say(ADA, gamma, "/task approve g0").startsWith("✅ `g0` approved by @ada"));
+    // alpha's task stays alpha's operators' to decide, even from gamma's channel
+    assertTrue(say(ADA, gamma, "/task approve r1").startsWith("⛔"), "an Administrator is not alpha's operator");
   }
 
   @Test
@@ -175,5 +178,28 @@ class ChatTasksTest {
     assertTrue(commands.taskNotWaiting("b1").contains("already To Do"));
     assertEquals(ChatTasks.Outcome.FAILED, commands.pressTask(alpha, "../etc", true, null, DANA).outcome());
     assertEquals(ChatTasks.Outcome.FAILED, commands.pressTask(alpha, "gone", true, null, DANA).outcome());
+  }
+
+  @Test
+  void anOperatorOfOneAntCannotDecideOnAnotherAntsTaskAndControlCharactersHideNoDecision() {
+    ChannelCommands mixed = new ChannelCommands(null, "c", new Policy(Map.of("alpha", List.of("OPS"),
+        "gamma", List.of("GAMMA-OPS"))), "/", "react", board);
+    board.put("g1", "Gamma's work", TaskState.IN_REVIEW, "gamma");
+    // dana operates alpha, not gamma: from alpha's channel she cannot approve gamma's task, by word or button
+    String r = mixed.onText(alpha, DANA, "/task approve g1");
+    assertTrue(r.startsWith("⛔"), r);
+    assertEquals(TaskState.IN_REVIEW, board.get("g1").state());
+    assertEquals(ChatTasks.Outcome.FAILED, mixed.pressTask(alpha, "g1", true, null, DANA).outcome());
+    assertEquals(TaskState.IN_REVIEW, board.get("g1").state());
+
+    // In the channel of an ant with no operators anyone may talk, but only Administrators decide:
+    // a control character inside "done" does not hide a move to Done from that check.
+    List<String> free = List.of("free");
+    board.put("f1", "Free work", TaskState.IN_REVIEW, "free");
+    String moved = mixed.onText(free, EVE, "/task move f1 do\u0085ne");
+    assertTrue(moved.startsWith("⛔"), moved);
+    assertEquals(TaskState.IN_REVIEW, board.get("f1").state());
+    assertFalse(mixed.onText(free, ADA, "/task move f1 do\u0085ne").startsWith("⛔"), "an Administrator may");
+    assertEquals(TaskState.DONE, board.get("f1").state());
   }
 }
