@@ -187,8 +187,17 @@ public final class TemporalTaskBoard implements TaskBoard {
     } catch (IllegalArgumentException e) {
       throw new TaskBoardException(e.getMessage());
     }
-    List<TaskCard> cards = call("listing the tasks of colony " + colony, () -> client.listExecutions(q.toString())
-        .limit(MAX_LISTED).map(TaskQueries::card).filter(c -> c != null).toList());
+    // Open tasks first, then Done ones (closed runs) with what is left of the bound: many Done tasks
+    // never push an open one off the board.
+    String query = q.toString();
+    List<TaskCard> cards = new java.util.ArrayList<>(call("listing the tasks of colony " + colony,
+        () -> client.listExecutions(query + " AND ExecutionStatus = 'Running'").limit(MAX_LISTED)
+            .map(TaskQueries::card).filter(c -> c != null).toList()));
+    if (cards.size() < MAX_LISTED && (f.state() == null || f.state() == TaskState.DONE)) {
+      int room = MAX_LISTED - cards.size();
+      cards.addAll(call("listing the tasks of colony " + colony, () -> client.listExecutions(
+          query + " AND ExecutionStatus != 'Running'").limit(room).map(TaskQueries::card).filter(c -> c != null).toList()));
+    }
     // One card per task: a reopened task's Done run is listed beside its open one while visibility keeps it.
     Map<String, TaskCard> byId = new java.util.LinkedHashMap<>();
     cards.stream().sorted(Comparator.comparingLong(TaskCard::updatedAtMillis).reversed().thenComparing(TaskCard::id))

@@ -66,11 +66,15 @@ final class TaskRoutes {
     }
     String assignee = ctx.queryParam("assignee");
     if (assignee != null && !assignee.isBlank() && !assignee.strip().equals("-")) {
-      assignee = Assignee.parse(assignee).text(); // a bad name is a 400 with the parser's sentence
+      Assignee parsed = Assignee.parse(assignee); // a bad name is a 400 with the parser's sentence
+      assignee = parsed == null ? "-" : parsed.text(); // "nobody" reads as nobody
     }
     String label = ctx.queryParam("label");
-    if (label != null && label.length() > TaskLimits.LABEL) {
-      throw new IllegalArgumentException("label is over " + TaskLimits.LABEL + " characters");
+    if (label != null && !label.isBlank()) {
+      String problem = dev.colony.task.TaskText.labelsProblem(List.of(label.strip()));
+      if (problem != null) {
+        throw new IllegalArgumentException(problem);
+      }
     }
     String worker = ctx.queryParam("worker");
     if (worker != null && !worker.isBlank() && !ConsoleServer.ANT_NAME.matcher(worker).matches()) {

@@ -123,6 +123,12 @@ class TaskApiTest {
     JsonNode one = json(get("/api/tasks?limit=1"));
     assertEquals(1, one.get("tasks").size());
     assertTrue(one.get("more").asBoolean());
+    // "nobody" is nobody (not a failure); a bad label is the caller's error, named
+    try (Response nobody = get("/api/tasks?assignee=nobody")) {
+      assertEquals(200, nobody.code());
+    }
+    String badLabel = refused(get("/api/tasks?label=a%20b"));
+    assertTrue(badLabel.startsWith("400 ") && badLabel.contains("is not a label"), badLabel);
   }
 
   private static JsonNode find(JsonNode board, String id) {
