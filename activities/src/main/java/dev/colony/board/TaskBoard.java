@@ -18,9 +18,16 @@ public interface TaskBoard {
 
   /**
    * Tasks of the colony, newest change first, at most {@code filter.limit()}: open ones, and Done
-   * ones while visibility keeps them.
+   * ones while visibility keeps them. With a state, the newest {@code limit} of that column (by
+   * when they entered the board) are read and sorted, so the first cards of a column come fast
+   * however long it is.
    */
   List<TaskCard> list(Filter filter);
+
+  /** How many tasks {@code filter} matches (its limit does not count); a visibility count on Temporal. */
+  default long count(Filter filter) {
+    return list(new Filter(filter.state(), filter.assignee(), filter.label(), filter.worker(), 10_000)).size();
+  }
 
   /** One task, from its memo; null when there is none with this id. */
   TaskCard get(String id);

@@ -164,6 +164,28 @@ public final class TemporalTaskBoard implements TaskBoard {
     if (f.limit() < 1 || f.limit() > MAX_LISTED) {
       throw new TaskBoardException("a list shows 1 to " + MAX_LISTED + " tasks, not " + f.limit());
     }
+    String query = query(f);
+    // Open tasks first, then Done ones (closed runs) with what is left of the bound: many Done tasks
+    // never push an open one off the board. One column reads only its newest `limit` (a board's
+    // first cards); the whole board reads up to MAX_LISTED and sorts them by their last change.
+    int bound = f.state() != null ? f.limit() : MAX_LISTED;
+    List<TaskCard> cards = new java.util.ArrayList<>(call("listing the tasks of colony " + colony,
+        () -> client.listExecutions(query + " AND ExecutionStatus = 'Running'").limit(bound)
+            .map(TaskQueries::card).filter(c -> c != null).toList()));
+    if (cards.size() < bound && (f.state() == null || f.state() == TaskState.DONE)) {
+      int room = bound - cards.size();
+      cards.addAll(call("listing the tasks of colony " + colony, () -> client.listExecutions(
+          query + " AND ExecutionStatus != 'Running'").limit(room).map(TaskQueries::card).filter(c -> c != null).toList()));
+    }
+    // One card per task: a reopened task's Done run is listed beside its open one while visibility keeps it.
+    Map<String, TaskCard> byId = new java.util.LinkedHashMap<>();
+    cards.stream().sorted(Comparator.comparingLong(TaskCard::updatedAtMillis).reversed().thenComparing(TaskCard::id))
+        .forEach(c -> byId.putIfAbsent(c.id(), c));
+    return byId.values().stream().limit(f.limit()).toList();
+  }
+
+  /** The visibility query of the tasks {@code f} names (its limit aside); a bad filter is a sentence. */
+  private String query(Filter f) {
     StringBuilder q = new StringBuilder(TaskQueries.tasksOf(colony));
     try {
       if (f.state() != null) {
@@ -187,22 +209,13 @@ public final class TemporalTaskBoard implements TaskBoard {
     } catch (IllegalArgumentException e) {
       throw new TaskBoardException(e.getMessage());
     }
-    // Open tasks first, then Done ones (closed runs) with what is left of the bound: many Done tasks
-    // never push an open one off the board.
-    String query = q.toString();
-    List<TaskCard> cards = new java.util.ArrayList<>(call("listing the tasks of colony " + colony,
-        () -> client.listExecutions(query + " AND ExecutionStatus = 'Running'").limit(MAX_LISTED)
-            .map(TaskQueries::card).filter(c -> c != null).toList()));
-    if (cards.size() < MAX_LISTED && (f.state() == null || f.state() == TaskState.DONE)) {
-      int room = MAX_LISTED - cards.size();
-      cards.addAll(call("listing the tasks of colony " + colony, () -> client.listExecutions(
-          query + " AND ExecutionStatus != 'Running'").limit(room).map(TaskQueries::card).filter(c -> c != null).toList()));
-    }
-    // One card per task: a reopened task's Done run is listed beside its open one while visibility keeps it.
-    Map<String, TaskCard> byId = new java.util.LinkedHashMap<>();
-    cards.stream().sorted(Comparator.comparingLong(TaskCard::updatedAtMillis).reversed().thenComparing(TaskCard::id))
-        .forEach(c -> byId.putIfAbsent(c.id(), c));
-    return byId.values().stream().limit(f.limit()).toList();
+    return q.toString();
+  }
+
+  @Override
+  public long count(Filter filter) {
+    String query = query(filter == null ? Filter.all(1) : filter);
+    return call("counting the tasks of colony " + colony, () -> client.countWorkflows(query).getCount());
   }
 
   @Override

@@ -84,6 +84,10 @@ final class TaskRoutes {
     String a = blankToNull(assignee);
     String l = blankToNull(label);
     String wk = blankToNull(worker);
+    String perParam = ctx.queryParam("per");
+    if (perParam != null && !perParam.isBlank()) {
+      return firstCards(b, states, a, l, wk, per(perParam));
+    }
     List<TaskCard> cards = new ArrayList<>();
     if (states.isEmpty()) {
       cards.addAll(b.list(new TaskBoard.Filter(null, a, l, wk, limit)));
@@ -108,6 +112,44 @@ final class TaskRoutes {
     m.put("limit", limit);
     m.put("more", more);
     return m;
+  }
+
+  /**
+   * {@code GET /api/tasks?per=N}: the board's first paint, fast however many tasks there are: the
+   * newest {@code N} cards of each column and each column's count (a visibility count), so the
+   * page draws its columns at once and reads the whole board after.
+   */
+  private Map<String, Object> firstCards(TaskBoard b, List<TaskState> states, String a, String l, String wk, int per) {
+    List<TaskState> columns = states.isEmpty() ? List.of(TaskState.values()) : states;
+    List<TaskCard> cards = new ArrayList<>();
+    Map<String, Object> counts = new LinkedHashMap<>();
+    for (TaskState s : columns) {
+      cards.addAll(b.list(new TaskBoard.Filter(s, a, l, wk, per)));
+      counts.put(s.word(), b.count(new TaskBoard.Filter(s, a, l, wk, 1)));
+    }
+    Set<String> gone = gone(cards);
+    List<Map<String, Object>> out = new ArrayList<>(cards.size());
+    for (TaskCard c : cards) {
+      out.add(views.task(c, antGone(c, gone)));
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("columns", Views.columns());
+    m.put("tasks", out);
+    m.put("counts", counts);
+    m.put("partial", true);
+    return m;
+  }
+
+  private static int per(String v) {
+    try {
+      int i = Integer.parseInt(v.strip());
+      if (i >= 1 && i <= 500) {
+        return i;
+      }
+    } catch (NumberFormatException bad) {
+      // below
+    }
+    throw new IllegalArgumentException("per must be a number from 1 to 500");
   }
 
   /** {@code GET /api/tasks/{id}}: the drawer. */

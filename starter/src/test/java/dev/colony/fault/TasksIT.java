@@ -27,6 +27,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
 
 /**
  * examples/tasks on the real dev server, with real workers as processes: two ants sharing the
@@ -183,7 +187,72 @@ class TasksIT {
     }
   }
 
+  /**
+   * What a new user does (the issue's "done when"): adds a task in the console's board, watches an
+   * ant take it and move it to In Review, reads what it did in the drawer, and approves it to Done.
+   * Real console, worker and dev server; headless Chromium.
+   */
+  @Test
+  void aTaskAddedInTheConsoleIsTakenReviewedInItsDrawerAndApprovedToDone() throws Exception {
+    cluster = new Cluster(tmp, EXAMPLE).startServer("dev");
+    cluster.colonyName = "tasks";
+    cluster.startWorker("w1");
+    WebDriver browser = null;
+    try {
+      cluster.cli("start", cluster.dir.toString());
+      String url = console(cluster.logs.resolve("console.log"));
+      browser = Chromium.start(tmp, 1400, 1000);
+      WebDriver b = browser;
+      browser.get(url + "/board");
+      eventually(LONG, () -> !b.findElements(By.id("addToggle")).isEmpty(), () -> "no board page");
+      browser.findElement(By.id("addToggle")).click();
+      browser.findElement(By.id("addTitle")).sendKeys("Write the quick start");
+      browser.findElement(By.id("addLabels")).sendKeys("docs");
+      browser.findElement(By.id("addSubmit")).click();
+      String[] id = new String[1];
+      eventually(LONG, () -> {
+        Object found = ((JavascriptExecutor) b).executeScript("for (const c of document.querySelectorAll"
+            + "('.task[data-id]')) if (c.textContent.includes('Write the quick start')) return c.dataset.id; return null;");
+        id[0] = found == null ? null : found.toString();
+        return id[0] != null;
+      }, () -> "the added task never showed:\n" + b.findElement(By.tagName("body")).getText());
+      // An ant takes it and hands it over: the open page follows without a reload.
+      eventually(LONG, () -> columnOf(b, id[0]).equals("in_review"),
+          () -> id[0] + " is in '" + columnOf(b, id[0]) + "':\n" + board());
+      Chromium.screenshot(browser, "tasks", "in-review");
+      // What it did, in the drawer: the ant's summary and its commit.
+      browser.findElement(By.cssSelector(".task[data-id='" + id[0] + "'] .title")).click();
+      eventually(LONG, () -> {
+        String d = b.findElement(By.id("drawer")).getText();
+        return d.contains("wrote notes/" + id[0] + ".md") && d.contains("notes: Write the quick start");
+      }, () -> "the drawer does not show the work:\n" + b.findElement(By.id("drawer")).getText());
+      Chromium.screenshot(browser, "tasks", "drawer");
+      b.findElements(By.xpath("//aside[@id='drawer']//button[normalize-space()='Approve']"))
+          .stream().filter(WebElement::isDisplayed).findFirst()
+          .orElseThrow(() -> new AssertionError("no Approve in the drawer")).click();
+      eventually(LONG, ok(() -> state(id[0]).equals("done")), () -> "not done:\n" + board());
+      eventually(LONG, () -> columnOf(b, id[0]).equals("done"), () -> "the page does not show it Done:\n" + board());
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics(), e);
+    } finally {
+      if (browser != null) {
+        browser.quit();
+      }
+    }
+  }
+
   // ---- helpers ----
+
+  /** The state of the board column that shows task {@code id} in the page, or "" when none does. */
+  private static String columnOf(WebDriver browser, String id) {
+    try {
+      Object s = ((JavascriptExecutor) browser).executeScript("const c = document.querySelector("
+          + "`.task[data-id='${arguments[0]}']`); return c ? c.closest('.column').dataset.state : '';", id);
+      return String.valueOf(s);
+    } catch (RuntimeException e) {
+      return "";
+    }
+  }
 
   /** A condition for {@code eventually} that may throw (a CLI call while a worker restarts): false then. */
   private static java.util.function.BooleanSupplier ok(java.util.concurrent.Callable<Boolean> condition) {
