@@ -170,12 +170,11 @@ public final class TemporalTaskBoard implements TaskBoard {
     // first cards); the whole board reads up to MAX_LISTED and sorts them by their last change.
     int bound = f.state() != null ? f.limit() : MAX_LISTED;
     List<TaskCard> cards = new java.util.ArrayList<>(call("listing the tasks of colony " + colony,
-        () -> client.listExecutions(query + " AND ExecutionStatus = 'Running'").limit(bound)
-            .map(TaskQueries::card).filter(c -> c != null).toList()));
+        () -> read(query + " AND ExecutionStatus = 'Running'", bound)));
     if (cards.size() < bound && (f.state() == null || f.state() == TaskState.DONE)) {
       int room = bound - cards.size();
-      cards.addAll(call("listing the tasks of colony " + colony, () -> client.listExecutions(
-          query + " AND ExecutionStatus != 'Running'").limit(room).map(TaskQueries::card).filter(c -> c != null).toList()));
+      cards.addAll(call("listing the tasks of colony " + colony,
+          () -> read(query + " AND ExecutionStatus != 'Running'", room)));
     }
     // One card per task: a reopened task's Done run is listed beside its open one while visibility keeps it.
     Map<String, TaskCard> byId = new java.util.LinkedHashMap<>();
@@ -210,6 +209,31 @@ public final class TemporalTaskBoard implements TaskBoard {
       throw new TaskBoardException(e.getMessage());
     }
     return q.toString();
+  }
+
+  /**
+   * At most {@code bound} cards of {@code query}, in visibility's order, in pages no larger than
+   * needed: a column's first 50 cards are one page of 50, not a page of 1,000 memos.
+   */
+  private List<TaskCard> read(String query, int bound) {
+    List<TaskCard> out = new java.util.ArrayList<>();
+    com.google.protobuf.ByteString token = com.google.protobuf.ByteString.EMPTY;
+    var converter = client.getOptions().getDataConverter();
+    do {
+      var request = io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest.newBuilder()
+          .setNamespace(client.getOptions().getNamespace()).setQuery(query)
+          .setPageSize(Math.min(Math.max(1, bound - out.size()), 1000)).setNextPageToken(token).build();
+      var page = client.getWorkflowServiceStubs().blockingStub()
+          .withDeadlineAfter(30, java.util.concurrent.TimeUnit.SECONDS).listWorkflowExecutions(request);
+      for (var info : page.getExecutionsList()) {
+        TaskCard c = TaskQueries.card(new io.temporal.client.WorkflowExecutionMetadata(info, converter));
+        if (c != null && out.size() < bound) {
+          out.add(c);
+        }
+      }
+      token = page.getNextPageToken();
+    } while (!token.isEmpty() && out.size() < bound);
+    return out;
   }
 
   @Override
