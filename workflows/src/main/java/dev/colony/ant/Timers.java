@@ -15,7 +15,7 @@ import java.util.function.Supplier;
  * reads in the Web UI's timeline ("next session in 5s", "backoff 2 of 5", "rate limit until
  * 14:05") instead of the timer's id.
  */
-final class Timers {
+public final class Timers {
   private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm");
   private static final DateTimeFormatter DAY_AND_CLOCK = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm");
 
@@ -26,7 +26,7 @@ final class Timers {
    * named {@code summary}; the timer is cancelled when the condition ends the wait. Returns
    * whether the condition holds (as {@code Workflow.await(Duration, Supplier)} does).
    */
-  static boolean await(Duration timeout, String summary, Supplier<Boolean> condition) {
+  public static boolean await(Duration timeout, String summary, Supplier<Boolean> condition) {
     if (condition.get()) {
       return true;
     }

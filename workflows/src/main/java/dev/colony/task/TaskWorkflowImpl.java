@@ -6,9 +6,6 @@ import io.temporal.activity.ActivityOptions;
 import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.workflow.CancellationScope;
-import io.temporal.workflow.Promise;
-import io.temporal.workflow.TimerOptions;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -18,7 +15,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 
 /**
@@ -66,7 +62,7 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
       if (sheet.state == TaskState.IN_PROGRESS) {
         String token = sheet.claimToken;
         String ant = sheet.worker;
-        boolean moved = await(Duration.ofSeconds(Math.max(1, settings.goneCheckSeconds())),
+        boolean moved = dev.colony.ant.Timers.await(Duration.ofSeconds(Math.max(1, settings.goneCheckSeconds())),
             "gone check · is " + ant + " still running? (every " + words(settings.goneCheckSeconds()) + ")",
             () -> !effects.isEmpty() || sheet.state != TaskState.IN_PROGRESS || !Objects.equals(token, sheet.claimToken)
                 || historyLong());
@@ -364,23 +360,6 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
             OffsetDateTime.ofInstant(Instant.ofEpochMilli(sheet.updatedAtMillis), ZoneOffset.UTC)));
     Workflow.upsertMemo(java.util.Collections.singletonMap(TaskCard.MEMO_KEY, sheet.card()));
     Workflow.setCurrentDetails("**" + sheet.state.label() + "** · " + TaskText.bounded(sheet.title, 120));
-  }
-
-  /** Waits for {@code condition} or {@code timeout}, with a timer the Web UI names; true when the condition ended it. */
-  private static boolean await(Duration timeout, String summary, Supplier<Boolean> condition) {
-    if (condition.get()) {
-      return true;
-    }
-    Promise<?>[] timer = new Promise<?>[1];
-    CancellationScope scope = Workflow.newCancellationScope(() -> timer[0] = Workflow.newTimer(timeout,
-        TimerOptions.newBuilder().setSummary(summary).build()));
-    scope.run();
-    Workflow.await(() -> timer[0].isCompleted() || condition.get());
-    boolean met = condition.get();
-    if (!timer[0].isCompleted()) {
-      scope.cancel();
-    }
-    return met;
   }
 
   private static String takesWords(List<String> tags) {
