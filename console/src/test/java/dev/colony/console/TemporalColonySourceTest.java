@@ -95,6 +95,9 @@ class TemporalColonySourceTest {
     public void taskWithdrawn(String taskId) {}
 
     @Override
+    public void mergeNews(dev.colony.merge.MergeNews news) {}
+
+    @Override
     public void configure(AntSpec spec) {}
 
     @Override

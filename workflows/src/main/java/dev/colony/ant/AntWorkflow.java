@@ -126,6 +126,14 @@ public interface AntWorkflow {
   @SignalMethod(name = "taskWithdrawn")
   void taskWithdrawn(String taskId);
 
+  /**
+   * News from the merge queue of the ant's repository: its work landed (the ant moves its branch
+   * onto the target before its next session), needs rework (an urgent message to its agent), needs
+   * a human, or the paths it waited for are free.
+   */
+  @SignalMethod(name = "mergeNews")
+  void mergeNews(dev.colony.merge.MergeNews news);
+
   @QueryMethod(name = "status")
   AntStatus status();
 

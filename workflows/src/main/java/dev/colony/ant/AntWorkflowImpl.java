@@ -269,6 +269,11 @@ public class AntWorkflowImpl implements AntWorkflow {
   }
 
   @Override
+  public void mergeNews(dev.colony.merge.MergeNews news) {
+    // The ant's side of the merge queue (MergeDesk) comes with the ant's change "merge".
+  }
+
+  @Override
   public AntStatus status() {
     return AntViews.status(ant);
   }

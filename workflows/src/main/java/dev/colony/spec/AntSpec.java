@@ -53,7 +53,8 @@ public record AntSpec(
     @JsonProperty("supervision") ErrorPolicy errorPolicy,
     @JsonProperty("supervisor") dev.colony.overseer.OverseerSpec overseer,
     NotifySpec notices,
-    TaskPolicy tasks) {
+    TaskPolicy tasks,
+    dev.colony.merge.MergeRepo merge) {
 
   public static final long DEFAULT_SESSION_TIMEOUT_SECONDS = 2 * 3600;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 30;
@@ -135,6 +136,7 @@ public record AntSpec(
     b.overseer = overseer;
     b.notices = notices;
     b.tasks = tasks;
+    b.merge = merge;
     return b;
   }
 
@@ -171,6 +173,7 @@ public record AntSpec(
     private dev.colony.overseer.OverseerSpec overseer;
     private NotifySpec notices;
     private TaskPolicy tasks;
+    private dev.colony.merge.MergeRepo merge;
 
     private Builder() {}
 
@@ -320,6 +323,12 @@ public record AntSpec(
     }
 
     /** How the ant takes tasks ({@code tasks:}); null: only tasks assigned to it by name, and it works when idle. */
+    /** The merge queue of the ant's repository ({@code merge.repos} in colony.yaml); null: none. */
+    public Builder merge(dev.colony.merge.MergeRepo merge) {
+      this.merge = merge;
+      return this;
+    }
+
     public Builder tasks(TaskPolicy tasks) {
       this.tasks = tasks;
       return this;
@@ -331,7 +340,7 @@ public record AntSpec(
     }
 
     public AntSpec build() {
-      return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, errorPolicy, overseer, notices, tasks);
+      return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, errorPolicy, overseer, notices, tasks, merge);
     }
   }
 }

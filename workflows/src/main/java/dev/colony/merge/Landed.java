@@ -1,0 +1,22 @@
+package dev.colony.merge;
+
+import java.util.List;
+
+/**
+ * One landing, for the card's history and the ant's news.
+ *
+ * @param from the ant's branch head that was landed (its original commit)
+ * @param to the target's new head (or the pull request's head)
+ * @param before the target's head before
+ * @param commits how many commits landed
+ * @param testMillis how long the test command ran
+ * @param queueMillis the queue's own time for this item beyond the test (publish, rebase, update)
+ * @param paths the files changed (bounded)
+ * @param pullRequest the pull request's URL (land: pull_request), else null
+ */
+public record Landed(String itemId, String ant, String taskId, String from, String to, String before, int commits,
+    long testMillis, long queueMillis, long at, List<String> paths, String pullRequest) {
+  public Landed {
+    paths = paths == null ? List.of() : List.copyOf(paths);
+  }
+}

@@ -1,0 +1,33 @@
+package dev.colony.merge;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A queue as the console and {@code colony merge status} draw it: the queue's memo {@code queue}
+ * (readable without a worker), rewritten at each change.
+ *
+ * @param items the open items, in the order they will land (the landing one first)
+ * @param landed the last {@value #MAX_LANDED} landings, newest first
+ * @param claims the granted path claims: ant → its globs
+ * @param waiting the ants waiting for paths: ant → "holder: glob, glob"
+ * @param hotPaths where ants collide: a directory of landed changes → the ants that changed it
+ *     (only directories two or more ants changed; at most {@value #MAX_HOT_PATHS})
+ * @param landedCount landings since the queue began (across continue-as-new)
+ */
+public record MergeCard(String colony, String repo, String target, LandMode land, boolean review, String targetHead,
+    List<MergeItem> items, List<Landed> landed, Map<String, List<String>> claims, Map<String, String> waiting,
+    Map<String, List<String>> hotPaths, long landedCount, long updatedAt) {
+  public static final int MAX_LANDED = 50;
+  public static final int MAX_HOT_PATHS = 50;
+  /** The memo key. */
+  public static final String MEMO = "queue";
+
+  public MergeCard {
+    items = items == null ? List.of() : List.copyOf(items);
+    landed = landed == null ? List.of() : List.copyOf(landed);
+    claims = claims == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(claims));
+    waiting = waiting == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(waiting));
+    hotPaths = hotPaths == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(hotPaths));
+  }
+}

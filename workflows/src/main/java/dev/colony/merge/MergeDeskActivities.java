@@ -1,0 +1,35 @@
+package dev.colony.merge;
+
+import io.temporal.activity.ActivityInterface;
+import io.temporal.activity.ActivityMethod;
+
+/**
+ * Calls between workflows that need a client: an ant's updates to its repository's queue
+ * (started on first use with the repository's settings), and the queue's changes to tasks.
+ */
+@ActivityInterface
+public interface MergeDeskActivities {
+  /** Update {@code submit} (with start) of {@code repo}'s queue. */
+  @ActivityMethod(name = "SubmitMerge")
+  SubmitReply submit(MergeRepo repo, Submission submission);
+
+  /** Update {@code claimPaths} (with start) of {@code repo}'s queue. */
+  @ActivityMethod(name = "ClaimPaths")
+  PathReply claimPaths(MergeRepo repo, PathClaim claim);
+
+  /** Signal {@code releasePaths} (best effort: a queue that is not running holds nothing). */
+  @ActivityMethod(name = "ReleasePaths")
+  void releasePaths(MergeRepo repo, String ant);
+
+  /** The task of landed work moves to Done (a task already Done is left as it is). */
+  @ActivityMethod(name = "FinishTask")
+  void finishTask(String colony, String taskId, String comment);
+
+  /** Work that needs rework: its task goes back to To Do, assigned to {@code ant}, with {@code comment}. */
+  @ActivityMethod(name = "ReworkTask")
+  void reworkTask(String colony, String taskId, String ant, String comment);
+
+  /** The states of these tasks (id → TODO, IN_REVIEW, DONE, ...; a missing task is absent). */
+  @ActivityMethod(name = "TaskStates")
+  java.util.Map<String, String> taskStates(String colony, java.util.List<String> taskIds);
+}

@@ -1,0 +1,20 @@
+package dev.colony.merge;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a queue carries across continue-as-new: its settings and its book.
+ *
+ * @param items open items, and recent closed ones (for their ids)
+ * @param landedUpTo per ant, the original commit of its last landed head: its next item's work
+ *     starts after it (so nothing lands twice even before the ant's branch is moved)
+ * @param counters per ant, the number of its last item (item ids stay unique)
+ */
+public record MergeQueueState(MergeRepo repo, List<MergeItem> items, List<Landed> landed,
+    Map<String, String> landedUpTo, Map<String, Integer> counters, Map<String, PathClaim> claims,
+    Map<String, PathClaim> waiting, Map<String, List<String>> hotPaths, long landedCount) {
+  public static MergeQueueState start(MergeRepo repo) {
+    return new MergeQueueState(repo, List.of(), List.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), 0);
+  }
+}

@@ -1,0 +1,50 @@
+package dev.colony.merge;
+
+import java.util.List;
+
+/**
+ * One repository's merge queue, as {@code colony.yaml}'s {@code merge.repos} entry sets it. The
+ * queue's workflow ({@link MergeQueueWorkflow#workflowId}) carries it; an ant whose
+ * {@code workspace.repo} is this repository carries it in its spec ({@code AntSpec.merge}).
+ *
+ * @param name the repository's name in the colony (letters, digits, '-', '_', '.'): the queue's id
+ * @param repo a local path (absolute, resolved by the loader) or a git URL, as the ants' {@code workspace.repo}
+ *     says it; may hold {@code ${VAR}} (a token in a URL), resolved on the worker only
+ * @param target the branch work lands on (default {@code main})
+ * @param test the test command's program and arguments, run in the queue's scratch worktree; empty: no test
+ * @param testTimeoutSeconds the test command is killed (its whole process tree) after this long
+ * @param push whether the target is updated on the repository's {@code origin} remote too
+ *     ({@code push --force-with-lease}); always for a URL repository
+ * @param review whether work waits for a human's approval (its task approved, or
+ *     {@code colony merge approve}) before it lands
+ * @param maxTries reworks (a conflict or a red test) of one item before it goes to a human
+ * @param agingSeconds a waiting item rises one priority level per this long
+ * @param colonyDir the colony's directory (for {@code .env} when references are resolved)
+ * @param scratchDir where the queue keeps its scratch worktree (or clone): never an ant's worktree
+ * @param githubRepo {@code owner/name} for pull requests (land: pull_request); null otherwise
+ * @param githubTokenVar the {@code ${VAR}} holding the GitHub token for pull requests; null otherwise
+ */
+public record MergeRepo(String colony, String name, String repo, String target, LandMode land, List<String> test,
+    long testTimeoutSeconds, boolean push, boolean review, int maxTries, long agingSeconds, String colonyDir,
+    String scratchDir, String githubRepo, String githubTokenVar) {
+  public static final String DEFAULT_TARGET = "main";
+  public static final long DEFAULT_TEST_TIMEOUT_SECONDS = 600;
+  public static final int DEFAULT_MAX_TRIES = 3;
+  public static final long DEFAULT_AGING_SECONDS = 3600;
+
+  public MergeRepo {
+    test = test == null ? List.of() : List.copyOf(test);
+    target = target == null ? DEFAULT_TARGET : target;
+    land = land == null ? LandMode.REBASE : land;
+  }
+
+  /** Whether {@link #repo} is a URL (each host has its own clone; branches meet on the remote). */
+  public boolean remote() {
+    return repo.contains("://") || repo.startsWith("git@");
+  }
+
+  /** The queue's workflow id. */
+  public String workflowId() {
+    return MergeQueueWorkflow.workflowId(colony, name);
+  }
+}

@@ -1,0 +1,17 @@
+package dev.colony.merge;
+
+import java.util.List;
+
+/**
+ * Conflict-aware scheduling: an ant about to start work on a repository declares the paths it
+ * will touch (globs: its {@code workspace.touches}, and its task's {@code touches:} line). The
+ * queue grants the claim unless another ant's current work (claimed and not yet landed) overlaps.
+ *
+ * @param globs repository-relative globs ({@code src/api/**}, {@code docs/*.md})
+ * @param antWorkflowId where the queue signals PATHS_FREE when the paths it waits for are freed
+ */
+public record PathClaim(String ant, List<String> globs, String taskId, String antWorkflowId) {
+  public PathClaim {
+    globs = globs == null ? List.of() : List.copyOf(globs);
+  }
+}
