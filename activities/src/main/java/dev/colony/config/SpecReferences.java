@@ -45,7 +45,7 @@ public final class SpecReferences {
         repo = Path.of(s.colonyDir()).resolve(repo).normalize().toString();
       }
       workspace = new WorkspaceSpec(workspace.root(), repo, secrets.resolve(workspace.branch(), env),
-          workspace.moveAfterSeconds());
+          workspace.moveAfterSeconds(), workspace.touches());
     }
     GitIdentity git = s.git() == null ? null
         : new GitIdentity(secrets.resolve(s.git().userName(), env), secrets.resolve(s.git().userEmail(), env));
