@@ -220,4 +220,28 @@ public final class Activities {
       .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
           .setMaximumInterval(Duration.ofMinutes(1)).build())
       .build();
+
+  /**
+   * An ant's calls on its repository's merge queue ({@code SubmitMerge}, {@code ClaimPaths},
+   * {@code ReleasePaths}): one update (with start) or signal, 30 s at most. Ten attempts over a few
+   * minutes: a submission is joined to the ant's open item however often it is repeated, and a
+   * claim answers the same for the same ant; one that never lands is made again after the next
+   * session (submit) or lets the ant run (claim).
+   */
+  public static final ActivityOptions MERGE_DESK_CALL = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(10).build())
+      .build();
+
+  /**
+   * Moving an ant's branch onto the target after its work landed ({@code SyncBranch}, on the ant's
+   * host, between sessions): a reset or a small rebase, 2 min at most. Three attempts; a branch not
+   * moved is only a stale base for the agent (its next landing rebases anyway), so it never holds the ant.
+   */
+  public static final ActivityOptions MERGE_SYNC = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofMinutes(2))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofSeconds(10)).setMaximumAttempts(3).build())
+      .build();
 }

@@ -59,7 +59,8 @@ public record AntMemory(
     long taskClaims,
     boolean tasksWaiting,
     String claimTaskId,
-    String claimToken) {
+    String claimToken,
+    MergeSlot.Memory merge) {
 
   public AntMemory {
     queue = queue == null ? List.of() : List.copyOf(queue);
@@ -126,11 +127,13 @@ public record AntMemory(
     b.tasksWaiting = tasksWaiting;
     b.claimTaskId = claimTaskId;
     b.claimToken = claimToken;
+    b.merge = merge;
     return b;
   }
 
   /** Builds an {@link AntMemory} by field name; the record and its JSON shape stay as they are. */
   public static final class Builder {
+    private MergeSlot.Memory merge;
     private int sessions;
     private int consecutiveErrors;
     private boolean paused;
@@ -404,8 +407,14 @@ public record AntMemory(
       return this;
     }
 
+    /** The ant's side of its repository's merge queue: a branch to move, a path claim, needs of a human. */
+    public Builder merge(MergeSlot.Memory merge) {
+      this.merge = merge;
+      return this;
+    }
+
     public AntMemory build() {
-      return new AntMemory(sessions, consecutiveErrors, paused, pauseReason, queue, postSequence, announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail, startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens, deliveryFailures, handledIssues, pendingIssues, totalErrors, urgentQueue, mailIds, spend, budgetResumeAtMillis, lastConversation, overseer, host, pausedSinceMillis, notices, deliverAlone, ledger, recent, stateShown, stateSinceMillis, cardRevision, lastError, lastErrorMillis, task, taskClaims, tasksWaiting, claimTaskId, claimToken);
+      return new AntMemory(sessions, consecutiveErrors, paused, pauseReason, queue, postSequence, announced, wakeAtMillis, waitKind, scheduledRunDue, lastOutcome, lastDetail, startedAtMillis, sessionsByOutcome, turns, costUsd, costReported, inputTokens, outputTokens, deliveryFailures, handledIssues, pendingIssues, totalErrors, urgentQueue, mailIds, spend, budgetResumeAtMillis, lastConversation, overseer, host, pausedSinceMillis, notices, deliverAlone, ledger, recent, stateShown, stateSinceMillis, cardRevision, lastError, lastErrorMillis, task, taskClaims, tasksWaiting, claimTaskId, claimToken, merge);
     }
   }
 }

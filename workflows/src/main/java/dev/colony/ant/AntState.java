@@ -75,6 +75,8 @@ final class AntState {
   private String host;
   /** The task from the board the ant holds, its claim sequence and a pending wake. */
   final TaskSlot task;
+  /** The ant's side of its repository's merge queue (carried across continue-as-new). */
+  final MergeSlot merge;
   /** What the {@link Notifier} pushed for each need still open, by need id. */
   final TreeMap<String, NoticeState> notices = new TreeMap<>();
 
@@ -104,6 +106,7 @@ final class AntState {
       conversation = new Conversation(null);
       issues = new IssueIntake(List.of(), List.of(), SessionRunner.MAX_HANDLED_ISSUES);
       task = new TaskSlot(null);
+      merge = new MergeSlot(null);
       return;
     }
     sessionCount = m.sessions();
@@ -123,6 +126,7 @@ final class AntState {
     overseer = new OverseerBook(m.overseer());
     host = m.host();
     task = new TaskSlot(m);
+    merge = new MergeSlot(m.merge());
     m.notices().forEach(n -> notices.put(n.need(), n));
   }
 
@@ -196,6 +200,7 @@ final class AntState {
         .taskClaims(task.claims())
         .tasksWaiting(task.wakeRequested())
         .unansweredClaim(task.unansweredTaskId(), task.unansweredToken())
+        .merge(merge.memory())
         .build();
   }
 

@@ -46,6 +46,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   private final AntHandlers handlers;
   private final Notifier notifier;
   private final TaskDesk desk;
+  private final MergeDesk merge;
 
   @WorkflowInit
   public AntWorkflowImpl(AntRun run) {
@@ -55,9 +56,10 @@ public class AntWorkflowImpl implements AntWorkflow {
     reports = new ColonyReports(ant);
     overseer = new Overseer(ant, outbox, reports);
     desk = new TaskDesk(ant, outbox);
-    waits = new Waits(ant, outbox, desk);
     HostAffinity hosts = new HostAffinity(ant, outbox);
-    sessions = new SessionRunner(ant, outbox, hosts, new SessionOutcomes(ant, outbox, reports), reports, desk);
+    merge = new MergeDesk(ant, outbox, hosts);
+    waits = new Waits(ant, outbox, desk, merge);
+    sessions = new SessionRunner(ant, outbox, hosts, new SessionOutcomes(ant, outbox, reports), reports, desk, merge);
     handlers = new AntHandlers(ant, outbox, reports, overseer);
     this.hosts = hosts;
     notifier = new Notifier(ant);
@@ -98,6 +100,7 @@ public class AntWorkflowImpl implements AntWorkflow {
       }
     }
     desk.release(); // its task goes back to To Do, "ANT was stopped", before the run ends
+    merge.release(); // a path claim goes back: no ant waits for one that stopped
     ant.fire(new LifecycleEvent.OperatorStop()); // the phase shows no wait any more
     // No session runs any more: a request left open (its session was stopped, or its host lost)
     // is denied now, or its handler would hold the stop until its confirmation_timeout.
@@ -270,7 +273,7 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   @Override
   public void mergeNews(dev.colony.merge.MergeNews news) {
-    // The ant's side of the merge queue (MergeDesk) comes with the ant's change "merge".
+    merge.news(news);
   }
 
   @Override

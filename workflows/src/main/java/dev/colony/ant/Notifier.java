@@ -32,6 +32,8 @@ final class Notifier {
   private static final String PAUSE = "pause-";
   /** A task of the ant's that went to Blocked: one notice, no reminders (the board holds it from then on). */
   private static final String TASK = "task-";
+  /** Work the merge queue gave to a human (after its reworks): one notice, no reminders (the queue holds it). */
+  private static final String MERGE = "merge-";
 
   private final AntState ant;
   /** Needs with a thread following them. */
@@ -103,6 +105,7 @@ final class Notifier {
       ids.add(PAUSE + reason + "-" + ant.pause.sinceMillis());
     }
     ids.addAll(ant.task.blockedNeedIds());
+    ids.addAll(ant.merge.needIds());
     return ids;
   }
 
@@ -124,6 +127,11 @@ final class Notifier {
       String text = ant.task.blockedText(id);
       return new Need(id, "task_blocked", false, clip(text == null ? name + ": task " + task + " is Blocked" : text),
           "colony task show " + task + ", then colony task requeue " + task + " --comment '...' (or move it)");
+    }
+    if (id.startsWith(MERGE)) {
+      String text = ant.merge.needText(id);
+      return new Need(id, "merge", false, clip(text == null ? name + ": its work needs a human to land" : text),
+          "colony merge status, then colony merge retry ITEM (after fixing it) or colony merge cancel ITEM");
     }
     String reason = id.substring(PAUSE.length(), id.lastIndexOf('-'));
     boolean urgent = reason.equals(AntState.PARKED_REASON) || reason.equals(AntState.FATAL_REASON)
@@ -170,6 +178,11 @@ final class Notifier {
       NotifyResult r = send(need, 0, askedAt, 0);
       if (need.id().startsWith(TASK)) {
         ant.task.noticeSent(need.id()); // told once: the task waits on the board, not in the ant
+        followed.remove(need.id());
+        return;
+      }
+      if (need.id().startsWith(MERGE)) {
+        ant.merge.noticeSent(need.id()); // told once: the item waits in the queue, not in the ant
         followed.remove(need.id());
         return;
       }

@@ -41,10 +41,12 @@ final class SessionRunner {
   private final SessionOutcomes outcomes;
   private final ColonyReports reports;
   private final TaskDesk desk;
+  private final MergeDesk merge;
 
   SessionRunner(AntState ant, Outbox outbox, HostAffinity hosts, SessionOutcomes outcomes, ColonyReports reports,
-      TaskDesk desk) {
+      TaskDesk desk, MergeDesk merge) {
     this.desk = desk;
+    this.merge = merge;
     this.ant = ant;
     this.outbox = outbox;
     this.hosts = hosts;
@@ -56,6 +58,7 @@ final class SessionRunner {
     ant.runStarted();
     ant.sessionBegins();
     hosts.ensureClaimed();
+    merge.syncBranch(); // work that landed: the branch moves onto the target before the agent sees it
     ant.fire(new LifecycleEvent.WorktreeReady());
     Mailbox mailbox = ant.mailbox;
     List<String> delivered = ant.delivery.alone() ? mailbox.takeBatch(MAX_BATCH_CHARS, 1)
@@ -130,7 +133,9 @@ final class SessionRunner {
     }
     boolean pauseWasPending = ant.pause.is(AntState.OPERATOR);
     outcomes.act(result, delivered);
+    dev.colony.task.TaskBrief task = ant.task.brief();
     desk.afterSession(result, number);
+    merge.afterSession(result, task, task != null && !ant.task.held());
     if (unresponsive && !ant.parked()) {
       reports.report(AntFailure.UNRESPONSIVE, "session " + number + " stopped answering: " + trim(result.detail()));
     }

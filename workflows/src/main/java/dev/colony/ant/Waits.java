@@ -17,11 +17,13 @@ final class Waits {
   private final AntState ant;
   private final Outbox outbox;
   private final TaskDesk desk;
+  private final MergeDesk merge;
 
-  Waits(AntState ant, Outbox outbox, TaskDesk desk) {
+  Waits(AntState ant, Outbox outbox, TaskDesk desk, MergeDesk merge) {
     this.ant = ant;
     this.outbox = outbox;
     this.desk = desk;
+    this.merge = merge;
   }
 
   /**
@@ -66,7 +68,8 @@ final class Waits {
       }
       return false;
     }
-    return !ant.stopRequested();
+    // Conflict-aware scheduling: the paths this work touches must not be another ant's current work.
+    return !ant.stopRequested() && merge.claimPaths();
   }
 
   /**

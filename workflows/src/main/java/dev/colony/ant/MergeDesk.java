@@ -1,0 +1,301 @@
+package dev.colony.ant;
+
+import dev.colony.errorpolicy.Outcome;
+import dev.colony.lifecycle.LifecycleEvent;
+import dev.colony.mailbox.Mail;
+import dev.colony.merge.MergeActivities;
+import dev.colony.merge.MergeDeskActivities;
+import dev.colony.merge.MergeNews;
+import dev.colony.merge.MergeRepo;
+import dev.colony.merge.PathClaim;
+import dev.colony.merge.PathReply;
+import dev.colony.merge.Submission;
+import dev.colony.merge.SubmitReply;
+import dev.colony.session.SessionResult;
+import dev.colony.task.TaskBrief;
+import dev.colony.text.SafeText;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.slf4j.Logger;
+
+/**
+ * The ant's side of its repository's merge queue ({@code AntSpec.merge}): it submits its work
+ * after a session that went well, claims the paths it will touch before a session (and waits while
+ * another ant's work holds them), moves its branch onto the target once its work landed, and acts
+ * on the queue's news (a post; an urgent message to its agent for a rework; a notice when a human
+ * must decide). An ant without a merge queue never gets here; everything here runs only in runs
+ * of code that has the change {@value #CHANGE_ID}.
+ */
+final class MergeDesk {
+  private static final Logger log = Workflow.getLogger(MergeDesk.class);
+  /** The one change id of everything the merge queue added to the ant's command sequence. */
+  static final String CHANGE_ID = "merge";
+  /** An ant waiting for paths claims again this often, in case a PATHS_FREE was lost. */
+  static final Duration RECLAIM = Duration.ofMinutes(5);
+  /** The longest rework message that goes to the agent. */
+  static final int MAX_REWORK_CHARS = 8_000;
+  /** A task's body line that declares the paths its work touches: {@code touches: src/api/**, docs/*.md}. */
+  static final String TOUCHES = "touches:";
+  /** Globs one claim carries at most. */
+  static final int MAX_GLOBS = 20;
+
+  private final AntState ant;
+  private final Outbox outbox;
+  private final HostAffinity hosts;
+  private Boolean on;
+
+  MergeDesk(AntState ant, Outbox outbox, HostAffinity hosts) {
+    this.ant = ant;
+    this.outbox = outbox;
+    this.hosts = hosts;
+  }
+
+  /** Whether the ant has a merge queue and this run's code knows it (decided once per run, at first use). */
+  boolean on() {
+    if (ant.spec().merge() == null) {
+      return false;
+    }
+    if (on == null) {
+      on = Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    }
+    return on;
+  }
+
+  // ---- the queue's news (a signal) ----
+
+  void news(MergeNews n) {
+    if (n == null || n.kind() == null) {
+      return;
+    }
+    String name = ant.spec().name();
+    String text = n.text() == null ? "" : Texts.clean(n.text());
+    switch (n.kind()) {
+      case LANDED -> {
+        if (n.landed() != null && n.landed().from() != null && n.landed().to() != null
+            && n.landed().pullRequest() == null) {
+          ant.merge.landed(n.landed().from(), n.landed().to());
+        }
+        outbox.say(text.isBlank() ? "🔀 " + name + ": work landed" : AntViews.line(text));
+      }
+      case REWORK -> {
+        String id = "merge/" + n.repo() + "/" + n.itemId() + "/rework/" + Integer.toHexString(text.hashCode());
+        if (!text.isBlank() && !ant.mailbox.seenBefore(id)) {
+          String bounded = text.length() <= MAX_REWORK_CHARS ? text
+              : SafeText.cut(text, MAX_REWORK_CHARS) + "\n[cut at " + MAX_REWORK_CHARS + " characters]";
+          ant.mailbox.add("[merge queue] " + bounded, true);
+          ant.wakes.request();
+        }
+        outbox.say("🔁 " + name + ": " + AntViews.line(firstLine(text, "needs rework")));
+      }
+      case NEEDS_HUMAN -> {
+        if (ant.spec().notices() != null) {
+          ant.merge.need("merge-" + n.repo() + "-" + n.itemId(), AntViews.line(firstLine(text, "needs a human")));
+        }
+        outbox.say("🙋 " + name + ": " + AntViews.line(firstLine(text, "merge needs a human")));
+      }
+      case PATHS_FREE -> ant.merge.pathsFree();
+      case CLOSED -> ant.merge.noticeSent("merge-" + n.repo() + "-" + n.itemId());
+      default -> { }
+    }
+  }
+
+  private static String firstLine(String text, String otherwise) {
+    String first = text.strip().split("\n", 2)[0];
+    return first.isBlank() ? otherwise : first;
+  }
+
+  // ---- before a session ----
+
+  /**
+   * Conflict-aware scheduling: with paths to declare (the ant's {@code workspace.touches}, its
+   * task's {@code touches:} line), the ant claims them before it works. Refused, it waits (and says
+   * for whom) until the queue says they are free, or {@link #RECLAIM}. Returns whether the ant may
+   * run now; false sends the loop back to its top.
+   */
+  boolean claimPaths() {
+    if (!on() || ant.merge.claimHeld() || ant.stopRequested()) {
+      return true;
+    }
+    List<String> globs = globs();
+    if (globs.isEmpty()) {
+      return true;
+    }
+    TaskBrief task = ant.task.brief();
+    PathClaim claim = new PathClaim(ant.spec().name(), globs, task == null ? null : task.id(),
+        ant.spec().workflowId());
+    PathReply reply;
+    try {
+      reply = desk("claim paths · " + String.join(", ", globs)).claimPaths(ant.spec().merge(), claim);
+    } catch (ActivityFailure f) {
+      // The queue cannot be asked: work goes on (the queue still lands one item at a time and
+      // turns a conflict into a rework; a claim only avoids one).
+      log.warn("{}: could not claim paths: {}", ant.spec().name(), Texts.rootMessage(f));
+      return true;
+    }
+    if (reply.granted()) {
+      boolean waited = ant.merge.waitingFor() != null;
+      ant.merge.granted();
+      if (waited) {
+        outbox.say("🟢 " + ant.spec().name() + ": its paths are free, starting");
+      }
+      return true;
+    }
+    String whom = reply.holder() + ": " + String.join(", ", reply.overlap());
+    boolean first = !whom.equals(ant.merge.waitingFor());
+    ant.merge.waiting(whom);
+    if (first) {
+      outbox.say("⏳ " + ant.spec().name() + " waits for " + reply.holder() + " (" + String.join(", ", reply.overlap())
+          + ")");
+    }
+    ant.fire(new LifecycleEvent.Waiting("paths held by " + whom, null));
+    Timers.await(RECLAIM, "waiting for " + reply.holder() + " · " + String.join(", ", reply.overlap()),
+        () -> ant.merge.pathsFreed() || ant.stopRequested() || ant.paused() || ant.specPending()
+            || ant.upgrade.due() || ant.mailbox.hasUrgent());
+    ant.fire(new LifecycleEvent.Woken());
+    return false;
+  }
+
+  /** The ant's globs and its task's, in order, without repeats. */
+  List<String> globs() {
+    List<String> out = new ArrayList<>();
+    for (String g : ant.spec().workspace() == null ? List.<String>of() : ant.spec().workspace().touches()) {
+      add(out, g);
+    }
+    TaskBrief task = ant.task.brief();
+    if (task != null) {
+      for (String g : taskTouches(task.body())) {
+        add(out, g);
+      }
+    }
+    return out;
+  }
+
+  private static void add(List<String> out, String glob) {
+    String g = glob == null ? "" : glob.strip();
+    if (!g.isEmpty() && !out.contains(g) && out.size() < MAX_GLOBS) {
+      out.add(g);
+    }
+  }
+
+  /** The globs of a task body's {@code touches:} lines (comma or space separated). */
+  static List<String> taskTouches(String body) {
+    List<String> out = new ArrayList<>();
+    if (body == null) {
+      return out;
+    }
+    for (String line : body.split("\n")) {
+      String l = line.strip();
+      if (l.startsWith("- ") || l.startsWith("* ")) {
+        l = l.substring(2).strip();
+      }
+      if (l.toLowerCase(Locale.ROOT).startsWith(TOUCHES)) {
+        for (String g : l.substring(TOUCHES.length()).split("[,\\s]+")) {
+          String glob = g.replace("`", "").strip();
+          if (!glob.isEmpty() && !glob.startsWith("/") && !glob.contains("..") && glob.length() <= 200) {
+            add(out, glob);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /** On the ant's host, before the session: its branch moves onto the target its last work landed on. */
+  void syncBranch() {
+    if (!on() || !ant.merge.syncPending()) {
+      return;
+    }
+    String from = ant.merge.syncFrom();
+    String to = ant.merge.syncTo();
+    try {
+      MergeActivities git = Workflow.newActivityStub(MergeActivities.class, hosts.onHost(
+          ActivityOptions.newBuilder(dev.colony.Activities.MERGE_SYNC)
+              .setSummary("sync branch onto " + short7(to))).build());
+      String line = git.syncBranch(ant.spec(), from, to);
+      log.info("{}: {}", ant.spec().name(), line);
+    } catch (ActivityFailure f) {
+      if (HostAffinity.gone(f)) {
+        return; // the host is gone: the session that follows finds out and moves; sync later
+      }
+      log.warn("{}: branch not moved onto the target: {}", ant.spec().name(), Texts.rootMessage(f));
+    }
+    ant.merge.synced();
+  }
+
+  // ---- after a session ----
+
+  /**
+   * A session that went well submits the ant's branch (the queue reads it when its turn comes).
+   * With {@code review: true} only work for a task is submitted (it waits for the task's approval);
+   * other work waits for a human's {@code colony merge submit}.
+   *
+   * @param task the task the session worked on (null: none)
+   * @param submittedTask whether the session handed that task over (In Review or Done)
+   */
+  void afterSession(SessionResult r, TaskBrief task, boolean submittedTask) {
+    if (!on() || r == null || ant.stopRequested()) {
+      return;
+    }
+    Outcome outcome = r.outcome() == null ? Outcome.TRANSIENT : r.outcome();
+    if (outcome.action() != dev.colony.errorpolicy.Outcome.Action.CONTINUE
+        && outcome.action() != dev.colony.errorpolicy.Outcome.Action.RESTART_NOW) {
+      return;
+    }
+    MergeRepo repo = ant.spec().merge();
+    if (task != null && !submittedTask) {
+      return; // the task goes on in the next session (and keeps its paths)
+    }
+    if (repo.review() && task == null) {
+      release(); // nothing goes to the queue by itself: the paths are not held for it
+      return;
+    }
+    String name = ant.spec().name();
+    Submission s = new Submission(name, ant.host() == null ? "" : ant.host(),
+        ant.spec().workspace() == null ? "colony/" + name : ant.spec().workspace().branchOf(name),
+        task == null ? null : task.id(), priority(task), "ant", false);
+    try {
+      SubmitReply reply = desk("submit " + name + (task == null ? "" : " · task " + task.id())).submit(repo, s);
+      log.info("{}: submitted to merge queue {}: {}", name, repo.name(), reply.text());
+    } catch (ActivityFailure f) {
+      log.warn("{}: could not submit to merge queue {}: {}", name, repo.name(), Texts.rootMessage(f));
+    }
+  }
+
+  private static int priority(TaskBrief task) {
+    if (task == null || task.priority() == null) {
+      return Submission.NORMAL;
+    }
+    return switch (task.priority()) {
+      case HIGH -> 1;
+      case NORMAL -> 2;
+      case LOW -> 3;
+    };
+  }
+
+  /** At a stop: a claim held goes back, so no other ant waits for an ant that is gone. */
+  void release() {
+    if (!on() || !ant.merge.claimHeld()) {
+      return;
+    }
+    try {
+      desk("release paths").releasePaths(ant.spec().merge(), ant.spec().name());
+    } catch (ActivityFailure f) {
+      log.warn("{}: could not release its paths: {}", ant.spec().name(), Texts.rootMessage(f));
+    }
+    ant.merge.released();
+  }
+
+  private MergeDeskActivities desk(String summary) {
+    return Workflow.newActivityStub(MergeDeskActivities.class,
+        ActivityOptions.newBuilder(dev.colony.Activities.MERGE_DESK_CALL).setSummary(summary).build());
+  }
+
+  private static String short7(String sha) {
+    return sha == null ? "?" : sha.substring(0, Math.min(7, sha.length()));
+  }
+}
