@@ -1,0 +1,259 @@
+package dev.colony.ant;
+
+import static dev.colony.testing.Eventually.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.colony.merge.BranchHead;
+import dev.colony.merge.ItemState;
+import dev.colony.merge.LandMode;
+import dev.colony.merge.Landed;
+import dev.colony.merge.MergeActivities;
+import dev.colony.merge.MergeDeskActivities;
+import dev.colony.merge.MergeNews;
+import dev.colony.merge.MergeRepo;
+import dev.colony.merge.PathClaim;
+import dev.colony.merge.PathReply;
+import dev.colony.merge.RebaseResult;
+import dev.colony.merge.Submission;
+import dev.colony.merge.SubmitReply;
+import dev.colony.merge.TargetUpdate;
+import dev.colony.merge.TestRun;
+import dev.colony.spec.AntSpec;
+import dev.colony.spec.NotifySpec;
+import dev.colony.spec.WorkspaceSpec;
+import io.temporal.client.WorkflowClient;
+import io.temporal.testing.TestWorkflowEnvironment;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The ant's side of its repository's merge queue (MergeDesk), on the time-skipping environment
+ * with a recording queue: it submits after a session that went well, waits for the ant whose
+ * current work holds its paths, moves its branch after a landing, and turns a rework into an
+ * urgent message for its agent.
+ */
+@Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
+class MergeDeskTest {
+  private static final String QUEUE = "test";
+
+  private TestWorkflowEnvironment env;
+  private Fakes.ScriptedSessions sessions;
+  private Fakes.RecordingChat chat;
+  private RecordingQueue queue;
+  private RecordingGit git;
+  private NotifierTest.RecordingNotify notify;
+  private WorkflowClient client;
+
+  /** The queue as an ant calls it: records submissions and claims; refuses claims while {@link #holder} is set. */
+  static final class RecordingQueue implements MergeDeskActivities {
+    final List<Submission> submissions = new CopyOnWriteArrayList<>();
+    final List<PathClaim> claims = new CopyOnWriteArrayList<>();
+    final List<String> releases = new CopyOnWriteArrayList<>();
+    volatile String holder;
+
+    @Override
+    public SubmitReply submit(MergeRepo repo, Submission s) {
+      submissions.add(s);
+      return new SubmitReply(s.ant() + "-" + submissions.size(), ItemState.QUEUED, 1, "queued");
+    }
+
+    @Override
+    public PathReply claimPaths(MergeRepo repo, PathClaim claim) {
+      claims.add(claim);
+      String h = holder;
+      return h == null ? PathReply.grant() : new PathReply(false, h, List.of("src/**"));
+    }
+
+    @Override
+    public void releasePaths(MergeRepo repo, String ant) {
+      releases.add(ant);
+    }
+
+    @Override
+    public void finishTask(String colony, String taskId, String comment) {}
+
+    @Override
+    public void reworkTask(String colony, String taskId, String ant, String comment) {}
+
+    @Override
+    public Map<String, String> taskStates(String colony, List<String> taskIds) {
+      return Map.of();
+    }
+  }
+
+  /** Only SyncBranch is the ant's: recorded. */
+  static final class RecordingGit implements MergeActivities {
+    final List<String> syncs = new CopyOnWriteArrayList<>();
+
+    @Override
+    public String syncBranch(AntSpec spec, String landedFrom, String landedTo) {
+      syncs.add(spec.name() + " " + landedFrom + " " + landedTo);
+      return "reset onto " + landedTo;
+    }
+
+    @Override
+    public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public String prepareScratch(MergeRepo repo) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public RebaseResult rebase(MergeRepo repo, BranchHead branch, String onto, String message) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public TestRun runTests(MergeRepo repo, String head) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public TargetUpdate updateTarget(MergeRepo repo, String expected, String head) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public String openPullRequest(MergeRepo repo, String ant, String branch, String head, String title, String body) {
+      throw new UnsupportedOperationException();
+    }
+  }
+
+  @BeforeEach
+  void setUp() {
+    sessions = new Fakes.ScriptedSessions();
+    chat = new Fakes.RecordingChat();
+    queue = new RecordingQueue();
+    git = new RecordingGit();
+    notify = new NotifierTest.RecordingNotify();
+    env = Fakes.environment(QUEUE, sessions, chat, new Fakes.FixedWorkspace(), queue, git, notify);
+    sessions.clock = env::currentTimeMillis;
+    client = env.getWorkflowClient();
+  }
+
+  @AfterEach
+  void tearDown() {
+    env.close();
+  }
+
+  private static MergeRepo repo(boolean review) {
+    return new MergeRepo("test", "app", "/tmp/repo", "main", LandMode.REBASE, List.of("./test.sh"), 60, false, review,
+        3, 3600, "/tmp", "/tmp/scratch", null, null);
+  }
+
+  private static AntSpec ant(String name, boolean review, List<String> touches) {
+    return Fakes.withPoll(Fakes.spec(name), 3600).toBuilder()
+        .workspace(new WorkspaceSpec("/tmp/ws", "/tmp/repo", null, null, touches))
+        .merge(repo(review))
+        .build();
+  }
+
+  @Test
+  void aSessionThatWentWellSubmitsTheAntsBranch() {
+    AntWorkflow ant = Fakes.start(client, QUEUE, ant("alpha", false, List.of()));
+
+    eventually(() -> queue.submissions.size() == 1, "the submission");
+    Submission s = queue.submissions.get(0);
+    assertEquals("alpha", s.ant());
+    assertEquals("colony/alpha", s.branch());
+    assertEquals("ant", s.by());
+    assertEquals(Submission.NORMAL, s.priority());
+    assertEquals(null, s.taskId());
+    assertTrue(queue.claims.isEmpty(), "no globs: no claim");
+    ant.stop();
+  }
+
+  @Test
+  void withReviewWorkWithoutATaskIsNotSubmitted() {
+    AntWorkflow ant = Fakes.start(client, QUEUE, ant("beta", true, List.of()));
+    eventually(() -> sessions.requests.size() == 1, "the session");
+    env.sleep(java.time.Duration.ofMinutes(1));
+    assertTrue(queue.submissions.isEmpty(), queue.submissions.toString());
+    ant.stop();
+  }
+
+  @Test
+  void anAntWhosePathsAreHeldWaitsAndSaysForWhomThenRunsWhenTheyAreFree() {
+    queue.holder = "beta";
+    AntWorkflow ant = Fakes.start(client, QUEUE, ant("gamma", false, List.of("src/**")));
+
+    eventually(() -> queue.claims.size() == 1, "the claim");
+    assertEquals(List.of("src/**"), queue.claims.get(0).globs());
+    eventually(() -> chat.texts().contains("⏳ gamma waits for beta (src/**)"), "the wait is told");
+    eventually(() -> "paths held by beta: src/**".equals(ant.status().stateReason()), "status says for whom");
+    assertTrue(sessions.requests.isEmpty(), "no session while beta holds the paths");
+
+    queue.holder = null;
+    ant.mergeNews(new MergeNews(MergeNews.Kind.PATHS_FREE, "app", null, null, null, List.of(), "main"));
+    eventually(() -> sessions.requests.size() == 1, "the session, once the paths are free");
+    assertEquals(2, queue.claims.size());
+    eventually(() -> chat.texts().contains("🟢 gamma: its paths are free, starting"), "told");
+    ant.stop();
+    eventually(() -> queue.releases.contains("gamma"), "a stop gives the claim back");
+  }
+
+  @Test
+  void aLandingMovesTheBranchBeforeTheNextSessionAndAReworkReachesTheAgentFirst() {
+    CountDownLatch first = new CountDownLatch(1);
+    sessions.thenBlockUntil(first, "first");
+    AntWorkflow ant = Fakes.start(client, QUEUE, ant("delta", false, List.of()));
+    eventually(() -> sessions.requests.size() == 1, "the first session");
+
+    Landed landed = new Landed("delta-1", "delta", null, "aaaa111", "bbbb222", "cccc333", 3, 42_000, 800,
+        env.currentTimeMillis(), List.of("a.txt"), null);
+    ant.mergeNews(new MergeNews(MergeNews.Kind.LANDED, "app", "delta-1", "🔀 delta: 3 commits on main, tests 42 s",
+        landed, List.of(), "main"));
+    ant.mergeNews(new MergeNews(MergeNews.Kind.REWORK, "app", "delta-2",
+        "Your work on app conflicts with main in: a.txt\nRebase colony/delta onto main and resolve a.txt.", null,
+        List.of("a.txt"), "main"));
+    first.countDown(); // the agent stops (the fake ignores the interrupt)
+    eventually(() -> sessions.requests.size() == 2, "the next session starts with the rework");
+    assertEquals(List.of("delta aaaa111 bbbb222"), git.syncs, "the branch moved before the session");
+    assertTrue(sessions.requests.get(1).messages().get(0).startsWith("[merge queue] Your work on app conflicts"),
+        sessions.requests.get(1).messages().toString());
+    assertTrue(chat.texts().contains("🔀 delta: 3 commits on main, tests 42 s"), chat.texts().toString());
+    assertTrue(chat.texts().contains("🔁 delta: Your work on app conflicts with main in: a.txt"), chat.texts().toString());
+    // The same news again (a retried signal) is one message, not two.
+    ant.mergeNews(new MergeNews(MergeNews.Kind.REWORK, "app", "delta-2",
+        "Your work on app conflicts with main in: a.txt\nRebase colony/delta onto main and resolve a.txt.", null,
+        List.of("a.txt"), "main"));
+    env.sleep(java.time.Duration.ofHours(2));
+    eventually(() -> sessions.requests.size() == 3, "the session after");
+    assertTrue(sessions.requests.get(2).messages().stream().noneMatch(m -> m.startsWith("[merge queue]")),
+        "a repeated news is not a second message: " + sessions.requests.get(2).messages());
+    assertEquals(1, git.syncs.size(), "the branch moved once");
+    ant.stop();
+  }
+
+  @Test
+  void workThatNeedsAHumanSendsOneNotice() {
+    NotifySpec n = new NotifySpec(1800, 2, "http://ui", null, List.of(), null, null);
+    AntWorkflow ant = Fakes.start(client, QUEUE, ant("eps", false, List.of()).toBuilder().notices(n).build());
+    eventually(() -> sessions.requests.size() >= 1, "a session");
+    ant.mergeNews(new MergeNews(MergeNews.Kind.NEEDS_HUMAN, "app", "eps-1",
+        "eps-1 failed 3 times (tests red): a human decides", null, List.of(), "main"));
+    eventually(() -> notify.notices.stream().anyMatch(x -> x.kind().equals("merge")
+        && x.text().contains("eps-1 failed 3 times")), "the notice");
+    env.sleep(java.time.Duration.ofHours(2));
+    assertEquals(1, notify.notices.stream().filter(x -> x.kind().equals("merge")).count(), "no reminders");
+    ant.stop();
+  }
+
+  @Test
+  void aTasksTouchesLineIsRead() {
+    assertEquals(List.of("src/api/**", "docs/*.md"),
+        MergeDesk.taskTouches("Fix the API.\n\nTouches: `src/api/**`, docs/*.md\n"));
+    assertEquals(List.of("a/**"), MergeDesk.taskTouches("- touches: a/** /etc/passwd ../x"));
+    assertEquals(List.of(), MergeDesk.taskTouches(null));
+  }
+}
