@@ -1,0 +1,243 @@
+package dev.colony.fault;
+
+import static dev.colony.testing.Eventually.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The merge queue on real parts: the real dev server, workers as processes killed with SIGKILL,
+ * real git repositories on disk (a bare repository, the ants' worktrees and the queue's scratch),
+ * and ants whose agent is a script that commits ({@code examples/merge}).
+ *
+ * <p>Faults are injected where git itself calls out: a {@code post-rewrite} hook holds the queue's
+ * first rebase, the test command holds the first two items' first runs, and a {@code reference-transaction}
+ * hook holds the first update of {@code main} after it was written; the test kills the worker at
+ * each hold. A human pushes to {@code main} while the queue tests the second item.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class MergeQueueIT {
+  private static final Path EXAMPLE = Path.of("../examples/merge").toAbsolutePath().normalize();
+  private static final Duration LONG = Duration.ofSeconds(120);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir
+  Path tmp;
+
+  private Cluster cluster;
+  private final List<Cluster.WorkerProcess> workers = new ArrayList<>();
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (cluster != null) {
+      Files.createDirectories(gates());
+      for (String g : List.of("rebase", "tests-1", "tests-2", "update")) {
+        Files.writeString(gates().resolve(g + ".go"), ""); // nothing left holding
+      }
+    }
+    Cluster.closeAll(cluster);
+  }
+
+  private Path gates() {
+    return tmp.resolve("gates");
+  }
+
+  private Path repo() {
+    return cluster.dir.resolve(".colony/app.git");
+  }
+
+  @Test
+  void everyAntsWorkLandsOnceInALineAcrossKillsAConflictAndARedTestThroughRework() throws Exception {
+    cluster = new Cluster(tmp, EXAMPLE).startServer("dev");
+    cluster.colonyName = "merge";
+    Files.createDirectories(gates());
+    makeRepository();
+    installGates();
+    workers.add(cluster.startWorker("w1"));
+    try {
+      cluster.cli("start", cluster.dir.toString());
+
+      // 1. The first item's rebase is held: kill the worker there.
+      awaitGate("rebase");
+      killAndReplace();
+      open("rebase");
+      // 2. Its tests are held: kill the worker there (the test's process tree dies with it).
+      awaitGate("tests-1");
+      killAndReplace();
+      open("tests-1");
+      // 3. Main was written and the worker dies before it can say so.
+      awaitGate("update");
+      killAndReplace();
+      open("update");
+      // 4. While the second item is tested, a human pushes to main: the queue rebases again.
+      awaitGate("tests-2");
+      String human = humanCommit();
+      open("tests-2");
+
+      eventually(Duration.ofSeconds(240), () -> subjects().containsAll(List.of("ada: the notes page",
+          "bob: the greeting says bob", "cy: the greeting says cy", "human: README")),
+          () -> "not everything landed: " + subjects() + "\n" + status());
+      assertTrue(git(repo(), "merge-base", "--is-ancestor", human, "main").isEmpty());
+
+      // 5. A red test: ada breaks the greeting; the queue sends it back; ada fixes it; it lands.
+      cluster.cli("send", "merge/ada", "break the greeting");
+      eventually(LONG, () -> subjects().contains("ada: put the greeting back"),
+          () -> "the red test was never reworked: " + subjects() + "\n" + status() + "\n" + log());
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n" + log() + "\n" + cluster.diagnostics(), e);
+    }
+    // Main is one line of commits, each ant's work on it exactly once, every commit green.
+    assertEquals("", git(repo(), "rev-list", "--merges", "main").strip(), "no merge commits");
+    List<String> subjects = subjects();
+    for (String s : List.of("ada: the notes page", "bob: the greeting says bob", "cy: the greeting says cy",
+        "human: README", "ada: drop the greeting", "ada: put the greeting back")) {
+      assertEquals(1, subjects.stream().filter(s::equals).count(), s + " on main: " + subjects);
+    }
+    String app = git(repo(), "show", "main:app.txt");
+    assertTrue(app.contains("greeting: hello from bob") && app.contains("greeting: hello from cy"),
+        "both greetings kept by the rework: " + app);
+    assertTrue(log().contains("rework: resolved app.txt keeping both changes"), log());
+    assertGreenLine();
+    // The queue's card: the conflict and the red test were reworks, everything landed.
+    JsonNode card = JSON.readTree(cluster.cli("merge", "status", "--dir", cluster.dir.toString(), "app", "--json"));
+    assertTrue(card.toString().contains("\"landedCount\""), card.toString());
+  }
+
+  /** Each first-parent commit on main after the seed passes the example's tests. */
+  private void assertGreenLine() throws Exception {
+    Path check = tmp.resolve("check");
+    git(tmp, "clone", "-q", repo().toString(), check.toString());
+    List<String> line = git(check, "rev-list", "--first-parent", "--reverse", "origin/main").lines().toList();
+    for (String sha : line.subList(1, line.size())) {
+      git(check, "checkout", "-q", "--detach", sha);
+      if (git(check, "log", "-1", "--format=%s").startsWith("human:") || git(check, "log", "-1", "--format=%s")
+          .startsWith("ada: drop")) {
+        continue; // a human's push is not the queue's to test; a red commit lands only with its fix on top
+      }
+      Process p = new ProcessBuilder("sh", "test.sh").directory(check.toFile()).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, sha + " is red on main: " + out);
+    }
+  }
+
+  private void killAndReplace() throws Exception {
+    Cluster.kill9(workers.get(workers.size() - 1));
+    workers.add(cluster.startWorker("w" + (workers.size() + 1)));
+  }
+
+  /** The example's repository, made here so the gates are in place before the first landing. */
+  private void makeRepository() throws Exception {
+    git(tmp, "init", "-q", "--bare", "-b", "main", repo().toString());
+    Path seed = tmp.resolve("seed-clone");
+    git(tmp, "clone", "-q", repo().toString(), seed.toString());
+    for (String f : List.of("app.txt", "test.sh")) {
+      Files.copy(cluster.dir.resolve("seed").resolve(f), seed.resolve(f));
+    }
+    git(seed, "add", "-A");
+    git(seed, "-c", "user.name=seed", "-c", "user.email=seed@example.invalid", "commit", "-q", "-m", "seed");
+    git(seed, "push", "-q", "origin", "HEAD:main");
+  }
+
+  /**
+   * Holds: the queue's first rebase (post-rewrite, in its scratch only), the tests' first two
+   * runs, and the first update of main (reference-transaction, committed). Each hold writes
+   * gates/NAME.reached and waits for gates/NAME.go.
+   */
+  private void installGates() throws IOException {
+    String hold = "hold() { [ -e \"$G/$1.reached\" ] && return 0; : > \"$G/$1.reached\"; n=0; "
+        + "while [ ! -e \"$G/$1.go\" ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n+1)); done; }\n";
+    String g = "G='" + gates() + "'\n";
+    Path hooks = repo().resolve("hooks");
+    Files.createDirectories(hooks);
+    script(hooks.resolve("post-rewrite"), "#!/bin/sh\n" + g + hold
+        + "case \"$PWD\" in */.colony/merge/*) [ \"$1\" = rebase ] && hold rebase ;; esac\nexit 0\n");
+    script(hooks.resolve("reference-transaction"), "#!/bin/sh\n" + g + hold
+        + "[ \"$1\" = committed ] || exit 0\n"
+        + "grep -q ' refs/heads/main$' && case \"$PWD\" in */.colony/merge/*|*app.git) hold update ;; esac\nexit 0\n");
+    Path tests = script(tmp.resolve("gated-tests.sh"), "#!/bin/sh\n" + g + hold
+        + "head=$(git rev-parse HEAD)\n"
+        + "if [ ! -e \"$G/tests-1.reached\" ]; then echo \"$head\" > \"$G/tests-1.sha\"; hold tests-1;\n"
+        + "elif [ \"$head\" != \"$(cat \"$G/tests-1.sha\")\" ]; then hold tests-2; fi\n"
+        + "exec sh test.sh\n");
+    Path yaml = cluster.dir.resolve("colony.yaml");
+    String config = Files.readString(yaml);
+    String gated = config.replace("test: [\"sh\", \"test.sh\"]", "test: [\"" + tests + "\"]");
+    assertFalse(gated.equals(config), "the example's test line moved");
+    Files.writeString(yaml, gated);
+  }
+
+  private static Path script(Path file, String text) throws IOException {
+    Files.writeString(file, text);
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+    return file;
+  }
+
+  private void awaitGate(String name) {
+    eventually(LONG, () -> Files.exists(gates().resolve(name + ".reached")),
+        () -> "never reached the " + name + " hold: " + status());
+  }
+
+  private void open(String name) throws IOException {
+    Files.writeString(gates().resolve(name + ".go"), "");
+  }
+
+  private String humanCommit() throws Exception {
+    Path clone = tmp.resolve("human");
+    git(tmp, "clone", "-q", repo().toString(), clone.toString());
+    Files.writeString(clone.resolve("README"), "A human was here.\n");
+    git(clone, "add", "README");
+    git(clone, "-c", "user.name=human", "-c", "user.email=human@example.invalid", "commit", "-q", "-m",
+        "human: README");
+    git(clone, "push", "-q", "origin", "HEAD:main");
+    return git(clone, "rev-parse", "HEAD").strip();
+  }
+
+  private List<String> subjects() {
+    try {
+      return git(repo(), "log", "--format=%s", "main").lines().toList();
+    } catch (Exception e) {
+      return List.of(e.toString());
+    }
+  }
+
+  private String status() {
+    try {
+      return cluster.cli("merge", "status", "--dir", cluster.dir.toString());
+    } catch (Exception e) {
+      return "merge status: " + e;
+    }
+  }
+
+  private String log() {
+    return Cluster.read(cluster.dir.resolve(".colony/merge.log"));
+  }
+
+  static String git(Path cwd, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("git", "-C", cwd.toString()));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().put("GIT_TERMINAL_PROMPT", "0");
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new AssertionError("git " + String.join(" ", args) + " failed: " + out);
+    }
+    return out;
+  }
+}
