@@ -341,6 +341,61 @@ class HistoryReplayTest {
     }
   }
 
+  /**
+   * An ant with a merge queue (MergeDesk): it claims its paths and waits while another ant holds
+   * them, submits after a session, moves its branch after its work landed, gets a rework as an
+   * urgent message, and a need of a human; then it stops and gives its claim back.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordAntWithMergeQueue() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
+      Worker worker = env.newWorker("record");
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+      Fakes.ScriptedSessions sessions = new Fakes.ScriptedSessions();
+      MergeDeskTest.RecordingQueue queue = new MergeDeskTest.RecordingQueue();
+      MergeDeskTest.RecordingGit git = new MergeDeskTest.RecordingGit();
+      NotifierTest.RecordingNotify notify = new NotifierTest.RecordingNotify();
+      worker.registerActivitiesImplementations(sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace(), queue,
+          git, notify);
+      env.start();
+      queue.holder = "beta";
+      var spec = Fakes.withPoll(Fakes.spec("merger"), 60).toBuilder()
+          .workspace(new dev.colony.spec.WorkspaceSpec("/tmp/ws", "/tmp/repo", null, null, List.of("src/**")))
+          .merge(new dev.colony.merge.MergeRepo("test", "app", "/tmp/repo", "main", dev.colony.merge.LandMode.REBASE,
+              List.of("./test.sh"), 60, false, false, 3, 3600, "/tmp", "/tmp/scratch", null, null))
+          .notices(new dev.colony.spec.NotifySpec(1800, 2, "http://ui", null, List.of(), null, null))
+          .build();
+      AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
+      WorkflowClient.start(ant::run, new AntRun(spec, null));
+      eventually(() -> queue.claims.size() == 1, "the refused claim");
+      queue.holder = null;
+      ant.mergeNews(new dev.colony.merge.MergeNews(dev.colony.merge.MergeNews.Kind.PATHS_FREE, "app", null, null, null,
+          List.of(), "main"));
+      eventually(() -> queue.submissions.size() == 1, "the submission");
+      ant.mergeNews(new dev.colony.merge.MergeNews(dev.colony.merge.MergeNews.Kind.LANDED, "app", "merger-1",
+          "🔀 merger: 1 commit on main, tests 3 s", new dev.colony.merge.Landed("merger-1", "merger", null, "aaa1111",
+              "bbb2222", "ccc3333", 1, 3000, 700, env.currentTimeMillis(), List.of("src/a.txt"), null), List.of(),
+          "main"));
+      ant.mergeNews(new dev.colony.merge.MergeNews(dev.colony.merge.MergeNews.Kind.REWORK, "app", "merger-2",
+          "Your work conflicts with main in: src/a.txt", null, List.of("src/a.txt"), "main"));
+      eventually(() -> sessions.requests.size() == 2 && git.syncs.size() == 1, "synced, then the rework's session");
+      ant.mergeNews(new dev.colony.merge.MergeNews(dev.colony.merge.MergeNews.Kind.NEEDS_HUMAN, "app", "merger-2",
+          "merger-2 needs a human after 3 tries", null, List.of(), "main"));
+      eventually(() -> !notify.notices.isEmpty(), "the notice");
+      ant.stop();
+      WorkflowStub.fromTyped(ant).getResult(Void.class);
+      Path dir = HISTORIES.resolve(MERGE_RECORDING);
+      Files.createDirectories(dir);
+      Files.writeString(dir.resolve("ant-merge.json"), env.getWorkflowClient().fetchHistory(spec.workflowId()).toJson(true));
+    }
+  }
+
+  /** Where merge queue histories are recorded: the merge queue's first release (issue 32). */
+  static final String MERGE_RECORDING = "1.4-merge";
+
   /** Where task histories are recorded: the task board's first release (issue 31). */
   static final String TASK_RECORDING = "1.3-tasks";
 
