@@ -313,7 +313,7 @@ const PILLS = [
 
 const topEls = {};
 
-/** Draws the top bar into <header id="top">; `active` is one of overview|inbox|board|costs|supervision. */
+/** Draws the top bar into <header id="top">; `active` is one of overview|inbox|board|merge|costs|supervision. */
 export function topbar(active) {
   const header = document.getElementById('top');
   header.className = 'topbar';
@@ -326,7 +326,7 @@ export function topbar(active) {
   header.replaceChildren(el('div', { class: 'topbar-inner' },
     el('a', { class: 'brand', href: '/' }, el('span', { class: 'logo', 'aria-hidden': 'true' }, '⬢'), topEls.name),
     el('nav', { 'aria-label': 'Console' },
-      link('/', 'overview', 'Overview'), link('/inbox', 'inbox', 'Inbox', topEls.inboxCount), link('/board', 'board', 'Board'),
+      link('/', 'overview', 'Overview'), link('/inbox', 'inbox', 'Inbox', topEls.inboxCount), link('/board', 'board', 'Board'), link('/merge', 'merge', 'Merge'),
       link('/costs', 'costs', 'Costs'), link('/supervision', 'supervision', 'Supervision')),
     topEls.pills, el('span', { class: 'spacer' }),
     el('span', { class: 'who' }, topEls.who, topEls.live)));
