@@ -24,6 +24,8 @@ public final class FakeMergeSource implements MergeSource {
   public final Map<String, MergeCard> queues = new ConcurrentSkipListMap<>();
   public final List<String> decisions = new CopyOnWriteArrayList<>();
   public final Map<String, Long> calls = new ConcurrentHashMap<>();
+  /** When set, the next decision is refused with this sentence (as a queue that moved on would). */
+  public volatile String refuseNext;
 
   public void put(MergeCard card) {
     queues.put(card.repo(), card);
@@ -38,6 +40,11 @@ public final class FakeMergeSource implements MergeSource {
   @Override
   public synchronized SubmitReply decide(String repo, MergeDecision d) {
     calls.merge("decide", 1L, Long::sum);
+    String refuse = refuseNext;
+    if (refuse != null) {
+      refuseNext = null;
+      throw new Refused(refuse);
+    }
     MergeCard card = queues.get(repo);
     if (card == null) {
       throw new NoSuchElementException("no merge queue '" + repo + "' runs in colony 'hello'");

@@ -2,7 +2,7 @@
 // every 2 s while the page is visible; Approve / Retry / Cancel send the queue's decide update.
 // Everything an ant or a human wrote goes into the DOM as text (el / clean), never as markup.
 import {
-  el, clean, cleanBlock, clear, getJson, postJson, topbar, live, timeEl, antHref, canAct, onColony, banner, toast, duration,
+  el, clean, cleanBlock, clear, getJson, topbar, live, timeEl, antHref, canAct, onColony, banner, duration, mergeActions,
 } from './common.js';
 
 const $ = (id) => document.getElementById(id);
@@ -18,75 +18,16 @@ const STATE = {
   LANDED: ['landed', 'c-ok', 'On the target'],
   CLOSED: ['closed', 'c-stop', 'Nothing to land, or cancelled'],
 };
-const ACTIONS = {
-  AWAITING_REVIEW: ['approve', 'cancel'],
-  NEEDS_HUMAN: ['retry', 'cancel'],
-  REWORK: ['retry', 'cancel'],
-  QUEUED: ['cancel'],
-};
 const LAND = { REBASE: 'rebase', SQUASH: 'squash', PULL_REQUEST: 'pull request' };
 
 const short = (sha) => clean(sha, 80).slice(0, 7);
 const taskHref = (id) => '/board#task=' + encodeURIComponent(id);
-const decidePath = (repo) => '/api/merge/' + encodeURIComponent(repo) + '/decide';
 const itemRows = new Map(); // repo \0 id -> { v, node }
 
 function stateBadge(it) {
   const [label, cls, title] = STATE[it.state] || [clean(it.state, 30).toLowerCase(), 'c-wait', ''];
   const step = it.state === 'LANDING' && it.step ? ' · ' + clean(it.step, 60) : '';
   return el('span', { class: 'badge ' + cls, title }, label + step);
-}
-
-/** Approve / Retry / Cancel for one item; Cancel asks first, in place. */
-function itemActions(repo, it) {
-  const acts = ACTIONS[it.state] || [];
-  const box = el('div', { class: 'mactions act-only' });
-  if (!acts.length) return it.state === 'LANDING' ? el('div', { class: 'mactions muted small' }, 'landing now') : null;
-  const msg = el('div', { class: 'msg', role: 'status' });
-  const buttons = [];
-  const send = async (action, b) => {
-    buttons.forEach((x) => { x.disabled = true; });
-    b.classList.add('busy');
-    msg.className = 'msg muted';
-    msg.textContent = action + '…';
-    try {
-      const ans = await postJson(decidePath(repo), { item: it.id, action });
-      msg.className = 'msg ok';
-      msg.textContent = clean(ans && ans.message ? ans.message : 'Done', 600);
-      toast(ans && ans.message ? ans.message : action + ' sent');
-      refresh();
-    } catch (e) {
-      msg.className = 'msg err';
-      msg.textContent = clean(e.message, 600);
-    } finally {
-      b.classList.remove('busy');
-      buttons.forEach((x) => { x.disabled = !canAct(); });
-    }
-  };
-  const button = (label, action, cls) => {
-    const b = el('button', { type: 'button', class: cls, 'aria-label': label + ' ' + clean(it.id, 80), disabled: !canAct() }, label);
-    b.addEventListener('click', () => send(action, b));
-    buttons.push(b);
-    return b;
-  };
-  const row = el('div', { class: 'row' });
-  if (acts.includes('approve')) row.append(button('Approve', 'approve', 'good'));
-  if (acts.includes('retry')) row.append(button('Retry', 'retry', 'primary'));
-  if (acts.includes('cancel')) {
-    const ask = el('div', { class: 'confirm hidden', role: 'group', 'aria-label': 'Confirm the cancel' });
-    const cancel = el('button', { type: 'button', class: 'danger', 'aria-label': 'Cancel ' + clean(it.id, 80), disabled: !canAct() }, 'Cancel');
-    const yes = button('Yes, cancel it', 'cancel', 'danger');
-    const keep = el('button', { type: 'button' }, 'Keep it');
-    cancel.addEventListener('click', () => { ask.classList.remove('hidden'); cancel.classList.add('hidden'); keep.focus(); });
-    keep.addEventListener('click', () => { ask.classList.add('hidden'); cancel.classList.remove('hidden'); cancel.focus(); });
-    clear(ask, el('span', { class: 'small' }, 'Take ', el('b', { class: 'data' }, clean(it.id, 80)), ' out of the queue? Its commits stay on its branch.'), yes, keep);
-    buttons.push(cancel);
-    row.append(cancel);
-    box.append(row, ask, msg);
-    return box;
-  }
-  box.append(row, msg);
-  return box;
 }
 
 function renderItem(repo, it, pos) {
@@ -107,7 +48,7 @@ function renderItem(repo, it, pos) {
         el('a', { href: antHref(it.ant), class: 'ant ellipsis data', title: clean(it.ant, 400) }, clean(it.ant, 100)),
         stateBadge(it)),
       facts, reason),
-    itemActions(repo, it));
+    mergeActions(repo, it, () => refresh()));
 }
 
 function itemNode(repo, it, pos) {
