@@ -181,6 +181,8 @@ class ConsoleMergeIT {
 
     browser.manage().window().setSize(new Dimension(400, 1600)); // a phone
     Chromium.screenshot(browser, "merge", "phone");
+    js("document.querySelector('table.landed').scrollIntoView();");
+    Chromium.screenshot(browser, "merge", "phone-landings");
 
     // the inbox lists the items that wait for a human, with their buttons
     browser.manage().window().setSize(new Dimension(1400, 1000));

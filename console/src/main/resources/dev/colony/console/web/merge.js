@@ -35,7 +35,7 @@ function renderItem(repo, it, pos) {
     el('span', null, 'item ', el('b', { class: 'mono data' }, clean(it.id, 80))),
     el('span', null, 'tries ', el('b', null, String(Number(it.tries) || 0))),
     it.taskId ? el('span', null, 'task ', el('a', { href: taskHref(it.taskId), class: 'mono data' }, clean(it.taskId, 100))) : null,
-    el('span', null, 'waiting ', timeEl(it.submittedAt, 'for')),
+    el('span', null, 'submitted ', timeEl(it.submittedAt)),
     it.head ? el('span', null, 'head ', el('b', { class: 'mono', title: clean(it.head, 80) }, short(it.head))) : null,
     it.paths && it.paths.length ? el('span', { title: it.paths.slice(0, 40).map((p) => clean(p, 300)).join('\n') }, String(it.paths.length) + ' path' + (it.paths.length === 1 ? '' : 's')) : null,
     it.by ? el('span', null, 'by ', el('span', { class: 'data' }, clean(it.by, 80))) : null);
@@ -101,6 +101,10 @@ function hotPanel(q) {
       : el('p', { class: 'muted small' }, 'No directory was changed by two ants yet.'));
 }
 
+const HEADS = [['When', null], ['Ant', null], ['Commits', null], ['Target', 'The target before → after the landing (hover for the ant\'s own head)'],
+  ['Test time', 'How long the test command ran'], ['Queue time', 'The queue\'s own time beyond the test: publish, rebase, update'],
+  ['Paths', 'Files changed (hover for them)'], ['PR', 'The pull request (land: pull_request)']];
+
 function landedTable(q) {
   const landed = Array.isArray(q.landed) ? q.landed : [];
   if (!landed.length) return el('div', { class: 'mpart' }, el('h3', null, 'Last landings'), el('p', { class: 'muted small' }, 'Nothing landed yet.'));
@@ -108,15 +112,15 @@ function landedTable(q) {
   return el('div', { class: 'mpart' },
     el('h3', null, 'Last landings ', el('span', { class: 'muted small' }, '(' + Number(q.landedCount || landed.length) + ' since the queue began)')),
     el('div', { class: 'tablewrap' }, el('table', { class: 'cards landed' },
-      el('thead', null, el('tr', null, ['When', 'Ant', 'Commits', 'Shas', 'Tests', 'Queue', 'Paths', 'PR'].map((h) => el('th', null, h)))),
+      el('thead', null, el('tr', null, HEADS.map(([h, title]) => el('th', { title }, h)))),
       el('tbody', null, landed.map((l) => el('tr', { dataset: { item: clean(l.itemId, 100) } },
         td('When', timeEl(l.at)),
         td('Ant', el('a', { href: antHref(l.ant), class: 'data' }, clean(l.ant, 100)), ' ', el('span', { class: 'muted small mono' }, clean(l.itemId, 80))),
         td('Commits', String(Number(l.commits) || 0)),
-        td('Shas', el('span', { class: 'mono', title: 'the ant\'s head ' + clean(l.from, 80) + ' landed as ' + clean(l.to, 80) + ' (the target was ' + clean(l.before, 80) + ')' },
+        td('Target', el('span', { class: 'mono', title: 'the ant\'s head ' + clean(l.from, 80) + ' landed as ' + clean(l.to, 80) + ' (the target was ' + clean(l.before, 80) + ')' },
           short(l.before), ' → ', el('b', null, short(l.to)))),
-        td('Tests', duration(Number(l.testMillis))),
-        td('Queue', duration(Number(l.queueMillis))),
+        td('Test time', duration(Number(l.testMillis))),
+        td('Queue time', duration(Number(l.queueMillis))),
         td('Paths', el('span', { title: (l.paths || []).slice(0, 40).map((p) => clean(p, 300)).join('\n') }, String((l.paths || []).length))),
         td('PR', l.pullRequest ? el('a', { href: clean(l.pullRequest, 2000), rel: 'noopener noreferrer', target: '_blank' }, 'pull request') : el('span', { class: 'muted' }, '–'))))))));
 }
