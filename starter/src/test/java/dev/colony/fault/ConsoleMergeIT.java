@@ -95,6 +95,12 @@ class ConsoleMergeIT {
     }
   }
 
+  private long t0 = System.nanoTime();
+
+  private void mark(String what) {
+    System.out.printf("merge IT: %s at %d ms%n", what, (System.nanoTime() - t0) / 1_000_000);
+  }
+
   private static MergeCard app(List<MergeItem> items) {
     return FakeMergeSource.card("app", items,
         List.of(FakeMergeSource.landed("alpha-1", "alpha", 3, 42_000, 1_200, 600_000, 4, null),
@@ -124,10 +130,12 @@ class ConsoleMergeIT {
     server = ConsoleServer.start(ConsoleServer.Options.defaults().withBind("127.0.0.1", 0)
         .withTiming(Duration.ofMillis(400), Duration.ofSeconds(5)), source, null, merges, new Secrets());
     browser = Chromium.start(tmp, 1400, 1200);
+    mark("chromium started");
     browser.get(server.url() + "/merge");
     eventually(WAIT, () -> browser.findElements(By.cssSelector(".mqueue")).size() == 2
         && browser.findElements(By.cssSelector(".mitem")).size() == 5, () -> "the queues were not drawn:\n" + text());
     js("window.__colonyMarker = 42;");
+    mark("page drawn");
     String page = text().toLowerCase(java.util.Locale.ROOT); // headings are drawn in capitals
     for (String s : List.of("app", "docs-site", "target main", "testing", "needs a human", "awaiting review", "rework",
         "beta waits for alpha on src/api/**", "where ants collide", "last landings", "pull request")) {
@@ -145,6 +153,7 @@ class ConsoleMergeIT {
     assertEquals(0L, js("return document.querySelectorAll('#queues img, #queues script').length;"));
     assertNoAlert();
     Chromium.screenshot(browser, "merge", "desktop");
+    mark("desktop shot");
 
     // Retry reaches the queue; the page shows the item back in line without a reload
     click(() -> item("gamma-4").findElement(By.cssSelector("button[aria-label='Retry gamma-4']")));
@@ -161,12 +170,14 @@ class ConsoleMergeIT {
     eventually(WAIT, () -> browser.findElements(By.cssSelector(".mitem[data-item='beta-1']")).isEmpty(),
         () -> "cancel: " + merges.decisions + "\n" + text());
     assertEquals(List.of("retry gamma-4 in app by @local", "cancel beta-1 in app by @local"), merges.decisions);
+    mark("retry and cancel");
     // the queue's refusal is said next to the buttons
     merges.refuseNext = "eps-2 was resubmitted meanwhile: look at it again";
     click(() -> item("eps-2").findElement(By.cssSelector("button[aria-label='Retry eps-2']")));
     eventually(WAIT, () -> item("eps-2").findElement(By.cssSelector(".msg")).getText()
         .equals("eps-2 was resubmitted meanwhile: look at it again"), () -> text());
     assertEquals("REWORK", stateOf("eps-2"));
+    mark("refusal");
 
     // a change in a queue (the queue moved on) reaches the open page without a reload
     List<MergeItem> moved = line();
@@ -176,6 +187,7 @@ class ConsoleMergeIT {
     eventually(WAIT, () -> !browser.findElements(By.cssSelector(".mitem[data-item='omega-1']")).isEmpty()
         && item("alpha-2").getText().contains("updating main"), () -> "the change did not show:\n" + text());
     assertEquals(42L, js("return window.__colonyMarker;"), "the page was reloaded");
+    mark("live change");
     assertEquals(0L, js("return document.querySelectorAll('#queues img, #queues script').length;"));
     assertNoAlert();
 
@@ -195,11 +207,24 @@ class ConsoleMergeIT {
     eventually(WAIT, () -> merges.decisions.contains("approve delta-1 in app by @local")
         && browser.findElements(By.cssSelector("#mergeItems [data-merge='delta-1']")).isEmpty(), () -> text());
     Chromium.screenshot(browser, "merge", "inbox");
+    mark("inbox");
 
     // no queue at all: the page says how to get one
     merges.queues.clear();
     browser.get(server.url() + "/merge");
     eventually(WAIT, () -> text().contains("No merge queue: add merge.repos to colony.yaml"), () -> text());
     Chromium.screenshot(browser, "merge", "empty");
+    mark("empty");
+
+    // the picture for docs/console.md: a queue as a team sees it on a usual day
+    List<MergeItem> usual = line();
+    usual.set(2, FakeMergeSource.item("gamma-4", "gamma", ItemState.NEEDS_HUMAN, null, 3,
+        "rebasing colony/gamma onto main stopped: conflicts in src/api/Users.java (3 tries)\n"
+            + "rebase colony/gamma onto main, resolve the conflicts in src/api/Users.java keeping both changes' intent, commit",
+        "t7", 3_600_000));
+    merges.put(app(usual));
+    browser.navigate().refresh();
+    eventually(WAIT, () -> browser.findElements(By.cssSelector(".mitem")).size() == 5, () -> text());
+    Chromium.screenshot(browser, "merge", "docs");
   }
 }
