@@ -129,6 +129,7 @@ class ConsoleMergeIT {
     source.put(FakeSource.row("alpha", 1, "session 14 running"));
     server = ConsoleServer.start(ConsoleServer.Options.defaults().withBind("127.0.0.1", 0)
         .withTiming(Duration.ofMillis(400), Duration.ofSeconds(5)), source, null, merges, new Secrets());
+    mark("console started");
     browser = Chromium.start(tmp, 1400, 1200);
     mark("chromium started");
     browser.get(server.url() + "/merge");
@@ -223,6 +224,7 @@ class ConsoleMergeIT {
             + "rebase colony/gamma onto main, resolve the conflicts in src/api/Users.java keeping both changes' intent, commit",
         "t7", 3_600_000));
     merges.put(app(usual));
+    browser.manage().window().setSize(new Dimension(1400, 1250));
     browser.navigate().refresh();
     eventually(WAIT, () -> browser.findElements(By.cssSelector(".mitem")).size() == 5, () -> text());
     Chromium.screenshot(browser, "merge", "docs");
