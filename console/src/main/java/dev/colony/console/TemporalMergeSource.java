@@ -92,7 +92,7 @@ public final class TemporalMergeSource implements MergeSource {
   }
 
   /** A queue's memo card; null when it has none yet or it is unreadable (a newer release's card). */
-  private MergeCard card(WorkflowExecutionInfo info) {
+  MergeCard card(WorkflowExecutionInfo info) {
     try {
       MergeCard c = new WorkflowExecutionMetadata(info, converter).getMemo(MergeCard.MEMO, MergeCard.class, MergeCard.class);
       if (c == null || c.repo() == null) {
