@@ -194,6 +194,12 @@ function refresh() {
 // (one visibility call per read); hidden, it stops and reads once when shown again.
 setInterval(() => { if (document.visibilityState === 'visible') refresh(); }, POLL_MS);
 document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') refresh(); });
-onColony(() => { last = ''; refresh(); });
+onColony((c) => {
+  last = '';
+  refresh();
+  if (c.role === 'read' && !document.querySelector('.readonly-note')) {
+    $('summary').after(el('div', { class: 'readonly-note' }, 'Read-only: you can see the queues but not decide.'));
+  }
+});
 live('/api/events', { open(again) { if (again) refresh(); } });
 refresh();
