@@ -80,6 +80,11 @@ public interface ColonySource {
     return null;
   }
 
+  /** The colony's merge queues (the Merge page, docs/console.md); null when this source has none. */
+  default MergeSource merges() {
+    return null;
+  }
+
   /** One ant, or null when no ant of that name runs or ran. */
   Detail ant(String name);
 

@@ -57,7 +57,7 @@ public final class ConsoleServer implements AutoCloseable {
       "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8", "svg", "image/svg+xml", "png", "image/png",
       "ico", "image/x-icon", "map", "application/json; charset=utf-8", "json", "application/json; charset=utf-8");
   private static final Map<String, String> PAGES = Map.of("/", "overview.html", "/inbox", "inbox.html", "/costs",
-      "costs.html", "/supervision", "supervision.html", "/board", "board.html");
+      "costs.html", "/supervision", "supervision.html", "/board", "board.html", "/merge", "merge.html");
 
   /**
    * How the console serves.
@@ -119,6 +119,7 @@ public final class ConsoleServer implements AutoCloseable {
   private final Options options;
   private final ColonySource source;
   private final TaskRoutes tasks;
+  private final MergeRoutes merge;
   private final Views views;
   private final Auth auth;
   private final LiveHub hub;
@@ -126,12 +127,13 @@ public final class ConsoleServer implements AutoCloseable {
   private volatile Set<String> hosts = Set.of();
   private final boolean anyHost;
 
-  private ConsoleServer(Options options, ColonySource source, TaskBoard board, Secrets secrets) {
+  private ConsoleServer(Options options, ColonySource source, TaskBoard board, MergeSource merges, Secrets secrets) {
     options.check();
     this.options = options;
     this.source = source;
     this.views = new Views(secrets, source.colony(), source.namespace(), options.webUi());
     this.tasks = new TaskRoutes(board, source, views);
+    this.merge = new MergeRoutes(merges != null ? merges : source.merges(), source.colony());
     this.auth = new Auth(options.token(), options.readToken());
     this.hub = new LiveHub(source, board, views, options.pollEvery(), options.keepAlive(), 256);
     this.anyHost = !options.loopback() && isWildcard(options.bind());
@@ -188,7 +190,16 @@ public final class ConsoleServer implements AutoCloseable {
    * {@link IllegalArgumentException} with one line when it may not.
    */
   public static ConsoleServer start(Options options, ColonySource source, TaskBoard board, Secrets secrets) {
-    ConsoleServer s = new ConsoleServer(options, source, board, secrets);
+    return start(options, source, board, null, secrets);
+  }
+
+  /**
+   * Starts serving the colony of {@code source}, its task {@code board} (null: none) and its merge
+   * queues {@code merges} (null: {@link ColonySource#merges()}).
+   */
+  public static ConsoleServer start(Options options, ColonySource source, TaskBoard board, MergeSource merges,
+      Secrets secrets) {
+    ConsoleServer s = new ConsoleServer(options, source, board, merges, secrets);
     s.app.start();
     int port = s.port();
     java.util.Set<String> h = new java.util.HashSet<>();
@@ -280,6 +291,13 @@ public final class ConsoleServer implements AutoCloseable {
     r.get("/api/tasks/{id}", ctx -> json(ctx, tasks.detail(ctx)));
     r.post("/api/tasks", ctx -> json(ctx, tasks.add(ctx, body(ctx), who(ctx).name())));
     r.post("/api/tasks/{id}/{action}", ctx -> json(ctx, tasks.act(ctx, body(ctx), who(ctx).name())));
+    r.get("/api/merge", ctx -> json(ctx, merge.queues()));
+    r.post("/api/merge/{repo}/{action}", ctx -> {
+      if (!ctx.pathParam("action").equals("decide")) {
+        throw new HttpResponseException(404, "no such merge action (POST /api/merge/REPO/decide)");
+      }
+      json(ctx, merge.decide(ctx, body(ctx), who(ctx).name()));
+    });
     r.get("/api/costs", ctx -> json(ctx, views.costs(source.list(Filter.ALL), days(ctx))));
     r.get("/api/costs.csv", ctx -> {
       String csv = views.costsCsv(source.list(Filter.ALL), days(ctx));
@@ -326,6 +344,8 @@ public final class ConsoleServer implements AutoCloseable {
     r.exception(SourceException.class, (e, ctx) -> error(ctx, 502, e.getMessage()));
     // The board refused the change (not in review, no such task, no worker answered in time): said in one sentence.
     r.exception(dev.colony.board.TaskBoardException.class, (e, ctx) -> error(ctx, 409, e.getMessage()));
+    // The merge queue refused the decision (no such item, not in a state that takes it).
+    r.exception(MergeSource.Refused.class, (e, ctx) -> error(ctx, 409, e.getMessage()));
     r.exception(Exception.class, (e, ctx) -> {
       log.warn("console: {} {} failed: {}", ctx.method(), ctx.path(), views.redact(String.valueOf(e)));
       error(ctx, 500, "the console failed to answer (see its log)");

@@ -134,6 +134,11 @@ public final class TemporalColonySource implements ColonySource {
   }
 
   @Override
+  public MergeSource merges() {
+    return new TemporalMergeSource(client, colony);
+  }
+
+  @Override
   public String colony() {
     return colony;
   }

@@ -313,7 +313,7 @@ const PILLS = [
 
 const topEls = {};
 
-/** Draws the top bar into <header id="top">; `active` is one of overview|inbox|board|costs|supervision. */
+/** Draws the top bar into <header id="top">; `active` is one of overview|inbox|board|merge|costs|supervision. */
 export function topbar(active) {
   const header = document.getElementById('top');
   header.className = 'topbar';
@@ -326,7 +326,7 @@ export function topbar(active) {
   header.replaceChildren(el('div', { class: 'topbar-inner' },
     el('a', { class: 'brand', href: '/' }, el('span', { class: 'logo', 'aria-hidden': 'true' }, '⬢'), topEls.name),
     el('nav', { 'aria-label': 'Console' },
-      link('/', 'overview', 'Overview'), link('/inbox', 'inbox', 'Inbox', topEls.inboxCount), link('/board', 'board', 'Board'),
+      link('/', 'overview', 'Overview'), link('/inbox', 'inbox', 'Inbox', topEls.inboxCount), link('/board', 'board', 'Board'), link('/merge', 'merge', 'Merge'),
       link('/costs', 'costs', 'Costs'), link('/supervision', 'supervision', 'Supervision')),
     topEls.pills, el('span', { class: 'spacer' }),
     el('span', { class: 'who' }, topEls.who, topEls.live)));
@@ -439,3 +439,66 @@ export function toast(text, isError = false) {
   box.append(t);
   setTimeout(() => t.remove(), 5000);
 }
+
+// ---------------------------------------------------------------- merge queue items
+
+/** What a human may do with a merge queue's item in each state (the queue's validator has the last word). */
+export const MERGE_ACTIONS = {
+  AWAITING_REVIEW: ['approve', 'cancel'],
+  NEEDS_HUMAN: ['retry', 'cancel'],
+  REWORK: ['retry', 'cancel'],
+  QUEUED: ['cancel'],
+};
+
+/** Approve / Retry / Cancel for one item; Cancel asks first, in place. */
+export function mergeActions(repo, it, after) {
+  const acts = MERGE_ACTIONS[it.state] || [];
+  const box = el('div', { class: 'mactions act-only' });
+  if (!acts.length) return it.state === 'LANDING' ? el('div', { class: 'mactions muted small' }, 'landing now') : null;
+  const msg = el('div', { class: 'msg', role: 'status' });
+  const buttons = [];
+  const send = async (action, b) => {
+    buttons.forEach((x) => { x.disabled = true; });
+    b.classList.add('busy');
+    msg.className = 'msg muted';
+    msg.textContent = action + '…';
+    try {
+      const ans = await postJson('/api/merge/' + encodeURIComponent(repo) + '/decide', { item: it.id, action });
+      msg.className = 'msg ok';
+      msg.textContent = clean(ans && ans.message ? ans.message : 'Done', 600);
+      toast(ans && ans.message ? ans.message : action + ' sent');
+      if (after) after(ans);
+    } catch (e) {
+      msg.className = 'msg err';
+      msg.textContent = clean(e.message, 600);
+    } finally {
+      b.classList.remove('busy');
+      buttons.forEach((x) => { x.disabled = !canAct(); });
+    }
+  };
+  const button = (label, action, cls) => {
+    const b = el('button', { type: 'button', class: cls, 'aria-label': label + ' ' + clean(it.id, 80), disabled: !canAct() }, label);
+    b.addEventListener('click', () => send(action, b));
+    buttons.push(b);
+    return b;
+  };
+  const row = el('div', { class: 'row' });
+  if (acts.includes('approve')) row.append(button('Approve', 'approve', 'good'));
+  if (acts.includes('retry')) row.append(button('Retry', 'retry', 'primary'));
+  if (acts.includes('cancel')) {
+    const ask = el('div', { class: 'confirm hidden', role: 'group', 'aria-label': 'Confirm the cancel' });
+    const cancel = el('button', { type: 'button', class: 'danger', 'aria-label': 'Cancel ' + clean(it.id, 80), disabled: !canAct() }, 'Cancel');
+    const yes = button('Yes, cancel it', 'cancel', 'danger');
+    const keep = el('button', { type: 'button' }, 'Keep it');
+    cancel.addEventListener('click', () => { ask.classList.remove('hidden'); cancel.classList.add('hidden'); keep.focus(); });
+    keep.addEventListener('click', () => { ask.classList.add('hidden'); cancel.classList.remove('hidden'); cancel.focus(); });
+    clear(ask, el('span', { class: 'small' }, 'Take ', el('b', { class: 'data' }, clean(it.id, 80)), ' out of the queue? Its commits stay on its branch.'), yes, keep);
+    buttons.push(cancel);
+    row.append(cancel);
+    box.append(row, ask, msg);
+    return box;
+  }
+  box.append(row, msg);
+  return box;
+}
+

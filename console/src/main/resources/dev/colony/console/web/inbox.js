@@ -1,7 +1,7 @@
 import {
   el, clean, cleanBlock, clear, getJson, topbar, live, timeEl, antHref, antApi, actionButton, canAct, onColony,
   NEED_LABEL, banner, toast,
-  toMillis,
+  toMillis, mergeActions,
 } from './common.js';
 
 const $ = (id) => document.getElementById(id);
@@ -190,6 +190,66 @@ function refreshTasks() {
   }, 150);
 }
 
-live('/api/events?tasks=1', { inbox: show, task: refreshTasks, tasks: refreshTasks, open(again) { if (again) { refresh(); refreshTasks(); } } });
+// ---------------------------------------------------------------- merge queue items for a human
+
+const MERGE_HUMAN = { NEEDS_HUMAN: ['needs a human', 'c-need'], AWAITING_REVIEW: ['awaiting review', 'c-pause'] };
+const mergeCards = new Map(); // repo \0 id -> { v, card }
+
+function renderMerge(repo, it) {
+  const [label, cls] = MERGE_HUMAN[it.state];
+  const task = it.taskId ? el('a', { href: taskHref(it.taskId), class: 'mono data' }, clean(it.taskId, 100)) : null;
+  return el('article', { class: 'panel inbox-item k-merge-' + (it.state === 'NEEDS_HUMAN' ? 'human' : 'review'), dataset: { merge: clean(it.id, 100), repo } },
+    el('div', { class: 'body' },
+      el('div', { class: 'head' },
+        el('a', { href: antHref(it.ant), class: 'ant ellipsis data', title: clean(it.ant, 400) }, clean(it.ant, 200)),
+        el('span', { class: 'badge ' + cls }, 'merge ' + label),
+        el('span', { class: 'muted small' }, 'waiting ', timeEl(it.updatedAt || it.submittedAt, 'for'))),
+      el('div', { class: 'small muted' }, el('span', { class: 'mono data' }, clean(it.id, 100)), ' in ', el('b', { class: 'data' }, repo),
+        ' · tries ' + (Number(it.tries) || 0), task ? [' · task ', task] : null),
+      it.reason ? el('pre', { class: 'detail data' }, cleanBlock(it.reason, 4000)) : null),
+    el('div', { class: 'actions' }, mergeActions(repo, it, () => refreshMerge()),
+      el('a', { href: '/merge', class: 'small' }, 'Open the merge queue →')));
+}
+
+function showMerge(ans) {
+  const queues = Array.isArray(ans && ans.queues) ? ans.queues : [];
+  const list = [];
+  for (const q of queues) for (const it of (q.items || [])) if (MERGE_HUMAN[it.state]) list.push([clean(q.repo, 100), it]);
+  list.sort((a, b) => (a[1].updatedAt || 0) - (b[1].updatedAt || 0));
+  const box = $('mergeItems');
+  const seen = new Set();
+  let prev = null;
+  for (const [repo, it] of list) {
+    const k = repo + '\u0000' + it.id;
+    seen.add(k);
+    const v = JSON.stringify(it);
+    let x = mergeCards.get(k);
+    if (!x || x.v !== v) {
+      if (x) x.card.remove();
+      x = { v, card: renderMerge(repo, it) };
+      mergeCards.set(k, x);
+    }
+    const want = prev ? prev.nextSibling : box.firstChild;
+    if (want !== x.card) box.insertBefore(x.card, want);
+    prev = x.card;
+  }
+  for (const [k, x] of mergeCards) if (!seen.has(k)) { x.card.remove(); mergeCards.delete(k); }
+  // A colony without a merge queue has no such section.
+  $('mergeSection').classList.toggle('hidden', queues.length === 0);
+  $('mergeCount').textContent = list.length ? '(' + list.length + ')' : '';
+  $('mergeEmpty').classList.toggle('hidden', list.length > 0);
+}
+
+function refreshMerge() {
+  return getJson('/api/merge').then(showMerge).catch((e) => {
+    if (e.status === 404) return;
+    toast('Could not load the merge queues: ' + e.message, true);
+  });
+}
+
+live('/api/events?tasks=1', { inbox: show, task: refreshTasks, tasks: refreshTasks, open(again) { if (again) { refresh(); refreshTasks(); refreshMerge(); } } });
 refresh();
 refreshTasks();
+refreshMerge();
+// The queues' cards are memos, read again every 5 s while the inbox is visible.
+setInterval(() => { if (document.visibilityState === 'visible') refreshMerge(); }, 5000);

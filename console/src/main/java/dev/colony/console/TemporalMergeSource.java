@@ -1,0 +1,148 @@
+package dev.colony.console;
+
+import com.google.protobuf.ByteString;
+import dev.colony.console.ColonySource.SourceException;
+import dev.colony.merge.MergeCard;
+import dev.colony.merge.MergeDecision;
+import dev.colony.merge.MergeQueueWorkflow;
+import dev.colony.merge.SubmitReply;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage;
+import io.temporal.api.update.v1.Input;
+import io.temporal.api.update.v1.Meta;
+import io.temporal.api.update.v1.Request;
+import io.temporal.api.update.v1.WaitPolicy;
+import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
+import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionResponse;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionMetadata;
+import io.temporal.common.converter.DataConverter;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The colony's merge queues as Temporal holds them: the running {@code MergeQueue} workflows of the
+ * colony in visibility, each card read from its memo (no worker needed to read); a decision is the
+ * queue's {@code decide} update, bounded (the SDK's own update call would wait for a worker without end).
+ */
+public final class TemporalMergeSource implements MergeSource {
+  /** How long a decision waits for the queue's worker to answer. */
+  static final Duration ANSWER_WITHIN = Duration.ofSeconds(10);
+  private static final Duration LIST_DEADLINE = Duration.ofSeconds(10);
+  /** More queues than any colony has repositories. */
+  private static final int MAX_QUEUES = 200;
+
+  private final WorkflowClient client;
+  private final String colony;
+  private final String namespace;
+  private final DataConverter converter;
+
+  public TemporalMergeSource(WorkflowClient client, String colony) {
+    this.client = client;
+    this.colony = colony;
+    this.namespace = client.getOptions().getNamespace();
+    this.converter = client.getOptions().getDataConverter();
+  }
+
+  /** The visibility query of the colony's running queues. */
+  static String query(String colony) {
+    return "WorkflowType = 'MergeQueue' AND ColonyName = '" + TemporalColonySource.quote(colony)
+        + "' AND ExecutionStatus = 'Running'";
+  }
+
+  @Override
+  public List<MergeCard> cards() {
+    List<MergeCard> out = new ArrayList<>();
+    ByteString token = ByteString.EMPTY;
+    try {
+      do {
+        ListWorkflowExecutionsResponse r = client.getWorkflowServiceStubs().blockingStub()
+            .withDeadlineAfter(LIST_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
+            .listWorkflowExecutions(ListWorkflowExecutionsRequest.newBuilder().setNamespace(namespace)
+                .setQuery(query(colony)).setPageSize(100).setNextPageToken(token).build());
+        for (WorkflowExecutionInfo info : r.getExecutionsList()) {
+          MergeCard c = card(info);
+          if (c != null) {
+            out.add(c);
+          }
+        }
+        token = r.getNextPageToken();
+      } while (!token.isEmpty() && out.size() < MAX_QUEUES);
+    } catch (StatusRuntimeException e) {
+      throw new SourceException("listing the merge queues: Temporal answered " + e.getStatus().getCode()
+          + (e.getStatus().getDescription() == null ? "" : " (" + e.getStatus().getDescription() + ")"), e);
+    }
+    // A queue that continued as new may show twice for a moment: the newest card wins.
+    java.util.Map<String, MergeCard> byRepo = new java.util.TreeMap<>();
+    for (MergeCard c : out) {
+      byRepo.merge(c.repo(), c, (a, b) -> a.updatedAt() >= b.updatedAt() ? a : b);
+    }
+    return List.copyOf(byRepo.values());
+  }
+
+  /** A queue's memo card; null when it has none yet or it is unreadable (a newer release's card). */
+  MergeCard card(WorkflowExecutionInfo info) {
+    try {
+      MergeCard c = new WorkflowExecutionMetadata(info, converter).getMemo(MergeCard.MEMO, MergeCard.class, MergeCard.class);
+      if (c == null || c.repo() == null) {
+        return null;
+      }
+      return c;
+    } catch (RuntimeException unreadable) {
+      return null;
+    }
+  }
+
+  @Override
+  public SubmitReply decide(String repo, MergeDecision decision) {
+    UpdateWorkflowExecutionRequest request = UpdateWorkflowExecutionRequest.newBuilder()
+        .setNamespace(namespace)
+        .setWorkflowExecution(WorkflowExecution.newBuilder().setWorkflowId(MergeQueueWorkflow.workflowId(colony, repo)))
+        .setWaitPolicy(WaitPolicy.newBuilder().setLifecycleStage(
+            UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_COMPLETED))
+        .setRequest(Request.newBuilder()
+            .setMeta(Meta.newBuilder().setUpdateId(UUID.randomUUID().toString())
+                .setIdentity("console:" + decision.by()))
+            .setInput(Input.newBuilder().setName("decide").setArgs(converter.toPayloads(decision).orElseThrow())))
+        .build();
+    UpdateWorkflowExecutionResponse r;
+    try {
+      r = client.getWorkflowServiceStubs().blockingStub()
+          .withDeadlineAfter(ANSWER_WITHIN.toMillis(), TimeUnit.MILLISECONDS).updateWorkflowExecution(request);
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
+        throw noWorker(e);
+      }
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        throw new NoSuchElementException("no merge queue '" + repo + "' runs in colony '" + colony + "'");
+      }
+      throw new SourceException("sending " + decision.action() + " to the merge queue '" + repo + "': Temporal answered "
+          + e.getStatus().getCode() + (e.getStatus().getDescription() == null ? "" : " (" + e.getStatus().getDescription() + ")"), e);
+    }
+    if (!r.hasOutcome()) {
+      throw noWorker(null); // the server stopped waiting first: not applied
+    }
+    if (r.getOutcome().hasFailure()) {
+      RuntimeException refused = converter.failureToException(r.getOutcome().getFailure());
+      String why = refused instanceof ApplicationFailure f ? f.getOriginalMessage() : refused.getMessage();
+      throw new Refused(why, refused);
+    }
+    return converter.fromPayloads(0, Optional.of(r.getOutcome().getSuccess()), SubmitReply.class, SubmitReply.class);
+  }
+
+  private SourceException noWorker(Throwable cause) {
+    return new SourceException("the merge queue's worker did not answer within " + ANSWER_WITHIN.toSeconds()
+        + " s: is a worker (colony dev / colony worker) running for colony " + colony + "?", cause);
+  }
+}
