@@ -53,7 +53,8 @@ import okhttp3.Response;
  * uses {@code --committer-date-is-author-date} with the fixed committer {@value #COMMITTER_NAME};
  * a squash commit takes the author (name, e-mail, date) of the branch's last commit and that date
  * as its committer date. Hooks and signing are off ({@link Git}). The same inputs thus give the
- * same sha on a retry.
+ * same sha on a retry. A branch already on the target (its base an ancestor of the target, the
+ * target an ancestor of its head) lands as it is, a fast-forward of the ant's own commits.
  *
  * <p><b>Failures.</b> Infrastructure (git missing, a full disk, a network error) throws a
  * retryable failure; bad configuration (no such repository, no target branch, the target checked
@@ -321,7 +322,10 @@ public final class MergeActivitiesImpl implements MergeActivities {
       } else {
         args.addAll(List.of("--onto", onto, base));
       }
-      Git.Result r = git.run(scratch, committer, Git.TIMEOUT, args);
+      // The branch already sits on the target: it lands as it is (a fast-forward keeps the ant's
+      // own commits, so its branch needs no reset afterwards). Else the commits are replayed.
+      boolean fastForward = base != null && isAncestor(scratch, base, onto) && isAncestor(scratch, onto, branch.head());
+      Git.Result r = fastForward ? new Git.Result(0, "") : git.run(scratch, committer, Git.TIMEOUT, args);
       if (!r.ok()) {
         List<String> conflicts = git.run(scratch, "diff", "--name-only", "--diff-filter=U").lines();
         if (conflicts.size() > MAX_CONFLICTS) {
