@@ -172,7 +172,30 @@ public final class MergeActivitiesImpl implements MergeActivities {
   public String prepareScratch(MergeRepo repo) {
     return call(() -> {
       Path scratch = scratch(repo, true);
-      return targetHead(repo, scratch);
+      String target = targetHead(repo, scratch);
+      if (!repo.remote()) {
+        Path local = localRepo(resolvedRepo(repo));
+        if (pushesToOrigin(repo, local)) {
+          // With push on, origin's target counts too: a human who pushed there is not overwritten.
+          String branch = repo.target();
+          String[] fetch = {"fetch", "--quiet", "origin", "+refs/heads/" + branch + ":refs/remotes/origin/" + branch};
+          Git.Result f = git.run(local, fetch);
+          if (!f.ok() && remoteHead(local, branch) != null) {
+            throw ApplicationFailure.newFailure(git.describe(fetch, f), "GitFailed");
+          }
+          String origin = f.ok() ? revParse(local, "refs/remotes/origin/" + branch) : null;
+          if (origin != null && !origin.equals(target)) {
+            if (isAncestor(local, target, origin)) {
+              return origin;
+            }
+            if (!isAncestor(local, origin, target)) {
+              throw nonRetryable(branch + " in " + local + " and origin's " + branch
+                  + " have diverged; bring them together (or set push: false)", "TargetDiverged");
+            }
+          }
+        }
+      }
+      return target;
     });
   }
 
@@ -591,36 +614,40 @@ public final class MergeActivitiesImpl implements MergeActivities {
       }
       Path local = localRepo(url);
       String ref = "refs/heads/" + repo.target();
-      boolean push = repo.push() && git.run(local, "remote", "get-url", "origin").ok();
+      boolean push = pushesToOrigin(repo, local);
       String now = revParse(local, ref);
       if (now == null) {
         throw nonRetryable("the target branch " + repo.target() + " does not exist in " + local, "TargetMissing");
       }
-      if (!now.equals(expected) && !now.equals(head)) {
+      // The local target may lag behind expected (with push on, the queue lands on origin's target
+      // when origin is ahead): it only ever moves forward, to head.
+      if (!now.equals(expected) && !now.equals(head) && !isAncestor(local, now, expected)) {
         return new TargetUpdate(TargetUpdate.Outcome.MOVED, now);
       }
-      // The remote first: a retry finds the local ref still at expected and pushes again (a no-op
-      // once the remote is at head), then moves it.
+      boolean wrote = false;
+      // The remote first: a retry finds the local ref still before head and pushes again (nothing
+      // to do once the remote is at head), then moves it.
       if (push) {
         String remote = remoteHead(local, repo.target());
-        if (remote != null && !remote.equals(head)) {
-          if (!remote.equals(expected)) {
+        if (!head.equals(remote)) {
+          if (remote != null && !remote.equals(expected)
+              && !(hasCommit(local, remote) && isAncestor(local, remote, expected))) {
             return new TargetUpdate(TargetUpdate.Outcome.MOVED, remote);
           }
-          if (pushWithLease(local, repo.target(), expected, head) == null) {
+          if (pushWithLease(local, repo.target(), remote == null ? "" : remote, head) == null) {
             String after = remoteHead(local, repo.target());
             if (!head.equals(after)) {
               return new TargetUpdate(TargetUpdate.Outcome.MOVED, after);
             }
           }
-        } else if (remote == null) {
-          git.check(local, "push", "--quiet", "origin", head + ":" + ref);
+          wrote = true;
+          git.run(local, "fetch", "--quiet", "origin", "+" + ref + ":refs/remotes/origin/" + repo.target());
         }
       }
       if (now.equals(head)) {
-        return new TargetUpdate(TargetUpdate.Outcome.ALREADY, head);
+        return new TargetUpdate(wrote ? TargetUpdate.Outcome.UPDATED : TargetUpdate.Outcome.ALREADY, head);
       }
-      Git.Result r = git.run(local, "update-ref", "-m", "colony merge queue: land " + abbrev(head), ref, head, expected);
+      Git.Result r = git.run(local, "update-ref", "-m", "colony merge queue: land " + abbrev(head), ref, head, now);
       if (r.ok()) {
         return new TargetUpdate(TargetUpdate.Outcome.UPDATED, head);
       }
@@ -628,11 +655,16 @@ public final class MergeActivitiesImpl implements MergeActivities {
       if (head.equals(after)) {
         return new TargetUpdate(TargetUpdate.Outcome.ALREADY, head);
       }
-      if (after != null && !after.equals(expected)) {
+      if (after != null && !after.equals(now)) {
         return new TargetUpdate(TargetUpdate.Outcome.MOVED, after);
       }
       throw ApplicationFailure.newFailure(git.describe(new String[] {"update-ref", ref}, r), "GitFailed");
     });
+  }
+
+  /** A local repository whose target also goes to its origin remote. */
+  private boolean pushesToOrigin(MergeRepo repo, Path local) throws IOException, InterruptedException {
+    return repo.push() && git.run(local, "remote", "get-url", "origin").ok();
   }
 
   /** The remote's head of {@code branch} (null: no such branch). */

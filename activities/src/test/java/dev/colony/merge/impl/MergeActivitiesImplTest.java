@@ -4,6 +4,7 @@ import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,7 +29,12 @@ import dev.colony.spec.RecoveryPolicy;
 import dev.colony.spec.ToolCallLogging;
 import dev.colony.spec.WorkspaceSpec;
 import dev.colony.workspace.impl.WorkspaceActivitiesImpl;
+import dev.colony.merge.MergeActivities;
+import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestActivityEnvironment;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -361,6 +367,27 @@ class MergeActivitiesImplTest {
     String landed = land(h.merge(), q, repo, "alpha", null);
     assertEquals(landed, git(remote, "rev-parse", "main"));
     assertEquals(TargetUpdate.Outcome.ALREADY, q.updateTarget(repo, landed, landed).outcome());
+
+    // A human pushes to origin's main (not the local one): the queue lands on top of it, never over it.
+    commit(alpha, "b.txt", "2\n", "two");
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", git(alpha, "rev-parse", "HEAD^"));
+    String t = q.prepareScratch(repo);
+    assertEquals(landed, t);
+    Path human = tmp.resolve("human");
+    git(tmp, "clone", "-q", remote.toString(), human.toString());
+    String hc = commit(human, "h.txt", "h\n", "human");
+    git(human, "push", "-q", "origin", "main");
+    RebaseResult r = q.rebase(repo, b, t, null);
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.MOVED, hc), q.updateTarget(repo, t, r.head()));
+    assertEquals(landed, git(repoDir, "rev-parse", "main"), "nothing written locally");
+    String t2 = q.prepareScratch(repo);
+    assertEquals(hc, t2, "origin is ahead: the queue lands on it");
+    RebaseResult r2 = q.rebase(repo, b, t2, null);
+    assertEquals(TargetUpdate.Outcome.UPDATED, q.updateTarget(repo, t2, r2.head()).outcome());
+    assertEquals(r2.head(), git(remote, "rev-parse", "main"));
+    assertEquals(r2.head(), git(repoDir, "rev-parse", "main"));
+    assertEquals(hc, git(repoDir, "rev-parse", "main^"));
+    assertEquals(TargetUpdate.Outcome.ALREADY, q.updateTarget(repo, t2, r2.head()).outcome());
   }
 
   @Test
@@ -486,6 +513,48 @@ class MergeActivitiesImplTest {
     long child = Long.parseLong(Files.readString(pidFile).strip());
     eventually(Duration.ofSeconds(10), () -> ProcessHandle.of(child).map(p -> !p.isAlive()).orElse(true),
         "the test's child " + child + " to be gone");
+  }
+
+  @Test
+  void aCancelledTestRunStopsTheTestAndWhatItStarted() throws Exception {
+    Path repoDir = localRepo();
+    Path pidFile = tmp.resolve("child.pid");
+    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE,
+        List.of("sh", "-c", "sleep 300 & echo $! > " + pidFile + "; sleep 300"), 120, false, null);
+    MergeActivitiesImpl q = queue();
+    String t = q.prepareScratch(repo);
+    TestActivityEnvironment env = TestActivityEnvironment.newInstance();
+    try {
+      env.registerActivitiesImplementations(q);
+      MergeActivities stub = env.newActivityStub(MergeActivities.class, ActivityOptions.newBuilder()
+          .setStartToCloseTimeout(Duration.ofMinutes(2)).setHeartbeatTimeout(Duration.ofSeconds(30)).build());
+      CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
+        try {
+          stub.runTests(repo, t);
+          return null;
+        } catch (Throwable e) {
+          return e;
+        }
+      });
+      eventually(Duration.ofSeconds(20), () -> pid(pidFile) > 0, "the test to start its child");
+      long child = pid(pidFile);
+      env.requestCancelActivity();
+      Throwable e = outcome.get(30, TimeUnit.SECONDS);
+      assertNotNull(e, "a cancelled run does not report a result");
+      eventually(Duration.ofSeconds(10), () -> ProcessHandle.of(child).map(p -> !p.isAlive()).orElse(true),
+          "the cancelled test's child " + child + " to be gone");
+    } finally {
+      env.close();
+    }
+  }
+
+  private static long pid(Path file) {
+    try {
+      String s = Files.exists(file) ? Files.readString(file).strip() : "";
+      return s.isEmpty() ? 0 : Long.parseLong(s);
+    } catch (java.io.IOException | NumberFormatException e) {
+      return 0;
+    }
   }
 
   @Test
