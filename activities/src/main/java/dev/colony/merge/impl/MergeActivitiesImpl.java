@@ -173,6 +173,8 @@ public final class MergeActivitiesImpl implements MergeActivities {
     return call(() -> {
       Path scratch = scratch(repo, true);
       String target = targetHead(repo, scratch);
+      // Detached, always: the scratch holds no branch of its own that could be pushed or go stale.
+      git.check(scratch, "checkout", "--quiet", "--detach", "--force", target);
       if (!repo.remote()) {
         Path local = localRepo(resolvedRepo(repo));
         if (pushesToOrigin(repo, local)) {
@@ -249,31 +251,34 @@ public final class MergeActivitiesImpl implements MergeActivities {
     return scratch;
   }
 
-  /** Aborts what a killed step left (a rebase, a merge), then resets and cleans. */
+  /** Aborts what a killed step left (a rebase, a merge, a lock), then resets and cleans. */
   private void clean(Path dir) throws IOException, InterruptedException {
-    if (Files.exists(gitPath(dir, "rebase-merge")) || Files.exists(gitPath(dir, "rebase-apply"))) {
+    List<String> names = List.of("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD", "index.lock");
+    List<String> args = new ArrayList<>(List.of("rev-parse"));
+    names.forEach(n -> args.addAll(List.of("--git-path", n)));
+    List<String> paths = git.check(dir, args.toArray(String[]::new)).lines();
+    List<Path> p = new ArrayList<>();
+    for (int i = 0; i < names.size(); i++) {
+      Path path = Path.of(i < paths.size() ? paths.get(i) : ".git/" + names.get(i));
+      p.add(path.isAbsolute() ? path : dir.resolve(path));
+    }
+    if (Files.exists(p.get(0)) || Files.exists(p.get(1))) {
       if (!git.run(dir, "rebase", "--abort").ok()) {
         git.run(dir, "rebase", "--quit");
       }
     }
-    if (Files.exists(gitPath(dir, "MERGE_HEAD"))) {
+    if (Files.exists(p.get(2))) {
       git.run(dir, "merge", "--abort");
     }
-    if (Files.exists(gitPath(dir, "CHERRY_PICK_HEAD"))) {
+    if (Files.exists(p.get(3))) {
       git.run(dir, "cherry-pick", "--abort");
     }
-    Path lock = gitPath(dir, "index.lock");
-    Files.deleteIfExists(lock);
+    // A git killed with the worker leaves its lock; nothing else works in the queue's scratch.
+    Files.deleteIfExists(p.get(4));
     if (revParse(dir, "HEAD") != null) {
       git.check(dir, "reset", "--quiet", "--hard");
     }
     git.check(dir, "clean", "-fdxq");
-  }
-
-  private Path gitPath(Path dir, String name) throws IOException, InterruptedException {
-    Git.Result r = git.run(dir, "rev-parse", "--git-path", name);
-    Path p = Path.of(r.ok() ? r.line() : ".git/" + name);
-    return p.isAbsolute() ? p : dir.resolve(p);
   }
 
   /** Whether {@code dir} is the top of a working git checkout (a clone's own .git dir, or a worktree's .git file). */
@@ -329,6 +334,9 @@ public final class MergeActivitiesImpl implements MergeActivities {
   @Override
   public RebaseResult rebase(MergeRepo repo, BranchHead branch, String onto, String message) {
     return call(() -> {
+      if (branch == null || branch.head() == null || onto == null) {
+        throw nonRetryable("nothing to rebase: the branch has no head, or there is no target head", "BadInput");
+      }
       Path scratch = scratch(repo, false);
       ensureCommit(repo, scratch, branch.head(), branch.fetchRef());
       ensureCommit(repo, scratch, onto, "refs/heads/" + repo.target());
@@ -776,51 +784,53 @@ public final class MergeActivitiesImpl implements MergeActivities {
 
   @Override
   public String syncBranch(AntSpec spec, String landedFrom, String landedTo) {
-    return call(() -> {
-      if (spec.workspace() == null || spec.workspace().repo() == null) {
-        return spec.name() + " has no repository: nothing to sync";
+    return secrets.redact(call(() -> sync(spec, landedFrom, landedTo)));
+  }
+
+  private String sync(AntSpec spec, String landedFrom, String landedTo) throws IOException, InterruptedException {
+    if (spec.workspace() == null || spec.workspace().repo() == null) {
+      return spec.name() + " has no repository: nothing to sync";
+    }
+    Map<String, String> env = environment.apply(Path.of(spec.colonyDir()));
+    AntSpec resolved = SpecReferences.resolve(spec, env, secrets);
+    Path dir = workspaces.prepare(resolved);
+    String branch = resolved.workspace().branchOf(spec.name());
+    boolean url = resolved.workspace().repo().contains("://") || resolved.workspace().repo().startsWith("git@");
+    Git.Result dirty = git.check(dir, "status", "--porcelain", "--untracked-files=no");
+    if (!dirty.out().isBlank()) {
+      return branch + " left as it is: its worktree has uncommitted changes";
+    }
+    if (url && !hasCommit(dir, landedTo)) {
+      git.run(dir, "fetch", "--quiet", "origin");
+    }
+    if (!hasCommit(dir, landedTo)) {
+      return branch + " left as it is: the landed commit " + abbrev(landedTo) + " is not here";
+    }
+    String head = revParse(dir, "HEAD");
+    if (head == null) {
+      return branch + " left as it is: it has no commit";
+    }
+    if (head.equals(landedTo)) {
+      return branch + " is already at " + abbrev(landedTo);
+    }
+    if (head.equals(landedFrom)) {
+      git.check(dir, "reset", "--quiet", "--hard", landedTo);
+      return branch + " reset to the landed " + abbrev(landedTo);
+    }
+    if (landedFrom != null && hasCommit(dir, landedFrom) && isAncestor(dir, landedFrom, head)) {
+      Map<String, String> who = git.run(dir, "config", "user.email").ok() ? Map.of() : committer(null);
+      Git.Result r = git.run(dir, who, Git.TIMEOUT, List.of("rebase", "--no-autostash", "--onto", landedTo, landedFrom));
+      if (!r.ok()) {
+        List<String> conflicts = git.run(dir, "diff", "--name-only", "--diff-filter=U").lines();
+        git.run(dir, "rebase", "--abort");
+        return secrets.redact(branch + " left as it is: its later commits conflict with the landed work"
+            + (conflicts.isEmpty() ? "" : " in " + bounded(String.join(", ", conflicts), 300)));
       }
-      Map<String, String> env = environment.apply(Path.of(spec.colonyDir()));
-      AntSpec resolved = SpecReferences.resolve(spec, env, secrets);
-      Path dir = workspaces.prepare(resolved);
-      String branch = resolved.workspace().branchOf(spec.name());
-      boolean url = resolved.workspace().repo().contains("://") || resolved.workspace().repo().startsWith("git@");
-      Git.Result dirty = git.check(dir, "status", "--porcelain", "--untracked-files=no");
-      if (!dirty.out().isBlank()) {
-        return branch + " left as it is: its worktree has uncommitted changes";
-      }
-      if (url && !hasCommit(dir, landedTo)) {
-        git.run(dir, "fetch", "--quiet", "origin");
-      }
-      if (!hasCommit(dir, landedTo)) {
-        return branch + " left as it is: the landed commit " + abbrev(landedTo) + " is not here";
-      }
-      String head = revParse(dir, "HEAD");
-      if (head == null) {
-        return branch + " left as it is: it has no commit";
-      }
-      if (head.equals(landedTo)) {
-        return branch + " is already at " + abbrev(landedTo);
-      }
-      if (head.equals(landedFrom)) {
-        git.check(dir, "reset", "--quiet", "--hard", landedTo);
-        return branch + " reset to the landed " + abbrev(landedTo);
-      }
-      if (landedFrom != null && hasCommit(dir, landedFrom) && isAncestor(dir, landedFrom, head)) {
-        Map<String, String> who = git.run(dir, "config", "user.email").ok() ? Map.of() : committer(null);
-        Git.Result r = git.run(dir, who, Git.TIMEOUT, List.of("rebase", "--no-autostash", "--onto", landedTo, landedFrom));
-        if (!r.ok()) {
-          List<String> conflicts = git.run(dir, "diff", "--name-only", "--diff-filter=U").lines();
-          git.run(dir, "rebase", "--abort");
-          return secrets.redact(branch + " left as it is: its later commits conflict with the landed work"
-              + (conflicts.isEmpty() ? "" : " in " + bounded(String.join(", ", conflicts), 300)));
-        }
-        int later = count(dir, landedTo, "HEAD");
-        return branch + " rebased onto the landed " + abbrev(landedTo) + " (" + later
-            + (later == 1 ? " later commit)" : " later commits)");
-      }
-      return branch + " left as it is: its head " + abbrev(head) + " does not follow the landed work";
-    });
+      int later = count(dir, landedTo, "HEAD");
+      return branch + " rebased onto the landed " + abbrev(landedTo) + " (" + later
+          + (later == 1 ? " later commit)" : " later commits)");
+    }
+    return branch + " left as it is: its head " + abbrev(head) + " does not follow the landed work";
   }
 
   // ---------------------------------------------------------------------------------------------

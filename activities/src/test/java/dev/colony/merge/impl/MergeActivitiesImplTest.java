@@ -467,6 +467,7 @@ class MergeActivitiesImplTest {
     assertEquals(rb.head(), git(remote, "rev-parse", "refs/colony/rebased/" + rb.head()), "the rebased head is on the remote");
     // The tests and the update run on another worker (its own scratch): it fetches the rebased head.
     var other = new MergeActivitiesImpl(secrets, p -> null, new OkHttpClient(), tmp.resolve("queue-2"));
+    assertEquals(rb.head(), other.rebase(repo, bb, t2, null).head(), "a retry on another worker: the same commit");
     TestRun run = other.runTests(repo, rb.head());
     assertTrue(run.passed(), run.tail());
     assertTrue(Files.isDirectory(tmp.resolve("queue-2/.merge/app/.git")), "the override holds the scratch");
