@@ -206,7 +206,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
     String url = resolvedRepo(repo);
     Path scratch = scratchDir(repo);
     if (repo.remote()) {
-      if (!validCheckout(scratch, true)) {
+      if (!validCheckout(scratch, null)) {
         deleteTree(scratch);
         Files.createDirectories(scratch.getParent());
         Git.Result r = git.run(null, "clone", "--quiet", "--no-checkout", url, scratch.toString());
@@ -237,7 +237,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
       if (target == null) {
         throw nonRetryable("the target branch " + repo.target() + " does not exist in " + local, "TargetMissing");
       }
-      if (!validCheckout(scratch, false) || !sameRepository(scratch, local)) {
+      if (!validCheckout(scratch, local)) {
         if (Files.exists(scratch)) {
           git.run(local, "worktree", "remove", "--force", scratch.toString());
           deleteTree(scratch);
@@ -275,29 +275,33 @@ public final class MergeActivitiesImpl implements MergeActivities {
     }
     // A git killed with the worker leaves its lock; nothing else works in the queue's scratch.
     Files.deleteIfExists(p.get(4));
-    if (revParse(dir, "HEAD") != null) {
-      git.check(dir, "reset", "--quiet", "--hard");
+    Git.Result reset = git.run(dir, "reset", "--quiet", "--hard");
+    if (!reset.ok() && revParse(dir, "HEAD") != null) {
+      throw ApplicationFailure.newFailure(git.describe(new String[] {"reset", "--hard"}, reset), "GitFailed");
     }
     git.check(dir, "clean", "-fdxq");
   }
 
-  /** Whether {@code dir} is the top of a working git checkout (a clone's own .git dir, or a worktree's .git file). */
-  private boolean validCheckout(Path dir, boolean clone) throws IOException, InterruptedException {
+  /**
+   * Whether {@code dir} is the top of a working git checkout with a HEAD: a clone's own .git
+   * directory, or a worktree's .git file whose repository is {@code repo} (one git run).
+   */
+  private boolean validCheckout(Path dir, Path repo) throws IOException, InterruptedException {
     Path dotGit = dir.resolve(".git");
-    if (clone ? !Files.isDirectory(dotGit) : !Files.isRegularFile(dotGit)) {
+    if (repo == null ? !Files.isDirectory(dotGit) : !Files.isRegularFile(dotGit)) {
       return false;
     }
-    Git.Result top = git.run(dir, "rev-parse", "--show-toplevel");
-    if (!top.ok() || !Path.of(top.line()).toRealPath().equals(dir.toRealPath())) {
+    Git.Result r = git.run(dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir",
+        "HEAD");
+    List<String> lines = r.lines();
+    if (!r.ok() || lines.size() < 3 || !Path.of(lines.get(0)).toRealPath().equals(dir.toRealPath())) {
       return false;
     }
-    return git.run(dir, "rev-parse", "--verify", "--quiet", "HEAD").ok() || clone;
+    return repo == null || Path.of(lines.get(1)).toRealPath().equals(commonDir(repo).toRealPath());
   }
 
-  private boolean sameRepository(Path scratch, Path repo) throws IOException, InterruptedException {
-    Git.Result a = git.run(scratch, "rev-parse", "--path-format=absolute", "--git-common-dir");
-    Git.Result b = git.run(repo, "rev-parse", "--path-format=absolute", "--git-common-dir");
-    return a.ok() && b.ok() && Path.of(a.line()).toRealPath().equals(Path.of(b.line()).toRealPath());
+  private Path commonDir(Path repo) throws IOException, InterruptedException {
+    return Path.of(git.check(repo, "rev-parse", "--path-format=absolute", "--git-common-dir").line());
   }
 
   /** Like git refuses a push to a checked-out branch: the queue never moves another worktree's HEAD. */
@@ -449,13 +453,13 @@ public final class MergeActivitiesImpl implements MergeActivities {
   @Override
   public TestRun runTests(MergeRepo repo, String head) {
     return call(() -> {
-      Path scratch = scratch(repo, false);
-      ensureCommit(repo, scratch, head, "refs/heads/" + repo.target());
-      git.check(scratch, "checkout", "--quiet", "--detach", "--force", head);
-      clean(scratch);
       if (repo.test().isEmpty()) {
         return new TestRun(true, 0, false, 0, "");
       }
+      Path scratch = scratch(repo, false);
+      ensureCommit(repo, scratch, head, "refs/heads/" + repo.target());
+      git.check(scratch, "checkout", "--quiet", "--detach", "--force", head);
+      git.check(scratch, "clean", "-fdxq");
       return runTest(repo.test(), scratch, Duration.ofSeconds(Math.max(1, repo.testTimeoutSeconds())));
     });
   }
