@@ -18,9 +18,13 @@ import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -170,7 +174,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
 
   @Override
   public String prepareScratch(MergeRepo repo) {
-    return call(() -> {
+    return inScratch(repo, () -> {
       Path scratch = scratch(repo, true);
       String target = targetHead(repo, scratch);
       // Detached, always: the scratch holds no branch of its own that could be pushed or go stale.
@@ -337,7 +341,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
 
   @Override
   public RebaseResult rebase(MergeRepo repo, BranchHead branch, String onto, String message) {
-    return call(() -> {
+    return inScratch(repo, () -> {
       if (branch == null || branch.head() == null || onto == null) {
         throw nonRetryable("nothing to rebase: the branch has no head, or there is no target head", "BadInput");
       }
@@ -452,7 +456,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
 
   @Override
   public TestRun runTests(MergeRepo repo, String head) {
-    return call(() -> {
+    return inScratch(repo, () -> {
       if (repo.test().isEmpty()) {
         return new TestRun(true, 0, false, 0, "");
       }
@@ -601,7 +605,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
 
   @Override
   public TargetUpdate updateTarget(MergeRepo repo, String expected, String head) {
-    return call(() -> {
+    return inScratch(repo, () -> {
       String url = resolvedRepo(repo);
       if (repo.remote()) {
         Path scratch = scratch(repo, false);
@@ -710,7 +714,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
 
   @Override
   public String openPullRequest(MergeRepo repo, String ant, String branch, String head, String title, String body) {
-    return call(() -> {
+    return inScratch(repo, () -> {
       if (repo.githubRepo() == null || !repo.githubRepo().contains("/")) {
         throw nonRetryable("the merge queue " + repo.name() + " opens pull requests but names no github_repo (owner/name)",
             "BadConfig");
@@ -854,6 +858,50 @@ public final class MergeActivitiesImpl implements MergeActivities {
       Thread.currentThread().interrupt();
       throw Activity.wrap(e);
     }
+  }
+
+  /**
+   * Runs a step of the queue's scratch holding its lock ({@code <scratch>.lock}), so a step
+   * retried while an abandoned attempt still runs on this host (a start-to-close timeout) waits
+   * for it instead of working in the same checkout.
+   */
+  private <T> T inScratch(MergeRepo repo, Step<T> step) {
+    return call(() -> {
+      Path scratch = scratchDir(repo);
+      Path lockFile = scratch.resolveSibling(scratch.getFileName() + ".lock");
+      Files.createDirectories(lockFile.getParent());
+      long wait = Duration.ofMinutes(5).toNanos() + Math.max(Duration.ofMinutes(10).toNanos(),
+          Duration.ofSeconds(repo.testTimeoutSeconds()).toNanos());
+      try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        long start = System.nanoTime();
+        long beat = start;
+        FileLock lock = null;
+        while (lock == null) {
+          try {
+            lock = channel.tryLock();
+          } catch (OverlappingFileLockException heldInThisWorker) {
+            lock = null;
+          }
+          if (lock == null) {
+            long now = System.nanoTime();
+            if (now - start > wait) {
+              throw ApplicationFailure.newFailure("the scratch of the merge queue " + repo.name()
+                  + " is busy with another step", "ScratchBusy");
+            }
+            if (now - beat > HEARTBEAT.toNanos()) {
+              heartbeat(0);
+              beat = now;
+            }
+            Thread.sleep(100);
+          }
+        }
+        try {
+          return step.run();
+        } finally {
+          lock.release();
+        }
+      }
+    });
   }
 
   /** The repository's location with its references resolved (here, on the worker, only). */

@@ -549,6 +549,22 @@ class MergeActivitiesImplTest {
     }
   }
 
+  @Test
+  void aStepWaitsForAnotherStepInTheSameScratch() throws Exception {
+    Path repoDir = localRepo();
+    Path started = tmp.resolve("started");
+    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE,
+        List.of("sh", "-c", "touch " + started + "; sleep 2; touch " + tmp.resolve("finished")), 60, false, null);
+    MergeActivitiesImpl q = queue();
+    String t = q.prepareScratch(repo);
+    CompletableFuture<TestRun> run = CompletableFuture.supplyAsync(() -> q.runTests(repo, t));
+    eventually(Duration.ofSeconds(20), () -> Files.exists(started), "the test to start");
+    // An abandoned attempt's retry (another thread, another MergeActivitiesImpl) waits for the scratch.
+    assertEquals(t, queue().prepareScratch(repo));
+    assertTrue(Files.exists(tmp.resolve("finished")), "the step ran after the test, not in the middle of it");
+    assertTrue(run.get().passed(), run.get().tail());
+  }
+
   private static long pid(Path file) {
     try {
       String s = Files.exists(file) ? Files.readString(file).strip() : "";
