@@ -177,6 +177,20 @@ public final class MergeActivitiesImpl implements MergeActivities {
     return inScratch(repo, () -> {
       Path scratch = scratch(repo, true);
       String target = targetHead(repo, scratch);
+      if (repo.remote()) {
+        // A new turn (or a turn again after MOVED): no rebased head of an earlier one is needed now
+        // (a reworked item's was never deleted by UpdateTarget).
+        List<String> stale = new ArrayList<>(List.of("push", "--quiet", "origin"));
+        for (String line : git.check(scratch, "ls-remote", "origin", REBASED_REFS + "*").lines()) {
+          String[] parts = line.split("\\s+");
+          if (parts.length == 2) {
+            stale.add(":" + parts[1]);
+          }
+        }
+        if (stale.size() > 3) {
+          git.run(scratch, stale.toArray(String[]::new));
+        }
+      }
       // Detached, always: the scratch holds no branch of its own that could be pushed or go stale.
       git.check(scratch, "checkout", "--quiet", "--detach", "--force", target);
       if (!repo.remote()) {

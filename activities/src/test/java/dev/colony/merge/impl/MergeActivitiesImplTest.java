@@ -483,6 +483,10 @@ class MergeActivitiesImplTest {
     String hc = commit(human, "h.txt", "h\n", "human");
     git(human, "push", "-q", "origin", "main");
     assertEquals(new TargetUpdate(TargetUpdate.Outcome.MOVED, hc), q.updateTarget(repo, rb.head(), a1));
+    // A reworked item's rebased head (never landed) is dropped at the next turn.
+    git(remote, "update-ref", "refs/colony/rebased/" + a1, a1);
+    assertEquals(hc, q.prepareScratch(repo));
+    assertEquals("", git(remote, "for-each-ref", "refs/colony/"));
 
     // Back on the hosts: alpha's work landed as it was (a fast-forward), beta's was rebased.
     assertEquals(a1, ra.head());
