@@ -407,6 +407,14 @@ class MergeActivitiesImplTest {
         () -> queue().prepareScratch(repo(tmp.resolve("nope").toString(), LandMode.REBASE, List.of())));
     assertEquals("RepoNotFound", missing.getType());
     assertTrue(missing.isNonRetryable());
+    // A URL that leads nowhere: not retried, and its resolved value (a secret) is not in the message.
+    Path nowhere = tmp.resolve("nowhere-secret-place.git");
+    Files.writeString(colony.resolve(".env"), "NOWHERE=" + nowhere + "\n");
+    ApplicationFailure bad = assertThrows(ApplicationFailure.class,
+        () -> queue().prepareScratch(repo("file://${NOWHERE}", LandMode.REBASE, List.of())));
+    assertEquals("RepoNotFound", bad.getType());
+    assertTrue(bad.isNonRetryable());
+    assertFalse(bad.getOriginalMessage().contains("nowhere-secret-place"), bad.getOriginalMessage());
     git(repoDir, "checkout", "-q", "--detach");
     MergeRepo noTarget = new MergeRepo("c", "app", repoDir.toString(), "release", LandMode.REBASE, List.of(), 60,
         false, false, 3, 3600, colony.toString(), colony.resolve(".colony/merge/app").toString(), null, null);
