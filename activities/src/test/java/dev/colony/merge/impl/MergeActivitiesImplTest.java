@@ -507,6 +507,46 @@ class MergeActivitiesImplTest {
   }
 
   @Test
+  void aUrlRepositorysConflictIsReworkedByTheAntAndThenLands() throws Exception {
+    Path remote = bareRemote();
+    String url = "file://" + remote;
+    Host a = host("a");
+    Host b = host("b");
+    Path alpha = a.workspaces().prepare(spec("alpha", url, a.root()));
+    Path beta = b.workspaces().prepare(spec("beta", url, b.root()));
+    commit(alpha, "README", "one\nTWO (alpha)\nthree\n", "alpha: two");
+    commit(beta, "README", "one\ntwo (beta)\nthree\n", "beta: two");
+    MergeRepo repo = repo(url, LandMode.REBASE, List.of("sh", "-c", "grep -q beta README && grep -q alpha README"));
+    MergeActivitiesImpl q = queue();
+    BranchHead ba = a.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+    String t = q.prepareScratch(repo);
+    RebaseResult ra = q.rebase(repo, ba, t, null);
+    assertFalse(q.runTests(repo, ra.head()).passed(), "red until both are in");
+    // (a red item is reworked; here the human lands alpha without the test)
+    MergeRepo noTest = repo(url, LandMode.REBASE, List.of());
+    assertEquals(TargetUpdate.Outcome.UPDATED, q.updateTarget(noTest, t, ra.head()).outcome());
+
+    BranchHead bb = b.merge().publishBranch(repo, "beta", "colony/beta", null);
+    String t2 = q.prepareScratch(repo);
+    RebaseResult conflict = q.rebase(repo, bb, t2, null);
+    assertEquals(List.of("README"), conflict.conflicts());
+    // The ant reworks: rebases onto main, resolves keeping both changes' intent, commits.
+    git(beta, "fetch", "-q", "origin");
+    ProcessBuilder pb = new ProcessBuilder("git", "-C", beta.toString(), "-c", "user.name=b", "-c", "user.email=b@b",
+        "rebase", "origin/main").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    assertNotEquals(0, pb.start().waitFor());
+    Files.writeString(beta.resolve("README"), "one\nTWO (alpha) two (beta)\nthree\n");
+    git(beta, "add", "README");
+    ProcessBuilder cont = new ProcessBuilder("git", "-C", beta.toString(), "-c", "user.name=b", "-c",
+        "user.email=b@b", "-c", "core.editor=true", "rebase", "--continue").redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    assertEquals(0, cont.start().waitFor());
+    String landed = land(b.merge(), q, repo, "beta", null);
+    assertEquals(landed, git(remote, "rev-parse", "main"));
+    assertEquals("one\nTWO (alpha) two (beta)\nthree", git(remote, "show", "main:README"));
+  }
+
+  @Test
   void aHangingTestIsKilledAtItsTimeoutWithTheProcessesItStarted() throws Exception {
     Path repoDir = localRepo();
     Path pidFile = tmp.resolve("child.pid");
