@@ -86,16 +86,21 @@ public final class ColonyWorker implements AutoCloseable {
         new dev.colony.session.impl.SessionEnvironment(
             client.getWorkflowServiceStubs().getOptions().getTarget(), client.getOptions().getNamespace(),
             ColonyBin.path())).withWorkspaces(workspaces::prepare);
+    // The merge queue's git steps: PublishBranch and SyncBranch run on the ant's host (its
+    // worktree is there), the others wherever the queue runs; both queues hold the same instance.
+    dev.colony.merge.impl.MergeActivitiesImpl merges = new dev.colony.merge.impl.MergeActivitiesImpl(secrets,
+        workspaces::prepare, settings.http(), settings.workspaceRoot());
     if (!settings.host().isEmpty()) {
       // Worker affinity: the ants this host holds send their workspace and session activities
       // here; ClaimHost on the shared queue is how an ant comes to this host.
       Worker hostWorker = factory.newWorker(WorkspaceActivities.hostQueue(settings.taskQueue(), settings.host()),
           options.build());
-      hostWorker.registerActivitiesImplementations(sessions, workspaces);
+      hostWorker.registerActivitiesImplementations(sessions, workspaces, merges);
     }
     worker.registerActivitiesImplementations(
         sessions,
         workspaces,
+        merges,
         new dev.colony.github.impl.GithubActivitiesImpl(settings.http()),
         // Issues of `as: task` triggers become tasks through the board's own client.
         new dev.colony.github.impl.IssueTaskActivitiesImpl(colony -> new dev.colony.board.TemporalTaskBoard(client, colony,

@@ -1,0 +1,146 @@
+package dev.colony.merge.impl;
+
+import dev.colony.config.Secrets;
+import dev.colony.engine.Processes;
+import io.temporal.failure.ApplicationFailure;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs git for the merge queue: never prompts (no terminal, no askpass, ssh in batch mode), never
+ * opens an editor, runs no hooks and signs nothing (the queue's commits must be reproducible), in a
+ * session of its own tied to the worker, and is killed (with what it started) at its timeout.
+ */
+final class Git {
+  /** Network steps (clone, fetch, push) may be slow; nothing may hang for ever. */
+  static final Duration TIMEOUT = Duration.ofMinutes(10);
+
+  /** Settings for every run: the queue's results must not depend on the user's git config. */
+  private static final List<String> CONFIG = List.of(
+      "-c", "core.hooksPath=/dev/null",
+      "-c", "commit.gpgSign=false",
+      "-c", "tag.gpgSign=false",
+      "-c", "rebase.autoSquash=false",
+      "-c", "rebase.autoStash=false",
+      "-c", "rebase.updateRefs=false",
+      "-c", "advice.detachedHead=false",
+      "-c", "gc.auto=0",
+      "-c", "core.quotePath=false");
+
+  record Result(int exit, String out) {
+    boolean ok() {
+      return exit == 0;
+    }
+
+    /** The output's first line (for a value such as a sha). */
+    String line() {
+      String s = out.strip();
+      int nl = s.indexOf('\n');
+      return nl < 0 ? s : s.substring(0, nl).strip();
+    }
+
+    List<String> lines() {
+      List<String> out = new ArrayList<>();
+      for (String l : this.out.split("\n")) {
+        if (!l.isBlank()) {
+          out.add(l.strip());
+        }
+      }
+      return out;
+    }
+  }
+
+  private final Secrets secrets;
+
+  Git(Secrets secrets) {
+    this.secrets = secrets;
+  }
+
+  Result run(Path cwd, String... args) throws IOException, InterruptedException {
+    return run(cwd, Map.of(), TIMEOUT, List.of(args));
+  }
+
+  Result run(Path cwd, Map<String, String> env, String... args) throws IOException, InterruptedException {
+    return run(cwd, env, TIMEOUT, List.of(args));
+  }
+
+  /** Runs git; an exit code other than 0 is returned, not thrown. Git missing or a full disk throws. */
+  Result run(Path cwd, Map<String, String> env, Duration timeout, List<String> args)
+      throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add("git");
+    if (cwd != null) {
+      cmd.add("-C");
+      cmd.add(cwd.toString());
+    }
+    cmd.addAll(CONFIG);
+    cmd.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(cmd)).redirectErrorStream(true);
+    Map<String, String> e = pb.environment();
+    e.put("GIT_TERMINAL_PROMPT", "0");
+    e.put("GIT_ASKPASS", "");
+    e.put("SSH_ASKPASS", "");
+    e.put("GIT_EDITOR", "true");
+    e.put("GIT_SEQUENCE_EDITOR", "true");
+    e.put("GIT_MERGE_AUTOEDIT", "no");
+    e.put("LC_ALL", "C");
+    e.put("LANGUAGE", "C");
+    e.putIfAbsent("GIT_SSH_COMMAND", "ssh -o BatchMode=yes");
+    e.putAll(new LinkedHashMap<>(env));
+    Process p = Processes.start(pb);
+    p.getOutputStream().close();
+    CompletableFuture<byte[]> output = new CompletableFuture<>();
+    Thread.ofVirtual().start(() -> {
+      try {
+        output.complete(p.getInputStream().readAllBytes());
+      } catch (IOException ex) {
+        output.complete(new byte[0]);
+      }
+    });
+    boolean done;
+    try {
+      done = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException ex) {
+      Processes.killTree(p);
+      throw ex;
+    }
+    if (!done) {
+      Processes.killTree(p);
+      return new Result(-1, "git " + args.get(0) + " timed out after " + timeout.toSeconds() + " s");
+    }
+    String out;
+    try {
+      out = new String(output.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+      out = "";
+    }
+    return new Result(p.exitValue(), out);
+  }
+
+  /** Runs git and returns its output; a failure is a retryable activity failure (secrets masked). */
+  Result check(Path cwd, String... args) throws IOException, InterruptedException {
+    return check(cwd, Map.of(), args);
+  }
+
+  Result check(Path cwd, Map<String, String> env, String... args) throws IOException, InterruptedException {
+    Result r = run(cwd, env, TIMEOUT, List.of(args));
+    if (!r.ok()) {
+      throw ApplicationFailure.newFailure(describe(args, r), "GitFailed");
+    }
+    return r;
+  }
+
+  /** "git ARGS failed (exit N): output", masked and bounded. */
+  String describe(String[] args, Result r) {
+    return secrets.redact("git " + String.join(" ", args) + " failed (exit " + r.exit + "): "
+        + MergeActivitiesImpl.bounded(r.out.strip(), 1000));
+  }
+}
