@@ -117,10 +117,38 @@ public final class MergeQueueClient {
         }
         token = page.getNextPageToken();
       } while (!token.isEmpty() && out.size() < MAX_LISTED);
+    } catch (io.grpc.StatusRuntimeException e) {
+      if (e.getStatus().getCode() != io.grpc.Status.Code.UNIMPLEMENTED) {
+        throw failure("listing the merge queues of colony " + colony, e);
+      }
+      out.clear();
+      out.addAll(openByDescribing()); // the in-memory server: no visibility queries
     } catch (RuntimeException e) {
       throw failure("listing the merge queues of colony " + colony, e);
     }
     out.sort(java.util.Comparator.comparing(MergeCard::repo));
+    return out;
+  }
+
+  /** The in-memory server's way: the open MergeQueue runs, this colony's by id, each described. */
+  private List<MergeCard> openByDescribing() {
+    String prefix = MergeQueueWorkflow.workflowId(colony, "");
+    List<String> ids = new ArrayList<>();
+    com.google.protobuf.ByteString token = com.google.protobuf.ByteString.EMPTY;
+    do {
+      var r = client.getWorkflowServiceStubs().blockingStub().withDeadlineAfter(30, TimeUnit.SECONDS)
+          .listOpenWorkflowExecutions(io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest.newBuilder()
+              .setNamespace(client.getOptions().getNamespace())
+              .setTypeFilter(io.temporal.api.filter.v1.WorkflowTypeFilter.newBuilder().setName(WORKFLOW_TYPE))
+              .setMaximumPageSize(1000).setNextPageToken(token).build());
+      r.getExecutionsList().stream().map(i -> i.getExecution().getWorkflowId()).filter(id -> id.startsWith(prefix))
+          .forEach(ids::add);
+      token = r.getNextPageToken();
+    } while (!token.isEmpty() && ids.size() < MAX_LISTED);
+    List<MergeCard> out = new ArrayList<>();
+    for (String id : ids) {
+      card(id.substring(prefix.length())).ifPresent(out::add);
+    }
     return out;
   }
 
