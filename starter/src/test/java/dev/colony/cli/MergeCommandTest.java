@@ -304,4 +304,19 @@ class MergeCommandTest {
     assertEquals("app: main at 0123456, 3 open (alpha landing: testing), 12 landed, 1 waiting for paths",
         MergeView.shortLine(cards.get("app")));
   }
+
+  @Test
+  void theDevConsoleShowsEveryQueueInOneLine() {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    DevConsole console = new DevConsole(null, "acme", new java.io.PrintStream(bytes, true,
+        java.nio.charset.StandardCharsets.UTF_8));
+    console.mergeCards = () -> List.copyOf(cards.values());
+    console.handle("/merge");
+    appQueue();
+    console.handle("/merge");
+    assertEquals("no running merge queue (merge.repos in colony.yaml)\n"
+        + "app: main at 0123456, 3 open (alpha landing: testing), 12 landed, 1 waiting for paths\n",
+        bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
+    assertTrue(DevConsole.HELP.contains("/merge"));
+  }
 }
