@@ -234,6 +234,14 @@ class MergeCommandTest {
   }
 
   @Test
+  void validateListsTheQueuesAndTheirAnts() throws Exception {
+    Result r = run("validate", colonyDir().toString());
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("  merge queue app: ./repo → main, tests ./test.sh (1 ant)\n"
+        + "  merge queue other: ./other → main, no tests (0 ants)\n"), r.out());
+  }
+
+  @Test
   void submitRefusals() throws Exception {
     Path dir = colonyDir();
     String d = dir.toString();
