@@ -262,7 +262,23 @@ public final class TemporalTaskBoard implements TaskBoard {
 
   @Override
   public TaskCard approve(String id, TaskChange change) {
-    return change(id, "approve", change);
+    TaskCard card = change(id, "approve", change);
+    tellMergeQueues(id);
+    return card;
+  }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TemporalTaskBoard.class);
+
+  /**
+   * Best effort: the colony's running merge queues learn the task was approved, so its work
+   * awaiting review may land now (each queue also asks the board itself while it waits).
+   */
+  private void tellMergeQueues(String id) {
+    try {
+      new dev.colony.merge.desk.MergeQueueClient(client, colony).taskApproved(id);
+    } catch (RuntimeException e) {
+      LOG.warn("task {} approved, but the merge queues of colony {} were not told: {}", id, colony, e.getMessage());
+    }
   }
 
   @Override

@@ -248,9 +248,11 @@ final class AntReader {
     String repo = null;
     String branch = null;
     Long moveAfter = defaults.moveAfter();
+    List<String> touches = null;
     Node ws = n.child("workspace");
     if (ws != null) {
       ws.allowOnly(ConfigSchema.ANT.child("workspace"));
+      touches = MergeReader.touches(ws);
       Long own = ws.durationSeconds("move_after");
       moveAfter = own != null ? own : moveAfter;
       repo = ws.reference("repo", false);
@@ -276,7 +278,7 @@ final class AntReader {
       return null;
     }
     WorkspaceSpec workspace = new WorkspaceSpec(
-        colonyDir.resolve(".colony").resolve("workspaces").toString(), repo, branch, moveAfter);
+        colonyDir.resolve(".colony").resolve("workspaces").toString(), repo, branch, moveAfter, touches);
     return AntSpec.builder()
         .colony(colonyName)
         .name(name)

@@ -109,6 +109,7 @@ public final class ColonyLoader {
     if (colony != null) {
       requireGithubToken(colony, ants, problems);
     }
+    ants = new ArrayList<>(MergeReader.join(ants, colonyReader.merge));
     List<GroupSpec> groups = root == null ? List.of() : ColonyReader.readGroups(root, ants);
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
@@ -117,7 +118,7 @@ public final class ColonyLoader {
     dev.colony.slack.SlackSettings slack = s == null ? null : new dev.colony.slack.SlackSettings(s.botTokenVar(),
         s.appTokenVar(), s.operators(), antReader.slackOperators, antReader.slackChannels, s.mention(), s.alertsChannel(),
         s.replyToStrangers());
-    return new LoadedColony(colony, ants, referenced, antReader.antOperators, groups, slack);
+    return new LoadedColony(colony, ants, referenced, antReader.antOperators, groups, slack, colonyReader.merge);
   }
 
   /** Ant files, sorted. None is valid config (nothing to run yet); commands that run ants check. */

@@ -134,6 +134,7 @@ final class ColonyReader {
     if (t != null) {
       tasks = readTasks(t);
     }
+    merge = MergeReader.read(root, dir, name == null ? "colony" : name, githubTokenVar);
     if (name == null) {
       return null;
     }
@@ -201,6 +202,9 @@ final class ColonyReader {
     String var = Interpolation.variables(raw).iterator().next();
     return env.apply(var) == null ? var : null;
   }
+
+  /** {@code merge.repos} of the colony read last (none when it has no {@code merge:}). */
+  List<dev.colony.merge.MergeRepo> merge = List.of();
 
   /** {@code tasks:} of the colony read last (its defaults when it has none). */
   TaskRules tasks = TaskRules.DEFAULTS;

@@ -271,6 +271,23 @@ public final class ConfigSchema {
           key("ants_may_finish", Kind.BOOLEAN, "An ant's finished task goes to Done instead of In Review (default false)."),
           key("aging", Kind.DURATION, "A waiting To Do task rises one priority level per this long (default 1h).")
               .within(60L, 365 * DAY, null)),
+      section("merge", "The merge queue: each repository's ants' work lands on its target branch by itself (rebased, tested, one item at a time).",
+          sections("repos", "One queue per repository (the ants whose workspace.repo is this repository submit to it).",
+              required("name", Kind.LITERAL, "The queue's name (merge/<colony>/<name>): letters, digits, '-', '_' or '.'."),
+              required("repo", Kind.TEXT, "The repository, as the ants' workspace.repo says it: a path (relative to the colony directory) or a URL."),
+              key("target", Kind.LITERAL, "The branch work lands on (default main)."),
+              choice("land", "How green work reaches the target: rebase (a fast-forward, the default), squash (one commit), or pull_request (a pull request is opened instead).",
+                  List.of("rebase", "squash", "pull_request")),
+              key("test", Kind.COMMAND_LINE, "The test command run on the rebased work (a shell command line, or the program and its arguments); none: no test."),
+              key("test_timeout", Kind.DURATION, "The test command is killed, with its process tree, after this long (default 10m).")
+                  .within(1L, DAY, null),
+              key("push", Kind.BOOLEAN, "Also update the target on the repository's origin remote (default false; always for a URL)."),
+              key("review", Kind.BOOLEAN, "Work waits for a human's approval (its task approved, or colony merge approve) before it lands (default false)."),
+              key("max_tries", Kind.INTEGER, "Reworks (a conflict or a red test) of one item before a human decides (default 3).")
+                  .within(1L, 100L, null),
+              key("aging", Kind.DURATION, "A waiting item rises one priority level per this long (default 1h).")
+                  .within(60L, 365 * DAY, null),
+              key("github_repo", Kind.LITERAL, "land: pull_request only: the GitHub repository (owner/name); needs integrations.github.token."))),
       section("supervision", "Supervision: groups of ants and their restart strategies (one_for_one, one_for_all, rest_for_one).",
           sections("groups", "Each group: its ants, its strategy and its restart breaker.",
               required("name", Kind.LITERAL, "The group's name."),
@@ -333,7 +350,9 @@ public final class ConfigSchema {
           key("repo", Kind.TEXT, "A repository path or URL."),
           key("branch", Kind.TEXT, "The branch the ant works on."),
           key("move_after", Kind.DURATION, "Move to another host when this one polls no more for this long.")
-              .within(1L, null, null)),
+              .within(1L, null, null),
+          key("touches", Kind.LIST, "The paths the ant's work touches (repository-relative globs such as src/api/**): "
+              + "an ant whose work overlaps another's on one repository waits for it (merge queue).")),
       choice("recovery", "After a restart, resume the conversation or start clean.", names(RecoveryPolicy.values())),
       section("tasks", "Take tasks from the colony's task board (tasks assigned to the ant by name are always taken).",
           key("takes", Kind.LIST, "Pools it takes (tasks assigned to pool:NAME, and unassigned tasks labelled NAME); \"*\": any unassigned task."),

@@ -510,6 +510,22 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void mergeQueuesAndTouchesAreReadAndTheirMistakesNamed() throws Exception {
+    LoadedColony c = load(colony(Map.of("colony.yaml", "name: c\nmerge:\n  repos:\n    - name: app\n      repo: ./repo\n",
+        "repo/.git/HEAD", "ref: refs/heads/main\n",
+        "ants/a.yaml", ANT + "workspace:\n  repo: ./repo\n  touches: [src/**]\n")), ENV);
+    assertEquals("app", c.ants().get(0).merge().name());
+    assertEquals(List.of("src/**"), c.ants().get(0).workspace().touches());
+    assertEquals(List.of(c.ants().get(0).merge()), c.merge());
+    String e = errors(Map.of("colony.yaml", "name: c\nmerge:\n  repos:\n    - name: app\n      repo: ./nope\n"
+        + "      target: '-x'\n", "ants/a.yaml", ANT + "workspace:\n  touches: ['/abs']\n"), ENV);
+    assertTrue(e.contains("merge.repos[0].repo: no such directory"), e);
+    assertTrue(e.contains("merge.repos[0].target: invalid branch name '-x': starts with '-'"), e);
+    assertTrue(e.contains("ants/a.yaml"), e);
+    assertTrue(e.contains("workspace.touches[0]: '/abs' is absolute"), e);
+  }
+
+  @Test
   void unknownKeysAreNamed() throws Exception {
     String msg = errors(Map.of("colony.yaml", CONSOLE_COLONY + "defaults:\n  pol_interval: 5m\n",
         "ants/a.yaml", ANT + "autonomyy: full\n"), ENV);

@@ -222,7 +222,8 @@ class SchemaAgreementTest {
   private static final List<String> RELATIONS = List.of("must be at least backoff.initial",
       "must be at most window_size", "must be shorter than session_idle_timeout",
       "github_issue needs integrations.github.repos", "only github_issue triggers take 'as' and 'to'",
-      "only a trigger with 'as: task' names who the task is for");
+      "only a trigger with 'as: task' names who the task is for",
+      "pull_request needs integrations.github.token", "only used with land: pull_request");
 
   /** What the loader says about the site: null when it accepts it (or refuses it for a relation only). */
   private String loader(boolean colony, Site site, String doc) throws Exception {

@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
         SlackCommand.class, FakesCommand.class, ConsoleCommand.class,
         SignalCommands.Pause.class, SignalCommands.Resume.class, SignalCommands.Send.class,
         SignalCommands.Stop.class, SignalCommands.Clear.class, SignalCommands.Abort.class, SignalCommands.Approve.class,
-        SignalCommands.Deny.class, TaskCommand.class, UpgradeCommand.class, SchemaCommand.class,
+        SignalCommands.Deny.class, TaskCommand.class, MergeCommand.class, UpgradeCommand.class, SchemaCommand.class,
         CommandLine.HelpCommand.class})
 public final class ColonyCli implements Runnable {
   @Option(names = {"-v", "--verbose"}, scope = CommandLine.ScopeType.INHERIT,
@@ -117,6 +117,7 @@ public final class ColonyCli implements Runnable {
       case "approve" -> SignalCommands.Approve::new;
       case "deny" -> SignalCommands.Deny::new;
       case "task" -> TaskCommand::new;
+      case "merge" -> MergeCommand::new;
       default -> null;
     };
     if (only == null || args.length == 0 || !args[0].equals(first)) {

@@ -21,6 +21,7 @@ final class DevConsole {
                  /status              all ants
                  /tasks               the task board (colony task list)
                  /task add TITLE      a task for any ant (colony task add for the options)
+                 /merge               the merge queues, one line each (colony merge status)
                  /help                this help
       old names: /stop is /pause, /start is /resume (stopping an ant for good: colony stop)""";
   private static final Set<String> ANT_COMMANDS = Set.of("/pause", "/resume", "/status", "/stats",
@@ -31,6 +32,8 @@ final class DevConsole {
   private final PrintStream out;
   /** The colony's task board, made at the first /task or /tasks; a test puts its own. */
   dev.colony.board.TaskBoard tasks;
+  /** The colony's merge queues' cards, for /merge; a test puts its own. */
+  java.util.function.Supplier<java.util.List<dev.colony.merge.MergeCard>> mergeCards;
   /** Whether an ant runs (a task's worker that does not is shown as gone); a test puts its own. */
   java.util.function.Predicate<String> antRunning;
 
@@ -39,6 +42,17 @@ final class DevConsole {
     this.colony = colony;
     this.out = out;
     this.antRunning = ant -> Ants.isRunning(temporal, dev.colony.spec.AntIds.workflowId(colony, ant));
+    this.mergeCards = () -> new dev.colony.merge.desk.MergeQueueClient(temporal.client, colony).cards();
+  }
+
+  /** {@code /merge}: one line per queue. */
+  private void merge() {
+    var cards = mergeCards.get();
+    if (cards.isEmpty()) {
+      out.println("no running merge queue (merge.repos in colony.yaml)");
+      return;
+    }
+    cards.forEach(c -> out.println(MergeView.shortLine(c)));
   }
 
   private dev.colony.board.TaskBoard tasks() {
@@ -96,6 +110,10 @@ final class DevConsole {
       return;
     }
     if (task(line)) {
+      return;
+    }
+    if (line.equals("/merge")) {
+      merge();
       return;
     }
     if (line.startsWith("/")) {

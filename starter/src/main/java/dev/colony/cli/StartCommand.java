@@ -70,6 +70,27 @@ final class StartCommand implements Callable<Integer> {
     Supervisors.start(t, taskQueue, colony, out);
     startAnts(t, taskQueue, colony.colony().name(), ants, out);
     Watchers.subscribe(t, taskQueue, colony, ants, out);
+    startMergeQueues(t, taskQueue, colony, out);
+  }
+
+  /**
+   * Starts each repository's merge queue ({@code merge/<colony>/<name>}), or gives the running
+   * one its settings: signal-with-start of {@code configure}, so a start never doubles a queue.
+   */
+  static void startMergeQueues(Temporal t, String taskQueue, LoadedColony colony, PrintWriter out) {
+    if (colony.merge().isEmpty()) {
+      return;
+    }
+    var queues = new dev.colony.merge.desk.MergeQueueClient(t.client, colony.colony().name());
+    for (dev.colony.merge.MergeRepo r : colony.merge()) {
+      try {
+        SearchAttributeSetup.whileUnmapped(() -> queues.start(taskQueue, r), SearchAttributeSetup.USABLE_WITHIN);
+      } catch (dev.colony.merge.desk.MergeQueueClient.MergeQueueException e) {
+        throw new UserError(e.getMessage());
+      }
+      out.println(MergeView.started(r));
+    }
+    out.flush();
   }
 
   /** Above this many ants, running ones are found with one listing. */

@@ -134,7 +134,7 @@ class UpgradeCommand implements Callable<Integer> {
    */
   private int tellEveryWorkflow(Temporal t, String taskQueue, String target) {
     String mine = "TaskQueue = '" + taskQueue + "' AND ExecutionStatus = 'Running' AND WorkflowType IN "
-        + "('AntWorkflow', 'ColonyWorkflow', 'Lease', 'RepoWatcher', 'TaskWorkflow')";
+        + "('AntWorkflow', 'ColonyWorkflow', 'Lease', 'MergeQueue', 'RepoWatcher', 'TaskWorkflow')";
     java.util.Set<String> ids = new java.util.LinkedHashSet<>();
     t.client.listExecutions(mine + " AND TemporalWorkerDeploymentVersion != '" + target + "'")
         .forEach(w -> ids.add(w.getExecution().getWorkflowId()));

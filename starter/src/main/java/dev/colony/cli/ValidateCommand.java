@@ -28,6 +28,10 @@ final class ValidateCommand implements Callable<Integer> {
     for (AntSpec a : colony.ants()) {
       out.printf("  %-20s engine %-8s %s%n", a.name(), a.engine().configName(), rhythm(a));
     }
+    for (dev.colony.merge.MergeRepo r : colony.merge()) {
+      long ants = colony.ants().stream().filter(a -> r.equals(a.merge())).count();
+      out.printf("  %s (%d ant%s)%n", MergeView.started(r), ants, ants == 1 ? "" : "s");
+    }
     // Its own task queue: a worker of another colony never runs its ants.
     out.printf("runs on task queue '%s' (its own; start its workers with ./colony worker %s)%n",
         dev.colony.spec.AntIds.taskQueue(colony.colony().name()), dir);

@@ -1,0 +1,297 @@
+package dev.colony.merge.desk;
+
+import dev.colony.merge.MergeCard;
+import dev.colony.merge.MergeDecision;
+import dev.colony.merge.MergeQueueState;
+import dev.colony.merge.MergeQueueWorkflow;
+import dev.colony.merge.MergeRepo;
+import dev.colony.merge.Submission;
+import dev.colony.merge.SubmitReply;
+import dev.colony.visibility.AntSearchAttributes;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.update.v1.Input;
+import io.temporal.api.update.v1.Meta;
+import io.temporal.api.update.v1.Request;
+import io.temporal.api.update.v1.WaitPolicy;
+import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionResponse;
+import io.temporal.client.BatchRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionDescription;
+import io.temporal.client.WorkflowExecutionMetadata;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.common.SearchAttributes;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A colony's merge queues from a client (the CLI, the board, the console): started with their
+ * settings (signal-with-start of {@code configure}), listed and read from their memo (no worker
+ * needed), and changed by updates bounded by {@link #ANSWER_WITHIN} (a person waits for the answer).
+ */
+public final class MergeQueueClient {
+  /** How long a change waits for a worker to apply it. */
+  public static final Duration ANSWER_WITHIN = Duration.ofSeconds(10);
+  /** The workflow type of every queue. */
+  public static final String WORKFLOW_TYPE = "MergeQueue";
+  /** The most queues a listing reads. */
+  static final int MAX_LISTED = 1000;
+
+  private final WorkflowClient client;
+  private final String colony;
+
+  public MergeQueueClient(WorkflowClient client, String colony) {
+    this.client = client;
+    this.colony = colony;
+  }
+
+  /** A refusal or a failure, as one sentence. */
+  public static final class MergeQueueException extends RuntimeException {
+    public MergeQueueException(String message) {
+      super(message);
+    }
+
+    public MergeQueueException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** The visibility query of the colony's running queues. */
+  public static String runningQuery(String colony) {
+    return "WorkflowType = '" + WORKFLOW_TYPE + "' AND ColonyName = '" + colony.replace("'", "") + "'"
+        + " AND ExecutionStatus = 'Running'";
+  }
+
+  /** The card a queue starts with, before its worker first writes one. */
+  public static MergeCard emptyCard(MergeRepo r) {
+    return new MergeCard(r.colony(), r.name(), r.target(), r.land(), r.review(), null, List.of(), List.of(), Map.of(),
+        Map.of(), Map.of(), 0, 0);
+  }
+
+  /**
+   * Starts the queue with these settings, or sends them to the running one (signal-with-start of
+   * {@code configure}): idempotent, on {@code taskQueue}, with {@code ColonyName} and its first card.
+   */
+  public WorkflowExecution start(String taskQueue, MergeRepo repo) {
+    MergeQueueWorkflow w = client.newWorkflowStub(MergeQueueWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(repo.workflowId())
+        .setTaskQueue(taskQueue)
+        .setTypedSearchAttributes(SearchAttributes.newBuilder().set(AntSearchAttributes.COLONY, repo.colony()).build())
+        .setMemo(Map.of(MergeCard.MEMO, emptyCard(repo)))
+        .setStaticSummary("merge queue " + repo.name() + " → " + repo.target())
+        .build());
+    BatchRequest req = client.newSignalWithStartRequest();
+    req.add(w::run, MergeQueueState.start(repo));
+    req.add(w::configure, repo);
+    try {
+      return client.signalWithStart(req);
+    } catch (RuntimeException e) {
+      throw failure("starting merge queue " + repo.name(), e);
+    }
+  }
+
+  /** The cards of the colony's running queues, by repository name. */
+  public List<MergeCard> cards() {
+    List<MergeCard> out = new ArrayList<>();
+    com.google.protobuf.ByteString token = com.google.protobuf.ByteString.EMPTY;
+    var converter = client.getOptions().getDataConverter();
+    try {
+      do {
+        var request = io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest.newBuilder()
+            .setNamespace(client.getOptions().getNamespace()).setQuery(runningQuery(colony))
+            .setPageSize(100).setNextPageToken(token).build();
+        var page = client.getWorkflowServiceStubs().blockingStub()
+            .withDeadlineAfter(30, TimeUnit.SECONDS).listWorkflowExecutions(request);
+        for (var info : page.getExecutionsList()) {
+          MergeCard c = card(new WorkflowExecutionMetadata(info, converter), info.getExecution().getWorkflowId());
+          if (c != null && out.size() < MAX_LISTED) {
+            out.add(c);
+          }
+        }
+        token = page.getNextPageToken();
+      } while (!token.isEmpty() && out.size() < MAX_LISTED);
+    } catch (io.grpc.StatusRuntimeException e) {
+      if (e.getStatus().getCode() != io.grpc.Status.Code.UNIMPLEMENTED) {
+        throw failure("listing the merge queues of colony " + colony, e);
+      }
+      out.clear();
+      out.addAll(openByDescribing()); // the in-memory server: no visibility queries
+    } catch (RuntimeException e) {
+      throw failure("listing the merge queues of colony " + colony, e);
+    }
+    out.sort(java.util.Comparator.comparing(MergeCard::repo));
+    return out;
+  }
+
+  /** The in-memory server's way: the open MergeQueue runs, this colony's by id, each described. */
+  private List<MergeCard> openByDescribing() {
+    String prefix = MergeQueueWorkflow.workflowId(colony, "");
+    List<String> ids = new ArrayList<>();
+    com.google.protobuf.ByteString token = com.google.protobuf.ByteString.EMPTY;
+    do {
+      var r = client.getWorkflowServiceStubs().blockingStub().withDeadlineAfter(30, TimeUnit.SECONDS)
+          .listOpenWorkflowExecutions(io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest.newBuilder()
+              .setNamespace(client.getOptions().getNamespace())
+              .setTypeFilter(io.temporal.api.filter.v1.WorkflowTypeFilter.newBuilder().setName(WORKFLOW_TYPE))
+              .setMaximumPageSize(1000).setNextPageToken(token).build());
+      r.getExecutionsList().stream().map(i -> i.getExecution().getWorkflowId()).filter(id -> id.startsWith(prefix))
+          .forEach(ids::add);
+      token = r.getNextPageToken();
+    } while (!token.isEmpty() && ids.size() < MAX_LISTED);
+    List<MergeCard> out = new ArrayList<>();
+    for (String id : ids) {
+      card(id.substring(prefix.length())).ifPresent(out::add);
+    }
+    return out;
+  }
+
+  /** The names of the colony's running queues. */
+  public List<String> names() {
+    return cards().stream().map(MergeCard::repo).toList();
+  }
+
+  /** The card of queue {@code name}; empty when there is no such queue (or it is not running). */
+  public Optional<MergeCard> card(String name) {
+    String id = MergeQueueWorkflow.workflowId(colony, name);
+    WorkflowExecutionDescription d;
+    try {
+      d = client.newUntypedWorkflowStub(id).describe();
+    } catch (RuntimeException e) {
+      if (notFound(e)) {
+        return Optional.empty();
+      }
+      throw failure("reading merge queue " + name, e);
+    }
+    if (d.getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(card(d, id));
+  }
+
+  private MergeCard card(WorkflowExecutionMetadata m, String id) {
+    MergeCard c;
+    try {
+      c = m.getMemo(MergeCard.MEMO, MergeCard.class, MergeCard.class);
+    } catch (RuntimeException e) {
+      c = null;
+    }
+    if (c != null) {
+      return c;
+    }
+    // No card yet: the queue is named by its id (merge/<colony>/<name>).
+    String name = id.substring(id.lastIndexOf('/') + 1);
+    return new MergeCard(colony, name, null, null, false, null, List.of(), List.of(), Map.of(), Map.of(), Map.of(), 0, 0);
+  }
+
+  /**
+   * Submits an ant's branch: the queue is started (or given its settings) first, then asked with
+   * the {@code submit} update.
+   */
+  public SubmitReply submit(String taskQueue, MergeRepo repo, Submission s) {
+    start(taskQueue, repo);
+    return update(repo.name(), "submit", s);
+  }
+
+  /** A human's decision on an item of queue {@code name}. */
+  public SubmitReply decide(String name, MergeDecision d) {
+    if (card(name).isEmpty()) {
+      throw new MergeQueueException("there is no merge queue " + name + " in colony " + colony);
+    }
+    return update(name, "decide", d);
+  }
+
+  /** Tells the colony's running queues a task was approved; best effort. Returns how many were told. */
+  public int taskApproved(String taskId) {
+    int n = 0;
+    for (String name : names()) {
+      try {
+        client.newUntypedWorkflowStub(MergeQueueWorkflow.workflowId(colony, name)).signal("taskApproved", taskId);
+        n++;
+      } catch (RuntimeException e) {
+        // it ended meanwhile, or the server is gone: the queue also asks the board itself
+      }
+    }
+    return n;
+  }
+
+  /** One update of a running queue, bounded: refused with the validator's sentence, or answered. */
+  private SubmitReply update(String name, String update, Object arg) {
+    String id = MergeQueueWorkflow.workflowId(colony, name);
+    var dc = client.getOptions().getDataConverter();
+    UpdateWorkflowExecutionRequest request = UpdateWorkflowExecutionRequest.newBuilder()
+        .setNamespace(client.getOptions().getNamespace())
+        .setWorkflowExecution(WorkflowExecution.newBuilder().setWorkflowId(id))
+        .setWaitPolicy(WaitPolicy.newBuilder().setLifecycleStage(
+            UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_COMPLETED))
+        .setRequest(Request.newBuilder()
+            .setMeta(Meta.newBuilder().setUpdateId(java.util.UUID.randomUUID().toString())
+                .setIdentity(client.getOptions().getIdentity()))
+            .setInput(Input.newBuilder().setName(update).setArgs(dc.toPayloads(arg).orElseThrow())))
+        .build();
+    UpdateWorkflowExecutionResponse r;
+    try {
+      r = client.getWorkflowServiceStubs().blockingStub()
+          .withDeadlineAfter(ANSWER_WITHIN.toMillis(), TimeUnit.MILLISECONDS).updateWorkflowExecution(request);
+    } catch (io.grpc.StatusRuntimeException e) {
+      if (e.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED) {
+        throw noWorker();
+      }
+      if (e.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
+        throw new MergeQueueException("there is no merge queue " + name + " in colony " + colony);
+      }
+      throw failure("asking merge queue " + name, e);
+    }
+    if (!r.hasOutcome()) {
+      throw noWorker();
+    }
+    if (r.getOutcome().hasFailure()) {
+      RuntimeException refused = dc.failureToException(r.getOutcome().getFailure());
+      String why = refused instanceof ApplicationFailure f ? f.getOriginalMessage() : refused.getMessage();
+      throw new MergeQueueException(why, refused);
+    }
+    return dc.fromPayloads(0, Optional.of(r.getOutcome().getSuccess()), SubmitReply.class, SubmitReply.class);
+  }
+
+  private MergeQueueException noWorker() {
+    return new MergeQueueException("no worker answered within " + ANSWER_WITHIN.toSeconds() + " s: is a worker "
+        + "(colony dev / colony worker) running for colony " + colony + "?");
+  }
+
+  private static boolean notFound(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof io.temporal.client.WorkflowNotFoundException) {
+        return true;
+      }
+      if (c instanceof io.grpc.StatusRuntimeException s && s.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static MergeQueueException failure(String what, Throwable e) {
+    if (e instanceof MergeQueueException m) {
+      return m;
+    }
+    io.grpc.StatusRuntimeException s = null;
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof io.grpc.StatusRuntimeException g) {
+        s = g;
+        break;
+      }
+    }
+    String detail = s == null ? e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
+        : s.getStatus().getCode() + (s.getStatus().getDescription() == null ? "" : ": " + s.getStatus().getDescription());
+    if (detail.length() > 300) {
+      detail = detail.substring(0, 300) + "…";
+    }
+    return new MergeQueueException(what + " failed: Temporal answered " + detail, e);
+  }
+}
