@@ -260,7 +260,7 @@ final class AntReader {
       String target = ws.resolved(repo);
       if (repo != null && !looksLikeUrl(target)) {
         Path p = colonyDir.resolve(target).normalize();
-        if (!Files.isDirectory(p)) {
+        if (!Files.isDirectory(p) && !seeds.containsKey(p.toString())) {
           // A path from the environment is a secret too: name the field, not the value.
           ws.problem("repo", "no such directory: " + (repo.equals(target) ? p.toString() : repo)
               + " (give a git repository path or URL)");
@@ -315,6 +315,8 @@ final class AntReader {
 
   /** The colony's {@code tasks:} rules, set by the loader before the ants are read. */
   ColonyReader.TaskRules taskRules = ColonyReader.TaskRules.DEFAULTS;
+  /** Repositories that merge.repos' create_from makes at the first start (absolute paths): not missing. */
+  java.util.Map<String, String> seeds = java.util.Map.of();
 
   /**
    * The ant's {@code tasks:} block with the colony's rules folded in. An ant without one gets no

@@ -81,6 +81,7 @@ public final class ColonyLoader {
       colony = colonyReader.readColony(root, colonyDir, defaults);
       antReader.slackColony = colonyReader.slack != null;
       antReader.taskRules = colonyReader.tasks;
+      antReader.seeds = colonyReader.seeds;
     }
 
     List<AntSpec> ants = new ArrayList<>();
@@ -118,7 +119,8 @@ public final class ColonyLoader {
     dev.colony.slack.SlackSettings slack = s == null ? null : new dev.colony.slack.SlackSettings(s.botTokenVar(),
         s.appTokenVar(), s.operators(), antReader.slackOperators, antReader.slackChannels, s.mention(), s.alertsChannel(),
         s.replyToStrangers());
-    return new LoadedColony(colony, ants, referenced, antReader.antOperators, groups, slack, colonyReader.merge);
+    return new LoadedColony(colony, ants, referenced, antReader.antOperators, groups, slack, colonyReader.merge,
+        colonyReader.seeds);
   }
 
   /** Ant files, sorted. None is valid config (nothing to run yet); commands that run ants check. */

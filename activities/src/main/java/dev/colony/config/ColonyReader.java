@@ -134,7 +134,7 @@ final class ColonyReader {
     if (t != null) {
       tasks = readTasks(t);
     }
-    merge = MergeReader.read(root, dir, name == null ? "colony" : name, githubTokenVar);
+    merge = MergeReader.read(root, dir, name == null ? "colony" : name, githubTokenVar, seeds);
     if (name == null) {
       return null;
     }
@@ -205,6 +205,8 @@ final class ColonyReader {
 
   /** {@code merge.repos} of the colony read last (none when it has no {@code merge:}). */
   List<dev.colony.merge.MergeRepo> merge = List.of();
+  /** Repositories {@code create_from} makes at the first start: absolute path → seed directory. */
+  final java.util.Map<String, String> seeds = new java.util.TreeMap<>();
 
   /** {@code tasks:} of the colony read last (its defaults when it has none). */
   TaskRules tasks = TaskRules.DEFAULTS;

@@ -287,7 +287,9 @@ public final class ConfigSchema {
                   .within(1L, 100L, null),
               key("aging", Kind.DURATION, "A waiting item rises one priority level per this long (default 1h).")
                   .within(60L, 365 * DAY, null),
-              key("github_repo", Kind.LITERAL, "land: pull_request only: the GitHub repository (owner/name); needs integrations.github.token."))),
+              key("github_repo", Kind.LITERAL, "land: pull_request only: the GitHub repository (owner/name); needs integrations.github.token."),
+              key("create_from", Kind.LITERAL, "A local repository that does not exist yet is made at the first start: bare, "
+                  + "its target holding one commit of this directory's files (relative to the colony directory). For examples and trials."))),
       section("supervision", "Supervision: groups of ants and their restart strategies (one_for_one, one_for_all, rest_for_one).",
           sections("groups", "Each group: its ants, its strategy and its restart breaker.",
               required("name", Kind.LITERAL, "The group's name."),

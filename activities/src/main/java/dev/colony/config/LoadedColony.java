@@ -15,8 +15,10 @@ import java.util.Set;
  */
 public record LoadedColony(ColonySettings colony, List<AntSpec> ants, Set<String> variables,
     java.util.Map<String, List<String>> discordOperators, List<dev.colony.supervision.GroupSpec> groups,
-    dev.colony.slack.SlackSettings slack, List<dev.colony.merge.MergeRepo> merge) {
+    dev.colony.slack.SlackSettings slack, List<dev.colony.merge.MergeRepo> merge,
+    java.util.Map<String, String> seeds) {
   public LoadedColony {
+    seeds = seeds == null ? java.util.Map.of() : java.util.Map.copyOf(seeds);
     merge = merge == null ? List.of() : List.copyOf(merge);
     groups = groups == null ? List.of() : List.copyOf(groups);
     ants = List.copyOf(ants);
@@ -27,11 +29,11 @@ public record LoadedColony(ColonySettings colony, List<AntSpec> ants, Set<String
   public LoadedColony(ColonySettings colony, List<AntSpec> ants, Set<String> variables,
       java.util.Map<String, List<String>> discordOperators, List<dev.colony.supervision.GroupSpec> groups,
       dev.colony.slack.SlackSettings slack) {
-    this(colony, ants, variables, discordOperators, groups, slack, List.of());
+    this(colony, ants, variables, discordOperators, groups, slack, List.of(), null);
   }
 
   public LoadedColony(ColonySettings colony, List<AntSpec> ants) {
-    this(colony, ants, Set.of(), java.util.Map.of(), List.of(), null, List.of());
+    this(colony, ants, Set.of(), java.util.Map.of(), List.of(), null, List.of(), null);
   }
 
   /** The merge queue named {@code name}. */

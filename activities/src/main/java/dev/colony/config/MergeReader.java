@@ -24,6 +24,15 @@ final class MergeReader {
 
   /** The queues of {@code merge.repos}; empty when colony.yaml has no {@code merge:}. */
   static List<MergeRepo> read(Node root, Path colonyDir, String colonyName, String githubTokenVar) {
+    return read(root, colonyDir, colonyName, githubTokenVar, new java.util.TreeMap<>());
+  }
+
+  /**
+   * @param seeds filled with the repositories {@code create_from} makes at the first start: their
+   *     absolute path → the seed directory's
+   */
+  static List<MergeRepo> read(Node root, Path colonyDir, String colonyName, String githubTokenVar,
+      Map<String, String> seeds) {
     Node merge = root.child("merge");
     if (merge == null) {
       return List.of();
@@ -46,7 +55,7 @@ final class MergeReader {
         r.problem("name", "duplicate queue name '" + name + "': also used by " + names.get(name));
         name = null;
       }
-      String repo = repoOf(r, colonyDir);
+      String repo = repoOf(r, colonyDir, seeds);
       String label = name != null ? "'" + name + "'" : "merge.repos[" + index + "]";
       if (repo != null && repoOwners.putIfAbsent(repo, label) != null) {
         r.problem("repo", "this repository already has a queue (" + repoOwners.get(repo)
@@ -104,8 +113,9 @@ final class MergeReader {
    * {@code repo}: a URL as written, or a path made absolute against the colony directory (as
    * {@link AntReader} makes {@code workspace.repo}) that must be a git repository.
    */
-  private static String repoOf(Node r, Path colonyDir) {
+  private static String repoOf(Node r, Path colonyDir, Map<String, String> seeds) {
     String repo = r.reference("repo", true);
+    String createFrom = r.literal("create_from", false);
     if (repo == null) {
       return null;
     }
@@ -114,10 +124,24 @@ final class MergeReader {
       return null;
     }
     if (AntReader.looksLikeUrl(target)) {
+      if (createFrom != null) {
+        r.problem("create_from", "only for a local repository path (this repo is a URL)");
+      }
       return repo;
     }
     Path p = colonyDir.resolve(target).normalize();
     String shown = repo.equals(target) ? p.toString() : repo; // a path from the environment is a secret too
+    if (createFrom != null) {
+      Path seed = colonyDir.resolve(createFrom).normalize();
+      if (!Files.isDirectory(seed)) {
+        r.problem("create_from", "no such directory: " + seed);
+        return null;
+      }
+      if (!Files.exists(p)) {
+        seeds.put(p.toString(), seed.toString()); // made at the first start
+        return repo.equals(target) ? p.toString() : repo;
+      }
+    }
     if (!Files.isDirectory(p)) {
       r.problem("repo", "no such directory: " + shown + " (give a git repository path or URL)");
       return null;

@@ -66,11 +66,31 @@ final class StartCommand implements Callable<Integer> {
    * subscribes those with GitHub triggers to their repositories' watchers.
    */
   static void startAll(Temporal t, String taskQueue, LoadedColony colony, List<AntSpec> ants, PrintWriter out) {
+    makeSeededRepositories(colony, out); // before any ant makes its worktree of one
     // The supervisor first: an ant that fails at once has someone to tell.
     Supervisors.start(t, taskQueue, colony, out);
     startAnts(t, taskQueue, colony.colony().name(), ants, out);
     Watchers.subscribe(t, taskQueue, colony, ants, out);
     startMergeQueues(t, taskQueue, colony, out);
+  }
+
+  /** merge.repos' {@code create_from}: a repository that does not exist yet is made from its seed directory. */
+  static void makeSeededRepositories(LoadedColony colony, PrintWriter out) {
+    for (var e : colony.seeds().entrySet()) {
+      java.nio.file.Path repo = java.nio.file.Path.of(e.getKey());
+      String target = colony.merge().stream().filter(m -> repo.toString().equals(m.repo())).map(
+          dev.colony.merge.MergeRepo::target).findFirst().orElse(dev.colony.merge.MergeRepo.DEFAULT_TARGET);
+      try {
+        if (dev.colony.merge.impl.RepoSeed.createIfMissing(repo, java.nio.file.Path.of(e.getValue()), target)) {
+          out.println("made " + repo + " from " + e.getValue() + " (" + target + ")");
+        }
+      } catch (java.io.IOException ex) {
+        throw new UserError("cannot make " + repo + ": " + ex.getMessage());
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+        throw new UserError("interrupted while making " + repo);
+      }
+    }
   }
 
   /**
