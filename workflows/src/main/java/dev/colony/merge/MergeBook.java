@@ -533,9 +533,10 @@ public final class MergeBook {
 
   /**
    * Landed: the ant's next work starts after {@code l.from()}, the history and hot paths learn it,
-   * and the ant's claim is released. Returns the submission that came while it landed, if any.
+   * (the workflow releases the ant's claim). A submission that came while it landed waits in
+   * {@link #takeLater}.
    */
-  public Submission landed(String id, Landed l, long now) {
+  public void landed(String id, Landed l, long now) {
     Item i = get(id);
     i.state = ItemState.LANDED;
     i.step = null;
@@ -552,7 +553,6 @@ public final class MergeBook {
     landedCount++;
     learn(i.ant, i.paths.isEmpty() ? l.paths() : i.paths);
     trimClosed();
-    return later.remove(i.ant);
   }
 
   /** A submission that came while the ant's item landed, taken when it did not land (it joins the item). */

@@ -67,7 +67,8 @@ public final class MergeText {
         + (files.isEmpty() ? "\n  (git named none)" : files(files));
     String todo = "\n\nWhat to do: rebase " + line(branch, 100) + " onto " + line(target, 100)
         + " (git fetch if it is a remote; git rebase " + line(target, 100) + "), resolve the conflicts in "
-        + (files.isEmpty() ? "the files git names" : String.join(", ", files.subList(0, Math.min(5, files.size()))))
+        + (files.isEmpty() ? "the files git names"
+            : String.join(", ", files.subList(0, Math.min(5, files.size())).stream().map(f -> line(f, 200)).toList()))
         + " keeping both changes' intent, run the tests, commit. The queue takes the work again after your session.";
     String git = detail == null || detail.isBlank() ? "" : "\n\nGit said:\n";
     int room = MAX_MESSAGE - head.length() - todo.length() - git.length();
