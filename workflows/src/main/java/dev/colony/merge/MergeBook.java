@@ -18,13 +18,18 @@ import java.util.regex.Pattern;
  */
 public final class MergeBook {
   /** Open items at most; a submission beyond it is refused. */
-  public static final int MAX_OPEN = 500;
+  public static final int MAX_OPEN = 200;
+  /**
+   * Files kept per open item (learned when it was read), for claims and the card: with
+   * {@link #MAX_OPEN} they bound the continue-as-new input (well under Temporal's 2 MB payload limit).
+   */
+  public static final int MAX_ITEM_PATHS = 100;
   /** Closed items (landed, closed) kept for the card's and the ids' sake. */
   public static final int MAX_CLOSED = 20;
   /** Ants holding or waiting for claims at most. */
   public static final int MAX_CLAIMS = 500;
   /** Directories remembered for hot paths at most. */
-  public static final int MAX_DIRS = 1_000;
+  public static final int MAX_DIRS = 500;
   /** Paths kept per landing in the history. */
   public static final int MAX_LANDED_PATHS = 50;
   /** Paths shown per item or landing on the card. */
@@ -478,7 +483,7 @@ public final class MergeBook {
     Item i = get(id);
     i.head = b.head();
     List<String> p = b.paths();
-    i.paths = p.size() > BranchHead.MAX_PATHS ? List.copyOf(p.subList(0, BranchHead.MAX_PATHS)) : p;
+    i.paths = p.size() > MAX_ITEM_PATHS ? List.copyOf(p.subList(0, MAX_ITEM_PATHS)) : p;
     i.updatedAt = now;
   }
 
