@@ -345,10 +345,10 @@ public final class MergeBook {
       } else if (i.state == ItemState.AWAITING_REVIEW && i.approved) {
         i.state = ItemState.QUEUED;
       } else if (i.state == ItemState.NEEDS_HUMAN) {
-        return reply(i, "joined " + i.id + ", which waits for a human (colony merge retry " + i.id + ")");
+        return reply(i, "joined " + i.id + ", which waits for a human (colony merge retry " + i.id + ")", now);
       }
       holdUntil.remove(i.id);
-      return reply(i, "joined " + i.id);
+      return reply(i, "joined " + i.id, now);
     }
     int n = counters.getOrDefault(s.ant(), 0) + 1;
     counters.put(s.ant(), n);
@@ -367,15 +367,15 @@ public final class MergeBook {
     i.state = ready(i);
     items.add(i);
     trimClosed();
-    return reply(i, "opened " + i.id);
+    return reply(i, "opened " + i.id, now);
   }
 
   private ItemState ready(Item i) {
     return repo.review() && !i.approved ? ItemState.AWAITING_REVIEW : ItemState.QUEUED;
   }
 
-  private SubmitReply reply(Item i, String what) {
-    int pos = position(i.id, 0);
+  private SubmitReply reply(Item i, String what, long now) {
+    int pos = position(i.id, now);
     String where = switch (i.state) {
       case QUEUED -> pos == 1 ? "next to land" : "number " + pos + " in line";
       case AWAITING_REVIEW -> "awaiting review" + (i.taskId == null ? " (colony merge approve " + i.id + ")"

@@ -107,6 +107,16 @@ class MergeQueueWorkflowTest {
         MergeCard.class);
   }
 
+  /** The queue's history so far replays on today's code (no non-determinism in what it recorded). */
+  private void replays(MergeRepo repo) {
+    var history = client.fetchHistory(repo.workflowId());
+    try {
+      io.temporal.testing.WorkflowReplayer.replayWorkflowExecution(history, MergeQueueWorkflowImpl.class);
+    } catch (Exception e) {
+      throw new AssertionError("the history of " + repo.workflowId() + " does not replay", e);
+    }
+  }
+
   private static String refusal(Runnable update) {
     WorkflowUpdateException e = assertThrows(WorkflowUpdateException.class, update::run);
     return e.getCause().getMessage();
@@ -143,6 +153,7 @@ class MergeQueueWorkflowTest {
     assertEquals(git.head(), card.targetHead());
     var d2 = client.newUntypedWorkflowStub(repo.workflowId()).describe();
     assertEquals(COLONY, d2.getTypedSearchAttributes().get(AntSearchAttributes.COLONY));
+    replays(repo);
   }
 
   @Test
@@ -195,6 +206,7 @@ class MergeQueueWorkflowTest {
     eventually(() -> desk.finished.size() == 1, "its task is Done");
     assertTrue(desk.finished.get(0).startsWith("t7 Landed on main"));
     assertEquals(List.of("alpha", "beta"), memo(repo).landed().stream().map(Landed::ant).sorted().toList());
+    replays(repo);
   }
 
   @Test
@@ -221,6 +233,7 @@ class MergeQueueWorkflowTest {
     SubmitReply retried = q.decide(new MergeDecision("alpha-1", "retry", "@bob"));
     assertEquals("alpha-1", retried.itemId());
     eventually(() -> told("alpha", MergeNews.Kind.LANDED), "landed after the retry");
+    replays(repo);
   }
 
   @Test
@@ -241,6 +254,7 @@ class MergeQueueWorkflowTest {
     assertEquals(2, l.commits());
     assertEquals(git.head(), l.to());
     assertEquals(1, news("alpha").stream().filter(n -> n.kind() == MergeNews.Kind.LANDED).count());
+    replays(repo);
   }
 
   @Test
@@ -269,6 +283,7 @@ class MergeQueueWorkflowTest {
     assertTrue(refusal(() -> q.decide(new MergeDecision("gamma-9", "approve", "@x"))).contains("no open item"));
     q.decide(new MergeDecision("gamma", "approve", "@alice"));
     eventually(() -> told("gamma", MergeNews.Kind.LANDED), "gamma landed after colony merge approve");
+    replays(repo);
   }
 
   @Test
@@ -313,6 +328,7 @@ class MergeQueueWorkflowTest {
     assertEquals("gamma", gammaHeld.holder());
     WorkflowStub.fromTyped(q).signal("releasePaths", "gamma");
     eventually(() -> told("alpha", MergeNews.Kind.PATHS_FREE), "alpha woken by gamma's release");
+    replays(repo);
   }
 
   @Test
@@ -372,6 +388,7 @@ class MergeQueueWorkflowTest {
     MergeItem beta = q.card().items().get(0);
     assertEquals(ItemState.QUEUED, beta.state());
     assertTrue(beta.reason().contains("host gone is not answering"), beta.reason());
+    replays(repo);
   }
 
   @Test
@@ -401,5 +418,6 @@ class MergeQueueWorkflowTest {
     eventually(() -> news("alpha").stream().filter(n -> n.kind() == MergeNews.Kind.LANDED).count() == 2,
         "its next work lands after only what is new");
     assertEquals(2, git.landedOriginals().size());
+    replays(repo);
   }
 }
