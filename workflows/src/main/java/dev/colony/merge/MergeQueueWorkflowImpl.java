@@ -43,7 +43,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   private final MergeBook book;
   private final Upgrade upgrade = new Upgrade();
   private String targetHead;
-  /** Bumped by every handler: the idle loop wakes on it. */
+  /** Bumped by the handlers that may put an item in line: the idle loop wakes on it. */
   private int changes;
   private long lastReviewCheck;
 
@@ -393,8 +393,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   @Override
   public PathReply claimPaths(PathClaim claim) {
     refuseIf(book.claimProblem(claim));
-    PathReply reply = book.claim(claim);
-    changes++;
+    PathReply reply = book.claim(claim); // claims never make an item ready: the idle loop sleeps on
     publish();
     return reply;
   }
@@ -410,7 +409,6 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
       return;
     }
     List<PathClaim> freed = book.release(ant);
-    changes++;
     publish();
     pathsFree(freed);
   }
