@@ -221,27 +221,100 @@ public final class Activities {
           .setMaximumInterval(Duration.ofMinutes(1)).build())
       .build();
 
+  // ---- the merge queue (dev.colony.merge) ----
+
   /**
-   * An ant's calls on its repository's merge queue ({@code SubmitMerge}, {@code ClaimPaths},
-   * {@code ReleasePaths}): one update (with start) or signal, 30 s at most. Ten attempts over a few
-   * minutes: a submission is joined to the ant's open item however often it is repeated, and a
-   * claim answers the same for the same ant; one that never lands is made again after the next
-   * session (submit) or lets the ant run (claim).
+   * Reading (and for a URL repository pushing) an ant's branch on its host ({@code PublishBranch}),
+   * scheduled on the ant's host queue. Schedule-to-start is bounded at two minutes: a host that
+   * no longer polls must not hold the whole queue, so the item stays QUEUED with a reason and is
+   * skipped for a few minutes while the others land. Five attempts of two minutes each: git on a
+   * local worktree answers in seconds, a push to a remote may take longer.
    */
-  public static final ActivityOptions MERGE_DESK_CALL = ActivityOptions.newBuilder()
+  public static final ActivityOptions MERGE_PUBLISH = ActivityOptions.newBuilder()
+      .setScheduleToStartTimeout(Duration.ofMinutes(2))
+      .setStartToCloseTimeout(Duration.ofMinutes(2))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(5).build())
+      .build();
+
+  /**
+   * Moving an ant's branch onto the target after its work landed ({@code SyncBranch}), on its host
+   * before its next session. Bounded like {@link #MERGE_PUBLISH}: a host that is gone has no
+   * worktree to move anyway, and the ant's next session reads its branch as it is.
+   */
+  public static final ActivityOptions MERGE_SYNC = ActivityOptions.newBuilder()
+      .setScheduleToStartTimeout(Duration.ofMinutes(2))
+      .setStartToCloseTimeout(Duration.ofMinutes(2))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(3).build())
+      .build();
+
+  /**
+   * The queue's git steps in its scratch ({@code PrepareScratch}, {@code Rebase}, {@code UpdateTarget}):
+   * each rebuilds what it needs from commits, so a retry after a worker died is safe. Ten minutes
+   * each (a first fetch of a large repository); twelve attempts backing off to a minute ride out a
+   * worker restart or a remote's short outage; past them the item goes to a human with the error.
+   */
+  public static final ActivityOptions MERGE_GIT = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofMinutes(10))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(12).build())
+      .build();
+
+  /**
+   * The test command ({@code RunTests}): start-to-close is the repository's test timeout plus two
+   * minutes (the activity kills the process tree at the timeout itself and reports it red; the
+   * margin covers preparing the scratch and the kill). It heartbeats every few seconds, so a dead
+   * worker is noticed within a minute and another one runs the tests again. Three attempts: a
+   * test run is costly, and a red run is a result, not a failure.
+   */
+  public static ActivityOptions mergeTests(long testTimeoutSeconds) {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(Math.max(1, testTimeoutSeconds) + 120))
+        .setHeartbeatTimeout(Duration.ofSeconds(60))
+        .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(2))
+            .setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(3).build())
+        .build();
+  }
+
+  /**
+   * Opening (or finding) an item's pull request ({@code OpenPullRequest}): a push and a few REST
+   * calls, two minutes. Five attempts: GitHub's brief outages pass; past them a human decides.
+   */
+  public static final ActivityOptions MERGE_PULL_REQUEST = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofMinutes(2))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(5))
+          .setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(5).build())
+      .build();
+
+  /**
+   * An ant's submission or claim to its repository's queue ({@code SubmitMerge}, {@code ClaimPaths}):
+   * one update-with-start, answered within seconds when a worker runs. A refusal comes back as a
+   * non-retryable failure; otherwise ten attempts up to half a minute apart ride out a restart.
+   */
+  public static final ActivityOptions MERGE_DESK = ActivityOptions.newBuilder()
       .setStartToCloseTimeout(Duration.ofSeconds(30))
       .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
           .setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(10).build())
       .build();
 
   /**
-   * Moving an ant's branch onto the target after its work landed ({@code SyncBranch}, on the ant's
-   * host, between sessions): a reset or a small rebase, 2 min at most. Three attempts; a branch not
-   * moved is only a stale base for the agent (its next landing rebases anyway), so it never holds the ant.
+   * The queue's changes to tasks ({@code FinishTask}, {@code ReworkTask}): one or two updates of the
+   * task's workflow through the board. Ten attempts over a few minutes; "already so" is success.
+   * A task change that never lands leaves the task where it was, which a human sees on the board.
    */
-  public static final ActivityOptions MERGE_SYNC = ActivityOptions.newBuilder()
-      .setStartToCloseTimeout(Duration.ofMinutes(2))
+  public static final ActivityOptions MERGE_TASK = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
       .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
-          .setMaximumInterval(Duration.ofSeconds(10)).setMaximumAttempts(3).build())
+          .setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(10).build())
+      .build();
+
+  /**
+   * The queue asking the board for the states of the tasks its items wait on ({@code TaskStates}),
+   * every 30 s while items await review: memo reads. Two attempts: the next look comes soon.
+   */
+  public static final ActivityOptions MERGE_TASK_STATES = ActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(20))
+      .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(2).build())
       .build();
 }

@@ -173,7 +173,7 @@ class MergeQueueClientTest {
     StringWriter started = new StringWriter();
     StartCommand.startMergeQueues(temporal, QUEUE, new dev.colony.config.LoadedColony(
         new dev.colony.config.ColonySettings("acme", "/c", null, null, 0, 0, "memory", "x"), List.of(), java.util.Set.of(),
-        Map.of(), List.of(), null, List.of(repo("app", "main"), repo("lib", "trunk"))), new PrintWriter(started, true));
+        Map.of(), List.of(), null, List.of(repo("app", "main"), repo("lib", "trunk")), null), new PrintWriter(started, true));
     assertEquals("merge queue app: ./app → main, tests ./test.sh\nmerge queue lib: ./lib → trunk, tests ./test.sh\n",
         started.toString());
     // Started twice: the same run, given its settings again.

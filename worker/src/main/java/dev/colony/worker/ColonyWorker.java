@@ -76,6 +76,10 @@ public final class ColonyWorker implements AutoCloseable {
         // Tasks run on the colony's queue like its ants, pinned like them (the worker's default
         // behavior); a task moves to a newer current version by continuing as new with its card.
         dev.colony.task.TaskWorkflowImpl.class);
+    // Merge queues (one per repository) run on the shared queue; their desk (updates with start, task changes) too.
+    worker.registerWorkflowImplementationTypes(dev.colony.merge.MergeQueueWorkflowImpl.class);
+    worker.registerActivitiesImplementations(new dev.colony.merge.impl.MergeDeskActivitiesImpl(client,
+        colony -> new dev.colony.board.TemporalTaskBoard(client, colony, dev.colony.task.TaskSettings.defaults())));
     // Every post passes the worker's one redactor, whichever activity or narrator sends it.
     Secrets secrets = Secrets.process();
     ChatSink chat = post -> settings.chat().deliver(new ChatPost(post.colony(), post.ant(), post.channel(),

@@ -292,7 +292,7 @@ final class MergeDesk {
 
   private MergeDeskActivities desk(String summary) {
     return Workflow.newActivityStub(MergeDeskActivities.class,
-        ActivityOptions.newBuilder(dev.colony.Activities.MERGE_DESK_CALL).setSummary(summary).build());
+        ActivityOptions.newBuilder(dev.colony.Activities.MERGE_DESK).setSummary(summary).build());
   }
 
   private static String short7(String sha) {

@@ -1,0 +1,823 @@
+package dev.colony.merge;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * A merge queue's book, without Temporal: its items and their order (priority 0..3 with aging, then
+ * submission time, then id), their state changes, the landed history, the ants' path claims and
+ * where ants collide. Every collection is sorted or in insertion order, and bounded, so the queue
+ * replays and its card and continue-as-new input stay small. The workflow owns one and asks it
+ * every decision; the validators ask its {@code *Problem} methods.
+ */
+public final class MergeBook {
+  /** Open items at most; a submission beyond it is refused. */
+  public static final int MAX_OPEN = 200;
+  /**
+   * Files kept per open item (learned when it was read), for claims and the card: with
+   * {@link #MAX_OPEN} they bound the continue-as-new input (well under Temporal's 2 MB payload limit).
+   */
+  public static final int MAX_ITEM_PATHS = 100;
+  /** Closed items (landed, closed) kept for the card's and the ids' sake. */
+  public static final int MAX_CLOSED = 20;
+  /** Ants holding or waiting for claims at most. */
+  public static final int MAX_CLAIMS = 500;
+  /** Directories remembered for hot paths at most. */
+  public static final int MAX_DIRS = 500;
+  /** Paths kept per landing in the history. */
+  public static final int MAX_LANDED_PATHS = 50;
+  /** Paths shown per item or landing on the card. */
+  public static final int CARD_PATHS = 20;
+  /** Overlapping globs or paths named in a refusal at most. */
+  public static final int MAX_OVERLAP = 20;
+
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+
+  /** One item as the book changes it. */
+  static final class Item {
+    String id;
+    String ant;
+    String host;
+    String branch;
+    String taskId;
+    int priority;
+    ItemState state;
+    String step;
+    long submittedAt;
+    long updatedAt;
+    int tries;
+    String reason;
+    String head;
+    List<String> paths;
+    String by;
+    boolean approved;
+
+    static Item of(MergeItem m) {
+      Item i = new Item();
+      i.id = m.id();
+      i.ant = m.ant();
+      i.host = m.host();
+      i.branch = m.branch();
+      i.taskId = m.taskId();
+      i.priority = m.priority();
+      i.state = m.state();
+      i.step = m.step();
+      i.submittedAt = m.submittedAt();
+      i.updatedAt = m.updatedAt();
+      i.tries = m.tries();
+      i.reason = m.reason();
+      i.head = m.head();
+      i.paths = m.paths();
+      i.by = m.by();
+      i.approved = m.approved();
+      return i;
+    }
+
+    MergeItem record(int maxPaths) {
+      return new MergeItem(id, ant, host, branch, taskId, priority, state, step, submittedAt, updatedAt, tries, reason,
+          head, paths.size() > maxPaths ? paths.subList(0, maxPaths) : paths, by, approved);
+    }
+  }
+
+  private MergeRepo repo;
+  private final List<Item> items = new ArrayList<>();
+  private final List<Landed> landed = new ArrayList<>();
+  private final TreeMap<String, String> landedUpTo = new TreeMap<>();
+  private final TreeMap<String, Integer> counters = new TreeMap<>();
+  private final TreeMap<String, PathClaim> claims = new TreeMap<>();
+  private final TreeMap<String, PathClaim> waiting = new TreeMap<>();
+  /** Who each waiting ant waits for: "beta: src/api/**". */
+  private final TreeMap<String, String> waitingFor = new TreeMap<>();
+  private final TreeMap<String, List<String>> dirs = new TreeMap<>();
+  /** Items skipped until a moment (their host did not answer): id → epoch ms. Not carried across continue-as-new. */
+  private final TreeMap<String, Long> holdUntil = new TreeMap<>();
+  /** Submissions that came while their ant's item was landing: they open the ant's next item after it. */
+  private final TreeMap<String, Submission> later = new TreeMap<>();
+  private long landedCount;
+
+  private MergeBook(MergeRepo repo) {
+    this.repo = repo;
+  }
+
+  public static MergeBook of(MergeQueueState s) {
+    MergeBook b = new MergeBook(s.repo());
+    if (s.items() != null) {
+      s.items().forEach(m -> b.items.add(Item.of(m)));
+    }
+    for (Item i : b.items) {
+      if (i.state == ItemState.LANDING) { // a run never continues mid-landing; an old input might
+        i.state = ItemState.QUEUED;
+        i.step = null;
+      }
+    }
+    if (s.landed() != null) {
+      b.landed.addAll(s.landed());
+    }
+    if (s.landedUpTo() != null) {
+      b.landedUpTo.putAll(s.landedUpTo());
+    }
+    if (s.counters() != null) {
+      b.counters.putAll(s.counters());
+    }
+    if (s.claims() != null) {
+      b.claims.putAll(s.claims());
+    }
+    if (s.waiting() != null) {
+      b.waiting.putAll(s.waiting());
+    }
+    if (s.hotPaths() != null) {
+      s.hotPaths().forEach((k, v) -> b.dirs.put(k, new ArrayList<>(v)));
+    }
+    b.landedCount = s.landedCount();
+    return b;
+  }
+
+  /** What the next run carries. */
+  public MergeQueueState state() {
+    List<MergeItem> out = new ArrayList<>();
+    for (Item i : items) {
+      out.add(i.record(BranchHead.MAX_PATHS));
+    }
+    TreeMap<String, List<String>> hot = new TreeMap<>();
+    dirs.forEach((k, v) -> hot.put(k, List.copyOf(v)));
+    return new MergeQueueState(repo, out, List.copyOf(landed), new TreeMap<>(landedUpTo), new TreeMap<>(counters),
+        new TreeMap<>(claims), new TreeMap<>(waiting), hot, landedCount);
+  }
+
+  public MergeRepo repo() {
+    return repo;
+  }
+
+  public void configure(MergeRepo r) {
+    this.repo = r;
+  }
+
+  public String landedUpTo(String ant) {
+    return landedUpTo.get(ant);
+  }
+
+  // ---- validation ----
+
+  /** Whether {@code name} is an ant's (or a repository's) name: letters, digits, '.', '_', '-'. */
+  public static boolean name(String name) {
+    return name != null && NAME.matcher(name).matches();
+  }
+
+  /** What is wrong with a submission, in one sentence; null when it may be taken. */
+  public String submitProblem(Submission s) {
+    if (s == null) {
+      return "a submission names the ant whose branch to land";
+    }
+    if (!name(s.ant())) {
+      return "ant name " + MergeText.line(String.valueOf(s.ant()), 80)
+          + " is not valid (letters, digits, '.', '_', '-'; at most 64)";
+    }
+    if (s.host() != null && !s.host().isEmpty() && !name(s.host())) {
+      return "host " + MergeText.line(s.host(), 80) + " is not a host name";
+    }
+    if (s.branch() == null || s.branch().isBlank() || s.branch().length() > 200 || !branch(s.branch())) {
+      return "branch " + MergeText.line(String.valueOf(s.branch()), 80) + " is not a branch name";
+    }
+    if (s.priority() < 0 || s.priority() > 3) {
+      return "priority " + s.priority() + " is out of range: 0 (urgent) to 3 (low)";
+    }
+    if (s.taskId() != null && (s.taskId().isBlank() || s.taskId().length() > 100 || !printableWord(s.taskId()))) {
+      return "task id " + MergeText.line(s.taskId(), 80) + " is not a task id";
+    }
+    if (s.by() != null && s.by().length() > 100) {
+      return "who submitted is longer than 100 characters";
+    }
+    Item open = open(s.ant());
+    if (open == null && openCount() >= MAX_OPEN) {
+      return "the queue of " + repo.name() + " is full (" + MAX_OPEN + " open items): wait for some to land";
+    }
+    return null;
+  }
+
+  private static boolean branch(String b) {
+    if (b.startsWith("-") || b.startsWith("/") || b.endsWith("/") || b.endsWith(".lock") || b.contains("..")
+        || b.contains("//") || b.contains("@{")) {
+      return false;
+    }
+    for (int i = 0; i < b.length(); i++) {
+      char c = b.charAt(i);
+      if (c <= ' ' || c == 0x7f || "~^:?*[\\".indexOf(c) >= 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean printableWord(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c <= ' ' || c == 0x7f || Character.isISOControl(c)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** What is wrong with a decision, in one sentence; null when it applies now. */
+  public String decideProblem(MergeDecision d) {
+    if (d == null || d.item() == null || d.item().isBlank()) {
+      return "a decision names an item (alpha-3) or an ant";
+    }
+    if (d.action() == null || !List.of("approve", "retry", "cancel").contains(d.action())) {
+      return "the action " + MergeText.line(String.valueOf(d.action()), 40) + " is none of approve, retry, cancel";
+    }
+    if (d.by() != null && d.by().length() > 100) {
+      return "who decided is longer than 100 characters";
+    }
+    Item i = find(d.item().strip());
+    if (i == null) {
+      return "no open item " + MergeText.line(d.item(), 80) + " in the queue of " + repo.name();
+    }
+    if (!i.state.open()) {
+      return "item " + i.id + " is " + words(i.state) + " already";
+    }
+    return switch (d.action()) {
+      case "approve" -> i.state == ItemState.AWAITING_REVIEW || (repo.review() && !i.approved
+          && (i.state == ItemState.QUEUED || i.state == ItemState.REWORK)) ? null
+          : "item " + i.id + " is " + words(i.state) + ", not awaiting review";
+      case "retry" -> i.state == ItemState.NEEDS_HUMAN || i.state == ItemState.REWORK ? null
+          : "item " + i.id + " is " + words(i.state) + ": only an item in rework or needing a human is retried";
+      default -> i.state == ItemState.LANDING ? "item " + i.id + " is landing now; cancel it after, if it does not land"
+          : null;
+    };
+  }
+
+  /** What is wrong with a claim, in one sentence; null when it may be answered. */
+  public String claimProblem(PathClaim c) {
+    if (c == null || !name(c.ant())) {
+      return "a claim names a valid ant (letters, digits, '.', '_', '-')";
+    }
+    if (c.globs().size() > PathGlobs.MAX_GLOBS) {
+      return "a claim holds at most " + PathGlobs.MAX_GLOBS + " globs, not " + c.globs().size();
+    }
+    for (String g : c.globs()) {
+      String p = PathGlobs.problem(g);
+      if (p != null) {
+        return p;
+      }
+    }
+    if (c.taskId() != null && c.taskId().length() > 100) {
+      return "the claim's task id is longer than 100 characters";
+    }
+    if (c.antWorkflowId() != null && (c.antWorkflowId().length() > 300 || !printableWord(c.antWorkflowId()))) {
+      return "the claim's workflow id is not valid";
+    }
+    if (!claims.containsKey(c.ant()) && !waiting.containsKey(c.ant()) && claims.size() + waiting.size() >= MAX_CLAIMS) {
+      return "the queue of " + repo.name() + " holds " + MAX_CLAIMS + " claims already";
+    }
+    return null;
+  }
+
+  // ---- items ----
+
+  private int openCount() {
+    int n = 0;
+    for (Item i : items) {
+      if (i.state.open()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The ant's open item, or null. */
+  Item open(String ant) {
+    for (Item i : items) {
+      if (i.ant.equals(ant) && i.state.open()) {
+        return i;
+      }
+    }
+    return null;
+  }
+
+  Item get(String id) {
+    for (Item i : items) {
+      if (i.id.equals(id)) {
+        return i;
+      }
+    }
+    return null;
+  }
+
+  /** An item by id, or an ant's open item by the ant's name. */
+  Item find(String idOrAnt) {
+    Item i = get(idOrAnt);
+    return i != null ? i : open(idOrAnt);
+  }
+
+  public MergeItem item(String id) {
+    Item i = get(id);
+    return i == null ? null : i.record(BranchHead.MAX_PATHS);
+  }
+
+  /** Opens an item for the ant's branch, or joins its open one. Validate first ({@link #submitProblem}). */
+  public SubmitReply submit(Submission s, long now) {
+    Item i = open(s.ant());
+    String by = s.by() == null || s.by().isBlank() ? "ant" : MergeText.line(s.by(), 100);
+    if (i != null) {
+      if (i.state == ItemState.LANDING) {
+        later.put(s.ant(), s); // its branch was read already: the new work is the next item
+        return new SubmitReply(i.id, i.state, 0, i.id + " is landing now; the newer work follows it");
+      }
+      i.host = s.host() == null ? "" : s.host();
+      i.branch = s.branch();
+      if (s.taskId() != null) {
+        i.taskId = s.taskId();
+      }
+      i.priority = Math.min(i.priority, s.priority());
+      i.by = by;
+      i.approved |= s.approved();
+      i.updatedAt = now;
+      if (i.state == ItemState.REWORK) {
+        i.state = ready(i);
+        i.reason = "resubmitted after rework (try " + (i.tries + 1) + ")";
+      } else if (i.state == ItemState.AWAITING_REVIEW && i.approved) {
+        i.state = ItemState.QUEUED;
+      } else if (i.state == ItemState.NEEDS_HUMAN) {
+        return reply(i, "joined " + i.id + ", which waits for a human (colony merge retry " + i.id + ")", now);
+      }
+      holdUntil.remove(i.id);
+      return reply(i, "joined " + i.id, now);
+    }
+    int n = counters.getOrDefault(s.ant(), 0) + 1;
+    counters.put(s.ant(), n);
+    i = new Item();
+    i.id = s.ant() + "-" + n;
+    i.ant = s.ant();
+    i.host = s.host() == null ? "" : s.host();
+    i.branch = s.branch();
+    i.taskId = s.taskId();
+    i.priority = s.priority();
+    i.by = by;
+    i.approved = s.approved();
+    i.submittedAt = now;
+    i.updatedAt = now;
+    i.paths = List.of();
+    i.state = ready(i);
+    items.add(i);
+    trimClosed();
+    return reply(i, "opened " + i.id, now);
+  }
+
+  private ItemState ready(Item i) {
+    return repo.review() && !i.approved ? ItemState.AWAITING_REVIEW : ItemState.QUEUED;
+  }
+
+  private SubmitReply reply(Item i, String what, long now) {
+    int pos = position(i.id, now);
+    String where = switch (i.state) {
+      case QUEUED -> pos == 1 ? "next to land" : "number " + pos + " in line";
+      case AWAITING_REVIEW -> "awaiting review" + (i.taskId == null ? " (colony merge approve " + i.id + ")"
+          : " (its task " + i.taskId + " approved, or colony merge approve " + i.id + ")");
+      default -> words(i.state);
+    };
+    if (what.contains("waits for a human")) {
+      return new SubmitReply(i.id, i.state, 0, what);
+    }
+    return new SubmitReply(i.id, i.state, i.state == ItemState.QUEUED ? pos : 0, what + ": " + where);
+  }
+
+  /** The queued items in landing order (the best first), held ones left out. */
+  public List<MergeItem> line(long now) {
+    List<Item> q = queued(now, true);
+    List<MergeItem> out = new ArrayList<>();
+    q.forEach(i -> out.add(i.record(BranchHead.MAX_PATHS)));
+    return out;
+  }
+
+  private List<Item> queued(long now, boolean skipHeld) {
+    List<Item> q = new ArrayList<>();
+    for (Item i : items) {
+      if (i.state == ItemState.QUEUED && !(skipHeld && holdUntil.getOrDefault(i.id, 0L) > now)) {
+        q.add(i);
+      }
+    }
+    long aging = repo.agingSeconds();
+    q.sort(Comparator.comparingLong((Item i) -> -rank(i.priority, i.submittedAt, now, aging))
+        .thenComparingLong(i -> i.submittedAt)
+        .thenComparing(i -> i.id));
+    return q;
+  }
+
+  /** The effective rank: the priority's weight (0 urgent: 3, 3 low: 0) plus one per {@code agingSeconds} waited. */
+  public static long rank(int priority, long submittedAt, long now, long agingSeconds) {
+    long waited = Math.max(0, now - submittedAt);
+    long steps = agingSeconds <= 0 ? 0 : waited / (agingSeconds * 1000);
+    return (3 - Math.max(0, Math.min(3, priority))) + steps;
+  }
+
+  /** The next item to land now, or null. */
+  public MergeItem next(long now) {
+    List<Item> q = queued(now, true);
+    return q.isEmpty() ? null : q.get(0).record(BranchHead.MAX_PATHS);
+  }
+
+  /** Whether an item is queued and not held back. */
+  public boolean ready(long now) {
+    return !queued(now, true).isEmpty();
+  }
+
+  /** When the first held item may be tried again; 0 when none is held. */
+  public long nextHoldEnd() {
+    long min = 0;
+    for (Item i : items) {
+      Long until = holdUntil.get(i.id);
+      if (i.state == ItemState.QUEUED && until != null && (min == 0 || until < min)) {
+        min = until;
+      }
+    }
+    return min;
+  }
+
+  /** 1 = next to land among the queued ones; 0 when not queued. */
+  int position(String id, long now) {
+    List<Item> q = queued(now, false);
+    for (int k = 0; k < q.size(); k++) {
+      if (q.get(k).id.equals(id)) {
+        return k + 1;
+      }
+    }
+    return 0;
+  }
+
+  /** The task ids of the items awaiting review, sorted. */
+  public List<String> awaitingTasks() {
+    TreeSet<String> ids = new TreeSet<>();
+    for (Item i : items) {
+      if (i.state == ItemState.AWAITING_REVIEW && i.taskId != null) {
+        ids.add(i.taskId);
+      }
+    }
+    return List.copyOf(ids);
+  }
+
+  /** The item starts landing. */
+  public void landing(String id, long now) {
+    Item i = get(id);
+    i.state = ItemState.LANDING;
+    i.step = "publishing";
+    i.reason = null;
+    i.updatedAt = now;
+    holdUntil.remove(id);
+  }
+
+  public void step(String id, String step, long now) {
+    Item i = get(id);
+    i.step = step;
+    i.updatedAt = now;
+  }
+
+  /** What its branch holds now (read at its turn): the head and the changed files. */
+  public void read(String id, BranchHead b, long now) {
+    Item i = get(id);
+    i.head = b.head();
+    List<String> p = b.paths();
+    i.paths = p.size() > MAX_ITEM_PATHS ? List.copyOf(p.subList(0, MAX_ITEM_PATHS)) : p;
+    i.updatedAt = now;
+  }
+
+  /** Back in line, skipped until {@code until} (its host did not answer, or the target kept moving). */
+  public void hold(String id, String reason, long until, boolean toBack, long now) {
+    Item i = get(id);
+    i.state = ItemState.QUEUED;
+    i.step = null;
+    i.reason = MergeText.line(reason, MergeText.MAX_LINE);
+    i.updatedAt = now;
+    if (toBack) {
+      i.submittedAt = now;
+    }
+    if (until > now) {
+      holdUntil.put(id, until);
+    }
+  }
+
+  /** A conflict or a red test: REWORK, or NEEDS_HUMAN once its tries reach the repository's max. Returns the new state. */
+  public ItemState rework(String id, String reason, long now) {
+    Item i = get(id);
+    i.tries++;
+    i.step = null;
+    i.reason = MergeText.line(reason, MergeText.MAX_LINE);
+    i.updatedAt = now;
+    if (repo.review()) {
+      i.approved = false; // the fix is new work: it is reviewed again
+    }
+    i.state = i.tries >= Math.max(1, repo.maxTries()) ? ItemState.NEEDS_HUMAN : ItemState.REWORK;
+    return i.state;
+  }
+
+  /** A failure no rework fixes: a human decides. */
+  public void needsHuman(String id, String reason, long now) {
+    Item i = get(id);
+    i.state = ItemState.NEEDS_HUMAN;
+    i.step = null;
+    i.reason = MergeText.line(reason, MergeText.MAX_LINE);
+    i.updatedAt = now;
+  }
+
+  /** Closed: nothing to land, or cancelled. */
+  public void close(String id, String reason, long now) {
+    Item i = get(id);
+    i.state = ItemState.CLOSED;
+    i.step = null;
+    i.reason = MergeText.line(reason, MergeText.MAX_LINE);
+    i.updatedAt = now;
+    holdUntil.remove(id);
+    trimClosed();
+  }
+
+  /**
+   * Landed: the ant's next work starts after {@code l.from()}, the history and hot paths learn it,
+   * (the workflow releases the ant's claim). A submission that came while it landed waits in
+   * {@link #takeLater}.
+   */
+  public void landed(String id, Landed l, long now) {
+    Item i = get(id);
+    i.state = ItemState.LANDED;
+    i.step = null;
+    i.reason = l.pullRequest() != null ? "pull request " + MergeText.line(l.pullRequest(), 200) : null;
+    i.head = l.from();
+    i.updatedAt = now;
+    landedUpTo.put(i.ant, l.from());
+    List<String> paths = l.paths().size() > MAX_LANDED_PATHS ? l.paths().subList(0, MAX_LANDED_PATHS) : l.paths();
+    landed.add(0, new Landed(l.itemId(), l.ant(), l.taskId(), l.from(), l.to(), l.before(), l.commits(),
+        l.testMillis(), l.queueMillis(), l.at(), paths, l.pullRequest()));
+    while (landed.size() > MergeCard.MAX_LANDED) {
+      landed.remove(landed.size() - 1);
+    }
+    landedCount++;
+    learn(i.ant, i.paths.isEmpty() ? l.paths() : i.paths);
+    trimClosed();
+  }
+
+  /** A submission that came while the ant's item landed, taken when it did not land (it joins the item). */
+  public Submission takeLater(String ant) {
+    return later.remove(ant);
+  }
+
+  private void learn(String ant, List<String> paths) {
+    TreeSet<String> ds = new TreeSet<>();
+    for (String p : paths) {
+      int slash = p.lastIndexOf('/');
+      ds.add(slash < 0 ? "." : p.substring(0, slash));
+    }
+    for (String d : ds) {
+      List<String> ants = dirs.computeIfAbsent(d, k -> new ArrayList<>());
+      if (!ants.contains(ant)) {
+        ants.add(ant);
+        ants.sort(Comparator.naturalOrder());
+        while (ants.size() > 20) {
+          ants.remove(ants.size() - 1);
+        }
+      }
+    }
+    while (dirs.size() > MAX_DIRS) { // forget a directory only one ant changed first, else the first one
+      String drop = null;
+      for (Map.Entry<String, List<String>> e : dirs.entrySet()) {
+        if (e.getValue().size() < 2) {
+          drop = e.getKey();
+          break;
+        }
+      }
+      dirs.remove(drop == null ? dirs.firstKey() : drop);
+    }
+  }
+
+  /** Applies a decision (validated). Returns the item's id. */
+  public MergeItem decide(MergeDecision d, long now) {
+    Item i = find(d.item().strip());
+    String by = d.by() == null || d.by().isBlank() ? "a human" : MergeText.line(d.by(), 100);
+    switch (d.action()) {
+      case "approve" -> {
+        i.approved = true;
+        if (i.state == ItemState.AWAITING_REVIEW) {
+          i.state = ItemState.QUEUED;
+        }
+        i.reason = "approved by " + by;
+      }
+      case "retry" -> {
+        i.tries = 0;
+        i.state = ready(i);
+        i.reason = "retried by " + by;
+        holdUntil.remove(i.id);
+      }
+      default -> {
+        i.state = ItemState.CLOSED;
+        i.reason = "cancelled by " + by;
+        holdUntil.remove(i.id);
+      }
+    }
+    i.step = null;
+    i.by = by;
+    i.updatedAt = now;
+    MergeItem out = i.record(BranchHead.MAX_PATHS);
+    trimClosed();
+    return out;
+  }
+
+  /** A task was approved (or is Done): its items awaiting review go in line. Returns whether one did. */
+  public boolean taskApproved(String taskId, long now) {
+    boolean any = false;
+    for (Item i : items) {
+      if (taskId != null && taskId.equals(i.taskId) && i.state.open() && !i.approved) {
+        i.approved = true;
+        if (i.state == ItemState.AWAITING_REVIEW) {
+          i.state = ItemState.QUEUED;
+          i.reason = "task " + taskId + " approved";
+          i.updatedAt = now;
+          any = true;
+        }
+      }
+    }
+    return any;
+  }
+
+  private void trimClosed() {
+    int closed = 0;
+    for (Item i : items) {
+      if (!i.state.open()) {
+        closed++;
+      }
+    }
+    for (int k = 0; k < items.size() && closed > MAX_CLOSED; ) {
+      if (!items.get(k).state.open()) {
+        holdUntil.remove(items.get(k).id);
+        items.remove(k);
+        closed--;
+      } else {
+        k++;
+      }
+    }
+  }
+
+  // ---- claims ----
+
+  /** Who holds what a claim wants: an ant and its overlapping globs (or files of its open item); null when free. */
+  public PathReply conflict(PathClaim c) {
+    List<String> wanted = c.globs();
+    if (wanted.isEmpty()) {
+      return null;
+    }
+    for (Map.Entry<String, PathClaim> e : claims.entrySet()) {
+      if (e.getKey().equals(c.ant())) {
+        continue;
+      }
+      List<String> o = PathGlobs.overlapping(wanted, e.getValue().globs());
+      if (!o.isEmpty()) {
+        return new PathReply(false, e.getKey(), bounded(o));
+      }
+    }
+    for (Item i : items) {
+      if (!i.ant.equals(c.ant()) && i.state.open() && !i.paths.isEmpty()) {
+        List<String> o = new ArrayList<>();
+        for (String p : i.paths) {
+          if (PathGlobs.matchesAny(wanted, p)) {
+            o.add(p);
+          }
+        }
+        if (!o.isEmpty()) {
+          return new PathReply(false, i.ant, bounded(o));
+        }
+      }
+    }
+    return null;
+  }
+
+  private static List<String> bounded(List<String> l) {
+    return l.size() > MAX_OVERLAP ? List.copyOf(l.subList(0, MAX_OVERLAP)) : l;
+  }
+
+  /** Grants the claim, or refuses it naming the holder (and the ant waits). Validate first. */
+  public PathReply claim(PathClaim c) {
+    List<String> globs = new ArrayList<>();
+    for (String g : c.globs()) {
+      String n = PathGlobs.normalize(g);
+      if (n != null && !globs.contains(n)) {
+        globs.add(n);
+      }
+    }
+    PathClaim norm = new PathClaim(c.ant(), globs, c.taskId(), c.antWorkflowId());
+    PathReply conflict = conflict(norm);
+    if (conflict != null) {
+      waiting.put(c.ant(), norm);
+      waitingFor.put(c.ant(), conflict.holder() + ": " + String.join(", ", conflict.overlap()));
+      claims.remove(c.ant());
+      return conflict;
+    }
+    waiting.remove(c.ant());
+    waitingFor.remove(c.ant());
+    if (globs.isEmpty()) {
+      claims.remove(c.ant());
+    } else {
+      claims.put(c.ant(), norm);
+    }
+    return PathReply.grant();
+  }
+
+  /**
+   * The ant's claim ends (its work landed, or it released it): returns the waiting claims that
+   * would be granted now (each is told PATHS_FREE once and claims again). Its own waiting ends too.
+   */
+  public List<PathClaim> release(String ant) {
+    claims.remove(ant);
+    waiting.remove(ant);
+    waitingFor.remove(ant);
+    return freed();
+  }
+
+  /** The waiting claims nothing holds any more, taken out of the waiting list. */
+  public List<PathClaim> freed() {
+    List<PathClaim> out = new ArrayList<>();
+    for (PathClaim w : new ArrayList<>(waiting.values())) {
+      if (conflict(w) == null) {
+        out.add(w);
+        waiting.remove(w.ant());
+        waitingFor.remove(w.ant());
+      }
+    }
+    return out;
+  }
+
+  public boolean holds(String ant) {
+    return claims.containsKey(ant);
+  }
+
+  // ---- the card ----
+
+  public MergeCard card(String targetHead, long now) {
+    List<MergeItem> order = new ArrayList<>();
+    for (Item i : items) {
+      if (i.state == ItemState.LANDING) {
+        order.add(i.record(CARD_PATHS));
+      }
+    }
+    queued(now, false).forEach(i -> order.add(i.record(CARD_PATHS)));
+    for (ItemState s : List.of(ItemState.AWAITING_REVIEW, ItemState.REWORK, ItemState.NEEDS_HUMAN)) {
+      for (Item i : items) {
+        if (i.state == s) {
+          order.add(i.record(CARD_PATHS));
+        }
+      }
+    }
+    List<Landed> ls = new ArrayList<>();
+    for (Landed l : landed) {
+      ls.add(l.paths().size() <= CARD_PATHS ? l : new Landed(l.itemId(), l.ant(), l.taskId(), l.from(), l.to(),
+          l.before(), l.commits(), l.testMillis(), l.queueMillis(), l.at(), l.paths().subList(0, CARD_PATHS),
+          l.pullRequest()));
+    }
+    TreeMap<String, List<String>> cl = new TreeMap<>();
+    claims.forEach((k, v) -> cl.put(k, v.globs()));
+    TreeMap<String, String> wf = new TreeMap<>();
+    waiting.forEach((k, v) -> wf.put(k, MergeText.line(waitingFor.getOrDefault(k, "paths held"), MergeText.MAX_LINE)));
+    return new MergeCard(repo.colony(), repo.name(), repo.target(), repo.land(), repo.review(), targetHead, order, ls,
+        cl, wf, hotPaths(), landedCount, now);
+  }
+
+  /** Directories two or more ants changed, the most shared first, at most {@value MergeCard#MAX_HOT_PATHS}. */
+  public TreeMap<String, List<String>> hotPaths() {
+    List<Map.Entry<String, List<String>>> shared = new ArrayList<>();
+    for (Map.Entry<String, List<String>> e : dirs.entrySet()) {
+      if (e.getValue().size() >= 2) {
+        shared.add(e);
+      }
+    }
+    shared.sort(Comparator.comparingInt((Map.Entry<String, List<String>> e) -> -e.getValue().size())
+        .thenComparing(Map.Entry::getKey));
+    TreeMap<String, List<String>> out = new TreeMap<>();
+    for (int k = 0; k < shared.size() && k < MergeCard.MAX_HOT_PATHS; k++) {
+      out.put(shared.get(k).getKey(), List.copyOf(shared.get(k).getValue()));
+    }
+    return out;
+  }
+
+  public static String words(ItemState s) {
+    return switch (s) {
+      case QUEUED -> "queued";
+      case AWAITING_REVIEW -> "awaiting review";
+      case LANDING -> "landing";
+      case REWORK -> "in rework";
+      case NEEDS_HUMAN -> "waiting for a human";
+      case LANDED -> "landed";
+      case CLOSED -> "closed";
+    };
+  }
+
+  /** Whether any item is open (the card shows work). */
+  public boolean anyOpen() {
+    return openCount() > 0;
+  }
+
+  static boolean same(String a, String b) {
+    return Objects.equals(a, b);
+  }
+}

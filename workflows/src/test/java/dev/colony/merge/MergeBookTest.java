@@ -1,0 +1,292 @@
+package dev.colony.merge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(30)
+class MergeBookTest {
+  static final long HOUR = 3_600_000;
+
+  static MergeRepo repo(boolean review, int maxTries) {
+    return new MergeRepo("test", "app", "/r", "main", LandMode.REBASE, List.of("./test.sh"), 600, false, review,
+        maxTries, 3600, "/c", "/c/.colony/merge/app", null, null);
+  }
+
+  static MergeBook book() {
+    return MergeBook.of(MergeQueueState.start(repo(false, 3)));
+  }
+
+  static Submission sub(String ant, int priority) {
+    return new Submission(ant, "", "colony/" + ant, null, priority, "ant", false);
+  }
+
+  static List<String> line(MergeBook b, long now) {
+    return b.line(now).stream().map(MergeItem::id).toList();
+  }
+
+  @Test
+  void itemsAreNumberedPerAntAndLandFirstComeFirstServed() {
+    MergeBook b = book();
+    assertEquals("alpha-1", b.submit(sub("alpha", 2), 1000).itemId());
+    assertEquals("beta-1", b.submit(sub("beta", 2), 2000).itemId());
+    SubmitReply g = b.submit(sub("gamma", 2), 3000);
+    assertEquals(3, g.position());
+    assertEquals(List.of("alpha-1", "beta-1", "gamma-1"), line(b, 4000));
+    assertEquals("alpha-1", b.next(4000).id());
+  }
+
+  @Test
+  void priorityGoesFirstAndAgingLiftsALowItemSoNothingStarves() {
+    MergeBook b = book();
+    b.submit(sub("low", 3), 0);
+    b.submit(sub("urgent", 0), 10);
+    b.submit(sub("normal", 2), 20);
+    assertEquals(List.of("urgent-1", "normal-1", "low-1"), line(b, 30));
+    // three hours later the low one has risen three levels: above a new urgent one
+    b.submit(sub("fresh", 0), 3 * HOUR);
+    assertEquals(List.of("urgent-1", "low-1", "normal-1", "fresh-1"), line(b, 3 * HOUR + 1),
+        "the old urgent one aged too; the low one ties a fresh urgent one and is older");
+    assertEquals(MergeBook.rank(3, 0, 3 * HOUR, 3600), 3);
+    assertEquals(MergeBook.rank(0, 0, 0, 0), 3, "no aging: the weight alone");
+  }
+
+  @Test
+  void aSecondSubmissionJoinsTheOpenItemAndReworkComesBackWithItsTries() {
+    MergeBook b = book();
+    b.submit(sub("alpha", 2), 0);
+    SubmitReply again = b.submit(sub("alpha", 1), 5);
+    assertEquals("alpha-1", again.itemId());
+    assertTrue(again.text().startsWith("joined"));
+    assertEquals(1, b.item("alpha-1").priority(), "the more urgent priority wins");
+    b.landing("alpha-1", 10);
+    assertEquals(ItemState.REWORK, b.rework("alpha-1", "conflict in a.txt", 20));
+    assertEquals(ItemState.REWORK, b.item("alpha-1").state());
+    SubmitReply back = b.submit(sub("alpha", 2), 30);
+    assertEquals("alpha-1", back.itemId());
+    assertEquals(ItemState.QUEUED, back.state());
+    assertEquals(1, b.item("alpha-1").tries());
+  }
+
+  @Test
+  void maxTriesSendsTheItemToAHumanAndRetryResetsIt() {
+    MergeBook b = MergeBook.of(MergeQueueState.start(repo(false, 2)));
+    b.submit(sub("alpha", 2), 0);
+    b.landing("alpha-1", 1);
+    assertEquals(ItemState.REWORK, b.rework("alpha-1", "red", 2));
+    b.submit(sub("alpha", 2), 3);
+    b.landing("alpha-1", 4);
+    assertEquals(ItemState.NEEDS_HUMAN, b.rework("alpha-1", "red again", 5));
+    SubmitReply joined = b.submit(sub("alpha", 2), 6);
+    assertEquals(ItemState.NEEDS_HUMAN, joined.state(), "a submission does not undo a human's turn");
+    assertNull(b.decideProblem(new MergeDecision("alpha", "retry", "@bob")));
+    MergeItem retried = b.decide(new MergeDecision("alpha", "retry", "@bob"), 7);
+    assertEquals(ItemState.QUEUED, retried.state());
+    assertEquals(0, retried.tries());
+    assertEquals("retried by @bob", retried.reason());
+  }
+
+  @Test
+  void reviewHoldsItemsUntilTheirTaskOrAHumanApproves() {
+    MergeBook b = MergeBook.of(MergeQueueState.start(repo(true, 3)));
+    SubmitReply r = b.submit(new Submission("alpha", "", "colony/alpha", "t1", 2, "ant", false), 0);
+    assertEquals(ItemState.AWAITING_REVIEW, r.state());
+    assertEquals(List.of("t1"), b.awaitingTasks());
+    assertNull(b.next(1));
+    assertFalse(b.taskApproved("other", 2));
+    assertTrue(b.taskApproved("t1", 2));
+    assertEquals("alpha-1", b.next(3).id());
+
+    SubmitReply pre = b.submit(new Submission("beta", "", "colony/beta", null, 2, "cli", true), 4);
+    assertEquals(ItemState.QUEUED, pre.state(), "approved already: no wait");
+    b.submit(new Submission("gamma", "", "colony/gamma", null, 2, "ant", false), 5);
+    assertTrue(b.decideProblem(new MergeDecision("beta-1", "approve", "x")).contains("not awaiting review"));
+    b.decide(new MergeDecision("gamma-1", "approve", "@alice"), 6);
+    assertEquals(ItemState.QUEUED, b.item("gamma-1").state());
+  }
+
+  @Test
+  void decisionsAreValidated() {
+    MergeBook b = book();
+    b.submit(sub("alpha", 2), 0);
+    assertNotNull(b.decideProblem(null));
+    assertTrue(b.decideProblem(new MergeDecision("alpha-1", "merge", "x")).contains("none of approve"));
+    assertTrue(b.decideProblem(new MergeDecision("zeta-9", "cancel", "x")).contains("no open item"));
+    assertTrue(b.decideProblem(new MergeDecision("alpha-1", "retry", "x")).contains("only an item in rework"));
+    b.landing("alpha-1", 1);
+    assertTrue(b.decideProblem(new MergeDecision("alpha-1", "cancel", "x")).contains("landing now"));
+    b.hold("alpha-1", "host gone", 0, false, 2);
+    MergeItem c = b.decide(new MergeDecision("alpha-1", "cancel", "@bob"), 3);
+    assertEquals(ItemState.CLOSED, c.state());
+    assertTrue(b.decideProblem(new MergeDecision("alpha-1", "cancel", "x")).contains("closed already"));
+  }
+
+  @Test
+  void submissionsAreValidated() {
+    MergeBook b = book();
+    assertNotNull(b.submitProblem(null));
+    assertTrue(b.submitProblem(sub("bad name", 2)).contains("not valid"));
+    assertTrue(b.submitProblem(sub("alpha", 4)).contains("priority 4"));
+    assertTrue(b.submitProblem(new Submission("alpha", "", "a..b", null, 2, "x", false)).contains("branch"));
+    assertTrue(b.submitProblem(new Submission("alpha", "", "", null, 2, "x", false)).contains("branch"));
+    assertTrue(b.submitProblem(new Submission("alpha", "h h", "b", null, 2, "x", false)).contains("host"));
+    assertTrue(b.submitProblem(new Submission("alpha", "", "b", "a b", 2, "x", false)).contains("task id"));
+    assertNull(b.submitProblem(sub("alpha", 0)));
+    for (int i = 0; i < MergeBook.MAX_OPEN; i++) {
+      b.submit(sub("a" + i, 2), i);
+    }
+    assertTrue(b.submitProblem(sub("late", 2)).contains("full"));
+    assertNull(b.submitProblem(sub("a1", 2)), "joining an open item is fine when full");
+  }
+
+  @Test
+  void landingRecordsHistoryHotPathsAndTheAntsNextBase() {
+    MergeBook b = book();
+    for (int n = 0; n < MergeCard.MAX_LANDED + 5; n++) {
+      String ant = n % 2 == 0 ? "alpha" : "beta";
+      SubmitReply r = b.submit(sub(ant, 2), n * 10);
+      b.landing(r.itemId(), n * 10 + 1);
+      b.read(r.itemId(), new BranchHead("h" + n, "b", 1, List.of("src/api/F" + n + ".java", ant + "/own.txt"), null),
+          n * 10 + 2);
+      b.landed(r.itemId(), new Landed(r.itemId(), ant, null, "h" + n, "t" + n, "t" + (n - 1), 1, 5, 1, n * 10 + 3,
+          List.of("src/api/F" + n + ".java"), null), n * 10 + 3);
+    }
+    MergeCard card = b.card("t54", 1000);
+    assertEquals(MergeCard.MAX_LANDED, card.landed().size());
+    assertEquals("t54", card.landed().get(0).to(), "newest first");
+    assertEquals(MergeCard.MAX_LANDED + 5, card.landedCount());
+    assertEquals(List.of("alpha", "beta"), card.hotPaths().get("src/api"));
+    assertFalse(card.hotPaths().containsKey("alpha"), "only directories two ants changed");
+    assertEquals("h54", b.landedUpTo("alpha"));
+    assertTrue(card.items().isEmpty());
+    assertTrue(b.state().items().size() <= MergeBook.MAX_CLOSED, "closed items are bounded");
+    // ids stay unique after closed items are forgotten, and across continue-as-new
+    MergeBook again = MergeBook.of(b.state());
+    assertEquals("alpha-29", again.submit(sub("alpha", 2), 2000).itemId());
+    assertEquals("h54", again.landedUpTo("alpha"));
+    assertEquals(MergeCard.MAX_LANDED + 5, again.card(null, 2001).landedCount());
+  }
+
+  @Test
+  void aSubmissionWhileLandingBecomesTheNextItem() {
+    MergeBook b = book();
+    b.submit(sub("alpha", 2), 0);
+    b.landing("alpha-1", 1);
+    SubmitReply r = b.submit(sub("alpha", 2), 2);
+    assertEquals("alpha-1", r.itemId());
+    assertEquals(ItemState.LANDING, r.state());
+    b.landed("alpha-1", new Landed("alpha-1", "alpha", null, "h", "t", "s", 1, 0, 0, 3, List.of(), null), 3);
+    Submission later = b.takeLater("alpha");
+    assertNotNull(later);
+    assertEquals("alpha-2", b.submit(later, 4).itemId());
+  }
+
+  @Test
+  void heldItemsAreSkippedUntilTheirTimeAndMovedOnesGoToTheBack() {
+    MergeBook b = book();
+    b.submit(sub("alpha", 2), 0);
+    b.submit(sub("beta", 2), 1);
+    b.landing("alpha-1", 2);
+    b.hold("alpha-1", "host h1 is not answering", 1000, false, 3);
+    assertEquals("beta-1", b.next(4).id());
+    assertEquals(1000, b.nextHoldEnd());
+    assertEquals("alpha-1", b.next(1000).id());
+    b.landing("alpha-1", 1001);
+    b.hold("alpha-1", "main moved 5 times", 0, true, 1002);
+    assertEquals(List.of("beta-1", "alpha-1"), line(b, 1003));
+    assertEquals("main moved 5 times", b.item("alpha-1").reason());
+  }
+
+  @Test
+  void claimsAreGrantedRefusedWithHolderAndOverlapAndFreedOnRelease() {
+    MergeBook b = book();
+    assertTrue(b.claim(new PathClaim("alpha", List.of("src/api/**"), null, null)).granted());
+    PathReply refused = b.claim(new PathClaim("beta", List.of("src/api/user/*.java", "docs/**"), null, "ant/test/beta"));
+    assertFalse(refused.granted());
+    assertEquals("alpha", refused.holder());
+    assertEquals(List.of("src/api/**"), refused.overlap());
+    assertTrue(b.claim(new PathClaim("gamma", List.of("web/**"), null, null)).granted());
+    assertTrue(b.claim(new PathClaim("alpha", List.of("src/api/**", "lib/**"), null, null)).granted(),
+        "an ant's own claim never blocks it");
+    MergeCard card = b.card(null, 0);
+    assertEquals(List.of("src/api/**", "lib/**"), card.claims().get("alpha"));
+    assertEquals("alpha: src/api/**", card.waiting().get("beta"));
+    List<PathClaim> freed = b.release("alpha");
+    assertEquals(1, freed.size());
+    assertEquals("beta", freed.get(0).ant());
+    assertEquals("ant/test/beta", freed.get(0).antWorkflowId());
+    assertTrue(b.card(null, 0).waiting().isEmpty());
+    assertTrue(b.claim(new PathClaim("beta", List.of("src/api/user/*.java"), null, null)).granted());
+  }
+
+  @Test
+  void anOpenItemsLearnedPathsBlockAClaimUntilItLands() {
+    MergeBook b = book();
+    b.submit(sub("alpha", 2), 0);
+    b.landing("alpha-1", 1);
+    b.read("alpha-1", new BranchHead("h", "b", 1, List.of("src/a.c", "README.md"), null), 2);
+    PathReply r = b.claim(new PathClaim("beta", List.of("src/**"), null, null));
+    assertFalse(r.granted());
+    assertEquals("alpha", r.holder());
+    assertEquals(List.of("src/a.c"), r.overlap());
+    b.landed("alpha-1", new Landed("alpha-1", "alpha", null, "h", "t", "s", 1, 0, 0, 3, List.of("src/a.c"), null), 3);
+    List<PathClaim> freed = b.release("alpha");
+    assertEquals(List.of("beta"), freed.stream().map(PathClaim::ant).toList());
+  }
+
+  @Test
+  void claimsAreValidated() {
+    MergeBook b = book();
+    assertNotNull(b.claimProblem(null));
+    assertNotNull(b.claimProblem(new PathClaim("no way", List.of(), null, null)));
+    assertTrue(b.claimProblem(new PathClaim("a", List.of("../x"), null, null)).contains("leaves"));
+    List<String> many = new ArrayList<>();
+    for (int i = 0; i < 51; i++) {
+      many.add("d" + i + "/**");
+    }
+    assertTrue(b.claimProblem(new PathClaim("a", many, null, null)).contains("at most 50"));
+    assertNull(b.claimProblem(new PathClaim("a", List.of("src/**"), "t1", "ant/test/a")));
+    assertTrue(b.claim(new PathClaim("a", List.of(), null, null)).granted(), "no globs: nothing to hold");
+  }
+
+  @Test
+  void theCardOrdersLandingThenTheLineThenTheWaitingOnes() {
+    MergeBook b = book();
+    b.submit(sub("a", 2), 0);
+    b.submit(sub("b", 2), 1);
+    b.submit(sub("c", 0), 2);
+    b.submit(sub("d", 2), 3);
+    b.landing("a-1", 4);
+    b.landing("b-1", 4);
+    b.rework("b-1", "conflict", 5);
+    MergeCard card = b.card("t", 6);
+    assertEquals(List.of("a-1", "c-1", "d-1", "b-1"), card.items().stream().map(MergeItem::id).toList());
+    assertEquals("t", card.targetHead());
+  }
+
+  @Test
+  void textsAreBoundedAndPrintable() {
+    String files = MergeText.conflict("alpha-3", "colony/alpha", "main", List.of("a.txt", "b\u001b[2J.txt"),
+        "CONFLICT (content): Merge conflict in a.txt\n".repeat(500));
+    assertTrue(files.length() <= MergeText.MAX_MESSAGE, "bounded: " + files.length());
+    assertTrue(files.contains("a.txt"));
+    assertTrue(files.contains("rebase colony/alpha onto main"));
+    assertFalse(files.contains("\u001b"), "no terminal escapes");
+    String red = MergeText.redTests("alpha-3", "colony/alpha", "main", List.of("./test.sh"),
+        new TestRun(false, 1, false, 100, "x\n".repeat(5000) + "FAILED: test_login"));
+    assertTrue(red.length() <= MergeText.MAX_MESSAGE);
+    assertTrue(red.contains("FAILED: test_login"), "the tail is kept");
+    assertTrue(red.contains("exit code 1"));
+    assertEquals("🔀 alpha: 3 commits on main (9f8e7d6), tests 42 s", MergeText.landed(new Landed("alpha-3",
+        "alpha", null, "a", "9f8e7d6aaaa", "b", 3, 42_000, 900, 0, List.of(), null), "main"));
+    assertEquals("a\\nb", MergeText.line("a\nb", 10));
+    assertEquals("1a2b3c4", MergeText.shortSha("1a2b3c4d5e6f"));
+  }
+}
