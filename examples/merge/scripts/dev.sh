@@ -2,8 +2,8 @@
 # A stand-in coding agent. Its first session makes its ant's one change in the worktree and
 # commits it; the merge queue lands it. When the queue sends the work back (the prompt holds a
 # "[merge queue]" message: a conflict with main), it rebases onto main, keeps both sides of each
-# conflict, and commits; if the tests it runs then fail (it broke the greeting), it fixes that.
-# A message "break the greeting" makes it commit a change the app's tests refuse. Every session
+# conflict, and commits; if the tests it runs then fail (a stray conflict marker), it fixes that.
+# A message "break the notes" makes it commit a change the app's tests refuse. Every session
 # is logged to $COLONY_DIR/.colony/merge.log (the tests read it).
 set -eu
 prompt=$(cat)
@@ -13,9 +13,9 @@ log() { echo "$me session $COLONY_SESSION: $*" >> "$COLONY_DIR/.colony/merge.log
 if printf '%s\n' "$prompt" | grep -q '\[merge queue\]'; then
   if git rebase -q main >/dev/null 2>&1; then
     if ! sh test.sh >/dev/null 2>&1; then
-      echo "greeting: hello from $me" >> app.txt
-      git commit -q -am "$me: put the greeting back"
-      log "rework: the tests failed, put the greeting back"
+      sed -i '/^<<<<<<< /d' notes/*.md
+      git commit -q -am "$me: remove the stray marker"
+      log "rework: the tests failed, removed the stray marker"
       exit 0
     fi
     log "rework: rebased onto main without a conflict"
@@ -30,10 +30,12 @@ if printf '%s\n' "$prompt" | grep -q '\[merge queue\]'; then
   log "rework: resolved $files keeping both changes"
   exit 0
 fi
-if printf '%s\n' "$prompt" | grep -q 'break the greeting'; then
-  sed -i '/^greeting: /d' app.txt
-  git commit -q -am "$me: drop the greeting"
-  log "committed: $me: drop the greeting"
+if printf '%s\n' "$prompt" | grep -q 'break the notes'; then
+  mkdir -p notes
+  printf '<<<<<<< a stray conflict marker\n' >> "notes/$me.md"
+  git add notes
+  git commit -q -m "$me: a stray marker in the notes"
+  log "committed: $me: a stray marker in the notes"
   exit 0
 fi
 if git log --format=%s | grep -q "^$me: "; then

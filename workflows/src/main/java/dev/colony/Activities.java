@@ -224,6 +224,13 @@ public final class Activities {
   // ---- the merge queue (dev.colony.merge) ----
 
   /**
+   * Every git step and the tests heartbeat every few seconds while they run: a worker killed in the
+   * middle of one is noticed after this long, and another worker runs the step again (a step's
+   * start-to-close of minutes would otherwise hold the queue that long).
+   */
+  public static final Duration MERGE_HEARTBEAT = Duration.ofSeconds(20);
+
+  /**
    * Reading (and for a URL repository pushing) an ant's branch on its host ({@code PublishBranch}),
    * scheduled on the ant's host queue. Schedule-to-start is bounded at two minutes: a host that
    * no longer polls must not hold the whole queue, so the item stays QUEUED with a reason and is
@@ -233,6 +240,7 @@ public final class Activities {
   public static final ActivityOptions MERGE_PUBLISH = ActivityOptions.newBuilder()
       .setScheduleToStartTimeout(Duration.ofMinutes(2))
       .setStartToCloseTimeout(Duration.ofMinutes(2))
+      .setHeartbeatTimeout(MERGE_HEARTBEAT)
       .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
           .setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(5).build())
       .build();
@@ -245,6 +253,7 @@ public final class Activities {
   public static final ActivityOptions MERGE_SYNC = ActivityOptions.newBuilder()
       .setScheduleToStartTimeout(Duration.ofMinutes(2))
       .setStartToCloseTimeout(Duration.ofMinutes(2))
+      .setHeartbeatTimeout(MERGE_HEARTBEAT)
       .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
           .setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(3).build())
       .build();
@@ -257,6 +266,7 @@ public final class Activities {
    */
   public static final ActivityOptions MERGE_GIT = ActivityOptions.newBuilder()
       .setStartToCloseTimeout(Duration.ofMinutes(10))
+      .setHeartbeatTimeout(MERGE_HEARTBEAT)
       .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
           .setMaximumInterval(Duration.ofMinutes(1)).setMaximumAttempts(12).build())
       .build();
@@ -271,7 +281,7 @@ public final class Activities {
   public static ActivityOptions mergeTests(long testTimeoutSeconds) {
     return ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(Math.max(1, testTimeoutSeconds) + 120))
-        .setHeartbeatTimeout(Duration.ofSeconds(60))
+        .setHeartbeatTimeout(MERGE_HEARTBEAT)
         .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(2))
             .setMaximumInterval(Duration.ofSeconds(30)).setMaximumAttempts(3).build())
         .build();

@@ -198,6 +198,9 @@ public final class Cluster implements AutoCloseable {
   private static void copy(Path from, Path to) throws IOException {
     try (Stream<Path> files = Files.walk(from)) {
       for (Path p : files.toList()) {
+        if (from.relativize(p).startsWith(".colony")) {
+          continue; // the state of a run by hand in the source directory (its database, worktrees): not the example
+        }
         Path target = to.resolve(from.relativize(p).toString());
         if (Files.isDirectory(p)) {
           Files.createDirectories(target);

@@ -26,10 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  * real git repositories on disk (a bare repository, the ants' worktrees and the queue's scratch),
  * and ants whose agent is a script that commits ({@code examples/merge}).
  *
- * <p>Faults are injected where git itself calls out: a {@code post-rewrite} hook holds the queue's
- * first rebase, the test command holds the first two items' first runs, and a {@code reference-transaction}
- * hook holds the first update of {@code main} after it was written; the test kills the worker at
- * each hold. A human pushes to {@code main} while the queue tests the second item.
+ * <p>Faults are injected from outside the code under test: the test command holds the first
+ * item's tests, and a {@code git} in front of the real one on the workers' PATH holds the queue's
+ * first update of {@code main} and its first clean rebase, each after git did it; the test kills
+ * the worker at each hold. A human pushes to {@code main} while the queue tests the item after.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class MergeQueueIT {
@@ -67,25 +67,25 @@ class MergeQueueIT {
     cluster = new Cluster(tmp, EXAMPLE).startServer("dev");
     cluster.colonyName = "merge";
     Files.createDirectories(gates());
-    makeRepository();
-    installGates();
+    installGates(); // the repository itself is made by `colony start` (the example's create_from)
     workers.add(cluster.startWorker("w1"));
     try {
       cluster.cli("start", cluster.dir.toString());
 
-      // 1. The first item's rebase is held: kill the worker there.
-      awaitGate("rebase");
-      killAndReplace();
-      open("rebase");
-      // 2. Its tests are held: kill the worker there (the test's process tree dies with it).
+      // 1. The first item's tests are held: kill the worker there (the tests' process tree dies with it).
       awaitGate("tests-1");
       killAndReplace();
       open("tests-1");
-      // 3. Main was written and the worker dies before it can say so.
+      // 2. Main was written and the worker dies before it can say so.
       awaitGate("update");
       killAndReplace();
       open("update");
-      // 4. While the second item is tested, a human pushes to main: the queue rebases again.
+      // 3. The next item that rebases cleanly (the first one was a fast-forward) is held after the
+      // rebase: kill the worker there.
+      awaitGate("rebase");
+      killAndReplace();
+      open("rebase");
+      // 4. While that item is tested, a human pushes to main: the queue rebases again.
       awaitGate("tests-2");
       String human = humanCommit();
       open("tests-2");
@@ -95,9 +95,9 @@ class MergeQueueIT {
           () -> "not everything landed: " + subjects() + "\n" + status());
       assertTrue(git(repo(), "merge-base", "--is-ancestor", human, "main").isEmpty());
 
-      // 5. A red test: ada breaks the greeting; the queue sends it back; ada fixes it; it lands.
-      cluster.cli("send", "merge/ada", "break the greeting");
-      eventually(LONG, () -> subjects().contains("ada: put the greeting back"),
+      // 5. A red test: ada breaks the notes; the queue sends it back; ada fixes it; it lands.
+      cluster.cli("send", "merge/ada", "break the notes");
+      eventually(LONG, () -> subjects().contains("ada: remove the stray marker"),
           () -> "the red test was never reworked: " + subjects() + "\n" + status() + "\n" + log());
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "\n" + log() + "\n" + cluster.diagnostics(), e);
@@ -106,13 +106,14 @@ class MergeQueueIT {
     assertEquals("", git(repo(), "rev-list", "--merges", "main").strip(), "no merge commits");
     List<String> subjects = subjects();
     for (String s : List.of("ada: the notes page", "bob: the greeting says bob", "cy: the greeting says cy",
-        "human: README", "ada: drop the greeting", "ada: put the greeting back")) {
+        "human: README", "ada: a stray marker in the notes", "ada: remove the stray marker")) {
       assertEquals(1, subjects.stream().filter(s::equals).count(), s + " on main: " + subjects);
     }
     String app = git(repo(), "show", "main:app.txt");
     assertTrue(app.contains("greeting: hello from bob") && app.contains("greeting: hello from cy"),
         "both greetings kept by the rework: " + app);
     assertTrue(log().contains("rework: resolved app.txt keeping both changes"), log());
+    assertTrue(log().contains("rework: the tests failed, removed the stray marker"), log());
     assertGreenLine();
     // The queue's card: the conflict and the red test were reworks, everything landed.
     JsonNode card = JSON.readTree(cluster.cli("merge", "status", "--dir", cluster.dir.toString(), "app", "--json"));
@@ -127,7 +128,7 @@ class MergeQueueIT {
     for (String sha : line.subList(1, line.size())) {
       git(check, "checkout", "-q", "--detach", sha);
       if (git(check, "log", "-1", "--format=%s").startsWith("human:") || git(check, "log", "-1", "--format=%s")
-          .startsWith("ada: drop")) {
+          .startsWith("ada: a stray marker")) {
         continue; // a human's push is not the queue's to test; a red commit lands only with its fix on top
       }
       Process p = new ProcessBuilder("sh", "test.sh").directory(check.toFile()).redirectErrorStream(true).start();
@@ -141,35 +142,28 @@ class MergeQueueIT {
     workers.add(cluster.startWorker("w" + (workers.size() + 1)));
   }
 
-  /** The example's repository, made here so the gates are in place before the first landing. */
-  private void makeRepository() throws Exception {
-    git(tmp, "init", "-q", "--bare", "-b", "main", repo().toString());
-    Path seed = tmp.resolve("seed-clone");
-    git(tmp, "clone", "-q", repo().toString(), seed.toString());
-    for (String f : List.of("app.txt", "test.sh")) {
-      Files.copy(cluster.dir.resolve("seed").resolve(f), seed.resolve(f));
-    }
-    git(seed, "add", "-A");
-    git(seed, "-c", "user.name=seed", "-c", "user.email=seed@example.invalid", "commit", "-q", "-m", "seed");
-    git(seed, "push", "-q", "origin", "HEAD:main");
-  }
-
   /**
-   * Holds: the queue's first rebase (post-rewrite, in its scratch only), the tests' first two
-   * runs, and the first update of main (reference-transaction, committed). Each hold writes
-   * gates/NAME.reached and waits for gates/NAME.go.
+   * Holds: the queue's first rebase and the first update of main (a {@code git} in front of the
+   * real one on the workers' PATH: the command runs, then holds before it exits, so the worker dies
+   * after the effect and before it could report it), and the tests of the first two items (the
+   * test command). Each hold writes gates/NAME.reached and waits for gates/NAME.go. The queue runs
+   * git with hooks off, so the holds sit where git is called, not in the repository.
    */
-  private void installGates() throws IOException {
+  private void installGates() throws Exception {
     String hold = "hold() { [ -e \"$G/$1.reached\" ] && return 0; : > \"$G/$1.reached\"; n=0; "
         + "while [ ! -e \"$G/$1.go\" ] && [ $n -lt 1200 ]; do sleep 0.1; n=$((n+1)); done; }\n";
     String g = "G='" + gates() + "'\n";
-    Path hooks = repo().resolve("hooks");
-    Files.createDirectories(hooks);
-    script(hooks.resolve("post-rewrite"), "#!/bin/sh\n" + g + hold
-        + "case \"$PWD\" in */.colony/merge/*) [ \"$1\" = rebase ] && hold rebase ;; esac\nexit 0\n");
-    script(hooks.resolve("reference-transaction"), "#!/bin/sh\n" + g + hold
-        + "[ \"$1\" = committed ] || exit 0\n"
-        + "grep -q ' refs/heads/main$' && case \"$PWD\" in */.colony/merge/*|*app.git) hold update ;; esac\nexit 0\n");
+    String real = new String(new ProcessBuilder("sh", "-c", "command -v git").start().getInputStream().readAllBytes(),
+        StandardCharsets.UTF_8).strip();
+    Path bin = Files.createDirectories(tmp.resolve("bin"));
+    script(bin.resolve("git"), "#!/bin/sh\n" + g + hold
+        + "'" + real + "' \"$@\"; rc=$?\n"
+        + "[ $rc -eq 0 ] || exit $rc\n"
+        + "case \" $* \" in\n"
+        + "  *'/.colony/merge/'*' rebase --no-autostash '*) hold rebase ;;\n"
+        + "  *' update-ref '*' refs/heads/main '*) hold update ;;\n"
+        + "esac\nexit 0\n");
+    cluster.env.put("PATH", bin + ":" + System.getenv("PATH"));
     Path tests = script(tmp.resolve("gated-tests.sh"), "#!/bin/sh\n" + g + hold
         + "head=$(git rev-parse HEAD)\n"
         + "if [ ! -e \"$G/tests-1.reached\" ]; then echo \"$head\" > \"$G/tests-1.sha\"; hold tests-1;\n"

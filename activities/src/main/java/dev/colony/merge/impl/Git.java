@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 final class Git {
   /** Network steps (clone, fetch, push) may be slow; nothing may hang for ever. */
   static final Duration TIMEOUT = Duration.ofMinutes(10);
+  /** How often a git run that is still going heartbeats (inside an activity). */
+  static final Duration HEARTBEAT_EVERY = Duration.ofSeconds(3);
 
   /** Settings for every run: the queue's results must not depend on the user's git config. */
   private static final List<String> CONFIG = List.of(
@@ -105,11 +107,20 @@ final class Git {
         output.complete(new byte[0]);
       }
     });
-    boolean done;
+    boolean done = false;
+    long deadline = System.nanoTime() + timeout.toNanos();
     try {
-      done = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException ex) {
-      Processes.killTree(p);
+      // In slices, heartbeating between them: a worker killed during a step is noticed within the
+      // step's heartbeat timeout (not its start-to-close), and another worker runs it again.
+      while (!done && System.nanoTime() < deadline) {
+        long slice = Math.min(HEARTBEAT_EVERY.toNanos(), Math.max(1, deadline - System.nanoTime()));
+        done = p.waitFor(slice, TimeUnit.NANOSECONDS);
+        if (!done) {
+          MergeActivitiesImpl.heartbeat(0);
+        }
+      }
+    } catch (InterruptedException | RuntimeException ex) {
+      Processes.killTree(p); // interrupted, or the heartbeat says the step was cancelled
       throw ex;
     }
     if (!done) {

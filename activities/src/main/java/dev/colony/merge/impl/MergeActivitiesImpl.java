@@ -536,7 +536,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
     return new TestRun(!timedOut && exit == 0, exit, timedOut, millis, out);
   }
 
-  private static void heartbeat(long seconds) {
+  static void heartbeat(long seconds) {
     io.temporal.activity.ActivityExecutionContext ctx;
     try {
       ctx = Activity.getExecutionContext();
