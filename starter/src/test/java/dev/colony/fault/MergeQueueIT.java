@@ -120,6 +120,58 @@ class MergeQueueIT {
     assertTrue(card.toString().contains("\"landedCount\""), card.toString());
   }
 
+  /**
+   * Two hosts, one repository given as a URL (a bare "remote" on disk): each host keeps its own
+   * clones, ada works on host a and bob on host b, and both their work lands on the remote's main.
+   * The queue reads each branch on its ant's host (which pushes it), and rebases, tests and
+   * updates main from whichever worker runs the step, meeting on the remote. Host a is killed
+   * while ada's work waits to be read there, and comes back.
+   */
+  @Test
+  void antsOfOneRepositoryOnTwoHostsLandThroughItsRemote() throws Exception {
+    cluster = new Cluster(tmp, EXAMPLE).startServer("dev");
+    cluster.colonyName = "merge";
+    Path remote = tmp.resolve("remote.git");
+    dev.colony.merge.impl.RepoSeed.createIfMissing(remote, cluster.dir.resolve("seed"), "main");
+    String url = remote.toUri().toString(); // file:///...: a URL, so each host clones it
+    Path yaml = cluster.dir.resolve("colony.yaml");
+    Files.writeString(yaml, Files.readString(yaml).replace("repo: .colony/app.git", "repo: " + url)
+        .replaceAll("(?m)^\\s*create_from:.*\n", ""));
+    for (String ant : List.of("ada", "bob")) {
+      Path file = cluster.dir.resolve("ants/" + ant + ".yaml");
+      Files.writeString(file, Files.readString(file).replace("repo: .colony/app.git", "repo: " + url));
+    }
+    Files.delete(cluster.dir.resolve("ants/cy.yaml"));
+    Cluster.WorkerProcess a = cluster.startWorker("a", cluster.target(), "--host", "a",
+        "--workspace-root", tmp.resolve("host-a").toString());
+    try {
+      cluster.cli("start", cluster.dir.toString(), "ada");
+      eventually(LONG, () -> Files.exists(tmp.resolve("host-a/.repos/ada")) && log().contains("ada session 1: committed"),
+          () -> "ada never worked on host a: " + log());
+      Cluster.kill9(a);
+      cluster.startWorker("b", cluster.target(), "--host", "b", "--workspace-root", tmp.resolve("host-b").toString());
+      cluster.cli("start", cluster.dir.toString(), "bob");
+      eventually(LONG, () -> log().contains("bob session 1: committed"), () -> "bob never worked: " + log());
+      cluster.startWorker("a2", cluster.target(), "--host", "a", "--workspace-root", tmp.resolve("host-a").toString());
+      eventually(Duration.ofSeconds(180), () -> remoteSubjects(remote).containsAll(List.of("ada: the notes page",
+          "bob: the greeting says bob")), () -> "not both landed: " + remoteSubjects(remote) + "\n" + status());
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n" + log() + "\n" + cluster.diagnostics(), e);
+    }
+    assertTrue(Files.exists(tmp.resolve("host-b/.repos/bob")) && !Files.exists(tmp.resolve("host-a/.repos/bob")),
+        "bob worked on host b only");
+    assertFalse(Files.exists(tmp.resolve("host-b/.repos/ada")), "ada worked on host a only");
+    assertEquals("", git(remote, "rev-list", "--merges", "main").strip(), "no merge commits");
+  }
+
+  private static List<String> remoteSubjects(Path remote) {
+    try {
+      return git(remote, "log", "--format=%s", "main").lines().toList();
+    } catch (Exception e) {
+      return List.of(e.toString());
+    }
+  }
+
   /** Each first-parent commit on main after the seed passes the example's tests. */
   private void assertGreenLine() throws Exception {
     Path check = tmp.resolve("check");
