@@ -110,7 +110,7 @@ public final class ColonyLoader {
     if (colony != null) {
       requireGithubToken(colony, ants, problems);
     }
-    ants = new ArrayList<>(MergeReader.join(ants, colonyReader.merge));
+    ants = new ArrayList<>(MergeReader.join(ants, colonyReader.merge, problems));
     List<GroupSpec> groups = root == null ? List.of() : ColonyReader.readGroups(root, ants);
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);

@@ -254,14 +254,37 @@ final class MergeReader {
 
   /** Each ant whose resolved {@code workspace.repo} is a queue's repository gets that queue. */
   static List<AntSpec> join(List<AntSpec> ants, List<MergeRepo> repos) {
+    return join(ants, repos, new ArrayList<>());
+  }
+
+  /**
+   * @param problems where an ant that cannot join its repository's queue is reported: one whose
+   *     branch is the queue's target (the queue would push the ant's copy of the target over it)
+   */
+  static List<AntSpec> join(List<AntSpec> ants, List<MergeRepo> repos, List<Problem> problems) {
     if (repos.isEmpty()) {
       return ants;
     }
     List<AntSpec> out = new ArrayList<>();
+    java.util.Map<String, String> branchOwners = new java.util.HashMap<>();
     for (AntSpec a : ants) {
       String repo = a.workspace() == null ? null : a.workspace().repo();
       MergeRepo queue = repo == null ? null
           : repos.stream().filter(m -> m.repo().equals(repo)).findFirst().orElse(null);
+      if (queue != null) {
+        String branch = a.workspace().branchOf(a.name());
+        String file = a.sourceFile() == null ? "ants/" + a.name() + ".yaml" : a.sourceFile();
+        if (branch.equals(queue.target())) {
+          problems.add(new Problem(file, "workspace.branch", "'" + branch + "' is the target of merge "
+              + "queue '" + queue.name() + "': an ant works on a branch of its own, and the queue lands it on "
+              + queue.target() + " (leave branch out: colony/" + a.name() + ")"));
+          queue = null;
+        } else if (branchOwners.putIfAbsent(queue.name() + " " + branch, a.name()) != null) {
+          problems.add(new Problem(file, "workspace.branch", "'" + branch + "' is also the branch of ant "
+              + branchOwners.get(queue.name() + " " + branch) + " in the same repository: each ant needs a branch of its own"));
+          queue = null;
+        }
+      }
       out.add(queue == null ? a : a.toBuilder().merge(queue).build());
     }
     return out;

@@ -76,6 +76,7 @@ final class MergeDesk {
     String text = n.text() == null ? "" : Texts.clean(n.text());
     switch (n.kind()) {
       case LANDED -> {
+        ant.merge.released(); // the queue freed the ant's paths when its work landed
         if (n.landed() != null && n.landed().from() != null && n.landed().to() != null
             && n.landed().pullRequest() == null) {
           ant.merge.landed(n.landed().from(), n.landed().to());
@@ -83,14 +84,17 @@ final class MergeDesk {
         outbox.say(text.isBlank() ? "🔀 " + name + ": work landed" : AntViews.line(text));
       }
       case REWORK -> {
-        String id = "merge/" + n.repo() + "/" + n.itemId() + "/rework/" + Integer.toHexString(text.hashCode());
-        if (!text.isBlank() && !ant.mailbox.seenBefore(id)) {
+        // Each rework is news of its own (a second red run can read like the first): no dedup here;
+        // the queue sends each once (a signal from a workflow is not repeated).
+        if (!text.isBlank()) {
           String bounded = text.length() <= MAX_REWORK_CHARS ? text
               : SafeText.cut(text, MAX_REWORK_CHARS) + "\n[cut at " + MAX_REWORK_CHARS + " characters]";
           ant.mailbox.add("[merge queue] " + bounded, true);
           ant.wakes.request();
         }
-        outbox.say("🔁 " + name + ": " + AntViews.line(firstLine(text, "needs rework")));
+        outbox.say("🔁 " + name + ": " + AntViews.line(n.files().isEmpty() ? firstLine(text, "needs rework")
+            : "needs rework: conflict in " + String.join(", ", n.files().size() > 5 ? n.files().subList(0, 5)
+                : n.files()) + (n.files().size() > 5 ? " …" : "")));
       }
       case NEEDS_HUMAN -> {
         if (ant.spec().notices() != null) {
@@ -99,7 +103,10 @@ final class MergeDesk {
         outbox.say("🙋 " + name + ": " + AntViews.line(firstLine(text, "merge needs a human")));
       }
       case PATHS_FREE -> ant.merge.pathsFree();
-      case CLOSED -> ant.merge.noticeSent("merge-" + n.repo() + "-" + n.itemId());
+      case CLOSED -> {
+        ant.merge.noticeSent("merge-" + n.repo() + "-" + n.itemId());
+        ant.merge.released(); // nothing to land, or cancelled: the queue freed its paths
+      }
       default -> { }
     }
   }
@@ -118,7 +125,7 @@ final class MergeDesk {
    * run now; false sends the loop back to its top.
    */
   boolean claimPaths() {
-    if (!on() || ant.merge.claimHeld() || ant.stopRequested()) {
+    if (!on() || ant.stopRequested()) {
       return true;
     }
     List<String> globs = globs();
@@ -196,7 +203,7 @@ final class MergeDesk {
       if (l.toLowerCase(Locale.ROOT).startsWith(TOUCHES)) {
         for (String g : l.substring(TOUCHES.length()).split("[,\\s]+")) {
           String glob = g.replace("`", "").strip();
-          if (!glob.isEmpty() && !glob.startsWith("/") && !glob.contains("..") && glob.length() <= 200) {
+          if (dev.colony.merge.PathGlobs.problem(glob) == null && !glob.startsWith("/")) {
             add(out, glob);
           }
         }

@@ -548,7 +548,11 @@ public final class MergeBook {
     i.reason = l.pullRequest() != null ? "pull request " + MergeText.line(l.pullRequest(), 200) : null;
     i.head = l.from();
     i.updatedAt = now;
-    landedUpTo.put(i.ant, l.from());
+    if (l.pullRequest() == null) {
+      // On the target: the ant's next work starts after it. An opened pull request is not on the
+      // target yet, so the next item carries its commits too (the branch is pushed whole).
+      landedUpTo.put(i.ant, l.from());
+    }
     List<String> paths = l.paths().size() > MAX_LANDED_PATHS ? l.paths().subList(0, MAX_LANDED_PATHS) : l.paths();
     landed.add(0, new Landed(l.itemId(), l.ant(), l.taskId(), l.from(), l.to(), l.before(), l.commits(),
         l.testMillis(), l.queueMillis(), l.at(), paths, l.pullRequest()));

@@ -163,6 +163,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
       book.close(id, why, Workflow.currentTimeMillis());
       tell(it.ant(), new MergeNews(MergeNews.Kind.CLOSED, r.name(), id, id + " closed: " + why, null, List.of(),
           r.target()));
+      pathsFree(book.release(it.ant())); // its work ended with nothing to land: its paths are free
       resubmitLater(it.ant());
       return;
     }
@@ -371,6 +372,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     if (i.state() == ItemState.CLOSED) {
       tell(i.ant(), new MergeNews(MergeNews.Kind.CLOSED, book.repo().name(), i.id(), i.id() + " " + i.reason(), null,
           List.of(), book.repo().target()));
+      pathsFree(book.release(i.ant())); // cancelled: nothing of it is the ant's current work any more
     }
     int pos = i.state() == ItemState.QUEUED ? book.line(Workflow.currentTimeMillis()).stream()
         .map(MergeItem::id).toList().indexOf(i.id()) + 1 : 0;

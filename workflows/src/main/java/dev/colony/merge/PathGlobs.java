@@ -66,6 +66,11 @@ public final class PathGlobs {
         return "glob " + glob.strip() + " leaves the repository (..)";
       }
     }
+    try {
+      Pattern.compile(regex(g));
+    } catch (java.util.regex.PatternSyntaxException bad) {
+      return "glob " + dev.colony.text.Printable.line(glob.strip(), 60) + " is not a valid pattern (a [set] or {a,b} is malformed)";
+    }
     return null;
   }
 
@@ -158,7 +163,11 @@ public final class PathGlobs {
     if (!literal(g).wild) {
       return p.equals(g) || p.startsWith(g + "/");
     }
-    return Pattern.compile(regex(g)).matcher(p).matches();
+    try {
+      return Pattern.compile(regex(g)).matcher(p).matches();
+    } catch (java.util.regex.PatternSyntaxException bad) {
+      return true; // refused where globs come in; one that slipped through holds everything under its literal part
+    }
   }
 
   static String regex(String g) {

@@ -94,6 +94,9 @@ class PathGlobsTest {
     assertNull(PathGlobs.problem("src/**"));
     assertNotNull(PathGlobs.problem(""));
     assertTrue(PathGlobs.problem("../etc/**").contains("leaves the repository"));
+    // A malformed set is refused where globs come in, and never throws where they are matched.
+    assertTrue(PathGlobs.problem("src/[z-a]*").contains("not a valid pattern"), PathGlobs.problem("src/[z-a]*"));
+    assertTrue(PathGlobs.matches("src/[z-a]*", "src/x"));
     assertTrue(PathGlobs.problem("a\u001b[2Jb").contains("control character"));
     assertTrue(PathGlobs.problem("x".repeat(201)).contains("longer than"));
   }

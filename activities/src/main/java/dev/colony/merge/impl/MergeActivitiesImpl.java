@@ -651,7 +651,10 @@ public final class MergeActivitiesImpl implements MergeActivities {
       }
       // The local target may lag behind expected (with push on, the queue lands on origin's target
       // when origin is ahead): it only ever moves forward, to head.
-      if (!now.equals(expected) && !now.equals(head) && !isAncestor(local, now, expected)) {
+      // Only with push on may the local target lag behind expected (origin was ahead): otherwise a
+      // target that is not exactly expected moved, forwards or backwards (a human's reset), and the
+      // queue rebases again instead of landing on a head that is not the target's.
+      if (!now.equals(expected) && !now.equals(head) && !(push && isAncestor(local, now, expected))) {
         return new TargetUpdate(TargetUpdate.Outcome.MOVED, now);
       }
       boolean wrote = false;
@@ -660,6 +663,8 @@ public final class MergeActivitiesImpl implements MergeActivities {
       if (push) {
         String remote = remoteHead(local, repo.target());
         if (!head.equals(remote)) {
+          // Origin behind expected is origin lagging the local target (pushed forward here);
+          // anything else moved on origin.
           if (remote != null && !remote.equals(expected)
               && !(hasCommit(local, remote) && isAncestor(local, remote, expected))) {
             return new TargetUpdate(TargetUpdate.Outcome.MOVED, remote);

@@ -59,6 +59,9 @@ public final class RepoSeed {
   private static void copy(Path from, Path to) throws IOException {
     try (Stream<Path> s = Files.walk(from)) {
       for (Path p : s.toList()) {
+        if (from.relativize(p).startsWith(".git")) {
+          continue; // a seed that is itself a checkout: its files, not its history
+        }
         Path dest = to.resolve(from.relativize(p).toString());
         if (Files.isDirectory(p)) {
           Files.createDirectories(dest);
@@ -82,7 +85,8 @@ public final class RepoSeed {
   }
 
   private static void git(Path cwd, String... args) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of("git", "-C", cwd.toString()));
+    List<String> cmd = new ArrayList<>(List.of("git", "-C", cwd.toString(), "-c", "core.hooksPath=/dev/null",
+        "-c", "commit.gpgSign=false", "-c", "init.templateDir="));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().put("GIT_TERMINAL_PROMPT", "0");
