@@ -44,7 +44,8 @@ class HistoryReplayTest {
     // inside a workflow task, which on a loaded machine takes over the SDK's 1 s deadlock bound.
     try {
       WorkflowReplayer.replayWorkflowExecution(WorkflowExecutionHistory.fromJson(Files.readString(files.get(0))),
-          AntWorkflowImpl.class, dev.colony.supervision.ColonyWorkflowImpl.class, dev.colony.task.TaskWorkflowImpl.class);
+          AntWorkflowImpl.class, dev.colony.supervision.ColonyWorkflowImpl.class, dev.colony.task.TaskWorkflowImpl.class,
+          dev.colony.merge.MergeQueueWorkflowImpl.class);
     } catch (Exception | AssertionError ignored) {
       // the loop below replays it again and reports
     }
@@ -52,7 +53,8 @@ class HistoryReplayTest {
       WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(Files.readString(f));
       try {
         WorkflowReplayer.replayWorkflowExecution(history, AntWorkflowImpl.class,
-            dev.colony.supervision.ColonyWorkflowImpl.class, dev.colony.task.TaskWorkflowImpl.class);
+            dev.colony.supervision.ColonyWorkflowImpl.class, dev.colony.task.TaskWorkflowImpl.class,
+            dev.colony.merge.MergeQueueWorkflowImpl.class);
       } catch (Exception e) {
         throw new AssertionError(HISTORIES.relativize(f) + " no longer replays", e);
       }

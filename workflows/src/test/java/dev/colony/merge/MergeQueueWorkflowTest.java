@@ -420,4 +420,42 @@ class MergeQueueWorkflowTest {
     assertEquals(2, git.landedOriginals().size());
     replays(repo);
   }
+
+  /**
+   * Records a queue's history for HistoryReplayTest (src/test/resources/histories/1.4-merge/queue.json):
+   * two ants, a claim refused then freed, a landing, a conflict and its rework landing, a human's
+   * cancel. Opt-in: -Dcolony.recordHistories=true.
+   */
+  @Test
+  @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordQueueHistory() throws Exception {
+    MergeRepo repo = repo(false, 3, LandMode.REBASE);
+    ants("alpha", "beta", "gamma");
+    git.commit("alpha", "shared.txt");
+    git.commit("beta", "shared.txt", "b.txt");
+    MergeQueueWorkflow q = start(repo);
+    assertTrue(q.claimPaths(new PathClaim("alpha", List.of("src/**"), null, AntIds.workflowId(COLONY, "alpha"))).granted());
+    assertFalse(q.claimPaths(new PathClaim("gamma", List.of("src/api/**"), null, AntIds.workflowId(COLONY, "gamma")))
+        .granted());
+    q.submit(sub("alpha", 2));
+    eventually(() -> told("alpha", MergeNews.Kind.LANDED), "alpha landed");
+    eventually(() -> told("gamma", MergeNews.Kind.PATHS_FREE), "gamma told its paths are free");
+    q.submit(sub("beta", 1));
+    eventually(() -> told("beta", MergeNews.Kind.REWORK), "beta told to rework");
+    git.rebaseBranch("beta");
+    q.submit(sub("beta", 1));
+    eventually(() -> told("beta", MergeNews.Kind.LANDED), "beta landed");
+    git.commit("gamma", "g.txt");
+    git.gate = new Semaphore(0);
+    q.submit(sub("gamma", 2));
+    q.submit(sub("alpha", 3));
+    eventually(() -> git.calls.contains("publish gamma"), "gamma is landing");
+    q.decide(new MergeDecision("alpha", "cancel", "@alice"));
+    git.gate.release(100);
+    eventually(() -> told("gamma", MergeNews.Kind.LANDED), "gamma landed");
+    q.releasePaths("gamma");
+    java.nio.file.Path dir = java.nio.file.Path.of("src/test/resources/histories/1.4-merge");
+    java.nio.file.Files.createDirectories(dir);
+    java.nio.file.Files.writeString(dir.resolve("queue.json"), client.fetchHistory(repo.workflowId()).toJson(true));
+  }
 }
