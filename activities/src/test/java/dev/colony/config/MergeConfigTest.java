@@ -158,4 +158,27 @@ class MergeConfigTest {
       assertTrue(MergeReader.branchProblem(bad) != null, bad);
     }
   }
+
+  @Test
+  void anAntsBranchMayBeNeitherTheTargetNorAnotherAntsAndCreateFromAcceptsAMissingRepository() throws Exception {
+    Map<String, String> ants = new LinkedHashMap<>();
+    ants.put("alpha", "workspace:\n  repo: ./repo\n  branch: main\n");
+    ants.put("beta", "workspace:\n  repo: ./repo\n  branch: shared\n");
+    ants.put("gamma", "workspace:\n  repo: ./repo\n  branch: shared\n");
+    String e = errors("name: c\nmerge:\n  repos:\n    - name: app\n      repo: ./repo\n", ants);
+    assertTrue(e.contains("ants/alpha.yaml:\n  workspace.branch: 'main' is the target of merge queue 'app'"), e);
+    assertTrue(e.contains("ants/gamma.yaml:\n  workspace.branch: 'shared' is also the branch of ant beta"), e);
+
+    Path dir = colony("name: c\nmerge:\n  repos:\n    - name: app\n      repo: .colony/app.git\n"
+        + "      create_from: seed\n", Map.of("alpha", "workspace:\n  repo: .colony/app.git\n"));
+    Files.createDirectories(dir.resolve("seed"));
+    LoadedColony c = new ColonyLoader(ENV).loadDir(dir);
+    String repo = dir.toAbsolutePath().normalize().resolve(".colony/app.git").toString();
+    assertEquals(Map.of(repo, dir.toAbsolutePath().normalize().resolve("seed").toString()), c.seeds());
+    assertEquals(repo, c.ant("alpha").orElseThrow().merge().repo());
+
+    String missingSeed = errors("name: c\nmerge:\n  repos:\n    - name: app\n      repo: .colony/x.git\n"
+        + "      create_from: nope\n", Map.of());
+    assertTrue(missingSeed.contains("merge.repos[0].create_from: no such directory: "), missingSeed);
+  }
 }
