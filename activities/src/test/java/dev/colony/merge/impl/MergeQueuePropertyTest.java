@@ -75,7 +75,9 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>A seeded loop rather than jqwik: each try starts a Temporal test environment and real git, so
  * shrinking would be far too slow. A failure prints the seed and the operations; replay one try
  * with {@code -Dmerge.prop.seed=<seed>} (the interleaving with the queue is timing-dependent, the
- * operations are not). {@code -Dmerge.prop.tries=N} runs more tries.
+ * operations are not). {@code -Dmerge.prop.tries=N} runs more tries; {@code -Dmerge.prop.story=true}
+ * prints every try's story (operations, kills, the queue's updates of main, with times) even when
+ * it passes.
  */
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
 class MergeQueuePropertyTest {
@@ -151,6 +153,13 @@ class MergeQueuePropertyTest {
       this.remote = (seed & 1) != 0; // consecutive seeds alternate: a local repository, a URL
     }
 
+    final long born = System.nanoTime();
+
+    /** An operation (or what the queue did) for the story, with the time since the try began. */
+    void note(String what) {
+      log.add(String.format("%6d ms  %s", (System.nanoTime() - born) / 1_000_000, what));
+    }
+
     long count(String what) {
       synchronized (log) {
         return log.stream().filter(l -> l.contains(what)).count();
@@ -215,6 +224,9 @@ class MergeQueuePropertyTest {
       drainMillis = (System.nanoTime() - drainStart) / 1_000_000;
       git.quiet = true;
       check(card);
+      if (Boolean.getBoolean("merge.prop.story")) {
+        System.out.println(story());
+      }
     }
 
     // ---- the repository and the ants ----
@@ -279,7 +291,7 @@ class MergeQueuePropertyTest {
       q = client.newWorkflowStub(MergeQueueWorkflow.class, WorkflowOptions.newBuilder()
           .setWorkflowId(repo.workflowId()).setTaskQueue(QUEUE).build());
       WorkflowClient.start(q::run, MergeQueueState.start(repo));
-      log.add("crash chance per step " + git.percent + "% (before or after its effect)");
+      note("crash chance per step " + git.percent + "% (before or after its effect)");
     }
 
     static ActivityOptions quick(ActivityOptions o, int attempts) {
@@ -304,7 +316,7 @@ class MergeQueuePropertyTest {
       } else if (r < 91) {
         humanPush();
       } else {
-        log.add(ant + " rebases onto main");
+        note(ant + " rebases onto main");
         rebaseOntoMain(ant);
       }
     }
@@ -323,16 +335,16 @@ class MergeQueuePropertyTest {
       gitOk(a, "add", file);
       gitOk(a, "commit", "-q", "-m", subject);
       antHeads.put(ant, gitOut(a, "rev-parse", "HEAD"));
-      log.add(ant + " commits " + subject + " to " + file + (marker ? " (a conflict marker)" : ""));
+      note(ant + " commits " + subject + " to " + file + (marker ? " (a conflict marker)" : ""));
     }
 
     void submit(String ant) {
       try {
         SubmitReply r = q.submit(new Submission(ant, "", "colony/" + ant, "T-" + ant, Submission.NORMAL, "ant",
             false));
-        log.add(ant + " submits: " + r.itemId() + " " + r.state());
+        note(ant + " submits: " + r.itemId() + " " + r.state());
       } catch (RuntimeException e) {
-        log.add(ant + " submits: refused " + e.getMessage());
+        note(ant + " submits: refused " + e.getMessage());
       }
     }
 
@@ -358,7 +370,7 @@ class MergeQueuePropertyTest {
         assertTrue(i < 20, "the human could not push " + subject);
       }
       humanSubjects.add(subject);
-      log.add("human pushes " + subject);
+      note("human pushes " + subject);
     }
 
     /** The ant's branch onto main; a conflict keeps main's side (the ant's change is dropped). */
@@ -396,7 +408,7 @@ class MergeQueuePropertyTest {
 
     /** What an agent does with a rework: rebase onto main, drop RED and conflict markers. */
     void fix(String ant) throws Exception {
-      log.add(ant + " fixes its rework");
+      note(ant + " fixes its rework");
       rebaseOntoMain(ant);
       Path a = antDirs.get(ant);
       String subject = "ant-" + ant + "-" + seq.incrementAndGet();
@@ -417,7 +429,7 @@ class MergeQueuePropertyTest {
       }
       if (!gitOut(a, "diff", "--cached", "--name-only").isEmpty()) {
         gitOk(a, "commit", "-q", "-m", subject + " fix");
-        log.add(ant + " commits " + subject + " fix");
+        note(ant + " commits " + subject + " fix");
       }
       antHeads.put(ant, gitOut(a, "rev-parse", "HEAD"));
     }
@@ -445,7 +457,7 @@ class MergeQueuePropertyTest {
     // ---- the properties ----
 
     void check(MergeCard card) throws Exception {
-      log.add("checking: " + card.landedCount() + " landed, open " + card.items().stream()
+      note("checking: " + card.landedCount() + " landed, open " + card.items().stream()
           .map(i -> i.id() + " " + i.state()).toList());
       assertTrue(git.violations.isEmpty(), "violations seen by the git steps: " + git.violations);
       for (MergeItem i : card.items()) {
@@ -610,6 +622,9 @@ class MergeQueuePropertyTest {
         }
       }
       int attempt = Activity.getExecutionContext().getInfo().getAttempt();
+      if (attempt > 1) {
+        t.note("    (" + name + " again, attempt " + attempt + ")");
+      }
       int roll;
       synchronized (this) {
         roll = attempt <= 2 && budget > 0 && !quiet ? rnd.nextInt(200) : 200;
@@ -619,11 +634,13 @@ class MergeQueuePropertyTest {
       }
       if (roll < percent) {
         crashes.add(name + "#" + attempt + " before");
+        t.note("    (worker killed before " + name + ", attempt " + attempt + ")");
         throw new IllegalStateException("worker killed before " + name);
       }
       T result = effect.get();
       if (roll < 2 * percent) {
         crashes.add(name + "#" + attempt + " after");
+        t.note("    (worker killed after " + name + ", attempt " + attempt + ")");
         throw new IllegalStateException("worker killed after " + name);
       }
       return result;
@@ -660,14 +677,14 @@ class MergeQueuePropertyTest {
         // A human pushes just before the queue's compare-and-swap: main moved under it.
         try {
           t.humanPush();
-          t.log.add("    (that push came just before the queue's update of main)");
+          t.note("    (that push came just before the queue's update of main)");
         } catch (Exception e) {
           throw new IllegalStateException(e);
         }
       }
       return step("UpdateTarget", repo, () -> {
         TargetUpdate u = real.updateTarget(repo, expected, head);
-        t.log.add("  queue: update main " + MergeActivitiesImpl.abbrev(expected) + " → "
+        t.note("  queue: update main " + MergeActivitiesImpl.abbrev(expected) + " → "
             + MergeActivitiesImpl.abbrev(head) + ": " + u.outcome());
         return u;
       });
