@@ -629,6 +629,13 @@ public final class MergeActivitiesImpl implements MergeActivities {
           return new TargetUpdate(TargetUpdate.Outcome.ALREADY, head);
         }
         if (!expected.equals(now)) {
+          if (now != null && !hasCommit(scratch, now)) {
+            git.run(scratch, "fetch", "--quiet", "origin");
+          }
+          if (now != null && landedBefore(scratch, expected, head, now)) {
+            deleteRebasedRef(scratch, head);
+            return new TargetUpdate(TargetUpdate.Outcome.ALREADY, head);
+          }
           return new TargetUpdate(TargetUpdate.Outcome.MOVED, now);
         }
         ensureCommit(repo, scratch, head);
@@ -649,20 +656,20 @@ public final class MergeActivitiesImpl implements MergeActivities {
       if (now == null) {
         throw nonRetryable("the target branch " + repo.target() + " does not exist in " + local, "TargetMissing");
       }
-      // The local target may lag behind expected (with push on, the queue lands on origin's target
-      // when origin is ahead): it only ever moves forward, to head.
       // Only with push on may the local target lag behind expected (origin was ahead): otherwise a
       // target that is not exactly expected moved, forwards or backwards (a human's reset), and the
-      // queue rebases again instead of landing on a head that is not the target's.
+      // queue rebases again instead of landing on a head that is not the target's; unless head is
+      // already in it (written before a worker died, a human pushed on top since): landed.
       if (!now.equals(expected) && !now.equals(head) && !(push && isAncestor(local, now, expected))) {
-        return new TargetUpdate(TargetUpdate.Outcome.MOVED, now);
+        return landedBefore(local, expected, head, now) ? new TargetUpdate(TargetUpdate.Outcome.ALREADY, head)
+            : new TargetUpdate(TargetUpdate.Outcome.MOVED, now);
       }
       boolean wrote = false;
       // The remote first: a retry finds the local ref still before head and pushes again (nothing
       // to do once the remote is at head), then moves it.
       if (push) {
         String remote = remoteHead(local, repo.target());
-        if (!head.equals(remote)) {
+        if (!head.equals(remote) && !(remote != null && landedBefore(local, expected, head, remote))) {
           // Origin behind expected is origin lagging the local target (pushed forward here);
           // anything else moved on origin.
           if (remote != null && !remote.equals(expected)
@@ -695,6 +702,18 @@ public final class MergeActivitiesImpl implements MergeActivities {
       }
       throw ApplicationFailure.newFailure(git.describe(new String[] {"update-ref", ref}, r), "GitFailed");
     });
+  }
+
+  /**
+   * Whether {@code head}, built on {@code expected}, is already below the target's {@code now}: an
+   * earlier attempt of this update moved the target (its worker was killed before it reported) and
+   * the target moved on since (a human's push). The retry reports ALREADY, not MOVED: MOVED would
+   * rebase work that is on the target again (nothing left, or a conflict with what came after it).
+   */
+  private boolean landedBefore(Path dir, String expected, String head, String now)
+      throws IOException, InterruptedException {
+    return !head.equals(expected) && hasCommit(dir, now) && isAncestor(dir, expected, head)
+        && isAncestor(dir, head, now);
   }
 
   /** A local repository whose target also goes to its origin remote. */

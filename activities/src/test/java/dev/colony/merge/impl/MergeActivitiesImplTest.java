@@ -351,6 +351,16 @@ class MergeActivitiesImplTest {
     assertEquals(new TargetUpdate(TargetUpdate.Outcome.ALREADY, r2.head()), q.updateTarget(repo, t2, r2.head()),
         "a retry after the write");
     assertEquals(hc, git(repoDir, "rev-parse", "main^"));
+    // A retry after the write when a human pushed on top since: still ALREADY (it landed), not
+    // MOVED (which would rebase landed work again); main stays where the human left it.
+    git(human, "pull", "-q", "--rebase", "origin", "main");
+    String hc2 = commit(human, "human2.txt", "h\n", "human again");
+    git(human, "push", "-q", "origin", "main");
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.ALREADY, r2.head()), q.updateTarget(repo, t2, r2.head()),
+        "a retry after the write, main moved on since");
+    assertEquals(hc2, git(repoDir, "rev-parse", "main"));
+    // Work never written is MOVED as before.
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.MOVED, hc2), q.updateTarget(repo, t, r.head()));
   }
 
   @Test
