@@ -143,15 +143,22 @@ public final class MergeActivitiesImpl implements MergeActivities {
         git.check(dir, "push", "--quiet", "--force", "origin", head + ":refs/heads/" + branch);
       }
       String base = null;
-      if (since != null && !since.isBlank() && isAncestor(dir, since, head)) {
+      boolean sinceUsable = since != null && !since.isBlank() && isAncestor(dir, since, head);
+      String mergeBase = null;
+      if (revParse(dir, target) != null) {
+        Git.Result mb = git.run(dir, "merge-base", head, target);
+        mergeBase = mb.ok() ? mb.line() : null;
+      } else if (!sinceUsable) {
+        throw nonRetryable("the target branch " + repo.target() + " of " + repo.name() + " does not exist",
+            "TargetMissing");
+      }
+      // The new work starts after the later of the ant's last landed commit and what the branch
+      // shares with the target: a branch rebased onto the target since (a rework) brings others'
+      // landed commits with it, and those are not the ant's to land again.
+      if (sinceUsable && (mergeBase == null || !isAncestor(dir, since, mergeBase))) {
         base = since;
       } else {
-        if (revParse(dir, target) == null) {
-          throw nonRetryable("the target branch " + repo.target() + " of " + repo.name() + " does not exist",
-              "TargetMissing");
-        }
-        Git.Result mb = git.run(dir, "merge-base", head, target);
-        base = mb.ok() ? mb.line() : null;
+        base = mergeBase;
       }
       if (base == null) {
         // No common history with the target: everything reachable is new.
