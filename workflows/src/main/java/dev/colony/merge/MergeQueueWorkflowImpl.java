@@ -191,6 +191,16 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
             + (rebased.conflicts().size() > 5 ? " …" : ""), text, rebased.conflicts());
         return;
       }
+      if (onto.equals(rebased.head()) || rebased.commits() <= 0) {
+        // Every commit was already on the target (git dropped them as applied): nothing lands.
+        String why = "its commits are already on " + r.target();
+        book.close(id, why, Workflow.currentTimeMillis());
+        tell(it.ant(), new MergeNews(MergeNews.Kind.CLOSED, r.name(), id, id + " closed: " + why, null, List.of(),
+            r.target()));
+        pathsFree(book.release(it.ant()));
+        resubmitLater(it.ant());
+        return;
+      }
       if (!r.test().isEmpty()) {
         step(id, "testing");
         try {
