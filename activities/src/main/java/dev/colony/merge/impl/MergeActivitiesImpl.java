@@ -983,7 +983,8 @@ public final class MergeActivitiesImpl implements MergeActivities {
     return ApplicationFailure.newNonRetryableFailure(secrets.redact(message), type);
   }
 
-  private static void deleteTree(Path dir) throws IOException {
+  /** Deletes a directory and everything in it (a link is removed, never followed); absent: nothing. */
+  static void deleteTree(Path dir) throws IOException {
     if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       return;
     }

@@ -52,7 +52,7 @@ public final class RepoSeed {
       }
       return true;
     } finally {
-      deleteTree(building);
+      MergeActivitiesImpl.deleteTree(building);
     }
   }
 
@@ -69,17 +69,6 @@ public final class RepoSeed {
           Files.copy(p, dest, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES,
               java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
-      }
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(dir)) {
-      for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
       }
     }
   }
