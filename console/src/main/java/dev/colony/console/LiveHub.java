@@ -7,7 +7,6 @@ import dev.colony.task.TaskCard;
 import dev.colony.task.TaskState;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -233,6 +232,7 @@ final class LiveHub implements AutoCloseable {
     while (stillPolling()) {
       try {
         polls.incrementAndGet();
+        cursor = pollAnts(seen, cursor); // first: the rows are what a page waits for most
         if (viewers.stream().anyMatch(v -> v.tasks)) {
           try {
             tasks.poll();
@@ -252,7 +252,6 @@ final class LiveHub implements AutoCloseable {
         } else {
           merge.reset(); // nobody looks at the queues: no call for them
         }
-        cursor = pollAnts(seen, cursor);
         Thread.sleep(pollEvery.toMillis());
       } catch (InterruptedException stop) {
         return;
