@@ -111,8 +111,6 @@ public final class TemporalColonySource implements ColonySource {
    * yet, so no task exists); asked again a minute later, as the attributes may be registered meanwhile.
    */
   private volatile long noTaskUpdatedAtUntil;
-  /** The most task cards one live poll reads (a burst of changes beyond it is read at the next poll). */
-  static final int MAX_CHANGED_TASKS = 1000;
 
   /** Counts every call made through {@link #stubs} (and so through {@link #client}). */
   private final ClientInterceptor counter = new ClientInterceptor() {
@@ -397,7 +395,7 @@ public final class TemporalColonySource implements ColonySource {
           }
         }
         token = r.getNextPageToken();
-      } while (!token.isEmpty() && out.size() < MAX_CHANGED_TASKS);
+      } while (!token.isEmpty()); // every page of the window: the poll's cursor moves past all of it
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
         noTaskUpdatedAtUntil = System.currentTimeMillis() + 60_000; // not registered: no task to follow yet

@@ -247,6 +247,31 @@ class TaskBoardIT {
   }
 
   @Test
+  void theConsolesLivePollReadsEveryTaskChangedInItsWindow() throws Exception {
+    // More tasks change in one window than one read used to take (1,000): the console's live poll reads them all.
+    TaskBoard burst = new TemporalTaskBoard(temporal.client, "burst", TaskSettings.defaults());
+    long since = System.currentTimeMillis() - 1_000;
+    int n = 1_100;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+    try {
+      List<java.util.concurrent.Future<TaskCard>> adds = new java.util.ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        int k = i;
+        adds.add(pool.submit(() -> burst.add(task("burst " + k, List.of(), null, TaskState.BACKLOG, Priority.NORMAL))));
+      }
+      for (var f : adds) {
+        f.get(2, java.util.concurrent.TimeUnit.MINUTES);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    var console = new dev.colony.console.TemporalColonySource(temporal.client, "burst", null);
+    eventually(java.time.Duration.ofSeconds(60), () -> burst.list(TaskBoard.Filter.all(2_000)).size() == n, "visibility has them all");
+    List<TaskCard> changed = console.tasksChangedSince(since);
+    assertEquals(n, changed.stream().map(TaskCard::id).distinct().count(), "every task changed in the window is read");
+  }
+
+  @Test
   void aChangeWithNoWorkerSaysSoWithinTenSeconds() {
     TaskBoard idle = new TemporalTaskBoard(temporal.client, "idle", TaskSettings.defaults());
     TaskCard t = idle.add(task("Nobody home", List.of(), null, null, null));
