@@ -272,6 +272,53 @@ class TaskBoardIT {
   }
 
   @Test
+  void theConsolesLivePollPagesThroughEveryAntChangedInItsWindow() throws Exception {
+    // 1,100 ants changed at once (started with their card and AntUpdatedAt, no worker): more than one
+    // page of the console's changed-ants read; every page together holds every one of them.
+    long now = System.currentTimeMillis();
+    int n = 1_100;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+    try {
+      List<java.util.concurrent.Future<?>> starts = new java.util.ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        String name = String.format("ant-%04d", i);
+        starts.add(pool.submit(() -> {
+          io.temporal.common.SearchAttributes sa = io.temporal.common.SearchAttributes.newBuilder()
+              .set(dev.colony.visibility.AntSearchAttributes.COLONY, "swarm")
+              .set(dev.colony.visibility.AntSearchAttributes.ANT, name)
+              .set(dev.colony.visibility.AntSearchAttributes.STATE, "waiting")
+              .set(io.temporal.common.SearchAttributeKey.forOffsetDateTime("AntUpdatedAt"),
+                  java.time.OffsetDateTime.ofInstant(java.time.Instant.ofEpochMilli(now), java.time.ZoneOffset.UTC))
+              .build();
+          temporal.client.newUntypedWorkflowStub("AntWorkflow", io.temporal.client.WorkflowOptions.newBuilder()
+              .setWorkflowId("ant/swarm/" + name).setTaskQueue("nobody-polls-this").setTypedSearchAttributes(sa).build())
+              .start();
+          return null;
+        }));
+      }
+      for (var f : starts) {
+        f.get(2, java.util.concurrent.TimeUnit.MINUTES);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    var console = new dev.colony.console.TemporalColonySource(temporal.client, "swarm", null);
+    eventually(java.time.Duration.ofSeconds(60), () -> console.counts().total() == n, "visibility has them all");
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    int pages = 0;
+    String token = null;
+    do {
+      var page = console.changedSince(now - 5_000, token);
+      page.rows().forEach(r -> seen.add(r.name()));
+      token = page.next();
+      pages++;
+    } while (token != null && pages < 100);
+    assertTrue(pages >= 2, "one window, several pages: " + pages);
+    assertEquals(n, seen.size(), "every ant changed in the window is on a page");
+    assertTrue(console.callsByMethod().getOrDefault("ListWorkflowExecutions", 0L) >= pages, console.callsByMethod().toString());
+  }
+
+  @Test
   void aChangeWithNoWorkerSaysSoWithinTenSeconds() {
     TaskBoard idle = new TemporalTaskBoard(temporal.client, "idle", TaskSettings.defaults());
     TaskCard t = idle.add(task("Nobody home", List.of(), null, null, null));
