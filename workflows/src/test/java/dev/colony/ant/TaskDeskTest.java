@@ -170,6 +170,36 @@ class TaskDeskTest {
   }
 
   @Test
+  void aBlockedNoticeHeldByQuietHoursIsSentWhenTheyEnd() {
+    // Quiet for three hours from the first notice on: the Blocked notice is held, then sent once.
+    long[] firstAt = {0};
+    notify.held = at -> {
+      if (firstAt[0] == 0) {
+        firstAt[0] = at;
+      }
+      return at < firstAt[0] + Duration.ofHours(3).toMillis() ? firstAt[0] + Duration.ofHours(3).toMillis() : 0;
+    };
+    board.candidates.add(Fakes.FakeTasks.todo("q1", Priority.NORMAL, env.currentTimeMillis()));
+    sessions.then(Outcome.TRANSIENT, "crash 1");
+    AntSpec spec = Fakes.withPoll(Fakes.spec("t9"), 3600 * 24).toBuilder()
+        .tasks(new TaskPolicy(List.of("docs"), false, 1, false, 0)).build()
+        .withNotify(new dev.colony.spec.NotifySpec(600, 1, "http://localhost:8233", null, List.of(), null, null));
+    start(spec);
+    eventually(() -> notify.notices.stream().anyMatch(n -> n.kind().equals("task_blocked")), "the held notice");
+    var first = notify.notices.stream().filter(n -> n.kind().equals("task_blocked")).findFirst().orElseThrow();
+    env.sleep(Duration.ofMinutes(170));
+    assertEquals(1, notify.notices.stream().filter(n -> n.kind().equals("task_blocked")).count(), "held until then");
+    env.sleep(Duration.ofMinutes(15));
+    eventually(() -> notify.notices.stream().filter(n -> n.kind().equals("task_blocked")).count() == 2,
+        "the Blocked notice when quiet hours end");
+    var late = notify.notices.stream().filter(n -> n.kind().equals("task_blocked")).toList().get(1);
+    assertEquals(first.need(), late.need());
+    assertEquals(first.atMillis(), late.previousAtMillis(), "the held notice, not a reminder");
+    env.sleep(Duration.ofHours(6));
+    assertEquals(2, notify.notices.stream().filter(n -> n.kind().equals("task_blocked")).count(), "no reminders");
+  }
+
+  @Test
   void aRefusedReportLetsTheTaskGo() {
     board.candidates.add(Fakes.FakeTasks.todo("k7m2qx", Priority.NORMAL, env.currentTimeMillis()));
     board.replies.add(new dev.colony.task.TaskReply(false, null, "a human moved it"));
