@@ -49,6 +49,14 @@ final class TaskSlot {
     return brief != null;
   }
 
+  /** For the {@code taskHeld} query: the held task's id, else an unanswered claim's, else ""; "?" in a run without tasks. */
+  String heldId() {
+    if (!active) {
+      return "?";
+    }
+    return brief != null ? brief.id() : unansweredTaskId != null ? unansweredTaskId : "";
+  }
+
   void hold(TaskBrief b) {
     brief = b;
     unansweredTaskId = null;

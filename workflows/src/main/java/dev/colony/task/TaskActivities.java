@@ -35,6 +35,14 @@ public interface TaskActivities {
   boolean antRunning(String colony, String ant);
 
   /**
+   * Whether {@code ant/<colony>/<ant>} still works on {@code taskId}: {@code holds} (its
+   * {@code taskHeld} query names the task, or cannot be answered), {@code free} (it runs and holds
+   * another task or none), {@code gone} (it does not run).
+   */
+  @ActivityMethod(name = "AntHoldsTask")
+  String antHolds(String colony, String ant, String taskId);
+
+  /**
    * Signals {@code taskWithdrawn} to the ant a human took its task from (best effort);
    * {@code withdrawn} is the task's id and the withdrawn claim's token ({@code "k7m2qx TOKEN"}).
    */

@@ -225,6 +225,11 @@ final class Fakes {
     }
 
     @Override
+    public String antHolds(String colony, String ant, String taskId) {
+      return "holds";
+    }
+
+    @Override
     public void withdraw(String colony, String ant, String taskId) {}
   }
 }

@@ -158,6 +158,29 @@ public final class TaskActivitiesImpl implements TaskActivities {
   }
 
   @Override
+  public String antHolds(String colony, String ant, String taskId) {
+    if (!antRunning(colony, ant)) {
+      return HOLDS_GONE;
+    }
+    String held;
+    try {
+      held = client.newUntypedWorkflowStub(AntIds.workflowId(colony, ant)).query("taskHeld", String.class);
+    } catch (RuntimeException e) {
+      if (TaskQueries.notFound(e)) {
+        return HOLDS_GONE;
+      }
+      // No worker answers, or a run of code without the query: cannot tell, so the ant keeps it.
+      log.info("task {}: could not ask {} whether it holds it: {}", taskId, ant, e.getMessage());
+      return HOLDS;
+    }
+    return held == null || held.equals("?") || held.equals(taskId) ? HOLDS : HOLDS_FREE;
+  }
+
+  static final String HOLDS = "holds";
+  static final String HOLDS_FREE = "free";
+  static final String HOLDS_GONE = "gone";
+
+  @Override
   public void withdraw(String colony, String ant, String taskId) {
     try {
       client.newWorkflowStub(AntWorkflow.class, AntIds.workflowId(colony, ant)).taskWithdrawn(taskId);

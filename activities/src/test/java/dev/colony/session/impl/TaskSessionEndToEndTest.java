@@ -95,6 +95,11 @@ class TaskSessionEndToEndTest {
     }
 
     @Override
+    public String antHolds(String colony, String ant, String taskId) {
+      return "holds";
+    }
+
+    @Override
     public void withdraw(String colony, String ant, String taskId) {}
   }
 
