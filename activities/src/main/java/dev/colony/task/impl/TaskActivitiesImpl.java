@@ -22,7 +22,13 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowUpdateStage;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
+import java.util.PriorityQueue;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,41 +40,80 @@ import org.slf4j.LoggerFactory;
  */
 public final class TaskActivitiesImpl implements TaskActivities {
   private static final Logger log = LoggerFactory.getLogger(TaskActivitiesImpl.class);
-  /** The most To Do tasks read to pick from: beyond, the oldest ones wait for the next search. */
-  static final int MAX_SCANNED = 2_000;
+  /** The most of an ant's own In Progress tasks read (it holds one at a time). */
+  static final int MAX_MINE = 100;
+
+  /** Visibility as {@link #find} reads it: the candidates a query lists, in any order, page by page. */
+  interface Listing {
+    Stream<TaskCandidate> list(String query, boolean mine);
+  }
 
   private final WorkflowClient client;
   private final String namespace;
+  private final Listing listing;
+  private final LongSupplier clock;
 
   public TaskActivitiesImpl(WorkflowClient client, String namespace) {
-    this.client = client;
-    this.namespace = namespace;
+    this(client, namespace, null, System::currentTimeMillis);
   }
 
+  /** With the visibility {@code listing} given (tests); {@code null}: the client's. */
+  TaskActivitiesImpl(WorkflowClient client, String namespace, Listing listing, LongSupplier clock) {
+    this.client = client;
+    this.namespace = namespace;
+    this.listing = listing != null ? listing
+        : (query, mine) -> client.listExecutions(query).map(m -> candidate(m, mine)).filter(Objects::nonNull);
+    this.clock = clock;
+  }
+
+  /**
+   * The ant's own In Progress task, then the best To Do tasks it may take, at most {@code limit}.
+   * Visibility lists newest first and cannot sort by the rank aging gives, so every To Do task the
+   * ant may take is read (in pages) and only the best {@code limit} kept: the oldest tasks of a
+   * board of any size are seen, and aging's order holds.
+   */
   @Override
   public List<TaskCandidate> find(FindTasks f) {
     String tasks = TaskQueries.tasksOf(f.colony()) + " AND ExecutionStatus = 'Running'";
-    List<TaskCandidate> found = new ArrayList<>();
-    client.listExecutions(tasks + " AND TaskState = 'in_progress' AND TaskTags = "
-            + TaskQueries.literal(TaskSearchAttributes.workerTag(f.ant())))
-        .limit(MAX_SCANNED).forEach(m -> add(found, m, true));
-    if (!f.takerTags().isEmpty()) {
-      client.listExecutions(tasks + " AND TaskState = 'todo' AND TaskTags IN " + TaskQueries.inList(f.takerTags()))
-          .limit(MAX_SCANNED).forEach(m -> add(found, m, false));
+    int limit = Math.max(0, f.limit());
+    Comparator<TaskCandidate> order = TaskOrder.order(clock.getAsLong(), f.agingSeconds());
+    // The worst kept on top, so a better one read later takes its place.
+    PriorityQueue<TaskCandidate> best = new PriorityQueue<>(order.reversed());
+    Consumer<TaskCandidate> keep = c -> {
+      if (limit == 0) {
+        return;
+      }
+      if (best.size() < limit) {
+        best.add(c);
+      } else if (order.compare(c, best.peek()) < 0) {
+        best.poll();
+        best.add(c);
+      }
+    };
+    try (Stream<TaskCandidate> mine = listing.list(tasks + " AND TaskState = 'in_progress' AND TaskTags = "
+        + TaskQueries.literal(TaskSearchAttributes.workerTag(f.ant())), true)) {
+      mine.limit(MAX_MINE).forEach(keep);
     }
-    List<TaskCandidate> sorted = TaskOrder.sort(found, System.currentTimeMillis(), f.agingSeconds());
-    return List.copyOf(sorted.subList(0, Math.min(sorted.size(), Math.max(0, f.limit()))));
+    if (!f.takerTags().isEmpty()) {
+      try (Stream<TaskCandidate> todo = listing.list(tasks + " AND TaskState = 'todo' AND TaskTags IN "
+          + TaskQueries.inList(f.takerTags()), false)) {
+        todo.forEach(keep);
+      }
+    }
+    List<TaskCandidate> out = new ArrayList<>(best);
+    out.sort(order);
+    return List.copyOf(out);
   }
 
-  private static void add(List<TaskCandidate> out, WorkflowExecutionMetadata m, boolean mine) {
+  private static TaskCandidate candidate(WorkflowExecutionMetadata m, boolean mine) {
     String[] id = taskId(m.getExecution().getWorkflowId());
     if (id == null) {
-      return;
+      return null;
     }
     TaskCard card = TaskQueries.card(m);
     Priority p = Priority.parse(m.getTypedSearchAttributes().get(TaskSearchAttributes.PRIORITY));
     long queued = card != null ? card.stateSinceMillis() : m.getStartTime().toEpochMilli();
-    out.add(new TaskCandidate(id[1], p == null ? Priority.NORMAL : p, queued, mine));
+    return new TaskCandidate(id[1], p == null ? Priority.NORMAL : p, queued, mine);
   }
 
   /** {@code task/<colony>/<id>} -> {colony, id}; null for anything else. */
