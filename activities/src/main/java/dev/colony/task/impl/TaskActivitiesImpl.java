@@ -21,11 +21,16 @@ import io.temporal.client.UpdateOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowUpdateStage;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
@@ -52,18 +57,23 @@ public final class TaskActivitiesImpl implements TaskActivities {
   private final String namespace;
   private final Listing listing;
   private final LongSupplier clock;
+  private final Ants ants;
+  private final java.util.Random random;
 
   public TaskActivitiesImpl(WorkflowClient client, String namespace) {
-    this(client, namespace, null, System::currentTimeMillis);
+    this(client, namespace, null, System::currentTimeMillis, null, new java.util.Random());
   }
 
-  /** With the visibility {@code listing} given (tests); {@code null}: the client's. */
-  TaskActivitiesImpl(WorkflowClient client, String namespace, Listing listing, LongSupplier clock) {
+  /** With the visibility {@code listing} and {@code ants} given (tests, the bench); {@code null}: the client's. */
+  TaskActivitiesImpl(WorkflowClient client, String namespace, Listing listing, LongSupplier clock, Ants ants,
+      java.util.Random random) {
     this.client = client;
     this.namespace = namespace;
     this.listing = listing != null ? listing
         : (query, mine) -> client.listExecutions(query).map(m -> candidate(m, mine)).filter(Objects::nonNull);
     this.clock = clock;
+    this.ants = ants != null ? ants : ants(client);
+    this.random = random;
   }
 
   /**
@@ -167,26 +177,120 @@ public final class TaskActivitiesImpl implements TaskActivities {
     }
   }
 
+  /**
+   * A task in To Do tells at most this many of the ants waiting for work that take its pool: one
+   * task needs one ant, and a few cover an ant that takes another task first. The others find it
+   * at their own next look (before a session, or {@code TaskDesk.RECHECK} while waiting).
+   */
+  static final int ANNOUNCE_WAKES = 4;
+  /** The waiting ants read (one visibility page) to pick those {@link #ANNOUNCE_WAKES} from at random. */
+  static final int ANNOUNCE_SAMPLE = 200;
+
+  /**
+   * Tells the ants that may take a task now in To Do: the ant it is assigned to by name (that one
+   * looks at the board only when woken, so whatever it is doing), and for a pool or {@code *} at
+   * most {@link #ANNOUNCE_WAKES} ants taking it that wait for work ({@code AntState = 'waiting'}:
+   * the only ones a wake ends a wait of; the busy ones look before their next session anyway),
+   * picked at random among the first {@link #ANNOUNCE_SAMPLE} so that tasks added together wake
+   * different ants. One task costs one visibility page and a few signals however big the colony.
+   * The ants told are heartbeat details: a retried attempt tells no ant twice.
+   */
   @Override
   public int announce(String colony, List<String> takeTags) {
     if (takeTags.isEmpty()) {
       return 0;
     }
-    String ants = "WorkflowType = " + TaskQueries.literal(AntIds.WORKFLOW_TYPE) + " AND ExecutionStatus = 'Running'"
-        + " AND ColonyName = " + TaskQueries.literal(colony) + " AND AntTakes IN " + TaskQueries.inList(takeTags);
-    int told = 0;
-    for (WorkflowExecutionMetadata m : (Iterable<WorkflowExecutionMetadata>) client.listExecutions(ants)::iterator) {
-      try {
-        client.newWorkflowStub(AntWorkflow.class, m.getExecution().getWorkflowId()).tasksWaiting();
-        told++;
-      } catch (RuntimeException e) {
-        if (!TaskQueries.notFound(e)) {
-          throw e;
-        }
-        // it ended between the list and the signal
+    ActivityExecutionContext context = context();
+    Set<String> told = new TreeSet<>();
+    if (context != null) {
+      context.getHeartbeatDetails(String[].class).ifPresent(d -> told.addAll(List.of(d)));
+    }
+    Set<String> byName = new TreeSet<>();
+    List<String> pools = new ArrayList<>();
+    for (String tag : takeTags) {
+      if (tag.startsWith(TAKE_ANT)) {
+        byName.add(AntIds.workflowId(colony, tag.substring(TAKE_ANT.length())));
+      } else {
+        pools.add(tag);
       }
     }
-    return told;
+    for (String id : byName) {
+      if (!told.contains(id)) {
+        wake(id, told, context);
+      }
+    }
+    if (!pools.isEmpty()) {
+      long poolWakes = told.stream().filter(id -> !byName.contains(id)).count();
+      String waiting = "WorkflowType = " + TaskQueries.literal(AntIds.WORKFLOW_TYPE) + " AND ExecutionStatus = 'Running'"
+          + " AND ColonyName = " + TaskQueries.literal(colony) + " AND AntTakes IN " + TaskQueries.inList(pools)
+          + " AND AntState = 'waiting'";
+      List<String> sample;
+      try (Stream<String> ids = ants.waiting(waiting)) {
+        sample = new ArrayList<>(ids.limit(ANNOUNCE_SAMPLE).filter(id -> !told.contains(id)).toList());
+      }
+      Collections.shuffle(sample, random);
+      for (String id : sample) {
+        if (poolWakes >= ANNOUNCE_WAKES) {
+          break;
+        }
+        if (wake(id, told, context)) {
+          poolWakes++;
+        }
+      }
+    }
+    return told.size();
+  }
+
+  private static final String TAKE_ANT = dev.colony.task.Assignee.takeAnt("");
+
+  /** Signals {@code tasksWaiting} to one ant; false when it is not running (it ended meanwhile). */
+  private boolean wake(String workflowId, Set<String> told, ActivityExecutionContext context) {
+    if (!ants.wake(workflowId)) {
+      return false;
+    }
+    told.add(workflowId);
+    if (context != null) {
+      context.heartbeat(told.toArray(String[]::new));
+    }
+    return true;
+  }
+
+  private static ActivityExecutionContext context() {
+    try {
+      return Activity.getExecutionContext();
+    } catch (RuntimeException e) {
+      return null; // called outside an activity (tests, the bench)
+    }
+  }
+
+  /** The ants as {@link #announce} reaches them: the waiting ones a query lists, and a signal to one. */
+  interface Ants {
+    Stream<String> waiting(String query);
+
+    /** Signals {@code tasksWaiting}; false when the ant is not running. */
+    boolean wake(String workflowId);
+  }
+
+  private static Ants ants(WorkflowClient client) {
+    return new Ants() {
+      @Override
+      public Stream<String> waiting(String query) {
+        return client.listExecutions(query).map(m -> m.getExecution().getWorkflowId());
+      }
+
+      @Override
+      public boolean wake(String workflowId) {
+        try {
+          client.newWorkflowStub(AntWorkflow.class, workflowId).tasksWaiting();
+          return true;
+        } catch (RuntimeException e) {
+          if (!TaskQueries.notFound(e)) {
+            throw e;
+          }
+          return false; // it ended between the list and the signal
+        }
+      }
+    };
   }
 
   @Override

@@ -46,7 +46,7 @@ class TaskActivitiesImplTest {
         i == 3 ? Priority.HIGH : Priority.NORMAL, NOW - i * 60_000L, false)));
     // The very oldest is a low one, listed last: aging lifts it above everything younger.
     board.todo.add(new TaskCandidate("old-low", Priority.LOW, NOW - 3_000 * 60_000L, false));
-    var activities = new TaskActivitiesImpl(null, "default", board, () -> NOW);
+    var activities = new TaskActivitiesImpl(null, "default", board, () -> NOW, null, new java.util.Random(1));
 
     List<TaskCandidate> found = activities.find(find(20));
 
@@ -64,11 +64,107 @@ class TaskActivitiesImplTest {
     IntStream.range(0, 3_000).forEach(i -> board.todo.add(new TaskCandidate("t" + i, Priority.NORMAL,
         NOW - i * 1_000L, false)));
     board.mine.add(new TaskCandidate("mine1", Priority.LOW, NOW, true));
-    var activities = new TaskActivitiesImpl(null, "default", board, () -> NOW);
+    var activities = new TaskActivitiesImpl(null, "default", board, () -> NOW, null, new java.util.Random(1));
 
     List<TaskCandidate> found = activities.find(find(5));
 
     assertEquals(List.of("mine1", "t2999", "t2998", "t2997", "t2996"), found.stream().map(TaskCandidate::id).toList());
     assertEquals(List.of(), activities.find(find(0)));
+  }
+
+  /** A colony of ants that take {@code *}: every tenth one waits for work, the others run sessions. */
+  private static final class Colony implements TaskActivitiesImpl.Ants {
+    final List<String> all = new ArrayList<>();
+    final java.util.Set<String> waiting = new java.util.TreeSet<>();
+    final List<String> queries = new CopyOnWriteArrayList<>();
+    final List<String> woken = new CopyOnWriteArrayList<>();
+    final java.util.concurrent.atomic.AtomicInteger read = new java.util.concurrent.atomic.AtomicInteger();
+
+    Colony(int n) {
+      for (int i = 0; i < n; i++) {
+        String id = "ant/test/a" + i;
+        all.add(id);
+        if (i % 10 == 0) {
+          waiting.add(id);
+        }
+      }
+    }
+
+    @Override
+    public Stream<String> waiting(String query) {
+      queries.add(query);
+      boolean onlyWaiting = query.contains("AntState = 'waiting'");
+      // Each ant takes its own name and '*': AntTakes IN (...) as visibility reads it.
+      java.util.Set<String> tags = new java.util.TreeSet<>();
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("'(take:[^']*)'").matcher(query);
+      while (m.find()) {
+        tags.add(m.group(1));
+      }
+      return all.stream().filter(id -> tags.contains(Assignee.TAKE_ANY)
+              || tags.contains(Assignee.takeAnt(id.substring(id.lastIndexOf('/') + 1))))
+          .filter(id -> !onlyWaiting || waiting.contains(id)).peek(id -> read.incrementAndGet());
+    }
+
+    @Override
+    public boolean wake(String workflowId) {
+      woken.add(workflowId);
+      return true;
+    }
+  }
+
+  private static TaskActivitiesImpl announcer(Colony ants) {
+    return new TaskActivitiesImpl(null, "default", new Board(), () -> NOW, ants, new java.util.Random(7));
+  }
+
+  @Test
+  void aTaskForEveryAntWakesAFewOfTheWaitingOnesNotTheWholeColony() {
+    Colony ants = new Colony(10_000);
+    int told = announcer(ants).announce("test", List.of(Assignee.TAKE_ANY));
+
+    assertEquals(TaskActivitiesImpl.ANNOUNCE_WAKES, told);
+    assertEquals(TaskActivitiesImpl.ANNOUNCE_WAKES, ants.woken.size(), "a few signals, not one per ant: " + ants.woken.size());
+    assertTrue(ants.waiting.containsAll(ants.woken), "only ants waiting for work: " + ants.woken);
+    assertTrue(ants.read.get() <= TaskActivitiesImpl.ANNOUNCE_SAMPLE, "one page of the waiting ants read: " + ants.read);
+    assertTrue(ants.queries.get(0).contains("AntTakes IN ('take:any')"), ants.queries.toString());
+    // Tasks added together wake different ants (picked at random among the waiting ones).
+    var again = announcer(ants);
+    java.util.Set<String> distinct = new java.util.TreeSet<>(ants.woken);
+    for (int i = 0; i < 5; i++) {
+      again.announce("test", List.of(Assignee.TAKE_ANY));
+    }
+    distinct.addAll(ants.woken);
+    assertTrue(distinct.size() > 2 * TaskActivitiesImpl.ANNOUNCE_WAKES, "spread: " + distinct.size());
+  }
+
+  @Test
+  void aTaskAssignedByNameWakesThatAntWhateverItDoesAndNoOther() {
+    Colony ants = new Colony(10_000);
+    int told = announcer(ants).announce("test", List.of(Assignee.takeAnt("a7")));
+
+    assertEquals(1, told);
+    assertEquals(List.of("ant/test/a7"), ants.woken, "a7 runs a session, and is still told");
+    assertEquals(List.of(), ants.queries, "no visibility list for a task assigned by name");
+  }
+
+  @Test
+  void aRetriedAnnouncementTellsNoAntTwice() {
+    Colony ants = new Colony(10_000);
+    io.temporal.testing.TestActivityEnvironment env = io.temporal.testing.TestActivityEnvironment.newInstance();
+    try {
+      env.registerActivitiesImplementations(announcer(ants));
+      // The first attempt told a7 (by name) and two waiting ants, then its worker died.
+      env.setHeartbeatDetails(new String[] {"ant/test/a7", "ant/test/a10", "ant/test/a20"});
+      dev.colony.task.TaskActivities stub = env.newActivityStub(dev.colony.task.TaskActivities.class,
+          io.temporal.activity.ActivityOptions.newBuilder().setStartToCloseTimeout(java.time.Duration.ofSeconds(30))
+              .build());
+      int told = stub.announce("test", List.of(Assignee.takeAnt("a7"), Assignee.TAKE_ANY));
+
+      assertEquals(1 + TaskActivitiesImpl.ANNOUNCE_WAKES, told);
+      assertEquals(TaskActivitiesImpl.ANNOUNCE_WAKES - 2, ants.woken.size(), "only the rest: " + ants.woken);
+      assertTrue(ants.woken.stream().noneMatch(id -> id.equals("ant/test/a7") || id.equals("ant/test/a10")
+          || id.equals("ant/test/a20")), ants.woken.toString());
+    } finally {
+      env.close();
+    }
   }
 }
