@@ -275,7 +275,12 @@ public final class TaskActivitiesImpl implements TaskActivities {
     return new Ants() {
       @Override
       public Stream<String> waiting(String query) {
-        return client.listExecutions(query).map(m -> m.getExecution().getWorkflowId());
+        // One page of the sample's size: the SDK's listing would read a whole (larger) page.
+        return client.getWorkflowServiceStubs().blockingStub().listWorkflowExecutions(
+                io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest.newBuilder()
+                    .setNamespace(client.getOptions().getNamespace()).setQuery(query).setPageSize(ANNOUNCE_SAMPLE)
+                    .build())
+            .getExecutionsList().stream().map(e -> e.getExecution().getWorkflowId());
       }
 
       @Override
