@@ -15,6 +15,15 @@ public interface TaskActivities {
   @ActivityMethod(name = "FindTasks")
   List<TaskCandidate> find(FindTasks find);
 
+  /**
+   * An ant's look in one call (run as a local activity: no round trip through the server between
+   * finding and claiming): {@link #find}, then {@link #claim} on each candidate, best first, with
+   * {@code claim}'s token, until one is taken. One token per look: a retried look repeats its
+   * claims with it and gets their first answers. Refused when nothing could be taken.
+   */
+  @ActivityMethod(name = "TakeTask")
+  ClaimResult take(FindTasks find, Claim claim);
+
   /** Update {@code claim} on {@code task/<colony>/<taskId>}; a refusal is a value, not a failure. */
   @ActivityMethod(name = "ClaimTask")
   ClaimResult claim(String colony, String taskId, Claim claim);

@@ -120,7 +120,9 @@ class TaskDeskTest {
 
     eventually(() -> !sessions.requests.isEmpty(), "the session");
     assertEquals(2, board.claims.size());
-    assertTrue(board.claims.get(0).matches("first ant/test/t2/[0-9a-f-]{36}#1") && board.claims.get(1).matches("second ant/test/t2/[0-9a-f-]{36}#2"), board.claims.toString());
+    // One look, one token (TakeTask): each claim of it is on another task.
+    assertTrue(board.claims.get(0).matches("first ant/test/t2/[0-9a-f-]{36}#1") && board.claims.get(1).matches("second ant/test/t2/[0-9a-f-]{36}#1"), board.claims.toString());
+    assertEquals(1, board.takes.size(), "find and claim in one call");
     assertEquals("second", sessions.requests.get(0).task().id());
     eventually(() -> "second".equals(ant.status().taskId()), "status shows the task");
     eventually(() -> {

@@ -34,6 +34,11 @@ public final class TaskFakes {
     }
 
     @Override
+    public ClaimResult take(FindTasks find, Claim claim) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public TaskReply report(String colony, String taskId, TaskReport report) {
       throw new UnsupportedOperationException();
     }

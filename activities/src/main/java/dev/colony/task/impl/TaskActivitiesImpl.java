@@ -136,6 +136,17 @@ public final class TaskActivitiesImpl implements TaskActivities {
   }
 
   @Override
+  public ClaimResult take(FindTasks find, Claim claim) {
+    for (TaskCandidate c : find(find)) {
+      ClaimResult r = claim(find.colony(), c.id(), claim);
+      if (r != null && r.taken()) {
+        return r;
+      }
+    }
+    return ClaimResult.refused("no task to take");
+  }
+
+  @Override
   public ClaimResult claim(String colony, String taskId, Claim claim) {
     try {
       return client.newUntypedWorkflowStub(TaskIds.workflowId(colony, taskId))
