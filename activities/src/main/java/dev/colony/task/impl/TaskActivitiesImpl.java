@@ -200,10 +200,11 @@ public final class TaskActivitiesImpl implements TaskActivities {
   /**
    * Tells the ants that may take a task now in To Do: the ant it is assigned to by name (that one
    * looks at the board only when woken, so whatever it is doing), and for a pool or {@code *} at
-   * most {@link #ANNOUNCE_WAKES} ants taking it that wait for work ({@code AntState = 'waiting'}:
-   * the only ones a wake ends a wait of; the busy ones look before their next session anyway),
-   * picked at random among the first {@link #ANNOUNCE_SAMPLE} so that tasks added together wake
-   * different ants. One task costs one visibility page and a few signals however big the colony.
+   * most {@link #ANNOUNCE_WAKES} ants taking it: those that wait for work first
+   * ({@code AntState = 'waiting'}: a wake ends their wait), then, when fewer wait, busy ones (their
+   * wake ends their next wait at once), each picked at random among the first
+   * {@link #ANNOUNCE_SAMPLE} so that tasks added together wake different ants. One task costs at
+   * most two visibility pages and a few signals however big the colony.
    * The ants told are heartbeat details: a retried attempt tells no ant twice.
    */
   @Override
@@ -232,24 +233,35 @@ public final class TaskActivitiesImpl implements TaskActivities {
     }
     if (!pools.isEmpty()) {
       long poolWakes = told.stream().filter(id -> !byName.contains(id)).count();
-      String waiting = "WorkflowType = " + TaskQueries.literal(AntIds.WORKFLOW_TYPE) + " AND ExecutionStatus = 'Running'"
-          + " AND ColonyName = " + TaskQueries.literal(colony) + " AND AntTakes IN " + TaskQueries.inList(pools)
-          + " AND AntState = 'waiting'";
-      List<String> sample;
-      try (Stream<String> ids = ants.waiting(waiting)) {
-        sample = new ArrayList<>(ids.limit(ANNOUNCE_SAMPLE).filter(id -> !told.contains(id)).toList());
-      }
-      Collections.shuffle(sample, random);
-      for (String id : sample) {
-        if (poolWakes >= ANNOUNCE_WAKES) {
-          break;
-        }
-        if (wake(id, told, context)) {
-          poolWakes++;
-        }
-      }
+      String takers = "WorkflowType = " + TaskQueries.literal(AntIds.WORKFLOW_TYPE) + " AND ExecutionStatus = 'Running'"
+          + " AND ColonyName = " + TaskQueries.literal(colony) + " AND AntTakes IN " + TaskQueries.inList(pools);
+      poolWakes = wakeSome(takers + " AND AntState = 'waiting'", poolWakes, told, context);
+      // Fewer waiting than that (or not yet shown as waiting: an ant that looked just before the
+      // task came): busy ones too. Their wake is kept, so their next wait ends at once with a look.
+      wakeSome(takers, poolWakes, told, context);
     }
     return told.size();
+  }
+
+  /** Wakes ants the query lists, at random among one page of them, until {@link #ANNOUNCE_WAKES}. */
+  private long wakeSome(String query, long woken, Set<String> told, ActivityExecutionContext context) {
+    if (woken >= ANNOUNCE_WAKES) {
+      return woken;
+    }
+    List<String> sample;
+    try (Stream<String> ids = ants.waiting(query)) {
+      sample = new ArrayList<>(ids.limit(ANNOUNCE_SAMPLE).filter(id -> !told.contains(id)).toList());
+    }
+    Collections.shuffle(sample, random);
+    for (String id : sample) {
+      if (woken >= ANNOUNCE_WAKES) {
+        break;
+      }
+      if (wake(id, told, context)) {
+        woken++;
+      }
+    }
+    return woken;
   }
 
   private static final String TAKE_ANT = dev.colony.task.Assignee.takeAnt("");

@@ -137,6 +137,21 @@ class TaskActivitiesImplTest {
   }
 
   @Test
+  void withFewerAntsWaitingThanTheBoundBusyOnesAreToldToo() {
+    // Three ants, none shown as waiting yet (each looked just before the task came): all are told.
+    Colony few = new Colony(3);
+    few.waiting.clear();
+    assertEquals(3, announcer(few).announce("test", List.of(Assignee.TAKE_ANY)));
+    assertEquals(java.util.Set.of("ant/test/a0", "ant/test/a1", "ant/test/a2"), new java.util.TreeSet<>(few.woken));
+    // Ten thousand, none waiting: still a few, from at most two pages.
+    Colony busy = new Colony(10_000);
+    busy.waiting.clear();
+    assertEquals(TaskActivitiesImpl.ANNOUNCE_WAKES, announcer(busy).announce("test", List.of(Assignee.TAKE_ANY)));
+    assertEquals(TaskActivitiesImpl.ANNOUNCE_WAKES, busy.woken.size());
+    assertTrue(busy.read.get() <= 2 * TaskActivitiesImpl.ANNOUNCE_SAMPLE, "rows read: " + busy.read);
+  }
+
+  @Test
   void aTaskAssignedByNameWakesThatAntWhateverItDoesAndNoOther() {
     Colony ants = new Colony(10_000);
     int told = announcer(ants).announce("test", List.of(Assignee.takeAnt("a7")));
