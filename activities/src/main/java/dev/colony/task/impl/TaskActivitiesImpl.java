@@ -216,6 +216,9 @@ public final class TaskActivitiesImpl implements TaskActivities {
     Set<String> told = new TreeSet<>();
     if (context != null) {
       context.getHeartbeatDetails(String[].class).ifPresent(d -> told.addAll(List.of(d)));
+      // An ant woken now looks at visibility: wait (briefly) until it lists this task in To Do,
+      // or the ant finds nothing and waits for its next look.
+      awaitListed(context.getInfo().getWorkflowId());
     }
     Set<String> byName = new TreeSet<>();
     List<String> pools = new ArrayList<>();
@@ -265,6 +268,24 @@ public final class TaskActivitiesImpl implements TaskActivities {
   }
 
   private static final String TAKE_ANT = dev.colony.task.Assignee.takeAnt("");
+  /** How long an announcement waits for visibility to list its task in To Do before telling ants anyway. */
+  static final long LISTED_WITHIN_MILLIS = 3_000;
+
+  private void awaitListed(String taskWorkflowId) {
+    if (taskWorkflowId == null || !taskWorkflowId.startsWith("task/")) {
+      return;
+    }
+    String query = "WorkflowId = " + TaskQueries.literal(taskWorkflowId) + " AND TaskState = 'todo'";
+    long until = System.currentTimeMillis() + LISTED_WITHIN_MILLIS;
+    while (!ants.listed(query) && System.currentTimeMillis() < until) {
+      try {
+        Thread.sleep(25);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
 
   /** Signals {@code tasksWaiting} to one ant; false when it is not running (it ended meanwhile). */
   private boolean wake(String workflowId, Set<String> told, ActivityExecutionContext context) {
@@ -290,6 +311,9 @@ public final class TaskActivitiesImpl implements TaskActivities {
   interface Ants {
     Stream<String> waiting(String query);
 
+    /** Whether visibility lists a workflow the query names. */
+    boolean listed(String query);
+
     /** Signals {@code tasksWaiting}; false when the ant is not running. */
     boolean wake(String workflowId);
   }
@@ -304,6 +328,13 @@ public final class TaskActivitiesImpl implements TaskActivities {
                     .setNamespace(client.getOptions().getNamespace()).setQuery(query).setPageSize(ANNOUNCE_SAMPLE)
                     .build())
             .getExecutionsList().stream().map(e -> e.getExecution().getWorkflowId());
+      }
+
+      @Override
+      public boolean listed(String query) {
+        return client.getWorkflowServiceStubs().blockingStub().countWorkflowExecutions(
+            io.temporal.api.workflowservice.v1.CountWorkflowExecutionsRequest.newBuilder()
+                .setNamespace(client.getOptions().getNamespace()).setQuery(query).build()).getCount() > 0;
       }
 
       @Override

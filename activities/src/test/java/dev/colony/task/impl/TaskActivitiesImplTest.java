@@ -106,6 +106,11 @@ class TaskActivitiesImplTest {
     }
 
     @Override
+    public boolean listed(String query) {
+      return true;
+    }
+
+    @Override
     public boolean wake(String workflowId) {
       woken.add(workflowId);
       return true;
