@@ -83,7 +83,7 @@ public final class TasksBench {
       report.add("A task added for `pool:docs` while both ants of `examples/tasks` wait idle (`when_idle: wait`): "
           + "from the task's start (To Do) to its accepted `claim` update (In Progress), read from the task's "
           + "history. It covers the task's announcement (a visibility query and a signal), the ant waking, "
-          + "`FindTasks` (visibility) and `ClaimTask` (an update). " + CLAIMS + " tasks, one at a time.\n");
+          + "and its look: `TakeTask` (visibility, then an update; `FindTasks` and `ClaimTask` in runs before it). " + CLAIMS + " tasks, one at a time.\n");
       report.add("| claims | p50 | p90 | p99 | max |\n|---|---|---|---|---|");
       report.add(row(claim));
 
