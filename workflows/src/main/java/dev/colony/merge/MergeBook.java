@@ -738,8 +738,8 @@ public final class MergeBook {
     fresh.removeAll(held.getOrDefault(c.ant(), List.of()));
     long mine = waitingSince.getOrDefault(c.ant(), Long.MAX_VALUE);
     for (String w : fresh.isEmpty() ? List.<String>of() : waitersInOrder()) {
-      if (w.equals(c.ant()) || waitingSince.getOrDefault(w, 0L) >= mine) {
-        continue; // itself, or an ant that began to wait after it
+      if (w.equals(c.ant()) || waitingSince.getOrDefault(w, 0L) >= mine || holdsAgainst(c.ant(), waiting.get(w))) {
+        continue; // itself, an ant that began to wait after it, or one that waits for its paths anyway
       }
       List<String> o = PathGlobs.overlapping(fresh, waiting.get(w).globs());
       if (!o.isEmpty()) {
@@ -747,6 +747,31 @@ public final class MergeBook {
       }
     }
     return null;
+  }
+
+  /**
+   * Whether what {@code ant} holds (its claim, its submitted work, its open item's files) blocks
+   * {@code w}: then {@code w} cannot go first, and making the ant queue behind it would wait for ever
+   * (an ant whose held work needs a rework session, say).
+   */
+  private boolean holdsAgainst(String ant, PathClaim w) {
+    PathClaim own = claims.get(ant);
+    if (own != null && !PathGlobs.overlapping(w.globs(), own.globs()).isEmpty()) {
+      return true;
+    }
+    if (!PathGlobs.overlapping(w.globs(), held.getOrDefault(ant, List.of())).isEmpty()) {
+      return true;
+    }
+    for (Item i : items) {
+      if (i.ant.equals(ant) && i.state.open()) {
+        for (String p : i.paths) {
+          if (PathGlobs.matchesAny(w.globs(), p)) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 
   /** The waiting ants, the first to wait first (by name among those of an older run, which kept no order). */
