@@ -41,6 +41,14 @@ final class MergeDesk {
   static final int MAX_REWORK_CHARS = 8_000;
   /** A task's body line that declares the paths its work touches: {@code touches: src/api/**, docs/*.md}. */
   static final String TOUCHES = "touches:";
+  /**
+   * The change that keeps an ant's paths held until its work lands or is dropped: a claim the queue
+   * cannot check is a wait, not a pass, and the queue's LANDED or CLOSED news no longer drops a claim
+   * the ant made since (for its next work).
+   */
+  static final String CLAIMS_HELD = "merge-claims-held";
+  /** How long an ant waits before asking again when the queue could not answer its claim. */
+  static final Duration CLAIM_RETRY = Duration.ofMinutes(1);
   /** Globs one claim carries at most. */
   static final int MAX_GLOBS = 20;
 
@@ -66,6 +74,10 @@ final class MergeDesk {
     return on;
   }
 
+  private static boolean claimsHeld() {
+    return Workflow.getVersion(CLAIMS_HELD, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+  }
+
   // ---- the queue's news (a signal) ----
 
   void news(MergeNews n) {
@@ -76,7 +88,9 @@ final class MergeDesk {
     String text = n.text() == null ? "" : Texts.clean(n.text());
     switch (n.kind()) {
       case LANDED -> {
-        ant.merge.released(); // the queue freed the ant's paths when its work landed
+        if (!claimsHeld()) {
+          ant.merge.released(); // runs before the change: the queue freed the ant's paths when its work landed
+        } // since: a claim made after the submission (the ant's next work) stays; the stop releases it
         if (n.landed() != null && n.landed().from() != null && n.landed().to() != null
             && n.landed().pullRequest() == null) {
           ant.merge.landed(n.landed().from(), n.landed().to());
@@ -105,7 +119,9 @@ final class MergeDesk {
       case PATHS_FREE -> ant.merge.pathsFree();
       case CLOSED -> {
         ant.merge.noticeSent("merge-" + n.repo() + "-" + n.itemId());
-        ant.merge.released(); // nothing to land, or cancelled: the queue freed its paths
+        if (!claimsHeld()) {
+          ant.merge.released(); // runs before the change: nothing to land, or cancelled: the queue freed its paths
+        }
       }
       default -> { }
     }
@@ -139,10 +155,21 @@ final class MergeDesk {
     try {
       reply = desk("claim paths · " + String.join(", ", globs)).claimPaths(ant.spec().merge(), claim);
     } catch (ActivityFailure f) {
-      // The queue cannot be asked: work goes on (the queue still lands one item at a time and
-      // turns a conflict into a rework; a claim only avoids one).
       log.warn("{}: could not claim paths: {}", ant.spec().name(), Texts.rootMessage(f));
-      return true;
+      if (!claimsHeld()) {
+        return true; // runs before the change worked without a claim
+      }
+      // A claim nobody checked is no claim: the ant waits and asks again, as if refused.
+      String whom = "its merge queue (not answering)";
+      if (!whom.equals(ant.merge.waitingFor())) {
+        outbox.say("⏳ " + ant.spec().name() + " waits: its merge queue did not answer its path claim");
+      }
+      ant.merge.waiting(whom);
+      ant.fire(new LifecycleEvent.Waiting("paths unchecked: " + whom, null));
+      Timers.await(CLAIM_RETRY, "claim paths again · the merge queue did not answer",
+          () -> ant.stopRequested() || ant.paused() || ant.specPending() || ant.upgrade.due() || ant.mailbox.hasUrgent());
+      ant.fire(new LifecycleEvent.Woken());
+      return false;
     }
     if (reply.granted()) {
       boolean waited = ant.merge.waitingFor() != null;

@@ -95,6 +95,15 @@ public final class MergeBook {
   /** Who each waiting ant waits for: "beta: src/api/**". */
   private final TreeMap<String, String> waitingFor = new TreeMap<>();
   private final TreeMap<String, List<String>> dirs = new TreeMap<>();
+  /** Per ant, the globs of its submitted work that has not landed: held until it lands or is dropped. */
+  private final TreeMap<String, List<String>> held = new TreeMap<>();
+  private final TreeMap<String, Long> heldAt = new TreeMap<>();
+  private final TreeMap<String, Long> claimedAt = new TreeMap<>();
+  /** Per waiting ant, when it began to wait: the first to wait is served first. */
+  private final TreeMap<String, Long> waitingSince = new TreeMap<>();
+  /** Waiting ants told their paths are free (not carried: after continue-as-new they are told again). */
+  private final TreeSet<String> told = new TreeSet<>();
+  private long seq;
   /** Items skipped until a moment (their host did not answer): id → epoch ms. Not carried across continue-as-new. */
   private final TreeMap<String, Long> holdUntil = new TreeMap<>();
   /** Submissions that came while their ant's item was landing: they open the ant's next item after it. */
@@ -135,6 +144,13 @@ public final class MergeBook {
       s.hotPaths().forEach((k, v) -> b.dirs.put(k, new ArrayList<>(v)));
     }
     b.landedCount = s.landedCount();
+    if (s.claimOrder() != null) {
+      s.claimOrder().held().forEach((k, v) -> b.held.put(k, List.copyOf(v)));
+      b.heldAt.putAll(s.claimOrder().heldAt());
+      b.claimedAt.putAll(s.claimOrder().claimedAt());
+      b.waitingSince.putAll(s.claimOrder().waitingSince());
+      b.seq = s.claimOrder().seq();
+    }
     return b;
   }
 
@@ -147,7 +163,9 @@ public final class MergeBook {
     TreeMap<String, List<String>> hot = new TreeMap<>();
     dirs.forEach((k, v) -> hot.put(k, List.copyOf(v)));
     return new MergeQueueState(repo, out, List.copyOf(landed), new TreeMap<>(landedUpTo), new TreeMap<>(counters),
-        new TreeMap<>(claims), new TreeMap<>(waiting), hot, landedCount);
+        new TreeMap<>(claims), new TreeMap<>(waiting), hot, landedCount,
+        new ClaimOrder(new TreeMap<>(held), new TreeMap<>(heldAt), new TreeMap<>(claimedAt),
+            new TreeMap<>(waitingSince), seq));
   }
 
   public MergeRepo repo() {
@@ -323,6 +341,7 @@ public final class MergeBook {
 
   /** Opens an item for the ant's branch, or joins its open one. Validate first ({@link #submitProblem}). */
   public SubmitReply submit(Submission s, long now) {
+    holdClaim(s.ant());
     Item i = open(s.ant());
     String by = s.by() == null || s.by().isBlank() ? "ant" : MergeText.line(s.by(), 100);
     if (i != null) {
@@ -533,6 +552,7 @@ public final class MergeBook {
     i.reason = MergeText.line(reason, MergeText.MAX_LINE);
     i.updatedAt = now;
     holdUntil.remove(id);
+    workDone(i.ant);
     trimClosed();
   }
 
@@ -561,6 +581,7 @@ public final class MergeBook {
     }
     landedCount++;
     learn(i.ant, i.paths.isEmpty() ? l.paths() : i.paths);
+    workDone(i.ant);
     trimClosed();
   }
 
@@ -666,7 +687,11 @@ public final class MergeBook {
 
   // ---- claims ----
 
-  /** Who holds what a claim wants: an ant and its overlapping globs (or files of its open item); null when free. */
+  /**
+   * Who holds what a claim wants: another ant's claim, the globs of another ant's submitted work
+   * that has not landed, the files of another ant's open item, or an ant that waits for those paths
+   * since before this one (waiters are served in order, so none is overtaken for ever); null when free.
+   */
   public PathReply conflict(PathClaim c) {
     List<String> wanted = c.globs();
     if (wanted.isEmpty()) {
@@ -677,6 +702,15 @@ public final class MergeBook {
         continue;
       }
       List<String> o = PathGlobs.overlapping(wanted, e.getValue().globs());
+      if (!o.isEmpty()) {
+        return new PathReply(false, e.getKey(), bounded(o));
+      }
+    }
+    for (Map.Entry<String, List<String>> e : held.entrySet()) {
+      if (e.getKey().equals(c.ant())) {
+        continue;
+      }
+      List<String> o = PathGlobs.overlapping(wanted, e.getValue());
       if (!o.isEmpty()) {
         return new PathReply(false, e.getKey(), bounded(o));
       }
@@ -694,62 +728,176 @@ public final class MergeBook {
         }
       }
     }
+    // What the ant holds already (its claim, its submitted work) is not taken from anyone: only its
+    // new globs queue behind those who wait longer.
+    List<String> fresh = new ArrayList<>(wanted);
+    PathClaim own = claims.get(c.ant());
+    if (own != null) {
+      fresh.removeAll(own.globs());
+    }
+    fresh.removeAll(held.getOrDefault(c.ant(), List.of()));
+    long mine = waitingSince.getOrDefault(c.ant(), Long.MAX_VALUE);
+    for (String w : fresh.isEmpty() ? List.<String>of() : waitersInOrder()) {
+      if (w.equals(c.ant()) || waitingSince.getOrDefault(w, 0L) >= mine || holdsAgainst(c.ant(), waiting.get(w))) {
+        continue; // itself, an ant that began to wait after it, or one that waits for its paths anyway
+      }
+      List<String> o = PathGlobs.overlapping(fresh, waiting.get(w).globs());
+      if (!o.isEmpty()) {
+        return new PathReply(false, w, bounded(o));
+      }
+    }
     return null;
+  }
+
+  /**
+   * Whether what {@code ant} holds (its claim, its submitted work, its open item's files) blocks
+   * {@code w}: then {@code w} cannot go first, and making the ant queue behind it would wait for ever
+   * (an ant whose held work needs a rework session, say).
+   */
+  private boolean holdsAgainst(String ant, PathClaim w) {
+    PathClaim own = claims.get(ant);
+    if (own != null && !PathGlobs.overlapping(w.globs(), own.globs()).isEmpty()) {
+      return true;
+    }
+    if (!PathGlobs.overlapping(w.globs(), held.getOrDefault(ant, List.of())).isEmpty()) {
+      return true;
+    }
+    for (Item i : items) {
+      if (i.ant.equals(ant) && i.state.open()) {
+        for (String p : i.paths) {
+          if (PathGlobs.matchesAny(w.globs(), p)) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  /** The waiting ants, the first to wait first (by name among those of an older run, which kept no order). */
+  private List<String> waitersInOrder() {
+    List<String> out = new ArrayList<>(waiting.keySet());
+    out.sort(Comparator.comparing((String a) -> waitingSince.getOrDefault(a, 0L)).thenComparing(a -> a));
+    return out;
   }
 
   private static List<String> bounded(List<String> l) {
     return l.size() > MAX_OVERLAP ? List.copyOf(l.subList(0, MAX_OVERLAP)) : l;
   }
 
-  /** Grants the claim, or refuses it naming the holder (and the ant waits). Validate first. */
-  public PathReply claim(PathClaim c) {
-    List<String> globs = new ArrayList<>();
-    for (String g : c.globs()) {
+  private static List<String> normalized(List<String> globs) {
+    List<String> out = new ArrayList<>();
+    for (String g : globs) {
       String n = PathGlobs.normalize(g);
-      if (n != null && !globs.contains(n)) {
-        globs.add(n);
+      if (n != null && !out.contains(n)) {
+        out.add(n);
       }
     }
+    return out;
+  }
+
+  /** Grants the claim, or refuses it naming the holder (and the ant waits). Validate first. */
+  public PathReply claim(PathClaim c) {
+    List<String> globs = normalized(c.globs());
     PathClaim norm = new PathClaim(c.ant(), globs, c.taskId(), c.antWorkflowId());
     PathReply conflict = conflict(norm);
+    seq++;
     if (conflict != null) {
       waiting.put(c.ant(), norm);
+      waitingSince.putIfAbsent(c.ant(), seq);
+      told.remove(c.ant());
       waitingFor.put(c.ant(), conflict.holder() + ": " + String.join(", ", conflict.overlap()));
-      claims.remove(c.ant());
+      claims.remove(c.ant()); // its work so far stays held (held), its next work waits
+      claimedAt.remove(c.ant());
       return conflict;
     }
     waiting.remove(c.ant());
+    waitingSince.remove(c.ant());
     waitingFor.remove(c.ant());
+    told.remove(c.ant());
     if (globs.isEmpty()) {
       claims.remove(c.ant());
+      claimedAt.remove(c.ant());
     } else {
       claims.put(c.ant(), norm);
+      claimedAt.put(c.ant(), seq);
     }
     return PathReply.grant();
   }
 
+  /** A submission: the ant's claim now covers submitted work too, held until that work lands or is dropped. */
+  private void holdClaim(String ant) {
+    PathClaim c = claims.get(ant);
+    if (c == null || c.globs().isEmpty()) {
+      return;
+    }
+    seq++;
+    List<String> h = new ArrayList<>(held.getOrDefault(ant, List.of()));
+    for (String g : c.globs()) {
+      if (!h.contains(g) && h.size() < PathGlobs.MAX_GLOBS) {
+        h.add(g);
+      }
+    }
+    held.put(ant, List.copyOf(h));
+    heldAt.put(ant, seq);
+  }
+
   /**
-   * The ant's claim ends (its work landed, or it released it): returns the waiting claims that
-   * would be granted now (each is told PATHS_FREE once and claims again). Its own waiting ends too.
+   * The ant's item landed or was closed: its submitted work no longer holds paths. Its claim goes
+   * too when it was made for that work; a claim made since (the ant's next session) stays.
+   */
+  private void workDone(String ant) {
+    if (later.containsKey(ant)) {
+      return; // newer work follows in the ant's next item: still held
+    }
+    long at = heldAt.getOrDefault(ant, Long.MAX_VALUE);
+    held.remove(ant);
+    heldAt.remove(ant);
+    if (claimedAt.getOrDefault(ant, Long.MIN_VALUE) <= at) {
+      claims.remove(ant);
+      claimedAt.remove(ant);
+    }
+  }
+
+  /**
+   * The ant gives its paths back: it stopped, or a human dropped its work (its claim and its
+   * waiting end; what it submitted and has not landed stays held until it lands or is closed).
+   * Returns the waiting claims that would be granted now (each is told PATHS_FREE once and claims again).
    */
   public List<PathClaim> release(String ant) {
     claims.remove(ant);
+    claimedAt.remove(ant);
     waiting.remove(ant);
+    waitingSince.remove(ant);
     waitingFor.remove(ant);
+    told.remove(ant);
+    if (open(ant) == null && !later.containsKey(ant)) {
+      held.remove(ant);
+      heldAt.remove(ant);
+    }
     return freed();
   }
 
-  /** The waiting claims nothing holds any more, taken out of the waiting list. */
+  /**
+   * The waiting claims nothing holds any more, the first to wait first, each returned once (the
+   * workflow tells it PATHS_FREE). They keep their place until they claim again, so an ant that
+   * never waited cannot take their paths meanwhile.
+   */
   public List<PathClaim> freed() {
     List<PathClaim> out = new ArrayList<>();
-    for (PathClaim w : new ArrayList<>(waiting.values())) {
-      if (conflict(w) == null) {
+    for (String a : waitersInOrder()) {
+      PathClaim w = waiting.get(a);
+      if (!told.contains(a) && conflict(w) == null) {
         out.add(w);
-        waiting.remove(w.ant());
-        waitingFor.remove(w.ant());
+        told.add(a);
       }
     }
     return out;
+  }
+
+  /** What the ant's submitted, unlanded work holds (for the card and tests). */
+  public List<String> held(String ant) {
+    return held.getOrDefault(ant, List.of());
   }
 
   public boolean holds(String ant) {

@@ -163,7 +163,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
       book.close(id, why, Workflow.currentTimeMillis());
       tell(it.ant(), new MergeNews(MergeNews.Kind.CLOSED, r.name(), id, id + " closed: " + why, null, List.of(),
           r.target()));
-      pathsFree(book.release(it.ant())); // its work ended with nothing to land: its paths are free
+      pathsFree(book.freed()); // its work ended with nothing to land: its paths are free
       resubmitLater(it.ant());
       return;
     }
@@ -197,7 +197,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
         book.close(id, why, Workflow.currentTimeMillis());
         tell(it.ant(), new MergeNews(MergeNews.Kind.CLOSED, r.name(), id, id + " closed: " + why, null, List.of(),
             r.target()));
-        pathsFree(book.release(it.ant()));
+        pathsFree(book.freed());
         resubmitLater(it.ant());
         return;
       }
@@ -269,7 +269,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     Landed l = new Landed(it.id(), it.ant(), it.taskId(), b.head(), to, before, rebased.commits(), testMillis,
         Math.max(0, now - start - testMillis), now, b.paths(), url);
     book.landed(it.id(), l, now);
-    List<PathClaim> freed = book.release(it.ant());
+    List<PathClaim> freed = book.freed(); // the landed work's paths (a claim made since for newer work stays)
     publish();
     tell(it.ant(), new MergeNews(MergeNews.Kind.LANDED, r.name(), it.id(), MergeText.landed(l, r.target()), l,
         List.of(), r.target()));
@@ -382,7 +382,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     if (i.state() == ItemState.CLOSED) {
       tell(i.ant(), new MergeNews(MergeNews.Kind.CLOSED, book.repo().name(), i.id(), i.id() + " " + i.reason(), null,
           List.of(), book.repo().target()));
-      pathsFree(book.release(i.ant())); // cancelled: nothing of it is the ant's current work any more
+      pathsFree(book.freed()); // cancelled: the dropped work holds no paths any more
     }
     int pos = i.state() == ItemState.QUEUED ? book.line(Workflow.currentTimeMillis()).stream()
         .map(MergeItem::id).toList().indexOf(i.id()) + 1 : 0;

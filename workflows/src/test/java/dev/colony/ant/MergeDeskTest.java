@@ -57,6 +57,8 @@ class MergeDeskTest {
     final List<PathClaim> claims = new CopyOnWriteArrayList<>();
     final List<String> releases = new CopyOnWriteArrayList<>();
     volatile String holder;
+    /** While set, a claim fails as when the queue cannot be reached. */
+    volatile boolean unreachable;
 
     @Override
     public SubmitReply submit(MergeRepo repo, Submission s) {
@@ -67,6 +69,9 @@ class MergeDeskTest {
     @Override
     public PathReply claimPaths(MergeRepo repo, PathClaim claim) {
       claims.add(claim);
+      if (unreachable) {
+        throw io.temporal.failure.ApplicationFailure.newNonRetryableFailure("queue unreachable", "Unreachable");
+      }
       String h = holder;
       return h == null ? PathReply.grant() : new PathReply(false, h, List.of("src/**"));
     }
@@ -200,6 +205,22 @@ class MergeDeskTest {
     eventually(() -> chat.texts().contains("🟢 gamma: its paths are free, starting"), "told");
     ant.stop();
     eventually(() -> queue.releases.contains("gamma"), "a stop gives the claim back");
+  }
+
+  /** A claim the queue cannot answer is no claim: the ant waits and asks again, it does not work unchecked. */
+  @Test
+  void aClaimTheQueueCannotAnswerIsAWaitNotAPass() {
+    queue.unreachable = true;
+    AntWorkflow ant = Fakes.start(client, QUEUE, ant("delta", false, List.of("src/**")));
+    eventually(() -> queue.claims.size() == 1, "the claim");
+    eventually(() -> chat.texts().contains("⏳ delta waits: its merge queue did not answer its path claim"), "told once");
+    env.sleep(java.time.Duration.ofSeconds(30));
+    assertTrue(sessions.requests.isEmpty(), "no session on unchecked paths");
+    queue.unreachable = false;
+    env.sleep(MergeDesk.CLAIM_RETRY);
+    eventually(() -> sessions.requests.size() == 1, "the session, once the claim is granted");
+    assertEquals(2, queue.claims.size());
+    ant.stop();
   }
 
   @Test
