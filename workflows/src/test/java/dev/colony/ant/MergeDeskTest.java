@@ -99,7 +99,7 @@ class MergeDeskTest {
     }
 
     @Override
-    public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since) {
+    public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since, String approved) {
       throw new UnsupportedOperationException();
     }
 

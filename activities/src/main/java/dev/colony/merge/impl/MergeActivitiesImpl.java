@@ -69,6 +69,8 @@ public final class MergeActivitiesImpl implements MergeActivities {
   static final String COMMITTER_NAME = "Colony merge queue";
   static final String COMMITTER_EMAIL = "merge-queue@colony.invalid";
   static final String REBASED_REFS = "refs/colony/rebased/";
+  /** Where a URL repository's ant pushes the head a human approved (the queue fetches it from there). */
+  static final String APPROVED_REFS = "refs/colony/approved/";
   static final int MAX_DETAIL = 2000;
   static final int MAX_CONFLICTS = 50;
   static final int MAX_SUBJECTS = 20;
@@ -114,7 +116,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
   // PublishBranch
 
   @Override
-  public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since) {
+  public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since, String approved) {
     return call(() -> {
       String url = resolvedRepo(repo);
       Path dir;
@@ -135,10 +137,23 @@ public final class MergeActivitiesImpl implements MergeActivities {
         target = "refs/heads/" + repo.target();
       }
       String head = revParse(dir, "refs/heads/" + branch);
-      if (head == null) {
+      if (head == null && approved == null) {
         return new BranchHead(null, null, 0, List.of(), fetchRef);
       }
-      if (repo.remote()) {
+      if (approved != null) {
+        // With review what lands is the head a human approved, never the branch as it is now (the
+        // ant may have committed more since: that waits for its own approval).
+        String pinned = revParse(dir, approved);
+        if (pinned == null) {
+          throw nonRetryable("the approved commit " + approved + " of " + ant + " is not in " + repo.repo()
+              + " (was the branch rewritten?)", "CommitMissing");
+        }
+        head = pinned;
+        if (repo.remote()) {
+          fetchRef = APPROVED_REFS + ant;
+          git.check(dir, "push", "--quiet", "--force", "origin", head + ":" + fetchRef);
+        }
+      } else if (repo.remote()) {
         // The queue may run anywhere: it finds the branch on the remote.
         git.check(dir, "push", "--quiet", "--force", "origin", head + ":refs/heads/" + branch);
       }

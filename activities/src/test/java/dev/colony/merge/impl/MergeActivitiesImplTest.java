@@ -146,7 +146,7 @@ class MergeActivitiesImplTest {
 
   /** Publish, prepare, rebase, test, update: one landing as the queue's workflow does it. */
   private String land(MergeActivitiesImpl publisher, MergeActivitiesImpl q, MergeRepo repo, String ant, String since) {
-    BranchHead b = publisher.publishBranch(repo, ant, "colony/" + ant, since);
+    BranchHead b = publisher.publishBranch(repo, ant, "colony/" + ant, since, null);
     assertTrue(b.commits() > 0, ant + " has work");
     String t = q.prepareScratch(repo);
     RebaseResult r = q.rebase(repo, b, t, ant + "'s work");
@@ -173,7 +173,7 @@ class MergeActivitiesImplTest {
     MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of("sh", "-c", "test -f README"));
     MergeActivitiesImpl q = queue();
 
-    BranchHead ba = h.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+    BranchHead ba = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
     assertEquals(new BranchHead(a1, main0, 1, List.of("src/a.txt"), "refs/heads/colony/alpha"), ba);
     assertEquals(main0, q.prepareScratch(repo));
     RebaseResult ra = q.rebase(repo, ba, main0, null);
@@ -183,7 +183,7 @@ class MergeActivitiesImplTest {
     assertTrue(run.passed());
     assertEquals(new TargetUpdate(TargetUpdate.Outcome.UPDATED, a1), q.updateTarget(repo, main0, a1));
 
-    BranchHead bb = h.merge().publishBranch(repo, "beta", "colony/beta", null);
+    BranchHead bb = h.merge().publishBranch(repo, "beta", "colony/beta", null, null);
     assertEquals(2, bb.commits());
     assertEquals(List.of("b.txt", "docs/b.md"), bb.paths());
     String t = q.prepareScratch(repo);
@@ -212,21 +212,21 @@ class MergeActivitiesImplTest {
     Path repoDir = localRepo();
     Host h = host("a");
     MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of());
-    BranchHead none = h.merge().publishBranch(repo, "ghost", "colony/ghost", null);
+    BranchHead none = h.merge().publishBranch(repo, "ghost", "colony/ghost", null, null);
     assertNull(none.head());
     assertEquals(0, none.commits());
 
     Path alpha = h.workspaces().prepare(spec("alpha", repoDir.toString(), h.root()));
     String c1 = commit(alpha, "a.txt", "1\n", "one");
     String c2 = commit(alpha, "b.txt", "2\n", "two");
-    BranchHead after = h.merge().publishBranch(repo, "alpha", "colony/alpha", c1);
+    BranchHead after = h.merge().publishBranch(repo, "alpha", "colony/alpha", c1, null);
     assertEquals(c1, after.base());
     assertEquals(1, after.commits());
     assertEquals(List.of("b.txt"), after.paths());
-    BranchHead nothing = h.merge().publishBranch(repo, "alpha", "colony/alpha", c2);
+    BranchHead nothing = h.merge().publishBranch(repo, "alpha", "colony/alpha", c2, null);
     assertEquals(0, nothing.commits());
     // A since that is not in the branch's history: the merge base with the target.
-    BranchHead fallback = h.merge().publishBranch(repo, "alpha", "colony/alpha", "0".repeat(40));
+    BranchHead fallback = h.merge().publishBranch(repo, "alpha", "colony/alpha", "0".repeat(40), null);
     assertEquals(git(repoDir, "rev-parse", "main"), fallback.base());
     assertEquals(2, fallback.commits());
   }
@@ -244,7 +244,7 @@ class MergeActivitiesImplTest {
     MergeActivitiesImpl q = queue();
     land(h.merge(), q, repo, "alpha", null);
 
-    BranchHead bb = h.merge().publishBranch(repo, "beta", "colony/beta", null);
+    BranchHead bb = h.merge().publishBranch(repo, "beta", "colony/beta", null, null);
     String t = q.prepareScratch(repo);
     RebaseResult r = q.rebase(repo, bb, t, null);
     assertTrue(r.conflicted());
@@ -270,7 +270,7 @@ class MergeActivitiesImplTest {
     String head = commit(alpha, "b.txt", "3\n", "three");
     MergeRepo repo = repo(repoDir.toString(), LandMode.SQUASH, List.of());
     MergeActivitiesImpl q = queue();
-    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
     assertEquals(3, b.commits());
     String t = q.prepareScratch(repo);
     RebaseResult r = q.rebase(repo, b, t, "alpha: a and b\n\nthree commits");
@@ -297,7 +297,7 @@ class MergeActivitiesImplTest {
     MergeActivitiesImpl q = queue();
     for (LandMode mode : List.of(LandMode.REBASE, LandMode.SQUASH)) {
       MergeRepo repo = repo(repoDir.toString(), mode, List.of());
-      BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+      BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
       String t = q.prepareScratch(repo);
       RebaseResult first = q.rebase(repo, b, t, "squashed");
       // The clock moves on (commit dates have a one second resolution) ...
@@ -332,7 +332,7 @@ class MergeActivitiesImplTest {
     commit(alpha, "a.txt", "1\n", "one");
     MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of());
     MergeActivitiesImpl q = queue();
-    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
     String t = q.prepareScratch(repo);
     // A human commits to main in between.
     Path human = Files.createDirectories(tmp.resolve("human"));
@@ -380,7 +380,7 @@ class MergeActivitiesImplTest {
 
     // A human pushes to origin's main (not the local one): the queue lands on top of it, never over it.
     commit(alpha, "b.txt", "2\n", "two");
-    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", git(alpha, "rev-parse", "HEAD^"));
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", git(alpha, "rev-parse", "HEAD^"), null);
     String t = q.prepareScratch(repo);
     assertEquals(landed, t);
     Path human = tmp.resolve("human");
@@ -466,11 +466,11 @@ class MergeActivitiesImplTest {
     MergeRepo repo = repo(spelled, LandMode.REBASE, List.of("sh", "-c", "test -f README"));
     MergeActivitiesImpl q = queue();
 
-    BranchHead ba = a.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+    BranchHead ba = a.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
     assertEquals(a1, ba.head());
     assertEquals(a1, git(remote, "rev-parse", "refs/heads/colony/alpha"), "published to the remote");
-    assertNull(b.merge().publishBranch(repo, "alpha", "colony/alpha", null).head(), "host b holds no clone of alpha");
-    BranchHead bb = b.merge().publishBranch(repo, "beta", "colony/beta", null);
+    assertNull(b.merge().publishBranch(repo, "alpha", "colony/alpha", null, null).head(), "host b holds no clone of alpha");
+    BranchHead bb = b.merge().publishBranch(repo, "beta", "colony/beta", null, null);
 
     String t = q.prepareScratch(repo);
     assertEquals(git(remote, "rev-parse", "main"), t);
@@ -528,7 +528,7 @@ class MergeActivitiesImplTest {
     commit(beta, "README", "one\ntwo (beta)\nthree\n", "beta: two");
     MergeRepo repo = repo(url, LandMode.REBASE, List.of("sh", "-c", "grep -q beta README && grep -q alpha README"));
     MergeActivitiesImpl q = queue();
-    BranchHead ba = a.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+    BranchHead ba = a.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
     String t = q.prepareScratch(repo);
     RebaseResult ra = q.rebase(repo, ba, t, null);
     assertFalse(q.runTests(repo, ra.head()).passed(), "red until both are in");
@@ -536,7 +536,7 @@ class MergeActivitiesImplTest {
     MergeRepo noTest = repo(url, LandMode.REBASE, List.of());
     assertEquals(TargetUpdate.Outcome.UPDATED, q.updateTarget(noTest, t, ra.head()).outcome());
 
-    BranchHead bb = b.merge().publishBranch(repo, "beta", "colony/beta", null);
+    BranchHead bb = b.merge().publishBranch(repo, "beta", "colony/beta", null, null);
     String t2 = q.prepareScratch(repo);
     RebaseResult conflict = q.rebase(repo, bb, t2, null);
     assertEquals(List.of("README"), conflict.conflicts());
@@ -743,7 +743,7 @@ class MergeActivitiesImplTest {
           + server.url("/api/") + "\n");
       MergeRepo repo = repo(repoDir.toString(), LandMode.PULL_REQUEST, List.of(), 60, false, "o/r");
       MergeActivitiesImpl q = queue();
-      BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+      BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
       String t = q.prepareScratch(repo);
       RebaseResult r = q.rebase(repo, b, t, null);
       assertEquals("https://github.com/o/r/pull/7",
