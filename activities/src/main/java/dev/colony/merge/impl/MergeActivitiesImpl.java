@@ -66,6 +66,7 @@ import okhttp3.Response;
  * (test tails, git's lines, messages) passes {@link Secrets#redact}.
  */
 public final class MergeActivitiesImpl implements MergeActivities {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(MergeActivitiesImpl.class);
   static final String COMMITTER_NAME = "Colony merge queue";
   static final String COMMITTER_EMAIL = "merge-queue@colony.invalid";
   static final String REBASED_REFS = "refs/colony/rebased/";
@@ -251,9 +252,9 @@ public final class MergeActivitiesImpl implements MergeActivities {
         Files.createDirectories(scratch.getParent());
         Git.Result r = git.run(null, "clone", "--quiet", "--no-checkout", url, scratch.toString());
         if (!r.ok()) {
-          String out = r.out().toLowerCase();
+          String out = r.text().toLowerCase();
           String msg = "cannot clone " + repo.repo() + " for the merge queue " + repo.name() + ": "
-              + bounded(r.out().strip(), 500);
+              + bounded(r.text(), 500);
           if (out.contains("not found") || out.contains("does not exist") || out.contains("not appear to be a git")
               || out.contains("authentication failed")) {
             throw nonRetryable(msg, "RepoNotFound");
@@ -408,7 +409,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
         }
         git.run(scratch, "rebase", "--abort");
         clean(scratch);
-        String detail = secrets.redact(bounded(r.out().strip(), MAX_DETAIL));
+        String detail = secrets.redact(bounded(r.text(), MAX_DETAIL));
         return new RebaseResult(null, 0, conflicts, detail, List.of());
       }
       String rebased = revParse(scratch, "HEAD");
@@ -678,6 +679,16 @@ public final class MergeActivitiesImpl implements MergeActivities {
       if (now == null) {
         throw nonRetryable("the target branch " + repo.target() + " does not exist in " + local, "TargetMissing");
       }
+      String remote = push ? remoteHead(local, repo.target()) : null;
+      if (push && remote != null && !head.equals(remote) && !hasCommit(local, remote)) {
+        git.run(local, "fetch", "--quiet", "origin", "+" + ref + ":refs/remotes/origin/" + repo.target());
+      }
+      if (push && remote != null && (head.equals(remote) || landedBefore(local, expected, head, remote))) {
+        // With push on, origin's compare-and-swap decided, and it has the landing (a retry after
+        // the push): the local target follows it; whatever it did meanwhile, this is ALREADY.
+        follow(local, ref, head);
+        return new TargetUpdate(TargetUpdate.Outcome.ALREADY, head);
+      }
       // Only with push on may the local target lag behind expected (origin was ahead): otherwise a
       // target that is not exactly expected moved, forwards or backwards (a human's reset), and the
       // queue rebases again instead of landing on a head that is not the target's; unless head is
@@ -686,30 +697,27 @@ public final class MergeActivitiesImpl implements MergeActivities {
         return landedBefore(local, expected, head, now) ? new TargetUpdate(TargetUpdate.Outcome.ALREADY, head)
             : new TargetUpdate(TargetUpdate.Outcome.MOVED, now);
       }
-      boolean wrote = false;
-      // The remote first: a retry finds the local ref still before head and pushes again (nothing
-      // to do once the remote is at head), then moves it.
       if (push) {
-        String remote = remoteHead(local, repo.target());
-        if (!head.equals(remote) && !(remote != null && landedBefore(local, expected, head, remote))) {
-          // Origin behind expected is origin lagging the local target (pushed forward here);
-          // anything else moved on origin.
-          if (remote != null && !remote.equals(expected)
-              && !(hasCommit(local, remote) && isAncestor(local, remote, expected))) {
-            return new TargetUpdate(TargetUpdate.Outcome.MOVED, remote);
-          }
-          if (pushWithLease(local, repo.target(), remote == null ? "" : remote, head) == null) {
-            String after = remoteHead(local, repo.target());
-            if (!head.equals(after)) {
-              return new TargetUpdate(TargetUpdate.Outcome.MOVED, after);
-            }
-          }
-          wrote = true;
-          git.run(local, "fetch", "--quiet", "origin", "+" + ref + ":refs/remotes/origin/" + repo.target());
+        // One compare-and-swap decides: origin's (push --force-with-lease). Origin behind expected
+        // is origin lagging the local target (pushed forward here); anything else moved on origin.
+        if (remote != null && !remote.equals(expected)
+            && !(hasCommit(local, remote) && isAncestor(local, remote, expected))) {
+          return new TargetUpdate(TargetUpdate.Outcome.MOVED, remote);
         }
+        if (pushWithLease(local, repo.target(), remote == null ? "" : remote, head) == null) {
+          String after = remoteHead(local, repo.target());
+          if (!head.equals(after)) {
+            return new TargetUpdate(TargetUpdate.Outcome.MOVED, after);
+          }
+        }
+        git.run(local, "fetch", "--quiet", "origin", "+" + ref + ":refs/remotes/origin/" + repo.target());
+        // The landing is on origin: the local target follows (or is left for PrepareScratch to
+        // report, when a human committed to it meanwhile); it never turns the landing into MOVED.
+        follow(local, ref, head);
+        return new TargetUpdate(TargetUpdate.Outcome.UPDATED, head);
       }
       if (now.equals(head)) {
-        return new TargetUpdate(wrote ? TargetUpdate.Outcome.UPDATED : TargetUpdate.Outcome.ALREADY, head);
+        return new TargetUpdate(TargetUpdate.Outcome.ALREADY, head);
       }
       Git.Result r = git.run(local, "update-ref", "-m", "colony merge queue: land " + abbrev(head), ref, head, now);
       if (r.ok()) {
@@ -724,6 +732,28 @@ public final class MergeActivitiesImpl implements MergeActivities {
       }
       throw ApplicationFailure.newFailure(git.describe(new String[] {"update-ref", ref}, r), "GitFailed");
     });
+  }
+
+  /**
+   * With push on, after origin took {@code head}: the local target moves to it when it is behind
+   * it (a compare-and-swap, tried again if it moved meanwhile). A local target that already holds
+   * head stays; one a human moved elsewhere meanwhile stays too (PrepareScratch reports the
+   * divergence): origin, which decided, has the landing either way.
+   */
+  private void follow(Path local, String ref, String head) throws IOException, InterruptedException {
+    for (int attempt = 0; attempt < 3; attempt++) {
+      String cur = revParse(local, ref);
+      if (cur == null || cur.equals(head) || isAncestor(local, head, cur)) {
+        return;
+      }
+      if (!isAncestor(local, cur, head)) {
+        log.warn("merge: {} moved to {} while {} landed on origin; left as it is", ref, abbrev(cur), abbrev(head));
+        return;
+      }
+      if (git.run(local, "update-ref", "-m", "colony merge queue: land " + abbrev(head), ref, head, cur).ok()) {
+        return;
+      }
+    }
   }
 
   /**
@@ -759,7 +789,8 @@ public final class MergeActivitiesImpl implements MergeActivities {
     if (r.ok()) {
       return TargetUpdate.Outcome.UPDATED;
     }
-    if (r.out().contains("stale info") || r.out().contains("[rejected]") || r.out().contains("fetch first")) {
+    String said = r.text();
+    if (said.contains("stale info") || said.contains("[rejected]") || said.contains("fetch first")) {
       return null;
     }
     throw ApplicationFailure.newFailure(git.describe(args, r), "GitFailed");

@@ -400,6 +400,96 @@ class MergeActivitiesImplTest {
     assertEquals(TargetUpdate.Outcome.ALREADY, q.updateTarget(repo, t2, r2.head()).outcome());
   }
 
+  /** An executable script (origin's upload-pack or receive-pack, as ssh would run it). */
+  private Path script(String name, String body) throws Exception {
+    Path f = tmp.resolve(name);
+    Files.writeString(f, "#!/bin/sh\n" + body + "\n");
+    f.toFile().setExecutable(true);
+    return f;
+  }
+
+  private static final String SSH_WARNING =
+      "echo \"Warning: Permanently added 'git.example.com' (ED25519) to the list of known hosts.\" >&2";
+
+  @Test
+  void aWarningOnGitsStderrIsNeverReadAsACommit() throws Exception {
+    Path remote = bareRemote();
+    Path repoDir = tmp.resolve("repo");
+    git(tmp, "clone", "-q", remote.toString(), repoDir.toString());
+    git(repoDir, "checkout", "-q", "--detach");
+    // Origin answers through programs that warn on stderr first, as ssh does for a new host key.
+    git(repoDir, "config", "remote.origin.uploadpack",
+        script("upload-pack", SSH_WARNING + "\nexec git-upload-pack \"$@\"").toString());
+    git(repoDir, "config", "remote.origin.receivepack",
+        script("receive-pack", SSH_WARNING + "\nexec git-receive-pack \"$@\"").toString());
+    Host h = host("a");
+    Path alpha = h.workspaces().prepare(spec("alpha", repoDir.toString(), h.root()));
+    commit(alpha, "a.txt", "1\n", "one");
+    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of(), 60, true, null);
+    MergeActivitiesImpl q = queue();
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
+    String t = q.prepareScratch(repo);
+    RebaseResult r = q.rebase(repo, b, t, null);
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.UPDATED, r.head()), q.updateTarget(repo, t, r.head()),
+        "the warning is not origin's head");
+    assertEquals(r.head(), git(remote, "rev-parse", "main"));
+    assertEquals(r.head(), git(repoDir, "rev-parse", "main"));
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.ALREADY, r.head()), q.updateTarget(repo, t, r.head()));
+  }
+
+  @Test
+  void withPushOriginsCompareAndSwapDecidesAndALocalMoveMeanwhileIsNotMoved() throws Exception {
+    Path remote = bareRemote();
+    Path repoDir = tmp.resolve("repo");
+    git(tmp, "clone", "-q", remote.toString(), repoDir.toString());
+    git(repoDir, "checkout", "-q", "--detach");
+    Host h = host("a");
+    Path alpha = h.workspaces().prepare(spec("alpha", repoDir.toString(), h.root()));
+    commit(alpha, "a.txt", "1\n", "one");
+    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of(), 60, true, null);
+    MergeActivitiesImpl q = queue();
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
+    String t = q.prepareScratch(repo);
+    RebaseResult r = q.rebase(repo, b, t, null);
+    // A human's commit on the local main lands right after origin took the queue's push, before
+    // the queue moves the local main: origin's receive-pack moves it as it ends.
+    Path human = tmp.resolve("human");
+    git(tmp, "clone", "-q", repoDir.toString(), human.toString());
+    String hc = commit(human, "h.txt", "h\n", "human");
+    git(human, "push", "-q", "origin", "HEAD:refs/human/x");
+    git(repoDir, "config", "remote.origin.receivepack", script("receive-pack",
+        "git-receive-pack \"$@\"; rc=$?\ngit -C '" + repoDir + "' update-ref refs/heads/main " + hc
+            + "\nexit $rc").toString());
+    TargetUpdate u = q.updateTarget(repo, t, r.head());
+    assertEquals(r.head(), git(remote, "rev-parse", "main"), "origin has the landing");
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.UPDATED, r.head()), u,
+        "origin's compare-and-swap decided: landed, not MOVED");
+    assertEquals(hc, git(repoDir, "rev-parse", "main"), "the human's local commit is left as it is");
+    git(repoDir, "config", "--unset", "remote.origin.receivepack");
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.ALREADY, r.head()), q.updateTarget(repo, t, r.head()),
+        "a retry says ALREADY");
+  }
+
+  @Test
+  void withPushARetryAfterOriginTookTheLandingMovesTheLocalTargetAndSaysAlready() throws Exception {
+    Path remote = bareRemote();
+    Path repoDir = tmp.resolve("repo");
+    git(tmp, "clone", "-q", remote.toString(), repoDir.toString());
+    git(repoDir, "checkout", "-q", "--detach");
+    Host h = host("a");
+    Path alpha = h.workspaces().prepare(spec("alpha", repoDir.toString(), h.root()));
+    commit(alpha, "a.txt", "1\n", "one");
+    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of(), 60, true, null);
+    MergeActivitiesImpl q = queue();
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
+    String t = q.prepareScratch(repo);
+    RebaseResult r = q.rebase(repo, b, t, null);
+    git(repoDir, "push", "-q", "origin", r.head() + ":refs/heads/main"); // the worker died after the push
+    assertEquals(t, git(repoDir, "rev-parse", "main"));
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.ALREADY, r.head()), q.updateTarget(repo, t, r.head()));
+    assertEquals(r.head(), git(repoDir, "rev-parse", "main"), "the local target followed origin");
+  }
+
   @Test
   void aTargetCheckedOutInANonBareWorktreeIsRefused() throws Exception {
     Path repoDir = Files.createDirectories(tmp.resolve("checked-out"));
