@@ -113,6 +113,25 @@ class MergeApiTest {
   }
 
   @Test
+  void anItemSaysWhichCommitsItsApprovalCoversAndWhichWaitForOne() throws IOException {
+    start(null, null);
+    long now = System.currentTimeMillis();
+    merges.put(new dev.colony.merge.MergeCard("hello", "app", "main", dev.colony.merge.LandMode.REBASE, true, "9f8e7d6",
+        List.of(new MergeItem("alpha-2", "alpha", "", "colony/alpha", "t1", 2, ItemState.QUEUED, null, now, now, 0,
+            "task t1 approved (0f0e0d0..1a2b3c4)", null, List.of(), "ant", true,
+            List.of(new dev.colony.merge.ItemPart("t1", "1a2b3c4d5e", "0f0e0d0c0b", true),
+                new dev.colony.merge.ItemPart("t2", "2b3c4d5e6f", null, false)), "1a2b3c4d5e")),
+        List.of(), Map.of(), Map.of(), Map.of(), 0, now));
+    JsonNode it = json(get("/api/merge")).get("queues").get(0).get("items").get(0);
+    assertEquals("1a2b3c4d5e", it.get("approvedHead").asText(), it.toString());
+    assertEquals(2, it.get("parts").size());
+    assertEquals("t2", it.get("parts").get(1).get("taskId").asText());
+    assertEquals("2b3c4d5e6f", it.get("parts").get(1).get("head").asText());
+    assertFalse(it.get("parts").get(1).get("approved").asBoolean());
+    assertEquals("0f0e0d0c0b", it.get("parts").get(0).get("base").asText());
+  }
+
+  @Test
   void hostileTextStaysInertJsonAndSecretsAreRedacted() throws IOException {
     start(null, null);
     try (Response r = get("/api/merge")) {
