@@ -491,6 +491,56 @@ class MergeActivitiesImplTest {
   }
 
   @Test
+  void onlyTheApprovedHeadLandsNotWhatTheAntCommittedAfterIt() throws Exception {
+    Path repoDir = localRepo();
+    Host h = host("a");
+    Path alpha = h.workspaces().prepare(spec("alpha", repoDir.toString(), h.root()));
+    String approved = commit(alpha, "a.txt", "1\n", "the reviewed work");
+    String after = commit(alpha, "b.txt", "2\n", "the next task's work"); // committed after the approval
+    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of());
+    MergeActivitiesImpl q = queue();
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, approved);
+    assertEquals(approved, b.head());
+    assertEquals(1, b.commits());
+    assertEquals(List.of("a.txt"), b.paths());
+    String t = q.prepareScratch(repo);
+    RebaseResult r = q.rebase(repo, b, t, null);
+    assertEquals(TargetUpdate.Outcome.UPDATED, q.updateTarget(repo, t, r.head()).outcome());
+    assertEquals(approved, git(repoDir, "rev-parse", "main"), "a fast-forward to the approved head");
+    assertEquals(after, git(alpha, "rev-parse", "HEAD"), "the later work stays on the ant's branch");
+    // It is the next item's: the work after the landed approved head.
+    BranchHead next = h.merge().publishBranch(repo, "alpha", "colony/alpha", approved, null);
+    assertEquals(after, next.head());
+    assertEquals(List.of("b.txt"), next.paths());
+    // An approved commit that is not there (the branch was rewritten and collected) is a clear refusal.
+    ApplicationFailure f = assertThrows(ApplicationFailure.class,
+        () -> h.merge().publishBranch(repo, "alpha", "colony/alpha", null, "0123456789abcdef0123456789abcdef01234567"));
+    assertEquals("CommitMissing", f.getType());
+    assertTrue(f.isNonRetryable());
+  }
+
+  @Test
+  void aUrlRepositoryLandsTheApprovedHeadThroughARefOfItsOwn() throws Exception {
+    Path remote = bareRemote();
+    String url = "file://" + remote;
+    Host a = host("a");
+    Path alpha = a.workspaces().prepare(spec("alpha", url, a.root()));
+    String approved = commit(alpha, "a.txt", "1\n", "the reviewed work");
+    String after = commit(alpha, "b.txt", "2\n", "the next task's work");
+    MergeRepo repo = repo(url, LandMode.REBASE, List.of());
+    MergeActivitiesImpl q = queue();
+    BranchHead b = a.merge().publishBranch(repo, "alpha", "colony/alpha", null, approved);
+    assertEquals(approved, b.head());
+    assertEquals(approved, git(remote, "rev-parse", "refs/colony/approved/alpha"));
+    String t = q.prepareScratch(repo);
+    RebaseResult r = q.rebase(repo, b, t, null);
+    assertEquals(TargetUpdate.Outcome.UPDATED, q.updateTarget(repo, t, r.head()).outcome());
+    assertEquals(approved, git(remote, "rev-parse", "main"));
+    assertFalse(git(remote, "log", "--format=%s", "main").contains("the next task's work"));
+    assertEquals(after, git(alpha, "rev-parse", "HEAD"));
+  }
+
+  @Test
   void aTargetCheckedOutInANonBareWorktreeIsRefused() throws Exception {
     Path repoDir = Files.createDirectories(tmp.resolve("checked-out"));
     git(repoDir, "init", "-q", "-b", "main");
