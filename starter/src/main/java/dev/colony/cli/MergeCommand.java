@@ -262,9 +262,10 @@ final class MergeCommand implements Runnable {
   @Command(name = "submit", mixinStandardHelpOptions = true,
       description = "Put an ant's branch in its repository's merge queue (update 'submit'; the queue starts if it "
           + "does not run). The queue reads the branch when the item's turn comes; an ant's open item is joined, "
-          + "not doubled.",
+          + "not doubled. With --head (and review on), an approval covers exactly that commit.",
       footerHeading = "%nExamples:%n",
-      footer = {"  colony merge submit alpha", "  colony merge submit alpha --task k7m2qx --priority urgent"})
+      footer = {"  colony merge submit alpha", "  colony merge submit alpha --task k7m2qx --priority urgent",
+          "  colony merge submit alpha --head 1a2b3c4d"})
   static final class Submit extends Base {
     @Parameters(index = "0", paramLabel = "ANT", description = "The ant whose branch lands.")
     String ant;
@@ -279,6 +280,10 @@ final class MergeCommand implements Runnable {
     @Option(names = "--priority", paramLabel = "urgent|high|normal|low", description = "Default: normal.")
     String priority;
 
+    @Option(names = "--head", paramLabel = "SHA", description = "The commit that lands (what an approval covers; "
+        + "later commits wait for their own). Default: the branch as it stands at the item's turn.")
+    String head;
+
     private int level = Submission.NORMAL;
 
     @Override
@@ -289,6 +294,10 @@ final class MergeCommand implements Runnable {
       }
       if (task != null) {
         task = TaskCommand.OneTask.id(task);
+      }
+      if (head != null && !head.strip().matches("[0-9a-fA-F]{7,64}")) {
+        throw new UsageError("'" + dev.colony.config.Problem.printable(head, 30)
+            + "' is not a commit id: --head takes 7 to 64 hex digits");
       }
       if (priority != null) {
         Integer p = MergeView.PRIORITIES.get(priority.strip().toLowerCase(Locale.ROOT));
@@ -324,7 +333,8 @@ final class MergeCommand implements Runnable {
         }
       }
       String branch = spec.workspace() == null ? "colony/" + ant : spec.workspace().branchOf(ant);
-      Submission s = new Submission(ant, o.host(ant), branch, task, level, TaskCommand.who.get(), false);
+      Submission s = new Submission(ant, o.host(ant), branch, task, level, TaskCommand.who.get(), false,
+          head == null ? null : head.strip().toLowerCase(Locale.ROOT), null);
       out.println(MergeView.reply(o.submit(queue, s)));
     }
   }

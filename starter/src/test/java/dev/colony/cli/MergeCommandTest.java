@@ -239,6 +239,15 @@ class MergeCommandTest {
   }
 
   @Test
+  void submitWithAHeadNamesTheCommitAnApprovalCovers() throws Exception {
+    Path dir = colonyDir();
+    Result r = run("merge", "submit", "alpha", "--dir", dir.toString(), "--head", "1A2B3C4D5E");
+    assertEquals(0, r.code(), r.err());
+    assertEquals("1a2b3c4d5e", ((Submission) asked.get(2)).head());
+    fails(run("merge", "submit", "alpha", "--dir", dir.toString(), "--head", "main~1"), 2, "is not a commit id");
+  }
+
+  @Test
   void submitFindsTheAntsQueueAndHostAndPrintsTheReply() throws Exception {
     Path dir = colonyDir();
     hosts.put("alpha", "box-2");
