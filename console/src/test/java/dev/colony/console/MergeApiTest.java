@@ -161,6 +161,19 @@ class MergeApiTest {
   }
 
   @Test
+  void anApprovalNamesTheHeadThePageShowed() throws IOException {
+    start(null, null);
+    json(post("/api/merge/app/decide", "{\"item\": \"delta-1\", \"action\": \"approve\", \"head\": \"1a2b3c4d\"}",
+        "X-Colony-Operator", "alice"));
+    assertEquals(List.of("approve delta-1 in app by @alice up to 1a2b3c4d"), merges.decisions);
+    try (Response r = post("/api/merge/app/decide", "{\"item\": \"delta-1\", \"action\": \"approve\", \"head\": \"HEAD~1\"}")) {
+      assertEquals(400, r.code());
+      assertTrue(r.body().string().contains("head is not a commit id"));
+    }
+    assertEquals(1, merges.decisions.size(), "nothing sent");
+  }
+
+  @Test
   void refusalsAndBadInputAreClearErrorsAndNothingIsSent() throws IOException {
     start(null, null);
     // the queue's own refusals: 409 with its sentence

@@ -349,9 +349,18 @@ final class MergeCommand implements Runnable {
 
     abstract String action();
 
+    /** The head the decision covers (approve only), or null. */
+    String head() {
+      return null;
+    }
+
     @Override
     void check() {
       item = word("an item (alpha-3) or an ant's name", item);
+      if (head() != null && !head().strip().matches("[0-9a-fA-F]{7,64}")) {
+        throw new UsageError("'" + dev.colony.config.Problem.printable(head(), 30)
+            + "' is not a commit id: --head takes 7 to 64 hex digits");
+      }
       if (repo != null) {
         repo = word("a queue's name", repo);
       }
@@ -376,17 +385,27 @@ final class MergeCommand implements Runnable {
       } else if (o.card(queue).isEmpty()) {
         throw new UserError(noQueue(queue, o.colony()));
       }
-      out.println(MergeView.reply(o.decide(queue, new MergeDecision(item, action(), TaskCommand.who.get()))));
+      String h = head() == null ? null : head().strip().toLowerCase(Locale.ROOT);
+      out.println(MergeView.reply(o.decide(queue, new MergeDecision(item, action(), TaskCommand.who.get(), h))));
     }
   }
 
   @Command(name = "approve", mixinStandardHelpOptions = true,
       description = "Approve an item awaiting review (review: true): it lands when its turn comes.",
-      footerHeading = "%nExamples:%n", footer = {"  colony merge approve alpha-3", "  colony merge approve alpha"})
+      footerHeading = "%nExamples:%n", footer = {"  colony merge approve alpha-3", "  colony merge approve alpha", "  colony merge approve alpha-3 --head 1a2b3c4"})
   static final class Approve extends Decide {
+    @Option(names = "--head", paramLabel = "SHA", description = "The head you reviewed (colony merge status shows "
+        + "it): the approval covers the item's work up to it, not what came after. Default: all it holds now.")
+    String head;
+
     @Override
     String action() {
       return "approve";
+    }
+
+    @Override
+    String head() {
+      return head;
     }
   }
 

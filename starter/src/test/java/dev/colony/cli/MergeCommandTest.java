@@ -297,6 +297,12 @@ class MergeCommandTest {
     assertEquals("zeta-1: queued, #1 in line\n", r.out());
     assertEquals(List.of("lib", new MergeDecision("zeta-1", "approve", "@tester")), asked);
     asked.clear();
+    assertEquals(0, merge("approve", "zeta-1", "--head", "1A2B3C4").code());
+    assertEquals(List.of("lib", new MergeDecision("zeta-1", "approve", "@tester", "1a2b3c4")), asked,
+        "the approval covers the head the human reviewed");
+    asked.clear();
+    fails(merge("approve", "zeta-1", "--head", "main"), 2, "is not a commit id");
+    asked.clear();
     assertEquals(0, merge("retry", "gamma").code());
     assertEquals(List.of("app", new MergeDecision("gamma", "retry", "@tester")), asked);
     asked.clear();

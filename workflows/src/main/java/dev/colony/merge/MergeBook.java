@@ -284,12 +284,20 @@ public final class MergeBook {
     if (d.by() != null && d.by().length() > 100) {
       return "who decided is longer than 100 characters";
     }
+    if (d.head() != null && !SHA.matcher(d.head()).matches()) {
+      return "commit " + MergeText.line(d.head(), 80) + " is not a commit id (4 to 64 hex digits)";
+    }
     Item i = find(d.item().strip());
     if (i == null) {
       return "no open item " + MergeText.line(d.item(), 80) + " in the queue of " + repo.name();
     }
     if (!i.state.open()) {
       return "item " + i.id + " is " + words(i.state) + " already";
+    }
+    if ("approve".equals(d.action()) && d.head() != null && partAt(i, d.head()) < 0) {
+      return "item " + i.id + " holds no submission at " + MergeText.shortSha(d.head()) + " (its heads: "
+          + MergeText.line(String.join(", ", i.parts.stream().map(p -> MergeText.shortSha(p.head())).toList()), 200)
+          + "): look again, it changed";
     }
     return switch (d.action()) {
       case "approve" -> i.state == ItemState.AWAITING_REVIEW || (repo.review() && i.approvedParts() < i.parts.size()
@@ -432,6 +440,18 @@ public final class MergeBook {
     items.add(i);
     trimClosed();
     return reply(i, "opened " + i.id, now);
+  }
+
+  /** The last part whose head is {@code head} (or starts with it, at least 7 characters), or -1. */
+  private static int partAt(Item i, String head) {
+    String h = head.toLowerCase(java.util.Locale.ROOT);
+    for (int k = i.parts.size() - 1; k >= 0; k--) {
+      String p = i.parts.get(k).head();
+      if (p != null && (p.equalsIgnoreCase(h) || h.length() >= 7 && p.toLowerCase(java.util.Locale.ROOT).startsWith(h))) {
+        return k;
+      }
+    }
+    return -1;
   }
 
   /** Whether the submission is one the item holds already (the same task at the same head). */
@@ -769,8 +789,11 @@ public final class MergeBook {
     String by = d.by() == null || d.by().isBlank() ? "a human" : MergeText.line(d.by(), 100);
     switch (d.action()) {
       case "approve" -> {
-        // What the human saw: every part the item holds now, up to its last head.
-        i.parts.replaceAll(ItemPart::approve);
+        // What the human saw: the parts up to the head they named, else every part it holds now.
+        int upTo = d.head() == null ? i.parts.size() - 1 : partAt(i, d.head());
+        for (int k = 0; k <= upTo; k++) {
+          i.parts.set(k, i.parts.get(k).approve());
+        }
         i.sync();
         if (i.state == ItemState.AWAITING_REVIEW) {
           i.state = ItemState.QUEUED;

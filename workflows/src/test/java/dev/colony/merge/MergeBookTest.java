@@ -149,6 +149,20 @@ class MergeBookTest {
   }
 
   @Test
+  void anApprovalNamingTheHeadAHumanSawCoversNothingAfterIt() {
+    MergeBook b = MergeBook.of(MergeQueueState.start(repo(true, 3)));
+    b.submit(part("alpha", "t1", "aaaa1111bbbb"), 0);
+    b.submit(part("alpha", "t2", "cccc2222dddd"), 1); // came after the page was drawn
+    assertTrue(b.decideProblem(new MergeDecision("alpha-1", "approve", "@alice", "eeee3333ffff"))
+        .contains("holds no submission at eeee333"));
+    b.decide(new MergeDecision("alpha-1", "approve", "@alice", "aaaa111"), 2);
+    assertEquals("aaaa1111bbbb", b.approvedHead("alpha-1"));
+    assertEquals(List.of("t1"), b.landingTasks("alpha-1"));
+    assertEquals(ItemState.QUEUED, b.item("alpha-1").state());
+    assertFalse(b.item("alpha-1").parts().get(1).approved());
+  }
+
+  @Test
   void anItemOfAnOlderRunHasOnePartAndReadsWithoutTheNewFields() throws Exception {
     MergeItem old = new MergeItem("alpha-4", "alpha", "", "colony/alpha", "t4", 2, ItemState.AWAITING_REVIEW, null, 0,
         0, 0, null, null, List.of(), "ant", false);
