@@ -61,6 +61,8 @@ public final class MergeBook {
     boolean approved;
     /** The submissions it holds, in order (never empty once opened). */
     List<ItemPart> parts = new ArrayList<>();
+    /** While landing: how many parts the landing holds (fixed when it began); -1 otherwise. Never carried. */
+    int landingParts = -1;
 
     static Item of(MergeItem m) {
       Item i = new Item();
@@ -604,6 +606,8 @@ public final class MergeBook {
   /** The item starts landing. */
   public void landing(String id, long now) {
     Item i = get(id);
+    i.landingParts = -1;
+    i.landingParts = landingParts(i);
     i.state = ItemState.LANDING;
     i.step = "publishing";
     i.reason = null;
@@ -688,7 +692,7 @@ public final class MergeBook {
   public List<String> landed(String id, Landed l, long now) {
     Item i = get(id);
     // With review only the approved parts landed (up to the approved head): the rest is the ant's next item.
-    int n = repo.review() && i.approvedParts() > 0 ? i.approvedParts() : i.parts.size();
+    int n = landingParts(i);
     List<ItemPart> rest = new ArrayList<>(i.parts.subList(n, i.parts.size()));
     i.parts = new ArrayList<>(i.parts.subList(0, n));
     i.sync();
@@ -824,7 +828,7 @@ public final class MergeBook {
   public boolean taskApproved(String taskId, long now) {
     boolean any = false;
     for (Item i : items) {
-      if (taskId == null || !i.state.open() || i.state == ItemState.LANDING) {
+      if (taskId == null || !i.state.open()) {
         continue;
       }
       boolean changed = false;
@@ -868,7 +872,7 @@ public final class MergeBook {
   /** The tasks whose work lands with the item: with review the approved parts', else all of them. */
   public List<String> landingTasks(String id) {
     Item i = get(id);
-    int n = repo.review() && i.approvedParts() > 0 ? i.approvedParts() : i.parts.size();
+    int n = landingParts(i);
     List<String> out = new ArrayList<>();
     for (ItemPart p : i.parts.subList(0, n)) {
       if (p.taskId() != null && !out.contains(p.taskId())) {
@@ -878,10 +882,28 @@ public final class MergeBook {
     return out;
   }
 
+  /**
+   * The parts a landing holds: with review the approved ones (as they were when it began: an
+   * approval during the landing is for the next one), else all of them.
+   */
+  private int landingParts(Item i) {
+    if (i.state == ItemState.LANDING && i.landingParts >= 0) {
+      return Math.min(i.landingParts, i.parts.size());
+    }
+    return repo.review() && i.approvedParts() > 0 ? i.approvedParts() : i.parts.size();
+  }
+
   /** With review: the head an approval lets land (what PublishBranch reads instead of the branch), or null. */
   public String approvedHead(String id) {
     Item i = get(id);
-    return i == null || !repo.review() ? null : i.approvedHead();
+    if (i == null || !repo.review()) {
+      return null;
+    }
+    if (i.state == ItemState.LANDING && i.landingParts > 0 && i.landingParts <= i.parts.size()) {
+      ItemPart last = i.parts.get(i.landingParts - 1);
+      return last.approved() ? last.head() : null; // what this landing read, whatever was approved since
+    }
+    return i.approvedHead();
   }
 
   private void trimClosed() {

@@ -160,6 +160,17 @@ class MergeBookTest {
     assertEquals(List.of("t1"), b.landingTasks("alpha-1"));
     assertEquals(ItemState.QUEUED, b.item("alpha-1").state());
     assertFalse(b.item("alpha-1").parts().get(1).approved());
+    // t2 approved while alpha-1 lands: that landing still holds t1 only; t2's work is the next item.
+    b.landing("alpha-1", 3);
+    assertFalse(b.taskApproved("t2", 4), "nothing goes in line by it now: it is the next item's approval");
+    assertEquals("aaaa1111bbbb", b.approvedHead("alpha-1"));
+    assertEquals(List.of("t1"), b.landingTasks("alpha-1"));
+    Landed l = new Landed("alpha-1", "alpha", "t1", "aaaa1111bbbb", "x1", "x0", 1, 0, 0, 5, List.of(), null);
+    assertEquals(List.of("t1"), b.landed("alpha-1", l, 5));
+    MergeItem next = b.item("alpha-2");
+    assertEquals(List.of("t2"), next.taskIds());
+    assertEquals(ItemState.QUEUED, next.state(), "its approval came during the landing: it counts for it");
+    assertEquals("cccc2222dddd", b.approvedHead("alpha-2"));
   }
 
   @Test
