@@ -12,8 +12,13 @@ package dev.colony.merge;
  * @param approved whether a human approved this part (always true in effect with {@code review: false})
  */
 public record ItemPart(String taskId, String head, String base, boolean approved) {
-  /** Parts one item holds at most; a submission beyond it waits for the item to land. */
-  public static final int MAX = 20;
+  /**
+   * Parts one item holds at most; a submission beyond it waits for the item to land. With
+   * {@link MergeBook#MAX_OPEN} items it bounds what the card and the continue-as-new input carry.
+   */
+  public static final int MAX = 8;
+  /** Without review a part is only its task (no head is kept): tasks one item holds at most. */
+  public static final int MAX_TASKS = 20;
 
   ItemPart approve() {
     return new ItemPart(taskId, head, base, true);

@@ -242,8 +242,9 @@ public final class MergeBook {
       }
     }
     Item open = open(s.ant());
-    if (open != null && open.state != ItemState.LANDING && open.parts.size() >= ItemPart.MAX && !holdsPart(open, s)) {
-      return open.id + " holds " + ItemPart.MAX + " submissions already: wait for it to land";
+    int maxParts = repo.review() ? ItemPart.MAX : ItemPart.MAX_TASKS;
+    if (open != null && open.state != ItemState.LANDING && open.parts.size() >= maxParts && !holdsPart(open, s)) {
+      return open.id + " holds " + maxParts + " submissions already: wait for it to land";
     }
     if (open == null && openCount() >= MAX_OPEN) {
       return "the queue of " + repo.name() + " is full (" + MAX_OPEN + " open items): wait for some to land";
@@ -389,7 +390,7 @@ public final class MergeBook {
   public SubmitReply submit(Submission s, long now) {
     Item i = open(s.ant());
     String by = s.by() == null || s.by().isBlank() ? "ant" : MergeText.line(s.by(), 100);
-    ItemPart part = new ItemPart(s.taskId(), s.head(), s.base(), s.approved());
+    ItemPart part = part(s);
     if (i != null) {
       if (i.state == ItemState.LANDING) {
         later.put(s.ant(), s); // its branch was read already: the new work is the next item
@@ -456,10 +457,17 @@ public final class MergeBook {
     return -1;
   }
 
+  /** A submission as a part: without review only its task counts (the branch is read at the turn). */
+  private ItemPart part(Submission s) {
+    return repo.review() ? new ItemPart(s.taskId(), s.head(), s.base(), s.approved())
+        : new ItemPart(s.taskId(), null, null, s.approved());
+  }
+
   /** Whether the submission is one the item holds already (the same task at the same head). */
-  private static boolean holdsPart(Item i, Submission s) {
+  private boolean holdsPart(Item i, Submission s) {
+    ItemPart q = part(s);
     for (ItemPart p : i.parts) {
-      if (same(p.taskId(), s.taskId()) && same(p.head(), s.head())) {
+      if (same(p.taskId(), q.taskId()) && same(p.head(), q.head())) {
         return true;
       }
     }
@@ -745,11 +753,8 @@ public final class MergeBook {
     Submission s = later.remove(ant);
     Item i = open(ant);
     if (s != null && i != null && i.state != ItemState.LANDING && submitProblem(s) == null) {
-      if (repo.review() && i.state == ItemState.REWORK) {
-        join(i, new ItemPart(s.taskId(), s.head(), s.base(), false));
-      } else {
-        join(i, new ItemPart(s.taskId(), s.head(), s.base(), s.approved()));
-      }
+      ItemPart p = part(s);
+      join(i, repo.review() && i.state == ItemState.REWORK ? new ItemPart(p.taskId(), p.head(), p.base(), false) : p);
       i.sync();
     }
   }
