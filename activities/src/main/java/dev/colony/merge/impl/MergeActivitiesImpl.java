@@ -144,6 +144,9 @@ public final class MergeActivitiesImpl implements MergeActivities {
       if (approved != null) {
         // With review what lands is the head a human approved, never the branch as it is now (the
         // ant may have committed more since: that waits for its own approval).
+        if (!approved.matches("[0-9a-fA-F]{4,64}")) {
+          throw nonRetryable("the approved head " + oneLine(bounded(approved, 80)) + " is not a commit id", "BadInput");
+        }
         String pinned = revParse(dir, approved);
         if (pinned == null) {
           throw nonRetryable("the approved commit " + approved + " of " + ant + " is not in " + repo.repo()

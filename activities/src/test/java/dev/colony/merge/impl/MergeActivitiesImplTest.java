@@ -517,6 +517,9 @@ class MergeActivitiesImplTest {
         () -> h.merge().publishBranch(repo, "alpha", "colony/alpha", null, "0123456789abcdef0123456789abcdef01234567"));
     assertEquals("CommitMissing", f.getType());
     assertTrue(f.isNonRetryable());
+    ApplicationFailure ref = assertThrows(ApplicationFailure.class,
+        () -> h.merge().publishBranch(repo, "alpha", "colony/alpha", null, "main"));
+    assertEquals("BadInput", ref.getType(), "a ref name is not an approved commit");
   }
 
   @Test
