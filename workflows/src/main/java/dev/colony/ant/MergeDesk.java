@@ -13,6 +13,7 @@ import dev.colony.merge.Submission;
 import dev.colony.merge.SubmitReply;
 import dev.colony.session.SessionResult;
 import dev.colony.task.TaskBrief;
+import dev.colony.task.TaskWork;
 import dev.colony.text.SafeText;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.ActivityFailure;
@@ -35,6 +36,8 @@ final class MergeDesk {
   private static final Logger log = Workflow.getLogger(MergeDesk.class);
   /** The one change id of everything the merge queue added to the ant's command sequence. */
   static final String CHANGE_ID = "merge";
+  /** The change id of submitting a task's work only after the board accepted its report. */
+  static final String ACCEPTED_REPORT = "merge-accepted-report";
   /** An ant waiting for paths claims again this often, in case a PATHS_FREE was lost. */
   static final Duration RECLAIM = Duration.ofMinutes(5);
   /** The longest rework message that goes to the agent. */
@@ -269,9 +272,11 @@ final class MergeDesk {
    * other work waits for a human's {@code colony merge submit}.
    *
    * @param task the task the session worked on (null: none)
-   * @param submittedTask whether the session handed that task over (In Review or Done)
+   * @param letGo whether the ant let that task go after the session (the rule of runs before {@value #ACCEPTED_REPORT})
+   * @param accepted whether the board accepted the session's report that handed the task over (In
+   *     Review or Done): only then is its work submitted for the task
    */
-  void afterSession(SessionResult r, TaskBrief task, boolean submittedTask) {
+  void afterSession(SessionResult r, TaskBrief task, boolean letGo, boolean accepted) {
     if (!on() || r == null || ant.stopRequested()) {
       return;
     }
@@ -281,23 +286,43 @@ final class MergeDesk {
       return;
     }
     MergeRepo repo = ant.spec().merge();
-    if (task != null && !submittedTask) {
-      return; // the task goes on in the next session (and keeps its paths)
+    if (task != null && !submitted(letGo, accepted)) {
+      return; // the task goes on in the next session (and keeps its paths), or is no longer the ant's
     }
     if (repo.review() && task == null) {
       release(); // nothing goes to the queue by itself: the paths are not held for it
       return;
     }
     String name = ant.spec().name();
+    // The head the session ended at: with review, the approval covers exactly it.
+    TaskWork work = task == null ? null : r.work();
     Submission s = new Submission(name, ant.host() == null ? "" : ant.host(),
         ant.spec().workspace() == null ? "colony/" + name : ant.spec().workspace().branchOf(name),
-        task == null ? null : task.id(), priority(task), "ant", false);
+        task == null ? null : task.id(), priority(task), "ant", false, work == null ? null : sha(work.head()),
+        work == null ? null : sha(work.base()));
     try {
       SubmitReply reply = desk("submit " + name + (task == null ? "" : " · task " + task.id())).submit(repo, s);
       log.info("{}: submitted to merge queue {}: {}", name, repo.name(), reply.text());
     } catch (ActivityFailure f) {
       log.warn("{}: could not submit to merge queue {}: {}", name, repo.name(), Texts.rootMessage(f));
     }
+  }
+
+  /**
+   * Whether the task was handed over. Runs before {@value #ACCEPTED_REPORT} read "held before, not
+   * held after" as handed over, even when the board refused the report (a human requeued the task
+   * meanwhile); now only an accepted report is. Where both rules agree no marker is written.
+   */
+  private static boolean submitted(boolean letGo, boolean accepted) {
+    if (letGo == accepted) {
+      return accepted;
+    }
+    return Workflow.getVersion(ACCEPTED_REPORT, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION ? letGo
+        : accepted;
+  }
+
+  private static String sha(String s) {
+    return s != null && s.matches("[0-9a-fA-F]{4,64}") ? s : null;
   }
 
   private static int priority(TaskBrief task) {
