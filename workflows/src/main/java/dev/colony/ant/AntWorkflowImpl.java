@@ -282,6 +282,11 @@ public class AntWorkflowImpl implements AntWorkflow {
   }
 
   @Override
+  public String taskHeld() {
+    return ant.task.heldId();
+  }
+
+  @Override
   public AntStats stats() {
     return AntViews.stats(ant);
   }
