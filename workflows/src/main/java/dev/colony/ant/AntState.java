@@ -94,8 +94,9 @@ final class AntState {
     AntMemory m = run.memory();
     if (m == null) {
       mailbox = new Mailbox(List.of(), List.of(), List.of());
-      budget = new BudgetBook(null);
-      ledger = new CostLedger(null);
+      // A start after a stop carries what the stopped run spent: its caps and its costs go on.
+      budget = new BudgetBook(run.carried() == null ? null : run.carried().spend());
+      ledger = new CostLedger(run.carried() == null ? null : run.carried().ledger());
       card = new CardState();
       phase = Phase.initial(0, 0, 0);
       overseer = new OverseerBook(null);

@@ -187,8 +187,11 @@ final class SessionOutcomes {
         action != Outcome.Action.CONTINUE && action != Outcome.Action.RESTART_NOW);
   }
 
-  /** After a session: a reached budget cap pauses the ant until the cap's window rolls over. */
-  private void checkBudget() {
+  /**
+   * After a session (and at the start of a run that carries a stopped run's spend): a reached
+   * budget cap pauses the ant until the cap's window rolls over.
+   */
+  void checkBudget() {
     if (!ant.spec().errorPolicy().hasBudget() || ant.paused()) {
       return;
     }
