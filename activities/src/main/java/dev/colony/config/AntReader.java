@@ -319,7 +319,8 @@ final class AntReader {
         .git(defaults.git())
         .colonyDir(colonyDir.toString())
         .sourceFile(rel)
-        .errorPolicy(errorPolicy)
+        // The budget zone's offsets as data in the spec: budget days replay the same on any worker's JVM.
+        .errorPolicy(errorPolicy.withZoneTable(dev.colony.budget.ZoneTable.of(errorPolicy.budgetZone())))
         .overseer(overseer)
         .tasks(tasks)
         .build(); // notices: the colony's, added by ColonyLoader

@@ -225,8 +225,9 @@ final class AntState {
    */
   void addCost(double usd) {
     if (stats.addCost(usd)) {
-      budget.add(usd, Workflow.currentTimeMillis(), spec.errorPolicy().budgetZone());
-      ledger.addCost(usd, Workflow.currentTimeMillis(), spec.errorPolicy().budgetZone());
+      dev.colony.budget.BudgetDays days = dev.colony.budget.BudgetDays.of(spec.errorPolicy());
+      budget.add(usd, Workflow.currentTimeMillis(), days);
+      ledger.addCost(usd, Workflow.currentTimeMillis(), days);
     }
   }
 
@@ -234,7 +235,7 @@ final class AntState {
   void sessionBegins() {
     long now = Workflow.currentTimeMillis();
     session.begin(now);
-    ledger.addSession(now, spec.errorPolicy().budgetZone());
+    ledger.addSession(now, dev.colony.budget.BudgetDays.of(spec.errorPolicy()));
   }
 
   AntSpec spec() {
