@@ -28,6 +28,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * The sessions that end without a result saying their cost (stopped, interrupted, a worker that
@@ -144,5 +145,23 @@ class UnfinishedSessionCostTest {
     eventually(() -> ant.stats().sessionsByOutcome().getOrDefault("success", 0) == 1, "the session succeeded");
     assertEquals(1.0, ant.stats().spentTodayUsd(), 1e-9, "both attempts' spend");
     assertTrue(ant.stats().costUsd() >= 1.0 - 1e-9, String.valueOf(ant.stats().costUsd()));
+  }
+
+  /**
+   * Records the paths that charge a reported spend (the {@code charge-reported-spend} marker: an
+   * interrupted session capped by it, a stopped session) for the replay guard.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordHistories() throws Exception {
+    anInterruptedSessionIsChargedWhatItReportedAndTheCapSeesIt();
+    sessions.requests.clear();
+    aStoppedSessionIsChargedAndTheStoppedRunsCardKeepsIt();
+    java.nio.file.Path dir = HistoryReplayTest.HISTORIES.resolve("1.5-costs");
+    java.nio.file.Files.createDirectories(dir);
+    java.nio.file.Files.writeString(dir.resolve("interrupted-session-charged.json"),
+        client.fetchHistory("ant/test/runaway").toJson(true));
+    java.nio.file.Files.writeString(dir.resolve("stopped-session-charged.json"),
+        client.fetchHistory("ant/test/stopped").toJson(true));
   }
 }
