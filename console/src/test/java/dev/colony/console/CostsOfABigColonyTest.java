@@ -155,11 +155,14 @@ class CostsOfABigColonyTest {
   @Test
   void everyAntRunningOrStoppedCountsOnceAtTenThousand() throws IOException {
     JsonNode costs;
+    long t0 = System.nanoTime();
     try (Response r = http.newCall(new Request.Builder().url(console.url() + "/api/costs?days=7").build()).execute()) {
       String body = r.body().string();
       assertEquals(200, r.code(), body);
       costs = Views.MAPPER.readTree(body);
     }
+    System.out.printf("/api/costs at %,d ants (%,d runs, in-process visibility): %d ms%n", ANTS, visibility.runs.size(),
+        (System.nanoTime() - t0) / 1_000_000);
     assertEquals(ANTS, costs.get("ants").size(), "every ant, running or stopped, once");
     // 2,000 ants each of $0.01, $0.02, $0.03, $0.04 and $0.05
     assertEquals(300.0, costs.get("totalUsd").asDouble(), 1e-6, "the colony's total");

@@ -25,7 +25,8 @@ final class CurrentSession {
 
   /** A turn report said attempt {@code attempt} of the running session has spent {@code usd} so far. */
   void spent(int attempt, double usd) {
-    if (usd > 0 && Double.isFinite(usd)) {
+    // The latest figure counts, also a lower one (an estimate the engine's own cost replaced).
+    if (usd >= 0 && Double.isFinite(usd) && (usd > 0 || spent.containsKey(attempt))) {
       spent.put(attempt, usd);
     }
   }
