@@ -211,7 +211,14 @@ public final class TurnReporter implements OverseerFeed {
         }
         report = take(silent);
       }
-      send(report, spec != null);
+      if (send(report, spec != null) == null && spec == null && !report.turns().isEmpty() && report.spentUsd() > 0) {
+        // Refused with its turns (a long history takes no more live turns): the spend goes alone.
+        if (send(new TurnReport(session, List.of(), List.of(), 0, attempt, report.spentUsd()), false) != null) {
+          synchronized (lock) {
+            spendUnsent = spendUnsent && spentUsd != report.spentUsd();
+          }
+        }
+      }
     }
   }
 

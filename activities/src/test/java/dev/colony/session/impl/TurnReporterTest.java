@@ -228,4 +228,25 @@ public class TurnReporterTest {
     assertEquals(0.75, last.report().spentUsd(), 1e-12, "the last spend goes with the end of the session");
     assertEquals(2, ch.sent.size());
   }
+
+  /** A batch refused with its turns (a long history takes no more live turns) still delivers the spend, alone. */
+  @Test
+  void aRefusedBatchsSpendGoesAlone() throws Exception {
+    List<TurnReport> accepted = new CopyOnWriteArrayList<>();
+    TurnReporter.Channel refusingTurns = (report, id, wait) -> {
+      if (!report.turns().isEmpty()) {
+        return null;
+      }
+      accepted.add(report);
+      return new TurnReply(List.of(), false);
+    };
+    TurnReporter r = new TurnReporter(refusingTurns, 7, 1, null, guard, s -> s, "turns/run/s7/a1", now::get);
+    r.turn(Turn.text("working"));
+    r.spent(0.3);
+    lookedAgain(r);
+    now.addAndGet(TurnReporter.PLAIN_EVERY_MILLIS);
+    eventually(() -> !accepted.isEmpty(), "the spend alone");
+    assertEquals(0.3, accepted.get(0).spentUsd(), 1e-12);
+    r.close();
+  }
 }
