@@ -18,6 +18,13 @@ public interface OverseerFeed {
    */
   List<String> take();
 
+  /**
+   * Asks to be told when whispers are ready to {@link #take()}, from the feed's own thread: an
+   * engine that can give a whisper at any time (a file the agent reads) does not wait for the
+   * agent's next turn. Engines that can give whispers only at a turn ignore it.
+   */
+  default void onWhisper(Runnable listener) {}
+
   /** Output that is not a turn: the agent is not silent. */
   void activity();
 

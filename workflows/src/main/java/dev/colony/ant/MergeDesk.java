@@ -13,6 +13,7 @@ import dev.colony.merge.Submission;
 import dev.colony.merge.SubmitReply;
 import dev.colony.session.SessionResult;
 import dev.colony.task.TaskBrief;
+import dev.colony.task.TaskWork;
 import dev.colony.text.SafeText;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.ActivityFailure;
@@ -35,12 +36,22 @@ final class MergeDesk {
   private static final Logger log = Workflow.getLogger(MergeDesk.class);
   /** The one change id of everything the merge queue added to the ant's command sequence. */
   static final String CHANGE_ID = "merge";
+  /** The change id of submitting a task's work only after the board accepted its report. */
+  static final String ACCEPTED_REPORT = "merge-accepted-report";
   /** An ant waiting for paths claims again this often, in case a PATHS_FREE was lost. */
   static final Duration RECLAIM = Duration.ofMinutes(5);
   /** The longest rework message that goes to the agent. */
   static final int MAX_REWORK_CHARS = 8_000;
   /** A task's body line that declares the paths its work touches: {@code touches: src/api/**, docs/*.md}. */
   static final String TOUCHES = "touches:";
+  /**
+   * The change that keeps an ant's paths held until its work lands or is dropped: a claim the queue
+   * cannot check is a wait, not a pass, and the queue's LANDED or CLOSED news no longer drops a claim
+   * the ant made since (for its next work).
+   */
+  static final String CLAIMS_HELD = "merge-claims-held";
+  /** How long an ant waits before asking again when the queue could not answer its claim. */
+  static final Duration CLAIM_RETRY = Duration.ofMinutes(1);
   /** Globs one claim carries at most. */
   static final int MAX_GLOBS = 20;
 
@@ -66,6 +77,10 @@ final class MergeDesk {
     return on;
   }
 
+  private static boolean claimsHeld() {
+    return Workflow.getVersion(CLAIMS_HELD, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+  }
+
   // ---- the queue's news (a signal) ----
 
   void news(MergeNews n) {
@@ -76,7 +91,9 @@ final class MergeDesk {
     String text = n.text() == null ? "" : Texts.clean(n.text());
     switch (n.kind()) {
       case LANDED -> {
-        ant.merge.released(); // the queue freed the ant's paths when its work landed
+        if (!claimsHeld()) {
+          ant.merge.released(); // runs before the change: the queue freed the ant's paths when its work landed
+        } // since: a claim made after the submission (the ant's next work) stays; the stop releases it
         if (n.landed() != null && n.landed().from() != null && n.landed().to() != null
             && n.landed().pullRequest() == null) {
           ant.merge.landed(n.landed().from(), n.landed().to());
@@ -105,7 +122,9 @@ final class MergeDesk {
       case PATHS_FREE -> ant.merge.pathsFree();
       case CLOSED -> {
         ant.merge.noticeSent("merge-" + n.repo() + "-" + n.itemId());
-        ant.merge.released(); // nothing to land, or cancelled: the queue freed its paths
+        if (!claimsHeld()) {
+          ant.merge.released(); // runs before the change: nothing to land, or cancelled: the queue freed its paths
+        }
       }
       default -> { }
     }
@@ -139,10 +158,21 @@ final class MergeDesk {
     try {
       reply = desk("claim paths · " + String.join(", ", globs)).claimPaths(ant.spec().merge(), claim);
     } catch (ActivityFailure f) {
-      // The queue cannot be asked: work goes on (the queue still lands one item at a time and
-      // turns a conflict into a rework; a claim only avoids one).
       log.warn("{}: could not claim paths: {}", ant.spec().name(), Texts.rootMessage(f));
-      return true;
+      if (!claimsHeld()) {
+        return true; // runs before the change worked without a claim
+      }
+      // A claim nobody checked is no claim: the ant waits and asks again, as if refused.
+      String whom = "its merge queue (not answering)";
+      if (!whom.equals(ant.merge.waitingFor())) {
+        outbox.say("⏳ " + ant.spec().name() + " waits: its merge queue did not answer its path claim");
+      }
+      ant.merge.waiting(whom);
+      ant.fire(new LifecycleEvent.Waiting("paths unchecked: " + whom, null));
+      Timers.await(CLAIM_RETRY, "claim paths again · the merge queue did not answer",
+          () -> ant.stopRequested() || ant.paused() || ant.specPending() || ant.upgrade.due() || ant.mailbox.hasUrgent());
+      ant.fire(new LifecycleEvent.Woken());
+      return false;
     }
     if (reply.granted()) {
       boolean waited = ant.merge.waitingFor() != null;
@@ -242,9 +272,11 @@ final class MergeDesk {
    * other work waits for a human's {@code colony merge submit}.
    *
    * @param task the task the session worked on (null: none)
-   * @param submittedTask whether the session handed that task over (In Review or Done)
+   * @param letGo whether the ant let that task go after the session (the rule of runs before {@value #ACCEPTED_REPORT})
+   * @param accepted whether the board accepted the session's report that handed the task over (In
+   *     Review or Done): only then is its work submitted for the task
    */
-  void afterSession(SessionResult r, TaskBrief task, boolean submittedTask) {
+  void afterSession(SessionResult r, TaskBrief task, boolean letGo, boolean accepted) {
     if (!on() || r == null || ant.stopRequested()) {
       return;
     }
@@ -254,23 +286,43 @@ final class MergeDesk {
       return;
     }
     MergeRepo repo = ant.spec().merge();
-    if (task != null && !submittedTask) {
-      return; // the task goes on in the next session (and keeps its paths)
+    if (task != null && !submitted(letGo, accepted)) {
+      return; // the task goes on in the next session (and keeps its paths), or is no longer the ant's
     }
     if (repo.review() && task == null) {
       release(); // nothing goes to the queue by itself: the paths are not held for it
       return;
     }
     String name = ant.spec().name();
+    // The head the session ended at: with review, the approval covers exactly it.
+    TaskWork work = task == null ? null : r.work();
     Submission s = new Submission(name, ant.host() == null ? "" : ant.host(),
         ant.spec().workspace() == null ? "colony/" + name : ant.spec().workspace().branchOf(name),
-        task == null ? null : task.id(), priority(task), "ant", false);
+        task == null ? null : task.id(), priority(task), "ant", false, work == null ? null : sha(work.head()),
+        work == null ? null : sha(work.base()));
     try {
       SubmitReply reply = desk("submit " + name + (task == null ? "" : " · task " + task.id())).submit(repo, s);
       log.info("{}: submitted to merge queue {}: {}", name, repo.name(), reply.text());
     } catch (ActivityFailure f) {
       log.warn("{}: could not submit to merge queue {}: {}", name, repo.name(), Texts.rootMessage(f));
     }
+  }
+
+  /**
+   * Whether the task was handed over. Runs before {@value #ACCEPTED_REPORT} read "held before, not
+   * held after" as handed over, even when the board refused the report (a human requeued the task
+   * meanwhile); now only an accepted report is. Where both rules agree no marker is written.
+   */
+  private static boolean submitted(boolean letGo, boolean accepted) {
+    if (letGo == accepted) {
+      return accepted;
+    }
+    return Workflow.getVersion(ACCEPTED_REPORT, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION ? letGo
+        : accepted;
+  }
+
+  private static String sha(String s) {
+    return s != null && s.matches("[0-9a-fA-F]{4,64}") ? s : null;
   }
 
   private static int priority(TaskBrief task) {

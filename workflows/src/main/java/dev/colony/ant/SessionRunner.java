@@ -147,7 +147,7 @@ final class SessionRunner {
     outcomes.act(result, delivered);
     dev.colony.task.TaskBrief task = ant.task.brief();
     desk.afterSession(result, number);
-    merge.afterSession(result, task, task != null && !ant.task.held());
+    merge.afterSession(result, task, task != null && !ant.task.held(), task != null && desk.submitted(task.id()));
     if (unresponsive && !ant.parked()) {
       reports.report(AntFailure.UNRESPONSIVE, "session " + number + " stopped answering: " + trim(result.detail()));
     }

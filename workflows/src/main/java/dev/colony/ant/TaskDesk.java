@@ -40,6 +40,8 @@ final class TaskDesk {
   private static final Logger log = Workflow.getLogger(TaskDesk.class);
   /** The one change id of everything the board added to the ant's command sequence. */
   static final String CHANGE_ID = "tasks";
+  /** The task whose SUBMITTED report the last session's end had accepted, or null (not carried: read at once). */
+  private String submittedTaskId;
   /** Candidates one look asks for: the best few are plenty when claims are refused. */
   static final int FIND_LIMIT = 20;
   /** An ant that waits for a task looks at the board this often, in case a wake was lost. */
@@ -174,7 +176,17 @@ final class TaskDesk {
    * is FAILED, or BLOCKED once {@code max_tries} failed; a parked ant's task is BLOCKED; a rate
    * limit or a pause keeps the task for the next session.
    */
+  /**
+   * Whether the last session's SUBMITTED report on {@code taskId} was accepted: only then is its
+   * work the task's to submit to the merge queue (a refused report means the task moved on without
+   * this ant, e.g. a human requeued it). Set by {@link #afterSession}, read right after it.
+   */
+  boolean submitted(String taskId) {
+    return taskId != null && taskId.equals(submittedTaskId);
+  }
+
   void afterSession(SessionResult r, int number) {
+    submittedTaskId = null;
     TaskBrief b = ant.task.brief();
     if (!on || b == null || r == null) {
       return;
@@ -204,6 +216,7 @@ final class TaskDesk {
     TaskReply reply = report(b, TaskReport.Kind.SUBMITTED, detail, link, work, done);
     letGo();
     if (reply != null && reply.accepted()) {
+      submittedTaskId = b.id();
       TaskState state = reply.state() == null ? TaskState.IN_REVIEW : reply.state();
       outbox.say(handedOver(ant.spec().name(), b, state, work), b.id());
     }

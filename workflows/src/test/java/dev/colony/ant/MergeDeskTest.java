@@ -49,6 +49,7 @@ class MergeDeskTest {
   private RecordingQueue queue;
   private RecordingGit git;
   private NotifierTest.RecordingNotify notify;
+  private Fakes.FakeTasks board;
   private WorkflowClient client;
 
   /** The queue as an ant calls it: records submissions and claims; refuses claims while {@link #holder} is set. */
@@ -57,6 +58,8 @@ class MergeDeskTest {
     final List<PathClaim> claims = new CopyOnWriteArrayList<>();
     final List<String> releases = new CopyOnWriteArrayList<>();
     volatile String holder;
+    /** While set, a claim fails as when the queue cannot be reached. */
+    volatile boolean unreachable;
 
     @Override
     public SubmitReply submit(MergeRepo repo, Submission s) {
@@ -67,6 +70,9 @@ class MergeDeskTest {
     @Override
     public PathReply claimPaths(MergeRepo repo, PathClaim claim) {
       claims.add(claim);
+      if (unreachable) {
+        throw io.temporal.failure.ApplicationFailure.newNonRetryableFailure("queue unreachable", "Unreachable");
+      }
       String h = holder;
       return h == null ? PathReply.grant() : new PathReply(false, h, List.of("src/**"));
     }
@@ -99,7 +105,7 @@ class MergeDeskTest {
     }
 
     @Override
-    public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since) {
+    public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since, String approved) {
       throw new UnsupportedOperationException();
     }
 
@@ -136,7 +142,8 @@ class MergeDeskTest {
     queue = new RecordingQueue();
     git = new RecordingGit();
     notify = new NotifierTest.RecordingNotify();
-    env = Fakes.environment(QUEUE, sessions, chat, new Fakes.FixedWorkspace(), queue, git, notify);
+    board = new Fakes.FakeTasks();
+    env = Fakes.environment(QUEUE, sessions, chat, new Fakes.FixedWorkspace(), queue, git, notify, board);
     sessions.clock = env::currentTimeMillis;
     client = env.getWorkflowClient();
   }
@@ -202,6 +209,22 @@ class MergeDeskTest {
     eventually(() -> queue.releases.contains("gamma"), "a stop gives the claim back");
   }
 
+  /** A claim the queue cannot answer is no claim: the ant waits and asks again, it does not work unchecked. */
+  @Test
+  void aClaimTheQueueCannotAnswerIsAWaitNotAPass() {
+    queue.unreachable = true;
+    AntWorkflow ant = Fakes.start(client, QUEUE, ant("delta", false, List.of("src/**")));
+    eventually(() -> queue.claims.size() == 1, "the claim");
+    eventually(() -> chat.texts().contains("⏳ delta waits: its merge queue did not answer its path claim"), "told once");
+    env.sleep(java.time.Duration.ofSeconds(30));
+    assertTrue(sessions.requests.isEmpty(), "no session on unchecked paths");
+    queue.unreachable = false;
+    env.sleep(MergeDesk.CLAIM_RETRY);
+    eventually(() -> sessions.requests.size() == 1, "the session, once the claim is granted");
+    assertEquals(2, queue.claims.size());
+    ant.stop();
+  }
+
   @Test
   void aLandingMovesTheBranchBeforeTheNextSessionAndAReworkReachesTheAgentFirst() {
     CountDownLatch first = new CountDownLatch(1);
@@ -245,6 +268,46 @@ class MergeDeskTest {
         && x.text().contains("eps-1 failed 3 times")), "the notice");
     env.sleep(java.time.Duration.ofHours(2));
     assertEquals(1, notify.notices.stream().filter(x -> x.kind().equals("merge")).count(), "no reminders");
+    ant.stop();
+  }
+
+  private AntSpec taker(String name, boolean review) {
+    return ant(name, review, List.of()).toBuilder()
+        .tasks(new dev.colony.spec.TaskPolicy(List.of("docs"), false, 3, false, 0)).build();
+  }
+
+  private static dev.colony.task.TaskWork work(String base, String head) {
+    return new dev.colony.task.TaskWork("colony/t", base, head, List.of(new dev.colony.task.TaskWork.Commit(head,
+        "Fix the docs")), 1, 1, 0, List.of("README.md"));
+  }
+
+  @Test
+  void aTasksWorkIsSubmittedWithTheHeadItsSessionEndedAt() {
+    board.candidates.add(Fakes.FakeTasks.todo("t1", dev.colony.task.Priority.NORMAL, env.currentTimeMillis()));
+    sessions.then(() -> dev.colony.session.SessionResult.of(dev.colony.errorpolicy.Outcome.SUCCESS, "done")
+        .withWork(work("abc1234", "def5678")));
+    AntWorkflow ant = Fakes.start(client, QUEUE, taker("zeta", true));
+    eventually(() -> queue.submissions.size() == 1, "the submission");
+    Submission s = queue.submissions.get(0);
+    assertEquals("t1", s.taskId());
+    assertEquals("def5678", s.head(), "the head a review approves");
+    assertEquals("abc1234", s.base());
+    ant.stop();
+  }
+
+  @Test
+  void aRefusedReportSubmitsNothingForTheTask() {
+    board.candidates.add(Fakes.FakeTasks.todo("t2", dev.colony.task.Priority.NORMAL, env.currentTimeMillis()));
+    // A human requeued the task during the session: the board refuses the ant's report.
+    board.replies.add(new dev.colony.task.TaskReply(false, dev.colony.task.TaskState.TODO, "the task was requeued"));
+    sessions.then(() -> dev.colony.session.SessionResult.of(dev.colony.errorpolicy.Outcome.SUCCESS, "done")
+        .withWork(work("abc1234", "def5678")));
+    AntWorkflow ant = Fakes.start(client, QUEUE, taker("eta", false));
+    eventually(() -> board.reports.size() == 1, "the report");
+    eventually(() -> ant.status().taskId() == null, "the ant let the task go");
+    env.sleep(java.time.Duration.ofMinutes(1));
+    assertTrue(queue.submissions.stream().noneMatch(x -> "t2".equals(x.taskId())),
+        "the work of a task the ant no longer holds is not submitted for it: " + queue.submissions);
     ant.stop();
   }
 

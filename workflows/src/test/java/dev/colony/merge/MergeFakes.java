@@ -83,8 +83,8 @@ final class MergeFakes {
     }
 
     @Override
-    public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since) {
-      calls.add("publish " + ant);
+    public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since, String approved) {
+      calls.add("publish " + ant + (approved == null ? "" : " " + approved));
       Semaphore g = gate;
       if (g != null) {
         try {
@@ -105,10 +105,16 @@ final class MergeFakes {
             from = i + 1;
           }
         }
-        List<Commit> work = b.own.subList(from, b.own.size());
+        int to = b.own.size(); // the branch's head, or the approved head a human reviewed
+        for (int i = 0; approved != null && i < b.own.size(); i++) {
+          if (b.own.get(i).sha().equals(approved)) {
+            to = i + 1;
+          }
+        }
+        List<Commit> work = b.own.subList(Math.min(from, to), to);
         Set<String> paths = new LinkedHashSet<>();
         work.forEach(c -> paths.addAll(c.files()));
-        String head = b.own.isEmpty() ? main.get(b.base - 1).sha() : b.own.get(b.own.size() - 1).sha();
+        String head = to == 0 ? main.get(b.base - 1).sha() : b.own.get(to - 1).sha();
         String base = from > 0 ? b.own.get(from - 1).sha() : "main@" + b.base;
         return new BranchHead(head, base, work.size(), List.copyOf(paths), branch);
       }
@@ -145,6 +151,9 @@ final class MergeFakes {
       for (Commit c : b.own) {
         if (started) {
           work.add(c);
+          if (c.sha().equals(branch.head())) {
+            break; // up to the head read (an approved head: nothing after it)
+          }
         }
         if (c.sha().equals(branch.base())) {
           started = true;

@@ -110,6 +110,7 @@ public final class CommandEngine implements Engine {
     String conversation = "pid-" + process.pid();
     OutputPump pump = new OutputPump(process.getInputStream(), ctx.transcript(), ctx.guard(), ctx.overseer(),
         whisperFile);
+    pump.listen();
     pump.start();
     writePrompt(process, ctx.prompt());
     try {
@@ -340,7 +341,7 @@ public final class CommandEngine implements Engine {
             if (l.startsWith(TURN_PREFIX)) {
               turns++;
               overseer.turn(parseTurn(l.substring(TURN_PREFIX.length())));
-              deliver(overseer.take());
+              giveWhispers();
             } else if (l.startsWith("COLONY_COST_USD=")) {
               double usd = cost(l);
               if (usd > 0 || l.strip().matches("COLONY_COST_USD=0+(\\.0+)?")) {
@@ -360,6 +361,16 @@ public final class CommandEngine implements Engine {
           }
         }
       }
+    }
+
+    /** Gives whispers the moment the overseer's verdict brings them (the agent may be waiting for one). */
+    void listen() {
+      overseer.onWhisper(this::giveWhispers);
+    }
+
+    /** Takes and writes under one lock, so whispers reach the file in the order they were given. */
+    private synchronized void giveWhispers() {
+      deliver(overseer.take());
     }
 
     private void deliver(List<String> whispers) {

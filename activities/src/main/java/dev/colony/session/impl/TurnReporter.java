@@ -65,6 +65,8 @@ public final class TurnReporter implements OverseerFeed {
   private final java.util.Set<String> given = new java.util.HashSet<>();
   private boolean evaluating;
   private boolean closed;
+  /** Told when whispers are ready, so an engine can give them without waiting for the agent's next turn. */
+  private Runnable whisperListener;
   private long lastSignOfLifeMillis;
   private boolean silenceReported;
   /** When the oldest turn of the buffer came (plain mode's batching). */
@@ -112,6 +114,13 @@ public final class TurnReporter implements OverseerFeed {
         buffer.add(t); // beyond that the workflow is far behind: the oldest unsent turns are enough
       }
       lock.notifyAll();
+    }
+  }
+
+  @Override
+  public void onWhisper(Runnable listener) {
+    synchronized (lock) {
+      whisperListener = listener;
     }
   }
 
@@ -174,7 +183,7 @@ public final class TurnReporter implements OverseerFeed {
       if (buffer.isEmpty() && acks.isEmpty() && !spendUnsent) {
         return;
       }
-      last = take(0);
+      last = take(0, true);
     }
     if (send(last, false) == null && !last.turns().isEmpty() && last.spentUsd() > 0) {
       // Refused with its turns (a long history takes no more live turns): the spend goes alone.
@@ -209,7 +218,7 @@ public final class TurnReporter implements OverseerFeed {
         if (silent > 0) {
           silenceReported = true;
         }
-        report = take(silent);
+        report = take(silent, false);
       }
       if (send(report, spec != null) == null && spec == null && !report.turns().isEmpty() && report.spentUsd() > 0) {
         // Refused with its turns (a long history takes no more live turns): the spend goes alone.
@@ -251,8 +260,9 @@ public final class TurnReporter implements OverseerFeed {
     return quiet >= spec.stallAfterSeconds() * 1000 ? quiet / 1000 : 0;
   }
 
-  private TurnReport take(long silentSeconds) {
-    TurnReport r = new TurnReport(session, List.copyOf(buffer), List.copyOf(acks), silentSeconds, attempt, spentUsd);
+  private TurnReport take(long silentSeconds, boolean last) {
+    TurnReport r = new TurnReport(session, List.copyOf(buffer), List.copyOf(acks), silentSeconds, last, attempt,
+        spentUsd);
     buffer.clear();
     acks.clear();
     spendUnsent = false;
@@ -269,6 +279,7 @@ public final class TurnReporter implements OverseerFeed {
       log.info("turn report for session {} not delivered: {}", session, e.toString());
       reply = null;
     }
+    Runnable listener;
     synchronized (lock) {
       if (reply == null) {
         acks.addAll(0, report.delivered()); // try the acknowledgements again with the next batch
@@ -286,6 +297,14 @@ public final class TurnReporter implements OverseerFeed {
         if (!given.contains(w.id())) {
           ready.putIfAbsent(w.id(), w.rendered());
         }
+      }
+      listener = ready.isEmpty() ? null : whisperListener;
+    }
+    if (listener != null) {
+      try {
+        listener.run();
+      } catch (RuntimeException e) {
+        log.info("whispers for session {} not given now: {}", session, e.toString());
       }
     }
     return reply;

@@ -249,4 +249,28 @@ public class TurnReporterTest {
     assertEquals(0.3, accepted.get(0).spentUsd(), 1e-12);
     r.close();
   }
+
+  /**
+   * A whisper is ready the moment the verdict brings it: an engine that listens gives it without
+   * waiting for the agent's next turn (an agent that waits for its overseer's word would otherwise
+   * wait for ever). The session's last report says it is the last.
+   */
+  @Test
+  void aListenerHearsOfWhispersAtOnceAndTheLastReportSaysSo() throws Exception {
+    Channel ch = new Channel();
+    ch.replies.add(new TurnReply(List.of(new Whisper("w1", "CORRECTION", "Stop.")), false));
+    TurnReporter r = reporter(ch);
+    List<String> given = new CopyOnWriteArrayList<>();
+    r.onWhisper(() -> given.addAll(r.take()));
+    for (int i = 0; i < 3; i++) {
+      r.turn(Turn.text("t" + i));
+    }
+    eventually(() -> given.equals(List.of("[CORRECTION] Stop.")), "the whisper given with no further turn");
+    r.turn(Turn.text("after"));
+    r.close();
+    Sent last = ch.sent.get(ch.sent.size() - 1);
+    assertTrue(last.report().last(), "the session's last report is marked");
+    assertEquals(List.of("w1"), last.report().delivered());
+    assertFalse(ch.sent.get(0).report().last());
+  }
 }
