@@ -112,10 +112,21 @@ final class SessionRunner {
         cancelled = true;
       }
     }
+    // What the session's attempts reported spending while they ran: charged when no result says
+    // the cost (stopped, interrupted, its worker or host lost), or when it says less (an attempt
+    // before a worker died spent too).
+    double spent = ant.session.spentSoFar();
+    if (result != null && spent > result.costUsd() && outcomes.chargesReportedSpend(spent)) {
+      result = result.withCost(spent);
+      spent = 0;
+    }
     ant.session.ended();
     if (hostLost || (cancelled && (ant.stopRequested() || ant.phase().state() != Lifecycle.INTERRUPTING))) {
       ant.mailbox.giveBack(delivered);
       outcomes.giveIssueBack();
+      if (result == null && outcomes.chargesReportedSpend(spent)) {
+        outcomes.chargeUnfinished(spent, ant.stopRequested());
+      }
       if (hostLost) {
         hosts.timedOut();
       }
@@ -128,7 +139,8 @@ final class SessionRunner {
     }
     ant.confirmations.forgetSessionsUpTo(number);
     if (ant.phase().state() == Lifecycle.INTERRUPTING) {
-      outcomes.interrupted(result, delivered, number, aborted);
+      outcomes.interrupted(result, delivered, number, aborted,
+          result == null && outcomes.chargesReportedSpend(spent) ? spent : 0);
       return;
     }
     boolean pauseWasPending = ant.pause.is(AntState.OPERATOR);
