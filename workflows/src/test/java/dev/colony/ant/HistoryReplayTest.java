@@ -40,23 +40,23 @@ class HistoryReplayTest {
       files = s.filter(p -> p.toString().endsWith(".json")).sorted().toList();
     }
     assertFalse(files.isEmpty(), "no committed histories under " + HISTORIES);
-    // Warm-up, result ignored: the first replay loads classes and builds Jackson's (de)serializers
-    // inside a workflow task, which on a loaded machine takes over the SDK's 1 s deadlock bound.
-    try {
-      WorkflowReplayer.replayWorkflowExecution(WorkflowExecutionHistory.fromJson(Files.readString(files.get(0))),
-          AntWorkflowImpl.class, dev.colony.supervision.ColonyWorkflowImpl.class, dev.colony.task.TaskWorkflowImpl.class,
+    // The SDK calls a workflow task that runs over 1 s of wall time a potential deadlock. A replay's
+    // first task loads classes and builds Jackson's (de)serializers, which on a loaded machine (CI's
+    // two test JVMs on two cores) takes longer: the replayer's worker allows a minute, so a slow
+    // machine never reads as non-determinism, while a real NonDeterministicException still fails.
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      Worker worker = env.newWorker("replay", io.temporal.worker.WorkerOptions.newBuilder()
+          .setDefaultDeadlockDetectionTimeout(Duration.ofMinutes(1).toMillis()).build());
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class,
+          dev.colony.supervision.ColonyWorkflowImpl.class, dev.colony.task.TaskWorkflowImpl.class,
           dev.colony.merge.MergeQueueWorkflowImpl.class);
-    } catch (Exception | AssertionError ignored) {
-      // the loop below replays it again and reports
-    }
-    for (Path f : files) {
-      WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(Files.readString(f));
-      try {
-        WorkflowReplayer.replayWorkflowExecution(history, AntWorkflowImpl.class,
-            dev.colony.supervision.ColonyWorkflowImpl.class, dev.colony.task.TaskWorkflowImpl.class,
-            dev.colony.merge.MergeQueueWorkflowImpl.class);
-      } catch (Exception e) {
-        throw new AssertionError(HISTORIES.relativize(f) + " no longer replays", e);
+      for (Path f : files) {
+        WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(Files.readString(f));
+        try {
+          WorkflowReplayer.replayWorkflowExecution(history, worker);
+        } catch (Exception e) {
+          throw new AssertionError(HISTORIES.relativize(f) + " no longer replays", e);
+        }
       }
     }
   }
