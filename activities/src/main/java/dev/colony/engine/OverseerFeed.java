@@ -28,6 +28,13 @@ public interface OverseerFeed {
   /** Output that is not a turn: the agent is not silent. */
   void activity();
 
+  /**
+   * What the session has spent so far, in US dollars: the engine's own figure, or its estimate
+   * from the token usage reported so far. It reaches the workflow with the turn reports, which
+   * charges it if the session ends without a result that says its cost.
+   */
+  default void spent(double usdSoFar) {}
+
   /** Sends what is left and stops; the session is over. */
   void close();
 

@@ -125,11 +125,22 @@ final class SessionRunner {
         cancelled = true;
       }
     }
+    // What the session's attempts reported spending while they ran: charged when no result says
+    // the cost (stopped, interrupted, its worker or host lost), or when it says less (an attempt
+    // before a worker died spent too).
+    double spent = ant.session.spentSoFar();
+    if (result != null && spent > result.costUsd() && outcomes.chargesReportedSpend(spent)) {
+      result = result.withCost(spent);
+      spent = 0;
+    }
     ant.session.ended();
     if (hostLost || (cancelled && (ant.stopRequested() || ant.phase().state() != Lifecycle.INTERRUPTING))) {
       ant.mailbox.giveBack(delivered);
       outcomes.giveIssueBack();
       ant.merge.giveBack(rework);
+      if (result == null && outcomes.chargesReportedSpend(spent)) {
+        outcomes.chargeUnfinished(spent, ant.stopRequested());
+      }
       if (hostLost) {
         hosts.timedOut();
       }
@@ -145,7 +156,8 @@ final class SessionRunner {
       if (!aborted) {
         ant.merge.giveBack(rework); // an abort drops it, as it drops a session's mail
       }
-      outcomes.interrupted(result, delivered, number, aborted);
+      outcomes.interrupted(result, delivered, number, aborted,
+          result == null && outcomes.chargesReportedSpend(spent) ? spent : 0);
       return;
     }
     boolean pauseWasPending = ant.pause.is(AntState.OPERATOR);

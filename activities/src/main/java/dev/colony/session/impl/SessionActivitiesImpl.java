@@ -159,7 +159,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
     env.putAll(sessionEnvironment.forSession(spec, request.session(), request.task()));
     // Every ant's turns reach its workflow (the console shows the running session live); only an
     // ant with an overseer waits for verdicts (spec.overseer() null: batches by time, no answer).
-    dev.colony.engine.OverseerFeed overseer = new TurnReporter(updates(activity), request.session(), spec.overseer(),
+    dev.colony.engine.OverseerFeed overseer = new TurnReporter(updates(activity), request.session(),
+        activity.getInfo().getAttempt(), spec.overseer(),
         guard, secrets::redact,
         "turns/" + activity.getInfo().getRunId() + "/s" + request.session() + "/a" + activity.getInfo().getAttempt(),
         System::currentTimeMillis);
