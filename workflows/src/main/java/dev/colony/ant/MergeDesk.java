@@ -124,7 +124,7 @@ final class MergeDesk {
         if (!text.isBlank()) {
           String bounded = text.length() <= MAX_REWORK_CHARS ? text
               : SafeText.cut(text, MAX_REWORK_CHARS) + "\n[cut at " + MAX_REWORK_CHARS + " characters]";
-          if (reworkItem()) {
+          if (reworkItem() && on()) { // on(): a run whose code submits nothing keeps the mail
             // Its own work item: the running session (maybe another task's) goes on; the rework is
             // the ant's next session (SessionRunner.runOne), and a wait for the next one ends.
             ant.merge.rework(n.itemId(), bounded);
