@@ -28,7 +28,7 @@ import org.slf4j.Logger;
  * The ant's side of its repository's merge queue ({@code AntSpec.merge}): it submits its work
  * after a session that went well, claims the paths it will touch before a session (and waits while
  * another ant's work holds them), moves its branch onto the target once its work landed, and acts
- * on the queue's news (a post; an urgent message to its agent for a rework; a notice when a human
+ * on the queue's news (a post; a rework session of its own for a rework; a notice when a human
  * must decide). An ant without a merge queue never gets here; everything here runs only in runs
  * of code that has the change {@value #CHANGE_ID}.
  */
@@ -54,11 +54,20 @@ final class MergeDesk {
   static final Duration CLAIM_RETRY = Duration.ofMinutes(1);
   /** Globs one claim carries at most. */
   static final int MAX_GLOBS = 20;
+  /**
+   * The change that makes a rework the ant's own work item: the queue's REWORK news is kept as a
+   * pending rework (it no longer interrupts the running session as urgent mail) and runs as a
+   * session of its own before the ant's next session, which reports no task and resubmits.
+   */
+  static final String REWORK_ITEM = "merge-rework-item";
+  /** The prefix of the rework's text in the agent's prompt. */
+  static final String REWORK_PREFIX = "[merge queue] ";
 
   private final AntState ant;
   private final Outbox outbox;
   private final HostAffinity hosts;
   private Boolean on;
+  private Boolean reworkItem;
 
   MergeDesk(AntState ant, Outbox outbox, HostAffinity hosts) {
     this.ant = ant;
@@ -77,6 +86,14 @@ final class MergeDesk {
     return on;
   }
 
+  /** Whether this run keeps a rework as a work item of its own (decided once per run, at the first rework). */
+  private boolean reworkItem() {
+    if (reworkItem == null) {
+      reworkItem = Workflow.getVersion(REWORK_ITEM, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    }
+    return reworkItem;
+  }
+
   private static boolean claimsHeld() {
     return Workflow.getVersion(CLAIMS_HELD, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
   }
@@ -91,6 +108,7 @@ final class MergeDesk {
     String text = n.text() == null ? "" : Texts.clean(n.text());
     switch (n.kind()) {
       case LANDED -> {
+        ant.merge.reworkEnded(n.itemId());
         if (!claimsHeld()) {
           ant.merge.released(); // runs before the change: the queue freed the ant's paths when its work landed
         } // since: a claim made after the submission (the ant's next work) stays; the stop releases it
@@ -106,7 +124,13 @@ final class MergeDesk {
         if (!text.isBlank()) {
           String bounded = text.length() <= MAX_REWORK_CHARS ? text
               : SafeText.cut(text, MAX_REWORK_CHARS) + "\n[cut at " + MAX_REWORK_CHARS + " characters]";
-          ant.mailbox.add("[merge queue] " + bounded, true);
+          if (reworkItem() && on()) { // on(): a run whose code submits nothing keeps the mail
+            // Its own work item: the running session (maybe another task's) goes on; the rework is
+            // the ant's next session (SessionRunner.runOne), and a wait for the next one ends.
+            ant.merge.rework(n.itemId(), bounded);
+          } else {
+            ant.mailbox.add(REWORK_PREFIX + bounded, true); // runs before the change: urgent mail
+          }
           ant.wakes.request();
         }
         outbox.say("🔁 " + name + ": " + AntViews.line(n.files().isEmpty() ? firstLine(text, "needs rework")
@@ -114,6 +138,7 @@ final class MergeDesk {
                 : n.files()) + (n.files().size() > 5 ? " …" : "")));
       }
       case NEEDS_HUMAN -> {
+        ant.merge.reworkEnded(n.itemId()); // a human decides now
         if (ant.spec().notices() != null) {
           ant.merge.need("merge-" + n.repo() + "-" + n.itemId(), AntViews.line(firstLine(text, "needs a human")));
         }
@@ -121,6 +146,7 @@ final class MergeDesk {
       }
       case PATHS_FREE -> ant.merge.pathsFree();
       case CLOSED -> {
+        ant.merge.reworkEnded(n.itemId());
         ant.merge.noticeSent("merge-" + n.repo() + "-" + n.itemId());
         if (!claimsHeld()) {
           ant.merge.released(); // runs before the change: nothing to land, or cancelled: the queue freed its paths
@@ -170,7 +196,8 @@ final class MergeDesk {
       ant.merge.waiting(whom);
       ant.fire(new LifecycleEvent.Waiting("paths unchecked: " + whom, null));
       Timers.await(CLAIM_RETRY, "claim paths again · the merge queue did not answer",
-          () -> ant.stopRequested() || ant.paused() || ant.specPending() || ant.upgrade.due() || ant.mailbox.hasUrgent());
+          () -> ant.stopRequested() || ant.paused() || ant.specPending() || ant.upgrade.due() || ant.mailbox.hasUrgent()
+              || ant.merge.reworkPending());
       ant.fire(new LifecycleEvent.Woken());
       return false;
     }
@@ -192,7 +219,7 @@ final class MergeDesk {
     ant.fire(new LifecycleEvent.Waiting("paths held by " + whom, null));
     Timers.await(RECLAIM, "waiting for " + reply.holder() + " · " + String.join(", ", reply.overlap()),
         () -> ant.merge.pathsFreed() || ant.stopRequested() || ant.paused() || ant.specPending()
-            || ant.upgrade.due() || ant.mailbox.hasUrgent());
+            || ant.upgrade.due() || ant.mailbox.hasUrgent() || ant.merge.reworkPending());
     ant.fire(new LifecycleEvent.Woken());
     return false;
   }
@@ -293,19 +320,45 @@ final class MergeDesk {
       release(); // nothing goes to the queue by itself: the paths are not held for it
       return;
     }
+    submit(task, task == null ? null : r.work());
+  }
+
+  /**
+   * After a rework's session: its work goes back to the queue, where it joins the item that was
+   * sent back (the queue takes it again; with review, at the head the session ended at). The task
+   * the ant holds has nothing to do with it: it is neither reported nor submitted. A rework whose
+   * session did not go well (or was stopped) runs again.
+   */
+  void afterRework(SessionResult r, MergeSlot.Rework rework) {
+    Outcome outcome = r == null || r.outcome() == null ? Outcome.TRANSIENT : r.outcome();
+    if (!on() || ant.stopRequested() || outcome.action() != Outcome.Action.CONTINUE
+        && outcome.action() != Outcome.Action.RESTART_NOW) {
+      ant.merge.giveBack(rework);
+      return;
+    }
+    submit(null, r.work());
+  }
+
+  /** Submits the ant's branch: for {@code task} (or none), at the head {@code work} ended at (or none). */
+  private void submit(TaskBrief task, TaskWork work) {
+    MergeRepo repo = ant.spec().merge();
     String name = ant.spec().name();
     // The head the session ended at: with review, the approval covers exactly it.
-    TaskWork work = task == null ? null : r.work();
     Submission s = new Submission(name, ant.host() == null ? "" : ant.host(),
         ant.spec().workspace() == null ? "colony/" + name : ant.spec().workspace().branchOf(name),
         task == null ? null : task.id(), priority(task), "ant", false, work == null ? null : sha(work.head()),
-        work == null ? null : sha(work.base()));
+        work == null || task == null ? null : sha(work.base()));
     try {
       SubmitReply reply = desk("submit " + name + (task == null ? "" : " · task " + task.id())).submit(repo, s);
       log.info("{}: submitted to merge queue {}: {}", name, repo.name(), reply.text());
     } catch (ActivityFailure f) {
       log.warn("{}: could not submit to merge queue {}: {}", name, repo.name(), Texts.rootMessage(f));
     }
+  }
+
+  /** The prompt's text of a rework (what the queue said, bounded when it came). */
+  static String reworkMessage(MergeSlot.Rework rework) {
+    return REWORK_PREFIX + rework.text();
   }
 
   /**

@@ -428,7 +428,11 @@ public final class MergeBook {
         }
         i.parts = again;
       }
-      join(i, part);
+      // A submission for no task joining an item sent back is its fix (the ant's rework session):
+      // the item's work again, not a part of its own.
+      if (!(i.state == ItemState.REWORK && part.taskId() == null && !i.parts.isEmpty())) {
+        join(i, part);
+      }
       i.sync();
       if (i.state == ItemState.REWORK) {
         i.state = ready(i);

@@ -480,6 +480,53 @@ class HistoryReplayTest {
     }
   }
 
+  /**
+   * An ant with a merge queue that takes tasks gets a rework while its session works on another
+   * task: the session goes on and reports its task, the rework runs as a session of its own (the
+   * "merge-rework-item" marker) and the ant resubmits; then it stops.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordReworkAsItsOwnSession() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
+      Worker worker = env.newWorker("record");
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+      Fakes.ScriptedSessions sessions = new Fakes.ScriptedSessions();
+      MergeDeskTest.RecordingQueue queue = new MergeDeskTest.RecordingQueue();
+      Fakes.FakeTasks board = new Fakes.FakeTasks();
+      worker.registerActivitiesImplementations(sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace(), queue,
+          new MergeDeskTest.RecordingGit(), board);
+      env.start();
+      board.candidates.add(Fakes.FakeTasks.todo("t2", dev.colony.task.Priority.NORMAL, env.currentTimeMillis()));
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      sessions.thenBlockUntil(release, "t2 done");
+      var spec = Fakes.withPoll(Fakes.spec("reworker"), 60).toBuilder()
+          .workspace(new dev.colony.spec.WorkspaceSpec("/tmp/ws", "/tmp/repo", null, null, List.of()))
+          .merge(new dev.colony.merge.MergeRepo("test", "app", "/tmp/repo", "main", dev.colony.merge.LandMode.REBASE,
+              List.of("./test.sh"), 60, false, false, 3, 3600, "/tmp", "/tmp/scratch", null, null))
+          .tasks(new dev.colony.spec.TaskPolicy(List.of("docs"), false, 3, false, 0))
+          .build();
+      AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
+      WorkflowClient.start(ant::run, new AntRun(spec, null));
+      eventually(() -> sessions.requests.size() == 1, "t2's session");
+      ant.mergeNews(new dev.colony.merge.MergeNews(dev.colony.merge.MergeNews.Kind.REWORK, "app", "reworker-1",
+          "Your work conflicts with main in: src/a.txt", null, List.of("src/a.txt"), "main"));
+      eventually(() -> queue.submissions.isEmpty() && sessions.requests.size() == 1, "t2's session goes on");
+      release.countDown();
+      eventually(() -> board.reports.size() == 1 && queue.submissions.size() == 2, "t2 reported, the rework resubmitted");
+      ant.stop();
+      WorkflowStub.fromTyped(ant).getResult(Void.class);
+      Path dir = HISTORIES.resolve(REWORK_RECORDING);
+      Files.createDirectories(dir);
+      Files.writeString(dir.resolve("ant-rework.json"), env.getWorkflowClient().fetchHistory(spec.workflowId()).toJson(true));
+    }
+  }
+
+  /** Where the rework-as-its-own-session histories are recorded. */
+  static final String REWORK_RECORDING = "1.5-rework";
+
   /** Where merge queue histories are recorded: the merge queue's first release (issue 32). */
   static final String MERGE_RECORDING = "1.4-merge";
 

@@ -36,8 +36,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The ant's side of its repository's merge queue (MergeDesk), on the time-skipping environment
  * with a recording queue: it submits after a session that went well, waits for the ant whose
- * current work holds its paths, moves its branch after a landing, and turns a rework into an
- * urgent message for its agent.
+ * current work holds its paths, moves its branch after a landing, and runs a rework as a session of
+ * its own (never cutting the running session, never reporting a task).
  */
 @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
 class MergeDeskTest {
@@ -308,6 +308,105 @@ class MergeDeskTest {
     env.sleep(java.time.Duration.ofMinutes(1));
     assertTrue(queue.submissions.stream().noneMatch(x -> "t2".equals(x.taskId())),
         "the work of a task the ant no longer holds is not submitted for it: " + queue.submissions);
+    ant.stop();
+  }
+
+  private static final String REWORK_TEXT =
+      "Your work on app conflicts with main in: a.txt\nRebase colony/iota onto main and resolve a.txt.";
+
+  /**
+   * A rework is its own work item: news for the ant's earlier item does not cut the session on
+   * another task; that task's session reports that task; then the rework runs as a session of its
+   * own (its text, no task's brief), reports no task, and the ant resubmits.
+   */
+  @Test
+  void aReworkDoesNotInterruptAnotherTasksSessionAndRunsAsASessionOfItsOwn() {
+    board.candidates.add(Fakes.FakeTasks.todo("t2", dev.colony.task.Priority.NORMAL, env.currentTimeMillis()));
+    CountDownLatch release = new CountDownLatch(1);
+    sessions.thenBlockUntil(release, "t2 done");
+    AntWorkflow ant = Fakes.start(client, QUEUE, taker("iota", false));
+    eventually(() -> sessions.requests.size() == 1, "t2's session");
+    assertEquals("t2", sessions.requests.get(0).task().id());
+
+    ant.mergeNews(new MergeNews(MergeNews.Kind.REWORK, "app", "iota-1", REWORK_TEXT, null, List.of("a.txt"), "main"));
+    eventually(() -> chat.texts().contains("🔁 iota: needs rework: conflict in a.txt"), "the rework is posted");
+    release.countDown();
+
+    eventually(() -> board.reports.size() == 1, "t2's report");
+    dev.colony.task.TaskReport t2 = board.reports.get(0);
+    assertEquals(dev.colony.task.TaskReport.Kind.SUBMITTED, t2.kind());
+    assertEquals("t2 done", t2.text());
+    assertEquals(1, t2.session().session(), "t2 is reported by its own session, which went on");
+    eventually(() -> sessions.requests.size() == 2, "the rework's session");
+    var rework = sessions.requests.get(1);
+    assertEquals(null, rework.task(), "the rework's session gets no task's brief");
+    assertEquals(List.of("[merge queue] " + REWORK_TEXT), rework.messages());
+    eventually(() -> queue.submissions.size() == 2, "the ant resubmits after the rework");
+    assertEquals("t2", queue.submissions.get(0).taskId());
+    assertEquals(null, queue.submissions.get(1).taskId(), "the rework's work is the item's, not a task's");
+    env.sleep(java.time.Duration.ofMinutes(1));
+    assertEquals(1, board.reports.size(), "the rework's session reports no task: " + board.reports);
+    assertTrue(chat.texts().stream().noneMatch(t -> t.contains("got an urgent message")), chat.texts().toString());
+    ant.stop();
+  }
+
+  /**
+   * The rework's session comes before the held task's next session, which carries the task again;
+   * the task is reported only by its own sessions.
+   */
+  @Test
+  void aHeldTaskWaitsForTheReworkAndGoesOnAfterIt() {
+    board.candidates.add(Fakes.FakeTasks.todo("t3", dev.colony.task.Priority.NORMAL, env.currentTimeMillis()));
+    CountDownLatch release = new CountDownLatch(1);
+    // t3's first session fails (the task is kept, with a backoff); the rework arrives meanwhile.
+    sessions.then(() -> {
+      try {
+        release.await(2, java.util.concurrent.TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return dev.colony.session.SessionResult.of(dev.colony.errorpolicy.Outcome.TRANSIENT, "tests flaked");
+    });
+    AntWorkflow ant = Fakes.start(client, QUEUE, taker("lamb", false));
+    eventually(() -> sessions.requests.size() == 1, "t3's session");
+    ant.mergeNews(new MergeNews(MergeNews.Kind.REWORK, "app", "lamb-1", REWORK_TEXT, null, List.of("a.txt"), "main"));
+    release.countDown();
+    eventually(() -> board.reports.size() == 1, "t3's failed session reported");
+    env.sleep(java.time.Duration.ofMinutes(1)); // the backoff
+    eventually(() -> sessions.requests.size() == 2, "the rework's session");
+    eventually(() -> queue.submissions.size() == 1, "the rework resubmitted");
+    env.sleep(java.time.Duration.ofHours(1)); // the poll interval
+    eventually(() -> sessions.requests.size() == 3, "t3's next session");
+    assertEquals(null, sessions.requests.get(1).task(), "the rework first, without t3's brief");
+    assertEquals("t3", sessions.requests.get(2).task().id(), "t3 goes on after the rework");
+    eventually(() -> board.reports.size() == 2, "t3's two sessions reported");
+    assertEquals(List.of(1, 3), board.reports.stream().map(r -> r.session().session()).toList(),
+        "only t3's own sessions report it");
+    assertEquals(List.of(dev.colony.task.TaskReport.Kind.FAILED, dev.colony.task.TaskReport.Kind.SUBMITTED),
+        board.kinds());
+    ant.stop();
+  }
+
+  /** An idle ant (no task, waiting for one) runs the rework at once, and resubmits it even under review. */
+  @Test
+  void anIdleAntRunsTheReworkAtOnceAndResubmitsAtItsHead() {
+    AntSpec spec = ant("kappa", true, List.of()).toBuilder()
+        .tasks(new dev.colony.spec.TaskPolicy(List.of("docs"), true, 3, false, 0)).build();
+    AntWorkflow ant = Fakes.start(client, QUEUE, spec);
+    eventually(() -> "a task".equals(ant.status().stateReason()), "waiting for a task");
+    assertTrue(sessions.requests.isEmpty());
+    sessions.then(() -> dev.colony.session.SessionResult.of(dev.colony.errorpolicy.Outcome.SUCCESS, "rebased")
+        .withWork(work("abc1234", "fedcba9")));
+
+    ant.mergeNews(new MergeNews(MergeNews.Kind.REWORK, "app", "kappa-1", REWORK_TEXT, null, List.of("a.txt"), "main"));
+    eventually(() -> sessions.requests.size() == 1, "the rework's session, at once");
+    assertEquals(null, sessions.requests.get(0).task());
+    assertEquals(List.of("[merge queue] " + REWORK_TEXT), sessions.requests.get(0).messages());
+    eventually(() -> queue.submissions.size() == 1, "the rework goes back to the queue");
+    Submission s = queue.submissions.get(0);
+    assertEquals(null, s.taskId());
+    assertEquals("fedcba9", s.head(), "with review, the head the rework's session ended at");
+    assertTrue(board.reports.isEmpty(), board.reports.toString());
     ant.stop();
   }
 

@@ -148,6 +148,26 @@ class MergeBookTest {
     assertTrue(b.item("alpha-1").reason().contains("approved by @alice (up to cccc111)"), b.item("alpha-1").reason());
   }
 
+  /** An ant's rework session submits for no task: its fix is the item's work again, at its head, not a part of its own. */
+  @Test
+  void aReworkSessionsSubmissionIsTheItemsFixNotAPartOfItsOwn() {
+    MergeBook b = MergeBook.of(MergeQueueState.start(repo(true, 3)));
+    b.submit(part("alpha", "t1", "aaaa1111"), 0);
+    b.submit(part("alpha", "t2", "bbbb1111"), 1);
+    b.decide(new MergeDecision("alpha-1", "approve", "@alice"), 2);
+    b.landing("alpha-1", 3);
+    assertEquals(ItemState.REWORK, b.rework("alpha-1", "conflict", 4));
+    b.submit(part("alpha", null, "cccc1111"), 5);
+    MergeItem fixed = b.item("alpha-1");
+    assertEquals(ItemState.AWAITING_REVIEW, fixed.state());
+    assertEquals(List.of("t1", "t2"), fixed.taskIds());
+    assertEquals(2, fixed.parts().size(), fixed.parts().toString());
+    assertTrue(fixed.parts().stream().allMatch(p -> "cccc1111".equals(p.head()) && !p.approved()), fixed.parts()
+        .toString());
+    b.decide(new MergeDecision("alpha-1", "approve", "@alice", "cccc111"), 6);
+    assertEquals(List.of("t1", "t2"), b.landingTasks("alpha-1"), "one approval of the fix covers the whole item");
+  }
+
   @Test
   void anApprovalNamingTheHeadAHumanSawCoversNothingAfterIt() {
     MergeBook b = MergeBook.of(MergeQueueState.start(repo(true, 3)));
