@@ -12,6 +12,9 @@ import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.TimeoutFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -31,6 +34,14 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   private static final Logger log = Workflow.getLogger(MergeQueueWorkflowImpl.class);
   /** History length at which the queue continues as new between items. */
   static final int CONTINUE_AS_NEW_EVENTS = 2_000;
+  /**
+   * History length past which one run takes no more growth while an item lands: a test still
+   * running is abandoned (the item goes back to the head of the line and is tested again after
+   * continue-as-new), and claims are refused meanwhile (an ant waits and asks again a minute
+   * later). Far below Temporal's 51,200-event limit, so claims, submissions and approvals during
+   * a long test can never end the queue. Tests lower it; workers never change it.
+   */
+  static int historyBound = 10_000;
   /** How often items awaiting review ask the board whether their tasks were approved. */
   static final Duration REVIEW_CHECK = Duration.ofSeconds(30);
   /** How long an item whose host does not answer is skipped. */
@@ -61,7 +72,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     colonyAttribute();
     publish();
     lastReviewCheck = Workflow.currentTimeMillis();
-    while (!timeToMove()) {
+    while (!timeToMove() && !historyFull()) {
       long now = Workflow.currentTimeMillis();
       MergeItem next = book.next(now);
       if (next != null) {
@@ -133,6 +144,11 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   private boolean timeToMove() {
     var info = Workflow.getInfo();
     return info.isContinueAsNewSuggested() || info.getHistoryLength() > CONTINUE_AS_NEW_EVENTS || upgrade.due();
+  }
+
+  /** This run's history is at its bound: nothing more may grow it before continue-as-new. */
+  private static boolean historyFull() {
+    return Workflow.getInfo().getHistoryLength() > historyBound;
   }
 
   // ---- landing ----
@@ -208,9 +224,26 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
       }
       if (!r.test().isEmpty()) {
         step(id, "testing");
+        MergeActivities tests = git(Activities.mergeTests(r.testTimeoutSeconds()), null, "tests " + id + " · "
+            + MergeText.plural(rebased.commits(), "commit"));
+        List<Promise<TestRun>> running = new java.util.ArrayList<>(1);
+        String head = rebased.head();
+        MergeRepo testedRepo = r;
+        CancellationScope scope = Workflow.newCancellationScope(
+            () -> running.add(Async.function(tests::runTests, testedRepo, head)));
+        scope.run();
+        Workflow.await(() -> running.get(0).isCompleted() || historyFull());
+        if (!running.get(0).isCompleted()) {
+          // Updates and signals filled this run's history during the tests: the item goes back to
+          // the head of the line and is tested again in the next run, which starts at once.
+          scope.cancel();
+          book.hold(id, "tested again after the queue continued as new (its history filled during the tests)", 0, false,
+              Workflow.currentTimeMillis());
+          publish();
+          return;
+        }
         try {
-          run = git(Activities.mergeTests(r.testTimeoutSeconds()), null, "tests " + id + " · "
-              + MergeText.plural(rebased.commits(), "commit")).runTests(r, rebased.head());
+          run = running.get(0).get();
         } catch (ActivityFailure f) {
           toHuman(it, "the tests could not run: " + message(f));
           return;
@@ -436,6 +469,9 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   @Override
   public void validateClaimPaths(PathClaim claim) {
     invalidIf(book.claimProblem(claim));
+    // Refused, a claim is a wait for the ant (it asks again a minute later): nothing is lost.
+    invalidIf(historyFull() ? "the queue of " + book.repo().name() + " is busy (its history is full until the"
+        + " landing in progress ends); ask again in a minute" : null);
   }
 
   @Override

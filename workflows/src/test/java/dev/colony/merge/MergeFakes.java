@@ -40,6 +40,9 @@ final class MergeFakes {
     final List<String> calls = new CopyOnWriteArrayList<>();
     /** When set, PublishBranch waits for a permit (so submissions pile up behind the landing item). */
     volatile Semaphore gate;
+    /** When set, RunTests waits for a permit, heartbeating (a cancelled test counts in {@link #testsCancelled}). */
+    volatile Semaphore testGate;
+    final AtomicInteger testsCancelled = new AtomicInteger();
     /** Human pushes to main that happen just before the next updates of the target. */
     final AtomicInteger humanPushes = new AtomicInteger();
     /** The next update writes, then its worker "dies" (the attempt fails): the retry finds it done. */
@@ -173,6 +176,21 @@ final class MergeFakes {
     @Override
     public TestRun runTests(MergeRepo repo, String head) {
       calls.add("test " + head);
+      Semaphore g = testGate;
+      while (g != null) {
+        try {
+          if (g.tryAcquire(50, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            break;
+          }
+          io.temporal.activity.Activity.getExecutionContext().heartbeat(null);
+        } catch (io.temporal.client.ActivityCompletionException cancelled) {
+          testsCancelled.incrementAndGet();
+          throw cancelled;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new RuntimeException(e);
+        }
+      }
       boolean red = rebased.get(head).stream().anyMatch(c -> c.files().stream().anyMatch(f -> f.startsWith("red")));
       return red ? new TestRun(false, 1, false, 1500, "collecting...\nFAILED test_login: expected 200, got 500")
           : new TestRun(true, 0, false, 42_000, "ok");

@@ -156,6 +156,50 @@ class MergeQueueWorkflowTest {
     replays(repo);
   }
 
+  /**
+   * Claims during a long test grow one run's history: past its bound the queue refuses claims
+   * (the ants wait and ask again), abandons the test, and continues as new, where the item is tested
+   * again and lands. The run that filled stays within its bound.
+   */
+  @Test
+  void aHistoryThatFillsDuringATestMovesTheQueueToANewRunAndTheItemIsTestedAgain() {
+    int bound = MergeQueueWorkflowImpl.historyBound;
+    MergeQueueWorkflowImpl.historyBound = 200;
+    try {
+      MergeRepo repo = repo(false, 3, LandMode.REBASE);
+      ants("alpha", "beta");
+      git.commit("alpha", "a.txt");
+      git.testGate = new Semaphore(0);
+      MergeQueueWorkflow q = start(repo);
+      q.submit(sub("alpha", 2));
+      eventually(() -> git.calls.stream().anyMatch(c -> c.startsWith("test ")), "alpha is testing");
+      String first = client.newUntypedWorkflowStub(repo.workflowId()).describe().getExecution().getRunId();
+      int refused = 0;
+      for (int i = 0; i < 200 && refused == 0; i++) {
+        try {
+          q.claimPaths(new PathClaim("beta", List.of("docs/" + i + "/**"), null, "ant/test/beta"));
+        } catch (WorkflowUpdateException busy) {
+          assertTrue(busy.getCause().getMessage().contains("is busy"), busy.getCause().getMessage());
+          refused++;
+        }
+      }
+      assertEquals(1, refused, "past the bound a claim is refused, not written");
+      eventually(() -> !first.equals(client.newUntypedWorkflowStub(repo.workflowId()).describe().getExecution()
+          .getRunId()), "the queue continued as new");
+      eventually(() -> git.testsCancelled.get() == 1, "the test in flight was abandoned");
+      git.testGate.release(100);
+      eventually(() -> git.landedOriginals().size() == 1, "alpha landed in the next run");
+      assertEquals(2, git.calls.stream().filter(c -> c.startsWith("test ")).count(), "tested again");
+      int events = client.fetchHistory(repo.workflowId(), first).getEvents().size();
+      assertTrue(events <= MergeQueueWorkflowImpl.historyBound + 40, "the first run stopped at its bound: " + events);
+      assertTrue(q.claimPaths(new PathClaim("beta", List.of("docs/x/**"), null, "ant/test/beta")).granted(),
+          "the new run takes claims again");
+      replays(repo);
+    } finally {
+      MergeQueueWorkflowImpl.historyBound = bound;
+    }
+  }
+
   @Test
   void agingLetsALowItemPassAFreshUrgentOne() {
     MergeRepo repo = new MergeRepo(COLONY, "app", "/r", "main", LandMode.REBASE, List.of(), 600, false, false, 3, 1,
