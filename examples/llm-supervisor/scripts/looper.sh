@@ -1,7 +1,10 @@
 #!/bin/sh
 # A stand-in agent that reports its turns to its overseer (COLONY_TURN lines) and reads the
 # overseer's whispers from $COLONY_WHISPER_FILE. Its first session spirals: it reruns the same
-# failing command and ignores the advice. Later sessions (after /resume or /abort) behave.
+# failing command and ignores the advice. Like a real agent, whose next turn comes after the model
+# has read the last one, it waits (at most a minute) for the overseer's word after every third
+# turn, so the overseer's evaluations keep pace however slow the model is. Later sessions (after
+# /resume or /abort) behave.
 set -eu
 log="$COLONY_DIR/.colony/whispers-received.log"
 mkdir -p "$(dirname "$log")"
@@ -27,6 +30,13 @@ while [ "$i" -lt 12 ]; do
   i=$((i + 1))
   turn '{"tool":"Bash","input":"make test","result":"FAILED: 3 tests","error":true}'
   sleep 0.5
+  if [ $((i % 3)) -eq 0 ] && [ "$i" -le 9 ]; then
+    waited=0 # the evaluation of these three turns: a whisper (twice), then the escalation
+    while [ "$(wc -l < "$COLONY_WHISPER_FILE")" -lt $((i / 3)) ] && [ "$waited" -lt 600 ]; do
+      sleep 0.1
+      waited=$((waited + 1))
+    done
+  fi
   check_whispers
 done
 sleep 1

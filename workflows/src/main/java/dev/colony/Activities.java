@@ -154,6 +154,18 @@ public final class Activities {
       .build();
 
   /**
+   * An ant's look in one call ({@code TakeTask}: find, then claim), a local activity on the ant's
+   * own worker (which serves the colony's queue, where the board's calls run): no server round
+   * trip between finding and claiming. Three attempts with the look's one token (a claim it made
+   * is answered again, not made twice), then the ant keeps the token for its next look.
+   */
+  public static final LocalActivityOptions TASK_TAKE = LocalActivityOptions.newBuilder()
+      .setStartToCloseTimeout(Duration.ofSeconds(30))
+      .setRetryOptions(RetryOptions.newBuilder().setInitialInterval(Duration.ofSeconds(1))
+          .setMaximumInterval(Duration.ofSeconds(10)).setMaximumAttempts(3).build())
+      .build();
+
+  /**
    * An ant's claim on a task ({@code ClaimTask}): one update on the task's workflow. Retried with
    * the same token (the update is idempotent on it), so a worker killed mid-claim loses nothing;
    * ten attempts over about two minutes, then the ant keeps the token and repeats the claim when

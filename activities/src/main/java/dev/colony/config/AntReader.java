@@ -60,8 +60,20 @@ final class AntReader {
       g.allowOnly(ConfigSchema.ANT.child("gemini"));
       String model = g.reference("model", false);
       Integer maxTurns = g.positiveInt("max_turns");
+      Double input = null;
+      Double output = null;
+      Node price = g.child("price");
+      if (price != null) {
+        price.allowOnly(ConfigSchema.ANT.child("gemini").child("price"));
+        input = price.positiveNumber("input");
+        output = price.positiveNumber("output");
+        if (input == null || output == null) {
+          price.problem(input == null ? "input" : "output",
+              "gemini.price needs both input and output (US dollars per million tokens)");
+        }
+      }
       gemini = new GeminiSpec(model == null ? GeminiSpec.DEFAULT_MODEL : model,
-          maxTurns == null ? GeminiSpec.DEFAULT_MAX_TURNS : maxTurns);
+          maxTurns == null ? GeminiSpec.DEFAULT_MAX_TURNS : maxTurns, input, output);
     }
     ClaudeSpec claude = ClaudeSpec.DEFAULTS;
     Node c = n.child("claude");
@@ -307,7 +319,8 @@ final class AntReader {
         .git(defaults.git())
         .colonyDir(colonyDir.toString())
         .sourceFile(rel)
-        .errorPolicy(errorPolicy)
+        // The budget zone's offsets as data in the spec: budget days replay the same on any worker's JVM.
+        .errorPolicy(errorPolicy.withZoneTable(dev.colony.budget.ZoneTable.of(errorPolicy.budgetZone())))
         .overseer(overseer)
         .tasks(tasks)
         .build(); // notices: the colony's, added by ColonyLoader

@@ -26,7 +26,8 @@ public final class SpecReferences {
     ClaudeSpec claude = s.claude() == null ? null
         : new ClaudeSpec(secrets.resolve(s.claude().model(), env), s.claude().maxTurns(), s.claude().maxBudgetUsd());
     GeminiSpec gemini = s.gemini() == null ? null
-        : new GeminiSpec(secrets.resolve(s.gemini().model(), env), s.gemini().maxTurns());
+        : new GeminiSpec(secrets.resolve(s.gemini().model(), env), s.gemini().maxTurns(),
+            s.gemini().inputUsdPerMillion(), s.gemini().outputUsdPerMillion());
     CommandSpec command = null;
     if (s.command() != null) {
       Map<String, String> vars = new LinkedHashMap<>();

@@ -18,8 +18,22 @@ public interface OverseerFeed {
    */
   List<String> take();
 
+  /**
+   * Asks to be told when whispers are ready to {@link #take()}, from the feed's own thread: an
+   * engine that can give a whisper at any time (a file the agent reads) does not wait for the
+   * agent's next turn. Engines that can give whispers only at a turn ignore it.
+   */
+  default void onWhisper(Runnable listener) {}
+
   /** Output that is not a turn: the agent is not silent. */
   void activity();
+
+  /**
+   * What the session has spent so far, in US dollars: the engine's own figure, or its estimate
+   * from the token usage reported so far. It reaches the workflow with the turn reports, which
+   * charges it if the session ends without a result that says its cost.
+   */
+  default void spent(double usdSoFar) {}
 
   /** Sends what is left and stops; the session is over. */
   void close();

@@ -344,14 +344,31 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void geminiPriceOverridesTheTableAndNeedsBothPrices() throws Exception {
+    LoadedColony c = load(colony(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT
+        + "engine: gemini\ngemini:\n  model: gemini-2.5-pro\n  price:\n    input: 2\n    output: 20.5\n")), ENV);
+    var g = c.ant("a").orElseThrow().gemini();
+    assertEquals(2.0, g.inputUsdPerMillion());
+    assertEquals(20.5, g.outputUsdPerMillion());
+    String e = errors(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT
+        + "engine: gemini\ngemini:\n  price:\n    input: 2\n"), ENV);
+    assertTrue(e.contains("gemini.price needs both input and output"), e);
+  }
+
+  /** A policy as loaded: with the budget zone's table (UTC here). */
+  private static dev.colony.errorpolicy.ErrorPolicy utc(dev.colony.errorpolicy.ErrorPolicy p) {
+    return p.withZoneTable(dev.colony.budget.ZoneTable.of("UTC"));
+  }
+
+  @Test
   void thresholdsAndBackoffComeFromTheColonyAndTheAnt() throws Exception {
     LoadedColony c = load(colony(Map.of("colony.yaml", "name: c\ndefaults:\n  max_consecutive_errors: 5\n"
             + "  max_total_errors: 20\n  backoff:\n    initial: 2s\n    max: 60s\n",
         "ants/a.yaml", ANT,
         "ants/b.yaml", "name: b\ndescription: d\ninstructions: i\nmax_total_errors: 50\nbackoff:\n  initial: 30s\n  max: 10m\n")), ENV);
-    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(2, 60, 5, 20), c.ant("a").orElseThrow().errorPolicy());
-    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(30, 600, 5, 50), c.ant("b").orElseThrow().errorPolicy());
-    assertEquals(dev.colony.errorpolicy.ErrorPolicy.DEFAULTS,
+    assertEquals(utc(new dev.colony.errorpolicy.ErrorPolicy(2, 60, 5, 20)), c.ant("a").orElseThrow().errorPolicy());
+    assertEquals(utc(new dev.colony.errorpolicy.ErrorPolicy(30, 600, 5, 50)), c.ant("b").orElseThrow().errorPolicy());
+    assertEquals(utc(dev.colony.errorpolicy.ErrorPolicy.DEFAULTS),
         load(colony(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT)), ENV).ants().get(0).errorPolicy());
     String e = errors(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT
         + "max_consecutive_errors: 0\nbackoff:\n  initial: 1m\n  max: 10s\n"), ENV);
@@ -381,11 +398,11 @@ class ColonyLoaderTest {
         "ants/a.yaml", ANT,
         "ants/b.yaml", "name: b\ndescription: d\ninstructions: i\ninterrupt_grace: 5s\nbudget:\n  daily_usd: 1.5\n")), ENV);
     var a = c.ant("a").orElseThrow();
-    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(0, 0, null, null, 45, 1200, 5.0, 100.0, "Europe/Paris"),
-        a.errorPolicy());
+    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(0, 0, null, null, 45, 1200, 5.0, 100.0, "Europe/Paris",
+        dev.colony.budget.ZoneTable.of("Europe/Paris")), a.errorPolicy(), "with the zone's offsets as data");
     assertEquals("Europe/Paris", a.timezone(), "the colony's zone is the default schedule zone too");
-    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(0, 0, null, null, 5, 1200, 1.5, 100.0, "Europe/Paris"),
-        c.ant("b").orElseThrow().errorPolicy());
+    assertEquals(new dev.colony.errorpolicy.ErrorPolicy(0, 0, null, null, 5, 1200, 1.5, 100.0, "Europe/Paris",
+        dev.colony.budget.ZoneTable.of("Europe/Paris")), c.ant("b").orElseThrow().errorPolicy());
     var defaults = load(colony(Map.of("colony.yaml", "name: c\n", "ants/a.yaml", ANT)), ENV).ants().get(0).errorPolicy();
     assertEquals(30, defaults.interruptGrace());
     assertEquals(900, defaults.sessionIdleTimeout());

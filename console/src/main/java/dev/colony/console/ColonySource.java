@@ -28,6 +28,15 @@ public interface ColonySource {
   /** Every ant of the colony matching {@code filter}, sorted by name (at most about 2,000). */
   List<Row> list(Filter filter);
 
+  /**
+   * Every ant of the colony for the costs page, running or stopped, the newest run of each, sorted
+   * by name, however many: a stopped ant's spend still counts in the colony's. This default is
+   * {@link #list}{@code (ALL)}.
+   */
+  default List<Row> costRows() {
+    return list(Filter.ALL);
+  }
+
   /** One page of the overview: its rows, the next page's token (null: the last page), how many match. */
   record Page(List<Row> rows, String next, long total) {}
 

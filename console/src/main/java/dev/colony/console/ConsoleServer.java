@@ -298,9 +298,9 @@ public final class ConsoleServer implements AutoCloseable {
       }
       json(ctx, merge.decide(ctx, body(ctx), who(ctx).name()));
     });
-    r.get("/api/costs", ctx -> json(ctx, views.costs(source.list(Filter.ALL), days(ctx))));
+    r.get("/api/costs", ctx -> json(ctx, views.costs(source.costRows(), days(ctx))));
     r.get("/api/costs.csv", ctx -> {
-      String csv = views.costsCsv(source.list(Filter.ALL), days(ctx));
+      String csv = views.costsCsv(source.costRows(), days(ctx));
       ctx.contentType("text/csv; charset=utf-8").header("Content-Disposition", "attachment; filename=\"costs.csv\"").result(csv);
     });
     r.get("/api/supervision", ctx -> json(ctx, source.supervision()));

@@ -48,7 +48,13 @@ final class MergeRoutes {
     return m;
   }
 
-  /** {@code POST /api/merge/{repo}/decide}: {@code {"item", "action": "approve|retry|cancel"}}. */
+  /** The head an approval covers, as the page saw it. */
+  private static final java.util.regex.Pattern HEAD = java.util.regex.Pattern.compile("[0-9a-fA-F]{7,64}");
+
+  /**
+   * {@code POST /api/merge/{repo}/decide}: {@code {"item", "action": "approve|retry|cancel", "head"}}
+   * ({@code head}, optional, for approve: the item's head the page showed; the approval covers up to it).
+   */
   Map<String, Object> decide(Context ctx, byte[] raw, String operator) {
     String repo = ctx.pathParam("repo");
     if (!REPO.matcher(repo).matches()) {
@@ -71,8 +77,13 @@ final class MergeRoutes {
     if (merges == null) {
       throw new NoSuchElementException("colony '" + colony + "' has no merge queue: add merge.repos to colony.yaml");
     }
+    String head = ConsoleServer.textField(body, "head");
+    head = head == null || head.isBlank() ? null : head.strip();
+    if (head != null && !HEAD.matcher(head).matches()) {
+      throw new IllegalArgumentException("head is not a commit id (7 to 64 hex digits)");
+    }
     String by = "@" + (operator == null || operator.isBlank() ? "console" : operator);
-    SubmitReply reply = merges.decide(repo, new MergeDecision(item, action, by));
+    SubmitReply reply = merges.decide(repo, new MergeDecision(item, action, by, "approve".equals(action) ? head : null));
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("ok", true);
     m.put("message", reply != null && reply.text() != null && !reply.text().isBlank() ? reply.text()

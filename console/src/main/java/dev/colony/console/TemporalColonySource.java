@@ -246,6 +246,45 @@ public final class TemporalColonySource implements ColonySource {
     return call("listing the ants", () -> sorted(listQuery(q)));
   }
 
+  /**
+   * The most ants the costs page reads (runs, before one per ant is kept): far above any colony
+   * Colony is measured at, a bound against a runaway query only.
+   */
+  static final int MAX_COST_RUNS = 200_000;
+
+  /**
+   * Every ant, running or stopped: runs that did not end by continue-as-new (the running run, or
+   * the last run of a stopped ant), all pages, then one row per ant (its running run, else its
+   * newest card). A stopped ant started again has a closed and a running run: the running one
+   * carries the stopped one's ledger, so only it counts.
+   */
+  @Override
+  public List<Row> costRows() {
+    String q = base(false) + " AND ExecutionStatus != 'ContinuedAsNew'";
+    return call("listing the ants' costs", () -> newestPerAnt(listQuery(q, MAX_COST_RUNS)));
+  }
+
+  /** One row per ant name, sorted by name: the running run's, else the one changed last. */
+  static List<Row> newestPerAnt(List<Row> rows) {
+    Map<String, Row> byName = new java.util.TreeMap<>();
+    for (Row r : rows) {
+      byName.merge(r.name(), r, (a, b) -> newer(b, a) ? b : a);
+    }
+    return new ArrayList<>(byName.values());
+  }
+
+  private static boolean newer(Row b, Row a) {
+    if (a.running() != b.running()) {
+      return b.running();
+    }
+    if (a.updatedMillis() != b.updatedMillis()) {
+      return b.updatedMillis() > a.updatedMillis();
+    }
+    long ra = a.card() == null ? -1 : a.card().revision();
+    long rb = b.card() == null ? -1 : b.card().revision();
+    return rb > ra;
+  }
+
   private static List<Row> sorted(List<Row> rows) {
     Map<String, Row> byName = new LinkedHashMap<>();
     rows.stream().sorted(Comparator.comparing(Row::name)).forEach(r -> byName.putIfAbsent(r.name(), r));
@@ -253,13 +292,17 @@ public final class TemporalColonySource implements ColonySource {
   }
 
   private List<Row> listQuery(String query) {
+    return listQuery(query, MAX_ANTS);
+  }
+
+  private List<Row> listQuery(String query, int max) {
     List<Row> out = new ArrayList<>();
     ByteString token = ByteString.EMPTY;
     do {
       Changes page = listPage(query, token, 1000);
       out.addAll(page.rows());
       token = page.next() == null ? ByteString.EMPTY : decodeToken(page.next());
-    } while (!token.isEmpty() && out.size() < MAX_ANTS);
+    } while (!token.isEmpty() && out.size() < max);
     return out;
   }
 

@@ -72,7 +72,8 @@ public final class FakeMergeSource implements MergeSource {
       }
       default -> throw new Refused("unknown action " + d.action());
     };
-    decisions.add(d.action() + " " + item.id() + " in " + repo + " by " + d.by());
+    decisions.add(d.action() + " " + item.id() + " in " + repo + " by " + d.by()
+        + (d.head() == null ? "" : " up to " + d.head()));
     List<MergeItem> items = new ArrayList<>();
     for (MergeItem i : card.items()) {
       if (i != item) {

@@ -113,6 +113,25 @@ class MergeApiTest {
   }
 
   @Test
+  void anItemSaysWhichCommitsItsApprovalCoversAndWhichWaitForOne() throws IOException {
+    start(null, null);
+    long now = System.currentTimeMillis();
+    merges.put(new dev.colony.merge.MergeCard("hello", "app", "main", dev.colony.merge.LandMode.REBASE, true, "9f8e7d6",
+        List.of(new MergeItem("alpha-2", "alpha", "", "colony/alpha", "t1", 2, ItemState.QUEUED, null, now, now, 0,
+            "task t1 approved (0f0e0d0..1a2b3c4)", null, List.of(), "ant", true,
+            List.of(new dev.colony.merge.ItemPart("t1", "1a2b3c4d5e", "0f0e0d0c0b", true),
+                new dev.colony.merge.ItemPart("t2", "2b3c4d5e6f", null, false)), "1a2b3c4d5e")),
+        List.of(), Map.of(), Map.of(), Map.of(), 0, now));
+    JsonNode it = json(get("/api/merge")).get("queues").get(0).get("items").get(0);
+    assertEquals("1a2b3c4d5e", it.get("approvedHead").asText(), it.toString());
+    assertEquals(2, it.get("parts").size());
+    assertEquals("t2", it.get("parts").get(1).get("taskId").asText());
+    assertEquals("2b3c4d5e6f", it.get("parts").get(1).get("head").asText());
+    assertFalse(it.get("parts").get(1).get("approved").asBoolean());
+    assertEquals("0f0e0d0c0b", it.get("parts").get(0).get("base").asText());
+  }
+
+  @Test
   void hostileTextStaysInertJsonAndSecretsAreRedacted() throws IOException {
     start(null, null);
     try (Response r = get("/api/merge")) {
@@ -139,6 +158,19 @@ class MergeApiTest {
     MergeItem gamma = merges.queues.get("app").items().stream().filter(i -> i.id().equals("gamma-4")).findFirst().orElseThrow();
     assertEquals(ItemState.QUEUED, gamma.state());
     assertEquals(0, gamma.tries());
+  }
+
+  @Test
+  void anApprovalNamesTheHeadThePageShowed() throws IOException {
+    start(null, null);
+    json(post("/api/merge/app/decide", "{\"item\": \"delta-1\", \"action\": \"approve\", \"head\": \"1a2b3c4d\"}",
+        "X-Colony-Operator", "alice"));
+    assertEquals(List.of("approve delta-1 in app by @alice up to 1a2b3c4d"), merges.decisions);
+    try (Response r = post("/api/merge/app/decide", "{\"item\": \"delta-1\", \"action\": \"approve\", \"head\": \"HEAD~1\"}")) {
+      assertEquals(400, r.code());
+      assertTrue(r.body().string().contains("head is not a commit id"));
+    }
+    assertEquals(1, merges.decisions.size(), "nothing sent");
   }
 
   @Test

@@ -117,6 +117,11 @@ class TemporalColonySourceTest {
     public AntStats stats() {
       return null;
     }
+
+    @Override
+    public String taskHeld() {
+      return "";
+    }
   }
 
   TestWorkflowEnvironment env;

@@ -48,8 +48,43 @@ final class Ants {
   /**
    * Starts the ant, or, when it already runs, hands it the (possibly new) spec: signal-with-start
    * with the {@code configure} signal, so running {@code colony start} twice never makes two ants.
+   * An ant that ran before and was stopped starts with what that run spent ({@link #previousSpend}):
+   * a stop and a start neither lift its budget caps nor wipe its cost ledger.
    */
   static WorkflowExecution start(WorkflowClient client, String taskQueue, AntSpec spec) {
+    return start(client, taskQueue, spec, previousSpend(client, spec.workflowId()));
+  }
+
+  /**
+   * What the ant's last run spent, when that run has ended (stopped, terminated, failed): its memo
+   * card's cost ledger and budget windows (the run writes the card before it ends). Null when the
+   * ant never ran, or runs now (then the start only hands it the spec). One describe.
+   */
+  static dev.colony.budget.CarriedSpend previousSpend(WorkflowClient client, String workflowId) {
+    io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionResponse d;
+    try {
+      d = client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
+          io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder()
+              .setNamespace(client.getOptions().getNamespace())
+              .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).build());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        return null;
+      }
+      throw e;
+    }
+    var info = d.getWorkflowExecutionInfo();
+    if (info.getStatus() == io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
+      return null;
+    }
+    dev.colony.visibility.AntCard card = dev.colony.visibility.AntCard.fromMemo(info.getMemo().getFieldsMap(),
+        client.getOptions().getDataConverter());
+    dev.colony.budget.CarriedSpend carried = dev.colony.budget.CarriedSpend.fromCard(card);
+    return carried == null || carried.nothing() ? null : carried;
+  }
+
+  static WorkflowExecution start(WorkflowClient client, String taskQueue, AntSpec spec,
+      dev.colony.budget.CarriedSpend carried) {
     AntWorkflow ant = client.newWorkflowStub(AntWorkflow.class, WorkflowOptions.newBuilder()
         .setWorkflowId(spec.workflowId())
         .setTaskQueue(taskQueue)
@@ -65,7 +100,7 @@ final class Ants {
         .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)
         .build());
     BatchRequest request = client.newSignalWithStartRequest();
-    request.add(ant::run, new AntRun(spec, null));
+    request.add(ant::run, new AntRun(spec, null, carried));
     request.add(ant::configure, spec);
     return client.signalWithStart(request);
   }

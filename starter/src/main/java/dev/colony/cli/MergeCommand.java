@@ -262,9 +262,10 @@ final class MergeCommand implements Runnable {
   @Command(name = "submit", mixinStandardHelpOptions = true,
       description = "Put an ant's branch in its repository's merge queue (update 'submit'; the queue starts if it "
           + "does not run). The queue reads the branch when the item's turn comes; an ant's open item is joined, "
-          + "not doubled.",
+          + "not doubled. With --head (and review on), an approval covers exactly that commit.",
       footerHeading = "%nExamples:%n",
-      footer = {"  colony merge submit alpha", "  colony merge submit alpha --task k7m2qx --priority urgent"})
+      footer = {"  colony merge submit alpha", "  colony merge submit alpha --task k7m2qx --priority urgent",
+          "  colony merge submit alpha --head 1a2b3c4d"})
   static final class Submit extends Base {
     @Parameters(index = "0", paramLabel = "ANT", description = "The ant whose branch lands.")
     String ant;
@@ -279,6 +280,10 @@ final class MergeCommand implements Runnable {
     @Option(names = "--priority", paramLabel = "urgent|high|normal|low", description = "Default: normal.")
     String priority;
 
+    @Option(names = "--head", paramLabel = "SHA", description = "The commit that lands (what an approval covers; "
+        + "later commits wait for their own). Default: the branch as it stands at the item's turn.")
+    String head;
+
     private int level = Submission.NORMAL;
 
     @Override
@@ -289,6 +294,10 @@ final class MergeCommand implements Runnable {
       }
       if (task != null) {
         task = TaskCommand.OneTask.id(task);
+      }
+      if (head != null && !head.strip().matches("[0-9a-fA-F]{7,64}")) {
+        throw new UsageError("'" + dev.colony.config.Problem.printable(head, 30)
+            + "' is not a commit id: --head takes 7 to 64 hex digits");
       }
       if (priority != null) {
         Integer p = MergeView.PRIORITIES.get(priority.strip().toLowerCase(Locale.ROOT));
@@ -324,7 +333,8 @@ final class MergeCommand implements Runnable {
         }
       }
       String branch = spec.workspace() == null ? "colony/" + ant : spec.workspace().branchOf(ant);
-      Submission s = new Submission(ant, o.host(ant), branch, task, level, TaskCommand.who.get(), false);
+      Submission s = new Submission(ant, o.host(ant), branch, task, level, TaskCommand.who.get(), false,
+          head == null ? null : head.strip().toLowerCase(Locale.ROOT), null);
       out.println(MergeView.reply(o.submit(queue, s)));
     }
   }
@@ -339,9 +349,18 @@ final class MergeCommand implements Runnable {
 
     abstract String action();
 
+    /** The head the decision covers (approve only), or null. */
+    String head() {
+      return null;
+    }
+
     @Override
     void check() {
       item = word("an item (alpha-3) or an ant's name", item);
+      if (head() != null && !head().strip().matches("[0-9a-fA-F]{7,64}")) {
+        throw new UsageError("'" + dev.colony.config.Problem.printable(head(), 30)
+            + "' is not a commit id: --head takes 7 to 64 hex digits");
+      }
       if (repo != null) {
         repo = word("a queue's name", repo);
       }
@@ -366,17 +385,27 @@ final class MergeCommand implements Runnable {
       } else if (o.card(queue).isEmpty()) {
         throw new UserError(noQueue(queue, o.colony()));
       }
-      out.println(MergeView.reply(o.decide(queue, new MergeDecision(item, action(), TaskCommand.who.get()))));
+      String h = head() == null ? null : head().strip().toLowerCase(Locale.ROOT);
+      out.println(MergeView.reply(o.decide(queue, new MergeDecision(item, action(), TaskCommand.who.get(), h))));
     }
   }
 
   @Command(name = "approve", mixinStandardHelpOptions = true,
       description = "Approve an item awaiting review (review: true): it lands when its turn comes.",
-      footerHeading = "%nExamples:%n", footer = {"  colony merge approve alpha-3", "  colony merge approve alpha"})
+      footerHeading = "%nExamples:%n", footer = {"  colony merge approve alpha-3", "  colony merge approve alpha", "  colony merge approve alpha-3 --head 1a2b3c4"})
   static final class Approve extends Decide {
+    @Option(names = "--head", paramLabel = "SHA", description = "The head you reviewed (colony merge status shows "
+        + "it): the approval covers the item's work up to it, not what came after. Default: all it holds now.")
+    String head;
+
     @Override
     String action() {
       return "approve";
+    }
+
+    @Override
+    String head() {
+      return head;
     }
   }
 

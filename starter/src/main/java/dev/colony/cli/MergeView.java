@@ -65,8 +65,9 @@ final class MergeView {
         String detail = i.step() != null && !i.step().isBlank() ? i.step() : i.reason() == null ? "-" : i.reason();
         sb.append(String.format(Locale.ROOT, "  %-3d %-16s %-14s %-16s %-28s %-5d %-10s %s%n", ++n,
             Printable.line(i.id(), 16), Printable.line(i.ant(), 14), state(i.state()), Printable.line(detail, 28),
-            i.tries(), i.taskId() == null ? "-" : Printable.line(i.taskId(), 10),
+            i.tries(), i.taskId() == null ? "-" : Printable.line(String.join(",", i.taskIds()), 10),
             i.submittedAt() <= 0 ? "-" : TaskView.age(i.submittedAt(), now)));
+        review(sb, i);
       }
     }
     if (!c.claims().isEmpty()) {
@@ -86,6 +87,8 @@ final class MergeView {
             .append(l.commits() == 1 ? " commit " : " commits ").append(shortSha(l.before())).append("..")
             .append(shortSha(l.to())).append(", tests ").append(seconds(l.testMillis()))
             .append(l.pullRequest() != null ? ", " + Printable.line(l.pullRequest(), 200) : "")
+            .append(l.approved() ? ", approved " + (l.base() == null ? "up to " : shortSha(l.base()) + "..")
+                + shortSha(l.from()) : "")
             .append(l.at() <= 0 ? "" : ", " + TaskView.age(l.at(), now) + " ago").append('\n');
       }
     }
@@ -95,6 +98,27 @@ final class MergeView {
           .append(Printable.line(String.join(", ", ants), 200)).append('\n'));
     }
     return sb.toString();
+  }
+
+  /** Under an item: its tasks when it holds several, which commits its approval covers, and which wait for one. */
+  private static void review(StringBuilder sb, MergeItem i) {
+    if (i.taskIds().size() > 1) {
+      sb.append("      tasks: ").append(Printable.line(String.join(", ", i.taskIds()), 200)).append('\n');
+    }
+    if (i.approvedHead() != null) {
+      String base = i.parts().isEmpty() ? null : i.parts().get(0).base();
+      sb.append("      approved: ").append(base == null ? "up to " : shortSha(base) + "..")
+          .append(shortSha(i.approvedHead())).append(" (nothing after it lands)\n");
+    }
+    List<String> waiting = new java.util.ArrayList<>();
+    for (dev.colony.merge.ItemPart p : i.parts()) {
+      if (!p.approved() && p.head() != null) {
+        waiting.add((p.taskId() == null ? "" : Printable.line(p.taskId(), 40) + " at ") + shortSha(p.head()));
+      }
+    }
+    if (!waiting.isEmpty()) {
+      sb.append("      awaiting review: ").append(Printable.line(String.join(", ", waiting), 200)).append('\n');
+    }
   }
 
   /** Every queue of a colony, one after the other. */

@@ -50,9 +50,13 @@ final class Preflight {
         }
       }
       if (a.errorPolicy().hasBudget()) {
-        if (a.engine() == EngineKind.GEMINI) {
-          out.add("ant '" + a.name() + "' has a budget, but engine gemini reports tokens, not cost: "
-              + "the cap can never be reached.");
+        if (a.engine() == EngineKind.GEMINI && (a.gemini() == null || a.gemini().inputUsdPerMillion() == null)) {
+          var model = a.gemini() == null ? dev.colony.spec.GeminiSpec.DEFAULT_MODEL : a.gemini().model();
+          var price = dev.colony.engine.ModelPrices.of(model);
+          out.add("ant '" + a.name() + "' has a budget; engine gemini reports tokens, not cost: its spend is estimated "
+              + String.format(java.util.Locale.ROOT, "at %s's list price ($%.2f in, $%.2f out per million tokens)",
+                  model, price.inputPerMillion(), price.outputPerMillion())
+              + "; set gemini.price for yours.");
         } else if (a.engine() == EngineKind.COMMAND) {
           out.add("ant '" + a.name() + "' has a budget; engine command knows a session's cost only when the "
               + "agent prints a line 'COLONY_COST_USD=<amount>' (otherwise the cap is never reached).");

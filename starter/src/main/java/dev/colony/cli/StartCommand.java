@@ -132,7 +132,9 @@ final class StartCommand implements Callable<Integer> {
       for (AntSpec a : ants) {
         started.add(pool.submit(() -> {
           boolean wasRunning = running != null ? running.contains(a.workflowId()) : Ants.isRunning(t, a.workflowId());
-          WorkflowExecution e = SearchAttributeSetup.whileUnmapped(() -> Ants.start(t.client, taskQueue, a),
+          // A running ant is only handed the spec; one that ran before starts with what it spent.
+          WorkflowExecution e = SearchAttributeSetup.whileUnmapped(() -> wasRunning
+                  ? Ants.start(t.client, taskQueue, a, null) : Ants.start(t.client, taskQueue, a),
               SearchAttributeSetup.USABLE_WITHIN);
           return wasRunning ? null : e;
         }));

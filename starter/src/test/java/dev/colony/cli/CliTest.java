@@ -115,8 +115,9 @@ class CliTest {
     Files.writeString(dir.resolve(".env"), "GEMINI_API_KEY=not-a-real-key\n");
     Result r = run("validate", dir.toString());
     assertEquals(0, r.code(), r.err());
-    assertTrue(r.err().contains("warning: ant 'g' has a budget, but engine gemini reports tokens, not cost: "
-        + "the cap can never be reached."), r.err());
+    assertTrue(r.err().contains("warning: ant 'g' has a budget; engine gemini reports tokens, not cost: its spend "
+        + "is estimated at gemini-2.5-pro's list price ($1.25 in, $10.00 out per million tokens); set gemini.price for yours."),
+        r.err());
     assertTrue(r.err().contains("warning: ant 'k' has a budget; engine command knows a session's cost only when "
         + "the agent prints a line 'COLONY_COST_USD=<amount>'"), r.err());
   }

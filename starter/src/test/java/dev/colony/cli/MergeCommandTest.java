@@ -159,6 +159,25 @@ class MergeCommandTest {
   // ---- status ----
 
   @Test
+  void statusSaysWhichCommitsAnApprovalCoversAndWhichWaitForOne() {
+    cards.put("app", new MergeCard("acme", "app", "main", LandMode.REBASE, true, "0123456789abcdef",
+        List.of(new MergeItem("alpha-2", "alpha", "", "colony/alpha", "t1", 2, ItemState.QUEUED, null, now - 300_000,
+            now, 0, "task t1 approved", null, List.of(), "ant", true,
+            List.of(new dev.colony.merge.ItemPart("t1", "1a2b3c4d5e", "0f0e0d0c0b", true),
+                new dev.colony.merge.ItemPart("t2", "2b3c4d5e6f", null, false)), "1a2b3c4d5e")),
+        List.of(new Landed("alpha-1", "alpha", "t0", "9a9a9a9a", "bbbbbbb2222", "ccccccc3333", 2, 1_000, 900,
+            now - 600_000, List.of(), null, List.of("t0"), "8b8b8b8b", true)),
+        Map.of(), Map.of(), Map.of(), 1, now));
+    Result r = merge("status", "app");
+    assertEquals(0, r.code(), r.err());
+    String o = r.out();
+    assertTrue(o.contains("      tasks: t1, t2\n"), o);
+    assertTrue(o.contains("      approved: 0f0e0d0..1a2b3c4 (nothing after it lands)\n"), o);
+    assertTrue(o.contains("      awaiting review: t2 at 2b3c4d5\n"), o);
+    assertTrue(o.contains(", approved 8b8b8b8..9a9a9a9"), o);
+  }
+
+  @Test
   void statusOfOneQueueShowsItemsClaimsWaitsLandingsAndHotPaths() {
     appQueue();
     Result r = merge("status", "app");
@@ -220,6 +239,15 @@ class MergeCommandTest {
   }
 
   @Test
+  void submitWithAHeadNamesTheCommitAnApprovalCovers() throws Exception {
+    Path dir = colonyDir();
+    Result r = run("merge", "submit", "alpha", "--dir", dir.toString(), "--head", "1A2B3C4D5E");
+    assertEquals(0, r.code(), r.err());
+    assertEquals("1a2b3c4d5e", ((Submission) asked.get(2)).head());
+    fails(run("merge", "submit", "alpha", "--dir", dir.toString(), "--head", "main~1"), 2, "is not a commit id");
+  }
+
+  @Test
   void submitFindsTheAntsQueueAndHostAndPrintsTheReply() throws Exception {
     Path dir = colonyDir();
     hosts.put("alpha", "box-2");
@@ -268,6 +296,12 @@ class MergeCommandTest {
     assertEquals(0, r.code(), r.err());
     assertEquals("zeta-1: queued, #1 in line\n", r.out());
     assertEquals(List.of("lib", new MergeDecision("zeta-1", "approve", "@tester")), asked);
+    asked.clear();
+    assertEquals(0, merge("approve", "zeta-1", "--head", "1A2B3C4").code());
+    assertEquals(List.of("lib", new MergeDecision("zeta-1", "approve", "@tester", "1a2b3c4")), asked,
+        "the approval covers the head the human reviewed");
+    asked.clear();
+    fails(merge("approve", "zeta-1", "--head", "main"), 2, "is not a commit id");
     asked.clear();
     assertEquals(0, merge("retry", "gamma").code());
     assertEquals(List.of("app", new MergeDecision("gamma", "retry", "@tester")), asked);

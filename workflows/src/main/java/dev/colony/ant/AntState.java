@@ -94,8 +94,9 @@ final class AntState {
     AntMemory m = run.memory();
     if (m == null) {
       mailbox = new Mailbox(List.of(), List.of(), List.of());
-      budget = new BudgetBook(null);
-      ledger = new CostLedger(null);
+      // A start after a stop carries what the stopped run spent: its caps and its costs go on.
+      budget = new BudgetBook(run.carried() == null ? null : run.carried().spend());
+      ledger = new CostLedger(run.carried() == null ? null : run.carried().ledger());
       card = new CardState();
       phase = Phase.initial(0, 0, 0);
       overseer = new OverseerBook(null);
@@ -224,8 +225,9 @@ final class AntState {
    */
   void addCost(double usd) {
     if (stats.addCost(usd)) {
-      budget.add(usd, Workflow.currentTimeMillis(), spec.errorPolicy().budgetZone());
-      ledger.addCost(usd, Workflow.currentTimeMillis(), spec.errorPolicy().budgetZone());
+      dev.colony.budget.BudgetDays days = dev.colony.budget.BudgetDays.of(spec.errorPolicy());
+      budget.add(usd, Workflow.currentTimeMillis(), days);
+      ledger.addCost(usd, Workflow.currentTimeMillis(), days);
     }
   }
 
@@ -233,7 +235,7 @@ final class AntState {
   void sessionBegins() {
     long now = Workflow.currentTimeMillis();
     session.begin(now);
-    ledger.addSession(now, spec.errorPolicy().budgetZone());
+    ledger.addSession(now, dev.colony.budget.BudgetDays.of(spec.errorPolicy()));
   }
 
   AntSpec spec() {

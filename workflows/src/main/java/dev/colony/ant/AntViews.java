@@ -29,7 +29,7 @@ final class AntViews {
   static AntStats stats(AntState s) {
     long uptime = Math.max(0, (Workflow.currentTimeMillis() - s.stats.startedAtMillis()) / 1000);
     AntSpec spec = s.spec();
-    var spend = s.budget.rolled(Workflow.currentTimeMillis(), spec.errorPolicy().budgetZone());
+    var spend = s.budget.rolled(Workflow.currentTimeMillis(), dev.colony.budget.BudgetDays.of(spec.errorPolicy()));
     return new AntStats(spec.name(), s.stats.startedAtMillis(), uptime, s.sessionCount(), s.stats.sessionsByOutcome(),
         s.stats.turns(), s.stats.costUsd(), s.stats.costReported(), s.stats.inputTokens(), s.stats.outputTokens(), spend.dayUsd(), spend.monthUsd(),
         spec.errorPolicy().dailyBudgetUsd(), spec.errorPolicy().monthlyBudgetUsd(),

@@ -139,4 +139,12 @@ public interface AntWorkflow {
 
   @QueryMethod(name = "stats")
   AntStats stats();
+
+  /**
+   * The task this ant works on, as its {@code TaskSlot} holds it (or a claim on it whose answer it
+   * still waits for); {@code ""} when it holds none, {@code "?"} when this run takes no tasks. A
+   * task's gone check asks it: an In Progress task its running ant no longer holds goes back to To Do.
+   */
+  @QueryMethod(name = "taskHeld")
+  String taskHeld();
 }

@@ -47,6 +47,7 @@ public class AntWorkflowImpl implements AntWorkflow {
   private final Notifier notifier;
   private final TaskDesk desk;
   private final MergeDesk merge;
+  private final SessionOutcomes outcomes;
 
   @WorkflowInit
   public AntWorkflowImpl(AntRun run) {
@@ -59,7 +60,8 @@ public class AntWorkflowImpl implements AntWorkflow {
     HostAffinity hosts = new HostAffinity(ant, outbox);
     merge = new MergeDesk(ant, outbox, hosts);
     waits = new Waits(ant, outbox, desk, merge);
-    sessions = new SessionRunner(ant, outbox, hosts, new SessionOutcomes(ant, outbox, reports), reports, desk, merge);
+    outcomes = new SessionOutcomes(ant, outbox, reports);
+    sessions = new SessionRunner(ant, outbox, hosts, outcomes, reports, desk, merge);
     handlers = new AntHandlers(ant, outbox, reports, overseer);
     this.hosts = hosts;
     notifier = new Notifier(ant);
@@ -77,6 +79,10 @@ public class AntWorkflowImpl implements AntWorkflow {
     }
     // A new ant finds its home at once: the colony's ants spread over the hosts as they start.
     hosts.ensureClaimed();
+    if (run.memory() == null && run.carried() != null) {
+      // Started again after a stop, with what the stopped run spent: a cap it reached still holds.
+      outcomes.checkBudget();
+    }
     int sessionsThisRun = 0;
     while (!ant.stopRequested()) {
       applyPendingSpec();
@@ -279,6 +285,11 @@ public class AntWorkflowImpl implements AntWorkflow {
   @Override
   public AntStatus status() {
     return AntViews.status(ant);
+  }
+
+  @Override
+  public String taskHeld() {
+    return ant.task.heldId();
   }
 
   @Override

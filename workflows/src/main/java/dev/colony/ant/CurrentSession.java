@@ -14,10 +14,30 @@ final class CurrentSession {
   private boolean abortRequested;
   private Restart restartRequested;
   private List<String> messages = List.of();
+  /** What each attempt of the running session reported spent so far (its latest report), by attempt. */
+  private final java.util.TreeMap<Integer, Double> spent = new java.util.TreeMap<>();
 
   void begin(long nowMillis) {
     running = true;
     startedMillis = nowMillis;
+    spent.clear();
+  }
+
+  /** A turn report said attempt {@code attempt} of the running session has spent {@code usd} so far. */
+  void spent(int attempt, double usd) {
+    // The latest figure counts, also a lower one (an estimate the engine's own cost replaced).
+    if (usd >= 0 && Double.isFinite(usd) && (usd > 0 || spent.containsKey(attempt))) {
+      spent.put(attempt, usd);
+    }
+  }
+
+  /** What the running (or just ended) session's attempts reported spent, all attempts together. */
+  double spentSoFar() {
+    double sum = 0;
+    for (double usd : spent.values()) {
+      sum += usd;
+    }
+    return sum;
   }
 
   Long startedMillis() {

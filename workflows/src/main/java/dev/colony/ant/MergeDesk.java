@@ -13,6 +13,7 @@ import dev.colony.merge.Submission;
 import dev.colony.merge.SubmitReply;
 import dev.colony.session.SessionResult;
 import dev.colony.task.TaskBrief;
+import dev.colony.task.TaskWork;
 import dev.colony.text.SafeText;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.ActivityFailure;
@@ -27,7 +28,7 @@ import org.slf4j.Logger;
  * The ant's side of its repository's merge queue ({@code AntSpec.merge}): it submits its work
  * after a session that went well, claims the paths it will touch before a session (and waits while
  * another ant's work holds them), moves its branch onto the target once its work landed, and acts
- * on the queue's news (a post; an urgent message to its agent for a rework; a notice when a human
+ * on the queue's news (a post; a rework session of its own for a rework; a notice when a human
  * must decide). An ant without a merge queue never gets here; everything here runs only in runs
  * of code that has the change {@value #CHANGE_ID}.
  */
@@ -35,19 +36,38 @@ final class MergeDesk {
   private static final Logger log = Workflow.getLogger(MergeDesk.class);
   /** The one change id of everything the merge queue added to the ant's command sequence. */
   static final String CHANGE_ID = "merge";
+  /** The change id of submitting a task's work only after the board accepted its report. */
+  static final String ACCEPTED_REPORT = "merge-accepted-report";
   /** An ant waiting for paths claims again this often, in case a PATHS_FREE was lost. */
   static final Duration RECLAIM = Duration.ofMinutes(5);
   /** The longest rework message that goes to the agent. */
   static final int MAX_REWORK_CHARS = 8_000;
   /** A task's body line that declares the paths its work touches: {@code touches: src/api/**, docs/*.md}. */
   static final String TOUCHES = "touches:";
+  /**
+   * The change that keeps an ant's paths held until its work lands or is dropped: a claim the queue
+   * cannot check is a wait, not a pass, and the queue's LANDED or CLOSED news no longer drops a claim
+   * the ant made since (for its next work).
+   */
+  static final String CLAIMS_HELD = "merge-claims-held";
+  /** How long an ant waits before asking again when the queue could not answer its claim. */
+  static final Duration CLAIM_RETRY = Duration.ofMinutes(1);
   /** Globs one claim carries at most. */
   static final int MAX_GLOBS = 20;
+  /**
+   * The change that makes a rework the ant's own work item: the queue's REWORK news is kept as a
+   * pending rework (it no longer interrupts the running session as urgent mail) and runs as a
+   * session of its own before the ant's next session, which reports no task and resubmits.
+   */
+  static final String REWORK_ITEM = "merge-rework-item";
+  /** The prefix of the rework's text in the agent's prompt. */
+  static final String REWORK_PREFIX = "[merge queue] ";
 
   private final AntState ant;
   private final Outbox outbox;
   private final HostAffinity hosts;
   private Boolean on;
+  private Boolean reworkItem;
 
   MergeDesk(AntState ant, Outbox outbox, HostAffinity hosts) {
     this.ant = ant;
@@ -66,6 +86,18 @@ final class MergeDesk {
     return on;
   }
 
+  /** Whether this run keeps a rework as a work item of its own (decided once per run, at the first rework). */
+  private boolean reworkItem() {
+    if (reworkItem == null) {
+      reworkItem = Workflow.getVersion(REWORK_ITEM, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    }
+    return reworkItem;
+  }
+
+  private static boolean claimsHeld() {
+    return Workflow.getVersion(CLAIMS_HELD, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+  }
+
   // ---- the queue's news (a signal) ----
 
   void news(MergeNews n) {
@@ -76,7 +108,10 @@ final class MergeDesk {
     String text = n.text() == null ? "" : Texts.clean(n.text());
     switch (n.kind()) {
       case LANDED -> {
-        ant.merge.released(); // the queue freed the ant's paths when its work landed
+        ant.merge.reworkEnded(n.itemId());
+        if (!claimsHeld()) {
+          ant.merge.released(); // runs before the change: the queue freed the ant's paths when its work landed
+        } // since: a claim made after the submission (the ant's next work) stays; the stop releases it
         if (n.landed() != null && n.landed().from() != null && n.landed().to() != null
             && n.landed().pullRequest() == null) {
           ant.merge.landed(n.landed().from(), n.landed().to());
@@ -89,7 +124,13 @@ final class MergeDesk {
         if (!text.isBlank()) {
           String bounded = text.length() <= MAX_REWORK_CHARS ? text
               : SafeText.cut(text, MAX_REWORK_CHARS) + "\n[cut at " + MAX_REWORK_CHARS + " characters]";
-          ant.mailbox.add("[merge queue] " + bounded, true);
+          if (reworkItem() && on()) { // on(): a run whose code submits nothing keeps the mail
+            // Its own work item: the running session (maybe another task's) goes on; the rework is
+            // the ant's next session (SessionRunner.runOne), and a wait for the next one ends.
+            ant.merge.rework(n.itemId(), bounded);
+          } else {
+            ant.mailbox.add(REWORK_PREFIX + bounded, true); // runs before the change: urgent mail
+          }
           ant.wakes.request();
         }
         outbox.say("🔁 " + name + ": " + AntViews.line(n.files().isEmpty() ? firstLine(text, "needs rework")
@@ -97,6 +138,7 @@ final class MergeDesk {
                 : n.files()) + (n.files().size() > 5 ? " …" : "")));
       }
       case NEEDS_HUMAN -> {
+        ant.merge.reworkEnded(n.itemId()); // a human decides now
         if (ant.spec().notices() != null) {
           ant.merge.need("merge-" + n.repo() + "-" + n.itemId(), AntViews.line(firstLine(text, "needs a human")));
         }
@@ -104,8 +146,11 @@ final class MergeDesk {
       }
       case PATHS_FREE -> ant.merge.pathsFree();
       case CLOSED -> {
+        ant.merge.reworkEnded(n.itemId());
         ant.merge.noticeSent("merge-" + n.repo() + "-" + n.itemId());
-        ant.merge.released(); // nothing to land, or cancelled: the queue freed its paths
+        if (!claimsHeld()) {
+          ant.merge.released(); // runs before the change: nothing to land, or cancelled: the queue freed its paths
+        }
       }
       default -> { }
     }
@@ -139,10 +184,22 @@ final class MergeDesk {
     try {
       reply = desk("claim paths · " + String.join(", ", globs)).claimPaths(ant.spec().merge(), claim);
     } catch (ActivityFailure f) {
-      // The queue cannot be asked: work goes on (the queue still lands one item at a time and
-      // turns a conflict into a rework; a claim only avoids one).
       log.warn("{}: could not claim paths: {}", ant.spec().name(), Texts.rootMessage(f));
-      return true;
+      if (!claimsHeld()) {
+        return true; // runs before the change worked without a claim
+      }
+      // A claim nobody checked is no claim: the ant waits and asks again, as if refused.
+      String whom = "its merge queue (not answering)";
+      if (!whom.equals(ant.merge.waitingFor())) {
+        outbox.say("⏳ " + ant.spec().name() + " waits: its merge queue did not answer its path claim");
+      }
+      ant.merge.waiting(whom);
+      ant.fire(new LifecycleEvent.Waiting("paths unchecked: " + whom, null));
+      Timers.await(CLAIM_RETRY, "claim paths again · the merge queue did not answer",
+          () -> ant.stopRequested() || ant.paused() || ant.specPending() || ant.upgrade.due() || ant.mailbox.hasUrgent()
+              || ant.merge.reworkPending());
+      ant.fire(new LifecycleEvent.Woken());
+      return false;
     }
     if (reply.granted()) {
       boolean waited = ant.merge.waitingFor() != null;
@@ -162,7 +219,7 @@ final class MergeDesk {
     ant.fire(new LifecycleEvent.Waiting("paths held by " + whom, null));
     Timers.await(RECLAIM, "waiting for " + reply.holder() + " · " + String.join(", ", reply.overlap()),
         () -> ant.merge.pathsFreed() || ant.stopRequested() || ant.paused() || ant.specPending()
-            || ant.upgrade.due() || ant.mailbox.hasUrgent());
+            || ant.upgrade.due() || ant.mailbox.hasUrgent() || ant.merge.reworkPending());
     ant.fire(new LifecycleEvent.Woken());
     return false;
   }
@@ -242,9 +299,11 @@ final class MergeDesk {
    * other work waits for a human's {@code colony merge submit}.
    *
    * @param task the task the session worked on (null: none)
-   * @param submittedTask whether the session handed that task over (In Review or Done)
+   * @param letGo whether the ant let that task go after the session (the rule of runs before {@value #ACCEPTED_REPORT})
+   * @param accepted whether the board accepted the session's report that handed the task over (In
+   *     Review or Done): only then is its work submitted for the task
    */
-  void afterSession(SessionResult r, TaskBrief task, boolean submittedTask) {
+  void afterSession(SessionResult r, TaskBrief task, boolean letGo, boolean accepted) {
     if (!on() || r == null || ant.stopRequested()) {
       return;
     }
@@ -254,23 +313,69 @@ final class MergeDesk {
       return;
     }
     MergeRepo repo = ant.spec().merge();
-    if (task != null && !submittedTask) {
-      return; // the task goes on in the next session (and keeps its paths)
+    if (task != null && !submitted(letGo, accepted)) {
+      return; // the task goes on in the next session (and keeps its paths), or is no longer the ant's
     }
     if (repo.review() && task == null) {
       release(); // nothing goes to the queue by itself: the paths are not held for it
       return;
     }
+    submit(task, task == null ? null : r.work());
+  }
+
+  /**
+   * After a rework's session: its work goes back to the queue, where it joins the item that was
+   * sent back (the queue takes it again; with review, at the head the session ended at). The task
+   * the ant holds has nothing to do with it: it is neither reported nor submitted. A rework whose
+   * session did not go well (or was stopped) runs again.
+   */
+  void afterRework(SessionResult r, MergeSlot.Rework rework) {
+    Outcome outcome = r == null || r.outcome() == null ? Outcome.TRANSIENT : r.outcome();
+    if (!on() || ant.stopRequested() || outcome.action() != Outcome.Action.CONTINUE
+        && outcome.action() != Outcome.Action.RESTART_NOW) {
+      ant.merge.giveBack(rework);
+      return;
+    }
+    submit(null, r.work());
+  }
+
+  /** Submits the ant's branch: for {@code task} (or none), at the head {@code work} ended at (or none). */
+  private void submit(TaskBrief task, TaskWork work) {
+    MergeRepo repo = ant.spec().merge();
     String name = ant.spec().name();
+    // The head the session ended at: with review, the approval covers exactly it.
     Submission s = new Submission(name, ant.host() == null ? "" : ant.host(),
         ant.spec().workspace() == null ? "colony/" + name : ant.spec().workspace().branchOf(name),
-        task == null ? null : task.id(), priority(task), "ant", false);
+        task == null ? null : task.id(), priority(task), "ant", false, work == null ? null : sha(work.head()),
+        work == null || task == null ? null : sha(work.base()));
     try {
       SubmitReply reply = desk("submit " + name + (task == null ? "" : " · task " + task.id())).submit(repo, s);
       log.info("{}: submitted to merge queue {}: {}", name, repo.name(), reply.text());
     } catch (ActivityFailure f) {
       log.warn("{}: could not submit to merge queue {}: {}", name, repo.name(), Texts.rootMessage(f));
     }
+  }
+
+  /** The prompt's text of a rework (what the queue said, bounded when it came). */
+  static String reworkMessage(MergeSlot.Rework rework) {
+    return REWORK_PREFIX + rework.text();
+  }
+
+  /**
+   * Whether the task was handed over. Runs before {@value #ACCEPTED_REPORT} read "held before, not
+   * held after" as handed over, even when the board refused the report (a human requeued the task
+   * meanwhile); now only an accepted report is. Where both rules agree no marker is written.
+   */
+  private static boolean submitted(boolean letGo, boolean accepted) {
+    if (letGo == accepted) {
+      return accepted;
+    }
+    return Workflow.getVersion(ACCEPTED_REPORT, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION ? letGo
+        : accepted;
+  }
+
+  private static String sha(String s) {
+    return s != null && s.matches("[0-9a-fA-F]{4,64}") ? s : null;
   }
 
   private static int priority(TaskBrief task) {

@@ -6,8 +6,9 @@ import java.util.List;
 /**
  * What the ant keeps about its repository's merge queue: landed work whose branch it still has to
  * move onto the target (before its next session), whether it holds a path claim or waits for one,
- * and the items that wait for a human (one phone notice each). Carried across continue-as-new in
- * {@link Memory}; null there when there is nothing to carry.
+ * the items that wait for a human (one phone notice each), and a pending rework (the queue sent the
+ * ant's item back: it runs as a session of its own before the ant's next session). Carried across
+ * continue-as-new in {@link Memory}; null there when there is nothing to carry.
  */
 final class MergeSlot {
   /** How many needs of a human the ant remembers (the queue's card holds them all). */
@@ -19,12 +20,23 @@ final class MergeSlot {
    * @param claimHeld whether the queue granted the ant's path claim (and has not released it)
    * @param waitingFor while it waits for paths: "beta: src/api/**" (for status and the card)
    * @param needs items waiting for a human: [need id, text]
+   * @param rework the rework waiting for its session, or null (absent in runs before it)
    */
-  record Memory(String syncFrom, String syncTo, boolean claimHeld, String waitingFor, List<List<String>> needs) {
+  record Memory(String syncFrom, String syncTo, boolean claimHeld, String waitingFor, List<List<String>> needs,
+      Rework rework) {
     Memory {
       needs = needs == null ? List.of() : needs.stream().map(List::copyOf).toList();
     }
   }
+
+  /**
+   * The queue's REWORK news, kept until its session runs: one at a time (an ant has one open item
+   * in its queue; a newer rework replaces an older one), its text bounded by the desk.
+   *
+   * @param itemId the item sent back ({@code alpha-3})
+   * @param text what the queue told the agent (the conflicting files, or the tests' last lines)
+   */
+  record Rework(String itemId, String text) {}
 
   private String syncFrom;
   private String syncTo;
@@ -32,6 +44,7 @@ final class MergeSlot {
   private String waitingFor;
   private boolean pathsFree;
   private final List<List<String>> needs = new ArrayList<>();
+  private Rework rework;
 
   MergeSlot(Memory m) {
     if (m != null) {
@@ -40,14 +53,45 @@ final class MergeSlot {
       claimHeld = m.claimHeld();
       waitingFor = m.waitingFor();
       needs.addAll(m.needs());
+      rework = m.rework();
     }
   }
 
   Memory memory() {
-    if (syncFrom == null && !claimHeld && waitingFor == null && needs.isEmpty()) {
+    if (syncFrom == null && !claimHeld && waitingFor == null && needs.isEmpty() && rework == null) {
       return null;
     }
-    return new Memory(syncFrom, syncTo, claimHeld, waitingFor, List.copyOf(needs));
+    return new Memory(syncFrom, syncTo, claimHeld, waitingFor, List.copyOf(needs), rework);
+  }
+
+  /** The queue sent the ant's item back: its rework waits for a session of its own (the newest wins). */
+  void rework(String itemId, String text) {
+    rework = new Rework(itemId, text);
+  }
+
+  boolean reworkPending() {
+    return rework != null;
+  }
+
+  /** The pending rework, taken by the session that does it (null when none). */
+  Rework takeRework() {
+    Rework r = rework;
+    rework = null;
+    return r;
+  }
+
+  /** The rework's session did not do it (cancelled, failed, interrupted): it runs again, unless a newer one came. */
+  void giveBack(Rework r) {
+    if (r != null && rework == null) {
+      rework = r;
+    }
+  }
+
+  /** The item landed, was closed or waits for a human: its rework is no longer the ant's to do. */
+  void reworkEnded(String itemId) {
+    if (rework != null && rework.itemId() != null && rework.itemId().equals(itemId)) {
+      rework = null;
+    }
   }
 
   void landed(String from, String to) {

@@ -34,6 +34,11 @@ final class Notifier {
   private static final String TASK = "task-";
   /** Work the merge queue gave to a human (after its reworks): one notice, no reminders (the queue holds it). */
   private static final String MERGE = "merge-";
+  /**
+   * Change id: a told-once notice (a Blocked task, a merge item for a human) held back by quiet
+   * hours is sent when they end (runs before dropped it).
+   */
+  static final String HELD_ONCE_CHANGE_ID = "held-once-notices";
 
   private final AntState ant;
   /** Needs with a thread following them. */
@@ -106,6 +111,12 @@ final class Notifier {
     }
     ids.addAll(ant.task.blockedNeedIds());
     ids.addAll(ant.merge.needIds());
+    // A told-once notice held back by quiet hours stays open until it is sent (its slot forgot it).
+    for (String id : ant.notices.keySet()) {
+      if (once(id) && !ids.contains(id)) {
+        ids.add(id);
+      }
+    }
     return ids;
   }
 
@@ -172,24 +183,29 @@ final class Notifier {
   private void follow(Need need) {
     NotifySpec spec = ant.spec().notices();
     long remindAfter = spec.remindAfterSeconds() * 1000;
+    boolean once = once(need.id());
     NoticeState s = ant.notices.get(need.id());
     if (s == null) {
       long askedAt = Workflow.currentTimeMillis();
       NotifyResult r = send(need, 0, askedAt, 0);
-      if (need.id().startsWith(TASK)) {
-        ant.task.noticeSent(need.id()); // told once: the task waits on the board, not in the ant
-        followed.remove(need.id());
-        return;
-      }
-      if (need.id().startsWith(MERGE)) {
-        ant.merge.noticeSent(need.id()); // told once: the item waits in the queue, not in the ant
-        followed.remove(need.id());
-        return;
+      if (once) {
+        if (need.id().startsWith(TASK)) {
+          ant.task.noticeSent(need.id()); // told once: the task waits on the board, not in the ant
+        } else {
+          ant.merge.noticeSent(need.id()); // told once: the item waits in the queue, not in the ant
+        }
+        // Held by quiet hours: the notice still goes when they end (its state, carried across
+        // continue-as-new, keeps the need open until then). Runs recorded before dropped it.
+        if (heldUntil(r) <= 0
+            || Workflow.getVersion(HELD_ONCE_CHANGE_ID, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+          followed.remove(need.id());
+          return;
+        }
       }
       s = remember(new NoticeState(need.id(), 0, 0, askedAt, askedAt + remindAfter, heldUntil(r)));
     }
     while (true) {
-      long due = remindAfter > 0 && s.reminders() < spec.reminders() ? s.remindAtMillis() : Long.MAX_VALUE;
+      long due = !once && remindAfter > 0 && s.reminders() < spec.reminders() ? s.remindAtMillis() : Long.MAX_VALUE;
       long held = s.heldUntilMillis();
       boolean heldFirst = held > 0 && held < due;
       long next = heldFirst ? held : due;
@@ -212,9 +228,16 @@ final class Notifier {
             heldUntil(r)));
       }
     }
-    Workflow.await(() -> !stillOpen(need));
+    if (!once) {
+      Workflow.await(() -> !stillOpen(need));
+    }
     ant.notices.remove(need.id());
     followed.remove(need.id());
+  }
+
+  /** A need told once (a Blocked task, work the queue gave to a human): no reminders, no answer to wait for. */
+  private static boolean once(String needId) {
+    return needId.startsWith(TASK) || needId.startsWith(MERGE);
   }
 
   private NoticeState remember(NoticeState s) {

@@ -66,6 +66,7 @@ final class Overseer {
    * input in the history is what the console shows live) and answered at once, never evaluated.
    */
   TurnReply reportTurns(TurnReport report) {
+    ant.session.spent(report.attempt(), report.spentUsd()); // charged if the session ends without its cost
     OverseerSpec s = ant.spec().overseer();
     if (s == null) {
       return new TurnReply(List.of(), false);
@@ -90,7 +91,12 @@ final class Overseer {
     }
     // Without an overseer turns only feed the console's live view: a long session stops reporting
     // before they fill the run's history (a refused update leaves no event).
-    if (ant.spec().overseer() == null && Workflow.getInfo().getHistoryLength() > LIVE_TURNS_HISTORY_LIMIT) {
+    if (!Double.isFinite(report.spentUsd()) || report.spentUsd() < 0 || report.spentUsd() > TurnReport.MAX_SPENT_USD) {
+      throw new IllegalArgumentException("spentUsd is not an amount an engine reports");
+    }
+    // A report of spend alone (no turns) is small: it is taken however long the history is.
+    if (ant.spec().overseer() == null && !report.turns().isEmpty()
+        && Workflow.getInfo().getHistoryLength() > LIVE_TURNS_HISTORY_LIMIT) {
       throw new IllegalArgumentException("this run's history is long: live turns resume after the next continue-as-new");
     }
     if (report.turns().size() > TurnReport.MAX_TURNS || report.delivered().size() > TurnReport.MAX_DELIVERED) {

@@ -92,14 +92,49 @@ final class SessionOutcomes {
     checkBudget();
   }
 
-  /** After an urgent interrupt: the next session starts at once, the urgent message first. */
-  void interrupted(SessionResult result, List<String> delivered, int number, boolean aborted) {
+  /**
+   * Whether a session's reported spend ({@code usd}, from its turn reports) is charged: runs
+   * recorded before it was (no marker) charged only what a result said. Asked only when there is
+   * a spend to charge, so runs without one record no marker.
+   */
+  boolean chargesReportedSpend(double usd) {
+    return usd > 0 && Double.isFinite(usd)
+        && Workflow.getVersion(REPORTED_SPEND, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+  }
+
+  /** The change that charges what a session spent when it ends without a result that says so. */
+  static final String REPORTED_SPEND = "charge-reported-spend";
+
+  /**
+   * A session that ended with no result (stopped, or its host lost: it runs again) spent {@code usd}
+   * by its turn reports: it counts in the budget and the ledger; a cap it reached pauses the ant
+   * before the session runs again.
+   */
+  void chargeUnfinished(double usd, boolean stopping) {
+    ant.addCost(usd);
+    if (!stopping) {
+      checkBudget();
+    }
+  }
+
+  private static String spentWords(double usd) {
+    return String.format(java.util.Locale.ROOT, "$%.2f spent by the engine's reports while it ran", usd);
+  }
+
+  /**
+   * After an urgent interrupt: the next session starts at once, the urgent message first.
+   * {@code spent} is what the session reported spending when it ended without a result (0: none).
+   */
+  void interrupted(SessionResult result, List<String> delivered, int number, boolean aborted, double spent) {
+    if (result == null && spent > 0) {
+      ant.addCost(spent);
+    }
     if (aborted) {
       // The task is dropped: its instructions and its issue do not come back.
       if (result != null) {
         record(result.outcome() == null ? Outcome.TRANSIENT : result.outcome(), result);
       } else {
-        recordWithoutResult("aborted", "interrupted by abort; its task was dropped");
+        recordWithoutResult("aborted", "interrupted by abort; its task was dropped", spent);
       }
       ant.issues.done();
       ant.conversation.forgetLast();
@@ -108,7 +143,7 @@ final class SessionOutcomes {
       record(result.outcome() == null ? Outcome.TRANSIENT : result.outcome(), result);
       ant.issues.done();
     } else {
-      recordWithoutResult("interrupted", "interrupted (an urgent message or a supervisor's restart)");
+      recordWithoutResult("interrupted", "interrupted (an urgent message or a supervisor's restart)", spent);
       ant.mailbox.giveBack(delivered);
       giveIssueBack();
     }
@@ -160,9 +195,10 @@ final class SessionOutcomes {
     };
   }
 
-  private void recordWithoutResult(String outcome, String detail) {
-    ant.stats.recordOutcome(outcome, detail);
-    remember(outcome, detail, 0, 0, 0, 0, false);
+  private void recordWithoutResult(String outcome, String detail, double spent) {
+    String said = spent > 0 ? detail + "; " + spentWords(spent) : detail;
+    ant.stats.recordOutcome(outcome, said);
+    remember(outcome, said, 0, 0, 0, spent, false);
   }
 
   /** The session that just ended joins the card's last sessions (with the run that ran it, for a Web UI link). */
@@ -187,8 +223,11 @@ final class SessionOutcomes {
         action != Outcome.Action.CONTINUE && action != Outcome.Action.RESTART_NOW);
   }
 
-  /** After a session: a reached budget cap pauses the ant until the cap's window rolls over. */
-  private void checkBudget() {
+  /**
+   * After a session (and at the start of a run that carries a stopped run's spend): a reached
+   * budget cap pauses the ant until the cap's window rolls over.
+   */
+  void checkBudget() {
     if (!ant.spec().errorPolicy().hasBudget() || ant.paused()) {
       return;
     }

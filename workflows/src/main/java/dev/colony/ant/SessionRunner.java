@@ -61,19 +61,31 @@ final class SessionRunner {
     merge.syncBranch(); // work that landed: the branch moves onto the target before the agent sees it
     ant.fire(new LifecycleEvent.WorktreeReady());
     Mailbox mailbox = ant.mailbox;
-    List<String> delivered = ant.delivery.alone() ? mailbox.takeBatch(MAX_BATCH_CHARS, 1)
-        : mailbox.takeBatch(MAX_BATCH_CHARS);
     int number = ant.sessionCount() + 1;
-    IssueEvent issue = ant.issues.take(); // one per session, oldest first; it goes back if the session fails
-    ant.session.delivered(delivered);
-    // Whispers the last session ended before taking go into this one's prompt.
-    List<String> whispers = ant.spec().overseer() == null ? List.of()
-        : ant.overseer.takePending().stream().map(Whisper::rendered).toList();
-    // The session activity prepares the workspace on the host itself (workspace: null).
-    SessionRequest request = new SessionRequest(ant.spec(), number, delivered, null, issue, ant.conversation.takeResume(),
-        whispers, desk.brief());
-    ant.fire(new LifecycleEvent.PromptReady(delivered.size() + " message(s)" + (issue == null ? "" : ", " + issue.key())
-        + (request.task() == null ? "" : ", task " + request.task().id())));
+    // A rework the merge queue sent back is a session of its own: only its text, no task's brief,
+    // no mail, no issue (they wait for the next session); see MergeDesk.afterRework.
+    MergeSlot.Rework rework = ant.merge.takeRework();
+    SessionRequest request;
+    List<String> delivered;
+    if (rework != null) {
+      delivered = List.of();
+      ant.session.delivered(delivered);
+      request = new SessionRequest(ant.spec(), number, List.of(MergeDesk.reworkMessage(rework)), null, null, null,
+          List.of(), null, rework.itemId());
+      ant.fire(new LifecycleEvent.PromptReady("rework of " + rework.itemId()));
+    } else {
+      delivered = ant.delivery.alone() ? mailbox.takeBatch(MAX_BATCH_CHARS, 1) : mailbox.takeBatch(MAX_BATCH_CHARS);
+      IssueEvent issue = ant.issues.take(); // one per session, oldest first; it goes back if the session fails
+      ant.session.delivered(delivered);
+      // Whispers the last session ended before taking go into this one's prompt.
+      List<String> whispers = ant.spec().overseer() == null ? List.of()
+          : ant.overseer.takePending().stream().map(Whisper::rendered).toList();
+      // The session activity prepares the workspace on the host itself (workspace: null).
+      request = new SessionRequest(ant.spec(), number, delivered, null, issue, ant.conversation.takeResume(),
+          whispers, desk.brief());
+      ant.fire(new LifecycleEvent.PromptReady(delivered.size() + " message(s)" + (issue == null ? "" : ", " + issue.key())
+          + (request.task() == null ? "" : ", task " + request.task().id())));
+    }
     List<Promise<SessionResult>> holder = new ArrayList<>(1);
     SessionActivities sessions = sessions(number);
     CancellationScope scope = Workflow.newCancellationScope(
@@ -87,10 +99,11 @@ final class SessionRunner {
       interrupt(scope, session, number);
     }
     ant.session.abortHandled();
-    finish(session, delivered, number, aborted);
+    finish(session, delivered, number, aborted, rework);
   }
 
-  private void finish(Promise<SessionResult> session, List<String> delivered, int number, boolean aborted) {
+  private void finish(Promise<SessionResult> session, List<String> delivered, int number, boolean aborted,
+      MergeSlot.Rework rework) {
     SessionResult result = null;
     boolean unresponsive = false;
     boolean hostLost = false;
@@ -112,10 +125,22 @@ final class SessionRunner {
         cancelled = true;
       }
     }
+    // What the session's attempts reported spending while they ran: charged when no result says
+    // the cost (stopped, interrupted, its worker or host lost), or when it says less (an attempt
+    // before a worker died spent too).
+    double spent = ant.session.spentSoFar();
+    if (result != null && spent > result.costUsd() && outcomes.chargesReportedSpend(spent)) {
+      result = result.withCost(spent);
+      spent = 0;
+    }
     ant.session.ended();
     if (hostLost || (cancelled && (ant.stopRequested() || ant.phase().state() != Lifecycle.INTERRUPTING))) {
       ant.mailbox.giveBack(delivered);
       outcomes.giveIssueBack();
+      ant.merge.giveBack(rework);
+      if (result == null && outcomes.chargesReportedSpend(spent)) {
+        outcomes.chargeUnfinished(spent, ant.stopRequested());
+      }
       if (hostLost) {
         hosts.timedOut();
       }
@@ -128,14 +153,27 @@ final class SessionRunner {
     }
     ant.confirmations.forgetSessionsUpTo(number);
     if (ant.phase().state() == Lifecycle.INTERRUPTING) {
-      outcomes.interrupted(result, delivered, number, aborted);
+      if (!aborted) {
+        ant.merge.giveBack(rework); // an abort drops it, as it drops a session's mail
+      }
+      outcomes.interrupted(result, delivered, number, aborted,
+          result == null && outcomes.chargesReportedSpend(spent) ? spent : 0);
       return;
     }
     boolean pauseWasPending = ant.pause.is(AntState.OPERATOR);
     outcomes.act(result, delivered);
-    dev.colony.task.TaskBrief task = ant.task.brief();
-    desk.afterSession(result, number);
-    merge.afterSession(result, task, task != null && !ant.task.held());
+    if (rework != null) {
+      // The session did the rework, not the held task's work: the task is not reported (it stays
+      // In Progress and goes on in the next session), unless the ant parked on this session.
+      if (ant.phase().state() == Lifecycle.PARKED) {
+        desk.parked(ant.spec().name() + " parked after repeated errors: " + AntViews.line(trim(result.detail())));
+      }
+      merge.afterRework(result, rework);
+    } else {
+      dev.colony.task.TaskBrief task = ant.task.brief();
+      desk.afterSession(result, number);
+      merge.afterSession(result, task, task != null && !ant.task.held(), task != null && desk.submitted(task.id()));
+    }
     if (unresponsive && !ant.parked()) {
       reports.report(AntFailure.UNRESPONSIVE, "session " + number + " stopped answering: " + trim(result.detail()));
     }

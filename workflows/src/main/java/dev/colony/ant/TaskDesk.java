@@ -19,6 +19,7 @@ import dev.colony.task.TaskSessionLink;
 import dev.colony.task.TaskState;
 import dev.colony.task.TaskWork;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
 import java.util.List;
@@ -40,6 +41,12 @@ final class TaskDesk {
   private static final Logger log = Workflow.getLogger(TaskDesk.class);
   /** The one change id of everything the board added to the ant's command sequence. */
   static final String CHANGE_ID = "tasks";
+  /** Change id: a look is one local activity ({@code TakeTask}: find and claim) instead of FindTasks, then ClaimTask. */
+  static final String TAKE_CHANGE_ID = "take-task";
+  /** The unanswered-claim key of a look (no task's id: a look's token covers every claim it makes). */
+  private static final String LOOK = "(look)";
+  /** The task whose SUBMITTED report the last session's end had accepted, or null (not carried: read at once). */
+  private String submittedTaskId;
   /** Candidates one look asks for: the best few are plenty when claims are refused. */
   static final int FIND_LIMIT = 20;
   /** An ant that waits for a task looks at the board this often, in case a wake was lost. */
@@ -122,6 +129,10 @@ final class TaskDesk {
     TaskPolicy policy = spec.tasks();
     long aging = policy == null || policy.agingSeconds() <= 0 ? TaskOrder.DEFAULT_AGING_SECONDS : policy.agingSeconds();
     List<String> tags = takerTags(spec);
+    if (Workflow.getVersion(TAKE_CHANGE_ID, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+      take(new FindTasks(spec.colony(), spec.name(), tags, aging, FIND_LIMIT), tags);
+      return;
+    }
     List<TaskCandidate> found;
     try {
       found = tasks(dev.colony.Activities.TASK_FIND, "find tasks · " + spec.name())
@@ -138,6 +149,29 @@ final class TaskDesk {
         return;
       }
     }
+  }
+
+  /** Find and claim in one local activity, with one token for the look. */
+  private void take(FindTasks find, List<String> tags) {
+    AntSpec spec = ant.spec();
+    String token = ant.task.tokenFor(LOOK, Workflow.getInfo().getWorkflowId());
+    ClaimResult r;
+    try {
+      r = Workflow.newLocalActivityStub(TaskActivities.class, LocalActivityOptions.newBuilder(
+          dev.colony.Activities.TASK_TAKE).setSummary("take a task · " + spec.name()).build())
+          .take(find, new Claim(spec.name(), token, tags));
+    } catch (ActivityFailure f) {
+      // No answer: a claim may have been applied. The token is kept for the next look.
+      ant.task.unanswered(LOOK, token);
+      log.warn("{}: could not take a task: {}", spec.name(), Texts.rootMessage(f));
+      return;
+    }
+    ant.task.answered();
+    if (r == null || !r.taken() || r.brief() == null) {
+      return;
+    }
+    ant.task.hold(r.brief());
+    outbox.say(took(spec.name(), r.brief()));
   }
 
   private boolean claim(TaskCandidate c, List<String> tags) {
@@ -174,7 +208,17 @@ final class TaskDesk {
    * is FAILED, or BLOCKED once {@code max_tries} failed; a parked ant's task is BLOCKED; a rate
    * limit or a pause keeps the task for the next session.
    */
+  /**
+   * Whether the last session's SUBMITTED report on {@code taskId} was accepted: only then is its
+   * work the task's to submit to the merge queue (a refused report means the task moved on without
+   * this ant, e.g. a human requeued it). Set by {@link #afterSession}, read right after it.
+   */
+  boolean submitted(String taskId) {
+    return taskId != null && taskId.equals(submittedTaskId);
+  }
+
   void afterSession(SessionResult r, int number) {
+    submittedTaskId = null;
     TaskBrief b = ant.task.brief();
     if (!on || b == null || r == null) {
       return;
@@ -204,6 +248,7 @@ final class TaskDesk {
     TaskReply reply = report(b, TaskReport.Kind.SUBMITTED, detail, link, work, done);
     letGo();
     if (reply != null && reply.accepted()) {
+      submittedTaskId = b.id();
       TaskState state = reply.state() == null ? TaskState.IN_REVIEW : reply.state();
       outbox.say(handedOver(ant.spec().name(), b, state, work), b.id());
     }

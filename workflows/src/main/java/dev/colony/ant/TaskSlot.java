@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * The ant's one task from the board, as its state owns it: the brief it holds (one task at a
  * time), the claim sequence (a claim's token, {@code <workflow id>#<n>}, never repeats within the
- * ant's life, so a task tells a retried claim from a new one), a pending {@code tasksWaiting} wake,
+ * ant's life, so a task tells a retried claim from a new one; since {@code TakeTask} one token
+ * serves every claim of one look, each on another task), a pending {@code tasksWaiting} wake,
  * the last claim whose answer never came (repeated with its token when the task shows up as the
  * ant's own), and the Blocked tasks whose phone notice is still to be sent. Carried across
  * continue-as-new in {@link AntMemory}, except the notices (a run drains them before it ends).
@@ -49,6 +50,18 @@ final class TaskSlot {
     return brief != null;
   }
 
+  /** For the {@code taskHeld} query: the held task's id, else an unanswered claim's, else ""; "?" in a run without tasks. */
+  String heldId() {
+    if (!active) {
+      return "?";
+    }
+    if (brief != null) {
+      return brief.id();
+    }
+    // A look whose answer never came may hold any task: cannot tell.
+    return unansweredTaskId == null ? "" : unansweredTaskId.startsWith("(") ? "?" : unansweredTaskId;
+  }
+
   void hold(TaskBrief b) {
     brief = b;
     unansweredTaskId = null;
@@ -75,6 +88,12 @@ final class TaskSlot {
     // The chain's first run id makes tokens unique across the ant's lives: after a stop and a start
     // the count begins again, and a repeated token would be answered with an old claim's result.
     return workflowId + "/" + io.temporal.workflow.Workflow.getInfo().getFirstExecutionRunId() + "#" + claims;
+  }
+
+  /** A look was answered (it took a task or found none to take): its token is not kept. */
+  void answered() {
+    unansweredTaskId = null;
+    unansweredToken = null;
   }
 
   /** A claim's activity gave up without an answer: it may have been taken, so its token is kept. */

@@ -48,6 +48,12 @@ final class Waits {
       pause();
       return false;
     }
+    if (ant.merge.reworkPending()) {
+      // A rework the merge queue sent back runs first, as a session of its own: no task is looked
+      // for (a task held waits for the session after it), and no claim (its paths are held by the
+      // work being reworked).
+      return !ant.stopRequested();
+    }
     desk.look(); // with no task: one from the board, if the ant takes tasks or was woken for one
     if (desk.waitsWhenIdle() && !ant.task.held() && ant.mailbox.isEmpty() && !ant.issues.hasPending()) {
       waitForTask();
@@ -63,7 +69,8 @@ final class Waits {
         // Triggers only: nothing to time; a message or a matching GitHub issue wakes the ant.
         ant.fire(new LifecycleEvent.Waiting(spec.triggers().isEmpty() ? "a message" : "a message or a trigger", null));
         Workflow.await(() -> !ant.mailbox.isEmpty() || ant.issues.hasPending() || ant.paused()
-            || ant.stopRequested() || ant.specPending() || ant.upgrade.due() || ant.task.wakePending());
+            || ant.stopRequested() || ant.specPending() || ant.upgrade.due() || ant.task.wakePending()
+            || ant.merge.reworkPending());
         ant.fire(new LifecycleEvent.Woken());
       }
       return false;
@@ -81,7 +88,7 @@ final class Waits {
     ant.fire(new LifecycleEvent.Waiting("a task", null));
     Timers.await(TaskDesk.RECHECK, "waiting for a task · look again in " + Timers.words(TaskDesk.RECHECK),
         () -> ant.task.wakePending() || !ant.mailbox.isEmpty() || ant.issues.hasPending() || ant.paused()
-            || ant.stopRequested() || ant.specPending() || ant.upgrade.due());
+            || ant.stopRequested() || ant.specPending() || ant.upgrade.due() || ant.merge.reworkPending());
     ant.fire(new LifecycleEvent.Woken());
   }
 
@@ -101,9 +108,11 @@ final class Waits {
     boolean interrupted = remaining > 0
         && Timers.await(Duration.ofMillis(remaining), summary(kind, wakeAt, remaining), () -> ant.stopRequested()
             || ant.wakes.sinceWaitScheduled() || (kind == WaitKind.WAITING && ant.issues.hasPending())
-            || ant.upgrade.due() || (kind.shownAs() == Lifecycle.WAITING && ant.task.wakePending()));
+            || ant.upgrade.due() || (kind.shownAs() == Lifecycle.WAITING && ant.task.wakePending())
+            || (kind.shownAs() == Lifecycle.WAITING && ant.merge.reworkPending()));
     if (interrupted && !ant.stopRequested() && !ant.wakes.sinceWaitScheduled() && ant.upgrade.due()
-        && !(kind == WaitKind.WAITING && ant.issues.hasPending()) && !ant.task.wakePending()) {
+        && !(kind == WaitKind.WAITING && ant.issues.hasPending()) && !ant.task.wakePending()
+        && !(kind.shownAs() == Lifecycle.WAITING && ant.merge.reworkPending())) {
       return; // only the upgrade: the next run waits until the same time
     }
     if (!interrupted && kind == WaitKind.WAITING) {

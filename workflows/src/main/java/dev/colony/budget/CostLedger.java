@@ -34,14 +34,24 @@ public final class CostLedger {
 
   /** Money spent at {@code nowMillis} (ignored unless positive and finite). */
   public void addCost(double usd, long nowMillis, String zone) {
+    addCost(usd, nowMillis, BudgetDays.named(zone));
+  }
+
+  /** The same in the days of {@code zone}. */
+  public void addCost(double usd, long nowMillis, BudgetDays zone) {
     if (usd > 0 && Double.isFinite(usd)) {
-      add(dayOf(nowMillis, zone), usd, 0);
+      add(zone.dayOf(nowMillis).toString(), usd, 0);
     }
   }
 
   /** A session began at {@code nowMillis}. */
   public void addSession(long nowMillis, String zone) {
-    add(dayOf(nowMillis, zone), 0, 1);
+    addSession(nowMillis, BudgetDays.named(zone));
+  }
+
+  /** The same in the days of {@code zone}. */
+  public void addSession(long nowMillis, BudgetDays zone) {
+    add(zone.dayOf(nowMillis).toString(), 0, 1);
   }
 
   /** The days, oldest first, at most {@link AntCard#LEDGER_DAYS}. */

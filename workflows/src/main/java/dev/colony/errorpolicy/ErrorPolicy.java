@@ -16,20 +16,37 @@ package dev.colony.errorpolicy;
  * @param dailyBudgetUsd spend cap per day of {@code budgetTimezone}; null: none
  * @param monthlyBudgetUsd spend cap per calendar month of {@code budgetTimezone}; null: none
  * @param budgetTimezone the colony's time zone, where budget days and months begin; null: UTC
+ * @param budgetZoneTable that zone's UTC offsets as data, made when the config was loaded: the
+ *     workflow counts budget days from it, never from the worker's time-zone data; null in specs
+ *     recorded before it (they count with the JVM's rules, see {@link dev.colony.budget.BudgetDays})
  */
 public record ErrorPolicy(long backoffInitialSeconds, long backoffMaxSeconds, Integer maxConsecutiveErrors,
     Integer maxTotalErrors, long interruptGraceSeconds, long sessionIdleTimeoutSeconds, Double dailyBudgetUsd,
-    Double monthlyBudgetUsd, String budgetTimezone) {
+    Double monthlyBudgetUsd, String budgetTimezone, dev.colony.budget.ZoneTable budgetZoneTable) {
   public static final long DEFAULT_INTERRUPT_GRACE_SECONDS = 30;
   public static final long DEFAULT_SESSION_IDLE_TIMEOUT_SECONDS = 15 * 60;
 
   /** The default: retry for ever with the default backoff schedule (10 s, 20 s, 40 s, 80 s, then 5 minutes); no budget; default grace and watchdog. */
   public static final ErrorPolicy DEFAULTS = new ErrorPolicy(0, 0, null, null);
 
+  /** Without the zone table (tests, and specs recorded before it). */
+  public ErrorPolicy(long backoffInitialSeconds, long backoffMaxSeconds, Integer maxConsecutiveErrors,
+      Integer maxTotalErrors, long interruptGraceSeconds, long sessionIdleTimeoutSeconds, Double dailyBudgetUsd,
+      Double monthlyBudgetUsd, String budgetTimezone) {
+    this(backoffInitialSeconds, backoffMaxSeconds, maxConsecutiveErrors, maxTotalErrors, interruptGraceSeconds,
+        sessionIdleTimeoutSeconds, dailyBudgetUsd, monthlyBudgetUsd, budgetTimezone, null);
+  }
+
   /** Thresholds and backoff only, the other guardrails at their defaults. */
   public ErrorPolicy(long backoffInitialSeconds, long backoffMaxSeconds, Integer maxConsecutiveErrors,
       Integer maxTotalErrors) {
     this(backoffInitialSeconds, backoffMaxSeconds, maxConsecutiveErrors, maxTotalErrors, 0, 0, null, null, null);
+  }
+
+  /** The same policy counting its budget days with {@code table}. */
+  public ErrorPolicy withZoneTable(dev.colony.budget.ZoneTable table) {
+    return new ErrorPolicy(backoffInitialSeconds, backoffMaxSeconds, maxConsecutiveErrors, maxTotalErrors,
+        interruptGraceSeconds, sessionIdleTimeoutSeconds, dailyBudgetUsd, monthlyBudgetUsd, budgetTimezone, table);
   }
 
   /** Seconds an interrupted session gets to stop by itself. */

@@ -24,4 +24,11 @@ public interface IssueTaskActivities {
    */
   @ActivityMethod(name = "CloseIssueTask")
   String close(String colony, IssueEvent issue);
+
+  /**
+   * The reopened issue's task, Done when its issue closed, back to To Do. Answers {@code reopened},
+   * {@code open} (not Done: nothing to do), or {@code none} (no task was made of it).
+   */
+  @ActivityMethod(name = "ReopenIssueTask")
+  String reopen(String colony, IssueEvent issue);
 }

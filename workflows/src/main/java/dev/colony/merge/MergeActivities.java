@@ -18,9 +18,12 @@ public interface MergeActivities {
    * queue can fetch it from anywhere.
    *
    * @param since the original commit of the ant's last landed head, or null
+   * @param approved with review: the head a human approved; it is read instead of the branch's head
+   *     (commits after it are not landed), and for a URL repository pushed to
+   *     {@code refs/colony/approved/<ant>}. Null: the branch's head
    */
   @ActivityMethod(name = "PublishBranch")
-  BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since);
+  BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since, String approved);
 
   /**
    * Rebuilds the scratch worktree (or clone) if it is missing or broken, fetches, and returns the

@@ -38,6 +38,8 @@ public final class MergeBook {
   public static final int MAX_OVERLAP = 20;
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+  /** A commit id as a submission names it (a sha; tests' fakes use words): never an option, never a range. */
+  private static final Pattern SHA = Pattern.compile("[0-9A-Za-z][0-9A-Za-z_-]{3,63}");
 
   /** One item as the book changes it. */
   static final class Item {
@@ -57,6 +59,10 @@ public final class MergeBook {
     List<String> paths;
     String by;
     boolean approved;
+    /** The submissions it holds, in order (never empty once opened). */
+    List<ItemPart> parts = new ArrayList<>();
+    /** While landing: how many parts the landing holds (fixed when it began); -1 otherwise. Never carried. */
+    int landingParts = -1;
 
     static Item of(MergeItem m) {
       Item i = new Item();
@@ -76,13 +82,50 @@ public final class MergeBook {
       i.paths = m.paths();
       i.by = m.by();
       i.approved = m.approved();
+      if (m.parts().isEmpty()) { // carried by a run before parts: one submission, as it was approved
+        i.parts.add(new ItemPart(m.taskId(), null, null, m.approved()));
+      } else {
+        i.parts.addAll(m.parts());
+      }
       return i;
     }
 
-    MergeItem record(int maxPaths) {
-      return new MergeItem(id, ant, host, branch, taskId, priority, state, step, submittedAt, updatedAt, tries, reason,
-          head, paths.size() > maxPaths ? paths.subList(0, maxPaths) : paths, by, approved);
+    /** How many parts from the first on are approved: those land (with review). */
+    int approvedParts() {
+      int n = 0;
+      while (n < parts.size() && parts.get(n).approved()) {
+        n++;
+      }
+      return n;
     }
+
+    /** With review: the head the approval covers (the last approved part's), or null. */
+    String approvedHead() {
+      int n = approvedParts();
+      return n == 0 ? null : parts.get(n - 1).head();
+    }
+
+    /** taskId (the first task) and approved follow the parts. */
+    void sync() {
+      taskId = null;
+      for (ItemPart p : parts) {
+        if (p.taskId() != null) {
+          taskId = p.taskId();
+          break;
+        }
+      }
+      approved = approvedParts() > 0;
+    }
+
+    MergeItem record(int maxPaths, boolean review) {
+      return new MergeItem(id, ant, host, branch, taskId, priority, state, step, submittedAt, updatedAt, tries, reason,
+          head, paths.size() > maxPaths ? paths.subList(0, maxPaths) : paths, by, approved, parts,
+          review ? approvedHead() : null);
+    }
+  }
+
+  private MergeItem rec(Item i, int maxPaths) {
+    return i.record(maxPaths, repo.review());
   }
 
   private MergeRepo repo;
@@ -95,6 +138,15 @@ public final class MergeBook {
   /** Who each waiting ant waits for: "beta: src/api/**". */
   private final TreeMap<String, String> waitingFor = new TreeMap<>();
   private final TreeMap<String, List<String>> dirs = new TreeMap<>();
+  /** Per ant, the globs of its submitted work that has not landed: held until it lands or is dropped. */
+  private final TreeMap<String, List<String>> held = new TreeMap<>();
+  private final TreeMap<String, Long> heldAt = new TreeMap<>();
+  private final TreeMap<String, Long> claimedAt = new TreeMap<>();
+  /** Per waiting ant, when it began to wait: the first to wait is served first. */
+  private final TreeMap<String, Long> waitingSince = new TreeMap<>();
+  /** Waiting ants told their paths are free (not carried: after continue-as-new they are told again). */
+  private final TreeSet<String> told = new TreeSet<>();
+  private long seq;
   /** Items skipped until a moment (their host did not answer): id → epoch ms. Not carried across continue-as-new. */
   private final TreeMap<String, Long> holdUntil = new TreeMap<>();
   /** Submissions that came while their ant's item was landing: they open the ant's next item after it. */
@@ -135,6 +187,13 @@ public final class MergeBook {
       s.hotPaths().forEach((k, v) -> b.dirs.put(k, new ArrayList<>(v)));
     }
     b.landedCount = s.landedCount();
+    if (s.claimOrder() != null) {
+      s.claimOrder().held().forEach((k, v) -> b.held.put(k, List.copyOf(v)));
+      b.heldAt.putAll(s.claimOrder().heldAt());
+      b.claimedAt.putAll(s.claimOrder().claimedAt());
+      b.waitingSince.putAll(s.claimOrder().waitingSince());
+      b.seq = s.claimOrder().seq();
+    }
     return b;
   }
 
@@ -142,12 +201,14 @@ public final class MergeBook {
   public MergeQueueState state() {
     List<MergeItem> out = new ArrayList<>();
     for (Item i : items) {
-      out.add(i.record(BranchHead.MAX_PATHS));
+      out.add(rec(i, BranchHead.MAX_PATHS));
     }
     TreeMap<String, List<String>> hot = new TreeMap<>();
     dirs.forEach((k, v) -> hot.put(k, List.copyOf(v)));
     return new MergeQueueState(repo, out, List.copyOf(landed), new TreeMap<>(landedUpTo), new TreeMap<>(counters),
-        new TreeMap<>(claims), new TreeMap<>(waiting), hot, landedCount);
+        new TreeMap<>(claims), new TreeMap<>(waiting), hot, landedCount,
+        new ClaimOrder(new TreeMap<>(held), new TreeMap<>(heldAt), new TreeMap<>(claimedAt),
+            new TreeMap<>(waitingSince), seq));
   }
 
   public MergeRepo repo() {
@@ -193,7 +254,16 @@ public final class MergeBook {
     if (s.by() != null && s.by().length() > 100) {
       return "who submitted is longer than 100 characters";
     }
+    for (String sha : new String[] {s.head(), s.base()}) {
+      if (sha != null && !SHA.matcher(sha).matches()) {
+        return "commit " + MergeText.line(sha, 80) + " is not a commit id (4 to 64 hex digits)";
+      }
+    }
     Item open = open(s.ant());
+    int maxParts = repo.review() ? ItemPart.MAX : ItemPart.MAX_TASKS;
+    if (open != null && open.state != ItemState.LANDING && open.parts.size() >= maxParts && !holdsPart(open, s)) {
+      return open.id + " holds " + maxParts + " submissions already: wait for it to land";
+    }
     if (open == null && openCount() >= MAX_OPEN) {
       return "the queue of " + repo.name() + " is full (" + MAX_OPEN + " open items): wait for some to land";
     }
@@ -235,6 +305,9 @@ public final class MergeBook {
     if (d.by() != null && d.by().length() > 100) {
       return "who decided is longer than 100 characters";
     }
+    if (d.head() != null && !SHA.matcher(d.head()).matches()) {
+      return "commit " + MergeText.line(d.head(), 80) + " is not a commit id (4 to 64 hex digits)";
+    }
     Item i = find(d.item().strip());
     if (i == null) {
       return "no open item " + MergeText.line(d.item(), 80) + " in the queue of " + repo.name();
@@ -242,8 +315,13 @@ public final class MergeBook {
     if (!i.state.open()) {
       return "item " + i.id + " is " + words(i.state) + " already";
     }
+    if ("approve".equals(d.action()) && d.head() != null && partAt(i, d.head()) < 0) {
+      return "item " + i.id + " holds no submission at " + MergeText.shortSha(d.head()) + " (its heads: "
+          + MergeText.line(String.join(", ", i.parts.stream().map(p -> MergeText.shortSha(p.head())).toList()), 200)
+          + "): look again, it changed";
+    }
     return switch (d.action()) {
-      case "approve" -> i.state == ItemState.AWAITING_REVIEW || (repo.review() && !i.approved
+      case "approve" -> i.state == ItemState.AWAITING_REVIEW || (repo.review() && i.approvedParts() < i.parts.size()
           && (i.state == ItemState.QUEUED || i.state == ItemState.REWORK)) ? null
           : "item " + i.id + " is " + words(i.state) + ", not awaiting review";
       case "retry" -> i.state == ItemState.NEEDS_HUMAN || i.state == ItemState.REWORK ? null
@@ -318,13 +396,20 @@ public final class MergeBook {
 
   public MergeItem item(String id) {
     Item i = get(id);
-    return i == null ? null : i.record(BranchHead.MAX_PATHS);
+    return i == null ? null : rec(i, BranchHead.MAX_PATHS);
   }
 
-  /** Opens an item for the ant's branch, or joins its open one. Validate first ({@link #submitProblem}). */
+  /**
+   * Opens an item for the ant's branch, or joins its open one as a part of its own (the item
+   * carries every task whose work it holds). With review, an approval covers the parts it
+   * approved and no later one: new commits wait for their own approval. Validate first
+   * ({@link #submitProblem}).
+   */
   public SubmitReply submit(Submission s, long now) {
+    holdClaim(s.ant());
     Item i = open(s.ant());
     String by = s.by() == null || s.by().isBlank() ? "ant" : MergeText.line(s.by(), 100);
+    ItemPart part = part(s);
     if (i != null) {
       if (i.state == ItemState.LANDING) {
         later.put(s.ant(), s); // its branch was read already: the new work is the next item
@@ -332,23 +417,36 @@ public final class MergeBook {
       }
       i.host = s.host() == null ? "" : s.host();
       i.branch = s.branch();
-      if (s.taskId() != null) {
-        i.taskId = s.taskId();
-      }
       i.priority = Math.min(i.priority, s.priority());
       i.by = by;
-      i.approved |= s.approved();
       i.updatedAt = now;
+      if (i.state == ItemState.REWORK && repo.review()) {
+        // The fix holds every earlier part's work, rebased: each is reviewed again, at the fix's head.
+        List<ItemPart> again = new ArrayList<>();
+        for (ItemPart p : i.parts) {
+          again.add(new ItemPart(p.taskId(), s.head(), p.base(), false));
+        }
+        i.parts = again;
+      }
+      // A submission for no task joining an item sent back is its fix (the ant's rework session):
+      // the item's work again, not a part of its own.
+      if (!(i.state == ItemState.REWORK && part.taskId() == null && !i.parts.isEmpty())) {
+        join(i, part);
+      }
+      i.sync();
       if (i.state == ItemState.REWORK) {
         i.state = ready(i);
         i.reason = "resubmitted after rework (try " + (i.tries + 1) + ")";
-      } else if (i.state == ItemState.AWAITING_REVIEW && i.approved) {
+      } else if (i.state == ItemState.AWAITING_REVIEW && !needsReview(i)) {
         i.state = ItemState.QUEUED;
       } else if (i.state == ItemState.NEEDS_HUMAN) {
         return reply(i, "joined " + i.id + ", which waits for a human (colony merge retry " + i.id + ")", now);
       }
       holdUntil.remove(i.id);
-      return reply(i, "joined " + i.id, now);
+      String pinned = repo.review() && i.state == ItemState.QUEUED && i.approvedParts() < i.parts.size()
+          ? " (its approval covers up to " + MergeText.shortSha(i.approvedHead()) + "; the newer work waits for its own)"
+          : "";
+      return reply(i, "joined " + i.id + pinned, now);
     }
     int n = counters.getOrDefault(s.ant(), 0) + 1;
     counters.put(s.ant(), n);
@@ -357,10 +455,10 @@ public final class MergeBook {
     i.ant = s.ant();
     i.host = s.host() == null ? "" : s.host();
     i.branch = s.branch();
-    i.taskId = s.taskId();
     i.priority = s.priority();
     i.by = by;
-    i.approved = s.approved();
+    i.parts.add(part);
+    i.sync();
     i.submittedAt = now;
     i.updatedAt = now;
     i.paths = List.of();
@@ -370,8 +468,78 @@ public final class MergeBook {
     return reply(i, "opened " + i.id, now);
   }
 
+  /** The last part whose head is {@code head} (or starts with it, at least 7 characters), or -1. */
+  private static int partAt(Item i, String head) {
+    String h = head.toLowerCase(java.util.Locale.ROOT);
+    for (int k = i.parts.size() - 1; k >= 0; k--) {
+      String p = i.parts.get(k).head();
+      if (p != null && (p.equalsIgnoreCase(h) || h.length() >= 7 && p.toLowerCase(java.util.Locale.ROOT).startsWith(h))) {
+        return k;
+      }
+    }
+    return -1;
+  }
+
+  /** A submission as a part: without review only its task counts (the branch is read at the turn). */
+  private ItemPart part(Submission s) {
+    return repo.review() ? new ItemPart(s.taskId(), s.head(), s.base(), s.approved())
+        : new ItemPart(s.taskId(), null, null, s.approved());
+  }
+
+  /** Whether the submission is one the item holds already (the same task at the same head). */
+  private boolean holdsPart(Item i, Submission s) {
+    ItemPart q = part(s);
+    for (ItemPart p : i.parts) {
+      if (same(p.taskId(), q.taskId()) && same(p.head(), q.head())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A submission joins the item. The same task at the same head again is nothing new (an approval
+   * it brings counts); without review a task's part takes the newer head; with review the last
+   * part's newer head replaces it only while that part is unapproved (the reviewer sees the newer
+   * head), else it is a new part that needs an approval of its own.
+   */
+  private void join(Item i, ItemPart part) {
+    for (int k = 0; k < i.parts.size(); k++) {
+      ItemPart p = i.parts.get(k);
+      if (same(p.taskId(), part.taskId()) && same(p.head(), part.head())) {
+        if (part.approved() && !p.approved()) {
+          i.parts.set(k, p.approve());
+        }
+        return;
+      }
+    }
+    if (!repo.review()) {
+      for (int k = 0; k < i.parts.size(); k++) {
+        ItemPart p = i.parts.get(k);
+        if (same(p.taskId(), part.taskId())) {
+          i.parts.set(k, new ItemPart(p.taskId(), part.head(), p.base(), p.approved() || part.approved()));
+          return;
+        }
+      }
+    } else if (!i.parts.isEmpty()) {
+      int last = i.parts.size() - 1;
+      ItemPart p = i.parts.get(last);
+      if (same(p.taskId(), part.taskId()) && !p.approved()) {
+        i.parts.set(last, new ItemPart(p.taskId(), part.head(), p.base() != null ? p.base() : part.base(),
+            part.approved()));
+        return;
+      }
+    }
+    i.parts.add(part);
+  }
+
+  /** With review: nothing of it is approved yet. */
+  private boolean needsReview(Item i) {
+    return repo.review() && i.approvedParts() == 0;
+  }
+
   private ItemState ready(Item i) {
-    return repo.review() && !i.approved ? ItemState.AWAITING_REVIEW : ItemState.QUEUED;
+    return needsReview(i) ? ItemState.AWAITING_REVIEW : ItemState.QUEUED;
   }
 
   private SubmitReply reply(Item i, String what, long now) {
@@ -392,7 +560,7 @@ public final class MergeBook {
   public List<MergeItem> line(long now) {
     List<Item> q = queued(now, true);
     List<MergeItem> out = new ArrayList<>();
-    q.forEach(i -> out.add(i.record(BranchHead.MAX_PATHS)));
+    q.forEach(i -> out.add(rec(i, BranchHead.MAX_PATHS)));
     return out;
   }
 
@@ -420,7 +588,7 @@ public final class MergeBook {
   /** The next item to land now, or null. */
   public MergeItem next(long now) {
     List<Item> q = queued(now, true);
-    return q.isEmpty() ? null : q.get(0).record(BranchHead.MAX_PATHS);
+    return q.isEmpty() ? null : rec(q.get(0), BranchHead.MAX_PATHS);
   }
 
   /** Whether an item is queued and not held back. */
@@ -455,8 +623,12 @@ public final class MergeBook {
   public List<String> awaitingTasks() {
     TreeSet<String> ids = new TreeSet<>();
     for (Item i : items) {
-      if (i.state == ItemState.AWAITING_REVIEW && i.taskId != null) {
-        ids.add(i.taskId);
+      if (i.state == ItemState.AWAITING_REVIEW) {
+        for (ItemPart p : i.parts) {
+          if (p.taskId() != null && !p.approved()) {
+            ids.add(p.taskId());
+          }
+        }
       }
     }
     return List.copyOf(ids);
@@ -465,6 +637,8 @@ public final class MergeBook {
   /** The item starts landing. */
   public void landing(String id, long now) {
     Item i = get(id);
+    i.landingParts = -1;
+    i.landingParts = landingParts(i);
     i.state = ItemState.LANDING;
     i.step = "publishing";
     i.reason = null;
@@ -509,8 +683,13 @@ public final class MergeBook {
     i.step = null;
     i.reason = MergeText.line(reason, MergeText.MAX_LINE);
     i.updatedAt = now;
-    if (repo.review()) {
-      i.approved = false; // the fix is new work: it is reviewed again
+    if (repo.review()) { // the fix is new work: it is reviewed again
+      List<ItemPart> again = new ArrayList<>();
+      for (ItemPart p : i.parts) {
+        again.add(new ItemPart(p.taskId(), p.head(), p.base(), false));
+      }
+      i.parts = again;
+      i.sync();
     }
     i.state = i.tries >= Math.max(1, repo.maxTries()) ? ItemState.NEEDS_HUMAN : ItemState.REWORK;
     return i.state;
@@ -533,6 +712,7 @@ public final class MergeBook {
     i.reason = MergeText.line(reason, MergeText.MAX_LINE);
     i.updatedAt = now;
     holdUntil.remove(id);
+    workDone(i.ant);
     trimClosed();
   }
 
@@ -541,8 +721,14 @@ public final class MergeBook {
    * (the workflow releases the ant's claim). A submission that came while it landed waits in
    * {@link #takeLater}.
    */
-  public void landed(String id, Landed l, long now) {
+  public List<String> landed(String id, Landed l, long now) {
     Item i = get(id);
+    // With review only the approved parts landed (up to the approved head): the rest is the ant's next item.
+    int n = landingParts(i);
+    List<ItemPart> rest = new ArrayList<>(i.parts.subList(n, i.parts.size()));
+    i.parts = new ArrayList<>(i.parts.subList(0, n));
+    i.sync();
+    List<String> tasks = rec(i, 0).taskIds();
     i.state = ItemState.LANDED;
     i.step = null;
     i.reason = l.pullRequest() != null ? "pull request " + MergeText.line(l.pullRequest(), 200) : null;
@@ -554,14 +740,50 @@ public final class MergeBook {
       landedUpTo.put(i.ant, l.from());
     }
     List<String> paths = l.paths().size() > MAX_LANDED_PATHS ? l.paths().subList(0, MAX_LANDED_PATHS) : l.paths();
-    landed.add(0, new Landed(l.itemId(), l.ant(), l.taskId(), l.from(), l.to(), l.before(), l.commits(),
-        l.testMillis(), l.queueMillis(), l.at(), paths, l.pullRequest()));
+    landed.add(0, l.withPaths(paths));
     while (landed.size() > MergeCard.MAX_LANDED) {
       landed.remove(landed.size() - 1);
     }
     landedCount++;
     learn(i.ant, i.paths.isEmpty() ? l.paths() : i.paths);
+    if (!rest.isEmpty()) {
+      int c = counters.getOrDefault(i.ant, 0) + 1;
+      counters.put(i.ant, c);
+      Item next = new Item();
+      next.id = i.ant + "-" + c;
+      next.ant = i.ant;
+      next.host = i.host;
+      next.branch = i.branch;
+      next.priority = i.priority;
+      next.by = i.by;
+      next.parts.addAll(rest);
+      next.sync();
+      next.submittedAt = now;
+      next.updatedAt = now;
+      next.paths = List.of();
+      next.state = ready(next);
+      next.reason = "the work after " + MergeText.shortSha(l.from()) + ", which " + i.id + " landed";
+      items.add(next);
+    }
+    if (rest.isEmpty()) {
+      workDone(i.ant); // else the work after the approved head is still submitted and unlanded: held
+    }
     trimClosed();
+    return tasks;
+  }
+
+  /**
+   * A submission that came while the ant's item landed, when the item did not land (held, sent
+   * back, or waiting for a human): it joins the item as a part, and the item's state stays.
+   */
+  public void rejoinLater(String ant) {
+    Submission s = later.remove(ant);
+    Item i = open(ant);
+    if (s != null && i != null && i.state != ItemState.LANDING && submitProblem(s) == null) {
+      ItemPart p = part(s);
+      join(i, repo.review() && i.state == ItemState.REWORK ? new ItemPart(p.taskId(), p.head(), p.base(), false) : p);
+      i.sync();
+    }
   }
 
   /** A submission that came while the ant's item landed, taken when it did not land (it joins the item). */
@@ -603,11 +825,16 @@ public final class MergeBook {
     String by = d.by() == null || d.by().isBlank() ? "a human" : MergeText.line(d.by(), 100);
     switch (d.action()) {
       case "approve" -> {
-        i.approved = true;
+        // What the human saw: the parts up to the head they named, else every part it holds now.
+        int upTo = d.head() == null ? i.parts.size() - 1 : partAt(i, d.head());
+        for (int k = 0; k <= upTo; k++) {
+          i.parts.set(k, i.parts.get(k).approve());
+        }
+        i.sync();
         if (i.state == ItemState.AWAITING_REVIEW) {
           i.state = ItemState.QUEUED;
         }
-        i.reason = "approved by " + by;
+        i.reason = "approved by " + by + covers(i);
       }
       case "retry" -> {
         i.tries = 0;
@@ -624,7 +851,7 @@ public final class MergeBook {
     i.step = null;
     i.by = by;
     i.updatedAt = now;
-    MergeItem out = i.record(BranchHead.MAX_PATHS);
+    MergeItem out = rec(i, BranchHead.MAX_PATHS);
     trimClosed();
     return out;
   }
@@ -633,17 +860,82 @@ public final class MergeBook {
   public boolean taskApproved(String taskId, long now) {
     boolean any = false;
     for (Item i : items) {
-      if (taskId != null && taskId.equals(i.taskId) && i.state.open() && !i.approved) {
-        i.approved = true;
-        if (i.state == ItemState.AWAITING_REVIEW) {
-          i.state = ItemState.QUEUED;
-          i.reason = "task " + taskId + " approved";
-          i.updatedAt = now;
-          any = true;
+      if (taskId == null || !i.state.open()) {
+        continue;
+      }
+      boolean changed = false;
+      for (int k = 0; k < i.parts.size(); k++) {
+        ItemPart p = i.parts.get(k);
+        if (taskId.equals(p.taskId()) && !p.approved()) {
+          i.parts.set(k, p.approve());
+          changed = true;
         }
+      }
+      if (!changed) {
+        continue;
+      }
+      i.sync();
+      if (i.state == ItemState.AWAITING_REVIEW && i.approved) {
+        i.state = ItemState.QUEUED;
+        i.reason = "task " + taskId + " approved" + covers(i);
+        i.updatedAt = now;
+        any = true;
       }
     }
     return any;
+  }
+
+  /** " (up to 1a2b3c4, after 0f0e0d0)": which commits an approval covers, when the submissions said. */
+  private String covers(Item i) {
+    if (!repo.review()) {
+      return "";
+    }
+    String head = i.approvedHead();
+    if (head == null) {
+      return " (the branch as it stands at its turn: the submission named no commit)";
+    }
+    String base = i.parts.isEmpty() ? null : i.parts.get(0).base();
+    if (base == null) {
+      base = landedUpTo.get(i.ant);
+    }
+    return " (" + MergeText.range(base, head) + ")";
+  }
+
+  /** The tasks whose work lands with the item: with review the approved parts', else all of them. */
+  public List<String> landingTasks(String id) {
+    Item i = get(id);
+    int n = landingParts(i);
+    List<String> out = new ArrayList<>();
+    for (ItemPart p : i.parts.subList(0, n)) {
+      if (p.taskId() != null && !out.contains(p.taskId())) {
+        out.add(p.taskId());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The parts a landing holds: with review the approved ones (as they were when it began: an
+   * approval during the landing is for the next one), else all of them.
+   */
+  private int landingParts(Item i) {
+    if (i.state == ItemState.LANDING && i.landingParts >= 0) {
+      return Math.min(i.landingParts, i.parts.size());
+    }
+    return repo.review() && i.approvedParts() > 0 ? i.approvedParts() : i.parts.size();
+  }
+
+  /** With review: the head an approval lets land (what PublishBranch reads instead of the branch), or null. */
+  public String approvedHead(String id) {
+    Item i = get(id);
+    if (i == null || !repo.review()) {
+      return null;
+    }
+    if (i.state == ItemState.LANDING && i.landingParts > 0 && i.landingParts <= i.parts.size()) {
+      ItemPart last = i.parts.get(i.landingParts - 1);
+      return last.approved() ? last.head() : null; // what this landing read, whatever was approved since
+    }
+    return i.approvedHead();
   }
 
   private void trimClosed() {
@@ -666,7 +958,11 @@ public final class MergeBook {
 
   // ---- claims ----
 
-  /** Who holds what a claim wants: an ant and its overlapping globs (or files of its open item); null when free. */
+  /**
+   * Who holds what a claim wants: another ant's claim, the globs of another ant's submitted work
+   * that has not landed, the files of another ant's open item, or an ant that waits for those paths
+   * since before this one (waiters are served in order, so none is overtaken for ever); null when free.
+   */
   public PathReply conflict(PathClaim c) {
     List<String> wanted = c.globs();
     if (wanted.isEmpty()) {
@@ -677,6 +973,15 @@ public final class MergeBook {
         continue;
       }
       List<String> o = PathGlobs.overlapping(wanted, e.getValue().globs());
+      if (!o.isEmpty()) {
+        return new PathReply(false, e.getKey(), bounded(o));
+      }
+    }
+    for (Map.Entry<String, List<String>> e : held.entrySet()) {
+      if (e.getKey().equals(c.ant())) {
+        continue;
+      }
+      List<String> o = PathGlobs.overlapping(wanted, e.getValue());
       if (!o.isEmpty()) {
         return new PathReply(false, e.getKey(), bounded(o));
       }
@@ -694,62 +999,176 @@ public final class MergeBook {
         }
       }
     }
+    // What the ant holds already (its claim, its submitted work) is not taken from anyone: only its
+    // new globs queue behind those who wait longer.
+    List<String> fresh = new ArrayList<>(wanted);
+    PathClaim own = claims.get(c.ant());
+    if (own != null) {
+      fresh.removeAll(own.globs());
+    }
+    fresh.removeAll(held.getOrDefault(c.ant(), List.of()));
+    long mine = waitingSince.getOrDefault(c.ant(), Long.MAX_VALUE);
+    for (String w : fresh.isEmpty() ? List.<String>of() : waitersInOrder()) {
+      if (w.equals(c.ant()) || waitingSince.getOrDefault(w, 0L) >= mine || holdsAgainst(c.ant(), waiting.get(w))) {
+        continue; // itself, an ant that began to wait after it, or one that waits for its paths anyway
+      }
+      List<String> o = PathGlobs.overlapping(fresh, waiting.get(w).globs());
+      if (!o.isEmpty()) {
+        return new PathReply(false, w, bounded(o));
+      }
+    }
     return null;
+  }
+
+  /**
+   * Whether what {@code ant} holds (its claim, its submitted work, its open item's files) blocks
+   * {@code w}: then {@code w} cannot go first, and making the ant queue behind it would wait for ever
+   * (an ant whose held work needs a rework session, say).
+   */
+  private boolean holdsAgainst(String ant, PathClaim w) {
+    PathClaim own = claims.get(ant);
+    if (own != null && !PathGlobs.overlapping(w.globs(), own.globs()).isEmpty()) {
+      return true;
+    }
+    if (!PathGlobs.overlapping(w.globs(), held.getOrDefault(ant, List.of())).isEmpty()) {
+      return true;
+    }
+    for (Item i : items) {
+      if (i.ant.equals(ant) && i.state.open()) {
+        for (String p : i.paths) {
+          if (PathGlobs.matchesAny(w.globs(), p)) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  /** The waiting ants, the first to wait first (by name among those of an older run, which kept no order). */
+  private List<String> waitersInOrder() {
+    List<String> out = new ArrayList<>(waiting.keySet());
+    out.sort(Comparator.comparing((String a) -> waitingSince.getOrDefault(a, 0L)).thenComparing(a -> a));
+    return out;
   }
 
   private static List<String> bounded(List<String> l) {
     return l.size() > MAX_OVERLAP ? List.copyOf(l.subList(0, MAX_OVERLAP)) : l;
   }
 
-  /** Grants the claim, or refuses it naming the holder (and the ant waits). Validate first. */
-  public PathReply claim(PathClaim c) {
-    List<String> globs = new ArrayList<>();
-    for (String g : c.globs()) {
+  private static List<String> normalized(List<String> globs) {
+    List<String> out = new ArrayList<>();
+    for (String g : globs) {
       String n = PathGlobs.normalize(g);
-      if (n != null && !globs.contains(n)) {
-        globs.add(n);
+      if (n != null && !out.contains(n)) {
+        out.add(n);
       }
     }
+    return out;
+  }
+
+  /** Grants the claim, or refuses it naming the holder (and the ant waits). Validate first. */
+  public PathReply claim(PathClaim c) {
+    List<String> globs = normalized(c.globs());
     PathClaim norm = new PathClaim(c.ant(), globs, c.taskId(), c.antWorkflowId());
     PathReply conflict = conflict(norm);
+    seq++;
     if (conflict != null) {
       waiting.put(c.ant(), norm);
+      waitingSince.putIfAbsent(c.ant(), seq);
+      told.remove(c.ant());
       waitingFor.put(c.ant(), conflict.holder() + ": " + String.join(", ", conflict.overlap()));
-      claims.remove(c.ant());
+      claims.remove(c.ant()); // its work so far stays held (held), its next work waits
+      claimedAt.remove(c.ant());
       return conflict;
     }
     waiting.remove(c.ant());
+    waitingSince.remove(c.ant());
     waitingFor.remove(c.ant());
+    told.remove(c.ant());
     if (globs.isEmpty()) {
       claims.remove(c.ant());
+      claimedAt.remove(c.ant());
     } else {
       claims.put(c.ant(), norm);
+      claimedAt.put(c.ant(), seq);
     }
     return PathReply.grant();
   }
 
+  /** A submission: the ant's claim now covers submitted work too, held until that work lands or is dropped. */
+  private void holdClaim(String ant) {
+    PathClaim c = claims.get(ant);
+    if (c == null || c.globs().isEmpty()) {
+      return;
+    }
+    seq++;
+    List<String> h = new ArrayList<>(held.getOrDefault(ant, List.of()));
+    for (String g : c.globs()) {
+      if (!h.contains(g) && h.size() < PathGlobs.MAX_GLOBS) {
+        h.add(g);
+      }
+    }
+    held.put(ant, List.copyOf(h));
+    heldAt.put(ant, seq);
+  }
+
   /**
-   * The ant's claim ends (its work landed, or it released it): returns the waiting claims that
-   * would be granted now (each is told PATHS_FREE once and claims again). Its own waiting ends too.
+   * The ant's item landed or was closed: its submitted work no longer holds paths. Its claim goes
+   * too when it was made for that work; a claim made since (the ant's next session) stays.
+   */
+  private void workDone(String ant) {
+    if (later.containsKey(ant)) {
+      return; // newer work follows in the ant's next item: still held
+    }
+    long at = heldAt.getOrDefault(ant, Long.MAX_VALUE);
+    held.remove(ant);
+    heldAt.remove(ant);
+    if (claimedAt.getOrDefault(ant, Long.MIN_VALUE) <= at) {
+      claims.remove(ant);
+      claimedAt.remove(ant);
+    }
+  }
+
+  /**
+   * The ant gives its paths back: it stopped, or a human dropped its work (its claim and its
+   * waiting end; what it submitted and has not landed stays held until it lands or is closed).
+   * Returns the waiting claims that would be granted now (each is told PATHS_FREE once and claims again).
    */
   public List<PathClaim> release(String ant) {
     claims.remove(ant);
+    claimedAt.remove(ant);
     waiting.remove(ant);
+    waitingSince.remove(ant);
     waitingFor.remove(ant);
+    told.remove(ant);
+    if (open(ant) == null && !later.containsKey(ant)) {
+      held.remove(ant);
+      heldAt.remove(ant);
+    }
     return freed();
   }
 
-  /** The waiting claims nothing holds any more, taken out of the waiting list. */
+  /**
+   * The waiting claims nothing holds any more, the first to wait first, each returned once (the
+   * workflow tells it PATHS_FREE). They keep their place until they claim again, so an ant that
+   * never waited cannot take their paths meanwhile.
+   */
   public List<PathClaim> freed() {
     List<PathClaim> out = new ArrayList<>();
-    for (PathClaim w : new ArrayList<>(waiting.values())) {
-      if (conflict(w) == null) {
+    for (String a : waitersInOrder()) {
+      PathClaim w = waiting.get(a);
+      if (!told.contains(a) && conflict(w) == null) {
         out.add(w);
-        waiting.remove(w.ant());
-        waitingFor.remove(w.ant());
+        told.add(a);
       }
     }
     return out;
+  }
+
+  /** What the ant's submitted, unlanded work holds (for the card and tests). */
+  public List<String> held(String ant) {
+    return held.getOrDefault(ant, List.of());
   }
 
   public boolean holds(String ant) {
@@ -762,22 +1181,20 @@ public final class MergeBook {
     List<MergeItem> order = new ArrayList<>();
     for (Item i : items) {
       if (i.state == ItemState.LANDING) {
-        order.add(i.record(CARD_PATHS));
+        order.add(rec(i, CARD_PATHS));
       }
     }
-    queued(now, false).forEach(i -> order.add(i.record(CARD_PATHS)));
+    queued(now, false).forEach(i -> order.add(rec(i, CARD_PATHS)));
     for (ItemState s : List.of(ItemState.AWAITING_REVIEW, ItemState.REWORK, ItemState.NEEDS_HUMAN)) {
       for (Item i : items) {
         if (i.state == s) {
-          order.add(i.record(CARD_PATHS));
+          order.add(rec(i, CARD_PATHS));
         }
       }
     }
     List<Landed> ls = new ArrayList<>();
     for (Landed l : landed) {
-      ls.add(l.paths().size() <= CARD_PATHS ? l : new Landed(l.itemId(), l.ant(), l.taskId(), l.from(), l.to(),
-          l.before(), l.commits(), l.testMillis(), l.queueMillis(), l.at(), l.paths().subList(0, CARD_PATHS),
-          l.pullRequest()));
+      ls.add(l.paths().size() <= CARD_PATHS ? l : l.withPaths(l.paths().subList(0, CARD_PATHS)));
     }
     TreeMap<String, List<String>> cl = new TreeMap<>();
     claims.forEach((k, v) -> cl.put(k, v.globs()));

@@ -12,6 +12,9 @@ import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.TimeoutFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
@@ -31,6 +34,14 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   private static final Logger log = Workflow.getLogger(MergeQueueWorkflowImpl.class);
   /** History length at which the queue continues as new between items. */
   static final int CONTINUE_AS_NEW_EVENTS = 2_000;
+  /**
+   * History length past which one run takes no more growth while an item lands: a test still
+   * running is abandoned (the item goes back to the head of the line and is tested again after
+   * continue-as-new), and claims are refused meanwhile (an ant waits and asks again a minute
+   * later). Far below Temporal's 51,200-event limit, so claims, submissions and approvals during
+   * a long test can never end the queue. Tests lower it; workers never change it.
+   */
+  static int historyBound = 10_000;
   /** How often items awaiting review ask the board whether their tasks were approved. */
   static final Duration REVIEW_CHECK = Duration.ofSeconds(30);
   /** How long an item whose host does not answer is skipped. */
@@ -39,6 +50,8 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   static final int MAX_MOVES = 5;
   /** The failure type of an update refused in its handler (the book changed since its validation). */
   public static final String REFUSED = "MergeRefused";
+  /** The change id of telling every task of an item (not only its first) of its landing or rework. */
+  static final String ITEM_TASKS = "merge-item-tasks";
 
   private final MergeBook book;
   private final Upgrade upgrade = new Upgrade();
@@ -59,7 +72,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     colonyAttribute();
     publish();
     lastReviewCheck = Workflow.currentTimeMillis();
-    while (!timeToMove()) {
+    while (!timeToMove() && !historyFull()) {
       long now = Workflow.currentTimeMillis();
       MergeItem next = book.next(now);
       if (next != null) {
@@ -133,6 +146,11 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     return info.isContinueAsNewSuggested() || info.getHistoryLength() > CONTINUE_AS_NEW_EVENTS || upgrade.due();
   }
 
+  /** This run's history is at its bound: nothing more may grow it before continue-as-new. */
+  private static boolean historyFull() {
+    return Workflow.getInfo().getHistoryLength() > historyBound;
+  }
+
   // ---- landing ----
 
   private void land(MergeItem it) {
@@ -143,16 +161,19 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     publish();
 
     BranchHead b;
+    // With review, what lands is the head a human approved, not the branch as it is now.
+    String approved = book.approvedHead(id);
     try {
       b = git(Activities.MERGE_PUBLISH, hostQueue(it.host()), "publish " + it.branch() + " of " + id
-          + (it.host() == null || it.host().isEmpty() ? "" : " on " + it.host()))
-          .publishBranch(r, it.ant(), it.branch(), book.landedUpTo(it.ant()));
+          + (it.host() == null || it.host().isEmpty() ? "" : " on " + it.host())
+          + (approved == null ? "" : " · approved " + MergeText.shortSha(approved)))
+          .publishBranch(r, it.ant(), it.branch(), book.landedUpTo(it.ant()), approved);
     } catch (ActivityFailure f) {
       if (scheduleToStart(f)) {
         long now = Workflow.currentTimeMillis();
         book.hold(id, "host " + it.host() + " is not answering; trying again in "
             + HOST_GONE_HOLD.toMinutes() + " min", now + HOST_GONE_HOLD.toMillis(), false, now);
-        book.takeLater(it.ant());
+        book.rejoinLater(it.ant());
         return;
       }
       toHuman(it, "reading " + it.branch() + " failed: " + message(f));
@@ -163,7 +184,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
       book.close(id, why, Workflow.currentTimeMillis());
       tell(it.ant(), new MergeNews(MergeNews.Kind.CLOSED, r.name(), id, id + " closed: " + why, null, List.of(),
           r.target()));
-      pathsFree(book.release(it.ant())); // its work ended with nothing to land: its paths are free
+      pathsFree(book.freed()); // its work ended with nothing to land: its paths are free
       resubmitLater(it.ant());
       return;
     }
@@ -197,15 +218,32 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
         book.close(id, why, Workflow.currentTimeMillis());
         tell(it.ant(), new MergeNews(MergeNews.Kind.CLOSED, r.name(), id, id + " closed: " + why, null, List.of(),
             r.target()));
-        pathsFree(book.release(it.ant()));
+        pathsFree(book.freed());
         resubmitLater(it.ant());
         return;
       }
       if (!r.test().isEmpty()) {
         step(id, "testing");
+        MergeActivities tests = git(Activities.mergeTests(r.testTimeoutSeconds()), null, "tests " + id + " · "
+            + MergeText.plural(rebased.commits(), "commit"));
+        List<Promise<TestRun>> running = new java.util.ArrayList<>(1);
+        String head = rebased.head();
+        MergeRepo testedRepo = r;
+        CancellationScope scope = Workflow.newCancellationScope(
+            () -> running.add(Async.function(tests::runTests, testedRepo, head)));
+        scope.run();
+        Workflow.await(() -> running.get(0).isCompleted() || historyFull());
+        if (!running.get(0).isCompleted()) {
+          // Updates and signals filled this run's history during the tests: the item goes back to
+          // the head of the line and is tested again in the next run, which starts at once.
+          scope.cancel();
+          book.hold(id, "tested again after the queue continued as new (its history filled during the tests)", 0, false,
+              Workflow.currentTimeMillis());
+          publish();
+          return;
+        }
         try {
-          run = git(Activities.mergeTests(r.testTimeoutSeconds()), null, "tests " + id + " · "
-              + MergeText.plural(rebased.commits(), "commit")).runTests(r, rebased.head());
+          run = running.get(0).get();
         } catch (ActivityFailure f) {
           toHuman(it, "the tests could not run: " + message(f));
           return;
@@ -250,7 +288,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
       if (moved >= MAX_MOVES) {
         long now = Workflow.currentTimeMillis();
         book.hold(id, r.target() + " moved " + moved + " times while " + id + " landed: back of the line", 0, true, now);
-        book.takeLater(it.ant());
+        book.rejoinLater(it.ant());
         return;
       }
       step(id, r.target() + " moved (" + moved + " of " + MAX_MOVES + "): rebasing again");
@@ -266,21 +304,27 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
       long start, String url) {
     MergeRepo r = book.repo();
     long now = Workflow.currentTimeMillis();
-    Landed l = new Landed(it.id(), it.ant(), it.taskId(), b.head(), to, before, rebased.commits(), testMillis,
-        Math.max(0, now - start - testMillis), now, b.paths(), url);
+    List<String> tasks = book.landingTasks(it.id());
+    boolean reviewed = r.review() && book.approvedHead(it.id()) != null;
+    Landed l = new Landed(it.id(), it.ant(), tasks.isEmpty() ? it.taskId() : tasks.get(0), b.head(), to, before,
+        rebased.commits(), testMillis, Math.max(0, now - start - testMillis), now, b.paths(), url, tasks, b.base(),
+        reviewed);
     book.landed(it.id(), l, now);
-    List<PathClaim> freed = book.release(it.ant());
+    List<PathClaim> freed = book.freed(); // the landed work's paths (a claim made since for newer work stays)
     publish();
     tell(it.ant(), new MergeNews(MergeNews.Kind.LANDED, r.name(), it.id(), MergeText.landed(l, r.target()), l,
         List.of(), r.target()));
-    if (it.taskId() != null) {
+    String comment = url != null ? "Pull request opened by the merge queue: " + url
+        : "Landed on " + r.target() + " as " + MergeText.shortSha(to) + " ("
+            + MergeText.plural(rebased.commits(), "commit") + (reviewed ? ", the approved "
+                + MergeText.range(b.base(), b.head()) : "") + ") by the merge queue (" + it.id() + ").";
+    // Every task whose work landed moves to Done (an item holds each task that joined it).
+    for (String task : tasksToTell(it, tasks)) {
       try {
-        desk(Activities.MERGE_TASK, "finish task " + it.taskId() + " · " + it.id() + " landed")
-            .finishTask(r.colony(), it.taskId(), url != null ? "Pull request opened by the merge queue: " + url
-                : "Landed on " + r.target() + " as " + MergeText.shortSha(to) + " ("
-                    + MergeText.plural(rebased.commits(), "commit") + ") by the merge queue (" + it.id() + ").");
+        desk(Activities.MERGE_TASK, "finish task " + task + " · " + it.id() + " landed")
+            .finishTask(r.colony(), task, comment);
       } catch (ActivityFailure f) {
-        log.warn("merge {}: finishing task {} failed: {}", r.name(), it.taskId(), message(f));
+        log.warn("merge {}: finishing task {} failed: {}", r.name(), task, message(f));
       }
     }
     pathsFree(freed);
@@ -299,7 +343,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   private void rework(MergeItem it, String reason, String text, List<String> files) {
     MergeRepo r = book.repo();
     ItemState s = book.rework(it.id(), reason, Workflow.currentTimeMillis());
-    book.takeLater(it.ant()); // work submitted meanwhile is the fix's business: the ant submits after it
+    book.rejoinLater(it.ant()); // work submitted meanwhile is held (its task too); the ant's fix is reviewed again
     publish();
     MergeItem now = book.item(it.id());
     if (s == ItemState.NEEDS_HUMAN) {
@@ -310,12 +354,12 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
       return;
     }
     tell(it.ant(), new MergeNews(MergeNews.Kind.REWORK, r.name(), it.id(), text, null, cut(files, 50), r.target()));
-    if (it.taskId() != null) {
+    for (String task : tasksToTell(it, now.taskIds())) {
       try {
-        desk(Activities.MERGE_TASK, "rework task " + it.taskId() + " · " + it.id() + " " + reason)
-            .reworkTask(r.colony(), it.taskId(), it.ant(), text);
+        desk(Activities.MERGE_TASK, "rework task " + task + " · " + it.id() + " " + reason)
+            .reworkTask(r.colony(), task, it.ant(), text);
       } catch (ActivityFailure f) {
-        log.warn("merge {}: rework of task {} failed: {}", r.name(), it.taskId(), message(f));
+        log.warn("merge {}: rework of task {} failed: {}", r.name(), task, message(f));
       }
     }
   }
@@ -323,10 +367,22 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   private void toHuman(MergeItem it, String reason) {
     MergeRepo r = book.repo();
     book.needsHuman(it.id(), reason, Workflow.currentTimeMillis());
-    book.takeLater(it.ant());
+    book.rejoinLater(it.ant());
     publish();
     tell(it.ant(), new MergeNews(MergeNews.Kind.NEEDS_HUMAN, r.name(), it.id(),
         it.id() + " needs a human: " + MergeText.line(reason, MergeText.MAX_LINE), null, List.of(), r.target()));
+  }
+
+  /**
+   * The tasks told of a landing or a rework: every task of the item. Runs from before items held
+   * several tasks told only the item's first task; an item of one task is told the same either way.
+   */
+  private static List<String> tasksToTell(MergeItem it, List<String> tasks) {
+    List<String> first = it.taskId() == null ? List.of() : List.of(it.taskId());
+    if (tasks.equals(first)) {
+      return first;
+    }
+    return Workflow.getVersion(ITEM_TASKS, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION ? first : tasks;
   }
 
   private static String squashMessage(MergeItem it, BranchHead b) {
@@ -382,7 +438,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     if (i.state() == ItemState.CLOSED) {
       tell(i.ant(), new MergeNews(MergeNews.Kind.CLOSED, book.repo().name(), i.id(), i.id() + " " + i.reason(), null,
           List.of(), book.repo().target()));
-      pathsFree(book.release(i.ant())); // cancelled: nothing of it is the ant's current work any more
+      pathsFree(book.freed()); // cancelled: the dropped work holds no paths any more
     }
     int pos = i.state() == ItemState.QUEUED ? book.line(Workflow.currentTimeMillis()).stream()
         .map(MergeItem::id).toList().indexOf(i.id()) + 1 : 0;
@@ -413,6 +469,9 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   @Override
   public void validateClaimPaths(PathClaim claim) {
     invalidIf(book.claimProblem(claim));
+    // Refused, a claim is a wait for the ant (it asks again a minute later): nothing is lost.
+    invalidIf(historyFull() ? "the queue of " + book.repo().name() + " is busy (its history is full until the"
+        + " landing in progress ends); ask again in a minute" : null);
   }
 
   @Override

@@ -98,7 +98,14 @@ public final class MergeText {
     String where = l.pullRequest() != null ? "pull request " + line(l.pullRequest(), 200)
         : "on " + line(target, 100) + " (" + shortSha(l.to()) + ")";
     return "🔀 " + line(l.ant(), 64) + ": " + l.commits() + (l.commits() == 1 ? " commit " : " commits ") + where
+        + (l.approved() ? ", the approved " + range(l.base(), l.from()) : "")
+        + (l.taskIds().size() > 1 ? ", tasks " + line(String.join(", ", l.taskIds()), 200) : "")
         + (l.testMillis() > 0 ? ", tests " + seconds(l.testMillis()) : "");
+  }
+
+  /** "0f0e0d0..1a2b3c4", or "up to 1a2b3c4" without a base. */
+  public static String range(String base, String head) {
+    return base == null ? "up to " + shortSha(head) : shortSha(base) + ".." + shortSha(head);
   }
 
   static String seconds(long millis) {

@@ -29,22 +29,25 @@ public final class PathGlobs {
       return null;
     }
     String g = glob.strip().replace('\\', '/');
-    while (g.startsWith("./")) {
-      g = g.substring(2);
+    boolean dir = g.endsWith("/") || g.endsWith("/.");
+    // One spelling per path: "src/./a", "./src//a/" and "src/a/" are the same directory, and
+    // "src/b/../a" is "src/a" (a ".." that would leave the repository stays, for problem() to refuse).
+    List<String> out = new ArrayList<>();
+    for (String seg : g.split("/")) {
+      if (seg.isEmpty() || seg.equals(".")) {
+        continue;
+      }
+      if (seg.equals("..") && !out.isEmpty() && !out.get(out.size() - 1).equals("..")) {
+        out.remove(out.size() - 1);
+        continue;
+      }
+      out.add(seg);
     }
-    while (g.startsWith("/")) {
-      g = g.substring(1);
-    }
-    while (g.contains("//")) {
-      g = g.replace("//", "/");
-    }
-    if (g.endsWith("/")) {
-      g = g + "**";
-    }
-    if (g.equals(".") || g.isEmpty()) {
+    if (out.isEmpty()) {
       return g.isEmpty() ? null : "**";
     }
-    return g;
+    String n = String.join("/", out);
+    return dir ? n + "/**" : n;
   }
 
   /** What is wrong with a glob as a claim's path, in one sentence; null when it is fine. */

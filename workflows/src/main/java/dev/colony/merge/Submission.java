@@ -2,8 +2,9 @@ package dev.colony.merge;
 
 /**
  * "Land what this ant has on its branch": the {@code submit} update of a repository's queue.
- * The queue reads the branch when the item's turn comes (on the ant's host), so a submission
- * names no commit: a later submission of the same ant joins its open item.
+ * The queue reads the branch when the item's turn comes (on the ant's host); a submission may name
+ * the head it is for ({@code head}), which is what a review approves. A later submission of the
+ * same ant joins its open item as a part of its own.
  *
  * @param ant the ant's name
  * @param host the ant's host ("" when it has none: the shared queue reads the branch)
@@ -12,8 +13,15 @@ package dev.colony.merge;
  * @param priority 0 (urgent) to 3 (low); 2 is normal
  * @param by who submitted: "ant" after a session, "cli", "console", or a chat user
  * @param approved whether a human already approved it (a review was done), so it need not wait
+ * @param head the branch head the work ends at (an ant's session says it), or null: with review, an
+ *     approval covers exactly this head; later commits need an approval of their own
+ * @param base the commit the work starts after (its task's base), or null
  */
 public record Submission(String ant, String host, String branch, String taskId, int priority, String by,
-    boolean approved) {
+    boolean approved, String head, String base) {
   public static final int NORMAL = 2;
+
+  public Submission(String ant, String host, String branch, String taskId, int priority, String by, boolean approved) {
+    this(ant, host, branch, taskId, priority, by, approved, null, null);
+  }
 }

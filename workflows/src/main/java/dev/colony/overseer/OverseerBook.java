@@ -35,6 +35,11 @@ public final class OverseerBook {
   private double costUsd;
   /** Escalated and not yet answered by a human: no more evaluations (carried over). */
   private boolean escalated;
+  /**
+   * The session ended with turns no evaluation has read: one is due now, whatever their number.
+   * Not carried over: a run continues as new only once no evaluation is due.
+   */
+  private boolean sessionEnded;
 
   public OverseerBook(OverseerMemory m) {
     if (m == null) {
@@ -79,6 +84,9 @@ public final class OverseerBook {
     while (window.size() > spec.windowSize()) {
       window.removeFirst();
     }
+    if (report.last() && sinceEval > 0) {
+      sessionEnded = true; // turns the agent took after the last evaluation are not left unread
+    }
     if (report.silentSeconds() > 0 && !report.turns().isEmpty()) {
       return; // turns arrived with it: the agent is not silent after all
     }
@@ -97,7 +105,8 @@ public final class OverseerBook {
 
   /** An LLM evaluation should start now. */
   public boolean evaluationDue(OverseerSpec spec) {
-    return spec != null && !evaluating && !escalated && sinceEval >= spec.evalInterval() && !window.isEmpty();
+    return spec != null && !evaluating && !escalated && !window.isEmpty()
+        && (sinceEval >= spec.evalInterval() || sessionEnded && sinceEval > 0);
   }
 
   /** A silence was reported and is not yet on the ladder. */
@@ -114,6 +123,7 @@ public final class OverseerBook {
   public EvaluationRequest beginEvaluation(String ant, String colonyDir, OverseerSpec spec, String task) {
     evaluating = true;
     sinceEval = 0;
+    sessionEnded = false;
     return new EvaluationRequest(ant, colonyDir, spec, task, List.copyOf(window), strikes, lastFlag);
   }
 
@@ -184,6 +194,7 @@ public final class OverseerBook {
   public void resetLadder() {
     escalated = false;
     sinceEval = 0;
+    sessionEnded = false;
     strikes = 0;
     lastFlag = null;
     lastReason = null;

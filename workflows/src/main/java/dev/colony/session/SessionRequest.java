@@ -16,10 +16,18 @@ import java.util.List;
  * @param whispers the overseer's whispers not yet delivered (rendered), for the prompt
  * @param task the task this session works on (its prompt carries it; the result's {@code work}
  *     describes its commits), or null
+ * @param reworkItem the merge queue's item this session reworks (a session of its own: its prompt is
+ *     the queue's text, it has no task; the result's {@code work} ends at the head it leaves), or null
  */
 public record SessionRequest(AntSpec spec, int session, List<String> messages, String workspace,
     dev.colony.trigger.IssueEvent issue, String resumeConversation, List<String> whispers,
-    dev.colony.task.TaskBrief task) {
+    dev.colony.task.TaskBrief task, String reworkItem) {
+  public SessionRequest(AntSpec spec, int session, List<String> messages, String workspace,
+      dev.colony.trigger.IssueEvent issue, String resumeConversation, List<String> whispers,
+      dev.colony.task.TaskBrief task) {
+    this(spec, session, messages, workspace, issue, resumeConversation, whispers, task, null);
+  }
+
   public SessionRequest(AntSpec spec, int session, List<String> messages, String workspace,
       dev.colony.trigger.IssueEvent issue, String resumeConversation, List<String> whispers) {
     this(spec, session, messages, workspace, issue, resumeConversation, whispers, null);

@@ -36,6 +36,12 @@ public record SessionResult(
         durationMillis, sessionId, transcript, w);
   }
 
+  /** The same result costing {@code usd}. */
+  public SessionResult withCost(double usd) {
+    return new SessionResult(outcome, detail, resetAtEpochMillis, turns, usd, inputTokens, outputTokens,
+        durationMillis, sessionId, transcript, work);
+  }
+
   public static SessionResult of(Outcome outcome, String detail) {
     return new SessionResult(outcome, detail, null, 0, 0, 0, 0, 0, null, null);
   }

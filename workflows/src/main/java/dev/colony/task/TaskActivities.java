@@ -15,6 +15,15 @@ public interface TaskActivities {
   @ActivityMethod(name = "FindTasks")
   List<TaskCandidate> find(FindTasks find);
 
+  /**
+   * An ant's look in one call (run as a local activity: no round trip through the server between
+   * finding and claiming): {@link #find}, then {@link #claim} on each candidate, best first, with
+   * {@code claim}'s token, until one is taken. One token per look: a retried look repeats its
+   * claims with it and gets their first answers. Refused when nothing could be taken.
+   */
+  @ActivityMethod(name = "TakeTask")
+  ClaimResult take(FindTasks find, Claim claim);
+
   /** Update {@code claim} on {@code task/<colony>/<taskId>}; a refusal is a value, not a failure. */
   @ActivityMethod(name = "ClaimTask")
   ClaimResult claim(String colony, String taskId, Claim claim);
@@ -33,6 +42,14 @@ public interface TaskActivities {
   /** Whether {@code ant/<colony>/<ant>} is running (an In Progress task whose ant is gone goes back to To Do). */
   @ActivityMethod(name = "AntRunning")
   boolean antRunning(String colony, String ant);
+
+  /**
+   * Whether {@code ant/<colony>/<ant>} still works on {@code taskId}: {@code holds} (its
+   * {@code taskHeld} query names the task, or cannot be answered), {@code free} (it runs and holds
+   * another task or none), {@code gone} (it does not run).
+   */
+  @ActivityMethod(name = "AntHoldsTask")
+  String antHolds(String colony, String ant, String taskId);
 
   /**
    * Signals {@code taskWithdrawn} to the ant a human took its task from (best effort);

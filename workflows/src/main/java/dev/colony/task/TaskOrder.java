@@ -24,10 +24,15 @@ public final class TaskOrder {
   /** Candidates best first: this ant's own In Progress tasks, then by rank, age and id. */
   public static List<TaskCandidate> sort(List<TaskCandidate> candidates, long nowMillis, long agingSeconds) {
     List<TaskCandidate> out = new ArrayList<>(candidates);
-    out.sort(Comparator.comparing((TaskCandidate c) -> !c.mine())
+    out.sort(order(nowMillis, agingSeconds));
+    return out;
+  }
+
+  /** The order of {@link #sort}: best first. */
+  public static Comparator<TaskCandidate> order(long nowMillis, long agingSeconds) {
+    return Comparator.comparing((TaskCandidate c) -> !c.mine())
         .thenComparing(c -> -rank(c, nowMillis, agingSeconds))
         .thenComparingLong(TaskCandidate::queuedAtMillis)
-        .thenComparing(TaskCandidate::id));
-    return out;
+        .thenComparing(TaskCandidate::id);
   }
 }

@@ -36,6 +36,14 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
   private final TaskSettings settings;
   private final List<Effect> effects = new ArrayList<>();
   private final Upgrade upgrade = new Upgrade();
+  /**
+   * Change id: the gone check also asks a running ant whether it still holds the task
+   * ({@code AntHoldsTask} instead of {@code AntRunning}).
+   */
+  static final String HOLDER_CHANGE_ID = "task-holder";
+  /** Gone checks in a row at which the running ant did not hold the claim {@link #missedToken}. */
+  private int misses;
+  private String missedToken;
 
   /**
    * The card exists before the first update is validated: an ant's claim sent right after the
@@ -330,8 +338,16 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
     }
   }
 
-  /** The gone check: an In Progress task whose ant no longer runs goes back to To Do. */
+  /**
+   * The gone check: an In Progress task whose ant no longer runs goes back to To Do; so does one
+   * whose running ant no longer holds it (its report was lost) at two checks in a row (one miss
+   * may be a claim whose answer the ant has not read yet). Runs recorded before ask only "running?".
+   */
   private void checkGone(String ant, String token) {
+    if (Workflow.getVersion(HOLDER_CHANGE_ID, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+      checkHolder(ant, token);
+      return;
+    }
     boolean running;
     try {
       running = activities(Activities.TASK_ANT_RUNNING, "is " + ant + " still running?").antRunning(sheet.colony, ant);
@@ -340,6 +356,37 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
     }
     if (!running && sheet.state == TaskState.IN_PROGRESS && Objects.equals(token, sheet.claimToken)) {
       sheet.moveTo(TaskState.TODO, "colony", ant + " is gone", Workflow.currentTimeMillis());
+      announce();
+      publish();
+    }
+  }
+
+  private void checkHolder(String ant, String token) {
+    String holds;
+    try {
+      holds = activities(Activities.TASK_ANT_RUNNING, "does " + ant + " still hold " + sheet.id + "?")
+          .antHolds(sheet.colony, ant, sheet.id);
+    } catch (ActivityFailure f) {
+      holds = "holds"; // cannot tell: look again at the next check rather than take a live ant's task
+    }
+    if (sheet.state != TaskState.IN_PROGRESS || !Objects.equals(token, sheet.claimToken)) {
+      return;
+    }
+    if (!Objects.equals(token, missedToken)) {
+      missedToken = token;
+      misses = 0;
+    }
+    String why = null;
+    if ("gone".equals(holds)) {
+      why = ant + " is gone";
+    } else if ("free".equals(holds) && ++misses >= 2) {
+      why = ant + " no longer works on it (its report was lost)";
+    } else if (!"free".equals(holds)) {
+      misses = 0;
+    }
+    if (why != null) {
+      misses = 0;
+      sheet.moveTo(TaskState.TODO, "colony", why, Workflow.currentTimeMillis());
       announce();
       publish();
     }

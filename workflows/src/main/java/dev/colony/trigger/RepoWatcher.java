@@ -38,19 +38,30 @@ public interface RepoWatcher {
    * @param tasked {@code owner/repo#n} already made tasks (bounded, oldest dropped)
    * @param closedSince the {@code since} of the next poll of closed issues (ISO-8601), null before the first
    * @param closedEtag the ETag of the last poll of closed issues
+   * @param closedTasks {@code owner/repo#n} whose closing moved their task to Done: reopened, the
+   *     task goes back to To Do (bounded, oldest dropped; absent in older payloads)
    */
   record WatchState(String colony, String repo, String colonyDir, String tokenVar, long pollSeconds,
       List<Subscription> subscriptions, String etag, List<String> forwarded, List<String> tasked,
-      String closedSince, String closedEtag) {
+      String closedSince, String closedEtag, List<String> closedTasks) {
     public WatchState {
       subscriptions = subscriptions == null ? List.of() : List.copyOf(subscriptions);
       forwarded = forwarded == null ? List.of() : List.copyOf(forwarded);
       tasked = tasked == null ? List.of() : List.copyOf(tasked);
+      closedTasks = closedTasks == null ? List.of() : List.copyOf(closedTasks);
+    }
+
+    public WatchState(String colony, String repo, String colonyDir, String tokenVar, long pollSeconds,
+        List<Subscription> subscriptions, String etag, List<String> forwarded, List<String> tasked,
+        String closedSince, String closedEtag) {
+      this(colony, repo, colonyDir, tokenVar, pollSeconds, subscriptions, etag, forwarded, tasked, closedSince,
+          closedEtag, List.of());
     }
 
     public WatchState(String colony, String repo, String colonyDir, String tokenVar, long pollSeconds,
         List<Subscription> subscriptions, String etag, List<String> forwarded) {
-      this(colony, repo, colonyDir, tokenVar, pollSeconds, subscriptions, etag, forwarded, List.of(), null, null);
+      this(colony, repo, colonyDir, tokenVar, pollSeconds, subscriptions, etag, forwarded, List.of(), null, null,
+          List.of());
     }
   }
 

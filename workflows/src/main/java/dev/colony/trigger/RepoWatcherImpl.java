@@ -21,10 +21,25 @@ import org.slf4j.Logger;
 public final class RepoWatcherImpl implements RepoWatcher {
   private final Upgrade upgrade = new Upgrade();
   private static final Logger log = Workflow.getLogger(RepoWatcherImpl.class);
-  static final int MAX_FORWARDED = 20_000;
+  /** Runs before {@link #BOUND}: up to 20,000 keys each (towards Temporal's 2 MB payload limit). */
+  static final int OLD_MAX_KEYS = 20_000;
   static final int POLLS_PER_RUN = 200;
-  static final int MAX_TASKED = 20_000;
   static final int MAX_CLOSED_DONE = 1_000;
+  /**
+   * What a watcher carries over continue-as-new, at most (change {@link #BOUND}): ants told, issues
+   * made tasks, closed issues whose task may reopen; oldest dropped first. Dropping is safe: an ant
+   * keeps its own record of the issues it handled, and an issue's task is made once (its id).
+   */
+  static final int MAX_FORWARDED = 4_000;
+  static final long MAX_FORWARDED_CHARS = 256 * 1024;
+  static final int MAX_TASKED = 4_000;
+  static final long MAX_TASKED_CHARS = 128 * 1024;
+  static final int MAX_CLOSED_TASKS = 2_000;
+  static final long MAX_CLOSED_TASKS_CHARS = 64 * 1024;
+  /** Change id: what the watcher carries is bounded by count and size (before: 20,000 keys a set). */
+  static final String BOUND = "watch-bound";
+  /** Change id: an issue reopened after its closing moved its task to Done reopens the task, once. */
+  static final String REOPEN = "issue-reopen";
   /**
    * Change id: issues become tasks ({@code as: task}), closed issues are polled and their tasks
    * move to Done, and a subscribed ant that is gone is dropped instead of failing the watcher.
@@ -36,9 +51,13 @@ public final class RepoWatcherImpl implements RepoWatcher {
 
   private WatchState state;
   private final Map<String, Subscription> subscriptions = new LinkedHashMap<>();
-  private final LinkedHashSet<String> forwarded = new LinkedHashSet<>();
+  private final KeySet forwarded = new KeySet(OLD_MAX_KEYS, Long.MAX_VALUE);
   private final List<IssueEvent> pushed = new ArrayList<>();
-  private final LinkedHashSet<String> tasked = new LinkedHashSet<>();
+  private final KeySet tasked = new KeySet(OLD_MAX_KEYS, Long.MAX_VALUE);
+  /** Issues whose closing moved (or found) their task Done: opened again, the task reopens (once). */
+  private final KeySet closedTasks = new KeySet(MAX_CLOSED_TASKS, MAX_CLOSED_TASKS_CHARS);
+  /** Whether this run reopens tasks of reopened issues (runs begun before the change do not). */
+  private boolean reopens;
   /**
    * Closed issues whose task this run has moved (or found) Done: GitHub's {@code since} is
    * inclusive, so the newest closure is listed again; it costs no second call. Not carried over
@@ -55,6 +74,11 @@ public final class RepoWatcherImpl implements RepoWatcher {
   @Override
   public void run(WatchState s) {
     tasks = Workflow.getVersion(ISSUE_TASKS, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    if (Workflow.getVersion(BOUND, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+      forwarded.bound(MAX_FORWARDED, MAX_FORWARDED_CHARS);
+      tasked.bound(MAX_TASKED, MAX_TASKED_CHARS);
+    }
+    reopens = tasks && Workflow.getVersion(REOPEN, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
     state = s;
     etag = s.etag();
     closedSince = s.closedSince();
@@ -62,6 +86,7 @@ public final class RepoWatcherImpl implements RepoWatcher {
     s.subscriptions().forEach(sub -> subscriptions.put(sub.antWorkflowId(), sub));
     forwarded.addAll(s.forwarded());
     tasked.addAll(s.tasked());
+    closedTasks.addAll(s.closedTasks());
     for (int polls = 0; polls < POLLS_PER_RUN && !Workflow.getInfo().isContinueAsNewSuggested() && !upgrade.due(); polls++) {
       long waitSeconds = state.pollSeconds();
       pollNow = false;
@@ -96,8 +121,8 @@ public final class RepoWatcherImpl implements RepoWatcher {
       forward(pushed.remove(0));
     }
     Upgrade.continueAsNew(new WatchState(state.colony(), state.repo(), state.colonyDir(), state.tokenVar(),
-        state.pollSeconds(), List.copyOf(subscriptions.values()), etag, List.copyOf(forwarded), List.copyOf(tasked),
-        closedSince, closedEtag));
+        state.pollSeconds(), List.copyOf(subscriptions.values()), etag, forwarded.list(), tasked.list(),
+        closedSince, closedEtag, closedTasks.list()));
   }
 
   /**
@@ -135,7 +160,10 @@ public final class RepoWatcherImpl implements RepoWatcher {
       return;
     }
     try {
-      issueTasks("issue " + e.key() + " closed: its task to Done").close(state.colony(), e);
+      String answer = issueTasks("issue " + e.key() + " closed: its task to Done").close(state.colony(), e);
+      if (reopens && !"none".equals(answer)) {
+        closedTasks.add(e.key());
+      }
       closedDone.add(e.key());
       if (closedDone.size() > MAX_CLOSED_DONE) {
         closedDone.remove(closedDone.iterator().next());
@@ -144,6 +172,18 @@ public final class RepoWatcherImpl implements RepoWatcher {
       // The next poll lists it again (the same since): it is tried then.
       closedEtag = null;
       log.warn("github: moving the task of {} to Done failed: {}", e.key(), f.getCause() == null ? f.getMessage()
+          : f.getCause().getMessage());
+    }
+  }
+
+  /** An issue open again after its closing moved its task to Done: the task goes back to To Do, once. */
+  private void reopen(IssueEvent e) {
+    try {
+      issueTasks("issue " + e.key() + " reopened: its task back to To Do").reopen(state.colony(), e);
+      closedTasks.remove(e.key());
+    } catch (ActivityFailure f) {
+      etag = null; // listed again at the next poll: tried then
+      log.warn("github: reopening the task of {} failed: {}", e.key(), f.getCause() == null ? f.getMessage()
           : f.getCause().getMessage());
     }
   }
@@ -168,6 +208,9 @@ public final class RepoWatcherImpl implements RepoWatcher {
     if (tasks) {
       closedDone.remove(e.key()); // open again: a later closing counts
     }
+    if (reopens && closedTasks.contains(e.key())) {
+      reopen(e);
+    }
     if (tasks && !tasked.contains(e.key())) {
       for (Subscription sub : List.copyOf(subscriptions.values())) {
         Subscription.TaskRoute route = sub.taskRoute(e);
@@ -177,9 +220,6 @@ public final class RepoWatcherImpl implements RepoWatcher {
         try {
           issueTasks("task from issue " + e.key()).add(state.colony(), e, route.assignee());
           tasked.add(e.key());
-          if (tasked.size() > MAX_TASKED) {
-            tasked.remove(tasked.iterator().next());
-          }
         } catch (ActivityFailure f) {
           // Listed again at the next poll (the ETag is forgotten): tried then.
           etag = null;
@@ -197,9 +237,6 @@ public final class RepoWatcherImpl implements RepoWatcher {
       try {
         Workflow.newExternalWorkflowStub(AntWorkflow.class, sub.antWorkflowId()).githubIssue(e);
         forwarded.add(key);
-        if (forwarded.size() > MAX_FORWARDED) {
-          forwarded.remove(forwarded.iterator().next());
-        }
       } catch (SignalExternalWorkflowException gone) {
         // The ant was stopped: it no longer watches.
         subscriptions.remove(sub.antWorkflowId());

@@ -182,6 +182,22 @@ final class Fakes {
       return List.copyOf(candidates);
     }
 
+    /** Find, then claim best first (by TaskOrder, on the real clock: the fake's candidates are minutes apart). */
+    @Override
+    public dev.colony.task.ClaimResult take(dev.colony.task.FindTasks find, dev.colony.task.Claim claim) {
+      takes.add(claim.token());
+      for (var c : dev.colony.task.TaskOrder.sort(find(find), System.currentTimeMillis(), find.agingSeconds())) {
+        var r = claim(find.colony(), c.id(), claim);
+        if (r.taken()) {
+          return r;
+        }
+      }
+      return dev.colony.task.ClaimResult.refused("no task to take");
+    }
+
+    /** The token of each TakeTask call (one per look). */
+    final List<String> takes = new CopyOnWriteArrayList<>();
+
     @Override
     public dev.colony.task.ClaimResult claim(String colony, String taskId, dev.colony.task.Claim claim) {
       claims.add(taskId + " " + claim.token());
@@ -222,6 +238,11 @@ final class Fakes {
     @Override
     public boolean antRunning(String colony, String ant) {
       return true;
+    }
+
+    @Override
+    public String antHolds(String colony, String ant, String taskId) {
+      return "holds";
     }
 
     @Override

@@ -40,23 +40,23 @@ class HistoryReplayTest {
       files = s.filter(p -> p.toString().endsWith(".json")).sorted().toList();
     }
     assertFalse(files.isEmpty(), "no committed histories under " + HISTORIES);
-    // Warm-up, result ignored: the first replay loads classes and builds Jackson's (de)serializers
-    // inside a workflow task, which on a loaded machine takes over the SDK's 1 s deadlock bound.
-    try {
-      WorkflowReplayer.replayWorkflowExecution(WorkflowExecutionHistory.fromJson(Files.readString(files.get(0))),
-          AntWorkflowImpl.class, dev.colony.supervision.ColonyWorkflowImpl.class, dev.colony.task.TaskWorkflowImpl.class,
+    // The SDK calls a workflow task that runs over 1 s of wall time a potential deadlock. A replay's
+    // first task loads classes and builds Jackson's (de)serializers, which on a loaded machine (CI's
+    // two test JVMs on two cores) takes longer: the replayer's worker allows a minute, so a slow
+    // machine never reads as non-determinism, while a real NonDeterministicException still fails.
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      Worker worker = env.newWorker("replay", io.temporal.worker.WorkerOptions.newBuilder()
+          .setDefaultDeadlockDetectionTimeout(Duration.ofMinutes(1).toMillis()).build());
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class,
+          dev.colony.supervision.ColonyWorkflowImpl.class, dev.colony.task.TaskWorkflowImpl.class,
           dev.colony.merge.MergeQueueWorkflowImpl.class);
-    } catch (Exception | AssertionError ignored) {
-      // the loop below replays it again and reports
-    }
-    for (Path f : files) {
-      WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(Files.readString(f));
-      try {
-        WorkflowReplayer.replayWorkflowExecution(history, AntWorkflowImpl.class,
-            dev.colony.supervision.ColonyWorkflowImpl.class, dev.colony.task.TaskWorkflowImpl.class,
-            dev.colony.merge.MergeQueueWorkflowImpl.class);
-      } catch (Exception e) {
-        throw new AssertionError(HISTORIES.relativize(f) + " no longer replays", e);
+      for (Path f : files) {
+        WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(Files.readString(f));
+        try {
+          WorkflowReplayer.replayWorkflowExecution(history, worker);
+        } catch (Exception e) {
+          throw new AssertionError(HISTORIES.relativize(f) + " no longer replays", e);
+        }
       }
     }
   }
@@ -394,6 +394,138 @@ class HistoryReplayTest {
       Files.writeString(dir.resolve("ant-merge.json"), env.getWorkflowClient().fetchHistory(spec.workflowId()).toJson(true));
     }
   }
+
+  /** Where this release's task histories are recorded (take-task, task-holder, held-once-notices). */
+  static final String TASK_RECORDING_15 = "1.5-tasks";
+
+  /**
+   * An ant that takes its task in one local activity (change "take-task"): it takes a task, fails
+   * it once at max_tries 1 (Blocked), and the Blocked notice, held by quiet hours, is sent when
+   * they end (change "held-once-notices"); then it is stopped.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordTaskTakenInOneCallAndABlockedNoticeAfterQuietHours() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
+      Worker worker = env.newWorker("record");
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+      Fakes.ScriptedSessions sessions = new Fakes.ScriptedSessions();
+      sessions.then(Outcome.TRANSIENT, "crash");
+      Fakes.FakeTasks board = new Fakes.FakeTasks();
+      board.candidates.add(Fakes.FakeTasks.todo("k7m2qx", dev.colony.task.Priority.HIGH, env.currentTimeMillis()));
+      NotifierTest.RecordingNotify notify = new NotifierTest.RecordingNotify();
+      long[] firstAt = {0};
+      notify.held = at -> {
+        if (firstAt[0] == 0) {
+          firstAt[0] = at;
+        }
+        return at < firstAt[0] + Duration.ofHours(2).toMillis() ? firstAt[0] + Duration.ofHours(2).toMillis() : 0;
+      };
+      worker.registerActivitiesImplementations(sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace(), board,
+          notify);
+      env.start();
+      var spec = Fakes.withPoll(Fakes.spec("taker"), 24 * 3600).toBuilder()
+          .tasks(new dev.colony.spec.TaskPolicy(List.of("docs"), false, 1, false, 3600)).build()
+          .withNotify(new dev.colony.spec.NotifySpec(600, 1, "http://localhost:8233", null, List.of(), null, null));
+      AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
+      WorkflowClient.start(ant::run, new AntRun(spec, null));
+      eventually(() -> board.reports.size() == 1, "BLOCKED");
+      eventually(() -> notify.notices.size() == 1, "the held notice");
+      env.sleep(Duration.ofMinutes(125));
+      eventually(() -> notify.notices.size() == 2, "sent when the quiet hours end");
+      ant.stop();
+      WorkflowStub.fromTyped(ant).getResult(Void.class);
+      Path dir = HISTORIES.resolve(TASK_RECORDING_15);
+      Files.createDirectories(dir);
+      Files.writeString(dir.resolve("task-taken-blocked-quiet.json"),
+          env.getWorkflowClient().fetchHistory(spec.workflowId()).toJson(true));
+    }
+  }
+
+  /**
+   * A task whose running ant no longer holds it (change "task-holder"): claimed, a gone check
+   * while its ant holds it, two checks that it does not, back to To Do; claimed by another ant,
+   * submitted, approved: Done ends it.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordTaskHolderCheck() throws Exception {
+    var tasks = new dev.colony.task.TaskFakes.RecordingTasks();
+    try (TestWorkflowEnvironment env = dev.colony.task.TaskFakes.environment(tasks)) {
+      var t = dev.colony.task.TaskFakes.start(env.getWorkflowClient(),
+          dev.colony.task.TaskFakes.task("k7m2qx", "Fix the docs", List.of("docs"), null),
+          dev.colony.task.TaskSettings.defaults());
+      eventually(() -> !tasks.announced.isEmpty(), "announced");
+      var takes = List.of("docs");
+      t.claim(dev.colony.task.TaskFakes.claim("alpha", "ant/test/alpha#1", takes));
+      env.sleep(Duration.ofMinutes(11));
+      eventually(() -> tasks.askedRunning.size() == 1, "the first check: alpha holds it");
+      tasks.antsHold.set(false);
+      env.sleep(Duration.ofMinutes(10));
+      eventually(() -> tasks.askedRunning.size() == 2, "one miss");
+      env.sleep(Duration.ofMinutes(10));
+      eventually(() -> t.task().state() == dev.colony.task.TaskState.TODO, "back to To Do");
+      eventually(() -> tasks.announced.size() == 2, "announced again");
+      t.claim(dev.colony.task.TaskFakes.claim("beta", "ant/test/beta#1", takes));
+      t.report(new dev.colony.task.TaskReport(dev.colony.task.TaskReport.Kind.SUBMITTED, "beta", "ant/test/beta#1",
+          "fixed", null, null, false));
+      t.approve(new dev.colony.task.TaskChange("@alice", null, null, "thanks"));
+      WorkflowStub.fromTyped(t).getResult(Void.class);
+      Path dir = HISTORIES.resolve(TASK_RECORDING_15);
+      Files.createDirectories(dir);
+      Files.writeString(dir.resolve("task-holder.json"), env.getWorkflowClient().fetchHistory(
+          dev.colony.task.TaskIds.workflowId(dev.colony.task.TaskFakes.COLONY, "k7m2qx")).toJson(true));
+    }
+  }
+
+  /**
+   * An ant with a merge queue that takes tasks gets a rework while its session works on another
+   * task: the session goes on and reports its task, the rework runs as a session of its own (the
+   * "merge-rework-item" marker) and the ant resubmits; then it stops.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordReworkAsItsOwnSession() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
+      Worker worker = env.newWorker("record");
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+      Fakes.ScriptedSessions sessions = new Fakes.ScriptedSessions();
+      MergeDeskTest.RecordingQueue queue = new MergeDeskTest.RecordingQueue();
+      Fakes.FakeTasks board = new Fakes.FakeTasks();
+      worker.registerActivitiesImplementations(sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace(), queue,
+          new MergeDeskTest.RecordingGit(), board);
+      env.start();
+      board.candidates.add(Fakes.FakeTasks.todo("t2", dev.colony.task.Priority.NORMAL, env.currentTimeMillis()));
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      sessions.thenBlockUntil(release, "t2 done");
+      var spec = Fakes.withPoll(Fakes.spec("reworker"), 60).toBuilder()
+          .workspace(new dev.colony.spec.WorkspaceSpec("/tmp/ws", "/tmp/repo", null, null, List.of()))
+          .merge(new dev.colony.merge.MergeRepo("test", "app", "/tmp/repo", "main", dev.colony.merge.LandMode.REBASE,
+              List.of("./test.sh"), 60, false, false, 3, 3600, "/tmp", "/tmp/scratch", null, null))
+          .tasks(new dev.colony.spec.TaskPolicy(List.of("docs"), false, 3, false, 0))
+          .build();
+      AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
+          WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
+      WorkflowClient.start(ant::run, new AntRun(spec, null));
+      eventually(() -> sessions.requests.size() == 1, "t2's session");
+      ant.mergeNews(new dev.colony.merge.MergeNews(dev.colony.merge.MergeNews.Kind.REWORK, "app", "reworker-1",
+          "Your work conflicts with main in: src/a.txt", null, List.of("src/a.txt"), "main"));
+      eventually(() -> queue.submissions.isEmpty() && sessions.requests.size() == 1, "t2's session goes on");
+      release.countDown();
+      eventually(() -> board.reports.size() == 1 && queue.submissions.size() == 2, "t2 reported, the rework resubmitted");
+      ant.stop();
+      WorkflowStub.fromTyped(ant).getResult(Void.class);
+      Path dir = HISTORIES.resolve(REWORK_RECORDING);
+      Files.createDirectories(dir);
+      Files.writeString(dir.resolve("ant-rework.json"), env.getWorkflowClient().fetchHistory(spec.workflowId()).toJson(true));
+    }
+  }
+
+  /** Where the rework-as-its-own-session histories are recorded. */
+  static final String REWORK_RECORDING = "1.5-rework";
 
   /** Where merge queue histories are recorded: the merge queue's first release (issue 32). */
   static final String MERGE_RECORDING = "1.4-merge";

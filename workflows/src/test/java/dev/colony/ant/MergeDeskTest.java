@@ -36,8 +36,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The ant's side of its repository's merge queue (MergeDesk), on the time-skipping environment
  * with a recording queue: it submits after a session that went well, waits for the ant whose
- * current work holds its paths, moves its branch after a landing, and turns a rework into an
- * urgent message for its agent.
+ * current work holds its paths, moves its branch after a landing, and runs a rework as a session of
+ * its own (never cutting the running session, never reporting a task).
  */
 @Timeout(value = 3, unit = java.util.concurrent.TimeUnit.MINUTES)
 class MergeDeskTest {
@@ -49,6 +49,7 @@ class MergeDeskTest {
   private RecordingQueue queue;
   private RecordingGit git;
   private NotifierTest.RecordingNotify notify;
+  private Fakes.FakeTasks board;
   private WorkflowClient client;
 
   /** The queue as an ant calls it: records submissions and claims; refuses claims while {@link #holder} is set. */
@@ -57,6 +58,8 @@ class MergeDeskTest {
     final List<PathClaim> claims = new CopyOnWriteArrayList<>();
     final List<String> releases = new CopyOnWriteArrayList<>();
     volatile String holder;
+    /** While set, a claim fails as when the queue cannot be reached. */
+    volatile boolean unreachable;
 
     @Override
     public SubmitReply submit(MergeRepo repo, Submission s) {
@@ -67,6 +70,9 @@ class MergeDeskTest {
     @Override
     public PathReply claimPaths(MergeRepo repo, PathClaim claim) {
       claims.add(claim);
+      if (unreachable) {
+        throw io.temporal.failure.ApplicationFailure.newNonRetryableFailure("queue unreachable", "Unreachable");
+      }
       String h = holder;
       return h == null ? PathReply.grant() : new PathReply(false, h, List.of("src/**"));
     }
@@ -99,7 +105,7 @@ class MergeDeskTest {
     }
 
     @Override
-    public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since) {
+    public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since, String approved) {
       throw new UnsupportedOperationException();
     }
 
@@ -136,7 +142,8 @@ class MergeDeskTest {
     queue = new RecordingQueue();
     git = new RecordingGit();
     notify = new NotifierTest.RecordingNotify();
-    env = Fakes.environment(QUEUE, sessions, chat, new Fakes.FixedWorkspace(), queue, git, notify);
+    board = new Fakes.FakeTasks();
+    env = Fakes.environment(QUEUE, sessions, chat, new Fakes.FixedWorkspace(), queue, git, notify, board);
     sessions.clock = env::currentTimeMillis;
     client = env.getWorkflowClient();
   }
@@ -202,6 +209,22 @@ class MergeDeskTest {
     eventually(() -> queue.releases.contains("gamma"), "a stop gives the claim back");
   }
 
+  /** A claim the queue cannot answer is no claim: the ant waits and asks again, it does not work unchecked. */
+  @Test
+  void aClaimTheQueueCannotAnswerIsAWaitNotAPass() {
+    queue.unreachable = true;
+    AntWorkflow ant = Fakes.start(client, QUEUE, ant("delta", false, List.of("src/**")));
+    eventually(() -> queue.claims.size() == 1, "the claim");
+    eventually(() -> chat.texts().contains("⏳ delta waits: its merge queue did not answer its path claim"), "told once");
+    env.sleep(java.time.Duration.ofSeconds(30));
+    assertTrue(sessions.requests.isEmpty(), "no session on unchecked paths");
+    queue.unreachable = false;
+    env.sleep(MergeDesk.CLAIM_RETRY);
+    eventually(() -> sessions.requests.size() == 1, "the session, once the claim is granted");
+    assertEquals(2, queue.claims.size());
+    ant.stop();
+  }
+
   @Test
   void aLandingMovesTheBranchBeforeTheNextSessionAndAReworkReachesTheAgentFirst() {
     CountDownLatch first = new CountDownLatch(1);
@@ -245,6 +268,145 @@ class MergeDeskTest {
         && x.text().contains("eps-1 failed 3 times")), "the notice");
     env.sleep(java.time.Duration.ofHours(2));
     assertEquals(1, notify.notices.stream().filter(x -> x.kind().equals("merge")).count(), "no reminders");
+    ant.stop();
+  }
+
+  private AntSpec taker(String name, boolean review) {
+    return ant(name, review, List.of()).toBuilder()
+        .tasks(new dev.colony.spec.TaskPolicy(List.of("docs"), false, 3, false, 0)).build();
+  }
+
+  private static dev.colony.task.TaskWork work(String base, String head) {
+    return new dev.colony.task.TaskWork("colony/t", base, head, List.of(new dev.colony.task.TaskWork.Commit(head,
+        "Fix the docs")), 1, 1, 0, List.of("README.md"));
+  }
+
+  @Test
+  void aTasksWorkIsSubmittedWithTheHeadItsSessionEndedAt() {
+    board.candidates.add(Fakes.FakeTasks.todo("t1", dev.colony.task.Priority.NORMAL, env.currentTimeMillis()));
+    sessions.then(() -> dev.colony.session.SessionResult.of(dev.colony.errorpolicy.Outcome.SUCCESS, "done")
+        .withWork(work("abc1234", "def5678")));
+    AntWorkflow ant = Fakes.start(client, QUEUE, taker("zeta", true));
+    eventually(() -> queue.submissions.size() == 1, "the submission");
+    Submission s = queue.submissions.get(0);
+    assertEquals("t1", s.taskId());
+    assertEquals("def5678", s.head(), "the head a review approves");
+    assertEquals("abc1234", s.base());
+    ant.stop();
+  }
+
+  @Test
+  void aRefusedReportSubmitsNothingForTheTask() {
+    board.candidates.add(Fakes.FakeTasks.todo("t2", dev.colony.task.Priority.NORMAL, env.currentTimeMillis()));
+    // A human requeued the task during the session: the board refuses the ant's report.
+    board.replies.add(new dev.colony.task.TaskReply(false, dev.colony.task.TaskState.TODO, "the task was requeued"));
+    sessions.then(() -> dev.colony.session.SessionResult.of(dev.colony.errorpolicy.Outcome.SUCCESS, "done")
+        .withWork(work("abc1234", "def5678")));
+    AntWorkflow ant = Fakes.start(client, QUEUE, taker("eta", false));
+    eventually(() -> board.reports.size() == 1, "the report");
+    eventually(() -> ant.status().taskId() == null, "the ant let the task go");
+    env.sleep(java.time.Duration.ofMinutes(1));
+    assertTrue(queue.submissions.stream().noneMatch(x -> "t2".equals(x.taskId())),
+        "the work of a task the ant no longer holds is not submitted for it: " + queue.submissions);
+    ant.stop();
+  }
+
+  private static final String REWORK_TEXT =
+      "Your work on app conflicts with main in: a.txt\nRebase colony/iota onto main and resolve a.txt.";
+
+  /**
+   * A rework is its own work item: news for the ant's earlier item does not cut the session on
+   * another task; that task's session reports that task; then the rework runs as a session of its
+   * own (its text, no task's brief), reports no task, and the ant resubmits.
+   */
+  @Test
+  void aReworkDoesNotInterruptAnotherTasksSessionAndRunsAsASessionOfItsOwn() {
+    board.candidates.add(Fakes.FakeTasks.todo("t2", dev.colony.task.Priority.NORMAL, env.currentTimeMillis()));
+    CountDownLatch release = new CountDownLatch(1);
+    sessions.thenBlockUntil(release, "t2 done");
+    AntWorkflow ant = Fakes.start(client, QUEUE, taker("iota", false));
+    eventually(() -> sessions.requests.size() == 1, "t2's session");
+    assertEquals("t2", sessions.requests.get(0).task().id());
+
+    ant.mergeNews(new MergeNews(MergeNews.Kind.REWORK, "app", "iota-1", REWORK_TEXT, null, List.of("a.txt"), "main"));
+    eventually(() -> chat.texts().contains("🔁 iota: needs rework: conflict in a.txt"), "the rework is posted");
+    release.countDown();
+
+    eventually(() -> board.reports.size() == 1, "t2's report");
+    dev.colony.task.TaskReport t2 = board.reports.get(0);
+    assertEquals(dev.colony.task.TaskReport.Kind.SUBMITTED, t2.kind());
+    assertEquals("t2 done", t2.text());
+    assertEquals(1, t2.session().session(), "t2 is reported by its own session, which went on");
+    eventually(() -> sessions.requests.size() == 2, "the rework's session");
+    var rework = sessions.requests.get(1);
+    assertEquals(null, rework.task(), "the rework's session gets no task's brief");
+    assertEquals(List.of("[merge queue] " + REWORK_TEXT), rework.messages());
+    eventually(() -> queue.submissions.size() == 2, "the ant resubmits after the rework");
+    assertEquals("t2", queue.submissions.get(0).taskId());
+    assertEquals(null, queue.submissions.get(1).taskId(), "the rework's work is the item's, not a task's");
+    env.sleep(java.time.Duration.ofMinutes(1));
+    assertEquals(1, board.reports.size(), "the rework's session reports no task: " + board.reports);
+    assertTrue(chat.texts().stream().noneMatch(t -> t.contains("got an urgent message")), chat.texts().toString());
+    ant.stop();
+  }
+
+  /**
+   * The rework's session comes before the held task's next session, which carries the task again;
+   * the task is reported only by its own sessions.
+   */
+  @Test
+  void aHeldTaskWaitsForTheReworkAndGoesOnAfterIt() {
+    board.candidates.add(Fakes.FakeTasks.todo("t3", dev.colony.task.Priority.NORMAL, env.currentTimeMillis()));
+    CountDownLatch release = new CountDownLatch(1);
+    // t3's first session fails (the task is kept, with a backoff); the rework arrives meanwhile.
+    sessions.then(() -> {
+      try {
+        release.await(2, java.util.concurrent.TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return dev.colony.session.SessionResult.of(dev.colony.errorpolicy.Outcome.TRANSIENT, "tests flaked");
+    });
+    AntWorkflow ant = Fakes.start(client, QUEUE, taker("lamb", false));
+    eventually(() -> sessions.requests.size() == 1, "t3's session");
+    ant.mergeNews(new MergeNews(MergeNews.Kind.REWORK, "app", "lamb-1", REWORK_TEXT, null, List.of("a.txt"), "main"));
+    release.countDown();
+    eventually(() -> board.reports.size() == 1, "t3's failed session reported");
+    env.sleep(java.time.Duration.ofMinutes(1)); // the backoff
+    eventually(() -> sessions.requests.size() == 2, "the rework's session");
+    eventually(() -> queue.submissions.size() == 1, "the rework resubmitted");
+    env.sleep(java.time.Duration.ofHours(1)); // the poll interval
+    eventually(() -> sessions.requests.size() == 3, "t3's next session");
+    assertEquals(null, sessions.requests.get(1).task(), "the rework first, without t3's brief");
+    assertEquals("t3", sessions.requests.get(2).task().id(), "t3 goes on after the rework");
+    eventually(() -> board.reports.size() == 2, "t3's two sessions reported");
+    assertEquals(List.of(1, 3), board.reports.stream().map(r -> r.session().session()).toList(),
+        "only t3's own sessions report it");
+    assertEquals(List.of(dev.colony.task.TaskReport.Kind.FAILED, dev.colony.task.TaskReport.Kind.SUBMITTED),
+        board.kinds());
+    ant.stop();
+  }
+
+  /** An idle ant (no task, waiting for one) runs the rework at once, and resubmits it even under review. */
+  @Test
+  void anIdleAntRunsTheReworkAtOnceAndResubmitsAtItsHead() {
+    AntSpec spec = ant("kappa", true, List.of()).toBuilder()
+        .tasks(new dev.colony.spec.TaskPolicy(List.of("docs"), true, 3, false, 0)).build();
+    AntWorkflow ant = Fakes.start(client, QUEUE, spec);
+    eventually(() -> "a task".equals(ant.status().stateReason()), "waiting for a task");
+    assertTrue(sessions.requests.isEmpty());
+    sessions.then(() -> dev.colony.session.SessionResult.of(dev.colony.errorpolicy.Outcome.SUCCESS, "rebased")
+        .withWork(work("abc1234", "fedcba9")));
+
+    ant.mergeNews(new MergeNews(MergeNews.Kind.REWORK, "app", "kappa-1", REWORK_TEXT, null, List.of("a.txt"), "main"));
+    eventually(() -> sessions.requests.size() == 1, "the rework's session, at once");
+    assertEquals(null, sessions.requests.get(0).task());
+    assertEquals(List.of("[merge queue] " + REWORK_TEXT), sessions.requests.get(0).messages());
+    eventually(() -> queue.submissions.size() == 1, "the rework goes back to the queue");
+    Submission s = queue.submissions.get(0);
+    assertEquals(null, s.taskId());
+    assertEquals("fedcba9", s.head(), "with review, the head the rework's session ended at");
+    assertTrue(board.reports.isEmpty(), board.reports.toString());
     ant.stop();
   }
 

@@ -87,7 +87,7 @@ class OverseerTest {
         WorkflowStub ant = ctx.getWorkflowClient().newUntypedWorkflowStub(ctx.getInfo().getWorkflowId());
         List<String> acks = new ArrayList<>();
         for (TurnReport b : batches) {
-          TurnReport report = new TurnReport(request.session(), b.turns(), acks, b.silentSeconds());
+          TurnReport report = new TurnReport(request.session(), b.turns(), acks, b.silentSeconds(), b.last());
           TurnReply reply = ant.startUpdate(UpdateOptions.newBuilder(TurnReply.class).setUpdateName("reportTurns")
               .setUpdateId("t" + ids.incrementAndGet()).setWaitForStage(WorkflowUpdateStage.COMPLETED).build(),
               report).getResult();
@@ -210,6 +210,29 @@ class OverseerTest {
     assertFalse(s.paused());
     assertTrue(s.overseer().contains("2 evaluations (last OK)"), s.overseer());
     assertTrue(chat.texts().stream().noneMatch(t -> t.contains("ESCALATION") || t.contains("CORRECTION")));
+  }
+
+  /**
+   * The turns a session ends with are evaluated even when fewer than eval_interval: an agent that
+   * outran a slow evaluation, or a short session, is not left unwatched. The verdict comes after
+   * the session: its whisper waits for the next session's prompt.
+   */
+  @Test
+  void theTurnsASessionEndsWithAreEvaluated() {
+    judge.then(Pattern.OK, "").then(Pattern.SPIRALING, "You keep running mvn test.");
+    sessions.then(List.of(batch(5), new TurnReport(0, turns(2, "mvn test"), List.of(), 0, true)));
+    sessions.ackLast = false; // the session is over: nothing takes the last answer's whispers
+    AntWorkflow ant = Fakes.start(client, QUEUE, onDemand("short"));
+    ant.message(dev.colony.mailbox.Mail.of("fix the build"));
+    settled(ant, 1);
+    eventually(() -> judge.requests.size() == 2, "the last two turns evaluated");
+    assertEquals(7, judge.requests.get(1).window().size(), "the window holds the session's last turns");
+    eventually(() -> ant.status().overseer().contains("2 evaluations (last SPIRALING)"), "the verdict counted");
+    sessions.then(List.of());
+    ant.message(dev.colony.mailbox.Mail.of("go on"));
+    eventually(() -> sessions.requests.size() == 2, "session 2");
+    assertEquals(List.of("[CORRECTION] You keep running mvn test."), sessions.requests.get(1).whispers(),
+        "the whisper reaches the next session's prompt");
   }
 
   @Test

@@ -120,7 +120,9 @@ class TaskDeskTest {
 
     eventually(() -> !sessions.requests.isEmpty(), "the session");
     assertEquals(2, board.claims.size());
-    assertTrue(board.claims.get(0).matches("first ant/test/t2/[0-9a-f-]{36}#1") && board.claims.get(1).matches("second ant/test/t2/[0-9a-f-]{36}#2"), board.claims.toString());
+    // One look, one token (TakeTask): each claim of it is on another task.
+    assertTrue(board.claims.get(0).matches("first ant/test/t2/[0-9a-f-]{36}#1") && board.claims.get(1).matches("second ant/test/t2/[0-9a-f-]{36}#1"), board.claims.toString());
+    assertEquals(1, board.takes.size(), "find and claim in one call");
     assertEquals("second", sessions.requests.get(0).task().id());
     eventually(() -> "second".equals(ant.status().taskId()), "status shows the task");
     eventually(() -> {
@@ -167,6 +169,36 @@ class TaskDeskTest {
     eventually(() -> sessions.requests.size() == 3, "the third session");
     assertNull(sessions.requests.get(2).task());
     assertEquals(1, notify.notices.stream().filter(n -> n.kind().equals("task_blocked")).count(), "one notice");
+  }
+
+  @Test
+  void aBlockedNoticeHeldByQuietHoursIsSentWhenTheyEnd() {
+    // Quiet for three hours from the first notice on: the Blocked notice is held, then sent once.
+    long[] firstAt = {0};
+    notify.held = at -> {
+      if (firstAt[0] == 0) {
+        firstAt[0] = at;
+      }
+      return at < firstAt[0] + Duration.ofHours(3).toMillis() ? firstAt[0] + Duration.ofHours(3).toMillis() : 0;
+    };
+    board.candidates.add(Fakes.FakeTasks.todo("q1", Priority.NORMAL, env.currentTimeMillis()));
+    sessions.then(Outcome.TRANSIENT, "crash 1");
+    AntSpec spec = Fakes.withPoll(Fakes.spec("t9"), 3600 * 24).toBuilder()
+        .tasks(new TaskPolicy(List.of("docs"), false, 1, false, 0)).build()
+        .withNotify(new dev.colony.spec.NotifySpec(600, 1, "http://localhost:8233", null, List.of(), null, null));
+    start(spec);
+    eventually(() -> notify.notices.stream().anyMatch(n -> n.kind().equals("task_blocked")), "the held notice");
+    var first = notify.notices.stream().filter(n -> n.kind().equals("task_blocked")).findFirst().orElseThrow();
+    env.sleep(Duration.ofMinutes(170));
+    assertEquals(1, notify.notices.stream().filter(n -> n.kind().equals("task_blocked")).count(), "held until then");
+    env.sleep(Duration.ofMinutes(15));
+    eventually(() -> notify.notices.stream().filter(n -> n.kind().equals("task_blocked")).count() == 2,
+        "the Blocked notice when quiet hours end");
+    var late = notify.notices.stream().filter(n -> n.kind().equals("task_blocked")).toList().get(1);
+    assertEquals(first.need(), late.need());
+    assertEquals(first.atMillis(), late.previousAtMillis(), "the held notice, not a reminder");
+    env.sleep(Duration.ofHours(6));
+    assertEquals(2, notify.notices.stream().filter(n -> n.kind().equals("task_blocked")).count(), "no reminders");
   }
 
   @Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -110,6 +111,125 @@ class MergeBookTest {
     assertTrue(b.decideProblem(new MergeDecision("beta-1", "approve", "x")).contains("not awaiting review"));
     b.decide(new MergeDecision("gamma-1", "approve", "@alice"), 6);
     assertEquals(ItemState.QUEUED, b.item("gamma-1").state());
+  }
+
+  private static Submission part(String ant, String task, String head) {
+    return new Submission(ant, "", "colony/" + ant, task, 2, "ant", false, head, null);
+  }
+
+  @Test
+  void anApprovalCoversThePartsItApprovedAndAReworkWithdrawsIt() {
+    MergeBook b = MergeBook.of(MergeQueueState.start(repo(true, 3)));
+    b.submit(part("alpha", "t1", "aaaa1111"), 0);
+    b.submit(part("alpha", "t1", "aaaa2222"), 1); // the same task again before review: the newer head is reviewed
+    assertEquals(1, b.item("alpha-1").parts().size());
+    assertEquals("aaaa2222", b.item("alpha-1").parts().get(0).head());
+    assertTrue(b.taskApproved("t1", 2));
+    assertEquals("aaaa2222", b.approvedHead("alpha-1"));
+    SubmitReply more = b.submit(part("alpha", "t1", "aaaa3333"), 3); // committed after the approval
+    assertTrue(more.text().contains("approval covers up to aaaa222"), more.text());
+    assertEquals("aaaa2222", b.approvedHead("alpha-1"), "the approval covers what it covered");
+    b.submit(part("alpha", "t2", "bbbb1111"), 4);
+    assertEquals(List.of("t1", "t2"), b.item("alpha-1").taskIds());
+    assertEquals(List.of("t1"), b.landingTasks("alpha-1"));
+    // A rework: every part is reviewed again, at the fix's head.
+    b.landing("alpha-1", 5);
+    assertEquals(ItemState.REWORK, b.rework("alpha-1", "conflict", 6));
+    assertNull(b.approvedHead("alpha-1"));
+    b.submit(part("alpha", "t1", "cccc1111"), 7);
+    MergeItem fixed = b.item("alpha-1");
+    assertEquals(ItemState.AWAITING_REVIEW, fixed.state());
+    assertTrue(fixed.parts().stream().allMatch(p -> "cccc1111".equals(p.head()) && !p.approved()), fixed.parts()
+        .toString());
+    assertTrue(b.taskApproved("t1", 8));
+    assertEquals(List.of("t1"), b.landingTasks("alpha-1"), "t2's work is in the fix too: it waits for t2's approval");
+    b.decide(new MergeDecision("alpha-1", "approve", "@alice"), 9);
+    assertEquals(List.of("t1", "t2"), b.landingTasks("alpha-1"));
+    assertTrue(b.item("alpha-1").reason().contains("approved by @alice (up to cccc111)"), b.item("alpha-1").reason());
+  }
+
+  /** An ant's rework session submits for no task: its fix is the item's work again, at its head, not a part of its own. */
+  @Test
+  void aReworkSessionsSubmissionIsTheItemsFixNotAPartOfItsOwn() {
+    MergeBook b = MergeBook.of(MergeQueueState.start(repo(true, 3)));
+    b.submit(part("alpha", "t1", "aaaa1111"), 0);
+    b.submit(part("alpha", "t2", "bbbb1111"), 1);
+    b.decide(new MergeDecision("alpha-1", "approve", "@alice"), 2);
+    b.landing("alpha-1", 3);
+    assertEquals(ItemState.REWORK, b.rework("alpha-1", "conflict", 4));
+    b.submit(part("alpha", null, "cccc1111"), 5);
+    MergeItem fixed = b.item("alpha-1");
+    assertEquals(ItemState.AWAITING_REVIEW, fixed.state());
+    assertEquals(List.of("t1", "t2"), fixed.taskIds());
+    assertEquals(2, fixed.parts().size(), fixed.parts().toString());
+    assertTrue(fixed.parts().stream().allMatch(p -> "cccc1111".equals(p.head()) && !p.approved()), fixed.parts()
+        .toString());
+    b.decide(new MergeDecision("alpha-1", "approve", "@alice", "cccc111"), 6);
+    assertEquals(List.of("t1", "t2"), b.landingTasks("alpha-1"), "one approval of the fix covers the whole item");
+  }
+
+  @Test
+  void anApprovalNamingTheHeadAHumanSawCoversNothingAfterIt() {
+    MergeBook b = MergeBook.of(MergeQueueState.start(repo(true, 3)));
+    b.submit(part("alpha", "t1", "aaaa1111bbbb"), 0);
+    b.submit(part("alpha", "t2", "cccc2222dddd"), 1); // came after the page was drawn
+    assertTrue(b.decideProblem(new MergeDecision("alpha-1", "approve", "@alice", "eeee3333ffff"))
+        .contains("holds no submission at eeee333"));
+    b.decide(new MergeDecision("alpha-1", "approve", "@alice", "aaaa111"), 2);
+    assertEquals("aaaa1111bbbb", b.approvedHead("alpha-1"));
+    assertEquals(List.of("t1"), b.landingTasks("alpha-1"));
+    assertEquals(ItemState.QUEUED, b.item("alpha-1").state());
+    assertFalse(b.item("alpha-1").parts().get(1).approved());
+    // t2 approved while alpha-1 lands: that landing still holds t1 only; t2's work is the next item.
+    b.landing("alpha-1", 3);
+    assertFalse(b.taskApproved("t2", 4), "nothing goes in line by it now: it is the next item's approval");
+    assertEquals("aaaa1111bbbb", b.approvedHead("alpha-1"));
+    assertEquals(List.of("t1"), b.landingTasks("alpha-1"));
+    Landed l = new Landed("alpha-1", "alpha", "t1", "aaaa1111bbbb", "x1", "x0", 1, 0, 0, 5, List.of(), null);
+    assertEquals(List.of("t1"), b.landed("alpha-1", l, 5));
+    MergeItem next = b.item("alpha-2");
+    assertEquals(List.of("t2"), next.taskIds());
+    assertEquals(ItemState.QUEUED, next.state(), "its approval came during the landing: it counts for it");
+    assertEquals("cccc2222dddd", b.approvedHead("alpha-2"));
+  }
+
+  @Test
+  void anItemOfAnOlderRunHasOnePartAndReadsWithoutTheNewFields() throws Exception {
+    MergeItem old = new MergeItem("alpha-4", "alpha", "", "colony/alpha", "t4", 2, ItemState.AWAITING_REVIEW, null, 0,
+        0, 0, null, null, List.of(), "ant", false);
+    var mapper = new com.fasterxml.jackson.databind.ObjectMapper()
+        .configure(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    var json = (com.fasterxml.jackson.databind.node.ObjectNode) mapper.valueToTree(old);
+    json.remove("parts");
+    json.remove("approvedHead");
+    MergeItem read = mapper.treeToValue(json, MergeItem.class);
+    assertEquals(List.of(), read.parts());
+    MergeBook b = MergeBook.of(new MergeQueueState(repo(true, 3), List.of(read), List.of(), Map.of(), Map.of(),
+        Map.of(), Map.of(), Map.of(), 0));
+    assertEquals(List.of("t4"), b.item("alpha-4").taskIds());
+    assertEquals(List.of("t4"), b.awaitingTasks());
+    assertTrue(b.taskApproved("t4", 1));
+    assertEquals(ItemState.QUEUED, b.item("alpha-4").state());
+    assertNull(b.approvedHead("alpha-4"), "approved before heads were named: the branch as it stands");
+    var landedJson = (com.fasterxml.jackson.databind.node.ObjectNode) mapper.valueToTree(
+        new Landed("a-1", "a", "t", "f", "t2", "b", 1, 0, 0, 0, List.of(), null));
+    landedJson.remove("taskIds");
+    landedJson.remove("base");
+    landedJson.remove("approved");
+    assertEquals(List.of(), mapper.treeToValue(landedJson, Landed.class).taskIds());
+  }
+
+  @Test
+  void aSubmissionNamesACommitIdOrNone() {
+    MergeBook b = MergeBook.of(MergeQueueState.start(repo(true, 3)));
+    assertTrue(b.submitProblem(part("alpha", "t1", "--exec=x")).contains("not a commit id"));
+    assertTrue(b.submitProblem(part("alpha", "t1", "a..b")).contains("not a commit id"));
+    assertNull(b.submitProblem(part("alpha", "t1", "0123abcd")));
+    for (int k = 0; k < ItemPart.MAX; k++) {
+      b.submit(part("alpha", "t" + k, "abcd" + k + "000"), k);
+    }
+    assertTrue(b.submitProblem(part("alpha", "t99", "ffff9999")).contains("holds " + ItemPart.MAX + " submissions"));
+    assertNull(b.submitProblem(part("alpha", "t3", "abcd3000")), "one it holds already is no new part");
   }
 
   @Test
@@ -222,8 +342,9 @@ class MergeBookTest {
     assertEquals(1, freed.size());
     assertEquals("beta", freed.get(0).ant());
     assertEquals("ant/test/beta", freed.get(0).antWorkflowId());
-    assertTrue(b.card(null, 0).waiting().isEmpty());
+    assertTrue(b.card(null, 0).waiting().containsKey("beta"), "told, beta keeps its place until it claims again");
     assertTrue(b.claim(new PathClaim("beta", List.of("src/api/user/*.java"), null, null)).granted());
+    assertTrue(b.card(null, 0).waiting().isEmpty());
   }
 
   @Test

@@ -40,6 +40,9 @@ final class MergeFakes {
     final List<String> calls = new CopyOnWriteArrayList<>();
     /** When set, PublishBranch waits for a permit (so submissions pile up behind the landing item). */
     volatile Semaphore gate;
+    /** When set, RunTests waits for a permit, heartbeating (a cancelled test counts in {@link #testsCancelled}). */
+    volatile Semaphore testGate;
+    final AtomicInteger testsCancelled = new AtomicInteger();
     /** Human pushes to main that happen just before the next updates of the target. */
     final AtomicInteger humanPushes = new AtomicInteger();
     /** The next update writes, then its worker "dies" (the attempt fails): the retry finds it done. */
@@ -83,8 +86,8 @@ final class MergeFakes {
     }
 
     @Override
-    public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since) {
-      calls.add("publish " + ant);
+    public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since, String approved) {
+      calls.add("publish " + ant + (approved == null ? "" : " " + approved));
       Semaphore g = gate;
       if (g != null) {
         try {
@@ -105,10 +108,16 @@ final class MergeFakes {
             from = i + 1;
           }
         }
-        List<Commit> work = b.own.subList(from, b.own.size());
+        int to = b.own.size(); // the branch's head, or the approved head a human reviewed
+        for (int i = 0; approved != null && i < b.own.size(); i++) {
+          if (b.own.get(i).sha().equals(approved)) {
+            to = i + 1;
+          }
+        }
+        List<Commit> work = b.own.subList(Math.min(from, to), to);
         Set<String> paths = new LinkedHashSet<>();
         work.forEach(c -> paths.addAll(c.files()));
-        String head = b.own.isEmpty() ? main.get(b.base - 1).sha() : b.own.get(b.own.size() - 1).sha();
+        String head = to == 0 ? main.get(b.base - 1).sha() : b.own.get(to - 1).sha();
         String base = from > 0 ? b.own.get(from - 1).sha() : "main@" + b.base;
         return new BranchHead(head, base, work.size(), List.copyOf(paths), branch);
       }
@@ -145,6 +154,9 @@ final class MergeFakes {
       for (Commit c : b.own) {
         if (started) {
           work.add(c);
+          if (c.sha().equals(branch.head())) {
+            break; // up to the head read (an approved head: nothing after it)
+          }
         }
         if (c.sha().equals(branch.base())) {
           started = true;
@@ -164,6 +176,21 @@ final class MergeFakes {
     @Override
     public TestRun runTests(MergeRepo repo, String head) {
       calls.add("test " + head);
+      Semaphore g = testGate;
+      while (g != null) {
+        try {
+          if (g.tryAcquire(50, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            break;
+          }
+          io.temporal.activity.Activity.getExecutionContext().heartbeat(null);
+        } catch (io.temporal.client.ActivityCompletionException cancelled) {
+          testsCancelled.incrementAndGet();
+          throw cancelled;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new RuntimeException(e);
+        }
+      }
       boolean red = rebased.get(head).stream().anyMatch(c -> c.files().stream().anyMatch(f -> f.startsWith("red")));
       return red ? new TestRun(false, 1, false, 1500, "collecting...\nFAILED test_login: expected 200, got 500")
           : new TestRun(true, 0, false, 42_000, "ok");

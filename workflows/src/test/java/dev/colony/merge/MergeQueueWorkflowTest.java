@@ -156,6 +156,50 @@ class MergeQueueWorkflowTest {
     replays(repo);
   }
 
+  /**
+   * Claims during a long test grow one run's history: past its bound the queue refuses claims
+   * (the ants wait and ask again), abandons the test, and continues as new, where the item is tested
+   * again and lands. The run that filled stays within its bound.
+   */
+  @Test
+  void aHistoryThatFillsDuringATestMovesTheQueueToANewRunAndTheItemIsTestedAgain() {
+    int bound = MergeQueueWorkflowImpl.historyBound;
+    MergeQueueWorkflowImpl.historyBound = 200;
+    try {
+      MergeRepo repo = repo(false, 3, LandMode.REBASE);
+      ants("alpha", "beta");
+      git.commit("alpha", "a.txt");
+      git.testGate = new Semaphore(0);
+      MergeQueueWorkflow q = start(repo);
+      q.submit(sub("alpha", 2));
+      eventually(() -> git.calls.stream().anyMatch(c -> c.startsWith("test ")), "alpha is testing");
+      String first = client.newUntypedWorkflowStub(repo.workflowId()).describe().getExecution().getRunId();
+      int refused = 0;
+      for (int i = 0; i < 200 && refused == 0; i++) {
+        try {
+          q.claimPaths(new PathClaim("beta", List.of("docs/" + i + "/**"), null, "ant/test/beta"));
+        } catch (WorkflowUpdateException busy) {
+          assertTrue(busy.getCause().getMessage().contains("is busy"), busy.getCause().getMessage());
+          refused++;
+        }
+      }
+      assertEquals(1, refused, "past the bound a claim is refused, not written");
+      eventually(() -> !first.equals(client.newUntypedWorkflowStub(repo.workflowId()).describe().getExecution()
+          .getRunId()), "the queue continued as new");
+      eventually(() -> git.testsCancelled.get() == 1, "the test in flight was abandoned");
+      git.testGate.release(100);
+      eventually(() -> git.landedOriginals().size() == 1, "alpha landed in the next run");
+      assertEquals(2, git.calls.stream().filter(c -> c.startsWith("test ")).count(), "tested again");
+      int events = client.fetchHistory(repo.workflowId(), first).getEvents().size();
+      assertTrue(events <= MergeQueueWorkflowImpl.historyBound + 40, "the first run stopped at its bound: " + events);
+      assertTrue(q.claimPaths(new PathClaim("beta", List.of("docs/x/**"), null, "ant/test/beta")).granted(),
+          "the new run takes claims again");
+      replays(repo);
+    } finally {
+      MergeQueueWorkflowImpl.historyBound = bound;
+    }
+  }
+
   @Test
   void agingLetsALowItemPassAFreshUrgentOne() {
     MergeRepo repo = new MergeRepo(COLONY, "app", "/r", "main", LandMode.REBASE, List.of(), 600, false, false, 3, 1,
@@ -283,6 +327,106 @@ class MergeQueueWorkflowTest {
     assertTrue(refusal(() -> q.decide(new MergeDecision("gamma-9", "approve", "@x"))).contains("no open item"));
     q.decide(new MergeDecision("gamma", "approve", "@alice"));
     eventually(() -> told("gamma", MergeNews.Kind.LANDED), "gamma landed after colony merge approve");
+    replays(repo);
+  }
+
+  @Test
+  void anApprovalLandsExactlyTheHeadItCoversAndLaterCommitsWaitForTheirOwn() {
+    MergeRepo repo = repo(true, 3, LandMode.REBASE);
+    ants("alpha");
+    String c1 = git.commit("alpha", "a.txt");
+    git.gate = new Semaphore(0);
+    MergeQueueWorkflow q = start(repo);
+    SubmitReply a = q.submit(new Submission("alpha", "", "colony/alpha", "t1", 2, "ant", false, c1, null));
+    assertEquals(ItemState.AWAITING_REVIEW, a.state());
+    SubmitReply approved = q.decide(new MergeDecision("alpha-1", "approve", "@alice"));
+    assertTrue(approved.text().contains("up to " + MergeText.shortSha(c1)), approved.text());
+    MergeItem card = q.card().items().get(0);
+    assertEquals(c1, card.approvedHead(), "the card says which head the approval covers");
+    eventually(() -> git.calls.stream().anyMatch(c -> c.startsWith("publish alpha")), "alpha-1 is landing");
+    // Meanwhile the ant commits its next task's work, and submits it.
+    String c2 = git.commit("alpha", "b.txt");
+    SubmitReply later = q.submit(new Submission("alpha", "", "colony/alpha", "t2", 2, "ant", false, c2, null));
+    assertEquals("alpha-1", later.itemId());
+    git.gate.release(100);
+    eventually(() -> told("alpha", MergeNews.Kind.LANDED), "the approved work landed");
+    assertEquals(List.of(c1), git.landedOriginals(), "only the approved head landed, not what came after it");
+    MergeNews landed = last("alpha", MergeNews.Kind.LANDED);
+    assertEquals(c1, landed.landed().from());
+    assertTrue(landed.landed().approved());
+    assertTrue(landed.text().contains("the approved") && landed.text().contains(MergeText.shortSha(c1)),
+        landed.text());
+    eventually(() -> desk.finished.size() == 1, "t1 is Done");
+    assertTrue(desk.finished.get(0).startsWith("t1 "), desk.finished.toString());
+    eventually(() -> q.card().items().size() == 1, "the later work is an item of its own");
+    MergeItem next = q.card().items().get(0);
+    assertEquals("alpha-2", next.id());
+    assertEquals(ItemState.AWAITING_REVIEW, next.state(), "the later commits wait for their own approval");
+    assertEquals(List.of("t2"), next.taskIds());
+    assertEquals(null, next.approvedHead());
+    env.sleep(Duration.ofMinutes(2));
+    assertEquals(List.of(c1), git.landedOriginals(), "nothing more lands unreviewed");
+
+    WorkflowStub.fromTyped(q).signal("taskApproved", "t2");
+    eventually(() -> git.landedOriginals().size() == 2, "t2's work landed once approved");
+    assertEquals(List.of(c1, c2), git.landedOriginals());
+    eventually(() -> desk.finished.size() == 2, "t2 is Done");
+    replays(repo);
+  }
+
+  @Test
+  void aSubmissionJoiningAnApprovedItemDoesNotShareItsApproval() {
+    MergeRepo repo = repo(true, 3, LandMode.REBASE);
+    ants("alpha", "beta");
+    git.commit("beta", "beta.txt");
+    String c1 = git.commit("alpha", "a.txt");
+    git.gate = new Semaphore(0);
+    MergeQueueWorkflow q = start(repo);
+    q.submit(new Submission("beta", "", "colony/beta", null, 0, "cli", true));
+    eventually(() -> git.calls.contains("publish beta"), "beta lands first (alpha waits in line)");
+    q.submit(new Submission("alpha", "", "colony/alpha", "t1", 2, "ant", false, c1, null));
+    WorkflowStub.fromTyped(q).signal("taskApproved", "t1");
+    eventually(() -> q.card().items().stream().anyMatch(i -> i.id().equals("alpha-1")
+        && i.state() == ItemState.QUEUED), "alpha-1 approved");
+    String c2 = git.commit("alpha", "b.txt");
+    SubmitReply joined = q.submit(new Submission("alpha", "", "colony/alpha", "t2", 2, "ant", false, c2, null));
+    assertEquals("alpha-1", joined.itemId());
+    assertTrue(joined.text().contains("approval covers up to " + MergeText.shortSha(c1)), joined.text());
+    MergeItem item = q.card().items().stream().filter(i -> i.id().equals("alpha-1")).findFirst().orElseThrow();
+    assertEquals(List.of("t1", "t2"), item.taskIds(), "the item carries both tasks");
+    assertEquals(c1, item.approvedHead());
+    git.gate.release(100);
+    eventually(() -> told("alpha", MergeNews.Kind.LANDED), "alpha's approved part landed");
+    assertTrue(git.landedOriginals().contains(c1));
+    assertFalse(git.landedOriginals().contains(c2), "t2's commit was never approved");
+    eventually(() -> q.card().items().stream().anyMatch(i -> i.id().equals("alpha-2")
+        && i.state() == ItemState.AWAITING_REVIEW && i.taskIds().equals(List.of("t2"))), "t2 waits for review");
+    eventually(() -> desk.finished.stream().anyMatch(f -> f.startsWith("t1 ")), "t1 Done");
+    assertTrue(desk.finished.stream().noneMatch(f -> f.startsWith("t2 ")), desk.finished.toString());
+    replays(repo);
+  }
+
+  @Test
+  void anItemCarriesEveryTaskThatJoinedItAndEachIsDoneWhenItLands() {
+    MergeRepo repo = repo(false, 3, LandMode.REBASE);
+    ants("alpha", "beta");
+    git.commit("beta", "beta.txt");
+    git.commit("alpha", "a.txt");
+    git.gate = new Semaphore(0);
+    MergeQueueWorkflow q = start(repo);
+    q.submit(sub("beta", 0));
+    eventually(() -> git.calls.contains("publish beta"), "beta is landing");
+    q.submit(new Submission("alpha", "", "colony/alpha", "t1", 2, "ant", false));
+    git.commit("alpha", "b.txt");
+    SubmitReply joined = q.submit(new Submission("alpha", "", "colony/alpha", "t2", 2, "ant", false));
+    assertEquals("alpha-1", joined.itemId());
+    assertEquals(List.of("t1", "t2"), q.card().items().stream().filter(i -> i.id().equals("alpha-1")).findFirst()
+        .orElseThrow().taskIds());
+    git.gate.release(100);
+    eventually(() -> told("alpha", MergeNews.Kind.LANDED), "alpha landed");
+    eventually(() -> desk.finished.size() == 2, "both tasks are Done");
+    assertEquals(List.of("t1", "t2"), desk.finished.stream().map(f -> f.split(" ")[0]).sorted().toList());
+    assertEquals(List.of("t1", "t2"), last("alpha", MergeNews.Kind.LANDED).landed().taskIds());
     replays(repo);
   }
 

@@ -99,4 +99,28 @@ class LadderTest {
     assertEquals(Pattern.STALLING, v.pattern());
     assertTrue(v.reason().contains("900s"), v.reason());
   }
+
+  /**
+   * An agent that outran a slow evaluation (its turns folded into one batch) or ended its session
+   * between two evaluations leaves turns no evaluation read: the session's last report makes one
+   * due, whatever their number.
+   */
+  @Test
+  void theTurnsASessionEndsWithAreEvaluatedHoweverFew() {
+    OverseerBook book = new OverseerBook(null);
+    book.accept(new TurnReport(1, List.of(Turn.text("a"), Turn.text("b"), Turn.text("c")), List.of(), 0), SPEC);
+    book.beginEvaluation("a", "/c", SPEC, "task");
+    book.conclude(flag(Pattern.SPIRALING), SPEC);
+    book.accept(new TurnReport(1, List.of(Turn.text("d")), List.of(), 0), SPEC);
+    assertFalse(book.evaluationDue(SPEC), "while the session runs: eval_interval turns make an evaluation");
+    book.accept(new TurnReport(1, List.of(Turn.text("e")), List.of("w1"), 0, true), SPEC);
+    assertTrue(book.evaluationDue(SPEC), "the session ended with two turns nobody read");
+    assertTrue(book.busy(SPEC), "a run does not continue as new before it");
+    EvaluationRequest r = book.beginEvaluation("a", "/c", SPEC, "task");
+    assertEquals(Turn.text("e").bounded(), r.window().get(r.window().size() - 1), "the last turn is in the window");
+    book.conclude(Verdict.ok(), SPEC);
+    assertFalse(book.evaluationDue(SPEC));
+    book.accept(new TurnReport(2, List.of(), List.of(), 0, true), SPEC);
+    assertFalse(book.evaluationDue(SPEC), "a last report with nothing new asks for nothing");
+  }
 }

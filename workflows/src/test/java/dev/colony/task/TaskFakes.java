@@ -20,6 +20,8 @@ public final class TaskFakes {
     public final List<String> withdrawn = new CopyOnWriteArrayList<>();
     public final List<String> askedRunning = new CopyOnWriteArrayList<>();
     public final AtomicBoolean antsRun = new AtomicBoolean(true);
+    /** Whether a running ant still holds its task (its TaskSlot names it). */
+    public final AtomicBoolean antsHold = new AtomicBoolean(true);
 
     @Override
     public List<TaskCandidate> find(FindTasks find) {
@@ -28,6 +30,11 @@ public final class TaskFakes {
 
     @Override
     public ClaimResult claim(String colony, String taskId, Claim claim) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public ClaimResult take(FindTasks find, Claim claim) {
       throw new UnsupportedOperationException();
     }
 
@@ -46,6 +53,12 @@ public final class TaskFakes {
     public boolean antRunning(String colony, String ant) {
       askedRunning.add(ant);
       return antsRun.get();
+    }
+
+    @Override
+    public String antHolds(String colony, String ant, String taskId) {
+      askedRunning.add(ant);
+      return !antsRun.get() ? "gone" : antsHold.get() ? "holds" : "free";
     }
 
     @Override

@@ -265,6 +265,28 @@ class TaskWorkflowTest {
   }
 
   @Test
+  void anInProgressTaskWhoseRunningAntNoLongerHoldsItGoesBackToToDoAndItsAntIsToldAgain() {
+    // Assigned to alpha by name; alpha's report was lost and it let the task go, but it still runs.
+    TaskWorkflow t = TaskFakes.start(client, TaskFakes.task("lost01", "Lost report", List.of(),
+        Assignee.parse("alpha")), new TaskSettings(false, 600));
+    t.claim(TaskFakes.claim("alpha", "a#1", List.of()));
+    env.sleep(Duration.ofMinutes(11));
+    eventually(() -> tasks.askedRunning.size() == 1, "the first check, while alpha holds it");
+    assertEquals(TaskState.IN_PROGRESS, t.task().state());
+    tasks.antsHold.set(false);
+    int announcedBefore = tasks.announced.size();
+    env.sleep(Duration.ofMinutes(10));
+    eventually(() -> tasks.askedRunning.size() == 2, "the second check: one miss");
+    assertEquals(TaskState.IN_PROGRESS, t.task().state(), "one miss may be a claim not yet read");
+    env.sleep(Duration.ofMinutes(10));
+    eventually(() -> t.task().state() == TaskState.TODO, "back to To Do within two checks of the loss");
+    assertTrue(t.task().reason().startsWith("alpha no longer works on it"), t.task().reason());
+    eventually(() -> tasks.announced.size() == announcedBefore + 1, "announced again");
+    assertEquals(List.of(Assignee.takeAnt("alpha")), tasks.announced.get(tasks.announced.size() - 1),
+        "its ant (by name) is told to look again");
+  }
+
+  @Test
   void aHumanTakingAnInProgressTaskAwayTellsItsAnt() {
     TaskWorkflow t = start(TaskFakes.task("take01", "Mine now", List.of(), Assignee.ant("alpha")));
     t.claim(TaskFakes.claim("alpha", "a#1", List.of()));

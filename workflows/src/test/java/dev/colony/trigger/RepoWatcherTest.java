@@ -76,6 +76,17 @@ class RepoWatcherTest {
       String was = tasks.replace(id, "done");
       return was == null ? "none" : was.equals("done") ? "already" : "done";
     }
+
+    @Override
+    public String reopen(String colony, IssueEvent issue) {
+      calls.add("reopen " + issue.key());
+      String id = dev.colony.task.TaskIds.forIssue(issue.repo(), issue.number());
+      String was = tasks.get(id);
+      if (was == null) {
+        return "none";
+      }
+      return tasks.replace(id, "done", "todo") ? "reopened" : "open";
+    }
   }
 
   static IssueEvent issue(int n, String... labels) {
@@ -135,6 +146,105 @@ class RepoWatcherTest {
       assertEquals(2, board.calls.stream().filter(c -> c.startsWith("add")).count());
       assertTrue(github.calls.stream().anyMatch(c -> c.startsWith("closed since ")), github.calls.toString());
     }
+  }
+
+  @Test
+  void aReopenedIssueReopensItsTaskOnce() {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      Worker worker = env.newWorker("w");
+      worker.registerWorkflowImplementationTypes(RepoWatcherImpl.class);
+      FakeGithub github = new FakeGithub();
+      FakeIssueTasks board = new FakeIssueTasks();
+      github.open.add(issue(1, "bug"));
+      github.open.add(issue(2, "bug"));
+      worker.registerActivitiesImplementations(github, board);
+      env.start();
+      WorkflowClient client = env.getWorkflowClient();
+      start(client, "w", new Subscription("ant/c/alpha", List.of(),
+          List.of(new Subscription.TaskRoute(List.of("bug"), "pool:triage"))));
+      RepoWatcher w = client.newWorkflowStub(RepoWatcher.class, RepoWatcher.workflowId("c", "acme/app"));
+      env.sleep(Duration.ofSeconds(30));
+      assertEquals("todo", board.tasks.get("gh-acme-app-1"));
+
+      // #1 closed (its task Done), then reopened on GitHub: listed open again by the poll.
+      github.open.remove(issue(1, "bug"));
+      github.closed.put(closedIssue(1, "bug"), java.time.Instant.ofEpochMilli(env.currentTimeMillis()).toString());
+      env.sleep(Duration.ofMinutes(2));
+      assertEquals("done", board.tasks.get("gh-acme-app-1"));
+      github.closed.remove(closedIssue(1, "bug"));
+      github.open.add(issue(1, "bug"));
+      env.sleep(Duration.ofMinutes(2));
+      assertEquals("todo", board.tasks.get("gh-acme-app-1"), "the reopened issue's task is back in To Do");
+      // Polled again and again, and the webhook's `reopened` too: reopened once.
+      w.issue(issue(1, "bug"));
+      env.sleep(Duration.ofMinutes(5));
+      assertEquals(List.of("reopen acme/app#1"), board.calls.stream().filter(c -> c.startsWith("reopen")).toList());
+      // #2's task was finished by a human while its issue stays open: it is not reopened.
+      board.tasks.put("gh-acme-app-2", "done");
+      github.open.add(issue(3, "question")); // a change, so the open list is read again
+      env.sleep(Duration.ofMinutes(3));
+      assertEquals("done", board.tasks.get("gh-acme-app-2"));
+      // Closed and reopened again (by the webhook this time): reopened again, once.
+      w.issue(closedIssue(1, "bug"));
+      env.sleep(Duration.ofSeconds(5));
+      assertEquals("done", board.tasks.get("gh-acme-app-1"));
+      w.issue(issue(1, "bug"));
+      env.sleep(Duration.ofSeconds(5));
+      assertEquals("todo", board.tasks.get("gh-acme-app-1"));
+      assertEquals(2, board.calls.stream().filter(c -> c.startsWith("reopen")).count(), board.calls.toString());
+    }
+  }
+
+  @Test
+  void whatTheWatcherCarriesOverContinueAsNewStaysBounded() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      Worker worker = env.newWorker("w");
+      worker.registerWorkflowImplementationTypes(RepoWatcherImpl.class);
+      FakeGithub github = new FakeGithub();
+      FakeIssueTasks board = new FakeIssueTasks();
+      github.open.add(issue(50_000, "bug"));
+      worker.registerActivitiesImplementations(github, board);
+      env.start();
+      WorkflowClient client = env.getWorkflowClient();
+      // A watcher that ran long: three times as many keys as the bound, from its last run.
+      int past = RepoWatcherImpl.MAX_FORWARDED * 3;
+      List<String> forwarded = java.util.stream.IntStream.range(0, past)
+          .mapToObj(i -> "ant/c/an-ant-with-a-long-name-" + i + "|acme/app#" + i).toList();
+      List<String> tasked = java.util.stream.IntStream.range(0, past).mapToObj(i -> "acme/app#" + i).toList();
+      RepoWatcher w = client.newWorkflowStub(RepoWatcher.class, WorkflowOptions.newBuilder()
+          .setWorkflowId(RepoWatcher.workflowId("c", "acme/app")).setTaskQueue("w").build());
+      BatchRequest req = client.newSignalWithStartRequest();
+      req.add(w::run, new RepoWatcher.WatchState("c", "acme/app", "/tmp", "GITHUB_TOKEN", 60, List.of(), null,
+          forwarded, tasked, null, null));
+      req.add(w::subscribe, new Subscription("ant/c/alpha", List.of(),
+          List.of(new Subscription.TaskRoute(List.of("bug"), "pool:triage"))));
+      client.signalWithStart(req);
+      env.sleep(Duration.ofSeconds(30));
+      assertEquals(List.of("add acme/app#50000 for pool:triage"), board.calls);
+
+      w.upgrade(); // continue as new now
+      RepoWatcher.WatchState carried = nextRunInput(client);
+      assertTrue(carried.forwarded().size() <= RepoWatcherImpl.MAX_FORWARDED, "forwarded: " + carried.forwarded().size());
+      assertTrue(carried.tasked().size() <= RepoWatcherImpl.MAX_TASKED, "tasked: " + carried.tasked().size());
+      assertTrue(carried.tasked().contains("acme/app#50000"), "the newest is kept");
+      assertFalse(carried.tasked().contains("acme/app#0"), "the oldest is dropped");
+      long chars = carried.forwarded().stream().mapToLong(String::length).sum()
+          + carried.tasked().stream().mapToLong(String::length).sum();
+      assertTrue(chars <= RepoWatcherImpl.MAX_FORWARDED_CHARS + RepoWatcherImpl.MAX_TASKED_CHARS, "chars: " + chars);
+      // The next run goes on: the issue is not made a task again.
+      env.sleep(Duration.ofMinutes(3));
+      assertEquals(1, board.calls.stream().filter(c -> c.startsWith("add")).count(), board.calls.toString());
+    }
+  }
+
+  /** The input of the watcher's newest run, once it is a run after the first. */
+  private static RepoWatcher.WatchState nextRunInput(WorkflowClient client) {
+    String id = RepoWatcher.workflowId("c", "acme/app");
+    dev.colony.testing.Eventually.eventually(() -> client.fetchHistory(id).getEvents().get(0)
+        .getWorkflowExecutionStartedEventAttributes().getContinuedExecutionRunId().isEmpty() == false, "the next run");
+    var started = client.fetchHistory(id).getEvents().get(0).getWorkflowExecutionStartedEventAttributes();
+    return client.getOptions().getDataConverter().fromPayloads(0, java.util.Optional.of(started.getInput()),
+        RepoWatcher.WatchState.class, RepoWatcher.WatchState.class);
   }
 
   @Test

@@ -48,7 +48,10 @@ public final class StatusText {
       sb.append("  uptime:             ").append(human(uptime(s, now))).append('\n');
       sb.append("  sessions by outcome: ").append(s.sessionsByOutcome().isEmpty() ? "-" : s.sessionsByOutcome()).append('\n');
       sb.append("  turns:              ").append(s.turns()).append('\n');
-      sb.append("  cost:               ").append(s.costReported() ? String.format(Locale.ROOT, "$%.4f", s.costUsd()) : "not reported").append('\n');
+      // Since the ant's last `colony start`; what the budget counts (kept across a stop and start)
+      // is the "spend" line above.
+      sb.append("  cost since start:   ").append(s.costReported() ? String.format(Locale.ROOT, "$%.4f", s.costUsd())
+          : s.sessions() == 0 ? "- (no session since the start)" : "not reported").append('\n');
       sb.append("  tokens in/out:      ").append(s.inputTokens()).append(" / ").append(s.outputTokens()).append('\n');
     }
     return sb.toString();

@@ -111,14 +111,12 @@ public final class ClaudeEngine implements Engine {
         }
         if (clock.millis() >= deadline) {
           session.kill();
-          return new SessionResult(Outcome.TRANSIENT, "session timed out after " + ctx.timeout().toSeconds()
-              + "s and was stopped", null, 0, 0, 0, 0, clock.millis() - started, session.sessionId,
-              ctx.transcript().toString());
+          return stopped(session, "session timed out after " + ctx.timeout().toSeconds() + "s and was stopped",
+              started, ctx);
         }
         if (ctx.guard().idle()) {
           session.interrupt();
-          return new SessionResult(Outcome.TRANSIENT, ctx.guard().idleDetail(), null, 0, 0, 0, 0,
-              clock.millis() - started, session.sessionId, ctx.transcript().toString());
+          return stopped(session, ctx.guard().idleDetail(), started, ctx);
         }
       }
     } catch (SessionCancelledException e) {
@@ -143,8 +141,29 @@ public final class ClaudeEngine implements Engine {
     double cost = r == null ? 0 : r.path("total_cost_usd").asDouble(0);
     long in = r == null ? 0 : r.path("usage").path("input_tokens").asLong(0);
     long out = r == null ? 0 : r.path("usage").path("output_tokens").asLong(0);
+    if (r == null || !r.path("total_cost_usd").isNumber()) {
+      // No result with its cost (killed, crashed, cut off): what the usage so far says it spent.
+      cost = session.spentSoFar();
+      long[] tokens = session.tokensSoFar();
+      in = Math.max(in, tokens[0]);
+      out = Math.max(out, tokens[1]);
+    }
     return new SessionResult(c.outcome(), c.detail(), c.resetAtMillis(), turns, cost, in, out,
         clock.millis() - started, session.sessionId, ctx.transcript().toString());
+  }
+
+  /**
+   * A session Colony stopped (its time bound, the idle watchdog): no result came, so its cost is
+   * estimated from the token usage of its assistant messages so far, and the detail says so.
+   */
+  private SessionResult stopped(ClaudeSession session, String detail, long started, SessionContext ctx) {
+    double cost = session.spentSoFar();
+    long[] tokens = session.tokensSoFar();
+    String said = cost > 0 && session.estimated()
+        ? detail + String.format(Locale.ROOT, " (about $%.2f spent, estimated from its token usage)", cost) : detail;
+    ctx.overseer().spent(cost);
+    return new SessionResult(Outcome.TRANSIENT, said, null, 0, cost, tokens[0], tokens[1], clock.millis() - started,
+        session.sessionId, ctx.transcript().toString());
   }
 
 }

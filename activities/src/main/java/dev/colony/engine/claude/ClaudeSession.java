@@ -42,6 +42,12 @@ final class ClaudeSession {
   });
   volatile String sessionId;
   private boolean stdinOpen = true;
+  /**
+   * Each assistant message's token usage and model, by message id: the stream repeats a message's
+   * usage with each of its content blocks, so the last one of an id counts.
+   */
+  private final Map<String, JsonNode> usage = new java.util.LinkedHashMap<>();
+  private final Map<String, String> models = new HashMap<>();
 
   ClaudeSession(SessionContext ctx, Process process) {
     this.ctx = ctx;
@@ -166,11 +172,59 @@ final class ClaudeSession {
         if (m.hasNonNull("session_id")) {
           sessionId = m.get("session_id").asText();
         }
+        ctx.overseer().spent(spentSoFar());
         closeInput();
       }
       case "control_request" -> controlRequest(m);
       default -> { }
     }
+  }
+
+  /**
+   * What the session has spent so far: the CLI's {@code total_cost_usd} once its {@code result}
+   * came, else an estimate from the usage of the assistant messages so far at the model's list
+   * price ({@link dev.colony.engine.ModelPrices}).
+   */
+  double spentSoFar() {
+    JsonNode r = observed.result;
+    if (r != null && r.path("total_cost_usd").isNumber()) {
+      return r.path("total_cost_usd").asDouble(0);
+    }
+    return estimatedUsd();
+  }
+
+  /** Whether {@link #spentSoFar} is an estimate from tokens (no result with its cost came). */
+  boolean estimated() {
+    JsonNode r = observed.result;
+    return r == null || !r.path("total_cost_usd").isNumber();
+  }
+
+  /** The cost of the usage reported so far, at list prices. */
+  double estimatedUsd() {
+    double usd = 0;
+    synchronized (usage) {
+      for (Map.Entry<String, JsonNode> e : usage.entrySet()) {
+        JsonNode u = e.getValue();
+        usd += dev.colony.engine.ModelPrices.claudeUsd(models.getOrDefault(e.getKey(), ""),
+            u.path("input_tokens").asLong(0), u.path("cache_creation_input_tokens").asLong(0),
+            u.path("cache_read_input_tokens").asLong(0), u.path("output_tokens").asLong(0));
+      }
+    }
+    return usd;
+  }
+
+  /** Input tokens (cache writes and reads included) and output tokens reported so far. */
+  long[] tokensSoFar() {
+    long in = 0;
+    long out = 0;
+    synchronized (usage) {
+      for (JsonNode u : usage.values()) {
+        in += u.path("input_tokens").asLong(0) + u.path("cache_creation_input_tokens").asLong(0)
+            + u.path("cache_read_input_tokens").asLong(0);
+        out += u.path("output_tokens").asLong(0);
+      }
+    }
+    return new long[] {in, out};
   }
 
   void apiRetry(JsonNode m) {
@@ -191,6 +245,16 @@ final class ClaudeSession {
   void assistant(JsonNode m) {
     if (m.hasNonNull("error")) {
       observed.lastAssistantError = m.get("error").asText();
+    }
+    JsonNode message = m.path("message");
+    if (message.path("usage").isObject()) {
+      String id = message.path("id").asText("");
+      synchronized (usage) {
+        String key = id.isEmpty() ? "#" + usage.size() : id;
+        usage.put(key, message.get("usage"));
+        models.put(key, message.path("model").asText(""));
+      }
+      ctx.overseer().spent(spentSoFar());
     }
     for (JsonNode block : m.path("message").path("content")) {
       String kind = block.path("type").asText();

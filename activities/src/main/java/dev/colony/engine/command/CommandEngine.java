@@ -110,6 +110,7 @@ public final class CommandEngine implements Engine {
     String conversation = "pid-" + process.pid();
     OutputPump pump = new OutputPump(process.getInputStream(), ctx.transcript(), ctx.guard(), ctx.overseer(),
         whisperFile);
+    pump.listen();
     pump.start();
     writePrompt(process, ctx.prompt());
     try {
@@ -123,13 +124,13 @@ public final class CommandEngine implements Engine {
           pump.join(2000);
           return new SessionResult(Outcome.TRANSIENT,
               "session timed out after " + ctx.timeout().toSeconds() + "s and was stopped",
-              null, 0, 0, 0, 0, clock.millis() - started, conversation, ctx.transcript().toString());
+              null, pump.turns(), pump.spent(), 0, 0, clock.millis() - started, conversation, ctx.transcript().toString());
         }
         if (ctx.guard().idle()) {
           // Hung: no output for the idle timeout. Interrupted like an urgent message (grace, then kill).
           Processes.stopGracefully(process, ctx.guard().grace());
           pump.join(2000);
-          return new SessionResult(Outcome.TRANSIENT, ctx.guard().idleDetail(), null, 0, 0, 0, 0,
+          return new SessionResult(Outcome.TRANSIENT, ctx.guard().idleDetail(), null, pump.turns(), pump.spent(), 0, 0,
               clock.millis() - started, conversation, ctx.transcript().toString());
         }
       }
@@ -153,9 +154,12 @@ public final class CommandEngine implements Engine {
     int exit = process.exitValue();
     SessionResult r = classify(command, exit, pump.tail(), clock.millis() - started, conversation,
         ctx.transcript().toString());
-    // The turns the agent reported with COLONY_TURN lines are its turns.
-    return pump.turns() == 0 ? r : new SessionResult(r.outcome(), r.detail(), r.resetAtEpochMillis(), pump.turns(),
-        r.costUsd(), r.inputTokens(), r.outputTokens(), r.durationMillis(), r.sessionId(), r.transcript());
+    // The turns the agent reported with COLONY_TURN lines are its turns; its last cost line counts,
+    // even when it scrolled out of the output's tail.
+    double cost = pump.cost >= 0 ? pump.cost : r.costUsd();
+    return pump.turns() == 0 && cost == r.costUsd() ? r : new SessionResult(r.outcome(), r.detail(),
+        r.resetAtEpochMillis(), pump.turns() == 0 ? r.turns() : pump.turns(), cost, r.inputTokens(), r.outputTokens(),
+        r.durationMillis(), r.sessionId(), r.transcript());
   }
 
   SessionResult classify(CommandSpec command, int exit, String output, long durationMillis,
@@ -308,6 +312,8 @@ public final class CommandEngine implements Engine {
     private final Path whisperFile;
     private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
     private volatile int turns;
+    /** The agent's last {@code COLONY_COST_USD=} line so far; -1 before any. */
+    private volatile double cost = -1;
     private boolean lineTooLong;
     private final byte[] tail = new byte[TAIL_BYTES];
     private int tailLength;
@@ -335,7 +341,13 @@ public final class CommandEngine implements Engine {
             if (l.startsWith(TURN_PREFIX)) {
               turns++;
               overseer.turn(parseTurn(l.substring(TURN_PREFIX.length())));
-              deliver(overseer.take());
+              giveWhispers();
+            } else if (l.startsWith("COLONY_COST_USD=")) {
+              double usd = cost(l);
+              if (usd > 0 || l.strip().matches("COLONY_COST_USD=0+(\\.0+)?")) {
+                cost = usd; // the agent's running total: the last line counts
+                overseer.spent(usd);
+              }
             }
           }
           line.reset();
@@ -349,6 +361,16 @@ public final class CommandEngine implements Engine {
           }
         }
       }
+    }
+
+    /** Gives whispers the moment the overseer's verdict brings them (the agent may be waiting for one). */
+    void listen() {
+      overseer.onWhisper(this::giveWhispers);
+    }
+
+    /** Takes and writes under one lock, so whispers reach the file in the order they were given. */
+    private synchronized void giveWhispers() {
+      deliver(overseer.take());
     }
 
     private void deliver(List<String> whispers) {
@@ -396,6 +418,11 @@ public final class CommandEngine implements Engine {
 
     int turns() {
       return turns;
+    }
+
+    /** What the agent said it spent so far (its last {@code COLONY_COST_USD=} line); 0 before any. */
+    double spent() {
+      return Math.max(0, cost);
     }
 
     synchronized String tail() {

@@ -13,6 +13,7 @@ import com.google.genai.types.HttpRetryOptions;
 import com.google.genai.types.Part;
 import com.google.genai.types.Tool;
 import dev.colony.engine.Engine;
+import dev.colony.engine.ModelPrices;
 import dev.colony.engine.SessionCancelledException;
 import dev.colony.engine.SessionContext;
 import dev.colony.errorpolicy.Outcome;
@@ -84,7 +85,7 @@ public final class GeminiEngine implements Engine {
             return loop.partial(Outcome.TRANSIENT, ctx.guard().idleDetail());
           }
         } catch (ExecutionException e) {
-          return SessionResult.of(Outcome.TRANSIENT, "gemini loop failed: " + e.getCause());
+          return loop.partial(Outcome.TRANSIENT, "gemini loop failed: " + e.getCause());
         }
       }
     } catch (SessionCancelledException e) {
@@ -112,6 +113,12 @@ public final class GeminiEngine implements Engine {
     result.cancel(true);
   }
 
+  /** The model's price: the ant's {@code gemini.price}, else the list price in {@link ModelPrices}. */
+  static ModelPrices.Price price(GeminiSpec g) {
+    return g.inputUsdPerMillion() != null && g.outputUsdPerMillion() != null
+        ? new ModelPrices.Price(g.inputUsdPerMillion(), g.outputUsdPerMillion()) : ModelPrices.of(g.model());
+  }
+
   private static String firstNonBlank(String... values) {
     for (String v : values) {
       if (v != null && !v.isBlank()) {
@@ -131,6 +138,8 @@ public final class GeminiEngine implements Engine {
     private int turns;
     private long inputTokens;
     private long outputTokens;
+    /** What the calls so far cost: their tokens at the model's price (ModelPrices, or gemini.price). */
+    private volatile double costUsd;
 
     Loop(SessionContext ctx, String apiKey, long started) {
       this.ctx = ctx;
@@ -143,12 +152,12 @@ public final class GeminiEngine implements Engine {
     }
 
     SessionResult partial(Outcome outcome, String detail) {
-      return new SessionResult(outcome, detail, null, turns, 0, inputTokens, outputTokens, clock.millis() - started,
+      return new SessionResult(outcome, detail, null, turns, costUsd, inputTokens, outputTokens, clock.millis() - started,
           null, ctx.transcript().toString());
     }
 
     private SessionResult withReset(SessionResult r) {
-      return new SessionResult(r.outcome(), r.detail(), r.resetAtEpochMillis(), turns, 0, inputTokens, outputTokens,
+      return new SessionResult(r.outcome(), r.detail(), r.resetAtEpochMillis(), turns, costUsd, inputTokens, outputTokens,
           clock.millis() - started, null, ctx.transcript().toString());
     }
 
@@ -203,8 +212,13 @@ public final class GeminiEngine implements Engine {
           turns++;
           ctx.guard().touch();
           response.usageMetadata().ifPresent(u -> {
-            inputTokens += u.promptTokenCount().orElse(0);
-            outputTokens += u.candidatesTokenCount().orElse(0);
+            long in = u.promptTokenCount().orElse(0);
+            // Thinking is billed as output.
+            long out = u.candidatesTokenCount().orElse(0) + u.thoughtsTokenCount().orElse(0);
+            inputTokens += in;
+            outputTokens += out;
+            costUsd += price(g).usd(in, out);
+            ctx.overseer().spent(costUsd);
           });
           Content reply = response.candidates().flatMap(c -> c.isEmpty() ? java.util.Optional.empty() : c.get(0).content())
               .orElse(Content.builder().role("model").parts(List.of()).build());

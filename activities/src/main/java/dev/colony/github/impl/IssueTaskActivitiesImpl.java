@@ -86,6 +86,29 @@ public final class IssueTaskActivitiesImpl implements IssueTaskActivities {
   }
 
   @Override
+  public String reopen(String colony, IssueEvent issue) {
+    TaskBoard board = boards.apply(colony);
+    String id = TaskIds.forIssue(issue.repo(), issue.number());
+    TaskCard card = board.get(id);
+    if (card == null) {
+      return "none";
+    }
+    if (card.state() != TaskState.DONE) {
+      return "open";
+    }
+    try {
+      board.move(id, new TaskChange(BY, TaskState.TODO, null, "issue " + issue.key() + " was reopened on GitHub"));
+      return "reopened";
+    } catch (TaskBoardException e) {
+      TaskCard now = board.get(id);
+      if (now != null && now.state() != TaskState.DONE) {
+        return "open"; // reopened by an attempt whose answer was lost, or by a human
+      }
+      throw e;
+    }
+  }
+
+  @Override
   public String close(String colony, IssueEvent issue) {
     TaskBoard board = boards.apply(colony);
     String id = TaskIds.forIssue(issue.repo(), issue.number());

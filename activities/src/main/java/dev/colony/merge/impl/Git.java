@@ -37,12 +37,28 @@ final class Git {
       "-c", "gc.auto=0",
       "-c", "core.quotePath=false");
 
-  record Result(int exit, String out) {
+  /**
+   * A finished git: its exit code, its standard output (the only stream values such as a sha are
+   * parsed from: an ssh or HTTP warning on stderr must never read as a commit id) and its standard
+   * error (kept for messages).
+   */
+  record Result(int exit, String out, String err) {
+    Result(int exit, String out) {
+      this(exit, out, "");
+    }
+
     boolean ok() {
       return exit == 0;
     }
 
-    /** The output's first line (for a value such as a sha). */
+    /** Both streams, for a human (an error message, a conflict's detail): never parsed for a value. */
+    String text() {
+      String e = err == null ? "" : err.strip();
+      String o = out.strip();
+      return e.isEmpty() ? o : o.isEmpty() ? e : o + "\n" + e;
+    }
+
+    /** The standard output's first line (for a value such as a sha). */
     String line() {
       String s = out.strip();
       int nl = s.indexOf('\n');
@@ -85,7 +101,7 @@ final class Git {
     }
     cmd.addAll(CONFIG);
     cmd.addAll(args);
-    ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(cmd)).redirectErrorStream(true);
+    ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(cmd));
     Map<String, String> e = pb.environment();
     e.put("GIT_TERMINAL_PROMPT", "0");
     e.put("GIT_ASKPASS", "");
@@ -99,14 +115,9 @@ final class Git {
     e.putAll(new LinkedHashMap<>(env));
     Process p = Processes.start(pb);
     p.getOutputStream().close();
-    CompletableFuture<byte[]> output = new CompletableFuture<>();
-    Thread.ofVirtual().start(() -> {
-      try {
-        output.complete(p.getInputStream().readAllBytes());
-      } catch (IOException ex) {
-        output.complete(new byte[0]);
-      }
-    });
+    // The two streams apart, each drained on its own (a full pipe would stall git).
+    CompletableFuture<byte[]> output = drain(p.getInputStream());
+    CompletableFuture<byte[]> errors = drain(p.getErrorStream());
     boolean done = false;
     long deadline = System.nanoTime() + timeout.toNanos();
     try {
@@ -125,15 +136,29 @@ final class Git {
     }
     if (!done) {
       Processes.killTree(p);
-      return new Result(-1, "git " + args.get(0) + " timed out after " + timeout.toSeconds() + " s");
+      return new Result(-1, "", "git " + args.get(0) + " timed out after " + timeout.toSeconds() + " s");
     }
-    String out;
+    return new Result(p.exitValue(), text(output), text(errors));
+  }
+
+  private static CompletableFuture<byte[]> drain(java.io.InputStream in) {
+    CompletableFuture<byte[]> f = new CompletableFuture<>();
+    Thread.ofVirtual().start(() -> {
+      try {
+        f.complete(in.readAllBytes());
+      } catch (IOException ex) {
+        f.complete(new byte[0]);
+      }
+    });
+    return f;
+  }
+
+  private static String text(CompletableFuture<byte[]> f) throws InterruptedException {
     try {
-      out = new String(output.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8);
+      return new String(f.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8);
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
-      out = "";
+      return "";
     }
-    return new Result(p.exitValue(), out);
   }
 
   /** Runs git and returns its output; a failure is a retryable activity failure (secrets masked). */
@@ -152,6 +177,6 @@ final class Git {
   /** "git ARGS failed (exit N): output", masked and bounded. */
   String describe(String[] args, Result r) {
     return secrets.redact("git " + String.join(" ", args) + " failed (exit " + r.exit + "): "
-        + MergeActivitiesImpl.bounded(r.out.strip(), 1000));
+        + MergeActivitiesImpl.bounded(r.text(), 1000));
   }
 }

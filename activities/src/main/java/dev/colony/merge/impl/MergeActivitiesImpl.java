@@ -66,9 +66,12 @@ import okhttp3.Response;
  * (test tails, git's lines, messages) passes {@link Secrets#redact}.
  */
 public final class MergeActivitiesImpl implements MergeActivities {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(MergeActivitiesImpl.class);
   static final String COMMITTER_NAME = "Colony merge queue";
   static final String COMMITTER_EMAIL = "merge-queue@colony.invalid";
   static final String REBASED_REFS = "refs/colony/rebased/";
+  /** Where a URL repository's ant pushes the head a human approved (the queue fetches it from there). */
+  static final String APPROVED_REFS = "refs/colony/approved/";
   static final int MAX_DETAIL = 2000;
   static final int MAX_CONFLICTS = 50;
   static final int MAX_SUBJECTS = 20;
@@ -114,7 +117,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
   // PublishBranch
 
   @Override
-  public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since) {
+  public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since, String approved) {
     return call(() -> {
       String url = resolvedRepo(repo);
       Path dir;
@@ -135,10 +138,26 @@ public final class MergeActivitiesImpl implements MergeActivities {
         target = "refs/heads/" + repo.target();
       }
       String head = revParse(dir, "refs/heads/" + branch);
-      if (head == null) {
+      if (head == null && approved == null) {
         return new BranchHead(null, null, 0, List.of(), fetchRef);
       }
-      if (repo.remote()) {
+      if (approved != null) {
+        // With review what lands is the head a human approved, never the branch as it is now (the
+        // ant may have committed more since: that waits for its own approval).
+        if (!approved.matches("[0-9a-fA-F]{4,64}")) {
+          throw nonRetryable("the approved head " + oneLine(bounded(approved, 80)) + " is not a commit id", "BadInput");
+        }
+        String pinned = revParse(dir, approved);
+        if (pinned == null) {
+          throw nonRetryable("the approved commit " + approved + " of " + ant + " is not in " + repo.repo()
+              + " (was the branch rewritten?)", "CommitMissing");
+        }
+        head = pinned;
+        if (repo.remote()) {
+          fetchRef = APPROVED_REFS + ant;
+          git.check(dir, "push", "--quiet", "--force", "origin", head + ":" + fetchRef);
+        }
+      } else if (repo.remote()) {
         // The queue may run anywhere: it finds the branch on the remote.
         git.check(dir, "push", "--quiet", "--force", "origin", head + ":refs/heads/" + branch);
       }
@@ -236,9 +255,9 @@ public final class MergeActivitiesImpl implements MergeActivities {
         Files.createDirectories(scratch.getParent());
         Git.Result r = git.run(null, "clone", "--quiet", "--no-checkout", url, scratch.toString());
         if (!r.ok()) {
-          String out = r.out().toLowerCase();
+          String out = r.text().toLowerCase();
           String msg = "cannot clone " + repo.repo() + " for the merge queue " + repo.name() + ": "
-              + bounded(r.out().strip(), 500);
+              + bounded(r.text(), 500);
           if (out.contains("not found") || out.contains("does not exist") || out.contains("not appear to be a git")
               || out.contains("authentication failed")) {
             throw nonRetryable(msg, "RepoNotFound");
@@ -393,7 +412,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
         }
         git.run(scratch, "rebase", "--abort");
         clean(scratch);
-        String detail = secrets.redact(bounded(r.out().strip(), MAX_DETAIL));
+        String detail = secrets.redact(bounded(r.text(), MAX_DETAIL));
         return new RebaseResult(null, 0, conflicts, detail, List.of());
       }
       String rebased = revParse(scratch, "HEAD");
@@ -663,6 +682,16 @@ public final class MergeActivitiesImpl implements MergeActivities {
       if (now == null) {
         throw nonRetryable("the target branch " + repo.target() + " does not exist in " + local, "TargetMissing");
       }
+      String remote = push ? remoteHead(local, repo.target()) : null;
+      if (push && remote != null && !head.equals(remote) && !hasCommit(local, remote)) {
+        git.run(local, "fetch", "--quiet", "origin", "+" + ref + ":refs/remotes/origin/" + repo.target());
+      }
+      if (push && remote != null && (head.equals(remote) || landedBefore(local, expected, head, remote))) {
+        // With push on, origin's compare-and-swap decided, and it has the landing (a retry after
+        // the push): the local target follows it; whatever it did meanwhile, this is ALREADY.
+        follow(local, ref, head);
+        return new TargetUpdate(TargetUpdate.Outcome.ALREADY, head);
+      }
       // Only with push on may the local target lag behind expected (origin was ahead): otherwise a
       // target that is not exactly expected moved, forwards or backwards (a human's reset), and the
       // queue rebases again instead of landing on a head that is not the target's; unless head is
@@ -671,30 +700,27 @@ public final class MergeActivitiesImpl implements MergeActivities {
         return landedBefore(local, expected, head, now) ? new TargetUpdate(TargetUpdate.Outcome.ALREADY, head)
             : new TargetUpdate(TargetUpdate.Outcome.MOVED, now);
       }
-      boolean wrote = false;
-      // The remote first: a retry finds the local ref still before head and pushes again (nothing
-      // to do once the remote is at head), then moves it.
       if (push) {
-        String remote = remoteHead(local, repo.target());
-        if (!head.equals(remote) && !(remote != null && landedBefore(local, expected, head, remote))) {
-          // Origin behind expected is origin lagging the local target (pushed forward here);
-          // anything else moved on origin.
-          if (remote != null && !remote.equals(expected)
-              && !(hasCommit(local, remote) && isAncestor(local, remote, expected))) {
-            return new TargetUpdate(TargetUpdate.Outcome.MOVED, remote);
-          }
-          if (pushWithLease(local, repo.target(), remote == null ? "" : remote, head) == null) {
-            String after = remoteHead(local, repo.target());
-            if (!head.equals(after)) {
-              return new TargetUpdate(TargetUpdate.Outcome.MOVED, after);
-            }
-          }
-          wrote = true;
-          git.run(local, "fetch", "--quiet", "origin", "+" + ref + ":refs/remotes/origin/" + repo.target());
+        // One compare-and-swap decides: origin's (push --force-with-lease). Origin behind expected
+        // is origin lagging the local target (pushed forward here); anything else moved on origin.
+        if (remote != null && !remote.equals(expected)
+            && !(hasCommit(local, remote) && isAncestor(local, remote, expected))) {
+          return new TargetUpdate(TargetUpdate.Outcome.MOVED, remote);
         }
+        if (pushWithLease(local, repo.target(), remote == null ? "" : remote, head) == null) {
+          String after = remoteHead(local, repo.target());
+          if (!head.equals(after)) {
+            return new TargetUpdate(TargetUpdate.Outcome.MOVED, after);
+          }
+        }
+        git.run(local, "fetch", "--quiet", "origin", "+" + ref + ":refs/remotes/origin/" + repo.target());
+        // The landing is on origin: the local target follows (or is left for PrepareScratch to
+        // report, when a human committed to it meanwhile); it never turns the landing into MOVED.
+        follow(local, ref, head);
+        return new TargetUpdate(TargetUpdate.Outcome.UPDATED, head);
       }
       if (now.equals(head)) {
-        return new TargetUpdate(wrote ? TargetUpdate.Outcome.UPDATED : TargetUpdate.Outcome.ALREADY, head);
+        return new TargetUpdate(TargetUpdate.Outcome.ALREADY, head);
       }
       Git.Result r = git.run(local, "update-ref", "-m", "colony merge queue: land " + abbrev(head), ref, head, now);
       if (r.ok()) {
@@ -709,6 +735,28 @@ public final class MergeActivitiesImpl implements MergeActivities {
       }
       throw ApplicationFailure.newFailure(git.describe(new String[] {"update-ref", ref}, r), "GitFailed");
     });
+  }
+
+  /**
+   * With push on, after origin took {@code head}: the local target moves to it when it is behind
+   * it (a compare-and-swap, tried again if it moved meanwhile). A local target that already holds
+   * head stays; one a human moved elsewhere meanwhile stays too (PrepareScratch reports the
+   * divergence): origin, which decided, has the landing either way.
+   */
+  private void follow(Path local, String ref, String head) throws IOException, InterruptedException {
+    for (int attempt = 0; attempt < 3; attempt++) {
+      String cur = revParse(local, ref);
+      if (cur == null || cur.equals(head) || isAncestor(local, head, cur)) {
+        return;
+      }
+      if (!isAncestor(local, cur, head)) {
+        log.warn("merge: {} moved to {} while {} landed on origin; left as it is", ref, abbrev(cur), abbrev(head));
+        return;
+      }
+      if (git.run(local, "update-ref", "-m", "colony merge queue: land " + abbrev(head), ref, head, cur).ok()) {
+        return;
+      }
+    }
   }
 
   /**
@@ -744,7 +792,8 @@ public final class MergeActivitiesImpl implements MergeActivities {
     if (r.ok()) {
       return TargetUpdate.Outcome.UPDATED;
     }
-    if (r.out().contains("stale info") || r.out().contains("[rejected]") || r.out().contains("fetch first")) {
+    String said = r.text();
+    if (said.contains("stale info") || said.contains("[rejected]") || said.contains("fetch first")) {
       return null;
     }
     throw ApplicationFailure.newFailure(git.describe(args, r), "GitFailed");

@@ -146,7 +146,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
     String prompt = PromptBuilder.build(spec, request.session(), request.messages(), request.issue(),
         request.whispers(), request.task());
     // With a task: where its work begins (kept by the ant from its first session), else HEAD now.
-    String taskBase = request.task() == null ? null
+    // A rework's session: its work is read from HEAD now, for the head it leaves (what a review approves).
+    String taskBase = request.task() == null ? (request.reworkItem() == null ? null : TaskWorkReader.head(Path.of(workspace)))
         : request.task().baseCommit() != null ? request.task().baseCommit() : TaskWorkReader.head(Path.of(workspace));
     long heartbeatTimeout = Math.max(2, spec.heartbeatTimeoutSeconds());
     // Heartbeats are throttled to 0.8 x the timeout; beating at a quarter keeps us well inside.
@@ -158,7 +159,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
     env.putAll(sessionEnvironment.forSession(spec, request.session(), request.task()));
     // Every ant's turns reach its workflow (the console shows the running session live); only an
     // ant with an overseer waits for verdicts (spec.overseer() null: batches by time, no answer).
-    dev.colony.engine.OverseerFeed overseer = new TurnReporter(updates(activity), request.session(), spec.overseer(),
+    dev.colony.engine.OverseerFeed overseer = new TurnReporter(updates(activity), request.session(),
+        activity.getInfo().getAttempt(), spec.overseer(),
         guard, secrets::redact,
         "turns/" + activity.getInfo().getRunId() + "/s" + request.session() + "/a" + activity.getInfo().getAttempt(),
         System::currentTimeMillis);
@@ -183,7 +185,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
       SessionResult result = new SessionResult(raw.outcome(), secrets.redact(raw.detail()),
           raw.resetAtEpochMillis(), raw.turns(), raw.costUsd(), raw.inputTokens(), raw.outputTokens(),
           raw.durationMillis(), raw.sessionId(), raw.transcript());
-      if (request.task() != null) { // a null base: the workspace had no commit yet (the agent made it)
+      if (request.task() != null || request.reworkItem() != null) { // a null base: no commit yet (the agent made it)
         result = result.withWork(redacted(TaskWorkReader.since(Path.of(workspace), taskBase)));
       }
       log.info("{}: session {} ended: {} {}", spec.name(), request.session(), result.outcome(),

@@ -55,6 +55,8 @@ public final class TurnReporter implements OverseerFeed {
   private final String idPrefix;
   private final LongSupplier clock;
   private final Thread thread;
+  /** The session activity's attempt, sent with each report (the workflow keeps spend per attempt). */
+  private final int attempt;
 
   private final Object lock = new Object();
   private final List<Turn> buffer = new ArrayList<>();
@@ -63,16 +65,28 @@ public final class TurnReporter implements OverseerFeed {
   private final java.util.Set<String> given = new java.util.HashSet<>();
   private boolean evaluating;
   private boolean closed;
+  /** Told when whispers are ready, so an engine can give them without waiting for the agent's next turn. */
+  private Runnable whisperListener;
   private long lastSignOfLifeMillis;
   private boolean silenceReported;
   /** When the oldest turn of the buffer came (plain mode's batching). */
   private long firstBufferedMillis;
   private int sequence;
+  /** What the session spent so far, as the engine last said; whether the workflow has not heard it yet. */
+  private double spentUsd;
+  private boolean spendUnsent;
   /** How many times the reporter's thread found no batch due (see {@link #looks()}). */
   private volatile long looks;
 
   public TurnReporter(Channel channel, int session, OverseerSpec spec, SessionGuard guard,
       UnaryOperator<String> redact, String idPrefix, LongSupplier clock) {
+    this(channel, session, 0, spec, guard, redact, idPrefix, clock);
+  }
+
+  /** @param attempt the session activity's attempt (its reports carry it with the spend) */
+  public TurnReporter(Channel channel, int session, int attempt, OverseerSpec spec, SessionGuard guard,
+      UnaryOperator<String> redact, String idPrefix, LongSupplier clock) {
+    this.attempt = attempt;
     this.channel = channel;
     this.session = session;
     this.spec = spec;
@@ -104,6 +118,13 @@ public final class TurnReporter implements OverseerFeed {
   }
 
   @Override
+  public void onWhisper(Runnable listener) {
+    synchronized (lock) {
+      whisperListener = listener;
+    }
+  }
+
+  @Override
   public List<String> take() {
     synchronized (lock) {
       if (ready.isEmpty()) {
@@ -117,6 +138,24 @@ public final class TurnReporter implements OverseerFeed {
       }
       ready.clear();
       return out;
+    }
+  }
+
+  @Override
+  public void spent(double usdSoFar) {
+    if (!(usdSoFar >= 0) || !Double.isFinite(usdSoFar) || usdSoFar > TurnReport.MAX_SPENT_USD) {
+      return;
+    }
+    synchronized (lock) {
+      if (usdSoFar == spentUsd) {
+        return;
+      }
+      if (buffer.isEmpty() && !spendUnsent) {
+        firstBufferedMillis = clock.getAsLong(); // plain mode: it leaves with the next batch, or alone
+      }
+      spentUsd = usdSoFar;
+      spendUnsent = true;
+      lock.notifyAll();
     }
   }
 
@@ -141,12 +180,15 @@ public final class TurnReporter implements OverseerFeed {
     }
     TurnReport last;
     synchronized (lock) {
-      if (buffer.isEmpty() && acks.isEmpty()) {
+      if (buffer.isEmpty() && acks.isEmpty() && !spendUnsent) {
         return;
       }
-      last = take(0);
+      last = take(0, true);
     }
-    send(last, false);
+    if (send(last, false) == null && !last.turns().isEmpty() && last.spentUsd() > 0) {
+      // Refused with its turns (a long history takes no more live turns): the spend goes alone.
+      send(new TurnReport(session, List.of(), List.of(), 0, attempt, last.spentUsd()), false);
+    }
   }
 
   /**
@@ -176,15 +218,22 @@ public final class TurnReporter implements OverseerFeed {
         if (silent > 0) {
           silenceReported = true;
         }
-        report = take(silent);
+        report = take(silent, false);
       }
-      send(report, spec != null);
+      if (send(report, spec != null) == null && spec == null && !report.turns().isEmpty() && report.spentUsd() > 0) {
+        // Refused with its turns (a long history takes no more live turns): the spend goes alone.
+        if (send(new TurnReport(session, List.of(), List.of(), 0, attempt, report.spentUsd()), false) != null) {
+          synchronized (lock) {
+            spendUnsent = spendUnsent && spentUsd != report.spentUsd();
+          }
+        }
+      }
     }
   }
 
   /** Holding the lock: how long to wait before looking again (at most a second). */
   private long waitMillis() {
-    if (spec == null && !buffer.isEmpty()) {
+    if (spec == null && (!buffer.isEmpty() || spendUnsent)) {
       return Math.max(1, Math.min(1000, firstBufferedMillis + PLAIN_EVERY_MILLIS - clock.getAsLong()));
     }
     return 1000;
@@ -193,7 +242,7 @@ public final class TurnReporter implements OverseerFeed {
   /** Holding the lock: whether a batch should leave now. */
   private boolean due() {
     if (spec == null) {
-      return !buffer.isEmpty() && (buffer.size() >= PLAIN_BATCH
+      return (!buffer.isEmpty() || spendUnsent) && (buffer.size() >= PLAIN_BATCH
           || clock.getAsLong() - firstBufferedMillis >= PLAIN_EVERY_MILLIS);
     }
     if (buffer.size() >= spec.evalInterval() || evaluating && !buffer.isEmpty()) {
@@ -211,15 +260,18 @@ public final class TurnReporter implements OverseerFeed {
     return quiet >= spec.stallAfterSeconds() * 1000 ? quiet / 1000 : 0;
   }
 
-  private TurnReport take(long silentSeconds) {
-    TurnReport r = new TurnReport(session, List.copyOf(buffer), List.copyOf(acks), silentSeconds);
+  private TurnReport take(long silentSeconds, boolean last) {
+    TurnReport r = new TurnReport(session, List.copyOf(buffer), List.copyOf(acks), silentSeconds, last, attempt,
+        spentUsd);
     buffer.clear();
     acks.clear();
+    spendUnsent = false;
     sequence++;
     return r;
   }
 
-  private void send(TurnReport report, boolean waitForVerdict) {
+  /** Sends {@code report}; the answer, or null when it was refused or not delivered. */
+  private TurnReply send(TurnReport report, boolean waitForVerdict) {
     TurnReply reply;
     try {
       reply = channel.send(report, idPrefix + "/" + sequence, waitForVerdict);
@@ -227,11 +279,18 @@ public final class TurnReporter implements OverseerFeed {
       log.info("turn report for session {} not delivered: {}", session, e.toString());
       reply = null;
     }
+    Runnable listener;
     synchronized (lock) {
       if (reply == null) {
         acks.addAll(0, report.delivered()); // try the acknowledgements again with the next batch
         evaluating = false;
-        return;
+        if (report.spentUsd() > 0 && report.spentUsd() == spentUsd && !spendUnsent) {
+          spendUnsent = true; // and the spend, a batch interval from now
+          if (buffer.isEmpty()) {
+            firstBufferedMillis = clock.getAsLong();
+          }
+        }
+        return null;
       }
       evaluating = reply.evaluating();
       for (Whisper w : reply.whispers()) {
@@ -239,6 +298,15 @@ public final class TurnReporter implements OverseerFeed {
           ready.putIfAbsent(w.id(), w.rendered());
         }
       }
+      listener = ready.isEmpty() ? null : whisperListener;
     }
+    if (listener != null) {
+      try {
+        listener.run();
+      } catch (RuntimeException e) {
+        log.info("whispers for session {} not given now: {}", session, e.toString());
+      }
+    }
+    return reply;
   }
 }

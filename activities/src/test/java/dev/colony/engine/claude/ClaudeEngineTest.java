@@ -89,6 +89,87 @@ class ClaudeEngineTest {
   }
 
   private dev.colony.engine.OverseerFeed overseer = dev.colony.engine.OverseerFeed.NONE;
+  private dev.colony.engine.SessionGuard guard;
+
+  static String assistantUsage(String id, long in, long cacheWrite, long cacheRead, long out) {
+    return "{\"type\":\"assistant\",\"message\":{\"id\":\"" + id + "\",\"model\":\"claude-sonnet-4-5\","
+        + "\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"working\"}],\"usage\":{"
+        + "\"input_tokens\":" + in + ",\"cache_creation_input_tokens\":" + cacheWrite
+        + ",\"cache_read_input_tokens\":" + cacheRead + ",\"output_tokens\":" + out + "}}}";
+  }
+
+  /**
+   * A session the idle watchdog stops never sends its result (the only message with the cost):
+   * what it spent is estimated from its assistant messages' usage at the model's list price, each
+   * message counted once however many content blocks repeat it, and the feed hears it as it goes.
+   */
+  @Test
+  void aSessionStoppedBeforeItsResultCostsItsTokensSoFar() throws Exception {
+    List<Double> spent = new CopyOnWriteArrayList<>();
+    overseer = new dev.colony.engine.OverseerFeed() {
+      @Override
+      public void turn(dev.colony.overseer.Turn turn) {}
+
+      @Override
+      public List<String> take() {
+        return List.of();
+      }
+
+      @Override
+      public void activity() {}
+
+      @Override
+      public void close() {}
+
+      @Override
+      public void spent(double usd) {
+        spent.add(usd);
+      }
+    };
+    guard = new dev.colony.engine.SessionGuard(Duration.ofMillis(700), Duration.ofMillis(300));
+    SessionResult r = run(INIT,
+        assistantUsage("msg_1", 1000, 2000, 10000, 500),
+        assistantUsage("msg_1", 1000, 2000, 10000, 500), // the same message's next content block
+        assistantUsage("msg_2", 0, 0, 0, 1000),
+        "#sleep 20000");
+    assertEquals(Outcome.TRANSIENT, r.outcome());
+    // Sonnet: $3 in, $3.75 cache write, $0.30 cache read, $15 out per million tokens
+    double expected = (1000 * 3 + 2000 * 3.75 + 10000 * 0.30 + 500 * 15 + 1000 * 15) / 1_000_000.0;
+    assertEquals(expected, r.costUsd(), 1e-9, r.detail());
+    assertTrue(r.detail().contains("estimated from its token usage"), r.detail());
+    assertEquals(13000, r.inputTokens());
+    assertEquals(1500, r.outputTokens());
+    assertEquals(expected, spent.get(spent.size() - 1), 1e-9, "the feed heard the spend: " + spent);
+  }
+
+  /** Once the result came, its total_cost_usd is the figure, not the estimate. */
+  @Test
+  void theResultsCostReplacesTheEstimate() throws Exception {
+    List<Double> spent = new CopyOnWriteArrayList<>();
+    overseer = new dev.colony.engine.OverseerFeed() {
+      @Override
+      public void turn(dev.colony.overseer.Turn turn) {}
+
+      @Override
+      public List<String> take() {
+        return List.of();
+      }
+
+      @Override
+      public void activity() {}
+
+      @Override
+      public void close() {}
+
+      @Override
+      public void spent(double usd) {
+        spent.add(usd);
+      }
+    };
+    SessionResult r = run(INIT, assistantUsage("msg_1", 1000, 0, 0, 500), result("success", false, ""));
+    assertEquals(0.25, r.costUsd(), 1e-9);
+    assertEquals(0.25, spent.get(spent.size() - 1), 1e-9, String.valueOf(spent));
+  }
 
   private SessionResult run(AntSpec spec, String... script) throws Exception {
     Files.write(fake.resolve("script.jsonl"), List.of(script));
@@ -111,7 +192,7 @@ class ClaudeEngineTest {
     SessionContext ctx = new SessionContext(spec, 1, "Do the task", tmp,
         Map.of("COLONY_CLAUDE_BIN", bin.toString(), "FAKE_CLAUDE_DIR", fake.toString()),
         tmp.resolve("t/session.log"), Duration.ofMinutes(2), Duration.ofMillis(200), progress, gate, narrator,
-        dev.colony.engine.SessionGuard.of(spec), overseer);
+        guard != null ? guard : dev.colony.engine.SessionGuard.of(spec), overseer);
     return new ClaudeEngine().run(ctx);
   }
 

@@ -252,6 +252,15 @@ class CommandEngineTest {
     assertEquals("no output for 1s; the session was interrupted", r.detail());
   }
 
+  /** A session the watchdog stops still cost what its agent said so far ({@code COLONY_COST_USD=}, the last line). */
+  @Test
+  void aSessionStoppedByTheWatchdogCostsWhatItsAgentSaidSoFar() throws Exception {
+    SessionResult r = runGuarded("echo COLONY_COST_USD=0.40; echo COLONY_COST_USD=1.25; echo working; exec sleep 60",
+        Progress.NONE, Duration.ofSeconds(1), Duration.ofSeconds(2));
+    assertEquals(Outcome.TRANSIENT, r.outcome());
+    assertEquals(1.25, r.costUsd(), 1e-9, r.detail());
+  }
+
   @Test
   void aLongButChattySessionIsNeverCutByTheWatchdog() throws Exception {
     SessionResult r = runGuarded("for i in $(seq 1 12); do echo step $i; sleep 0.25; done; echo all done",

@@ -110,6 +110,28 @@ class GeminiEngineTest {
     assertTrue(posts.stream().anyMatch(p -> p.startsWith("🔧 run_shell: `cat hello.txt`")), posts.toString());
   }
 
+  /** A Gemini session costs its tokens at the model's list price (2.5 Pro: $1.25 in, $10 out per million). */
+  @Test
+  void aSessionCostsItsTokensAtTheModelsPrice() throws Exception {
+    api.reply(200, FakeGeminiServer.call("write_file", "{\"path\":\"hello.txt\",\"content\":\"hi there\"}"))
+        .reply(200, FakeGeminiServer.call("run_shell", "{\"command\":\"cat hello.txt\"}"))
+        .reply(200, FakeGeminiServer.text("Wrote hello.txt and checked it."));
+    SessionResult r = run(spec(Autonomy.HUMAN, 100));
+    assertEquals(Outcome.SUCCESS, r.outcome(), r.detail());
+    assertEquals((400 * 1.25 + 50 * 10) / 1_000_000.0, r.costUsd(), 1e-12);
+  }
+
+  /** {@code gemini.price} overrides the table; a session cut short (a rate limit) still costs the calls it made. */
+  @Test
+  void theAntsPriceOverridesTheTableAndACutSessionCostsItsCalls() throws Exception {
+    api.reply(200, FakeGeminiServer.call("write_file", "{\"path\":\"hello.txt\",\"content\":\"hi there\"}"))
+        .reply(429, FakeGeminiServer.error(429, "RESOURCE_EXHAUSTED", "Too many requests", null));
+    AntSpec spec = spec(Autonomy.HUMAN, 100).toBuilder().gemini(new GeminiSpec("gemini-2.5-pro", 100, 2.0, 20.0)).build();
+    SessionResult r = run(spec);
+    assertEquals(Outcome.RATE_LIMIT, r.outcome(), r.detail());
+    assertEquals((100 * 2.0 + 10 * 20.0) / 1_000_000.0, r.costUsd(), 1e-12);
+  }
+
   @Test
   void a429WithRetryInfoIsARateLimitUntilThatDelay() throws Exception {
     api.reply(429, FakeGeminiServer.error(429, "RESOURCE_EXHAUSTED", "Quota exceeded for metric generate_content_requests",

@@ -153,4 +153,21 @@ class IssueTaskActivitiesImplTest {
     assertEquals("already", tasks.close("c", closed));
     assertEquals(1, board.moves.size());
   }
+
+  @Test
+  void aReopenedIssuesDoneTaskGoesBackToToDoOnce() {
+    IssueEvent issue = new IssueEvent("acme/app", 8, "Leak", "u", List.of("bug"), "b");
+    IssueEvent closed = new IssueEvent("acme/app", 8, "Leak", "u", List.of("bug"), "b", true);
+    assertEquals("none", tasks.reopen("c", issue), "no task was made of it");
+    tasks.add("c", issue, "alpha");
+    assertEquals("open", tasks.reopen("c", issue), "not Done: nothing to reopen");
+    tasks.close("c", closed);
+    assertEquals("exists", tasks.add("c", issue, "alpha"), "adding does not bring a Done task back");
+    assertEquals("reopened", tasks.reopen("c", issue));
+    assertEquals(TaskState.TODO, board.get("gh-acme-app-8").state());
+    assertEquals("gh-acme-app-8 -> todo by github: issue acme/app#8 was reopened on GitHub",
+        board.moves.get(board.moves.size() - 1));
+    assertEquals("open", tasks.reopen("c", issue), "a repeat does nothing");
+    assertEquals(2, board.moves.size());
+  }
 }

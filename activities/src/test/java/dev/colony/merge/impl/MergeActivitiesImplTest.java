@@ -146,7 +146,7 @@ class MergeActivitiesImplTest {
 
   /** Publish, prepare, rebase, test, update: one landing as the queue's workflow does it. */
   private String land(MergeActivitiesImpl publisher, MergeActivitiesImpl q, MergeRepo repo, String ant, String since) {
-    BranchHead b = publisher.publishBranch(repo, ant, "colony/" + ant, since);
+    BranchHead b = publisher.publishBranch(repo, ant, "colony/" + ant, since, null);
     assertTrue(b.commits() > 0, ant + " has work");
     String t = q.prepareScratch(repo);
     RebaseResult r = q.rebase(repo, b, t, ant + "'s work");
@@ -173,7 +173,7 @@ class MergeActivitiesImplTest {
     MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of("sh", "-c", "test -f README"));
     MergeActivitiesImpl q = queue();
 
-    BranchHead ba = h.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+    BranchHead ba = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
     assertEquals(new BranchHead(a1, main0, 1, List.of("src/a.txt"), "refs/heads/colony/alpha"), ba);
     assertEquals(main0, q.prepareScratch(repo));
     RebaseResult ra = q.rebase(repo, ba, main0, null);
@@ -183,7 +183,7 @@ class MergeActivitiesImplTest {
     assertTrue(run.passed());
     assertEquals(new TargetUpdate(TargetUpdate.Outcome.UPDATED, a1), q.updateTarget(repo, main0, a1));
 
-    BranchHead bb = h.merge().publishBranch(repo, "beta", "colony/beta", null);
+    BranchHead bb = h.merge().publishBranch(repo, "beta", "colony/beta", null, null);
     assertEquals(2, bb.commits());
     assertEquals(List.of("b.txt", "docs/b.md"), bb.paths());
     String t = q.prepareScratch(repo);
@@ -212,21 +212,21 @@ class MergeActivitiesImplTest {
     Path repoDir = localRepo();
     Host h = host("a");
     MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of());
-    BranchHead none = h.merge().publishBranch(repo, "ghost", "colony/ghost", null);
+    BranchHead none = h.merge().publishBranch(repo, "ghost", "colony/ghost", null, null);
     assertNull(none.head());
     assertEquals(0, none.commits());
 
     Path alpha = h.workspaces().prepare(spec("alpha", repoDir.toString(), h.root()));
     String c1 = commit(alpha, "a.txt", "1\n", "one");
     String c2 = commit(alpha, "b.txt", "2\n", "two");
-    BranchHead after = h.merge().publishBranch(repo, "alpha", "colony/alpha", c1);
+    BranchHead after = h.merge().publishBranch(repo, "alpha", "colony/alpha", c1, null);
     assertEquals(c1, after.base());
     assertEquals(1, after.commits());
     assertEquals(List.of("b.txt"), after.paths());
-    BranchHead nothing = h.merge().publishBranch(repo, "alpha", "colony/alpha", c2);
+    BranchHead nothing = h.merge().publishBranch(repo, "alpha", "colony/alpha", c2, null);
     assertEquals(0, nothing.commits());
     // A since that is not in the branch's history: the merge base with the target.
-    BranchHead fallback = h.merge().publishBranch(repo, "alpha", "colony/alpha", "0".repeat(40));
+    BranchHead fallback = h.merge().publishBranch(repo, "alpha", "colony/alpha", "0".repeat(40), null);
     assertEquals(git(repoDir, "rev-parse", "main"), fallback.base());
     assertEquals(2, fallback.commits());
   }
@@ -244,7 +244,7 @@ class MergeActivitiesImplTest {
     MergeActivitiesImpl q = queue();
     land(h.merge(), q, repo, "alpha", null);
 
-    BranchHead bb = h.merge().publishBranch(repo, "beta", "colony/beta", null);
+    BranchHead bb = h.merge().publishBranch(repo, "beta", "colony/beta", null, null);
     String t = q.prepareScratch(repo);
     RebaseResult r = q.rebase(repo, bb, t, null);
     assertTrue(r.conflicted());
@@ -270,7 +270,7 @@ class MergeActivitiesImplTest {
     String head = commit(alpha, "b.txt", "3\n", "three");
     MergeRepo repo = repo(repoDir.toString(), LandMode.SQUASH, List.of());
     MergeActivitiesImpl q = queue();
-    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
     assertEquals(3, b.commits());
     String t = q.prepareScratch(repo);
     RebaseResult r = q.rebase(repo, b, t, "alpha: a and b\n\nthree commits");
@@ -297,7 +297,7 @@ class MergeActivitiesImplTest {
     MergeActivitiesImpl q = queue();
     for (LandMode mode : List.of(LandMode.REBASE, LandMode.SQUASH)) {
       MergeRepo repo = repo(repoDir.toString(), mode, List.of());
-      BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+      BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
       String t = q.prepareScratch(repo);
       RebaseResult first = q.rebase(repo, b, t, "squashed");
       // The clock moves on (commit dates have a one second resolution) ...
@@ -332,7 +332,7 @@ class MergeActivitiesImplTest {
     commit(alpha, "a.txt", "1\n", "one");
     MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of());
     MergeActivitiesImpl q = queue();
-    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
     String t = q.prepareScratch(repo);
     // A human commits to main in between.
     Path human = Files.createDirectories(tmp.resolve("human"));
@@ -380,7 +380,7 @@ class MergeActivitiesImplTest {
 
     // A human pushes to origin's main (not the local one): the queue lands on top of it, never over it.
     commit(alpha, "b.txt", "2\n", "two");
-    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", git(alpha, "rev-parse", "HEAD^"));
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", git(alpha, "rev-parse", "HEAD^"), null);
     String t = q.prepareScratch(repo);
     assertEquals(landed, t);
     Path human = tmp.resolve("human");
@@ -398,6 +398,149 @@ class MergeActivitiesImplTest {
     assertEquals(r2.head(), git(repoDir, "rev-parse", "main"));
     assertEquals(hc, git(repoDir, "rev-parse", "main^"));
     assertEquals(TargetUpdate.Outcome.ALREADY, q.updateTarget(repo, t2, r2.head()).outcome());
+  }
+
+  /** An executable script (origin's upload-pack or receive-pack, as ssh would run it). */
+  private Path script(String name, String body) throws Exception {
+    Path f = tmp.resolve(name);
+    Files.writeString(f, "#!/bin/sh\n" + body + "\n");
+    f.toFile().setExecutable(true);
+    return f;
+  }
+
+  private static final String SSH_WARNING =
+      "echo \"Warning: Permanently added 'git.example.com' (ED25519) to the list of known hosts.\" >&2";
+
+  @Test
+  void aWarningOnGitsStderrIsNeverReadAsACommit() throws Exception {
+    Path remote = bareRemote();
+    Path repoDir = tmp.resolve("repo");
+    git(tmp, "clone", "-q", remote.toString(), repoDir.toString());
+    git(repoDir, "checkout", "-q", "--detach");
+    // Origin answers through programs that warn on stderr first, as ssh does for a new host key.
+    git(repoDir, "config", "remote.origin.uploadpack",
+        script("upload-pack", SSH_WARNING + "\nexec git-upload-pack \"$@\"").toString());
+    git(repoDir, "config", "remote.origin.receivepack",
+        script("receive-pack", SSH_WARNING + "\nexec git-receive-pack \"$@\"").toString());
+    Host h = host("a");
+    Path alpha = h.workspaces().prepare(spec("alpha", repoDir.toString(), h.root()));
+    commit(alpha, "a.txt", "1\n", "one");
+    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of(), 60, true, null);
+    MergeActivitiesImpl q = queue();
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
+    String t = q.prepareScratch(repo);
+    RebaseResult r = q.rebase(repo, b, t, null);
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.UPDATED, r.head()), q.updateTarget(repo, t, r.head()),
+        "the warning is not origin's head");
+    assertEquals(r.head(), git(remote, "rev-parse", "main"));
+    assertEquals(r.head(), git(repoDir, "rev-parse", "main"));
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.ALREADY, r.head()), q.updateTarget(repo, t, r.head()));
+  }
+
+  @Test
+  void withPushOriginsCompareAndSwapDecidesAndALocalMoveMeanwhileIsNotMoved() throws Exception {
+    Path remote = bareRemote();
+    Path repoDir = tmp.resolve("repo");
+    git(tmp, "clone", "-q", remote.toString(), repoDir.toString());
+    git(repoDir, "checkout", "-q", "--detach");
+    Host h = host("a");
+    Path alpha = h.workspaces().prepare(spec("alpha", repoDir.toString(), h.root()));
+    commit(alpha, "a.txt", "1\n", "one");
+    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of(), 60, true, null);
+    MergeActivitiesImpl q = queue();
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
+    String t = q.prepareScratch(repo);
+    RebaseResult r = q.rebase(repo, b, t, null);
+    // A human's commit on the local main lands right after origin took the queue's push, before
+    // the queue moves the local main: origin's receive-pack moves it as it ends.
+    Path human = tmp.resolve("human");
+    git(tmp, "clone", "-q", repoDir.toString(), human.toString());
+    String hc = commit(human, "h.txt", "h\n", "human");
+    git(human, "push", "-q", "origin", "HEAD:refs/human/x");
+    git(repoDir, "config", "remote.origin.receivepack", script("receive-pack",
+        "git-receive-pack \"$@\"; rc=$?\ngit -C '" + repoDir + "' update-ref refs/heads/main " + hc
+            + "\nexit $rc").toString());
+    TargetUpdate u = q.updateTarget(repo, t, r.head());
+    assertEquals(r.head(), git(remote, "rev-parse", "main"), "origin has the landing");
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.UPDATED, r.head()), u,
+        "origin's compare-and-swap decided: landed, not MOVED");
+    assertEquals(hc, git(repoDir, "rev-parse", "main"), "the human's local commit is left as it is");
+    git(repoDir, "config", "--unset", "remote.origin.receivepack");
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.ALREADY, r.head()), q.updateTarget(repo, t, r.head()),
+        "a retry says ALREADY");
+  }
+
+  @Test
+  void withPushARetryAfterOriginTookTheLandingMovesTheLocalTargetAndSaysAlready() throws Exception {
+    Path remote = bareRemote();
+    Path repoDir = tmp.resolve("repo");
+    git(tmp, "clone", "-q", remote.toString(), repoDir.toString());
+    git(repoDir, "checkout", "-q", "--detach");
+    Host h = host("a");
+    Path alpha = h.workspaces().prepare(spec("alpha", repoDir.toString(), h.root()));
+    commit(alpha, "a.txt", "1\n", "one");
+    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of(), 60, true, null);
+    MergeActivitiesImpl q = queue();
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
+    String t = q.prepareScratch(repo);
+    RebaseResult r = q.rebase(repo, b, t, null);
+    git(repoDir, "push", "-q", "origin", r.head() + ":refs/heads/main"); // the worker died after the push
+    assertEquals(t, git(repoDir, "rev-parse", "main"));
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.ALREADY, r.head()), q.updateTarget(repo, t, r.head()));
+    assertEquals(r.head(), git(repoDir, "rev-parse", "main"), "the local target followed origin");
+  }
+
+  @Test
+  void onlyTheApprovedHeadLandsNotWhatTheAntCommittedAfterIt() throws Exception {
+    Path repoDir = localRepo();
+    Host h = host("a");
+    Path alpha = h.workspaces().prepare(spec("alpha", repoDir.toString(), h.root()));
+    String approved = commit(alpha, "a.txt", "1\n", "the reviewed work");
+    String after = commit(alpha, "b.txt", "2\n", "the next task's work"); // committed after the approval
+    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of());
+    MergeActivitiesImpl q = queue();
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, approved);
+    assertEquals(approved, b.head());
+    assertEquals(1, b.commits());
+    assertEquals(List.of("a.txt"), b.paths());
+    String t = q.prepareScratch(repo);
+    RebaseResult r = q.rebase(repo, b, t, null);
+    assertEquals(TargetUpdate.Outcome.UPDATED, q.updateTarget(repo, t, r.head()).outcome());
+    assertEquals(approved, git(repoDir, "rev-parse", "main"), "a fast-forward to the approved head");
+    assertEquals(after, git(alpha, "rev-parse", "HEAD"), "the later work stays on the ant's branch");
+    // It is the next item's: the work after the landed approved head.
+    BranchHead next = h.merge().publishBranch(repo, "alpha", "colony/alpha", approved, null);
+    assertEquals(after, next.head());
+    assertEquals(List.of("b.txt"), next.paths());
+    // An approved commit that is not there (the branch was rewritten and collected) is a clear refusal.
+    ApplicationFailure f = assertThrows(ApplicationFailure.class,
+        () -> h.merge().publishBranch(repo, "alpha", "colony/alpha", null, "0123456789abcdef0123456789abcdef01234567"));
+    assertEquals("CommitMissing", f.getType());
+    assertTrue(f.isNonRetryable());
+    ApplicationFailure ref = assertThrows(ApplicationFailure.class,
+        () -> h.merge().publishBranch(repo, "alpha", "colony/alpha", null, "main"));
+    assertEquals("BadInput", ref.getType(), "a ref name is not an approved commit");
+  }
+
+  @Test
+  void aUrlRepositoryLandsTheApprovedHeadThroughARefOfItsOwn() throws Exception {
+    Path remote = bareRemote();
+    String url = "file://" + remote;
+    Host a = host("a");
+    Path alpha = a.workspaces().prepare(spec("alpha", url, a.root()));
+    String approved = commit(alpha, "a.txt", "1\n", "the reviewed work");
+    String after = commit(alpha, "b.txt", "2\n", "the next task's work");
+    MergeRepo repo = repo(url, LandMode.REBASE, List.of());
+    MergeActivitiesImpl q = queue();
+    BranchHead b = a.merge().publishBranch(repo, "alpha", "colony/alpha", null, approved);
+    assertEquals(approved, b.head());
+    assertEquals(approved, git(remote, "rev-parse", "refs/colony/approved/alpha"));
+    String t = q.prepareScratch(repo);
+    RebaseResult r = q.rebase(repo, b, t, null);
+    assertEquals(TargetUpdate.Outcome.UPDATED, q.updateTarget(repo, t, r.head()).outcome());
+    assertEquals(approved, git(remote, "rev-parse", "main"));
+    assertFalse(git(remote, "log", "--format=%s", "main").contains("the next task's work"));
+    assertEquals(after, git(alpha, "rev-parse", "HEAD"));
   }
 
   @Test
@@ -466,11 +609,11 @@ class MergeActivitiesImplTest {
     MergeRepo repo = repo(spelled, LandMode.REBASE, List.of("sh", "-c", "test -f README"));
     MergeActivitiesImpl q = queue();
 
-    BranchHead ba = a.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+    BranchHead ba = a.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
     assertEquals(a1, ba.head());
     assertEquals(a1, git(remote, "rev-parse", "refs/heads/colony/alpha"), "published to the remote");
-    assertNull(b.merge().publishBranch(repo, "alpha", "colony/alpha", null).head(), "host b holds no clone of alpha");
-    BranchHead bb = b.merge().publishBranch(repo, "beta", "colony/beta", null);
+    assertNull(b.merge().publishBranch(repo, "alpha", "colony/alpha", null, null).head(), "host b holds no clone of alpha");
+    BranchHead bb = b.merge().publishBranch(repo, "beta", "colony/beta", null, null);
 
     String t = q.prepareScratch(repo);
     assertEquals(git(remote, "rev-parse", "main"), t);
@@ -528,7 +671,7 @@ class MergeActivitiesImplTest {
     commit(beta, "README", "one\ntwo (beta)\nthree\n", "beta: two");
     MergeRepo repo = repo(url, LandMode.REBASE, List.of("sh", "-c", "grep -q beta README && grep -q alpha README"));
     MergeActivitiesImpl q = queue();
-    BranchHead ba = a.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+    BranchHead ba = a.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
     String t = q.prepareScratch(repo);
     RebaseResult ra = q.rebase(repo, ba, t, null);
     assertFalse(q.runTests(repo, ra.head()).passed(), "red until both are in");
@@ -536,7 +679,7 @@ class MergeActivitiesImplTest {
     MergeRepo noTest = repo(url, LandMode.REBASE, List.of());
     assertEquals(TargetUpdate.Outcome.UPDATED, q.updateTarget(noTest, t, ra.head()).outcome());
 
-    BranchHead bb = b.merge().publishBranch(repo, "beta", "colony/beta", null);
+    BranchHead bb = b.merge().publishBranch(repo, "beta", "colony/beta", null, null);
     String t2 = q.prepareScratch(repo);
     RebaseResult conflict = q.rebase(repo, bb, t2, null);
     assertEquals(List.of("README"), conflict.conflicts());
@@ -743,7 +886,7 @@ class MergeActivitiesImplTest {
           + server.url("/api/") + "\n");
       MergeRepo repo = repo(repoDir.toString(), LandMode.PULL_REQUEST, List.of(), 60, false, "o/r");
       MergeActivitiesImpl q = queue();
-      BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null);
+      BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
       String t = q.prepareScratch(repo);
       RebaseResult r = q.rebase(repo, b, t, null);
       assertEquals("https://github.com/o/r/pull/7",

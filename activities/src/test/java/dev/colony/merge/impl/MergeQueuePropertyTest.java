@@ -644,8 +644,8 @@ class MergeQueuePropertyTest {
     }
 
     @Override
-    public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since) {
-      return step("PublishBranch", repo, () -> real.publishBranch(repo, ant, branch, since));
+    public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since, String approved) {
+      return step("PublishBranch", repo, () -> real.publishBranch(repo, ant, branch, since, approved));
     }
 
     @Override

@@ -72,6 +72,12 @@ class TaskSessionEndToEndTest {
     }
 
     @Override
+    public ClaimResult take(FindTasks find, Claim claim) {
+      List<TaskCandidate> found = find(find);
+      return found.isEmpty() ? ClaimResult.refused("no task to take") : claim(find.colony(), found.get(0).id(), claim);
+    }
+
+    @Override
     public ClaimResult claim(String colony, String taskId, Claim claim) {
       taken = true;
       return ClaimResult.took(new TaskBrief(colony, taskId, "Add f", "Add the file f.", Priority.NORMAL, List.of(),
@@ -92,6 +98,11 @@ class TaskSessionEndToEndTest {
     @Override
     public boolean antRunning(String colony, String ant) {
       return true;
+    }
+
+    @Override
+    public String antHolds(String colony, String ant, String taskId) {
+      return "holds";
     }
 
     @Override

@@ -204,4 +204,73 @@ public class TurnReporterTest {
     assertFalse(ch.sent.get(2).waited());
     assertTrue(r.take().isEmpty());
   }
+
+  /**
+   * What the session spent reaches the workflow with its attempt: without an overseer a spend
+   * leaves a batch interval after it changed, with or without turns, and the last one at the end,
+   * so a session that then dies or is stopped has told its workflow what it cost.
+   */
+  @Test
+  void theSpendSoFarLeavesWithTheReportsAndAtTheEnd() throws Exception {
+    Channel ch = new Channel();
+    TurnReporter r = new TurnReporter(ch, 7, 2, null, guard, s -> s, "turns/run/s7/a2", now::get);
+    r.spent(0.5);
+    lookedAgain(r);
+    assertEquals(0, ch.sent.size(), "not before the batch interval");
+    now.addAndGet(TurnReporter.PLAIN_EVERY_MILLIS);
+    eventually(() -> ch.sent.size() == 1, "the spend alone");
+    assertEquals(0.5, ch.sent.get(0).report().spentUsd(), 1e-12);
+    assertEquals(2, ch.sent.get(0).report().attempt());
+    assertTrue(ch.sent.get(0).report().turns().isEmpty());
+    r.spent(0.75);
+    r.close();
+    Sent last = ch.sent.get(ch.sent.size() - 1);
+    assertEquals(0.75, last.report().spentUsd(), 1e-12, "the last spend goes with the end of the session");
+    assertEquals(2, ch.sent.size());
+  }
+
+  /** A batch refused with its turns (a long history takes no more live turns) still delivers the spend, alone. */
+  @Test
+  void aRefusedBatchsSpendGoesAlone() throws Exception {
+    List<TurnReport> accepted = new CopyOnWriteArrayList<>();
+    TurnReporter.Channel refusingTurns = (report, id, wait) -> {
+      if (!report.turns().isEmpty()) {
+        return null;
+      }
+      accepted.add(report);
+      return new TurnReply(List.of(), false);
+    };
+    TurnReporter r = new TurnReporter(refusingTurns, 7, 1, null, guard, s -> s, "turns/run/s7/a1", now::get);
+    r.turn(Turn.text("working"));
+    r.spent(0.3);
+    lookedAgain(r);
+    now.addAndGet(TurnReporter.PLAIN_EVERY_MILLIS);
+    eventually(() -> !accepted.isEmpty(), "the spend alone");
+    assertEquals(0.3, accepted.get(0).spentUsd(), 1e-12);
+    r.close();
+  }
+
+  /**
+   * A whisper is ready the moment the verdict brings it: an engine that listens gives it without
+   * waiting for the agent's next turn (an agent that waits for its overseer's word would otherwise
+   * wait for ever). The session's last report says it is the last.
+   */
+  @Test
+  void aListenerHearsOfWhispersAtOnceAndTheLastReportSaysSo() throws Exception {
+    Channel ch = new Channel();
+    ch.replies.add(new TurnReply(List.of(new Whisper("w1", "CORRECTION", "Stop.")), false));
+    TurnReporter r = reporter(ch);
+    List<String> given = new CopyOnWriteArrayList<>();
+    r.onWhisper(() -> given.addAll(r.take()));
+    for (int i = 0; i < 3; i++) {
+      r.turn(Turn.text("t" + i));
+    }
+    eventually(() -> given.equals(List.of("[CORRECTION] Stop.")), "the whisper given with no further turn");
+    r.turn(Turn.text("after"));
+    r.close();
+    Sent last = ch.sent.get(ch.sent.size() - 1);
+    assertTrue(last.report().last(), "the session's last report is marked");
+    assertEquals(List.of("w1"), last.report().delivered());
+    assertFalse(ch.sent.get(0).report().last());
+  }
 }

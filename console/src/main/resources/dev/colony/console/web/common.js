@@ -473,7 +473,10 @@ export function mergeActions(repo, it, after) {
     msg.className = 'msg muted';
     msg.textContent = action + '…';
     try {
-      const ans = await postJson('/api/merge/' + encodeURIComponent(repo) + '/decide', { item: it.id, action });
+      // Approve covers what the page showed: the item's last named head (a later one waits for its own).
+      const heads = (it.parts || []).map((p) => p && p.head).filter((h) => typeof h === 'string' && /^[0-9a-fA-F]{7,64}$/.test(h));
+      const body = action === 'approve' && heads.length ? { item: it.id, action, head: heads[heads.length - 1] } : { item: it.id, action };
+      const ans = await postJson('/api/merge/' + encodeURIComponent(repo) + '/decide', body);
       msg.className = 'msg ok';
       msg.textContent = clean(ans && ans.message ? ans.message : 'Done', 600);
       toast(ans && ans.message ? ans.message : action + ' sent');

@@ -30,15 +30,40 @@ function stateBadge(it) {
   return el('span', { class: 'badge ' + cls, title }, label + step);
 }
 
+/** Every task whose work the item holds (its parts), each a link to the board. */
+function taskLinks(it) {
+  const ids = [];
+  for (const p of it.parts || []) {
+    if (p && p.taskId && !ids.includes(p.taskId)) ids.push(p.taskId);
+  }
+  if (!ids.length && it.taskId) ids.push(it.taskId);
+  return ids.slice(0, 20).map((id) => el('span', null, 'task ', el('a', { href: taskHref(id), class: 'mono data' }, clean(id, 100))));
+}
+
+/** Which commits an approval covers, and which wait for one (review on): from the item's parts. */
+function reviewLine(it) {
+  const parts = it.parts || [];
+  if (!parts.some((p) => p && p.head)) return null;
+  const base = parts[0] && parts[0].base ? short(parts[0].base) + '..' : 'up to ';
+  const waiting = parts.filter((p) => p && !p.approved && p.head)
+    .map((p) => (p.taskId ? clean(p.taskId, 100) + ' at ' : '') + short(p.head));
+  return el('div', { class: 'facts small review' },
+    it.approvedHead ? el('span', { title: 'What lands: nothing after this head' }, 'approved ',
+      el('b', { class: 'mono' }, base + short(it.approvedHead))) : null,
+    waiting.length ? el('span', { title: 'Commits no approval covers yet' }, 'awaiting review: ',
+      el('span', { class: 'mono data' }, waiting.join(', '))) : null);
+}
+
 function renderItem(repo, it, pos) {
   const facts = el('div', { class: 'facts small' },
     el('span', null, 'item ', el('b', { class: 'mono data' }, clean(it.id, 80))),
     el('span', null, 'tries ', el('b', null, String(Number(it.tries) || 0))),
-    it.taskId ? el('span', null, 'task ', el('a', { href: taskHref(it.taskId), class: 'mono data' }, clean(it.taskId, 100))) : null,
+    ...taskLinks(it),
     el('span', null, 'submitted ', timeEl(it.submittedAt)),
     it.head ? el('span', null, 'head ', el('b', { class: 'mono', title: clean(it.head, 80) }, short(it.head))) : null,
     it.paths && it.paths.length ? el('span', { title: it.paths.slice(0, 40).map((p) => clean(p, 300)).join('\n') }, String(it.paths.length) + ' path' + (it.paths.length === 1 ? '' : 's')) : null,
     it.by ? el('span', null, 'by ', el('span', { class: 'data' }, clean(it.by, 80))) : null);
+  const review = reviewLine(it);
   const reason = it.reason && (it.state === 'REWORK' || it.state === 'NEEDS_HUMAN' || it.state === 'AWAITING_REVIEW' || it.state === 'QUEUED')
     ? el('pre', { class: 'detail data' }, cleanBlock(it.reason, 4000)) : null;
   return el('li', { class: 'mitem s-' + clean(it.state, 30).toLowerCase(), dataset: { item: clean(it.id, 100), state: clean(it.state, 30) } },
@@ -47,7 +72,7 @@ function renderItem(repo, it, pos) {
         el('span', { class: 'pos', title: pos === 1 ? 'next to land' : 'place in the line' }, String(pos)),
         el('a', { href: antHref(it.ant), class: 'ant ellipsis data', title: clean(it.ant, 400) }, clean(it.ant, 100)),
         stateBadge(it)),
-      facts, reason),
+      facts, review, reason),
     mergeActions(repo, it, () => refresh()));
 }
 

@@ -1,0 +1,176 @@
+package dev.colony.console;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.colony.config.Secrets;
+import dev.colony.visibility.AntCard;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
+import io.grpc.stub.StreamObserver;
+import io.temporal.api.common.v1.Memo;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
+import io.temporal.api.workflowservice.v1.CountWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.CountWorkflowExecutionsResponse;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
+import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
+import io.temporal.api.workflowservice.v1.WorkflowServiceGrpc;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.converter.DataConverter;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.IOException;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The costs page of a 10,000-ant colony, running and stopped, read from a visibility store that
+ * answers as Temporal's does (pages of at most 1,000, the query's status filter): every ant counts
+ * once, with its newest run, and the total adds up.
+ */
+@Timeout(120)
+class CostsOfABigColonyTest {
+  static final int ANTS = 10_000;
+  static final int RUNNING = 6_000;
+
+  /** Visibility with the ants' runs: it reads the query's status conditions, and pages by offset. */
+  static final class Visibility extends WorkflowServiceGrpc.WorkflowServiceImplBase {
+    final List<WorkflowExecutionInfo> runs = new ArrayList<>();
+
+    private List<WorkflowExecutionInfo> matching(String query) {
+      if (!query.contains("ColonyName = 'big'")) {
+        return List.of();
+      }
+      return runs.stream()
+          .filter(r -> !query.contains("ExecutionStatus = 'Running'")
+              || r.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING)
+          .filter(r -> !query.contains("ExecutionStatus != 'ContinuedAsNew'")
+              || r.getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW)
+          .toList();
+    }
+
+    @Override
+    public void listWorkflowExecutions(ListWorkflowExecutionsRequest request,
+        StreamObserver<ListWorkflowExecutionsResponse> answer) {
+      List<WorkflowExecutionInfo> all = matching(request.getQuery());
+      int from = request.getNextPageToken().isEmpty() ? 0 : Integer.parseInt(request.getNextPageToken().toStringUtf8());
+      int size = Math.min(1000, request.getPageSize() <= 0 ? 1000 : request.getPageSize());
+      int to = Math.min(all.size(), from + size);
+      ListWorkflowExecutionsResponse.Builder b = ListWorkflowExecutionsResponse.newBuilder()
+          .addAllExecutions(all.subList(from, to));
+      if (to < all.size()) {
+        b.setNextPageToken(com.google.protobuf.ByteString.copyFromUtf8(String.valueOf(to)));
+      }
+      answer.onNext(b.build());
+      answer.onCompleted();
+    }
+
+    @Override
+    public void getSystemInfo(io.temporal.api.workflowservice.v1.GetSystemInfoRequest request,
+        StreamObserver<io.temporal.api.workflowservice.v1.GetSystemInfoResponse> answer) {
+      answer.onNext(io.temporal.api.workflowservice.v1.GetSystemInfoResponse.getDefaultInstance());
+      answer.onCompleted();
+    }
+
+    @Override
+    public void countWorkflowExecutions(CountWorkflowExecutionsRequest request,
+        StreamObserver<CountWorkflowExecutionsResponse> answer) {
+      answer.onNext(CountWorkflowExecutionsResponse.newBuilder().setCount(matching(request.getQuery()).size()).build());
+      answer.onCompleted();
+    }
+  }
+
+  final Visibility visibility = new Visibility();
+  Server grpc;
+  ManagedChannel channel;
+  WorkflowServiceStubs stubs;
+  ConsoleServer console;
+  final OkHttpClient http = new OkHttpClient();
+
+  static AntCard card(long revision, double usdToday) {
+    String today = LocalDate.now(ZoneOffset.UTC).toString();
+    return new AntCard(AntCard.VERSION, revision, "waiting", 1_000L, "waiting", null, null, null, 1, false, null, 1,
+        usdToday, usdToday, null, null, "UTC", null, null, List.of(new AntCard.DayCost(today, usdToday, 1)),
+        List.of(), List.of(), List.of(), 0, today);
+  }
+
+  static WorkflowExecutionInfo run(String ant, String runId, WorkflowExecutionStatus status, AntCard card) {
+    return WorkflowExecutionInfo.newBuilder()
+        .setExecution(WorkflowExecution.newBuilder().setWorkflowId("ant/big/" + ant).setRunId(runId))
+        .setStatus(status)
+        .setMemo(Memo.newBuilder().putFields(AntCard.MEMO_KEY,
+            DataConverter.getDefaultInstance().toPayload(card).orElseThrow()))
+        .build();
+  }
+
+  @BeforeEach
+  void setUp() throws IOException {
+    for (int i = 0; i < ANTS; i++) {
+      String ant = String.format("ant-%05d", i);
+      double usd = 0.01 * (1 + i % 5);
+      boolean running = i < RUNNING;
+      visibility.runs.add(run(ant, "r3", running ? WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
+          : WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED, card(3, usd)));
+      if (i % 10 == 0) { // an earlier run that continued as new: its card is older, its spend is in the newer one
+        visibility.runs.add(run(ant, "r1", WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW,
+            card(1, 50)));
+      }
+      if (running && i % 50 == 0) { // stopped once, then started again: the running run carries the spend
+        visibility.runs.add(run(ant, "r2", WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED, card(2, 7)));
+      }
+    }
+    String name = InProcessServerBuilder.generateName();
+    grpc = InProcessServerBuilder.forName(name).directExecutor().addService(visibility).build().start();
+    channel = InProcessChannelBuilder.forName(name).directExecutor().build();
+    stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setChannel(channel).build());
+    WorkflowClient client = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().build());
+    console = ConsoleServer.start(ConsoleServer.Options.defaults().withBind("127.0.0.1", 0),
+        new TemporalColonySource(client, "big", null), new Secrets());
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (console != null) {
+      console.close();
+    }
+    stubs.shutdownNow();
+    channel.shutdownNow();
+    grpc.shutdownNow();
+  }
+
+  @Test
+  void everyAntRunningOrStoppedCountsOnceAtTenThousand() throws IOException {
+    JsonNode costs;
+    long t0 = System.nanoTime();
+    try (Response r = http.newCall(new Request.Builder().url(console.url() + "/api/costs?days=7").build()).execute()) {
+      String body = r.body().string();
+      assertEquals(200, r.code(), body);
+      costs = Views.MAPPER.readTree(body);
+    }
+    System.out.printf("/api/costs at %,d ants (%,d runs, in-process visibility): %d ms%n", ANTS, visibility.runs.size(),
+        (System.nanoTime() - t0) / 1_000_000);
+    assertEquals(ANTS, costs.get("ants").size(), "every ant, running or stopped, once");
+    // 2,000 ants each of $0.01, $0.02, $0.03, $0.04 and $0.05
+    assertEquals(300.0, costs.get("totalUsd").asDouble(), 1e-6, "the colony's total");
+    JsonNode perDay = costs.get("totalPerDay");
+    assertEquals(300.0, perDay.get(perDay.size() - 1).asDouble(), 1e-6, "today's bar");
+    assertEquals("ant-09999", costs.get("ants").get(ANTS - 1).get("name").asText(), "a stopped ant is listed");
+    try (Response r = http.newCall(new Request.Builder().url(console.url() + "/api/costs.csv?days=1").build()).execute()) {
+      assertEquals(1 + ANTS, r.body().string().split("\n").length, "one CSV line per ant and day");
+    }
+  }
+}

@@ -1,0 +1,111 @@
+package dev.colony.merge;
+
+import static dev.colony.merge.MergeBookTest.book;
+import static dev.colony.merge.MergeBookTest.sub;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Conflict-aware scheduling: what an ant's paths hold, for how long, and who is served first. */
+@Timeout(30)
+class MergeClaimsTest {
+  static PathClaim claim(String ant, String... globs) {
+    return new PathClaim(ant, List.of(globs), null, "ant/test/" + ant);
+  }
+
+  static Landed landedOf(MergeItem it) {
+    return new Landed(it.id(), it.ant(), it.taskId(), "f" + it.id(), "t" + it.id(), "b", 1, 0, 0, 0, List.of(), null);
+  }
+
+  /** An ant's submitted work keeps its paths when the ant claims others for its next work. */
+  @Test
+  void submittedWorkKeepsItsPathsUntilItLands() {
+    MergeBook b = book();
+    assertTrue(b.claim(claim("alpha", "src/api/**")).granted());
+    b.submit(sub("alpha", 2), 1);
+    assertTrue(b.claim(claim("alpha", "docs/**")).granted(), "the next task's paths");
+    PathReply r = b.claim(claim("beta", "src/api/x.java"));
+    assertFalse(r.granted(), "alpha's unlanded work still holds src/api/**");
+    assertEquals("alpha", r.holder());
+    MergeItem it = b.next(2);
+    b.landing(it.id(), 3);
+    b.landed(it.id(), landedOf(it), 4);
+    List<PathClaim> freed = b.freed();
+    assertEquals(List.of("beta"), freed.stream().map(PathClaim::ant).toList(), "beta is told once");
+    assertTrue(b.freed().isEmpty(), "and only once");
+    assertTrue(b.claim(claim("beta", "src/api/x.java")).granted());
+    assertFalse(b.claim(claim("gamma", "docs/a.md")).granted(), "alpha's claim for its next work survived the landing");
+  }
+
+  /** A landing or a drop frees the claim made for that work; an item closed with nothing to land too. */
+  @Test
+  void aClosedItemFreesItsPathsAndAStoppedAntItsClaimButNotItsSubmittedWork() {
+    MergeBook b = book();
+    b.claim(claim("alpha", "src/**"));
+    b.submit(sub("alpha", 2), 1);
+    b.release("alpha"); // the ant stopped: its submitted work still has to land
+    assertFalse(b.claim(claim("beta", "src/a")).granted());
+    MergeItem it = b.next(2);
+    b.close(it.id(), "nothing to land", 3);
+    assertEquals(List.of("beta"), b.freed().stream().map(PathClaim::ant).toList());
+    assertTrue(b.claim(claim("beta", "src/a")).granted());
+  }
+
+  /** Waiters are served in the order they began to wait: a newcomer never overtakes one. */
+  @Test
+  void waitersAreServedInOrder() {
+    MergeBook b = book();
+    assertTrue(b.claim(claim("holder", "src/**")).granted());
+    assertFalse(b.claim(claim("first", "src/a/**")).granted());
+    assertFalse(b.claim(claim("second", "src/**")).granted());
+    assertEquals(List.of("first"), b.release("holder").stream().map(PathClaim::ant).toList(),
+        "second overlaps first, who waited longer");
+    PathReply newcomer = b.claim(claim("newcomer", "src/a/b.txt"));
+    assertFalse(newcomer.granted(), "first keeps its place until it claims again");
+    assertEquals("first", newcomer.holder());
+    assertTrue(b.claim(claim("first", "src/a/**")).granted());
+    assertFalse(b.claim(claim("second", "src/**")).granted(), "still behind first's claim");
+    List<String> next = b.release("first").stream().map(PathClaim::ant).toList();
+    assertEquals(List.of("second"), next, "second waited before the newcomer");
+    assertFalse(b.claim(claim("newcomer", "src/a/b.txt")).granted());
+    assertTrue(b.claim(claim("second", "src/**")).granted());
+  }
+
+  /** One spelling per path: "src/./a/**" and "src/a/x" are the same place. */
+  @Test
+  void pathsAreNormalised() {
+    MergeBook b = book();
+    assertTrue(b.claim(claim("alpha", "src/./a/**")).granted());
+    assertFalse(b.claim(claim("beta", "src/a/x")).granted());
+    assertFalse(b.claim(claim("gamma", "./src//b/../a/y")).granted());
+    assertTrue(b.claim(claim("delta", "src/b/**")).granted());
+    assertTrue(PathGlobs.matches("src/./a/**", "src/a/x"));
+    assertEquals("src/a/**", PathGlobs.normalize("src/b/../a/"));
+  }
+
+  /** What is held crosses continue-as-new, and so does the waiters' order. */
+  @Test
+  void heldPathsAndTheWaitersOrderCrossContinueAsNew() {
+    MergeBook b = book();
+    b.claim(claim("alpha", "src/**"));
+    b.submit(sub("alpha", 2), 1);
+    b.claim(claim("alpha", "docs/**"));
+    b.claim(claim("zed", "src/x"));
+    b.claim(claim("amy", "src/**"));
+    MergeBook copy = MergeBook.of(b.state());
+    assertEquals(List.of("src/**"), copy.held("alpha"));
+    assertTrue(copy.release("alpha").isEmpty(), "alpha stopped, its submitted work still holds src/**");
+    assertFalse(copy.claim(claim("beta", "src/y")).granted(), "submitted work is held after the next run starts");
+    MergeItem it = copy.next(2);
+    copy.landing(it.id(), 3);
+    copy.landed(it.id(), landedOf(it), 4);
+    assertEquals(List.of("zed"), copy.freed().stream().map(PathClaim::ant).toList(),
+        "zed waited first (by name it would be amy)");
+    assertEquals(Map.of(), Map.copyOf(copy.state().claimOrder().held()));
+  }
+}
