@@ -61,11 +61,17 @@ public interface ColonySource {
     return new Page(rows.subList(Math.min(from, to), to), to < rows.size() ? String.valueOf(to) : null, rows.size());
   }
 
+  /** One page of the ants changed in a window: its rows, the next page's token (null: the last page). */
+  record Changes(List<Row> rows, String next) {}
+
   /**
-   * The ants whose card changed at or after {@code sinceMillis} (search attribute
-   * {@code AntUpdatedAt}), stopped ones included, so the poller can push them.
+   * One page of the ants whose card changed at or after {@code sinceMillis} (search attribute
+   * {@code AntUpdatedAt}), stopped ones included, so the poller can push them: {@code token} is
+   * null for the first page, else the {@link Changes#next} of the page before, for the same
+   * {@code sinceMillis}. The pages come in the store's order, not by time: the poller reads every
+   * page of a window before it moves its cursor, however many ants changed.
    */
-  List<Row> changedSince(long sinceMillis);
+  Changes changedSince(long sinceMillis, String token);
 
   /**
    * Of {@code names}, the ants whose workflow runs: an In Progress task whose worker is not one of

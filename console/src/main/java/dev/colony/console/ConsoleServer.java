@@ -135,7 +135,7 @@ public final class ConsoleServer implements AutoCloseable {
     this.tasks = new TaskRoutes(board, source, views);
     this.merge = new MergeRoutes(merges != null ? merges : source.merges(), source.colony());
     this.auth = new Auth(options.token(), options.readToken());
-    this.hub = new LiveHub(source, board, views, options.pollEvery(), options.keepAlive(), 256);
+    this.hub = new LiveHub(source, board, merge, views, options.pollEvery(), options.keepAlive(), 256);
     this.anyHost = !options.loopback() && isWildcard(options.bind());
     views.warmUp();
     this.app = Javalin.create(config -> {
@@ -591,6 +591,7 @@ public final class ConsoleServer implements AutoCloseable {
     Context ctx = client.ctx();
     String ant = ctx.queryParam("ant");
     boolean tasks = "1".equals(ctx.queryParam("tasks"));
+    boolean merges = "1".equals(ctx.queryParam("merge"));
     if (ant != null && !ANT_NAME.matcher(ant).matches()) {
       client.sendEvent("error", views.json(Map.of("error", "not an ant name")));
       client.close();
@@ -619,7 +620,7 @@ public final class ConsoleServer implements AutoCloseable {
       public void close() {
         client.close();
       }
-    }, ant, tasks);
+    }, ant, tasks, merges);
     client.onClose(() -> hub.detach(v));
   }
 }

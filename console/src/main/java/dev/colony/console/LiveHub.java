@@ -7,7 +7,6 @@ import dev.colony.task.TaskCard;
 import dev.colony.task.TaskState;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,9 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Live push: every open page is a {@link Viewer}; all of them share ONE colony poller (while any
- * page is open; it asks for the changed tasks too while a page of the board is open) and ONE
- * history long poll per watched ant (while a page of that ant is open).
+ * Live push, the one stream for everything live: every open page is a {@link Viewer}; all of them
+ * share ONE colony poller (while any page is open; it asks for the changed tasks too while a page
+ * of the board or the inbox is open, and for the merge queues' cards while a page showing them is
+ * open) and ONE history long poll per watched ant (while a page of that ant is open).
  * With no page open the hub makes no call at all. Each viewer has a bounded queue and a writer
  * thread of its own: a slow or stuck page loses its connection when its queue fills, it never
  * slows the pollers or the other pages. Its threads are platform threads: they block in gRPC long
@@ -38,6 +38,11 @@ final class LiveHub implements AutoCloseable {
   private static final Duration MIN_EMPTY_WAIT = Duration.ofSeconds(1);
   /** Changed tasks one poll pushes one by one; above, one {@code tasks} event says "read the board again". */
   static final int TASK_BURST = 100;
+  /** Changed ants one poll pushes one by one ({@code ant}); above, in {@code ants} events of this many rows. */
+  static final int ANT_BURST = 50;
+  static final int ANTS_PER_EVENT = 250;
+  /** How often the merge queues' cards are read while a page shows them. */
+  static final Duration MERGE_EVERY = Duration.ofSeconds(2);
 
   /** Where a viewer's events go: Javalin's {@code SseClient} in the server, a list in tests. */
   interface Sink {
@@ -55,13 +60,16 @@ final class LiveHub implements AutoCloseable {
     final String ant;
     /** Whether the page shows tasks (the board, the inbox): it gets {@code task} events. */
     final boolean tasks;
+    /** Whether the page shows the merge queues (the Merge page, the inbox): it gets {@code merge} events. */
+    final boolean merge;
     final BlockingQueue<String[]> queue;
     volatile boolean closed;
 
-    Viewer(Sink sink, String ant, boolean tasks) {
+    Viewer(Sink sink, String ant, boolean tasks, boolean merge) {
       this.sink = sink;
       this.ant = ant;
       this.tasks = tasks;
+      this.merge = merge;
       this.queue = new ArrayBlockingQueue<>(queueSize);
     }
 
@@ -92,6 +100,8 @@ final class LiveHub implements AutoCloseable {
 
   private final ColonySource source;
   private final TaskBoard board;
+  /** The merge queues' answer ({@code GET /api/merge}); null: none to follow. */
+  private final MergeRoutes merges;
   private final Views views;
   private final Duration pollEvery;
   private final Duration keepAlive;
@@ -103,8 +113,14 @@ final class LiveHub implements AutoCloseable {
   private volatile boolean closed;
 
   LiveHub(ColonySource source, TaskBoard board, Views views, Duration pollEvery, Duration keepAlive, int queueSize) {
+    this(source, board, null, views, pollEvery, keepAlive, queueSize);
+  }
+
+  LiveHub(ColonySource source, TaskBoard board, MergeRoutes merges, Views views, Duration pollEvery, Duration keepAlive,
+      int queueSize) {
     this.source = source;
     this.board = board;
+    this.merges = merges != null && merges.hasQueues() ? merges : null;
     this.views = views;
     this.pollEvery = pollEvery;
     this.keepAlive = keepAlive;
@@ -126,7 +142,12 @@ final class LiveHub implements AutoCloseable {
 
   /** The same; {@code tasks}: the page shows tasks and gets {@code task} events. */
   Viewer attach(Sink sink, String ant, boolean tasks) {
-    Viewer v = new Viewer(sink, ant, tasks && board != null);
+    return attach(sink, ant, tasks, false);
+  }
+
+  /** The same; {@code merge}: the page shows the merge queues and gets {@code merge} events. */
+  Viewer attach(Sink sink, String ant, boolean tasks, boolean merge) {
+    Viewer v = new Viewer(sink, ant, tasks && board != null, merge && merges != null);
     synchronized (this) {
       if (closed) {
         sink.close();
@@ -194,17 +215,24 @@ final class LiveHub implements AutoCloseable {
   }
 
   /**
-   * The colony poller: each poll lists the ants changed since the cursor ({@code AntUpdatedAt},
-   * one visibility call however large the colony); when any changed it pushes their rows, the
-   * counts (visibility counts) and the inbox (the ants that need a human).
+   * The colony poller: each poll reads the ants changed since the cursor ({@code AntUpdatedAt},
+   * visibility pages of a thousand however large the colony), every page of the window before the
+   * cursor moves, so no change is lost however many ants changed; it pushes their rows, then the
+   * counts (visibility counts) and the inbox (the ants that need a human). The window starts
+   * {@link #MARGIN} before the cursor and includes it ({@code >=}): an ant changed at the cursor's
+   * own millisecond is read again, never skipped (the fingerprint drops the repeat). The cursor
+   * moves to the newest change read, but never past the moment the read began: an ant that
+   * changes while the pages are read, after its page was, is in the next window.
    */
   private void poll() {
     Map<String, String> seen = new HashMap<>();
     long cursor = System.currentTimeMillis() - MARGIN.toMillis();
     TaskPoll tasks = new TaskPoll();
+    MergePoll merge = new MergePoll();
     while (stillPolling()) {
       try {
         polls.incrementAndGet();
+        cursor = pollAnts(seen, cursor); // first: the rows are what a page waits for most
         if (viewers.stream().anyMatch(v -> v.tasks)) {
           try {
             tasks.poll();
@@ -215,22 +243,14 @@ final class LiveHub implements AutoCloseable {
         } else {
           tasks.reset(); // nobody looks at tasks: no call for them
         }
-        List<Row> rows = source.changedSince(cursor - MARGIN.toMillis());
-        Map<String, Row> changed = new LinkedHashMap<>();
-        for (Row r : rows) {
-          cursor = Math.max(cursor, Math.min(r.updatedMillis(), System.currentTimeMillis()));
-          if (!r.fingerprint().equals(seen.put(r.name(), r.fingerprint()))) {
-            changed.put(r.name(), r);
+        if (viewers.stream().anyMatch(v -> v.merge)) {
+          try {
+            merge.poll();
+          } catch (RuntimeException e) {
+            log.warn("console: reading the merge queues failed: {}", views.redact(String.valueOf(e.getMessage())));
           }
-        }
-        if (seen.size() > 50_000) {
-          seen.clear(); // bounded: at worst a few rows are pushed again
-        }
-        if (!changed.isEmpty() && stillPolling()) {
-          for (Row r : changed.values()) {
-            broadcast("ant", () -> views.json(views.row(r)), null);
-          }
-          summarize();
+        } else {
+          merge.reset(); // nobody looks at the queues: no call for them
         }
         Thread.sleep(pollEvery.toMillis());
       } catch (InterruptedException stop) {
@@ -243,6 +263,87 @@ final class LiveHub implements AutoCloseable {
           return;
         }
       }
+    }
+  }
+
+  /** One window of changed ants, all its pages; returns the new cursor (unchanged when a page failed: the window is read again). */
+  private long pollAnts(Map<String, String> seen, long cursor) {
+    long began = System.currentTimeMillis();
+    long since = cursor - MARGIN.toMillis();
+    long newest = cursor;
+    int pushed = 0;
+    String token = null;
+    do {
+      ColonySource.Changes page = source.changedSince(since, token);
+      List<Row> changed = new java.util.ArrayList<>();
+      for (Row r : page.rows()) {
+        newest = Math.max(newest, Math.min(r.updatedMillis(), began));
+        if (!r.fingerprint().equals(seen.put(r.name(), r.fingerprint()))) {
+          changed.add(r);
+        }
+      }
+      if (!stillPolling()) {
+        return cursor;
+      }
+      push(changed, page.next() == null && pushed == 0);
+      pushed += changed.size();
+      token = page.next();
+    } while (token != null);
+    if (seen.size() > 50_000) {
+      seen.clear(); // bounded: at worst a few rows are pushed again
+    }
+    if (pushed > 0) {
+      summarize();
+    }
+    return newest;
+  }
+
+  /**
+   * Pushes changed rows: one {@code ant} event each when a window holds few ({@code alone}: the
+   * whole window is this page), else {@code ants} events of {@link #ANTS_PER_EVENT} rows, so a
+   * burst of thousands fits every page's queue.
+   */
+  private void push(List<Row> changed, boolean alone) {
+    if (alone && changed.size() <= ANT_BURST) {
+      for (Row r : changed) {
+        broadcast("ant", () -> views.json(views.row(r)), null);
+      }
+      return;
+    }
+    for (int i = 0; i < changed.size(); i += ANTS_PER_EVENT) {
+      List<Row> part = changed.subList(i, Math.min(changed.size(), i + ANTS_PER_EVENT));
+      broadcast("ants", () -> views.json(Map.of("rows", part.stream().map(views::row).toList())), null);
+    }
+  }
+
+  /**
+   * The merge queues' part of the colony poll, while a page showing them is open: one read of the
+   * queues' cards (a visibility list, the memos) every {@link #MERGE_EVERY} for every such page
+   * together; a {@code merge} event ({@code GET /api/merge}'s answer) when a card changed.
+   */
+  private final class MergePoll {
+    private String last;
+    private long next;
+
+    void reset() {
+      last = null;
+      next = 0;
+    }
+
+    void poll() {
+      long now = System.currentTimeMillis();
+      if (now < next) {
+        return;
+      }
+      next = now + Math.max(MERGE_EVERY.toMillis(), pollEvery.toMillis());
+      Map<String, Object> answer = merges.queues();
+      String cards = views.json(answer.get("queues"));
+      if (cards.equals(last)) {
+        return;
+      }
+      last = cards; // the first read is pushed too: a page may have read the queues just before a change
+      String data = views.json(answer);
+      broadcastTo("merge", () -> data, v -> v.merge);
     }
   }
 

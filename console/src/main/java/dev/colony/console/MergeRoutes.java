@@ -33,6 +33,11 @@ final class MergeRoutes {
     this.colony = colony;
   }
 
+  /** Whether there are queues to read (a source of them): the live stream follows them only then. */
+  boolean hasQueues() {
+    return merges != null;
+  }
+
   /** {@code GET /api/merge}: every queue's card, by repository; none when the colony has no queue. */
   Map<String, Object> queues() {
     List<MergeCard> cards = merges == null ? List.of() : merges.cards();

@@ -44,6 +44,7 @@ import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.common.SearchAttributeKey;
 import io.temporal.common.converter.DataConverter;
 import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -64,8 +65,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The colony as Temporal holds it: visibility (search attributes and memo cards) for the lists,
- * histories for the config and the live turns, signals for the actions. Every call goes through
- * {@link #rpc()} (counted: {@link #calls()}); actions go through a client whose identity is
+ * histories for the config and the live turns, signals for the actions. Every call the console
+ * makes, its own, the task board's ({@link #board}), the merge queues' ({@link #merges}), and the
+ * operators' signals, goes through one set of service stubs with a counting interceptor (counted:
+ * {@link #calls()}, {@link #callsByMethod()}); actions go through a client whose identity is
  * {@code console:<operator>}, so the history records who acted.
  *
  * <p>Visibility on the dev server (SQLite) has no {@code LIKE}, and {@code STARTS_WITH} is not on
@@ -108,9 +111,8 @@ public final class TemporalColonySource implements ColonySource {
    * yet, so no task exists); asked again a minute later, as the attributes may be registered meanwhile.
    */
   private volatile long noTaskUpdatedAtUntil;
-  /** The most task cards one live poll reads (a burst of changes beyond it is read at the next poll). */
-  static final int MAX_CHANGED_TASKS = 1000;
 
+  /** Counts every call made through {@link #stubs} (and so through {@link #client}). */
   private final ClientInterceptor counter = new ClientInterceptor() {
     @Override
     public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
@@ -125,12 +127,37 @@ public final class TemporalColonySource implements ColonySource {
    * @param webUi the Web UI's base address, for links; null when none
    */
   public TemporalColonySource(WorkflowClient client, String colony, String webUi) {
-    this.client = client;
-    this.stubs = client.getWorkflowServiceStubs();
+    this.stubs = counted(client.getWorkflowServiceStubs(), counter);
+    this.client = WorkflowClient.newInstance(stubs, client.getOptions());
     this.namespace = client.getOptions().getNamespace();
     this.colony = colony;
     this.webUi = webUi;
     this.converter = client.getOptions().getDataConverter();
+  }
+
+  /**
+   * Stubs on the same connection as {@code stubs} (its options: headers, API key, interceptors),
+   * with {@code counter} added: every call through them is counted, whichever client makes it.
+   */
+  static WorkflowServiceStubs counted(WorkflowServiceStubs stubs, ClientInterceptor counter) {
+    WorkflowServiceStubsOptions o = stubs.getOptions();
+    List<ClientInterceptor> interceptors = new ArrayList<>(o.getGrpcClientInterceptors() == null ? List.of()
+        : o.getGrpcClientInterceptors());
+    interceptors.add(counter);
+    // The channel is the one already made (TLS and all): what made it must not be set again.
+    return WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder(o)
+        .setTarget(null).setChannelInitializer(null).setSslContext(null).setEnableHttps(false)
+        .setChannel(stubs.getRawChannel()).setGrpcClientInterceptors(interceptors).build());
+  }
+
+  /** The client the console calls through (counted): for the task board it shows, and the merge queues. */
+  public WorkflowClient client() {
+    return client;
+  }
+
+  /** The colony's task board, its calls counted with the console's. */
+  public dev.colony.board.TaskBoard board(dev.colony.task.TaskSettings settings) {
+    return new dev.colony.board.TemporalTaskBoard(client, colony, settings);
   }
 
   @Override
@@ -161,7 +188,7 @@ public final class TemporalColonySource implements ColonySource {
   }
 
   private WorkflowServiceBlockingStub rpc() {
-    return stubs.blockingStub().withInterceptors(counter);
+    return stubs.blockingStub();
   }
 
   private WorkflowServiceBlockingStub rpc(Duration deadline) {
@@ -272,18 +299,38 @@ public final class TemporalColonySource implements ColonySource {
     List<Row> out = new ArrayList<>();
     ByteString token = ByteString.EMPTY;
     do {
-      ListWorkflowExecutionsResponse r = rpc(CALL_DEADLINE).listWorkflowExecutions(ListWorkflowExecutionsRequest
-          .newBuilder().setNamespace(namespace).setQuery(query).setPageSize(1000).setNextPageToken(token).build());
-      for (WorkflowExecutionInfo info : r.getExecutionsList()) {
-        Row row = row(info);
-        if (row != null) {
-          out.add(row);
-        }
-      }
-      token = r.getNextPageToken();
+      Changes page = listPage(query, token, 1000);
+      out.addAll(page.rows());
+      token = page.next() == null ? ByteString.EMPTY : decodeToken(page.next());
     } while (!token.isEmpty() && out.size() < max);
     return out;
   }
+
+  /** One visibility page of {@code query}: its rows and the next page's token (null: the last). */
+  private Changes listPage(String query, ByteString token, int size) {
+    ListWorkflowExecutionsResponse r = rpc(CALL_DEADLINE).listWorkflowExecutions(ListWorkflowExecutionsRequest
+        .newBuilder().setNamespace(namespace).setQuery(query).setPageSize(size).setNextPageToken(token).build());
+    List<Row> rows = new ArrayList<>();
+    for (WorkflowExecutionInfo info : r.getExecutionsList()) {
+      Row row = row(info);
+      if (row != null) {
+        rows.add(row);
+      }
+    }
+    return new Changes(rows, r.getNextPageToken().isEmpty() ? null
+        : Base64.getUrlEncoder().withoutPadding().encodeToString(r.getNextPageToken().toByteArray()));
+  }
+
+  private static ByteString decodeToken(String token) {
+    try {
+      return ByteString.copyFrom(Base64.getUrlDecoder().decode(token));
+    } catch (IllegalArgumentException bad) {
+      throw new IllegalArgumentException("not a page token of this console");
+    }
+  }
+
+  /** Ants one page of {@link #changedSince} holds. */
+  static final int CHANGES_PAGE = 1000;
 
   /**
    * Up to {@link #SMALL} ants the overview reads them all and sorts them by name; above, it pages
@@ -333,21 +380,26 @@ public final class TemporalColonySource implements ColonySource {
   }
 
   @Override
-  public List<Row> changedSince(long sinceMillis) {
-    if (!noUpdatedAt) {
+  public Changes changedSince(long sinceMillis, String token) {
+    ByteString from = token == null ? ByteString.EMPTY : decodeToken(token.startsWith("all:") ? token.substring(4) : token);
+    if (!noUpdatedAt && (token == null || !token.startsWith("all:"))) {
       // Ants whose run began before the card have no AntUpdatedAt until they continue as new: listed every time.
       String q = base(false) + " AND (AntUpdatedAt >= '" + Instant.ofEpochMilli(sinceMillis)
           + "' OR (AntUpdatedAt IS NULL AND ExecutionStatus = 'Running'))";
       try {
-        return listQuery(q);
+        return listPage(q, from, CHANGES_PAGE);
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() != Status.Code.INVALID_ARGUMENT) {
           throw new SourceException("listing the changed ants: Temporal answered " + e.getStatus().getCode(), e);
         }
         noUpdatedAt = true; // not registered on this server: list every running ant instead
+        from = ByteString.EMPTY;
       }
     }
-    return call("listing the ants", () -> listQuery(base(true)));
+    // Without AntUpdatedAt every running ant, page by page (its tokens marked, so a page of the other query is not mixed in).
+    ByteString start = from;
+    Changes page = call("listing the ants", () -> listPage(base(true), start, CHANGES_PAGE));
+    return new Changes(page.rows(), page.next() == null ? null : "all:" + page.next());
   }
 
   @Override
@@ -386,7 +438,7 @@ public final class TemporalColonySource implements ColonySource {
           }
         }
         token = r.getNextPageToken();
-      } while (!token.isEmpty() && out.size() < MAX_CHANGED_TASKS);
+      } while (!token.isEmpty()); // every page of the window: the poll's cursor moves past all of it
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.INVALID_ARGUMENT) {
         noTaskUpdatedAtUntil = System.currentTimeMillis() + 60_000; // not registered: no task to follow yet
@@ -707,8 +759,6 @@ public final class TemporalColonySource implements ColonySource {
   @Override
   public String act(String name, Action action, String operator) {
     AntWorkflow ant = operatorClient(operator).newWorkflowStub(AntWorkflow.class, workflowId(name));
-    calls.incrementAndGet();
-    byMethod.computeIfAbsent("SignalWorkflowExecution", k -> new AtomicLong()).incrementAndGet();
     try {
       return switch (action.kind()) {
         case "pause" -> {

@@ -80,11 +80,24 @@ public final class FakeSource implements ColonySource {
         .sorted(Comparator.comparing(Row::name)).toList();
   }
 
+  /** Rows one page of {@link #changedSince} holds, as visibility's pages (in name order here, not by time). */
+  volatile int pageSize = 1000;
+  /** Run before each page is read (a test changes ants while the poller pages). */
+  volatile Runnable beforePage = () -> {};
+
   @Override
-  public List<Row> changedSince(long sinceMillis) {
+  public Changes changedSince(long sinceMillis, String token) {
     calls.incrementAndGet();
     changedSinceCalls.incrementAndGet();
-    return rows.values().stream().filter(r -> r.updatedMillis() >= sinceMillis).toList();
+    beforePage.run();
+    List<Row> page = rows.values().stream().filter(r -> r.updatedMillis() >= sinceMillis)
+        .filter(r -> token == null || r.name().compareTo(token) > 0)
+        .sorted(Comparator.comparing(Row::name)).limit(pageSize + 1L).toList();
+    if (page.size() <= pageSize) {
+      return new Changes(page, null);
+    }
+    List<Row> rows = page.subList(0, pageSize);
+    return new Changes(rows, rows.get(rows.size() - 1).name());
   }
 
   @Override

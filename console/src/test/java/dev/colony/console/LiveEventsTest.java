@@ -230,4 +230,38 @@ class LiveEventsTest {
       never.countDown();
     }
   }
+
+  @Test
+  void mergePagesGetTheQueuesFromOneSharedReadAndOnlyWhileOneIsOpen() throws Exception {
+    FakeMergeSource merges = new FakeMergeSource();
+    merges.put(FakeMergeSource.card("app", List.of(
+        FakeMergeSource.item("alpha-2", "alpha", dev.colony.merge.ItemState.QUEUED, null, 0, null, null, 60_000)), List.of(), java.util.Map.of(), java.util.Map.of(), java.util.Map.of()));
+    source.put(FakeSource.row("alpha", 1, "x"));
+    server = ConsoleServer.start(ConsoleServer.Options.defaults().withBind("127.0.0.1", 0)
+        .withTiming(Duration.ofMillis(100), Duration.ofMillis(200)), source, null, merges, secrets);
+    Stream plain = new Stream("/api/events");
+    eventually(() -> plain.saw("status 200"), "a page without the queues opens");
+    eventually(() -> source.changedSinceCalls.get() >= 3, "the poller runs");
+    assertEquals(0L, merges.calls.getOrDefault("cards", 0L), "no page shows the queues: they are not read");
+    List<Stream> pages = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      pages.add(new Stream(i % 2 == 0 ? "/api/events?merge=1" : "/api/events?tasks=1&merge=1"));
+    }
+    eventually(() -> pages.stream().allMatch(p -> p.saw("status 200")), "the merge pages open");
+    merges.put(FakeMergeSource.card("app", List.of(
+        FakeMergeSource.item("alpha-2", "alpha", dev.colony.merge.ItemState.LANDING, "testing now", 0, null, null, 60_000)), List.of(), java.util.Map.of(), java.util.Map.of(), java.util.Map.of()));
+    eventually(dev.colony.testing.Eventually.DEFAULT, () -> pages.stream().allMatch(p -> p.saw("event: merge") && p.saw("testing now")),
+        () -> "every merge page gets the changed card: " + pages.get(0).lines);
+    assertTrue(plain.lines.stream().noneMatch(l -> l.contains("event: merge")), "a page without the queues gets none");
+    long before = merges.calls.getOrDefault("cards", 0L);
+    long polls = source.changedSinceCalls.get();
+    eventually(() -> source.changedSinceCalls.get() >= polls + 30, "the poller goes on (30 polls, 3 s or more)");
+    long reads = merges.calls.getOrDefault("cards", 0L) - before;
+    // 4 pages: one read every 2 s for all of them (each page polled /api/merge every 2 or 5 s before).
+    assertTrue(reads >= 1 && reads <= 3, "reads of the queues in 30 polls for 4 pages: " + reads);
+    pages.forEach(Stream::close);
+    eventually(() -> viewers() == 1, "the merge pages are forgotten");
+    long after = merges.calls.getOrDefault("cards", 0L);
+    await().during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(5)).until(() -> merges.calls.getOrDefault("cards", 0L) == after);
+  }
 }

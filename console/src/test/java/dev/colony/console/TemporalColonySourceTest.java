@@ -157,8 +157,30 @@ class TemporalColonySourceTest {
   }
 
   @Test
-  void actionsAreTheCliSignalsSentAsTheOperator() {
+  void mergeQueueCallsAreCountedWithTheOthers() {
     long before = source.calls();
+    assertThrows(NoSuchElementException.class, () -> source.merges().decide("app",
+        new dev.colony.merge.MergeDecision("alpha-1", "approve", "@Ada")));
+    assertTrue(source.calls() > before, "the decide update is a call to Temporal: " + source.callsByMethod());
+    assertTrue(source.callsByMethod().getOrDefault("UpdateWorkflowExecution", 0L) >= 1, source.callsByMethod().toString());
+  }
+
+  @Test
+  void taskBoardCallsAreCountedWithTheOthers() {
+    long before = source.calls();
+    long describes = source.callsByMethod().getOrDefault("DescribeWorkflowExecution", 0L);
+    try {
+      source.board(dev.colony.task.TaskSettings.defaults()).get("no-such-task");
+    } catch (RuntimeException absent) {
+      // no such task: the call was made all the same
+    }
+    assertTrue(source.calls() > before, "reading a task is a call to Temporal: " + source.callsByMethod());
+    assertTrue(source.callsByMethod().getOrDefault("DescribeWorkflowExecution", 0L) > describes, source.callsByMethod().toString());
+  }
+
+  @Test
+  void actionsAreTheCliSignalsSentAsTheOperator() {
+    long before = source.callsByMethod().getOrDefault("SignalWorkflowExecution", 0L);
     source.act("alpha", new ColonySource.Action("pause", null, null, null), "Ada");
     source.act("alpha", new ColonySource.Action("urgent", "stop and test", null, null), "Ada");
     source.act("alpha", new ColonySource.Action("deny", null, 3, "too risky"), "Grace");
@@ -171,7 +193,7 @@ class TemporalColonySourceTest {
     assertEquals("stop and test", mail.text());
     assertTrue(mail.urgent());
     assertEquals(new Decide(3, false, "Grace", "too risky"), input(s.get(2), Decide.class));
-    assertEquals(before + 3, source.calls());
+    assertEquals(before + 3, source.callsByMethod().get("SignalWorkflowExecution"), "each signal counted once");
     assertThrows(IllegalArgumentException.class,
         () -> source.act("alpha", new ColonySource.Action("send", " ", null, null), "Ada"));
     assertThrows(NoSuchElementException.class,

@@ -1,6 +1,5 @@
 package dev.colony.cli;
 
-import dev.colony.board.TemporalTaskBoard;
 import dev.colony.config.Secrets;
 import dev.colony.console.ConsoleServer;
 import dev.colony.console.TemporalColonySource;
@@ -64,8 +63,9 @@ final class ConsoleCommand implements Callable<Integer> {
     try {
       String name = colony.colony().name();
       // The board's client: settings as colony.yaml will give them (defaults until its tasks: block is read).
-      server = ConsoleServer.start(options, new TemporalColonySource(t.client, name, webUi),
-          new TemporalTaskBoard(t.client, name, TaskSettings.defaults()), Secrets.process());
+      // The board's calls go through the source's client, so /api/metrics counts them with the rest.
+      TemporalColonySource source = new TemporalColonySource(t.client, name, webUi);
+      server = ConsoleServer.start(options, source, source.board(TaskSettings.defaults()), Secrets.process());
     } catch (RuntimeException e) {
       t.close();
       if (ConsoleServer.portTaken(e)) {

@@ -231,7 +231,7 @@ final class TaskCommand implements Runnable {
       description = "Add a task: to To Do (ants take it), or to the Backlog with --backlog (ants leave it).",
       footerHeading = "%nExamples:%n",
       footer = {"  colony task add \"Fix the login redirect\" --priority high --label web --to pool:web",
-          "  git log -1 --format=%B | colony task add \"Follow up on the last commit\" --body-file -",
+          "  git log -1 --format=%%B | colony task add \"Follow up on the last commit\" --body-file -",
           "  colony task add \"Decide the release date\" --to @alice"})
   static final class Add extends Base {
     @Parameters(index = "0", arity = "1..*", paramLabel = "TITLE", description = "The title (words are joined).")

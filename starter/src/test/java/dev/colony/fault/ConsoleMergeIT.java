@@ -210,6 +210,16 @@ class ConsoleMergeIT {
     Chromium.screenshot(browser, "merge", "inbox");
     mark("inbox");
 
+    // a queue's change reaches the open inbox through the live stream (no timer, no reload)
+    js("window.__colonyMarker = 43;");
+    List<MergeItem> stuck = line();
+    stuck.add(FakeMergeSource.item("zeta-1", "zeta", ItemState.NEEDS_HUMAN, null, 3, "tests failed (exit 1)", null, 1_000));
+    merges.put(app(stuck));
+    eventually(WAIT, () -> !browser.findElements(By.cssSelector("#mergeItems [data-merge='zeta-1']")).isEmpty(),
+        () -> "the new item needing a human did not show in the open inbox:\n" + text());
+    assertEquals(43L, js("return window.__colonyMarker;"), "the inbox was reloaded");
+    mark("inbox live");
+
     // no queue at all: the page says how to get one
     merges.queues.clear();
     browser.get(server.url() + "/merge");

@@ -366,8 +366,10 @@ export function setInboxCount(n) {
 }
 
 /**
- * One EventSource per page. handlers: {ant(row), turns(t), inbox(i), task(card) and tasks({changed}) (with ?tasks=1: one
- * task changed; many did, read them again), colony(c) (the top bar is updated anyway),
+ * One EventSource per page: the console's one live stream. handlers: {ant(row) (a burst of changed ants comes as
+ * `ants` events of many rows, each given to ant), turns(t), inbox(i), task(card) and tasks({changed}) (with ?tasks=1:
+ * one task changed; many did, read them again), merge(queues) (with ?merge=1: GET /api/merge's answer, when a
+ * queue's card changed), colony(c) (the top bar is updated anyway),
  * open(reconnected)}: open(true) after a lost connection came back, so the page can reload what it missed.
  * EventSource retries by itself after a network error, but gives up for good on an HTTP error (401, 502):
  * then this opens a new one after a pause (and a 401 sends the user to the login page).
@@ -407,7 +409,15 @@ export function live(url, handlers = {}) {
       }
     });
     es.addEventListener('colony', (ev) => { const d = parse(ev); if (d) { setColony(d); if (handlers.colony) handlers.colony(d); } });
-    for (const kind of ['ant', 'turns', 'inbox', 'task', 'tasks']) {
+    es.addEventListener('ants', (ev) => {
+      const d = parse(ev);
+      if (d && Array.isArray(d.rows) && handlers.ant) {
+        for (const row of d.rows) {
+          try { handlers.ant(row); } catch (e) { console.error('live ant', e); }
+        }
+      }
+    });
+    for (const kind of ['ant', 'turns', 'inbox', 'task', 'tasks', 'merge']) {
       es.addEventListener(kind, (ev) => {
         const d = parse(ev);
         if (d && handlers[kind]) {

@@ -247,9 +247,11 @@ function refreshMerge() {
   });
 }
 
-live('/api/events?tasks=1', { inbox: show, task: refreshTasks, tasks: refreshTasks, open(again) { if (again) { refresh(); refreshTasks(); refreshMerge(); } } });
+// One stream: the ants that need a human, the tasks, and the merge queues' cards (pushed when one changes).
+live('/api/events?tasks=1&merge=1', {
+  inbox: show, task: refreshTasks, tasks: refreshTasks, merge: showMerge,
+  open(again) { if (again) { refresh(); refreshTasks(); refreshMerge(); } },
+});
 refresh();
 refreshTasks();
 refreshMerge();
-// The queues' cards are memos, read again every 5 s while the inbox is visible.
-setInterval(() => { if (document.visibilityState === 'visible') refreshMerge(); }, 5000);

@@ -1,5 +1,6 @@
-// The Merge page: each repository's merge queue as its card says it (GET /api/merge), read again
-// every 2 s while the page is visible; Approve / Retry / Cancel send the queue's decide update.
+// The Merge page: each repository's merge queue as its card says it (GET /api/merge once, then the
+// console's live stream pushes the queues whenever a card changes: one read for every open page);
+// Approve / Retry / Cancel send the queue's decide update.
 // Everything an ant or a human wrote goes into the DOM as text (el / clean), never as markup.
 import {
   el, clean, cleanBlock, clear, getJson, topbar, live, timeEl, antHref, canAct, onColony, banner, duration, mergeActions,
@@ -8,7 +9,6 @@ import {
 const $ = (id) => document.getElementById(id);
 topbar('merge');
 
-const POLL_MS = 2000;
 const STATE = {
   QUEUED: ['queued', 'c-wait', 'Waiting its turn'],
   AWAITING_REVIEW: ['awaiting review', 'c-pause', 'Green, waiting for a human: approve it (or its task) to let it land'],
@@ -215,10 +215,7 @@ function refresh() {
   return inFlight;
 }
 
-// Live: the queue's card is a memo, so the page reads it again every 2 s while it is visible
-// (one visibility call per read); hidden, it stops and reads once when shown again.
-setInterval(() => { if (document.visibilityState === 'visible') refresh(); }, POLL_MS);
-document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible') refresh(); });
+// Live: the console reads the queues' cards (memos) for every open page at once and pushes them (`merge` events).
 onColony((c) => {
   last = '';
   refresh();
@@ -226,5 +223,11 @@ onColony((c) => {
     $('summary').after(el('div', { class: 'readonly-note' }, 'Read-only: you can see the queues but not decide.'));
   }
 });
-live('/api/events', { open(again) { if (again) refresh(); } });
+live('/api/events?merge=1', {
+  open(again) { if (again) refresh(); },
+  merge(ans) {
+    document.querySelectorAll('.error-banner').forEach((b) => b.remove());
+    show(ans);
+  },
+});
 refresh();
