@@ -105,7 +105,8 @@ class ConsoleMergeIT {
     return FakeMergeSource.card("app", items,
         List.of(FakeMergeSource.landed("alpha-1", "alpha", 3, 42_000, 1_200, 600_000, 4, null),
             FakeMergeSource.landed("beta-0", "beta", 1, 8_000, 900, 3_600_000, 1, "https://github.com/acme/app/pull/17")),
-        Map.of("alpha", List.of("src/api/**", "docs/*.md")), Map.of("beta", "alpha: src/api/**"),
+        Map.of("alpha", List.of("src/api/**", "docs/*.md")),
+        Map.of("beta", "alpha: src/api/**", "zed", "gamma: src/api/Users.java", "yan", "gamma: src/api/Users.java"),
         Map.of("src/api", List.of("alpha", "beta"), "docs", List.of("alpha", "gamma")));
   }
 
@@ -207,6 +208,13 @@ class ConsoleMergeIT {
     click(() -> browser.findElement(By.cssSelector("#mergeItems [data-merge='delta-1'] button[aria-label='Approve delta-1']")));
     eventually(WAIT, () -> merges.decisions.contains("approve delta-1 in app by @local")
         && browser.findElements(By.cssSelector("#mergeItems [data-merge='delta-1']")).isEmpty(), () -> text());
+    // the stuck gamma (its item needs a human) holds paths two ants wait for: named, with where to act;
+    // alpha holds paths too, but its item lands: no card
+    WebElement blocked = browser.findElement(By.cssSelector("#mergeItems [data-blocker='gamma']"));
+    assertTrue(blocked.getText().contains("its item gamma-4 needs a human")
+        && blocked.getText().contains("2 ants wait for its paths in app: yan, zed")
+        && blocked.getText().contains("src/api/Users.java"), blocked.getText());
+    assertTrue(browser.findElements(By.cssSelector("#mergeItems [data-blocker='alpha']")).isEmpty(), text());
     Chromium.screenshot(browser, "merge", "inbox");
     mark("inbox");
 

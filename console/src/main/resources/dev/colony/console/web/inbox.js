@@ -88,6 +88,9 @@ function show(ans) {
   for (const [k, card] of cards) {
     if (!seen.has(k)) { card.remove(); cards.delete(k); }
   }
+  // the ants that wait for a human: one of them holding paths blocks those who wait for them
+  stuckAnts = new Map(items.map((it) => [String(it.ant), String(it.kind || 'a human')]));
+  if (lastMerge) showMerge(lastMerge);
   const n = items.length;
   $('summary').textContent = n ? `${n} thing${n === 1 ? '' : 's'} wait${n === 1 ? 's' : ''} for a human, oldest first` : '';
   const empty = $('empty');
@@ -211,7 +214,80 @@ function renderMerge(repo, it) {
       el('a', { href: '/merge', class: 'small' }, 'Open the merge queue →')));
 }
 
+// ---------------------------------------------------------------- paths a stuck ant holds
+// An ant whose work is stuck (its item needs a human or is in rework, or the ant itself waits for
+// a human) still holds its paths: the ants waiting for them are named here, with where to act.
+
+const STUCK_ITEM = { NEEDS_HUMAN: 'needs a human', REWORK: 'is in rework' };
+let stuckAnts = new Map(); // ant -> what it waits for (from the inbox's own list)
+let lastMerge = null;
+const blockCards = new Map(); // repo \0 holder -> { v, card }
+
+function blockers(queues) {
+  const out = [];
+  for (const q of queues) {
+    const repo = clean(q.repo, 100);
+    const byHolder = new Map();
+    for (const [waiter, text] of Object.entries(q.waiting || {})) {
+      const s = String(text || '');
+      const colon = s.indexOf(':');
+      if (colon <= 0) continue;
+      const holder = s.slice(0, colon).trim();
+      const paths = s.slice(colon + 1).trim();
+      if (!byHolder.has(holder)) byHolder.set(holder, { waiters: [], paths });
+      byHolder.get(holder).waiters.push(waiter);
+    }
+    for (const [holder, w] of byHolder) {
+      const item = (q.items || []).find((i) => i.ant === holder && STUCK_ITEM[i.state]);
+      const why = item ? 'its item ' + clean(item.id, 100) + ' ' + STUCK_ITEM[item.state]
+        : stuckAnts.has(holder) ? 'it waits for a human (' + clean(stuckAnts.get(holder), 60) + ')' : null;
+      if (why) out.push({ repo, holder, waiters: w.waiters.sort(), paths: w.paths, why, item });
+    }
+  }
+  return out;
+}
+
+function renderBlock(b) {
+  return el('article', { class: 'panel inbox-item k-merge-blocked', dataset: { blocker: clean(b.holder, 100), repo: b.repo } },
+    el('div', { class: 'body' },
+      el('div', { class: 'head' },
+        el('a', { href: antHref(b.holder), class: 'ant ellipsis data', title: clean(b.holder, 400) }, clean(b.holder, 200)),
+        el('span', { class: 'badge c-park' }, 'holds paths'),
+        el('span', { class: 'muted small' }, b.why)),
+      el('div', { class: 'small' },
+        b.waiters.length + (b.waiters.length === 1 ? ' ant waits' : ' ants wait') + ' for its paths in ',
+        el('b', { class: 'data' }, b.repo), ': ', el('span', { class: 'data' }, b.waiters.map((a) => clean(a, 100)).join(', ')),
+        ' · ', el('span', { class: 'mono data' }, clean(b.paths, 400))),
+      el('div', { class: 'small muted' }, b.item
+        ? 'Retry or cancel the item (cancelling frees its paths), or let its ant rework it.'
+        : 'Answer the ant (resume it), or stop it: a stop gives its claim back.')),
+    el('div', { class: 'actions' },
+      el('a', { href: antHref(b.holder), class: 'small' }, 'Open the ant →'),
+      el('a', { href: '/merge', class: 'small' }, 'Open the merge queue →')));
+}
+
+function showBlockers(queues) {
+  const list = blockers(queues);
+  const box = $('mergeItems');
+  const seen = new Set();
+  for (const b of list) {
+    const k = b.repo + '\u0000' + b.holder;
+    seen.add(k);
+    const v = JSON.stringify(b);
+    let x = blockCards.get(k);
+    if (!x || x.v !== v) {
+      if (x) x.card.remove();
+      x = { v, card: renderBlock(b) };
+      blockCards.set(k, x);
+    }
+    if (x.card.parentNode !== box) box.append(x.card);
+  }
+  for (const [k, x] of blockCards) if (!seen.has(k)) { x.card.remove(); blockCards.delete(k); }
+  return list.length;
+}
+
 function showMerge(ans) {
+  lastMerge = ans;
   const queues = Array.isArray(ans && ans.queues) ? ans.queues : [];
   const list = [];
   for (const q of queues) for (const it of (q.items || [])) if (MERGE_HUMAN[it.state]) list.push([clean(q.repo, 100), it]);
@@ -234,10 +310,12 @@ function showMerge(ans) {
     prev = x.card;
   }
   for (const [k, x] of mergeCards) if (!seen.has(k)) { x.card.remove(); mergeCards.delete(k); }
+  const blocked = showBlockers(queues); // after the items: they stay first
   // A colony without a merge queue has no such section.
   $('mergeSection').classList.toggle('hidden', queues.length === 0);
-  $('mergeCount').textContent = list.length ? '(' + list.length + ')' : '';
-  $('mergeEmpty').classList.toggle('hidden', list.length > 0);
+  const n = list.length + blocked;
+  $('mergeCount').textContent = n ? '(' + n + ')' : '';
+  $('mergeEmpty').classList.toggle('hidden', n > 0);
 }
 
 function refreshMerge() {
