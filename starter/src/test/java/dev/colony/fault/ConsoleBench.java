@@ -102,6 +102,9 @@ public final class ConsoleBench {
         report.add("| ants | cold | warm median (min–max) | target |\n|---|---|---|---|");
         report.addAll(paint);
 
+        report.add("\n## The costs page at 10,000 ants\n");
+        report.add(costs(tmp, url, have + 1));
+
         report.add("\n## From a signal to the open page\n");
         report.add(latency(tmp, c, url));
 
@@ -226,6 +229,54 @@ public final class ConsoleBench {
     } finally {
       browser.quit();
     }
+  }
+
+  /**
+   * The costs of every ant (running or stopped): {@code /api/costs} timed as a client reads it, with
+   * its count of ants, and a fresh load of {@code /costs} in Chromium until its summary names them.
+   */
+  private static String costs(Path tmp, String url, int ants) throws Exception {
+    List<Long> api = new ArrayList<>();
+    int listed = 0;
+    for (int i = 0; i <= PAINT_RUNS; i++) {
+      long t0 = System.nanoTime();
+      HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/api/costs?days=30"))
+          .timeout(Duration.ofSeconds(120)).build(), HttpResponse.BodyHandlers.ofString());
+      api.add((System.nanoTime() - t0) / 1_000_000);
+      listed = JSON.readTree(r.body()).path("ants").size();
+    }
+    List<Long> warmApi = new ArrayList<>(api.subList(1, api.size()));
+    Collections.sort(warmApi);
+    WebDriver browser = Chromium.start(tmp, 1400, 1000);
+    List<Double> paint = new ArrayList<>();
+    try {
+      browser.manage().timeouts().scriptTimeout(Duration.ofSeconds(120));
+      for (int i = 0; i <= PAINT_RUNS; i++) {
+        browser.get("about:blank");
+        browser.get(url + "/costs");
+        Object t = ((JavascriptExecutor) browser).executeAsyncScript("""
+            const done = arguments[arguments.length - 1];
+            (function check() {
+              const s = document.getElementById('summary');
+              if (s && / ants? · /.test(s.textContent)) done(performance.now());
+              else requestAnimationFrame(check);
+            })();""");
+        paint.add(((Number) t).doubleValue());
+      }
+      Chromium.screenshot(browser, "bench-console", "costs-10000");
+    } finally {
+      browser.quit();
+    }
+    List<Double> warm = new ArrayList<>(paint.subList(1, paint.size()));
+    Collections.sort(warm);
+    return "`/api/costs?days=30` read by a client (every ant, running or stopped, one row each), and a fresh load of "
+        + "`/costs` in headless Chromium until its summary names the ants. 1 cold and " + PAINT_RUNS + " warm runs.\n\n"
+        + "| ants | ants listed | `/api/costs` cold | warm median (min–max) | page cold | page warm median | target |\n"
+        + "|---|---|---|---|---|---|---|\n"
+        + String.format(Locale.ROOT, "| %,d | %,d%s | %,d ms | %,d ms (%,d–%,d) | %,.0f ms | %,.0f ms | < 2 s%s |", ants, listed,
+            listed >= ants ? "" : " **(missing ants)**", api.get(0), warmApi.get(warmApi.size() / 2), warmApi.get(0),
+            warmApi.get(warmApi.size() - 1), paint.get(0), warm.get(warm.size() / 2),
+            warm.get(warm.size() / 2) < 2_000 ? "" : " **missed**");
   }
 
   /** Pause and resume signals to the live ant; the open overview's row is watched in the page. */
