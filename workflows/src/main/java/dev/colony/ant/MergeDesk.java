@@ -320,7 +320,7 @@ final class MergeDesk {
       release(); // nothing goes to the queue by itself: the paths are not held for it
       return;
     }
-    submit(task, task == null ? null : r.work());
+    submit(task, task == null ? null : r.work(), false);
   }
 
   /**
@@ -336,18 +336,21 @@ final class MergeDesk {
       ant.merge.giveBack(rework);
       return;
     }
-    submit(null, r.work());
+    submit(null, r.work(), true);
   }
 
-  /** Submits the ant's branch: for {@code task} (or none), at the head {@code work} ended at (or none). */
-  private void submit(TaskBrief task, TaskWork work) {
+  /**
+   * Submits the ant's branch: for {@code task} (or none), at the head {@code work} ended at (or
+   * none). {@code fix}: the rework session's submission, which alone ends the item's rework.
+   */
+  private void submit(TaskBrief task, TaskWork work, boolean fix) {
     MergeRepo repo = ant.spec().merge();
     String name = ant.spec().name();
     // The head the session ended at: with review, the approval covers exactly it.
     Submission s = new Submission(name, ant.host() == null ? "" : ant.host(),
         ant.spec().workspace() == null ? "colony/" + name : ant.spec().workspace().branchOf(name),
         task == null ? null : task.id(), priority(task), "ant", false, work == null ? null : sha(work.head()),
-        work == null || task == null ? null : sha(work.base()));
+        work == null || task == null ? null : sha(work.base()), reworkItem() ? Boolean.valueOf(fix) : null);
     try {
       SubmitReply reply = desk("submit " + name + (task == null ? "" : " · task " + task.id())).submit(repo, s);
       log.info("{}: submitted to merge queue {}: {}", name, repo.name(), reply.text());

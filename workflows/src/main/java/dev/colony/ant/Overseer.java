@@ -69,6 +69,9 @@ final class Overseer {
     ant.session.spent(report.attempt(), report.spentUsd()); // charged if the session ends without its cost
     OverseerSpec s = ant.spec().overseer();
     if (s == null) {
+      if (report.turns().isEmpty() && Workflow.getInfo().getHistoryLength() > LIVE_TURNS_HISTORY_LIMIT) {
+        lastSpendOnlyMillis = Workflow.currentTimeMillis();
+      }
       return new TurnReply(List.of(), false);
     }
     ant.overseer.accept(report, s);
@@ -81,6 +84,10 @@ final class Overseer {
 
   /** Above this many events in the run, an ant without an overseer reports no more live turns. */
   static final long LIVE_TURNS_HISTORY_LIMIT = 20_000;
+  /** Past that limit a report of spend alone is taken at most this often (the next one carries the sum). */
+  static final long SPEND_ONLY_EVERY_MILLIS = 60_000;
+  /** When the last report of spend alone was taken past the limit (this run only). */
+  private long lastSpendOnlyMillis = Long.MIN_VALUE / 2;
 
   void validateReportTurns(TurnReport report) {
     if (report == null) {
@@ -94,10 +101,15 @@ final class Overseer {
     if (!Double.isFinite(report.spentUsd()) || report.spentUsd() < 0 || report.spentUsd() > TurnReport.MAX_SPENT_USD) {
       throw new IllegalArgumentException("spentUsd is not an amount an engine reports");
     }
-    // A report of spend alone (no turns) is small: it is taken however long the history is.
-    if (ant.spec().overseer() == null && !report.turns().isEmpty()
-        && Workflow.getInfo().getHistoryLength() > LIVE_TURNS_HISTORY_LIMIT) {
-      throw new IllegalArgumentException("this run's history is long: live turns resume after the next continue-as-new");
+    // A report of spend alone (no turns) is small: past the limit it is taken once a minute, so a
+    // session longer than the default two hours can never fill the run's history with them.
+    if (ant.spec().overseer() == null && Workflow.getInfo().getHistoryLength() > LIVE_TURNS_HISTORY_LIMIT) {
+      if (!report.turns().isEmpty()) {
+        throw new IllegalArgumentException("this run's history is long: live turns resume after the next continue-as-new");
+      }
+      if (Workflow.currentTimeMillis() - lastSpendOnlyMillis < SPEND_ONLY_EVERY_MILLIS) {
+        throw new IllegalArgumentException("this run's history is long: spend is taken once a minute");
+      }
     }
     if (report.turns().size() > TurnReport.MAX_TURNS || report.delivered().size() > TurnReport.MAX_DELIVERED) {
       throw new IllegalArgumentException("report too large (at most " + TurnReport.MAX_TURNS + " turns)");

@@ -64,7 +64,8 @@ final class SessionRunner {
     int number = ant.sessionCount() + 1;
     // A rework the merge queue sent back is a session of its own: only its text, no task's brief,
     // no mail, no issue (they wait for the next session); see MergeDesk.afterRework.
-    MergeSlot.Rework rework = ant.merge.takeRework();
+    // Urgent mail goes first: a rework session would be cut by it at once (and given back, for ever).
+    MergeSlot.Rework rework = mailbox.hasUrgent() ? null : ant.merge.takeRework();
     SessionRequest request;
     List<String> delivered;
     if (rework != null) {

@@ -48,7 +48,7 @@ final class Waits {
       pause();
       return false;
     }
-    if (ant.merge.reworkPending()) {
+    if (ant.merge.reworkPending() && !ant.mailbox.hasUrgent()) { // urgent mail first (SessionRunner.runOne)
       // A rework the merge queue sent back runs first, as a session of its own: no task is looked
       // for (a task held waits for the session after it), and no claim (its paths are held by the
       // work being reworked).

@@ -406,8 +406,13 @@ public final class MergeBook {
    * ({@link #submitProblem}).
    */
   public SubmitReply submit(Submission s, long now) {
-    holdClaim(s.ant());
     Item i = open(s.ant());
+    // The fix of an item sent back: its paths are held with that item already; the ant's current
+    // claim is for the task in hand, which must stay its own (a landing of the fix frees only it).
+    boolean fixOfRework = i != null && i.state == ItemState.REWORK && isFix(s);
+    if (!(fixOfRework && Boolean.TRUE.equals(s.fix()))) {
+      holdClaim(s.ant()); // (a submission from a human or an older ant holds the claim it came with, as before)
+    }
     String by = s.by() == null || s.by().isBlank() ? "ant" : MergeText.line(s.by(), 100);
     ItemPart part = part(s);
     if (i != null) {
@@ -420,7 +425,7 @@ public final class MergeBook {
       i.priority = Math.min(i.priority, s.priority());
       i.by = by;
       i.updatedAt = now;
-      if (i.state == ItemState.REWORK && repo.review()) {
+      if (fixOfRework && repo.review()) {
         // The fix holds every earlier part's work, rebased: each is reviewed again, at the fix's head.
         List<ItemPart> again = new ArrayList<>();
         for (ItemPart p : i.parts) {
@@ -430,10 +435,15 @@ public final class MergeBook {
       }
       // A submission for no task joining an item sent back is its fix (the ant's rework session):
       // the item's work again, not a part of its own.
-      if (!(i.state == ItemState.REWORK && part.taskId() == null && !i.parts.isEmpty())) {
+      if (!(fixOfRework && part.taskId() == null && !i.parts.isEmpty())) {
         join(i, part);
       }
       i.sync();
+      if (i.state == ItemState.REWORK && !fixOfRework) {
+        // other work of the ant (its next task) joins an item sent back: it waits for the fix
+        holdUntil.remove(i.id);
+        return reply(i, "joined " + i.id + ", which waits for its rework", now);
+      }
       if (i.state == ItemState.REWORK) {
         i.state = ready(i);
         i.reason = "resubmitted after rework (try " + (i.tries + 1) + ")";
@@ -481,6 +491,15 @@ public final class MergeBook {
   }
 
   /** A submission as a part: without review only its task counts (the branch is read at the turn). */
+  /**
+   * Whether a submission ends an item's rework: the rework session's own (fix true), or one from a
+   * human or an ant that does not run reworks as sessions of their own (fix null: as before); not
+   * other work of an ant that does (fix false).
+   */
+  private static boolean isFix(Submission s) {
+    return s.fix() == null || s.fix();
+  }
+
   private ItemPart part(Submission s) {
     return repo.review() ? new ItemPart(s.taskId(), s.head(), s.base(), s.approved())
         : new ItemPart(s.taskId(), null, null, s.approved());
@@ -846,6 +865,7 @@ public final class MergeBook {
         i.state = ItemState.CLOSED;
         i.reason = "cancelled by " + by;
         holdUntil.remove(i.id);
+        workDone(i.ant); // the dropped work holds no paths any more
       }
     }
     i.step = null;
@@ -1007,10 +1027,13 @@ public final class MergeBook {
       fresh.removeAll(own.globs());
     }
     fresh.removeAll(held.getOrDefault(c.ant(), List.of()));
-    long mine = waitingSince.getOrDefault(c.ant(), Long.MAX_VALUE);
+    // Only the waiters before it in the line count (an ant not waiting yet comes after them all).
     for (String w : fresh.isEmpty() ? List.<String>of() : waitersInOrder()) {
-      if (w.equals(c.ant()) || waitingSince.getOrDefault(w, 0L) >= mine || holdsAgainst(c.ant(), waiting.get(w))) {
-        continue; // itself, an ant that began to wait after it, or one that waits for its paths anyway
+      if (w.equals(c.ant())) {
+        break; // the rest began to wait after it
+      }
+      if (holdsAgainst(c.ant(), waiting.get(w))) {
+        continue; // it waits for this ant's paths anyway: it cannot go first
       }
       List<String> o = PathGlobs.overlapping(fresh, waiting.get(w).globs());
       if (!o.isEmpty()) {

@@ -239,6 +239,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
           scope.cancel();
           book.hold(id, "tested again after the queue continued as new (its history filled during the tests)", 0, false,
               Workflow.currentTimeMillis());
+          book.rejoinLater(it.ant()); // a submission that came during the landing joins the item (not carried otherwise)
           publish();
           return;
         }

@@ -16,10 +16,19 @@ package dev.colony.merge;
  * @param head the branch head the work ends at (an ant's session says it), or null: with review, an
  *     approval covers exactly this head; later commits need an approval of their own
  * @param base the commit the work starts after (its task's base), or null
+ * @param fix from an ant that runs a rework as a session of its own: true for that session's
+ *     submission (the item's fix, which ends its rework), false for any other (it joins an item in
+ *     rework without ending it); null from anyone else (a human, an older ant): any submission
+ *     ends a rework, as before
  */
 public record Submission(String ant, String host, String branch, String taskId, int priority, String by,
-    boolean approved, String head, String base) {
+    boolean approved, String head, String base, Boolean fix) {
   public static final int NORMAL = 2;
+
+  public Submission(String ant, String host, String branch, String taskId, int priority, String by,
+      boolean approved, String head, String base) {
+    this(ant, host, branch, taskId, priority, by, approved, head, base, null);
+  }
 
   public Submission(String ant, String host, String branch, String taskId, int priority, String by, boolean approved) {
     this(ant, host, branch, taskId, priority, by, approved, null, null);

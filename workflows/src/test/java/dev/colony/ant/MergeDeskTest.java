@@ -410,6 +410,26 @@ class MergeDeskTest {
     ant.stop();
   }
 
+  /**
+   * Urgent mail goes before a pending rework: the rework's session would be cut by it at once and
+   * given back, for ever (the ant looped, cancelling a session a few milliseconds each).
+   */
+  @Test
+  void urgentMailGoesBeforeAPendingReworkAndBothAreServedOnce() {
+    AntWorkflow ant = Fakes.start(client, QUEUE, ant("lambda", false, List.of()));
+    eventually(() -> sessions.requests.size() == 1, "the first session");
+    ant.pause(); // the rework waits while the ant is paused; urgent mail then resumes it
+    eventually(() -> ant.status().paused(), "paused");
+    ant.mergeNews(new MergeNews(MergeNews.Kind.REWORK, "app", "lambda-1", REWORK_TEXT, null, List.of("a.txt"), "main"));
+    ant.message(dev.colony.mailbox.Mail.urgent("stop everything and fix the build"));
+    eventually(() -> sessions.requests.size() == 3, "the urgent mail's session, then the rework's");
+    assertEquals(List.of("stop everything and fix the build"), sessions.requests.get(1).messages());
+    assertEquals(List.of("[merge queue] " + REWORK_TEXT), sessions.requests.get(2).messages());
+    env.sleep(java.time.Duration.ofMinutes(2));
+    assertEquals(3, sessions.requests.size(), "nothing runs again (no session given back and retaken)");
+    ant.stop();
+  }
+
   @Test
   void aTasksTouchesLineIsRead() {
     assertEquals(List.of("src/api/**", "docs/*.md"),

@@ -410,4 +410,26 @@ class MergeBookTest {
     assertEquals("a\\nb", MergeText.line("a\nb", 10));
     assertEquals("1a2b3c4", MergeText.shortSha("1a2b3c4d5e6f"));
   }
+
+  /**
+   * An ant that runs reworks as sessions of their own submits its next task while its item is in
+   * rework: that work joins and waits; only the rework session's submission (the fix) sends the
+   * item back in line. A human's submission (no fix flag) still does, as before.
+   */
+  @Test
+  void onlyTheFixEndsARework() {
+    MergeBook b = book();
+    b.submit(new Submission("alpha", "", "colony/alpha", "t1", 2, "ant", false, null, null, false), 1);
+    MergeItem it = b.next(2);
+    b.landing(it.id(), 3);
+    assertEquals(ItemState.REWORK, b.rework(it.id(), "conflict in a.txt", 4));
+    SubmitReply t2 = b.submit(new Submission("alpha", "", "colony/alpha", "t2", 2, "ant", false, null, null, false), 5);
+    assertEquals(ItemState.REWORK, t2.state(), t2.text());
+    assertNull(b.next(6), "nothing lands before the fix");
+    SubmitReply fix = b.submit(new Submission("alpha", "", "colony/alpha", null, 2, "ant", false, null, null, true), 7);
+    assertEquals(ItemState.QUEUED, fix.state(), fix.text());
+    b.landing(it.id(), 8);
+    b.rework(it.id(), "conflict again", 9);
+    assertEquals(ItemState.QUEUED, b.submit(sub("alpha", 2), 10).state(), "a submission with no fix flag ends it");
+  }
 }

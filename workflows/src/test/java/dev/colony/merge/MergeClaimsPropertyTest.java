@@ -125,7 +125,7 @@ class MergeClaimsPropertyTest {
           if (it.state() == ItemState.REWORK && ants.get(it.ant()).phase == Phase.STOPPED
               || it.state() == ItemState.NEEDS_HUMAN) {
             // a stopped ant's rework, or an item out of tries: shown in the inbox, a human drops it
-            book[0].close(it.id(), "cancelled by a human", clock[0]);
+            book[0].decide(new MergeDecision(it.id(), "cancel", "@ops"), clock[0]); // as colony merge cancel does
             tell(book[0].freed(), ants, log);
             log.add(it.id() + " cancelled");
           }
@@ -175,13 +175,11 @@ class MergeClaimsPropertyTest {
       log.add(it.id() + " rework");
       Ant a = ants.get(it.ant());
       if (a.phase != Phase.STOPPED) {
-        // its next session reworks and submits the whole branch (the work in hand with it); a
-        // stopped ant's item waits in rework for a human (the drain cancels it)
-        book.submit(MergeBookTest.sub(it.ant(), 2), now);
-        if (a.phase == Phase.WORKING || a.phase == Phase.PAUSED) {
-          a.phase = Phase.IDLE;
-        }
-        log.add(it.ant() + " resubmits");
+        // a session of its own reworks it and submits the fix; the task in hand (a working or paused
+        // ant's claim) goes on after it and keeps its paths. A stopped ant's item waits in rework for
+        // a human (the drain cancels it)
+        book.submit(new Submission(it.ant(), "", "colony/" + it.ant(), null, 2, "ant", false, null, null, true), now);
+        log.add(it.ant() + " resubmits its fix");
       }
       return;
     }

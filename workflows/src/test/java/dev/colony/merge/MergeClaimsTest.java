@@ -108,4 +108,38 @@ class MergeClaimsTest {
         "zed waited first (by name it would be amy)");
     assertEquals(Map.of(), Map.copyOf(copy.state().claimOrder().held()));
   }
+
+  /** A human's cancel drops the work: its paths are free at once (the inbox says so). */
+  @Test
+  void aCancelledItemFreesItsPaths() {
+    MergeBook b = book();
+    b.claim(claim("alpha", "src/a/**"));
+    b.submit(sub("alpha", 2), 1);
+    assertFalse(b.claim(claim("beta", "src/a/x")).granted());
+    MergeItem it = b.line(2).get(0);
+    b.decide(new MergeDecision(it.id(), "cancel", "@ops", null), 3);
+    assertEquals(List.of(), b.held("alpha"));
+    assertEquals(List.of("beta"), b.freed().stream().map(PathClaim::ant).toList());
+  }
+
+  /**
+   * The rework session's submission (the fix) does not take the ant's current claim (for the task in
+   * hand) into the item: when the fix lands, that claim stays the ant's.
+   */
+  @Test
+  void aFixLandingKeepsTheClaimOfTheTaskInHand() {
+    MergeBook b = MergeBook.of(MergeQueueState.start(MergeBookTest.repo(false, 3)));
+    b.claim(claim("alpha", "src/a/**"));
+    b.submit(new Submission("alpha", "", "colony/alpha", "t1", 2, "ant", false, null, null, false), 1);
+    MergeItem it = b.next(2);
+    b.landing(it.id(), 3);
+    b.rework(it.id(), "conflict", 4);
+    assertTrue(b.claim(claim("alpha", "src/b/**")).granted(), "its next task's paths");
+    b.submit(new Submission("alpha", "", "colony/alpha", null, 2, "ant", false, null, null, true), 5);
+    MergeItem again = b.next(6);
+    b.landing(again.id(), 7);
+    b.landed(again.id(), landedOf(again), 8);
+    assertFalse(b.claim(claim("beta", "src/b/x")).granted(), "the task in hand keeps its paths");
+    assertTrue(b.claim(claim("gamma", "src/a/x")).granted(), "the reworked item's paths are free");
+  }
 }

@@ -173,6 +173,8 @@ class MergeQueueWorkflowTest {
       MergeQueueWorkflow q = start(repo);
       q.submit(sub("alpha", 2));
       eventually(() -> git.calls.stream().anyMatch(c -> c.startsWith("test ")), "alpha is testing");
+      // alpha's next task is submitted while its item lands: it must not be lost with the abandoned landing
+      q.submit(new Submission("alpha", "", "colony/alpha", "t2", 2, "ant", false));
       String first = client.newUntypedWorkflowStub(repo.workflowId()).describe().getExecution().getRunId();
       int refused = 0;
       for (int i = 0; i < 200 && refused == 0; i++) {
@@ -189,6 +191,8 @@ class MergeQueueWorkflowTest {
       eventually(() -> git.testsCancelled.get() == 1, "the test in flight was abandoned");
       git.testGate.release(100);
       eventually(() -> git.landedOriginals().size() == 1, "alpha landed in the next run");
+      eventually(() -> desk.finished.stream().anyMatch(f -> f.startsWith("t2 ")),
+          "the task submitted during the abandoned landing landed with it");
       assertEquals(2, git.calls.stream().filter(c -> c.startsWith("test ")).count(), "tested again");
       int events = client.fetchHistory(repo.workflowId(), first).getEvents().size();
       assertTrue(events <= MergeQueueWorkflowImpl.historyBound + 40, "the first run stopped at its bound: " + events);

@@ -46,7 +46,7 @@ function render() {
   const month = ants.reduce((a, x) => a + Number(x.monthUsd || 0), 0);
   const dailyCaps = ants.filter((a) => Number(a.dailyBudgetUsd) > 0);
   const over = dailyCaps.filter((a) => Number(a.todayUsd || 0) >= Number(a.dailyBudgetUsd)).length;
-  $('summary').textContent = `${ants.length} ant${ants.length === 1 ? '' : 's'} · ${ds.length ? dayLabel(ds[0]) + ' – ' + dayLabel(ds[ds.length - 1]) : ''}`;
+  $('summary').textContent = `${ants.length.toLocaleString('en-US')} ant${ants.length === 1 ? '' : 's'} · ${ds.length ? dayLabel(ds[0]) + ' – ' + dayLabel(ds[ds.length - 1]) : ''}`;
   const stat = (label, value, sub) => el('div', { class: 'panel stat' }, el('div', { class: 'small muted' }, label), el('div', { class: 'statvalue' }, value), sub ? el('div', { class: 'small muted' }, sub) : null);
   clear($('stats'),
     stat(`Colony, last ${ds.length} days`, usd(data.totalUsd), ds.length ? `${usd(Number(data.totalUsd || 0) / ds.length)} a day on average` : null),
@@ -60,6 +60,12 @@ function render() {
   renderChart(ds, ants, tot);
   renderBudgets(ants);
   renderMatrix(ds, ants, tot);
+}
+
+// The y axis of a big colony: $25k, not a $25000 cut at the chart's edge.
+function axisUsd(v) {
+  if (v >= 1000) return '$' + (v / 1000).toFixed(v >= 10000 ? 0 : 1).replace(/\.0$/, '') + 'k';
+  return '$' + (v < 10 ? v.toFixed(2) : v.toFixed(0));
 }
 
 function renderChart(ds, ants, tot) {
@@ -89,7 +95,7 @@ function renderChart(ds, ants, tot) {
     width: Math.max(280, box.clientWidth), height: window.innerWidth < 600 ? 220 : 300,
     cursor: { drag: { x: false, y: false } },
     scales: { x: { time: true }, y: { range: (u, min, max) => [0, Math.max(1, max * 1.1)] } },
-    axes: [{ space: 60 }, { values: (u, vals) => vals.map((v) => '$' + (v < 10 ? v.toFixed(2) : v.toFixed(0))), size: 56 }],
+    axes: [{ space: 60 }, { values: (u, vals) => vals.map(axisUsd), size: 60 }],
     series,
   }, values, box);
 }
