@@ -458,22 +458,7 @@ public final class MergeBook {
           : "";
       return reply(i, "joined " + i.id + pinned, now);
     }
-    int n = counters.getOrDefault(s.ant(), 0) + 1;
-    counters.put(s.ant(), n);
-    i = new Item();
-    i.id = s.ant() + "-" + n;
-    i.ant = s.ant();
-    i.host = s.host() == null ? "" : s.host();
-    i.branch = s.branch();
-    i.priority = s.priority();
-    i.by = by;
-    i.parts.add(part);
-    i.sync();
-    i.submittedAt = now;
-    i.updatedAt = now;
-    i.paths = List.of();
-    i.state = ready(i);
-    items.add(i);
+    i = openItem(s.ant(), s.host() == null ? "" : s.host(), s.branch(), s.priority(), by, List.of(part), now);
     trimClosed();
     return reply(i, "opened " + i.id, now);
   }
@@ -491,6 +476,27 @@ public final class MergeBook {
   }
 
   /** A submission as a part: without review only its task counts (the branch is read at the turn). */
+  /** A new open item of the ant (numbered after its last), holding {@code parts}, in line. */
+  private Item openItem(String ant, String host, String branch, int priority, String by, List<ItemPart> parts, long now) {
+    int n = counters.getOrDefault(ant, 0) + 1;
+    counters.put(ant, n);
+    Item i = new Item();
+    i.id = ant + "-" + n;
+    i.ant = ant;
+    i.host = host;
+    i.branch = branch;
+    i.priority = priority;
+    i.by = by;
+    i.parts.addAll(parts);
+    i.sync();
+    i.submittedAt = now;
+    i.updatedAt = now;
+    i.paths = List.of();
+    i.state = ready(i);
+    items.add(i);
+    return i;
+  }
+
   /**
    * Whether a submission ends an item's rework: the rework session's own (fix true), or one from a
    * human or an ant that does not run reworks as sessions of their own (fix null: as before); not
@@ -766,23 +772,8 @@ public final class MergeBook {
     landedCount++;
     learn(i.ant, i.paths.isEmpty() ? l.paths() : i.paths);
     if (!rest.isEmpty()) {
-      int c = counters.getOrDefault(i.ant, 0) + 1;
-      counters.put(i.ant, c);
-      Item next = new Item();
-      next.id = i.ant + "-" + c;
-      next.ant = i.ant;
-      next.host = i.host;
-      next.branch = i.branch;
-      next.priority = i.priority;
-      next.by = i.by;
-      next.parts.addAll(rest);
-      next.sync();
-      next.submittedAt = now;
-      next.updatedAt = now;
-      next.paths = List.of();
-      next.state = ready(next);
+      Item next = openItem(i.ant, i.host, i.branch, i.priority, i.by, rest, now);
       next.reason = "the work after " + MergeText.shortSha(l.from()) + ", which " + i.id + " landed";
-      items.add(next);
     }
     if (rest.isEmpty()) {
       workDone(i.ant); // else the work after the approved head is still submitted and unlanded: held
