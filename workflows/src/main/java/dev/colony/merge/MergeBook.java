@@ -1212,6 +1212,15 @@ public final class MergeBook {
     }
     TreeMap<String, List<String>> cl = new TreeMap<>();
     claims.forEach((k, v) -> cl.put(k, v.globs()));
+    held.forEach((k, v) -> { // what its submitted, unlanded work holds: a holder even with no claim of its own
+      List<String> all = new ArrayList<>(cl.getOrDefault(k, List.of()));
+      for (String g : v) {
+        if (!all.contains(g)) {
+          all.add(g);
+        }
+      }
+      cl.put(k, List.copyOf(all));
+    });
     TreeMap<String, String> wf = new TreeMap<>();
     waiting.forEach((k, v) -> wf.put(k, MergeText.line(waitingFor.getOrDefault(k, "paths held"), MergeText.MAX_LINE)));
     return new MergeCard(repo.colony(), repo.name(), repo.target(), repo.land(), repo.review(), targetHead, order, ls,

@@ -1,6 +1,5 @@
 package dev.colony.merge;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -233,7 +232,8 @@ class MergeClaimsPropertyTest {
             want.add(n);
           }
         }
-        assertEquals(want, claims.getOrDefault(a.name, List.of()), a.name + " works on paths it does not hold");
+        assertTrue(claims.getOrDefault(a.name, List.of()).containsAll(want),
+            a.name + " works on paths it does not hold: " + want + " not all in " + claims.get(a.name));
       }
     }
   }

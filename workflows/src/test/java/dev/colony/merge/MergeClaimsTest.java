@@ -29,6 +29,8 @@ class MergeClaimsTest {
     assertTrue(b.claim(claim("alpha", "src/api/**")).granted());
     b.submit(sub("alpha", 2), 1);
     assertTrue(b.claim(claim("alpha", "docs/**")).granted(), "the next task's paths");
+    assertEquals(List.of("docs/**", "src/api/**"), b.card(null, 2).claims().get("alpha"),
+        "the card shows what alpha holds: its claim and its submitted work");
     PathReply r = b.claim(claim("beta", "src/api/x.java"));
     assertFalse(r.granted(), "alpha's unlanded work still holds src/api/**");
     assertEquals("alpha", r.holder());
