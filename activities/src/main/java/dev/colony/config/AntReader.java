@@ -286,6 +286,7 @@ final class AntReader {
     ErrorPolicy errorPolicy = ErrorPolicyReader.readErrorPolicy(n, defaults.errorPolicy());
     OverseerSpec overseer = OverseerReader.readOverseer(n, defaults.overseer(), errorPolicy.sessionIdleTimeout());
     dev.colony.spec.TaskPolicy tasks = tasks(n, taskRules);
+    dev.colony.spec.SandboxSpec sandbox = SandboxReader.read(n, defaults.sandbox());
     if (name == null || description == null || instructions == null) {
       return null;
     }
@@ -323,6 +324,7 @@ final class AntReader {
         .errorPolicy(errorPolicy.withZoneTable(dev.colony.budget.ZoneTable.of(errorPolicy.budgetZone())))
         .overseer(overseer)
         .tasks(tasks)
+        .sandbox(sandbox)
         .build(); // notices: the colony's, added by ColonyLoader
   }
 

@@ -52,7 +52,7 @@ final class ColonyReader {
         poll == null ? 0 : poll,
         session == null ? AntSpec.DEFAULT_SESSION_TIMEOUT_SECONDS : session,
         heartbeat == null ? AntSpec.DEFAULT_HEARTBEAT_TIMEOUT_SECONDS : heartbeat,
-        git, errorPolicy, overseer, d.durationSeconds("move_after"));
+        git, errorPolicy, overseer, d.durationSeconds("move_after"), SandboxReader.read(d, null));
   }
 
   ColonySettings readColony(Node root, Path dir, Defaults defaults) {

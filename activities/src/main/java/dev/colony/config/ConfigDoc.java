@@ -67,6 +67,9 @@ public final class ConfigDoc {
       case COMMAND_LINE -> "list (program and arguments) or a shell command line";
       case SWITCH_OR_SECTION -> "`on`, `off` or section";
       case BOOLEAN -> "`true` or `false`";
+      case CHOICE_OR_SECTION -> String.join(", ", k.values().stream().map(v -> "`" + v + "`").toList()) + " or section";
+      case SIZE -> "size (`512m`, `4g`) or `off`";
+      case COUNT_OR_OFF -> "whole number or `off`";
     };
   }
 

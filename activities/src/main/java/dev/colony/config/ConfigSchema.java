@@ -55,7 +55,13 @@ public final class ConfigSchema {
     /** {@code on}/{@code off}, or a section. */
     SWITCH_OR_SECTION,
     /** {@code true} or {@code false}. */
-    BOOLEAN
+    BOOLEAN,
+    /** One of {@link Key#values}, or a section. */
+    CHOICE_OR_SECTION,
+    /** A size in bytes with an optional unit (512m, 4g), or {@code off}. */
+    SIZE,
+    /** A whole number, or {@code off}. */
+    COUNT_OR_OFF
   }
 
   /**
@@ -192,8 +198,23 @@ public final class ConfigSchema {
         section("budget", "Spend caps in US dollars; the ant pauses until the window rolls over.",
             key("daily_usd", Kind.AMOUNT, "Cap per day."),
             key("monthly_usd", Kind.AMOUNT, "Cap per month.")),
-        OVERSEER, OVERSEER_OLD_NAME);
+        OVERSEER, OVERSEER_OLD_NAME, SANDBOX);
   }
+
+  /** The walls around a session: {@code sandbox: off}, {@code on}, or its settings. */
+  private static final Key SANDBOX = new Key(SandboxReader.KEY, Kind.SWITCH_OR_SECTION, false,
+      "The walls around every session (docs/security.md): on (the default), off (the agent runs with the "
+          + "worker's powers: trusted setups only), or its settings.", List.of(), new Section(List.of(
+              new Key("network", Kind.CHOICE_OR_SECTION, false, "none (the default: only the hosts in allow, "
+                  + "through the worker's proxy), open (the host's whole network), or allow: [hosts].",
+                  List.of("none", "open"), new Section(List.of(
+                      key("allow", Kind.LIST, "Hosts the session may reach (host, host:port, *.domain), "
+                          + "besides its engine's API host.")))),
+              key("secrets", Kind.LIST, "Names of variables (worker environment or .env) the session sees."),
+              key("memory", Kind.SIZE, "The session's memory limit (default 2g; off: none)."),
+              key("processes", Kind.COUNT_OR_OFF, "The most processes and threads at once (default 1024; off: none)."),
+              key("read", Kind.LIST, "More absolute paths the session may read."),
+              key("write", Kind.LIST, "More absolute paths the session may write."))));
 
   private static Key state() {
     return section("state", "Accepted for compatibility with other colonies; Temporal keeps the state.",
@@ -541,6 +562,11 @@ public final class ConfigSchema {
       case SWITCH_OR_SECTION -> v.put("anyOf", List.of(Map.of("type", "boolean"),
           Map.of("enum", List.of("on", "off")), object(k.section())));
       case BOOLEAN -> v.put("type", "boolean");
+      case CHOICE_OR_SECTION -> v.put("anyOf", List.of(Map.of("enum", k.values()), object(k.section())));
+      case SIZE -> v.put("anyOf", List.of(Map.of("type", "integer", "minimum", 1),
+          Map.of("type", "string", "pattern", "^(off|[0-9]{1,12} ?[kKmMgGtT]?(i?[bB])?)$")));
+      case COUNT_OR_OFF -> v.put("anyOf", List.of(Map.of("type", "integer", "minimum", 16),
+          Map.of("enum", List.of("off"))));
     }
     return v;
   }

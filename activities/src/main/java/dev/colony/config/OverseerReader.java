@@ -86,6 +86,6 @@ final class OverseerReader {
   }
 
   /** YAML's booleans, which an editor's schema check reads as true and false. */
-  private static final java.util.Set<String> SWITCH_ON = java.util.Set.of("true", "True", "TRUE");
-  private static final java.util.Set<String> SWITCH_OFF = java.util.Set.of("false", "False", "FALSE");
+  static final java.util.Set<String> SWITCH_ON = java.util.Set.of("true", "True", "TRUE");
+  static final java.util.Set<String> SWITCH_OFF = java.util.Set.of("false", "False", "FALSE");
 }

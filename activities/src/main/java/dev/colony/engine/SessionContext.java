@@ -15,6 +15,7 @@ import java.util.Map;
  * @param narrator where the agent's words and tool calls go
  * @param guard the idle watchdog and the interrupt grace
  * @param overseer where turns go for the overseer, and whispers come from
+ * @param confinement the walls the agent's processes run in (the ant's sandbox)
  */
 public record SessionContext(
     AntSpec spec,
@@ -29,7 +30,20 @@ public record SessionContext(
     ToolGate gate,
     Narrator narrator,
     SessionGuard guard,
-    OverseerFeed overseer) {
+    OverseerFeed overseer,
+    dev.colony.sandbox.Confinement confinement) {
+
+  public SessionContext {
+    confinement = confinement == null ? dev.colony.sandbox.Confinement.NONE : confinement;
+  }
+
+  /** Without walls (engine tests). */
+  public SessionContext(AntSpec spec, int session, String prompt, Path workspace, Map<String, String> env,
+      Path transcript, Duration timeout, Duration heartbeatInterval, Progress progress, ToolGate gate,
+      Narrator narrator, SessionGuard guard, OverseerFeed overseer) {
+    this(spec, session, prompt, workspace, env, transcript, timeout, heartbeatInterval, progress, gate, narrator,
+        guard, overseer, dev.colony.sandbox.Confinement.NONE);
+  }
 
   /** Without an overseer. */
   public SessionContext(AntSpec spec, int session, String prompt, Path workspace, Map<String, String> env,

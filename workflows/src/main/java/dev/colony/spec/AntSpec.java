@@ -54,7 +54,8 @@ public record AntSpec(
     @JsonProperty("supervisor") dev.colony.overseer.OverseerSpec overseer,
     NotifySpec notices,
     TaskPolicy tasks,
-    dev.colony.merge.MergeRepo merge) {
+    dev.colony.merge.MergeRepo merge,
+    SandboxSpec sandbox) {
 
   public static final long DEFAULT_SESSION_TIMEOUT_SECONDS = 2 * 3600;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 30;
@@ -137,6 +138,7 @@ public record AntSpec(
     b.notices = notices;
     b.tasks = tasks;
     b.merge = merge;
+    b.sandbox = sandbox;
     return b;
   }
 
@@ -174,6 +176,7 @@ public record AntSpec(
     private NotifySpec notices;
     private TaskPolicy tasks;
     private dev.colony.merge.MergeRepo merge;
+    private SandboxSpec sandbox;
 
     private Builder() {}
 
@@ -339,8 +342,14 @@ public record AntSpec(
       return this;
     }
 
+    /** The walls around its sessions ({@code sandbox:}); null: the defaults. */
+    public Builder sandbox(SandboxSpec sandbox) {
+      this.sandbox = sandbox;
+      return this;
+    }
+
     public AntSpec build() {
-      return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, errorPolicy, overseer, notices, tasks, merge);
+      return new AntSpec(colony, name, description, instructions, engine, claude, gemini, command, discordChannel, githubRepos, cron, timezone, triggers, autonomy, confirmation, toolCalls, lmOutput, recovery, pollIntervalSeconds, confirmationTimeoutSeconds, sessionTimeoutSeconds, heartbeatTimeoutSeconds, continueAsNewEvery, workspace, git, colonyDir, sourceFile, errorPolicy, overseer, notices, tasks, merge, sandbox);
     }
   }
 }

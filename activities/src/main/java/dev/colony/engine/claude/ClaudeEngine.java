@@ -77,10 +77,10 @@ public final class ClaudeEngine implements Engine {
     if (Processes.findExecutable(argv.get(0), ctx.env()) == null) {
       return SessionResult.of(Outcome.PERMANENT, "the claude CLI was not found (" + argv.get(0) + "); " + INSTALL_HINT);
     }
-    ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(argv)).directory(ctx.workspace().toFile());
-    // The agent sees the worker's environment plus the colony's .env (ANTHROPIC_API_KEY,
-    // GITHUB_TOKEN for gh, ...): resolved here on the worker, never sent through Temporal.
-    pb.environment().putAll(ctx.env());
+    // The agent sees what its session was granted (its sandbox: the engine's key and the secrets
+    // its file names; with sandbox: off, the worker's environment plus the colony's .env),
+    // resolved here on the worker, never sent through Temporal.
+    ProcessBuilder pb = ctx.confinement().processFor(argv, ctx.env(), Map.of(), ctx.workspace());
     pb.redirectError(ProcessBuilder.Redirect.PIPE);
     long started = clock.millis();
     Process process;

@@ -59,11 +59,9 @@ public final class CommandEngine implements Engine {
     if (Processes.findExecutable(argv.get(0), ctx.env()) == null) {
       return SessionResult.of(Outcome.PERMANENT, "cannot start " + argv.get(0) + ": no such executable file");
     }
-    ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(argv)).directory(ctx.workspace().toFile())
-        .redirectErrorStream(true);
-    Map<String, String> env = pb.environment();
-    env.putAll(ctx.env());
-    env.putAll(command.env());
+    // The engine's own variables, on top of what the session sees (ctx.env() unconfined; in the
+    // sandbox only what it was granted).
+    Map<String, String> env = new java.util.LinkedHashMap<>(command.env());
     // The prompt goes on stdin and in a file. The environment copy is only for small prompts:
     // the kernel refuses a single value over 128 KiB (E2BIG) and any value with a NUL, and one
     // long message must never stop the ant from starting at all.
@@ -75,12 +73,9 @@ public final class CommandEngine implements Engine {
     }
     env.put("COLONY_PROMPT_FILE", promptFile.toString());
     String inEnv = envSafe(ctx.prompt());
-    if (inEnv != null) {
-      env.put("COLONY_PROMPT", inEnv);
-    } else {
-      env.remove("COLONY_PROMPT");
-    }
-    env.replaceAll((k, v) -> v.indexOf('\0') < 0 ? v : v.replace("\0", ""));
+    // Too big for the environment: the prompt is in the file only (an empty value hides any
+    // COLONY_PROMPT the worker's own environment has).
+    env.put("COLONY_PROMPT", inEnv != null ? inEnv : "");
     env.put("COLONY_ANT", spec.name());
     env.put("COLONY_COLONY", spec.colony());
     env.put("COLONY_SESSION", Integer.toString(ctx.session()));
@@ -99,6 +94,7 @@ public final class CommandEngine implements Engine {
       env.put("COLONY_RETRY_OF", previous);
     }
 
+    ProcessBuilder pb = ctx.confinement().processFor(argv, ctx.env(), env, ctx.workspace()).redirectErrorStream(true);
     long started = clock.millis();
     Process process;
     try {

@@ -182,7 +182,7 @@ public final class GeminiEngine implements Engine {
       if (base != null) {
         httpOptions.baseUrl(base);
       }
-      GeminiTools tools = new GeminiTools(ctx.workspace(), ctx.gate(), ctx.narrator());
+      GeminiTools tools = new GeminiTools(ctx.workspace(), ctx.gate(), ctx.narrator(), ctx.confinement(), ctx.env());
       GenerateContentConfig config = GenerateContentConfig.builder()
           .tools(Tool.builder().functionDeclarations(GeminiTools.declarations()).build())
           .systemInstruction(Content.builder().role("system").parts(Part.fromText(

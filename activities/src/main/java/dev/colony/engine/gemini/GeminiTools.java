@@ -31,7 +31,18 @@ final class GeminiTools {
   private final ToolGate gate;
   private final Narrator narrator;
 
+  private final dev.colony.sandbox.Confinement confinement;
+  private final java.util.Map<String, String> env;
+
   GeminiTools(Path workspace, ToolGate gate, Narrator narrator) {
+    this(workspace, gate, narrator, dev.colony.sandbox.Confinement.NONE, java.util.Map.of());
+  }
+
+  /** @param confinement the walls its shell commands run in, with {@code env} as their whole environment */
+  GeminiTools(Path workspace, ToolGate gate, Narrator narrator, dev.colony.sandbox.Confinement confinement,
+      java.util.Map<String, String> env) {
+    this.confinement = confinement;
+    this.env = env;
     this.workspace = workspace.toAbsolutePath().normalize();
     this.gate = gate;
     this.narrator = narrator;
@@ -131,8 +142,8 @@ final class GeminiTools {
   }
 
   private Map<String, Object> shell(String command) throws IOException, InterruptedException {
-    Process p = Processes.start(new ProcessBuilder(Processes.tiedToWorker(List.of("/bin/sh", "-c", command)))
-        .directory(workspace.toFile()).redirectErrorStream(true));
+    Process p = Processes.start(confinement.processFor(List.of("/bin/sh", "-c", command), env, java.util.Map.of(), workspace)
+        .redirectErrorStream(true));
     p.getOutputStream().close();
     byte[] out = p.getInputStream().readNBytes(OUTPUT_LIMIT * 4);
     if (!p.waitFor(SHELL_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {

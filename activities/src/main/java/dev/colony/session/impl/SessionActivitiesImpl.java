@@ -29,6 +29,7 @@ import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.client.ActivityCompletionException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.List;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -156,7 +157,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
         + activity.getInfo().getAttempt();
     SessionGuard guard = SessionGuard.of(spec);
     WorkflowConfirmer confirmer = new WorkflowConfirmer(activity);
-    env.putAll(sessionEnvironment.forSession(spec, request.session(), request.task()));
+    Map<String, String> sessionVars = sessionEnvironment.forSession(spec, request.session(), request.task());
+    env.putAll(sessionVars);
     // Every ant's turns reach its workflow (the console shows the running session live); only an
     // ant with an overseer waits for verdicts (spec.overseer() null: batches by time, no answer).
     dev.colony.engine.OverseerFeed overseer = new TurnReporter(updates(activity), request.session(),
@@ -164,19 +166,37 @@ public final class SessionActivitiesImpl implements SessionActivities {
         guard, secrets::redact,
         "turns/" + activity.getInfo().getRunId() + "/s" + request.session() + "/a" + activity.getInfo().getAttempt(),
         System::currentTimeMillis);
+    Path transcript = Transcripts.forSession(spec, request.session());
+    try {
+      Transcripts.prepare(transcript);
+    } catch (java.io.IOException e) {
+      return SessionResult.of(Outcome.TRANSIENT, "cannot create the transcript " + transcript + ": " + e.getMessage());
+    }
+    // The session's walls: what it reads besides its workspace is its own transcript directory
+    // (its prompt and whisper files) and the files its variables name.
+    List<Path> readOnly = new java.util.ArrayList<>(List.of(transcript.toAbsolutePath().getParent()));
+    for (String file : List.of("COLONY_TASK_FILE", "COLONY_PEERS_FILE")) {
+      if (sessionVars.get(file) != null) {
+        readOnly.add(Path.of(sessionVars.get(file)).toAbsolutePath());
+      }
+    }
+    dev.colony.sandbox.SessionWalls walls = dev.colony.sandbox.SessionWalls.of(spec, Path.of(workspace).toAbsolutePath(),
+        env, sessionVars, readOnly, spec.colony() + "-" + spec.name() + "-s" + request.session() + "-a"
+            + activity.getInfo().getAttempt());
+    if (walls.refusal() != null) {
+      // Fail closed: without its walls the session does not run. A human fixes the machine (or
+      // sets sandbox: off on purpose) and resumes the ant.
+      log.warn("{}: session {} not started: {}", spec.name(), request.session(), walls.refusal());
+      return SessionResult.of(Outcome.PERMANENT, walls.refusal());
+    }
     SessionContext ctx = new SessionContext(spec, request.session(), prompt,
-        Path.of(workspace), env, Transcripts.forSession(spec, request.session()),
+        Path.of(workspace), env, transcript,
         Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec, request.resumeConversation()),
         // Waiting for a human's answer is not silence: the watchdog is held meanwhile.
         new ToolGate(spec, request.session(), r -> guard.holding(() -> confirmer.confirm(r)), secrets),
-        new Narrator(spec, chat, console, keyPrefix), guard, overseer);
-    log.info("{}: session {} starting (attempt {})", spec.name(), request.session(),
-        activity.getInfo().getAttempt());
-    try {
-      Transcripts.prepare(ctx.transcript());
-    } catch (java.io.IOException e) {
-      return SessionResult.of(Outcome.TRANSIENT, "cannot create the transcript " + ctx.transcript() + ": " + e.getMessage());
-    }
+        new Narrator(spec, chat, console, keyPrefix), guard, overseer, walls.confinement());
+    log.info("{}: session {} starting (attempt {}, {})", spec.name(), request.session(),
+        activity.getInfo().getAttempt(), walls.confinement().describe());
     var ended = new java.util.concurrent.atomic.AtomicBoolean();
     announceLater(activity, request.session(), ended, ANNOUNCE_AFTER.toMillis());
     try {
@@ -200,6 +220,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     } finally {
       ended.set(true);
       overseer.close();
+      walls.close();
     }
   }
 

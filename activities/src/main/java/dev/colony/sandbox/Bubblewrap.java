@@ -1,0 +1,206 @@
+package dev.colony.sandbox;
+
+import dev.colony.engine.Processes;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A session's walls, built with bubblewrap ({@code bwrap}, Debian's {@code bubblewrap}: the tool
+ * Flatpak and Claude Code's own sandbox use). Each process the engine starts gets:
+ * <ul>
+ *   <li>an empty root: the system's programs and libraries ({@code /usr}) read-only, a short list
+ *       of {@code /etc} files (name resolution, certificates, time zone; no {@code shadow}), a
+ *       private {@code /tmp}, a private home, its workspace read-write, and the paths it is granted;
+ *   <li>new user, PID, IPC, UTS, cgroup and network namespaces: it runs as an unprivileged user
+ *       with no capabilities, sees only its own processes, and has no network but its own loopback
+ *       (with {@code network: open}, the host's network);
+ *   <li>exactly the environment it is given, nothing inherited from the worker;
+ *   <li>{@code --die-with-parent}: when the worker or the session ends, the kernel ends its PID
+ *       namespace and every process in it.
+ * </ul>
+ */
+public final class Bubblewrap implements Confinement {
+  /** Where Debian installs it. */
+  public static final Path BWRAP = Path.of("/usr/bin/bwrap");
+  /** The user inside: unprivileged whatever the worker runs as. */
+  static final int UID = 1000;
+  /** The home inside. */
+  public static final String HOME = "/home/ant";
+
+  /** The few files of /etc a program needs: users, name resolution, TLS roots, time zone, locale. */
+  static final List<String> ETC = List.of("/etc/hosts", "/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/host.conf",
+      "/etc/gai.conf", "/etc/ssl", "/etc/ca-certificates", "/etc/ca-certificates.conf", "/etc/pki",
+      "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+      "/etc/timezone", "/etc/mime.types", "/etc/os-release", "/etc/debian_version", "/etc/locale.alias",
+      "/etc/gitconfig", "/etc/inputrc", "/etc/bash.bashrc", "/etc/profile", "/etc/java-17-openjdk",
+      "/etc/java-21-openjdk", "/etc/java-25-openjdk", "/etc/npmrc", "/etc/magic", "/etc/magic.mime");
+
+  /**
+   * What the walls let in.
+   *
+   * @param ant the ant's name (the host name inside)
+   * @param workspace its workspace, read-write, at the same path
+   * @param home its private home on the worker's disk, mounted at {@link #HOME}
+   * @param readOnly more paths it reads (the engine's program, the session's prompt), same path inside
+   * @param writable more paths it writes (its repository's git directory, granted paths)
+   * @param networkOpen the host's network (trusted setups only) instead of none
+   * @param limits its cgroup, or null for none
+   */
+  public record Walls(String ant, Path workspace, Path home, List<Path> readOnly, List<Path> writable,
+      boolean networkOpen, SessionLimits limits) {
+    public Walls {
+      readOnly = List.copyOf(readOnly);
+      writable = List.copyOf(writable);
+    }
+  }
+
+  private final Walls walls;
+  private final Map<String, String> granted;
+  private final Path passwd;
+
+  /** @param granted the session's whole environment, besides what the engine adds per process */
+  public Bubblewrap(Walls walls, Map<String, String> granted) throws IOException {
+    this.walls = walls;
+    this.granted = Map.copyOf(granted);
+    Files.createDirectories(walls.home());
+    // A user the programs inside can name (git and ssh ask who they are), and nobody else.
+    this.passwd = walls.home().resolveSibling(walls.home().getFileName() + ".passwd");
+    Files.writeString(passwd, "ant:x:" + UID + ":" + UID + ":" + walls.ant() + ":" + HOME + ":/bin/sh\n"
+        + "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n", StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public ProcessBuilder processFor(List<String> argv, Map<String, String> workerEnv, Map<String, String> engineEnv,
+      Path cwd) {
+    List<String> cmd = new ArrayList<>();
+    if (walls.limits() != null) {
+      cmd.addAll(walls.limits().joinPrefix());
+    }
+    cmd.addAll(arguments(cwd));
+    cmd.addAll(argv);
+    ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(cmd)).directory(cwd.toFile());
+    // bwrap hands its own environment to the program: exactly what the session is granted, never
+    // the worker's (its values stay off bwrap's command line, which other processes can read).
+    pb.environment().clear();
+    Confinement.putAllClean(pb.environment(), granted);
+    Confinement.putAllClean(pb.environment(), engineEnv);
+    return pb;
+  }
+
+  @Override
+  public String describe() {
+    return walls.networkOpen() ? "sandbox (network open)" : "sandbox";
+  }
+
+  /** bwrap's arguments, up to and including the {@code --} before the program. */
+  List<String> arguments(Path cwd) {
+    List<String> a = new ArrayList<>(List.of(BWRAP.toString(), "--unshare-all", "--die-with-parent", "--new-session",
+        "--uid", Integer.toString(UID), "--gid", Integer.toString(UID), "--cap-drop", "ALL",
+        "--hostname", hostname(walls.ant())));
+    if (walls.networkOpen()) {
+      a.add("--share-net");
+    }
+    a.addAll(List.of("--ro-bind", "/usr", "/usr"));
+    for (String top : List.of("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")) {
+      Path p = Path.of(top);
+      if (Files.isSymbolicLink(p)) {
+        try {
+          a.addAll(List.of("--symlink", Files.readSymbolicLink(p).toString(), top));
+        } catch (IOException e) {
+          // unreadable link: leave it out
+        }
+      } else if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+        a.addAll(List.of("--ro-bind", top, top));
+      }
+    }
+    for (String e : ETC) {
+      if (Files.exists(Path.of(e))) {
+        a.addAll(List.of("--ro-bind", e, e));
+      }
+    }
+    a.addAll(List.of("--ro-bind", passwd.toString(), "/etc/passwd"));
+    a.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/var/tmp"));
+    a.addAll(List.of("--bind", walls.home().toString(), HOME));
+    Set<Path> done = new LinkedHashSet<>();
+    for (Path p : walls.readOnly()) {
+      if (Files.exists(p) && done.add(p)) {
+        a.addAll(List.of("--ro-bind", p.toString(), p.toString()));
+      }
+    }
+    for (Path p : walls.writable()) {
+      if (Files.exists(p) && done.add(p)) {
+        a.addAll(List.of("--bind", p.toString(), p.toString()));
+      }
+    }
+    a.addAll(List.of("--bind", walls.workspace().toString(), walls.workspace().toString()));
+    // The root itself (where bwrap made /etc, /home and the mount points) is read-only too: only
+    // the workspace, the home, the temp directories and granted paths take writes.
+    a.addAll(List.of("--remount-ro", "/", "--chdir", cwd.toString(), "--"));
+    return a;
+  }
+
+  static String hostname(String ant) {
+    String h = ant.replaceAll("[^A-Za-z0-9-]", "-");
+    return h.length() > 63 ? h.substring(0, 63) : h.isEmpty() ? "ant" : h;
+  }
+
+  // ------------------------------------------------------------------ is it there, does it work
+
+  /** Whether bwrap can build walls on this machine, and if not why (one line, with the fix). */
+  public record Probe(boolean works, String problem) {}
+
+  private static volatile Probe probe;
+
+  /** Tried once per worker: bwrap present, and able to make the namespaces (user namespaces on). */
+  public static Probe probe() {
+    Probe p = probe;
+    if (p == null) {
+      p = tryIt();
+      probe = p;
+    }
+    return p;
+  }
+
+  private static Probe tryIt() {
+    if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) {
+      return new Probe(false, "the sandbox needs Linux (bubblewrap); on this system set sandbox: off (docs/security.md)");
+    }
+    if (!Files.isExecutable(BWRAP)) {
+      return new Probe(false, "bubblewrap is not installed: run `sudo apt-get install bubblewrap` (or bin/sandbox.sh), "
+          + "or set sandbox: off (docs/security.md)");
+    }
+    try {
+      Process pr = new ProcessBuilder(BWRAP.toString(), "--unshare-all", "--die-with-parent", "--uid",
+          Integer.toString(UID), "--gid", Integer.toString(UID), "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr",
+          "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+          "--proc", "/proc", "--dev", "/dev", "--", "/usr/bin/true").redirectErrorStream(true).start();
+      pr.getOutputStream().close();
+      String out = new String(pr.getInputStream().readNBytes(4096), StandardCharsets.UTF_8).strip();
+      if (!pr.waitFor(20, TimeUnit.SECONDS)) {
+        pr.destroyForcibly();
+        return new Probe(false, "bubblewrap did not start a sandbox within 20 s");
+      }
+      if (pr.exitValue() == 0) {
+        return new Probe(true, null);
+      }
+      String why = out.isEmpty() ? "exit " + pr.exitValue() : out.lines().findFirst().orElse(out);
+      return new Probe(false, "bubblewrap cannot make a sandbox here (" + why + "): a worker that is not root "
+          + "needs unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or "
+          + "kernel.apparmor_restrict_unprivileged_userns=0); see docs/security.md");
+    } catch (IOException e) {
+      return new Probe(false, "bubblewrap could not be run (" + e.getMessage() + ")");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Probe(false, "interrupted while trying bubblewrap");
+    }
+  }
+}
