@@ -122,7 +122,9 @@ public final class SessionWalls implements AutoCloseable {
     for (Path program : programs(spec, workerEnv)) {
       Path dir = program.getParent();
       if (dir != null && !dir.startsWith("/usr") && !dir.startsWith("/bin")) {
-        ro.add(dir);
+        // Its directory (a CLI's package, a colony's scripts/), unless that directory holds the
+        // colony itself (its config, .env or state): then the program's file alone.
+        ro.add(holdsAColony(dir) ? program : dir);
         if (!path.contains(dir.toString())) {
           path.add(0, dir.toString());
         }
@@ -193,7 +195,24 @@ public final class SessionWalls implements AutoCloseable {
     } catch (IOException ignored) {
       // a dangling link: the engine reports the missing program itself
     }
+    if (spec.engine() == EngineKind.CLAUDE) {
+      // The CLI is a Node.js program: node too, wherever it is installed (nvm puts it in a home).
+      Path node = Processes.findExecutable("node", workerEnv);
+      if (node != null) {
+        try {
+          out.add(node.toRealPath());
+        } catch (IOException ignored) {
+          // no node: the CLI says so itself
+        }
+      }
+    }
     return out;
+  }
+
+  /** Whether {@code dir} is (or holds) a colony's directory: its files are never bound whole. */
+  static boolean holdsAColony(Path dir) {
+    return Files.exists(dir.resolve("colony.yaml")) || Files.exists(dir.resolve(".env"))
+        || Files.exists(dir.resolve(".colony")) || Files.isDirectory(dir.resolve("ants"));
   }
 
   /**
