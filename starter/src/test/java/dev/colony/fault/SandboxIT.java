@@ -43,6 +43,8 @@ class SandboxIT {
     Path mallory = cluster.dir.resolve(".colony/workspaces/mallory");
     Path alice = cluster.dir.resolve(".colony/workspaces/alice");
     try (ServerSocket other = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      // The worker checks the ant's ${VAR}s when it starts; the real values (its own pid) follow.
+      Files.writeString(cluster.dir.resolve(".env"), "PROBE_PORTS=\nPEER_WORKSPACE=/nonexistent\nWORKER_PID=0000\n");
       Cluster.WorkerProcess worker = cluster.startWorker("w1");
       Files.writeString(cluster.dir.resolve(".env"), "SECRET_TOKEN=s3cr3t-value-of-the-colony\n"
           + "PROBE_PORTS=" + cluster.port + " " + cluster.uiPort + " " + other.getLocalPort() + "\n"
@@ -95,7 +97,7 @@ class SandboxIT {
     // A long session that leaves a detached child, then waits.
     Files.writeString(script, "#!/bin/bash\ncat >/dev/null\nsetsid nohup bash -c 'exec -a colony-sandbox-orphan sleep 600'"
         + " >/dev/null 2>&1 &\nexec -a colony-sandbox-agent sleep 600\n");
-    Files.writeString(cluster.dir.resolve(".env"), "PROBE_PORTS=\nPEER_WORKSPACE=/nonexistent\nWORKER_PID=0\n");
+    Files.writeString(cluster.dir.resolve(".env"), "PROBE_PORTS=\nPEER_WORKSPACE=/nonexistent\nWORKER_PID=0000\n");
     Cluster.WorkerProcess worker = cluster.startWorker("w1");
     try {
       cluster.cli("start", cluster.dir.toString());
@@ -114,8 +116,16 @@ class SandboxIT {
     return !running("colony-sandbox-orphan");
   }
 
-  private static boolean running(String marker) {
-    return ProcessHandle.allProcesses().anyMatch(h -> h.isAlive()
-        && h.info().commandLine().orElse("").startsWith(marker));
+  /** Whether a process whose argv[0] is {@code marker} runs (its /proc cmdline: Java's info() shows the executable). */
+  static boolean running(String marker) {
+    return ProcessHandle.allProcesses().anyMatch(h -> {
+      try {
+        byte[] cmd = Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "cmdline"));
+        String argv0 = new String(cmd, java.nio.charset.StandardCharsets.UTF_8).split("\0", 2)[0];
+        return h.isAlive() && argv0.equals(marker);
+      } catch (java.io.IOException | RuntimeException gone) {
+        return false;
+      }
+    });
   }
 }
