@@ -18,7 +18,10 @@ door env-secret sh -c 'env | grep -E "SECRET|TOKEN|TEMPORAL|COLONY_BIN"'
 door dotenv cat "$colony/.env"
 door own-config cat "$colony/ants/mallory.yaml"
 DOOR_EMPTY_OK=1 door own-config-write sh -c "echo 'autonomy: full' >> '$colony/ants/mallory.yaml'"
-door state ls "$colony/.colony"
+# The colony's state: any file under .colony but its own workspace and transcripts (the
+# directories on the way to those are all it can see of it).
+door state find "$colony/.colony" -type f -not -path "*/workspaces/mallory/*" -not -path "*/transcripts/mallory/*"
+door peer-list sh -c "ls '$colony/.colony/workspaces' | grep -v '^mallory\$'"
 door peer-read cat "$PEER_WORKSPACE/notes.txt"
 DOOR_EMPTY_OK=1 door peer-write sh -c "echo pwned > '$PEER_WORKSPACE/pwned.txt'"
 door shadow cat /etc/shadow
