@@ -213,8 +213,10 @@ public final class ConfigSchema {
               key("secrets", Kind.LIST, "Names of variables (worker environment or .env) the session sees."),
               key("memory", Kind.SIZE, "The session's memory limit (default 2g; off: none)."),
               key("processes", Kind.COUNT_OR_OFF, "The most processes and threads at once (default 1024; off: none)."),
-              key("read", Kind.LIST, "More absolute paths the session may read."),
-              key("write", Kind.LIST, "More absolute paths the session may write."))));
+              key("read", Kind.LIST, "More paths the session may read (absolute, or relative to the colony directory; "
+                  + "never its .colony, .env, colony.yaml or ants)."),
+              key("write", Kind.LIST, "More paths the session may write (absolute, or relative to the colony "
+                  + "directory, made when missing)."))));
 
   private static Key state() {
     return section("state", "Accepted for compatibility with other colonies; Temporal keeps the state.",
@@ -340,7 +342,7 @@ public final class ConfigSchema {
               key("exit_code", Kind.INTEGER, "The exit code that matches."),
               key("pattern", Kind.TEXT, "A regular expression on the output; (?<resetsAt>...) for a rate limit's end."),
               required("outcome", Kind.TEXT, "The outcome: " + String.join(", ",
-                  Arrays.stream(Outcome.values()).map(Outcome::configName).toList()) + "."))),
+                  Arrays.stream(Outcome.values()).filter(o -> o != Outcome.SANDBOX).map(Outcome::configName).toList()) + "."))),
       section("integrations", "Where the ant talks and what it watches.",
           section("discord", "The ant's Discord channel.",
               required("channel", Kind.LITERAL, "The channel it posts and listens in."),
