@@ -52,7 +52,14 @@ public final class ChannelClient {
       return 1;
     }
     try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
-      ch.write(java.nio.ByteBuffer.wrap(request));
+      try {
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(request);
+        while (buf.hasRemaining()) {
+          ch.write(buf);
+        }
+      } catch (IOException e) {
+        // The colony answered before reading it all (a refusal): its answer is still there to read.
+      }
       DataInputStream in = new DataInputStream(Channels.newInputStream(ch));
       int code = in.readInt();
       int length = in.readInt();

@@ -106,7 +106,7 @@ public final class ColonyChannel implements AutoCloseable {
     Files.setPosixFilePermissions(client, PosixFilePermissions.fromString("r-xr-xr-x"));
     ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
     try {
-      s.bind(UnixDomainSocketAddress.of(socket));
+      s.bind(UnixDomainSocketAddress.of(socket), 128);
     } catch (IOException e) {
       s.close();
       delete(dir);
@@ -171,8 +171,8 @@ public final class ColonyChannel implements AutoCloseable {
         return;
       }
       if (!open.tryAcquire()) {
-        Thread.ofVirtual().start(() -> answerAndClose(ch, 1, "too many requests at once from this session (at most "
-            + CONNECTIONS + ")"));
+        Thread.ofVirtual().name("channel-busy-" + who.ant()).start(() -> answerAndClose(ch, 1,
+            "too many requests at once from this session (at most " + CONNECTIONS + ")"));
         continue;
       }
       Thread.ofVirtual().name("channel-request-" + who.ant()).start(() -> {
@@ -246,8 +246,11 @@ public final class ColonyChannel implements AutoCloseable {
     long total = 0;
     for (int i = 0; i < n; i++) {
       int length = in.readInt();
-      total += Math.max(0, length);
-      if (length < 0 || total > ChannelClient.MAX_REQUEST_BYTES) {
+      if (length < 0) {
+        throw new BadRequest("not a colony request: use $COLONY_BIN");
+      }
+      total += length;
+      if (total > ChannelClient.MAX_REQUEST_BYTES) {
         throw new BadRequest(String.format("the request is over %,d bytes (a message may be at most 16,000 characters)",
             ChannelClient.MAX_REQUEST_BYTES));
       }
@@ -286,7 +289,13 @@ public final class ColonyChannel implements AutoCloseable {
     return true;
   }
 
-  private static void answerAndClose(SocketChannel ch, int code, String text) {
+  /**
+   * Writes the answer, then reads (and drops) what the client still sends until it closes, or
+   * until the deadline: closing a Unix socket with unread bytes resets it, and the client would
+   * lose the answer (a refusal sent before its whole request was read).
+   */
+  private void answerAndClose(SocketChannel ch, int code, String text) {
+    var deadline = deadlines.schedule(() -> closeQuietly(ch), READ_WITHIN_MILLIS, TimeUnit.MILLISECONDS);
     try (ch) {
       byte[] b = text == null ? new byte[0] : text.getBytes(StandardCharsets.UTF_8);
       java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(b.length + 8);
@@ -298,8 +307,21 @@ public final class ColonyChannel implements AutoCloseable {
       while (buf.hasRemaining()) {
         ch.write(buf);
       }
+      ch.shutdownOutput();
+      ByteBuffer sink = ByteBuffer.allocate(16 * 1024);
+      long drained = 0;
+      while (drained < 16L * ChannelClient.MAX_REQUEST_BYTES) {
+        sink.clear();
+        int n = ch.read(sink);
+        if (n < 0) {
+          break;
+        }
+        drained += n;
+      }
     } catch (IOException e) {
-      // the client went away: nothing to tell it
+      // the client went away, or the deadline closed it: nothing more to tell it
+    } finally {
+      deadline.cancel(false);
     }
   }
 

@@ -170,6 +170,28 @@ class ColonyChannelTest {
   }
 
   @Test
+  void aFloodOfConnectionsGetsAnswersNeverResets() throws Exception {
+    // 60 clients at once: each hears an answer (done, or "too many at once"); none loses it to a
+    // connection closed with its request unread.
+    nanos.set(0);
+    List<Answer> answers = new CopyOnWriteArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      threads.add(Thread.ofPlatform().start(() -> answers.add(client("status")))); // as the client runs: its own thread
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertEquals(60, answers.size());
+    for (Answer a : answers) {
+      assertTrue(a.code() == 0 || a.err().startsWith("too many requests at once")
+          || a.err().startsWith("rate limit:"), a.toString());
+    }
+    nanos.addAndGet(TimeUnit.SECONDS.toNanos(30));
+    assertEquals(0, client("status").code());
+  }
+
+  @Test
   void aSessionIsRateLimited() {
     for (int i = 0; i < ColonyChannel.BURST; i++) {
       assertEquals(0, client("send", "--from", "scout", "builder", "m" + i).code(), "request " + i);

@@ -149,4 +149,5 @@ class SessionChannelTest {
     assertTrue(out.contains("temporal=none"), out);
     assertTrue(out.lines().anyMatch(l -> l.strip().equals("0")), "the worker's channel directories are not inside: " + out);
   }
+
 }
