@@ -150,4 +150,5 @@ class SessionChannelTest {
     assertTrue(out.lines().anyMatch(l -> l.strip().equals("0")), "the worker's channel directories are not inside: " + out);
   }
 
+
 }
