@@ -7,10 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -143,17 +141,21 @@ public final class Bubblewrap implements Confinement {
     a.addAll(List.of("--ro-bind", passwd.toString(), "/etc/passwd"));
     a.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/var/tmp"));
     a.addAll(List.of("--bind", walls.home().toString(), HOME));
-    Set<Path> done = new LinkedHashSet<>();
+    // Granted paths, parents before what is inside them (a later bind covers an earlier one); a
+    // path granted both ways is writable.
+    java.util.TreeMap<Path, Boolean> binds = new java.util.TreeMap<>(
+        java.util.Comparator.comparingInt(Path::getNameCount).thenComparing(Path::toString));
     for (Path p : walls.readOnly()) {
-      if (Files.exists(p) && done.add(p)) {
-        a.addAll(List.of("--ro-bind", p.toString(), p.toString()));
-      }
+      binds.putIfAbsent(p.toAbsolutePath().normalize(), false);
     }
     for (Path p : walls.writable()) {
-      if (Files.exists(p) && done.add(p)) {
-        a.addAll(List.of("--bind", p.toString(), p.toString()));
-      }
+      binds.put(p.toAbsolutePath().normalize(), true);
     }
+    binds.forEach((p, rw) -> {
+      if (Files.exists(p)) {
+        a.addAll(List.of(rw ? "--bind" : "--ro-bind", p.toString(), p.toString()));
+      }
+    });
     a.addAll(List.of("--bind", walls.workspace().toString(), walls.workspace().toString()));
     for (Bind b : binds) {
       if (Files.exists(b.source())) {
