@@ -157,7 +157,7 @@ public final class Bubblewrap implements Confinement {
       }
     });
     a.addAll(List.of("--bind", walls.workspace().toString(), walls.workspace().toString()));
-    for (Bind b : binds) {
+    for (Bind b : this.binds) {
       if (Files.exists(b.source())) {
         a.addAll(List.of(b.writable() ? "--bind" : "--ro-bind", b.source().toString(), b.target()));
       }
