@@ -129,7 +129,46 @@ public final class ColonyChannel implements AutoCloseable {
 
   /** Opens the channel for the session of {@code who}. */
   public static ColonyChannel open(Identity who, Colony colony) throws IOException {
+    if (SWEPT.compareAndSet(false, true)) {
+      sweepStale(Path.of(System.getProperty("java.io.tmpdir")));
+    }
     return new ColonyChannel(who, colony, System::nanoTime);
+  }
+
+  private static final java.util.concurrent.atomic.AtomicBoolean SWEPT = new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * Removes what workers killed with {@code kill -9} left in {@code tmp}: channel directories older
+   * than a minute whose socket nobody serves (several workers may share the directory: a live
+   * channel answers, so it stays). Once per worker, at its first session.
+   */
+  static int sweepStale(Path tmp) {
+    int removed = 0;
+    try (Stream<Path> dirs = Files.list(tmp)) {
+      for (Path d : dirs.filter(p -> p.getFileName().toString().startsWith("colony-channel-")).toList()) {
+        try {
+          if (!Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+              || Files.getLastModifiedTime(d).toMillis() > System.currentTimeMillis() - 60_000) {
+            continue;
+          }
+          Path sock = d.resolve("colony.sock");
+          if (Files.exists(sock)) {
+            try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(sock))) {
+              continue; // served: a live worker's channel
+            } catch (IOException refused) {
+              // nobody serves it
+            }
+          }
+          delete(d);
+          removed++;
+        } catch (IOException | RuntimeException e) {
+          // another user's, or gone meanwhile: leave it
+        }
+      }
+    } catch (IOException e) {
+      // no temp directory to sweep
+    }
+    return removed;
   }
 
   /** With a clock in nanoseconds (tests of the rate limit). */

@@ -216,6 +216,29 @@ class ColonyChannelTest {
   }
 
   @Test
+  void whatAKilledWorkerLeftIsSweptAndALiveChannelIsNot(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+      throws IOException {
+    // A dead worker's directory: its socket file is there, nobody serves it.
+    java.nio.file.Path dead = Files.createDirectory(tmp.resolve("colony-channel-1"));
+    try (var s = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+      s.bind(UnixDomainSocketAddress.of(dead.resolve("colony.sock")));
+    }
+    java.nio.file.Path young = Files.createDirectory(tmp.resolve("colony-channel-2"));
+    // A live worker's: its socket is served.
+    java.nio.file.Path live = Files.createDirectory(tmp.resolve("colony-channel-3"));
+    try (var served = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+      served.bind(UnixDomainSocketAddress.of(live.resolve("colony.sock")));
+      java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 120_000);
+      Files.setLastModifiedTime(dead, old);
+      Files.setLastModifiedTime(live, old);
+      assertEquals(1, ColonyChannel.sweepStale(tmp));
+    }
+    assertFalse(Files.exists(dead), "the dead worker's channel is swept");
+    assertTrue(Files.exists(young), "one made within the minute stays (it may be being made)");
+    assertTrue(Files.exists(live.resolve("colony.sock")), "a live channel stays");
+  }
+
+  @Test
   void theChannelsDirectoryIsTheWorkersOnly() throws IOException {
     assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
         Files.getPosixFilePermissions(channel.socket().getParent())));
