@@ -14,7 +14,14 @@ door() { # door NAME COMMAND...: open when the command succeeds
   fi
 }
 colony=${COLONY_DIR:-/nonexistent}
-door env-secret sh -c 'env | grep -E "SECRET|TOKEN|TEMPORAL|COLONY_BIN"'
+# COLONY_BIN is there, but only as the session's channel's client (the worker's would steer any ant).
+door env-secret sh -c 'env | grep -E "SECRET|TOKEN|TEMPORAL|COLONY_BIN" | grep -vx "COLONY_BIN=/run/colony/colony"'
+# Through the channel: mail only as itself; nothing on another ant, nor lifting its own pause.
+door mail-as-peer "$COLONY_BIN" send --from alice mallory "from alice, honest"
+door pause-peer "$COLONY_BIN" pause alice
+door resume-self "$COLONY_BIN" resume mallory
+door approve-self "$COLONY_BIN" approve mallory 1
+door status-peer "$COLONY_BIN" status alice
 door dotenv cat "$colony/.env"
 door own-config cat "$colony/ants/mallory.yaml"
 DOOR_EMPTY_OK=1 door own-config-write sh -c "echo 'autonomy: full' >> '$colony/ants/mallory.yaml'"

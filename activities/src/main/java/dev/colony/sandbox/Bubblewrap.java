@@ -61,14 +61,27 @@ public final class Bubblewrap implements Confinement {
     }
   }
 
+  /**
+   * A path of the worker's disk mounted at another path inside (the session's channel to the
+   * colony: its socket and its client under {@code /run/colony}).
+   */
+  public record Bind(Path source, String target, boolean writable) {}
+
   private final Walls walls;
   private final Map<String, String> granted;
+  private final List<Bind> binds;
   private final Path passwd;
 
   /** @param granted the session's whole environment, besides what the engine adds per process */
   public Bubblewrap(Walls walls, Map<String, String> granted) throws IOException {
+    this(walls, granted, List.of());
+  }
+
+  /** @param binds paths mounted at other paths inside, after {@code /run} is made */
+  public Bubblewrap(Walls walls, Map<String, String> granted, List<Bind> binds) throws IOException {
     this.walls = walls;
     this.granted = Map.copyOf(granted);
+    this.binds = List.copyOf(binds);
     Files.createDirectories(walls.home());
     // A user the programs inside can name (git and ssh ask who they are), and nobody else.
     this.passwd = walls.home().resolveSibling(walls.home().getFileName() + ".passwd");
@@ -144,6 +157,11 @@ public final class Bubblewrap implements Confinement {
       }
     });
     a.addAll(List.of("--bind", walls.workspace().toString(), walls.workspace().toString()));
+    for (Bind b : this.binds) {
+      if (Files.exists(b.source())) {
+        a.addAll(List.of(b.writable() ? "--bind" : "--ro-bind", b.source().toString(), b.target()));
+      }
+    }
     // The root itself (where bwrap made /etc, /home and the mount points) is read-only too: only
     // the workspace, the home, the temp directories and granted paths take writes.
     a.addAll(List.of("--remount-ro", "/", "--chdir", cwd.toString(), "--"));

@@ -1,6 +1,7 @@
 package dev.colony.sandbox;
 
 import dev.colony.engine.Processes;
+import dev.colony.sandbox.channel.ColonyChannel;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.EngineKind;
 import dev.colony.spec.SandboxSpec;
@@ -35,12 +36,19 @@ public final class SessionWalls implements AutoCloseable {
   private final Map<String, String> env;
   private final SessionLimits limits;
   private final String refusal;
+  private ColonyChannel channel;
 
   private SessionWalls(Confinement confinement, Map<String, String> env, SessionLimits limits, String refusal) {
     this.confinement = confinement;
     this.env = env;
     this.limits = limits;
     this.refusal = refusal;
+  }
+
+  /** Opens a session's channel to its colony, when its walls are built (and only then). */
+  @FunctionalInterface
+  public interface ChannelOpener {
+    ColonyChannel open() throws IOException;
   }
 
   /** The walls the session runs in. */
@@ -63,6 +71,9 @@ public final class SessionWalls implements AutoCloseable {
     if (limits != null) {
       limits.close();
     }
+    if (channel != null) {
+      channel.close();
+    }
   }
 
   /**
@@ -75,6 +86,18 @@ public final class SessionWalls implements AutoCloseable {
    */
   public static SessionWalls of(AntSpec spec, Path workspace, Map<String, String> workerEnv,
       Map<String, String> session, List<Path> readOnly, String unique) {
+    return of(spec, workspace, workerEnv, session, readOnly, unique, null);
+  }
+
+  /**
+   * Decides a session's walls, with its channel to the colony: inside, {@code $COLONY_BIN} is a
+   * {@code colony} command that speaks it ({@code send --from} itself, its own {@code status}) and
+   * {@code $COLONY_CHANNEL} its socket. The walls own the channel: it closes with them.
+   *
+   * @param channel opens the session's channel when the sandbox is on; null for none
+   */
+  public static SessionWalls of(AntSpec spec, Path workspace, Map<String, String> workerEnv,
+      Map<String, String> session, List<Path> readOnly, String unique, ChannelOpener channel) {
     SandboxSpec s = SandboxSpec.of(spec);
     if (s.off()) {
       return new SessionWalls(Confinement.NONE, Map.of(), null, null);
@@ -151,16 +174,54 @@ public final class SessionWalls implements AutoCloseable {
       }
       limits = (SessionLimits) made;
     }
+    ColonyChannel opened = null;
+    List<Bubblewrap.Bind> binds = new ArrayList<>();
+    if (channel != null) {
+      try {
+        opened = channel.open();
+      } catch (IOException | RuntimeException e) {
+        if (limits != null) {
+          limits.close();
+        }
+        return refused("cannot open the session's channel to the colony: " + e.getMessage());
+      }
+      env.put("COLONY_CHANNEL", ColonyChannel.SOCKET);
+      env.put("COLONY_BIN", ColonyChannel.BIN);
+      binds.addAll(channelBinds(opened));
+    }
     Path home = homeOf(spec);
     try {
-      Bubblewrap walls = new Bubblewrap(new Bubblewrap.Walls(spec.name(), workspace, home, ro, rw, s.networkOpen(), limits), env);
-      return new SessionWalls(walls, env, limits, null);
+      Bubblewrap walls = new Bubblewrap(new Bubblewrap.Walls(spec.name(), workspace, home, ro, rw, s.networkOpen(), limits),
+          env, binds);
+      SessionWalls made = new SessionWalls(walls, env, limits, null);
+      made.channel = opened;
+      return made;
     } catch (IOException e) {
       if (limits != null) {
         limits.close();
       }
+      if (opened != null) {
+        opened.close();
+      }
       return refused("cannot prepare the sandbox's home " + home + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * The channel inside: its socket, its client and the client's code under {@code /run/colony}
+   * (after bwrap's {@code --tmpfs /run}), and the worker's JDK read-only when it is not under
+   * {@code /usr} already.
+   */
+  static List<Bubblewrap.Bind> channelBinds(ColonyChannel channel) {
+    List<Bubblewrap.Bind> binds = new ArrayList<>();
+    binds.add(new Bubblewrap.Bind(channel.socket(), ColonyChannel.SOCKET, true));
+    binds.add(new Bubblewrap.Bind(channel.client(), ColonyChannel.BIN, false));
+    binds.add(new Bubblewrap.Bind(channel.code(), channel.codeInside(), false));
+    Path javaHome = Path.of(System.getProperty("java.home")).toAbsolutePath().normalize();
+    if (!javaHome.startsWith("/usr")) {
+      binds.add(new Bubblewrap.Bind(javaHome, javaHome.toString(), false));
+    }
+    return binds;
   }
 
   /** The session's walls when bubblewrap cannot make them: none, and the reason with its fix. */

@@ -182,7 +182,12 @@ public final class SessionActivitiesImpl implements SessionActivities {
     }
     dev.colony.sandbox.SessionWalls walls = dev.colony.sandbox.SessionWalls.of(spec, Path.of(workspace).toAbsolutePath(),
         env, sessionVars, readOnly, spec.colony() + "-" + spec.name() + "-s" + request.session() + "-a"
-            + activity.getInfo().getAttempt());
+            + activity.getInfo().getAttempt(), () -> {
+              // The session's channel to its colony speaks for this ant and this session only.
+              var who = new dev.colony.sandbox.channel.ChannelRules.Identity(spec.colony(), spec.name(), request.session());
+              return dev.colony.sandbox.channel.ColonyChannel.open(who,
+                  new dev.colony.sandbox.channel.TemporalChannelColony(activity.getWorkflowClient(), who));
+            });
     if (walls.refusal() != null) {
       // Fail closed: without its walls the session does not run. A human fixes the machine (or
       // sets sandbox: off on purpose) and resumes the ant.

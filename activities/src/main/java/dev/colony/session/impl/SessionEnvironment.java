@@ -25,6 +25,8 @@ import java.util.stream.Stream;
  *   <li>with a task from the board: {@code COLONY_TASK_ID}, {@code COLONY_TASK_TITLE},
  *       {@code COLONY_TASK_FILE}
  * </ul>
+ * In a session's sandbox the worker's own ({@code TEMPORAL_*}, {@code COLONY_BIN}) are left out ({@code SessionWalls}); {@code COLONY_BIN} is then the session's channel's client
+ * ({@code ColonyChannel}).
  */
 public record SessionEnvironment(String temporalAddress, String namespace, String colonyBin) {
   public static final SessionEnvironment NONE = new SessionEnvironment(null, null, null);

@@ -1,0 +1,403 @@
+package dev.colony.sandbox.channel;
+
+import dev.colony.mailbox.Mail;
+import dev.colony.sandbox.channel.ChannelRules.Identity;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One session's channel to its colony: a Unix socket the worker serves in a directory of its own
+ * (mode 0700, under the worker's temp directory, never inside a sandbox), bind-mounted into the
+ * session's sandbox at {@link #SOCKET}. Whoever connects to it speaks for the ant, colony and
+ * session the worker opened it for: identity comes from which socket, never from the request.
+ * {@link ChannelRules} decides what a request may do; {@link Colony} does it.
+ *
+ * <p>Bounds: a request over {@link ChannelClient#MAX_REQUEST_BYTES}, not in the channel's format,
+ * not UTF-8, or not complete within {@link #READ_WITHIN_MILLIS} gets one line and the connection
+ * closed; at most {@link #CONNECTIONS} connections at once; a rate limit per session (a burst of
+ * {@link #BURST}, then one request per {@link #REFILL_MILLIS}).
+ */
+public final class ColonyChannel implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ColonyChannel.class);
+
+  /** Where the channel is inside a sandbox: {@code $COLONY_CHANNEL}. */
+  public static final String SOCKET = "/run/colony/colony.sock";
+  /** The {@code colony} command inside: {@code $COLONY_BIN}. */
+  public static final String BIN = "/run/colony/colony";
+  /** Where the client's class is inside (a directory holding that one class). */
+  public static final String CODE = "/run/colony/lib";
+
+  static final long READ_WITHIN_MILLIS = 5_000;
+  static final int CONNECTIONS = 4;
+  static final int BURST = 20;
+  static final long REFILL_MILLIS = 1_000;
+
+  /** What the channel does for its ant: the worker's side, with the worker's powers. */
+  public interface Colony {
+    /** Delivers {@code mail} to the peer {@code to}; the line to print. */
+    String send(String to, Mail mail) throws Refusal;
+
+    /** The ant's own status, as text. */
+    String status() throws Refusal;
+  }
+
+  /** What the colony refused or could not do: one line for the agent. */
+  public static final class Refusal extends Exception {
+    public Refusal(String line) {
+      super(line, null, false, false);
+    }
+  }
+
+  private final Identity who;
+  private final Colony colony;
+  private final Path dir;
+  private final Path socket;
+  private final Path client;
+  private final Path code;
+  private final ServerSocketChannel server;
+  private final Semaphore open = new Semaphore(CONNECTIONS);
+  private final ScheduledExecutorService deadlines;
+  private final LongSupplier clock;
+  private final Thread acceptor;
+  private double tokens = BURST;
+  private long refilledAt;
+  private volatile boolean closed;
+
+  private ColonyChannel(Identity who, Colony colony, LongSupplier clock) throws IOException {
+    this.who = who;
+    this.colony = colony;
+    this.clock = clock;
+    this.refilledAt = clock.getAsLong();
+    // A short path (a socket's path is limited to 107 bytes), private to the worker's user.
+    this.dir = Files.createTempDirectory("colony-channel-",
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    this.socket = dir.resolve("colony.sock");
+    // The client's one class, copied out of the worker's code: a JVM starts faster on a small
+    // directory than on Colony's 120 MB jar, and the session sees nothing else of it.
+    this.code = dir.resolve("lib");
+    Path classFile = code.resolve(ChannelClient.class.getName().replace('.', '/') + ".class");
+    Files.createDirectories(classFile.getParent());
+    try (var in = ChannelClient.class.getResourceAsStream(ChannelClient.class.getSimpleName() + ".class")) {
+      if (in == null) {
+        delete(dir);
+        throw new IOException("cannot find the colony client's class");
+      }
+      Files.write(classFile, in.readAllBytes());
+    }
+    this.client = dir.resolve("colony");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    // -Xshare and tiered level 1: a command that runs a few milliseconds of code starts fastest so.
+    Files.writeString(client, "#!/bin/sh\nexec '" + java.replace("'", "'\\''") + "' -Xshare:auto -XX:TieredStopAtLevel=1 "
+        + "-XX:+UseSerialGC -XX:-UsePerfData -cp " + CODE + " " + ChannelClient.class.getName() + " \"$@\"\n");
+    Files.setPosixFilePermissions(client, PosixFilePermissions.fromString("r-xr-xr-x"));
+    ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+    try {
+      s.bind(UnixDomainSocketAddress.of(socket), 128);
+    } catch (IOException e) {
+      s.close();
+      delete(dir);
+      throw e;
+    }
+    this.server = s;
+    this.deadlines = Executors.newSingleThreadScheduledExecutor(Thread.ofVirtual().name("channel-deadline-" + who.ant()).factory());
+    this.acceptor = Thread.ofVirtual().name("channel-" + who.colony() + "-" + who.ant()).start(this::accept);
+  }
+
+  /** Opens the channel for the session of {@code who}. */
+  public static ColonyChannel open(Identity who, Colony colony) throws IOException {
+    if (SWEPT.compareAndSet(false, true)) {
+      sweepStale(Path.of(System.getProperty("java.io.tmpdir")));
+    }
+    return new ColonyChannel(who, colony, System::nanoTime);
+  }
+
+  private static final java.util.concurrent.atomic.AtomicBoolean SWEPT = new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * Removes what workers killed with {@code kill -9} left in {@code tmp}: channel directories older
+   * than a minute whose socket nobody serves (several workers may share the directory: a live
+   * channel answers, so it stays). Once per worker, at its first session.
+   */
+  static int sweepStale(Path tmp) {
+    int removed = 0;
+    try (Stream<Path> dirs = Files.list(tmp)) {
+      for (Path d : dirs.filter(p -> p.getFileName().toString().startsWith("colony-channel-")).toList()) {
+        try {
+          if (!Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+              || Files.getLastModifiedTime(d).toMillis() > System.currentTimeMillis() - 60_000) {
+            continue;
+          }
+          Path sock = d.resolve("colony.sock");
+          if (Files.exists(sock)) {
+            try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(sock))) {
+              continue; // served: a live worker's channel
+            } catch (IOException refused) {
+              // nobody serves it
+            }
+          }
+          delete(d);
+          removed++;
+        } catch (IOException | RuntimeException e) {
+          // another user's, or gone meanwhile: leave it
+        }
+      }
+    } catch (IOException e) {
+      // no temp directory to sweep
+    }
+    return removed;
+  }
+
+  /** With a clock in nanoseconds (tests of the rate limit). */
+  static ColonyChannel open(Identity who, Colony colony, LongSupplier nanos) throws IOException {
+    return new ColonyChannel(who, colony, nanos);
+  }
+
+  /** The socket on the worker's disk (bound at {@link #SOCKET} inside). */
+  public Path socket() {
+    return socket;
+  }
+
+  /** The client script on the worker's disk (bound at {@link #BIN} inside). */
+  public Path client() {
+    return client;
+  }
+
+  /** The client's class on the worker's disk, in a directory of its own (bound at {@link #CODE}). */
+  public Path code() {
+    return code;
+  }
+
+  /** Where {@link #code()} is inside. */
+  public String codeInside() {
+    return CODE;
+  }
+
+  public Identity identity() {
+    return who;
+  }
+
+  private void accept() {
+    while (!closed) {
+      SocketChannel ch;
+      try {
+        ch = server.accept();
+      } catch (IOException e) {
+        if (!closed) {
+          log.warn("{}/{}: channel stopped accepting: {}", who.colony(), who.ant(), e.toString());
+        }
+        return;
+      }
+      if (!open.tryAcquire()) {
+        Thread.ofVirtual().name("channel-busy-" + who.ant()).start(() -> answerAndClose(ch, 1,
+            "too many requests at once from this session (at most " + CONNECTIONS + ")"));
+        continue;
+      }
+      Thread.ofVirtual().name("channel-request-" + who.ant()).start(() -> {
+        try {
+          serve(ch);
+        } finally {
+          open.release();
+        }
+      });
+    }
+  }
+
+  private void serve(SocketChannel ch) {
+    // A client that sends nothing, or too slowly, does not hold a connection: closed at the deadline.
+    var deadline = deadlines.schedule(() -> closeQuietly(ch), READ_WITHIN_MILLIS, TimeUnit.MILLISECONDS);
+    List<String> args;
+    try {
+      args = read(new DataInputStream(Channels.newInputStream(ch)));
+    } catch (BadRequest e) {
+      deadline.cancel(false);
+      answerAndClose(ch, 1, e.getMessage());
+      return;
+    } catch (IOException e) {
+      deadline.cancel(false);
+      closeQuietly(ch);
+      return;
+    }
+    deadline.cancel(false);
+    if (!take()) {
+      answerAndClose(ch, 1, "rate limit: at most " + BURST + " requests at once and one a second from a session; "
+          + "try again in a few seconds");
+      return;
+    }
+    ChannelRules.Request request = ChannelRules.decide(args, who);
+    int code = 0;
+    String text;
+    try {
+      text = switch (request) {
+        case ChannelRules.Send s -> colony.send(s.to(), s.mail());
+        case ChannelRules.Status s -> colony.status();
+        case ChannelRules.Help h -> h.text();
+        case ChannelRules.Refused r -> throw new Refusal(r.line());
+      };
+    } catch (Refusal r) {
+      code = 1;
+      text = r.getMessage();
+    } catch (RuntimeException e) {
+      code = 1;
+      text = "the colony could not do it: " + dev.colony.text.Printable.line(String.valueOf(e.getMessage()), 200);
+      log.warn("{}/{}: channel request failed", who.colony(), who.ant(), e);
+    }
+    if (code != 0) {
+      log.info("{}/{} session {}: channel refused: {}", who.colony(), who.ant(), who.session(), text);
+    }
+    answerAndClose(ch, code, text);
+  }
+
+  /** A request's arguments, within the bounds. */
+  static List<String> read(DataInputStream in) throws IOException, BadRequest {
+    int magic = in.readInt();
+    if (magic != ChannelClient.MAGIC) {
+      throw new BadRequest("not a colony request: use $COLONY_BIN");
+    }
+    int n = in.readInt();
+    if (n < 0 || n > ChannelClient.MAX_ARGUMENTS) {
+      throw new BadRequest("too many arguments (at most " + ChannelClient.MAX_ARGUMENTS + ")");
+    }
+    var utf8 = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT);
+    List<String> args = new ArrayList<>(n);
+    long total = 0;
+    for (int i = 0; i < n; i++) {
+      int length = in.readInt();
+      if (length < 0) {
+        throw new BadRequest("not a colony request: use $COLONY_BIN");
+      }
+      total += length;
+      if (total > ChannelClient.MAX_REQUEST_BYTES) {
+        throw new BadRequest(String.format("the request is over %,d bytes (a message may be at most 16,000 characters)",
+            ChannelClient.MAX_REQUEST_BYTES));
+      }
+      byte[] b = in.readNBytes(length);
+      if (b.length < length) {
+        throw new java.io.EOFException();
+      }
+      try {
+        String s = utf8.decode(ByteBuffer.wrap(b)).toString();
+        if (s.indexOf('\0') >= 0) {
+          throw new BadRequest("an argument holds a NUL character: the request must be text");
+        }
+        args.add(s);
+      } catch (CharacterCodingException e) {
+        throw new BadRequest("an argument is not UTF-8 text: the request must be text");
+      }
+    }
+    return args;
+  }
+
+  static final class BadRequest extends Exception {
+    BadRequest(String line) {
+      super(line, null, false, false);
+    }
+  }
+
+  /** The per-session rate limit: a bucket of {@link #BURST}, one back every {@link #REFILL_MILLIS}. */
+  private synchronized boolean take() {
+    long now = clock.getAsLong();
+    tokens = Math.min(BURST, tokens + (now - refilledAt) / (REFILL_MILLIS * 1_000_000.0));
+    refilledAt = now;
+    if (tokens < 1) {
+      return false;
+    }
+    tokens -= 1;
+    return true;
+  }
+
+  /**
+   * Writes the answer, then reads (and drops) what the client still sends until it closes, or
+   * until the deadline: closing a Unix socket with unread bytes resets it, and the client would
+   * lose the answer (a refusal sent before its whole request was read).
+   */
+  private void answerAndClose(SocketChannel ch, int code, String text) {
+    var deadline = deadlines.schedule(() -> closeQuietly(ch), READ_WITHIN_MILLIS, TimeUnit.MILLISECONDS);
+    try (ch) {
+      byte[] b = text == null ? new byte[0] : text.getBytes(StandardCharsets.UTF_8);
+      java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(b.length + 8);
+      DataOutputStream d = new DataOutputStream(bytes);
+      d.writeInt(code);
+      d.writeInt(b.length);
+      d.write(b);
+      ByteBuffer buf = ByteBuffer.wrap(bytes.toByteArray());
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      ch.shutdownOutput();
+      ByteBuffer sink = ByteBuffer.allocate(16 * 1024);
+      long drained = 0;
+      while (drained < 16L * ChannelClient.MAX_REQUEST_BYTES) {
+        sink.clear();
+        int n = ch.read(sink);
+        if (n < 0) {
+          break;
+        }
+        drained += n;
+      }
+    } catch (IOException e) {
+      // the client went away, or the deadline closed it: nothing more to tell it
+    } finally {
+      deadline.cancel(false);
+    }
+  }
+
+  private static void closeQuietly(SocketChannel ch) {
+    try {
+      ch.close();
+    } catch (IOException ignored) {
+      // closing
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    try {
+      server.close();
+    } catch (IOException ignored) {
+      // closing
+    }
+    acceptor.interrupt();
+    deadlines.shutdownNow();
+    delete(dir);
+  }
+
+  private static void delete(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+          // left for the temp directory's cleaning
+        }
+      });
+    } catch (IOException ignored) {
+      // already gone
+    }
+  }
+}
