@@ -41,6 +41,9 @@ class MailboxExampleIT {
     Path bin = Cluster.JAR.getParent().resolve("bin/colony");
     // The scout lingers after sending, so the kill lands inside its session.
     Files.writeString(cluster.dir.resolve(".env"), "SCOUT_LINGER=20\n");
+    // The scout's sandbox passes in only what its file grants: this test's knob too.
+    Files.writeString(cluster.dir.resolve("ants/scout.yaml"), "sandbox:\n  secrets: [SCOUT_LINGER]\n",
+        java.nio.file.StandardOpenOption.APPEND);
     Cluster.WorkerProcess first = cluster.startWorker("w1");
     Cluster.WorkerProcess second = null;
     try {
