@@ -88,7 +88,7 @@ final class GeminiTools {
     try {
       result = switch (name) {
         case "run_shell" -> shell(text(a, "command"));
-        case "read_file" -> Map.of("content", clip(Files.readString(resolve(text(a, "path")), StandardCharsets.UTF_8)));
+        case "read_file" -> Map.of("content", clip(read(text(a, "path"))));
         case "write_file" -> write(text(a, "path"), text(a, "content"));
         case "edit_file" -> edit(text(a, "path"), text(a, "old_text"), text(a, "new_text"));
         case "list_files" -> Map.of("files", list(a.getOrDefault("path", ".").toString()));
@@ -156,16 +156,66 @@ final class GeminiTools {
     return r;
   }
 
-  private Map<String, Object> write(String path, String content) throws IOException {
-    Path p = resolve(path);
-    Files.createDirectories(p.getParent());
-    Files.writeString(p, content, StandardCharsets.UTF_8);
-    return Map.of("written", path, "bytes", content.getBytes(StandardCharsets.UTF_8).length);
+  // The file tools run inside the session's walls, as the agent's own processes: a path the agent
+  // made a symbolic link (to the worker's home, another workspace) resolves where the agent stands,
+  // never where the worker does; and nothing the agent swaps in between a check and a read helps.
+
+  /** A process in the walls, in the workspace: its exit code and its output (bounded). */
+  private record Ran(int exit, byte[] out, String err) {}
+
+  private Ran inWalls(List<String> argv, byte[] stdin) throws IOException, InterruptedException {
+    ProcessBuilder pb = confinement.processFor(argv, env, java.util.Map.of(), workspace);
+    Process p = Processes.start(pb);
+    java.util.concurrent.CompletableFuture<byte[]> err = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return p.getErrorStream().readNBytes(4096);
+      } catch (IOException e) {
+        return new byte[0];
+      }
+    });
+    try (var in = p.getOutputStream()) {
+      if (stdin != null) {
+        in.write(stdin);
+      }
+    } catch (IOException closedEarly) {
+      // the process ended before reading all of it: its exit code says why
+    }
+    byte[] out = p.getInputStream().readNBytes(FILE_LIMIT + 1);
+    if (!p.waitFor(SHELL_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
+      Processes.killTree(p);
+      throw new IOException("killed after " + SHELL_TIMEOUT_MINUTES + " minutes");
+    }
+    Processes.killTree(p);
+    return new Ran(p.exitValue(), out, new String(err.join(), StandardCharsets.UTF_8).strip());
   }
 
-  private Map<String, Object> edit(String path, String oldText, String newText) throws IOException {
-    Path p = resolve(path);
-    String content = Files.readString(p, StandardCharsets.UTF_8);
+  /** The most bytes a file tool reads or writes. */
+  static final int FILE_LIMIT = 4 * 1024 * 1024;
+
+  private String read(String path) throws IOException, InterruptedException {
+    resolve(path);
+    Ran r = inWalls(List.of("cat", "--", path), null);
+    if (r.exit() != 0) {
+      throw new IOException(r.err().isEmpty() ? "cannot read " + path : r.err().replace("cat: ", ""));
+    }
+    return new String(r.out(), 0, Math.min(r.out().length, FILE_LIMIT), StandardCharsets.UTF_8);
+  }
+
+  private Map<String, Object> write(String path, String content) throws IOException, InterruptedException {
+    resolve(path);
+    byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
+    if (bytes.length > FILE_LIMIT) {
+      throw new IllegalArgumentException("content over " + FILE_LIMIT + " bytes");
+    }
+    Ran r = inWalls(List.of("/bin/sh", "-c", "mkdir -p -- \"$(dirname -- \"$1\")\" && cat > \"$1\"", "write_file", path), bytes);
+    if (r.exit() != 0) {
+      throw new IOException(r.err().isEmpty() ? "cannot write " + path : r.err());
+    }
+    return Map.of("written", path, "bytes", bytes.length);
+  }
+
+  private Map<String, Object> edit(String path, String oldText, String newText) throws IOException, InterruptedException {
+    String content = read(path);
     int first = content.indexOf(oldText);
     if (first < 0) {
       return Map.of("error", "old_text not found in " + path);
@@ -173,38 +223,44 @@ final class GeminiTools {
     if (content.indexOf(oldText, first + 1) >= 0) {
       return Map.of("error", "old_text occurs more than once in " + path + "; include more context");
     }
-    Files.writeString(p, content.substring(0, first) + newText + content.substring(first + oldText.length()));
+    write(path, content.substring(0, first) + newText + content.substring(first + oldText.length()));
     return Map.of("edited", path);
   }
 
-  private List<String> list(String dir) throws IOException {
-    Path root = resolve(dir);
-    try (Stream<Path> s = Files.walk(root)) {
-      return s.filter(Files::isRegularFile)
-          .filter(f -> !workspace.relativize(f).toString().startsWith(".git/"))
-          .limit(500).map(f -> workspace.relativize(f).toString()).sorted().toList();
+  private List<String> list(String dir) throws IOException, InterruptedException {
+    resolve(dir);
+    Ran r = inWalls(List.of("find", dir, "-path", "*/.git", "-prune", "-o", "-type", "f", "-print0"), null);
+    List<String> out = new ArrayList<>();
+    for (String f : new String(r.out(), StandardCharsets.UTF_8).split("\0")) {
+      if (!f.isEmpty() && out.size() < 500) {
+        out.add(workspace.relativize(workspace.resolve(f).normalize()).toString());
+      }
     }
+    if (r.exit() != 0 && out.isEmpty()) {
+      throw new IOException(r.err().isEmpty() ? "cannot list " + dir : r.err().replace("find: ", ""));
+    }
+    return out.stream().sorted().toList();
   }
 
-  private List<String> search(String regex, String dir) throws IOException {
-    Pattern pattern;
+  /** grep -P (Perl-compatible, as close to Java's syntax as a tool has), checked as Java first. */
+  private List<String> search(String regex, String dir) throws IOException, InterruptedException {
     try {
-      pattern = Pattern.compile(regex);
+      Pattern.compile(regex);
     } catch (PatternSyntaxException e) {
       throw new IllegalArgumentException("invalid pattern: " + e.getDescription());
     }
+    resolve(dir);
+    Ran r = inWalls(List.of("grep", "-rnIP", "--exclude-dir=.git", "-m", "200", "-e", regex, "--", dir), null);
+    if (r.exit() > 1) {
+      throw new IOException(r.err().isEmpty() ? "search failed" : r.err().replace("grep: ", ""));
+    }
     List<String> hits = new ArrayList<>();
-    for (String rel : list(dir)) {
-      List<String> lines;
-      try {
-        lines = Files.readAllLines(workspace.resolve(rel), StandardCharsets.UTF_8);
-      } catch (IOException notText) {
-        continue;
-      }
-      for (int i = 0; i < lines.size() && hits.size() < 200; i++) {
-        if (pattern.matcher(lines.get(i)).find()) {
-          hits.add(rel + ":" + (i + 1) + ": " + lines.get(i).strip());
-        }
+    for (String line : new String(r.out(), StandardCharsets.UTF_8).split("\n")) {
+      int a = line.indexOf(':');
+      int b = a < 0 ? -1 : line.indexOf(':', a + 1);
+      if (b > 0 && hits.size() < 200) {
+        String rel = workspace.relativize(workspace.resolve(line.substring(0, a)).normalize()).toString();
+        hits.add(rel + ":" + line.substring(a + 1, b) + ": " + line.substring(b + 1).strip());
       }
     }
     return hits;
