@@ -281,6 +281,16 @@ public final class EgressProxy {
     }
 
     @Override
+    protected void copyRequestHeaders(Request request, org.eclipse.jetty.client.Request proxyToServerRequest) {
+      super.copyRequestHeaders(request, proxyToServerRequest);
+      // The Host the server sees is the one that was checked: a different Host header would ask a
+      // shared front end (a CDN) for another site than the allowed one.
+      HttpURI uri = request.getHttpURI();
+      String authority = uri.getPort() > 0 ? uri.getHost() + ":" + uri.getPort() : uri.getHost();
+      proxyToServerRequest.headers(h -> h.put(HttpHeader.HOST, authority));
+    }
+
+    @Override
     protected void addProxyHeaders(Request clientToProxyRequest, org.eclipse.jetty.client.Request proxyToServerRequest) {
       // no Via or Forwarded: the destination learns nothing of the worker
     }

@@ -134,6 +134,7 @@ class SandboxEgressTest {
   void anAllowedServerIsReachedThroughTheProxyPlainAndTunnelled() throws Exception {
     String script = "curl -sS --max-time 15 http://127.0.0.1:" + port + "/plain; "
         + "curl -sS --max-time 15 --proxytunnel http://127.0.0.1:" + port + "/tunnel; "
+        + curl("fronted", "-H 'Host: other-site.example' http://127.0.0.1:" + port + "/fronted")
         + "echo proxy=$HTTPS_PROXY; echo END";
     String out = run(script, allowing("127.0.0.1:" + port));
     assertTrue(out.contains("hello-from-the-allowed-server /plain"), out);
@@ -141,6 +142,9 @@ class SandboxEgressTest {
     assertTrue(out.contains("proxy=http://127.0.0.1:" + Bubblewrap.PROXY_PORT), out);
     assertTrue(seen.contains("GET /plain host=127.0.0.1:" + port), seen.toString());
     assertTrue(seen.contains("GET /tunnel host=127.0.0.1:" + port), seen.toString());
+    // A Host header naming another site than the allowed one is not sent on (domain fronting).
+    assertTrue(out.contains("fronted 400/000"), out);
+    assertTrue(seen.stream().noneMatch(r -> r.contains("other-site")), seen.toString());
   }
 
   @Test
