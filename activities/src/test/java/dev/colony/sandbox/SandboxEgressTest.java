@@ -148,6 +148,47 @@ class SandboxEgressTest {
   }
 
   @Test
+  void anAllowedHttpsServerIsReachedThroughATunnel() throws Exception {
+    // A TLS server with a key made here (the JDK's keytool): curl speaks TLS to it end to end,
+    // through the proxy's CONNECT tunnel.
+    Path store = tmp.resolve("tls.p12");
+    Process kt = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+        "-genkeypair", "-alias", "s", "-keyalg", "EC", "-dname", "CN=127.0.0.1", "-ext", "san=ip:127.0.0.1",
+        "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", "changeit")
+        .redirectErrorStream(true).start();
+    String ktOut = new String(kt.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(kt.waitFor(60, TimeUnit.SECONDS) && kt.exitValue() == 0, ktOut);
+    java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+    try (var in = Files.newInputStream(store)) {
+      ks.load(in, "changeit".toCharArray());
+    }
+    javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance("SunX509");
+    kmf.init(ks, "changeit".toCharArray());
+    javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
+    tls.init(kmf.getKeyManagers(), null, null);
+    com.sun.net.httpserver.HttpsServer https = com.sun.net.httpserver.HttpsServer.create(
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+    https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
+    https.createContext("/", ex -> {
+      seen.add("TLS " + ex.getRequestURI());
+      byte[] body = "hello-over-tls\n".getBytes(StandardCharsets.UTF_8);
+      ex.sendResponseHeaders(200, body.length);
+      ex.getResponseBody().write(body);
+      ex.close();
+    });
+    https.start();
+    try {
+      int tlsPort = https.getAddress().getPort();
+      String out = run("curl -sS -k --max-time 15 https://127.0.0.1:" + tlsPort + "/secure; echo END",
+          allowing("127.0.0.1:" + tlsPort));
+      assertTrue(out.contains("hello-over-tls"), out);
+      assertTrue(seen.contains("TLS /secure"), seen.toString());
+    } finally {
+      https.stop(0);
+    }
+  }
+
+  @Test
   void everyOtherDestinationIsRefusedLoggedAndCounted() throws Exception {
     int other;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
