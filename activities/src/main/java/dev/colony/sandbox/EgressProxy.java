@@ -46,6 +46,8 @@ public final class EgressProxy {
   private static final String CHECKED = EgressProxy.class.getName() + ".checked";
 
   private static volatile EgressProxy shared;
+  /** Threads at most: one per open session's socket, and those moving data. */
+  static final int MAX_THREADS = 4096;
 
   private final Server server;
   private final Path dir;
@@ -73,7 +75,9 @@ public final class EgressProxy {
     // Sockets live in a directory only the worker's user can enter (mode 700): another local user
     // cannot borrow an ant's door. Short path: a Unix socket's name has at most 107 bytes.
     this.dir = Files.createTempDirectory("colony-egress-");
-    QueuedThreadPool threads = new QueuedThreadPool(64, 2);
+    // Each session's socket has one selector thread (no acceptor thread: its selector accepts);
+    // tunnels and forwarded requests are asynchronous and borrow threads only while data moves.
+    QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 2, 60_000);
     threads.setName("colony-egress");
     threads.setDaemon(true);
     this.server = new Server(threads);
@@ -136,7 +140,7 @@ public final class EgressProxy {
   /** Opens a door for one session of {@code ant}, held to {@code allow}. */
   public Door open(String ant, java.util.List<String> allow) throws IOException {
     Path socket = dir.resolve("s" + opened.incrementAndGet() + ".sock");
-    UnixDomainServerConnector c = new UnixDomainServerConnector(server);
+    UnixDomainServerConnector c = new UnixDomainServerConnector(server, 0, 1);
     c.setUnixDomainPath(socket);
     c.setAcceptQueueSize(64);
     c.setIdleTimeout(300_000);
