@@ -85,8 +85,12 @@ public final class Bubblewrap implements Confinement {
    */
   static final String EGRESS_BRIDGE = SOCAT + " TCP-LISTEN:" + PROXY_PORT + ",bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:"
       + PROXY_SOCKET + " </dev/null >/dev/null 2>&1 &\n"
-      + "i=0; while [ $i -lt 400 ] && ! grep -q ': 0100007F:" + String.format("%04X", PROXY_PORT)
-      + " 00000000:0000 0A ' /proc/net/tcp 2>/dev/null; do sleep 0.005; i=$((i+1)); done\n"
+      // Listening yet? Read with the shell's own builtins (no process per try): a few tries
+      // usually; after 20 it sleeps 5 ms between tries, and gives up after about 2 s.
+      + "l() { while read -r x; do case \"$x\" in *': 0100007F:" + String.format("%04X", PROXY_PORT)
+      + " 00000000:0000 0A '*) return 0;; esac; done </proc/net/tcp; return 1; }\n"
+      + "i=0; until l; do i=$((i+1)); [ $i -gt 420 ] && break; [ $i -gt 20 ] && sleep 0.005; done\n"
+      + "unset -f l; unset i x\n"
       + "exec \"$@\"";
 
   private final Walls walls;
