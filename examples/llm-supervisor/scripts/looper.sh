@@ -6,7 +6,7 @@
 # turn, so the overseer's evaluations keep pace however slow the model is. Later sessions (after
 # /resume or /abort) behave.
 set -eu
-log="$COLONY_DIR/.colony/whispers-received.log"
+log="$COLONY_DIR/logs/whispers-received.log"
 mkdir -p "$(dirname "$log")"
 seen=0
 turn() { echo "COLONY_TURN $1"; }

@@ -4,12 +4,12 @@
 # "[merge queue]" message: a conflict with main), it rebases onto main, keeps both sides of each
 # conflict, and commits; if the tests it runs then fail (a stray conflict marker), it fixes that.
 # A message "break the notes" makes it commit a change the app's tests refuse. Every session
-# is logged to $COLONY_DIR/.colony/merge.log (the tests read it).
+# is logged to $COLONY_DIR/logs/merge.log (the tests read it; colony.yaml grants the ants logs/).
 set -eu
 prompt=$(cat)
 cd "$COLONY_WORKSPACE"
 me=$COLONY_ANT
-log() { echo "$me session $COLONY_SESSION: $*" >> "$COLONY_DIR/.colony/merge.log"; echo "$*"; }
+log() { echo "$me session $COLONY_SESSION: $*" >> "$COLONY_DIR/logs/merge.log"; echo "$*"; }
 if printf '%s\n' "$prompt" | grep -q '\[merge queue\]'; then
   if git rebase -q main >/dev/null 2>&1; then
     if ! sh test.sh >/dev/null 2>&1; then

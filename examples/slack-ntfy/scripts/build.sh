@@ -7,7 +7,7 @@ prompt=$(cat)
 printf '%s\n' "$prompt" | sed -n '/^## Messages from your humans/,$p' | tail -n +2 | while IFS= read -r line; do
   echo "working on: $line"
 done
-state="${COLONY_DIR:-.}/.colony/builder-sessions"
+state="${COLONY_DIR:-.}/logs/builder-sessions"
 mkdir -p "$(dirname "$state")"
 n=$(( $(cat "$state" 2>/dev/null || echo 0) + 1 ))
 echo "$n" >"$state"

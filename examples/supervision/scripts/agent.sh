@@ -2,7 +2,7 @@
 # A stand-in agent. The builder fails its first three sessions, then works.
 set -eu
 if [ "$COLONY_ANT" = builder ]; then
-  count_file="$COLONY_DIR/.colony/builder-sessions"
+  count_file="$COLONY_DIR/logs/builder-sessions"
   mkdir -p "$(dirname "$count_file")"
   n=$(( $(cat "$count_file" 2>/dev/null || echo 0) + 1 ))
   echo "$n" > "$count_file"

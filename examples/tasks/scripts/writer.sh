@@ -18,7 +18,7 @@ if [ -z "${COLONY_TASK_ID:-}" ]; then
 fi
 # Every session on a task is logged for the tests: ant, task, and the comments it was given.
 comments=$(printf '%s\n' "$prompt" | sed -n '/^- Comments so far/,/^When done/p' | grep '^  - ' | tr '\n' ' ' || true)
-echo "$COLONY_ANT $COLONY_TASK_ID session $COLONY_SESSION comments: $comments" >> "$COLONY_DIR/tasks.log"
+echo "$COLONY_ANT $COLONY_TASK_ID session $COLONY_SESSION comments: $comments" >> "$COLONY_DIR/logs/tasks.log"
 sleep "${WRITER_LINGER:-2}"
 if printf '%s\n' "$prompt" | grep -q '^- Labels: .*\bfail\b'; then
   echo "cannot write this one: the task is labelled fail" >&2

@@ -149,13 +149,26 @@ final class SandboxReader {
     List<String> ok = new ArrayList<>();
     for (int i = 0; i < list.size(); i++) {
       String p = list.get(i).strip();
-      if (p.isEmpty() || !Path.of(p).isAbsolute() || p.contains("\0")) {
-        v.problem(key + "[" + i + "]", "expected an absolute path; found '" + clip(p) + "'");
-      } else if (Path.of(p).normalize().toString().equals("/")) {
-        v.problem(key + "[" + i + "]", "the whole file system cannot be granted: name the directories the agent needs");
-      } else {
-        ok.add(Path.of(p).normalize().toString());
+      String at = key + "[" + i + "]";
+      if (p.isEmpty() || p.contains("\0")) {
+        v.problem(at, "expected a path (absolute, or relative to the colony directory)");
+        continue;
       }
+      Path path = Path.of(p).normalize();
+      if (path.isAbsolute()) {
+        if (path.getNameCount() == 0) {
+          v.problem(at, "the whole file system cannot be granted: name the directories the agent needs");
+          continue;
+        }
+      } else if (path.toString().isEmpty() || path.startsWith("..")) {
+        v.problem(at, "'" + clip(p) + "' is the colony directory or outside it: name a directory inside it, or an absolute path");
+        continue;
+      } else if (SandboxSpec.COLONY_OWN.contains(path.getName(0).toString())) {
+        v.problem(at, "'" + clip(p) + "' is the colony's own " + path.getName(0)
+            + ": an agent never gets its config, secrets or state");
+        continue;
+      }
+      ok.add(path.toString());
     }
     return List.copyOf(ok);
   }

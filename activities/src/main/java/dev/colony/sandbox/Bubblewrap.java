@@ -7,10 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -166,17 +164,21 @@ public final class Bubblewrap implements Confinement {
       a.addAll(List.of("--ro-bind", walls.proxySocket().toString(), PROXY_SOCKET));
     }
     a.addAll(List.of("--bind", walls.home().toString(), HOME));
-    Set<Path> done = new LinkedHashSet<>();
+    // Granted paths, parents before what is inside them (a later bind covers an earlier one); a
+    // path granted both ways is writable.
+    java.util.TreeMap<Path, Boolean> binds = new java.util.TreeMap<>(
+        java.util.Comparator.comparingInt(Path::getNameCount).thenComparing(Path::toString));
     for (Path p : walls.readOnly()) {
-      if (Files.exists(p) && done.add(p)) {
-        a.addAll(List.of("--ro-bind", p.toString(), p.toString()));
-      }
+      binds.putIfAbsent(p.toAbsolutePath().normalize(), false);
     }
     for (Path p : walls.writable()) {
-      if (Files.exists(p) && done.add(p)) {
-        a.addAll(List.of("--bind", p.toString(), p.toString()));
-      }
+      binds.put(p.toAbsolutePath().normalize(), true);
     }
+    binds.forEach((p, rw) -> {
+      if (Files.exists(p)) {
+        a.addAll(List.of(rw ? "--bind" : "--ro-bind", p.toString(), p.toString()));
+      }
+    });
     a.addAll(List.of("--bind", walls.workspace().toString(), walls.workspace().toString()));
     // The root itself (where bwrap made /etc, /home and the mount points) is read-only too: only
     // the workspace, the home, the temp directories and granted paths take writes.

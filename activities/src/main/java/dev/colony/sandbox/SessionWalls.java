@@ -27,7 +27,7 @@ public final class SessionWalls implements AutoCloseable {
       EngineKind.GEMINI, List.of(),
       EngineKind.COMMAND, List.of());
   /** Session variables that would hand an agent the worker's powers: never passed in. */
-  static final Set<String> WORKER_ONLY = Set.of("TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "COLONY_BIN", "COLONY_DIR",
+  static final Set<String> WORKER_ONLY = Set.of("TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "COLONY_BIN",
       "TEMPORAL_API_KEY", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_KEY", "TEMPORAL_TLS_CA");
   static final String PATH = "/usr/local/bin:/usr/bin:/bin";
 
@@ -125,19 +125,33 @@ public final class SessionWalls implements AutoCloseable {
       }
     });
     List<Path> ro = new ArrayList<>(readOnly);
-    for (String p : s.read()) {
-      ro.add(Path.of(p));
-    }
     List<Path> rw = new ArrayList<>();
-    for (String p : s.write()) {
-      rw.add(Path.of(p));
+    Path colony = spec.colonyDir() == null ? null : Path.of(spec.colonyDir()).toAbsolutePath().normalize();
+    for (boolean write : new boolean[] {false, true}) {
+      for (String p : write ? s.write() : s.read()) {
+        Path path = colony == null ? Path.of(p) : colony.resolve(p).normalize();
+        String bad = grantRefused(path, colony);
+        if (bad != null) {
+          return refused("sandbox." + (write ? "write" : "read") + " names " + path + ": " + bad);
+        }
+        if (write && !Path.of(p).isAbsolute()) {
+          try {
+            Files.createDirectories(path); // a colony's own directory for its ants' shared files
+          } catch (IOException e) {
+            return refused("cannot create " + path + " for sandbox.write: " + e.getMessage());
+          }
+        }
+        (write ? rw : ro).add(path);
+      }
     }
     rw.addAll(gitDirs(workspace));
     List<String> path = new ArrayList<>(List.of(PATH.split(":")));
     for (Path program : programs(spec, workerEnv)) {
       Path dir = program.getParent();
       if (dir != null && !dir.startsWith("/usr") && !dir.startsWith("/bin")) {
-        ro.add(dir);
+        // Its directory (a CLI's package, a colony's scripts/), unless that directory holds the
+        // colony itself (its config, .env or state): then the program's file alone.
+        ro.add(holdsAColony(dir) ? program : dir);
         if (!path.contains(dir.toString())) {
           path.add(0, dir.toString());
         }
@@ -159,7 +173,7 @@ public final class SessionWalls implements AutoCloseable {
           limits.close();
         }
         return refused("socat is not installed (the sandbox's bridge to the egress proxy): run "
-            + "`sudo apt-get install socat`, or set sandbox: network: open (docs/security.md)");
+            + "`sudo apt-get install socat` (or bin/sandbox.sh), or set sandbox: network: open (docs/security.md)");
       }
       List<String> allow = allowList(spec, s, workerEnv);
       try {
@@ -293,7 +307,41 @@ public final class SessionWalls implements AutoCloseable {
     } catch (IOException ignored) {
       // a dangling link: the engine reports the missing program itself
     }
+    if (spec.engine() == EngineKind.CLAUDE) {
+      // The CLI is a Node.js program: node too, wherever it is installed (nvm puts it in a home).
+      Path node = Processes.findExecutable("node", workerEnv);
+      if (node != null) {
+        try {
+          out.add(node.toRealPath());
+        } catch (IOException ignored) {
+          // no node: the CLI says so itself
+        }
+      }
+    }
     return out;
+  }
+
+  /**
+   * Why a granted path may not be bound (it is, or holds, the colony's directory, its state or
+   * its config); null when it may.
+   */
+  static String grantRefused(Path path, Path colony) {
+    if (colony != null) {
+      if (colony.startsWith(path)) {
+        return "it holds the colony's own directory (config, .env, state)";
+      }
+      if (path.startsWith(colony) && path.getNameCount() > colony.getNameCount()
+          && SandboxSpec.COLONY_OWN.contains(path.getName(colony.getNameCount()).toString())) {
+        return "it is the colony's own config, secrets or state";
+      }
+    }
+    return null;
+  }
+
+  /** Whether {@code dir} is (or holds) a colony's directory: its files are never bound whole. */
+  static boolean holdsAColony(Path dir) {
+    return Files.exists(dir.resolve("colony.yaml")) || Files.exists(dir.resolve(".env"))
+        || Files.exists(dir.resolve(".colony")) || Files.isDirectory(dir.resolve("ants"));
   }
 
   /**

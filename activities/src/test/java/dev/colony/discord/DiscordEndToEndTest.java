@@ -99,7 +99,7 @@ class DiscordEndToEndTest {
         integrations:
           discord:
             channel: work
-        """);
+        """ + FakeClaude.sandboxYaml(fake));
     Files.writeString(dir.resolve(".env"), "DISCORD_TOKEN=fake-token\nCOLONY_CLAUDE_BIN=" + bin
         + "\nFAKE_CLAUDE_DIR=" + fake + "\nANTHROPIC_API_KEY=sk-test\n");
     colony = ColonyLoader.load(dir);

@@ -225,6 +225,11 @@ class SandboxDoorsTest {
     // A detached child in a new session, as an agent that leaves a server running would start.
     run("setsid nohup bash -c 'exec -a " + marker + " sleep 600' >/dev/null 2>&1 & echo started; echo END", ON);
     eventually(() -> Processes.none(marker), "no process of the session outlives it");
+    // Unconfined, the same child outlives its session: the check above can fail.
+    String loose = marker + "-loose";
+    run("setsid nohup bash -c 'exec -a " + loose + " sleep 30' >/dev/null 2>&1 & echo END", SandboxSpec.OFF);
+    eventually(() -> !Processes.none(loose), "the unconfined orphan is seen");
+    ProcessHandle.allProcesses().filter(h -> argv0(h).equals(loose)).forEach(ProcessHandle::destroyForcibly);
   }
 
   @Test
@@ -257,11 +262,26 @@ class SandboxDoorsTest {
     assertTrue(w.refusal().contains("apt-get install bubblewrap"), w.refusal());
   }
 
-  /** Looks for a process by its command line, as {@code pgrep -f} would. */
+  private static String argv0(ProcessHandle h) {
+    try {
+      return new String(Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "cmdline")),
+          java.nio.charset.StandardCharsets.UTF_8).split("\0", 2)[0];
+    } catch (IOException | RuntimeException gone) {
+      return "";
+    }
+  }
+
+  /** Looks for a process by its argv[0] (its /proc cmdline: Java's info() shows the executable instead). */
   static final class Processes {
     static boolean none(String marker) {
-      return ProcessHandle.allProcesses().noneMatch(h -> h.info().commandLine().orElse("").contains(marker)
-          || h.info().command().orElse("").contains(marker));
+      return ProcessHandle.allProcesses().noneMatch(h -> {
+        try {
+          byte[] cmd = Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "cmdline"));
+          return h.isAlive() && new String(cmd, java.nio.charset.StandardCharsets.UTF_8).split("\0", 2)[0].equals(marker);
+        } catch (IOException | RuntimeException gone) {
+          return false;
+        }
+      });
     }
   }
 }

@@ -107,7 +107,7 @@ class SlackEndToEndTest {
         integrations:
           slack:
             channel: "#work"
-        """);
+        """ + FakeClaude.sandboxYaml(fake));
     Files.writeString(dir.resolve(".env"), "SLACK_BOT_TOKEN=" + FakeSlack.BOT_TOKEN + "\nSLACK_APP_TOKEN="
         + FakeSlack.APP_TOKEN + "\nCOLONY_CLAUDE_BIN=" + bin + "\nFAKE_CLAUDE_DIR=" + fake + "\nANTHROPIC_API_KEY=sk-test\n");
     colony = ColonyLoader.load(dir);

@@ -35,6 +35,19 @@ final class Preflight {
       } else if (a.engine() == EngineKind.GEMINI && !env.containsKey("GEMINI_API_KEY") && !env.containsKey("GOOGLE_API_KEY")) {
         out.add("ant '" + a.name() + "' uses engine gemini, but GEMINI_API_KEY is not set (environment or .env).");
       }
+      dev.colony.spec.SandboxSpec walls = dev.colony.spec.SandboxSpec.of(a);
+      if (walls.off()) {
+        out.add("ant '" + a.name() + "' has sandbox: off: its sessions run with the worker's powers (every "
+            + "secret, Temporal, every file and port the worker reaches). Keep it for agents you trust; see docs/security.md.");
+      } else if (walls.networkOpen()) {
+        out.add("ant '" + a.name() + "' has sandbox.network: open: its sessions reach any host, the worker's "
+            + "loopback services included. Prefer network.allow: [hosts]; see docs/security.md.");
+      }
+      for (String name : walls.secrets()) {
+        if (!env.containsKey(name)) {
+          out.add("ant '" + a.name() + "' is granted the secret " + name + ", but it is not set here (environment or .env).");
+        }
+      }
       if (a.overseer() != null) {
         var sup = a.overseer();
         if (dev.colony.overseer.OverseerSpec.GEMINI.equals(sup.provider())
@@ -70,6 +83,13 @@ final class Preflight {
     if (colony.slack() != null && colony.slack().operators().isEmpty()) {
       out.add("integrations.slack.operators is not set: anyone in the ants' channels can command them "
           + "(approvals and resuming a billing/auth/budget pause still need a workspace admin).");
+    }
+    if (colony.ants().stream().anyMatch(a -> !dev.colony.spec.SandboxSpec.of(a).off())) {
+      dev.colony.sandbox.Bubblewrap.Probe probe = dev.colony.sandbox.Bubblewrap.probe();
+      if (!probe.works()) {
+        out.add("sessions run in a sandbox, and this machine cannot make one: " + probe.problem()
+            + ". A worker here would pause each ant at its first session.");
+      }
     }
     for (String v : Secrets.tooShortToMask(colony.variables(), env)) {
       out.add("${" + v + "} is shorter than " + Secrets.MIN_LENGTH + " characters: it stays out of Temporal, "

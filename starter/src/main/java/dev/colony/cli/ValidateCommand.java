@@ -26,7 +26,9 @@ final class ValidateCommand implements Callable<Integer> {
         colony.ants().size(), colony.ants().size() == 1 ? "" : "s",
         chats(colony));
     for (AntSpec a : colony.ants()) {
-      out.printf("  %-20s engine %-8s %s%n", a.name(), a.engine().configName(), rhythm(a));
+      dev.colony.spec.SandboxSpec walls = dev.colony.spec.SandboxSpec.of(a);
+      out.printf("  %-20s engine %-8s %s%s%n", a.name(), a.engine().configName(), rhythm(a),
+          walls.off() ? "  [NO SANDBOX]" : walls.networkOpen() ? "  [network open]" : "");
     }
     for (dev.colony.merge.MergeRepo r : colony.merge()) {
       long ants = colony.ants().stream().filter(a -> r.equals(a.merge())).count();

@@ -37,7 +37,7 @@ class MailboxExampleIT {
   @Test
   void findingsReachTheBuilderOnceAndInOrderAcrossAWorkerKill() throws Exception {
     cluster = new Cluster(tmp, EXAMPLE).startServer("dev");
-    Path inbox = cluster.dir.resolve("inbox.log");
+    Path inbox = cluster.dir.resolve("logs/inbox.log");
     Path bin = Cluster.JAR.getParent().resolve("bin/colony");
     // The scout lingers after sending, so the kill lands inside its session.
     Files.writeString(cluster.dir.resolve(".env"), "SCOUT_LINGER=20\n");
@@ -68,8 +68,8 @@ class MailboxExampleIT {
       throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics(), e);
     }
     // The scout sent everything twice (the retried attempt), the builder got it once.
-    assertEquals(6, Cluster.read(cluster.dir.resolve("scout-sent.log")).lines().count(),
-        Cluster.read(cluster.dir.resolve("scout-sent.log")));
+    assertEquals(6, Cluster.read(cluster.dir.resolve("logs/scout-sent.log")).lines().count(),
+        Cluster.read(cluster.dir.resolve("logs/scout-sent.log")));
     assertEquals(List.of("[message from ant scout] finding 1 from session 1",
         "[message from ant scout] finding 2 from session 1",
         "[message from ant scout] finding 3 from session 1"), Cluster.read(inbox).lines().toList());

@@ -271,7 +271,7 @@ class MergeQueueIT {
   }
 
   private String log() {
-    return Cluster.read(cluster.dir.resolve(".colony/merge.log"));
+    return Cluster.read(cluster.dir.resolve("logs/merge.log"));
   }
 
   static String git(Path cwd, String... args) throws Exception {

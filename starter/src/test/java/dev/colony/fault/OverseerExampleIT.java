@@ -55,7 +55,7 @@ class OverseerExampleIT {
     cluster.startServer("dev");
     Cluster.WorkerProcess worker = cluster.startWorker("w1");
     cluster.cli("start", cluster.dir.toString());
-    Path received = cluster.dir.resolve(".colony/whispers-received.log");
+    Path received = cluster.dir.resolve("logs/whispers-received.log");
     try {
       eventually(Duration.ofSeconds(90), () -> status().contains("paused (escalation)"), "status().contains(\"paused (escalation)\")");
       List<String> whispers = Files.readAllLines(received);

@@ -131,7 +131,7 @@ class TasksIT {
     }
     // Every task was worked by exactly one ant, and both ants worked.
     Map<String, Set<String>> antsByTask = new HashMap<>();
-    for (String line : Cluster.read(cluster.dir.resolve("tasks.log")).lines().toList()) {
+    for (String line : Cluster.read(cluster.dir.resolve("logs/tasks.log")).lines().toList()) {
       String[] w = line.split(" ");
       antsByTask.computeIfAbsent(w[1], k -> new HashSet<>()).add(w[0]);
     }
@@ -162,9 +162,9 @@ class TasksIT {
       String requeued = cluster.cli("task", "requeue", "--dir", cluster.dir.toString(), id,
           "--comment", "add a troubleshooting section");
       assertTrue(requeued.contains(id), requeued);
-      eventually(LONG, () -> Cluster.read(cluster.dir.resolve("tasks.log")).lines()
+      eventually(LONG, () -> Cluster.read(cluster.dir.resolve("logs/tasks.log")).lines()
           .anyMatch(l -> l.startsWith("ada " + id) && l.contains("add a troubleshooting section")),
-          () -> "the comment never reached a prompt:\n" + Cluster.read(cluster.dir.resolve("tasks.log")));
+          () -> "the comment never reached a prompt:\n" + Cluster.read(cluster.dir.resolve("logs/tasks.log")));
       eventually(LONG, ok(() -> state(id).equals("in_review")), () -> "never back in review:\n" + board());
       cluster.cli("task", "approve", "--dir", cluster.dir.toString(), id);
       eventually(LONG, ok(() -> state(id).equals("done")), () -> "not done:\n" + board());

@@ -21,6 +21,8 @@ import java.util.List;
  * @param budget spend against the ant's caps, in words; null when it has no cap and no cost
  * @param overseer the overseer's evaluations, whispers and ladder, in words; null without one
  * @param host the host holding the ant's workspace; null before its first session
+ * @param sandbox the walls around its sessions in words: {@code on}, {@code on, network open} or
+ *     {@code off} (its file says sandbox: off: sessions run with the worker's powers)
  */
 public record AntStatus(
     String colony,
@@ -45,7 +47,18 @@ public record AntStatus(
     @JsonProperty("supervisor") String overseer,
     String host,
     String taskId,
-    String taskTitle) {
+    String taskTitle,
+    String sandbox) {
+
+  /** Without the sandbox (what an ant answered before sessions had walls). */
+  public AntStatus(String colony, String ant, Lifecycle state, boolean paused, String pauseReason, int queueDepth,
+      int sessions, int consecutiveErrors, String nextWakeTime, String lastOutcome, String lastDetail, String engine,
+      List<PendingConfirmation> confirmations, String wakesOn, int pendingIssues, int session, String stateReason,
+      int totalErrors, String budget, String overseer, String host, String taskId, String taskTitle) {
+    this(colony, ant, state, paused, pauseReason, queueDepth, sessions, consecutiveErrors, nextWakeTime, lastOutcome,
+        lastDetail, engine, confirmations, wakesOn, pendingIssues, session, stateReason, totalErrors, budget, overseer,
+        host, taskId, taskTitle, null);
+  }
 
   /** Without the task (what an ant answered before the task board). */
   public AntStatus(String colony, String ant, Lifecycle state, boolean paused, String pauseReason, int queueDepth,

@@ -23,7 +23,16 @@ final class AntViews {
         spec.errorPolicy().hasBudget() || s.stats.costReported()
             ? s.budget.summary(spec.errorPolicy(), Workflow.currentTimeMillis()) : null,
         spec.overseer() == null ? null : s.overseer.summary(spec.overseer()), s.hostBound() ? s.host() : null,
-        s.task.held() ? s.task.brief().id() : null, s.task.held() ? line(s.task.brief().title()) : null);
+        s.task.held() ? s.task.brief().id() : null, s.task.held() ? line(s.task.brief().title()) : null,
+        sandboxWords(spec.sandbox()));
+  }
+
+  /** The ant's walls in words, for every surface: on, on with the network open, or off. */
+  static String sandboxWords(dev.colony.spec.SandboxSpec s) {
+    if (s == null) {
+      return "on";
+    }
+    return s.off() ? "off" : s.networkOpen() ? "on, network open" : "on";
   }
 
   static AntStats stats(AntState s) {
@@ -74,7 +83,7 @@ final class AntViews {
         spec.errorPolicy().dailyBudgetUsd(), spec.errorPolicy().monthlyBudgetUsd(), zone, s.card.lastError(),
         s.card.lastErrorMillis(), s.ledger.days(), s.card.recent(), confirmations(s), queue(s),
         s.overseer.costUsd(), day, s.task.held() ? s.task.brief().id() : null,
-        s.task.held() ? line(s.task.brief().title()) : null);
+        s.task.held() ? line(s.task.brief().title()) : null, sandboxWords(spec.sandbox()));
   }
 
   /** What the ant does now, in one line, in the words of status and the Web UI's timers. */

@@ -75,7 +75,8 @@ public record AntVisibility(
 
   static boolean isBlockingReason(String reason) {
     return Outcome.BILLING.configName().equals(reason) || Outcome.AUTH.configName().equals(reason)
-        || Outcome.BUDGET.configName().equals(reason) || AntWorkflowImpl.PARKED_REASON.equals(reason);
+        || Outcome.BUDGET.configName().equals(reason) || Outcome.SANDBOX.configName().equals(reason)
+        || AntWorkflowImpl.PARKED_REASON.equals(reason);
   }
 
   public static String stateName(Lifecycle state) {

@@ -85,7 +85,7 @@ final class SessionOutcomes {
         requeueAfterFailure(delivered, false);
         giveIssueBack();
         ant.pauseFor(outcome.configName());
-        outbox.say(OperatorMessages.paused(name, outcome));
+        outbox.say(OperatorMessages.paused(name, outcome, r.detail()));
       }
       default -> log.warn("{}: session {} ended while {}", name, ant.sessionCount(), ant.phase().state());
     }

@@ -47,6 +47,12 @@ public final class OperatorMessages {
         + " Paused until resumed.";
   }
 
+  /** The sandbox could not be made: what is missing and how to fix it, in the detail. */
+  public static String sandbox(String ant, String detail) {
+    return "🧱 " + bold(ant) + " did not start a session: " + orUnknown(detail)
+        + ". Paused until resumed.";
+  }
+
   public static String budget(String ant) {
     return "💰 " + bold(ant) + " went over its USD budget cap. Paused until resumed.";
   }
@@ -213,7 +219,13 @@ public final class OperatorMessages {
 
   /** Message text for an outcome that pauses the ant. */
   public static String paused(String ant, Outcome outcome) {
+    return paused(ant, outcome, null);
+  }
+
+  /** The line an ant paused by {@code outcome} says, with the session's {@code detail} where it helps. */
+  public static String paused(String ant, Outcome outcome, String detail) {
     return switch (outcome) {
+      case SANDBOX -> sandbox(ant, detail);
       case BILLING -> billing(ant);
       case AUTH -> auth(ant);
       case BUDGET -> budget(ant);

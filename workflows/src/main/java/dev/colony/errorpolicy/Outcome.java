@@ -19,7 +19,12 @@ public enum Outcome {
   PERMANENT(Action.BACK_OFF),
   BILLING(Action.PAUSE),
   AUTH(Action.PAUSE),
-  BUDGET(Action.PAUSE);
+  BUDGET(Action.PAUSE),
+  /**
+   * The session's sandbox could not be made (bubblewrap missing, user namespaces off): no session
+   * runs without its walls; paused until a human fixes the machine and resumes the ant.
+   */
+  SANDBOX(Action.PAUSE);
 
   /** What the error policy does about an outcome. */
   public enum Action { CONTINUE, RESTART_NOW, BACK_OFF, WAIT_FOR_RESET, PAUSE }

@@ -20,6 +20,9 @@ import java.util.List;
 public record SandboxSpec(boolean off, boolean networkOpen, List<String> allow, List<String> secrets,
     long memoryBytes, int processes, List<String> read, List<String> write) {
 
+  /** What of a colony's directory is never granted: its state, its secrets, its config. */
+  public static final List<String> COLONY_OWN = List.of(".colony", ".env", "colony.yaml", "ants", "schema");
+
   /** 2 GiB: a coding agent, its language server and a test run. */
   public static final long DEFAULT_MEMORY = 2L * 1024 * 1024 * 1024;
   /** Processes and threads at once: builds fork many; a fork bomb stops here. */

@@ -45,6 +45,7 @@ import java.util.Map;
  *     today is later reads those as 0: see {@link #costOn}, {@link #sessionsOn}); null before any
  * @param taskId the task from the board the ant holds now ({@code k7m2qx}); null when none
  * @param taskTitle that task's title, one bounded line; null when none
+ * @param sandbox the walls around its sessions in words (on; on, network open; off); null on older cards
  */
 public record AntCard(
     int version,
@@ -73,7 +74,21 @@ public record AntCard(
     double overseerCostUsd,
     String costDay,
     String taskId,
-    String taskTitle) {
+    String taskTitle,
+    String sandbox) {
+
+  /** Without the sandbox (cards written before sessions had walls). */
+  public AntCard(int version, long revision, String state, long stateSinceMillis, String doing, String needsHuman,
+      Long needsHumanSinceMillis, String needsHumanDetail, int session, boolean sessionRunning,
+      Long sessionStartedMillis, int sessionsToday, double costTodayUsd, double costMonthUsd, Double dailyBudgetUsd,
+      Double monthlyBudgetUsd, String budgetZone, String lastError, Long lastErrorMillis, List<DayCost> ledger,
+      List<SessionRecord> recent, List<PendingConfirmation> confirmations, List<QueuedMail> queue,
+      double overseerCostUsd, String costDay, String taskId, String taskTitle) {
+    this(version, revision, state, stateSinceMillis, doing, needsHuman, needsHumanSinceMillis, needsHumanDetail,
+        session, sessionRunning, sessionStartedMillis, sessionsToday, costTodayUsd, costMonthUsd, dailyBudgetUsd,
+        monthlyBudgetUsd, budgetZone, lastError, lastErrorMillis, ledger, recent, confirmations, queue,
+        overseerCostUsd, costDay, taskId, taskTitle, null);
+  }
 
   /** Without the task (cards written before the task board). */
   public AntCard(int version, long revision, String state, long stateSinceMillis, String doing, String needsHuman,
@@ -125,7 +140,7 @@ public record AntCard(
     return new AntCard(version, r, state, stateSinceMillis, doing, needsHuman, needsHumanSinceMillis,
         needsHumanDetail, session, sessionRunning, sessionStartedMillis, sessionsToday, costTodayUsd, costMonthUsd,
         dailyBudgetUsd, monthlyBudgetUsd, budgetZone, lastError, lastErrorMillis, ledger, recent, confirmations,
-        queue, overseerCostUsd, costDay, taskId, taskTitle);
+        queue, overseerCostUsd, costDay, taskId, taskTitle, sandbox);
   }
 
   /**
@@ -167,7 +182,7 @@ public record AntCard(
     return new AntCard(version, revision, state, stateSinceMillis, doing, needsHuman, needsHumanSinceMillis,
         needsHumanDetail, session, sessionRunning, sessionStartedMillis, sessionsOn(today), costOn(today), monthUsd,
         dailyBudgetUsd, monthlyBudgetUsd, budgetZone, lastError, lastErrorMillis, ledger, recent, confirmations,
-        queue, overseerCostUsd, today, taskId, taskTitle);
+        queue, overseerCostUsd, today, taskId, taskTitle, sandbox);
   }
 
   /** Today as an ISO day in the card's budget zone (UTC when the zone is unknown), at {@code nowMillis}. */

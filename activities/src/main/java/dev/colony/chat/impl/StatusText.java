@@ -33,6 +33,10 @@ public final class StatusText {
     if (a.host() != null) {
       sb.append("  host:               ").append(a.host()).append('\n');
     }
+    if (a.sandbox() != null) {
+      sb.append("  sandbox:            ").append(a.sandbox().equals("off")
+          ? "OFF: sessions run with the worker's powers (sandbox: off)" : a.sandbox()).append('\n');
+    }
     if (a.budget() != null) {
       sb.append("  spend:              ").append(a.budget()).append('\n');
     }

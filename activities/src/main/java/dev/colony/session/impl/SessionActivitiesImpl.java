@@ -187,7 +187,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
       // Fail closed: without its walls the session does not run. A human fixes the machine (or
       // sets sandbox: off on purpose) and resumes the ant.
       log.warn("{}: session {} not started: {}", spec.name(), request.session(), walls.refusal());
-      return SessionResult.of(Outcome.PERMANENT, walls.refusal());
+      return SessionResult.of(Outcome.SANDBOX, walls.refusal());
     }
     SessionContext ctx = new SessionContext(spec, request.session(), prompt,
         Path.of(workspace), env, transcript,

@@ -25,10 +25,29 @@ public final class FakeClaude {
   public static Path install(Path dir) throws IOException {
     Path bin = dir.resolve("claude");
     String java = ProcessHandle.current().info().command().orElse("java");
+    // Only its own classes (it needs nothing but the JDK): the directory it runs from is what a
+    // sandboxed session is granted (sandboxYaml).
     Files.writeString(bin, "#!/bin/sh\nexec '" + java + "' -XX:TieredStopAtLevel=1 -cp '"
-        + System.getProperty("java.class.path") + "' dev.colony.engine.claude.FakeClaude \"$@\"\n");
+        + classes() + "' dev.colony.engine.claude.FakeClaude \"$@\"\n");
     Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
     return bin;
+  }
+
+  /** Where this class was loaded from (the test classes directory). */
+  static Path classes() {
+    try {
+      return Path.of(FakeClaude.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * The {@code sandbox:} block of an ant that runs this fake in its walls: its variable, its
+   * classes (read) and its directory (where it reads its script and writes what it saw).
+   */
+  public static String sandboxYaml(Path dir) {
+    return "sandbox:\n  secrets: [FAKE_CLAUDE_DIR]\n  read: [\"" + classes() + "\"]\n  write: [\"" + dir + "\"]\n";
   }
 
   private static final Pattern REQUEST_ID = Pattern.compile("\"request_id\"\\s*:\\s*\"([^\"]+)\"");

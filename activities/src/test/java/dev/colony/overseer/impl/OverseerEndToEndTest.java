@@ -80,10 +80,13 @@ class OverseerEndToEndTest {
       // each round the agent waits until the model has answered it (a latch, not a sleep; bounded
       // at 30 s). A whisper reaches the agent's file with its next turn line: after the seventh
       // round it takes turns until the escalation is there (bounded too).
-      api.countAnswersIn(dir.resolve("answered"));
+      // What the agent and the test share: a directory its sandbox grants (sandbox.write), since
+      // the colony's own directory is out of its sight.
+      Path shared = Files.createDirectories(dir.resolve("shared"));
+      api.countAnswersIn(shared.resolve("answered"));
       Files.writeString(dir.resolve("agent.sh"), """
           #!/bin/sh
-          answered() { cat "$COLONY_DIR/answered" 2>/dev/null || echo 0; }
+          answered() { cat "%1$s/answered" 2>/dev/null || echo 0; }
           turn() { echo 'COLONY_TURN {"tool":"Bash","input":"make test","result":"FAILED","error":true}'; }
           for round in 1 2 3 4 5 6 7; do
             turn; turn; turn
@@ -92,9 +95,9 @@ class OverseerEndToEndTest {
           done
           i=0
           until grep -q ESCALATION "$COLONY_WHISPER_FILE" || [ $i -ge 600 ]; do turn; sleep 0.05; i=$((i+1)); done
-          cp "$COLONY_WHISPER_FILE" "$COLONY_DIR/received.txt"
+          cp "$COLONY_WHISPER_FILE" "%1$s/received.txt"
           echo "done looping"
-          """);
+          """.formatted(shared));
       dir.resolve("agent.sh").toFile().setExecutable(true);
       Files.writeString(dir.resolve("ants/looper.yaml"), """
           name: looper
@@ -108,7 +111,9 @@ class OverseerEndToEndTest {
             window_size: 6
             eval_interval: 3
             escalation_threshold: 3
-          """.formatted(dir.resolve("agent.sh")));
+          sandbox:
+            write: ["%s"]
+          """.formatted(dir.resolve("agent.sh"), shared));
       Files.writeString(dir.resolve(".env"), "ANTHROPIC_API_KEY=sk-ant-e2e-0123456789abcdef\nANTHROPIC_BASE_URL="
           + api.baseUrl() + "\n");
       var spec = ColonyLoader.load(dir).ant("looper").orElseThrow();
@@ -128,10 +133,10 @@ class OverseerEndToEndTest {
       WorkflowClient.start(ant::run, new AntRun(spec, null));
 
       eventually(Duration.ofSeconds(60), () -> ant.status().state() == Lifecycle.PAUSED,
-          () -> "escalated and paused; posts: " + posts + "\nwhispers: " + read(dir.resolve("received.txt"))
+          () -> "escalated and paused; posts: " + posts + "\nwhispers: " + read(dir.resolve("shared/received.txt"))
               + "\nmodel calls: " + api.requests.size());
       AntStatus s = ant.status();
-      assertEquals(Lifecycle.PAUSED, s.state(), () -> s.overseer() + "\n" + read(dir.resolve("received.txt"))
+      assertEquals(Lifecycle.PAUSED, s.state(), () -> s.overseer() + "\n" + read(dir.resolve("shared/received.txt"))
           + "\n" + api.requests.size());
       assertEquals("escalation", s.pauseReason());
       assertEquals(List.of(
@@ -142,7 +147,7 @@ class OverseerEndToEndTest {
               "[ESCALATION] Still retrying the same approach without progress after 2 notices. Humans have been"
                   + " alerted and this ant will pause after this session. Finish the step you are on, write down where"
                   + " you are and what blocks you, and stop."),
-          Files.readAllLines(dir.resolve("received.txt")));
+          Files.readAllLines(dir.resolve("shared/received.txt")));
       // Six answered calls at the fake's usage (321 tokens in, 45 out) and Sonnet's list price; the 401 cost nothing.
       assertTrue(s.overseer().startsWith("claude-sonnet-4-6: 6 evaluations (last SPIRALING), $0.0098 spent, 1 skipped "
           + "(Anthropic API answered 401"), s.overseer());

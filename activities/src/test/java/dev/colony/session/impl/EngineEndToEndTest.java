@@ -87,7 +87,7 @@ class EngineEndToEndTest {
         description: fixes bugs
         instructions: fix the bug
         engine: claude
-        """, "COLONY_CLAUDE_BIN=" + bin + "\nFAKE_CLAUDE_DIR=" + fake + "\nANTHROPIC_API_KEY=sk-test\n", "fixer");
+        """ + FakeClaude.sandboxYaml(fake), "COLONY_CLAUDE_BIN=" + bin + "\nFAKE_CLAUDE_DIR=" + fake + "\nANTHROPIC_API_KEY=sk-test\n", "fixer");
     eventually(DEFAULT, () -> ant.status().confirmations().size() == 1, () -> "ant.status().confirmations().size() == 1" + "; posts: " + posts);
     eventually(DEFAULT, () -> posts.stream().anyMatch(p -> p.startsWith("⚙️ **fixer** wants to use Bash")), () -> "posts.stream().anyMatch(p -> p.startsWith(\"⚙️ **fixer** wants to use Bash\"))" + "; posts: " + posts);
     ant.decide(new Decide(null, true, "dana", null));

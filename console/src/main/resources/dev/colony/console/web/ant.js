@@ -1,7 +1,7 @@
 import {
   el, clean, cleanBlock, clear, getJson, topbar, live, timeEl, budgetBar, stateBadge, outcomeBadge, antApi, actionButton,
   canAct, onColony, NEED_LABEL, banner, usd, duration, exactTime, safeHref, toast,
-  toMillis,
+  toMillis, sandboxBadge,
 } from './common.js';
 
 const $ = (id) => document.getElementById(id);
@@ -32,12 +32,14 @@ function renderHead() {
   if (r.nextWake) fact('wakes', timeEl(r.nextWake));
   if (r.host) fact('host', el('span', { class: 'data' }, clean(r.host, 120)));
   if (r.engine) fact('engine', el('span', { class: 'data' }, clean(r.engine, 80)));
+  if (c.sandbox) fact('sandbox', el('span', { class: 'data' }, clean(c.sandbox, 40)));
   if (r.lastOutcome) fact('last outcome', outcomeBadge(r.lastOutcome));
   const webUi = r.webUiUrl ? el('a', { href: safeHref(r.webUiUrl), target: '_blank', rel: 'noopener noreferrer' }, 'Open in Temporal Web UI ↗') : null;
   clear($('head'),
     el('div', { class: 'anthead' },
       el('h1', { class: 'data', title: clean(r.name, 4000) }, clean(r.name, 300)),
       stateBadge(r),
+      sandboxBadge(c),
       r.needsHuman ? el('span', { class: 'badge c-need' }, '⚑ needs you' + (c.needsHuman ? ': ' + clean(NEED_LABEL[c.needsHuman] || c.needsHuman, 40) : '')) : null),
     c.doing ? el('div', { class: 'data doingline' }, clean(c.doing, 400)) : null,
     r.description ? el('div', { class: 'muted small data' }, clean(r.description, 600)) : null,

@@ -285,12 +285,26 @@ export function outcomeBadge(outcome) {
 
 export const NEED_SHORT = {
   confirmation: 'confirmation', billing: 'billing', auth: 'auth', budget: 'budget cap', parked: 'parked', escalated: 'escalated',
+  sandbox: 'no sandbox',
 };
 
 export const NEED_LABEL = {
   confirmation: 'confirmation waiting', billing: 'billing problem', auth: 'auth problem',
   budget: 'budget cap reached', parked: 'parked by errors', escalated: 'escalated by overseer',
+  sandbox: 'its sandbox could not be made',
 };
+
+// An ant whose sessions run without walls (sandbox: off), or with the host's network: shown wherever the ant is.
+export function sandboxBadge(card) {
+  const s = card && card.sandbox;
+  if (s === 'off') {
+    return el('span', { class: 'badge c-need sandbox-off', title: 'sandbox: off: its sessions run with the worker\'s powers (secrets, Temporal, every file)' }, 'no sandbox');
+  }
+  if (s === 'on, network open') {
+    return el('span', { class: 'badge c-park sandbox-open', title: 'sandbox on, network: open: its sessions reach any host' }, 'network open');
+  }
+  return null;
+}
 
 // ---------------------------------------------------------------- top bar, colony, live
 

@@ -1,5 +1,5 @@
 import {
-  el, clean, clear, ell, getJson, topbar, live, timeEl, budgetBar, stateBadge, antHref, bucket, NEED_SHORT, NEED_LABEL, banner,
+  el, clean, clear, ell, getJson, topbar, live, timeEl, budgetBar, stateBadge, antHref, bucket, NEED_SHORT, NEED_LABEL, banner, sandboxBadge,
 } from './common.js';
 
 const PAGE_SIZE = 50;
@@ -104,6 +104,7 @@ function renderRow(r) {
   const tr = el('tr', { dataset: { bucket: bucket(r) } },
     el('td', { class: 'name', 'data-label': '' },
       el('a', { href: antHref(r.name), class: 'ellipsis data', title: clean(r.name, 400) }, clean(r.name, 200)),
+      sandboxBadge(c),
       r.host ? el('span', { class: 'sub2 inline-host ellipsis data', title: 'host ' + clean(r.host, 400) }, clean(r.host, 80)) : null),
     el('td', { 'data-label': 'State', class: 'nowrap' }, stateBadge(r),
       since ? el('span', { class: 'sub2' }, 'for ', timeEl(since, 'for')) : null),

@@ -1,0 +1,136 @@
+package dev.colony.fault;
+
+import static dev.colony.testing.Eventually.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A hostile ant on the real dev server, its worker a separate process: it tries each door of its
+ * sandbox (the colony's secrets and files, its peer's workspace, Temporal's frontend and the Web
+ * UI on loopback, any loopback port, private and metadata addresses, killing its worker) and finds
+ * each shut; its peer and the worker go on; and a worker killed with {@code kill -9} while the ant
+ * left a detached child running leaves no process of the session behind.
+ */
+@Timeout(600)
+class SandboxIT {
+  private static final Path FIXTURE = Path.of("src/test/resources/sandbox-colony").toAbsolutePath();
+
+  @TempDir
+  Path tmp;
+
+  private Cluster cluster;
+
+  @AfterEach
+  void tearDown() throws Exception {
+    Cluster.closeAll(cluster);
+  }
+
+  @Test
+  void aHostileAgentFindsEveryDoorShutAndLeavesNothingBehind() throws Exception {
+    cluster = new Cluster(tmp, FIXTURE).startServer("dev");
+    Path mallory = cluster.dir.resolve(".colony/workspaces/mallory");
+    Path alice = cluster.dir.resolve(".colony/workspaces/alice");
+    try (ServerSocket other = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      // The worker checks the ant's ${VAR}s when it starts; the real values (its own pid) follow.
+      Files.writeString(cluster.dir.resolve(".env"), "PROBE_PORTS=\nPEER_WORKSPACE=/nonexistent\nWORKER_PID=0000\n");
+      Cluster.WorkerProcess worker = cluster.startWorker("w1");
+      Files.writeString(cluster.dir.resolve(".env"), "SECRET_TOKEN=s3cr3t-value-of-the-colony\n"
+          + "PROBE_PORTS=" + cluster.port + " " + cluster.uiPort + " " + other.getLocalPort() + "\n"
+          + "PEER_WORKSPACE=" + alice + "\n"
+          + "WORKER_PID=" + worker.process().pid() + "\n");
+      try {
+        cluster.cli("start", cluster.dir.toString());
+        cluster.cli("send", "walls/alice", "write your notes");
+        eventually(Duration.ofSeconds(90), () -> Files.exists(alice.resolve("notes.txt")), "alice wrote her notes");
+        cluster.cli("send", "walls/mallory", "try the doors");
+        Path doors = mallory.resolve("doors.txt");
+        eventually(Duration.ofSeconds(120), () -> Cluster.read(doors).lines().anyMatch(l -> l.contains("kill-worker")),
+            () -> "mallory tried every door; doors: " + Cluster.read(doors));
+        String found = Cluster.read(doors);
+        List<String> open = found.lines().filter(l -> l.startsWith("OPEN")).toList();
+        assertEquals(List.of(), open, "every door shut:\n" + found);
+        assertTrue(found.lines().count() >= 17, found);
+        assertTrue(found.contains("shut loopback-" + cluster.port), found); // Temporal's frontend
+        assertTrue(worker.process().isAlive(), "the worker lives");
+        assertFalse(Files.exists(alice.resolve("pwned.txt")));
+        assertFalse(Cluster.read(cluster.dir.resolve("ants/mallory.yaml")).contains("autonomy"));
+        eventually(Duration.ofSeconds(60), () -> {
+          try {
+            return cluster.cli("status", "walls/mallory").contains("last outcome:       success");
+          } catch (Exception e) {
+            return false;
+          }
+        }, "mallory's session ended");
+        // The detached child it left ended with its session.
+        eventually(Duration.ofSeconds(20), SandboxIT::noOrphan, "no process of mallory's session is left");
+        // The peer goes on.
+        int before = sessions("walls/alice");
+        cluster.cli("send", "walls/alice", "again");
+        eventually(Duration.ofSeconds(60), () -> sessions("walls/alice") > before, "alice ran another session");
+      } catch (AssertionError e) {
+        throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics(), e);
+      }
+    }
+  }
+
+  @Test
+  void aWorkerKilledMidSessionLeavesNoProcessOfTheSandboxBehind() throws Exception {
+    cluster = new Cluster(tmp, FIXTURE).startServer("dev");
+    Path script = cluster.dir.resolve("scripts/hostile.sh");
+    // A long session that leaves a detached child, then waits.
+    Files.writeString(script, "#!/bin/bash\ncat >/dev/null\nsetsid nohup bash -c 'exec -a colony-sandbox-orphan sleep 600'"
+        + " >/dev/null 2>&1 &\nexec -a colony-sandbox-agent sleep 600\n");
+    Files.writeString(cluster.dir.resolve(".env"), "PROBE_PORTS=\nPEER_WORKSPACE=/nonexistent\nWORKER_PID=0000\n");
+    Cluster.WorkerProcess worker = cluster.startWorker("w1");
+    try {
+      cluster.cli("start", cluster.dir.toString());
+      cluster.cli("send", "walls/mallory", "start");
+      eventually(Duration.ofSeconds(90), () -> running("colony-sandbox-orphan") && running("colony-sandbox-agent"),
+          "the session and its detached child run");
+      Cluster.kill9(worker);
+      eventually(Duration.ofSeconds(30), () -> !running("colony-sandbox-orphan") && !running("colony-sandbox-agent"),
+          "nothing of the session outlives its worker");
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics(), e);
+    }
+  }
+
+  /** The ant's session count, as {@code colony status} says; -1 when it cannot be read. */
+  private int sessions(String ant) {
+    try {
+      var m = java.util.regex.Pattern.compile("(?m)^  sessions:\\s+(\\d+)").matcher(cluster.cli("status", ant));
+      return m.find() ? Integer.parseInt(m.group(1)) : -1;
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  private static boolean noOrphan() {
+    return !running("colony-sandbox-orphan");
+  }
+
+  /** Whether a process whose argv[0] is {@code marker} runs (its /proc cmdline: Java's info() shows the executable). */
+  static boolean running(String marker) {
+    return ProcessHandle.allProcesses().anyMatch(h -> {
+      try {
+        byte[] cmd = Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "cmdline"));
+        String argv0 = new String(cmd, java.nio.charset.StandardCharsets.UTF_8).split("\0", 2)[0];
+        return h.isAlive() && argv0.equals(marker);
+      } catch (java.io.IOException | RuntimeException gone) {
+        return false;
+      }
+    });
+  }
+}
