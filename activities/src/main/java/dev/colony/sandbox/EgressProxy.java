@@ -74,7 +74,9 @@ public final class EgressProxy {
   private EgressProxy() throws IOException {
     // Sockets live in a directory only the worker's user can enter (mode 700): another local user
     // cannot borrow an ant's door. Short path: a Unix socket's name has at most 107 bytes.
-    this.dir = Files.createTempDirectory("colony-egress-");
+    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+    sweepStale(tmp);
+    this.dir = Files.createTempDirectory(tmp, PREFIX + ProcessHandle.current().pid() + "-");
     // Each session's socket has one selector thread (no acceptor thread: its selector accepts);
     // tunnels and forwarded requests are asynchronous and borrow threads only while data moves.
     QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 2, 60_000);
@@ -300,7 +302,37 @@ public final class EgressProxy {
     }
   }
 
+  static final String PREFIX = "colony-egress-";
+
+  /**
+   * Removes the socket directories of workers that are gone (killed with {@code kill -9}: no
+   * shutdown hook ran). A directory's name carries its worker's pid; only this user's are touched.
+   */
+  static void sweepStale(Path tmp) {
+    try (var dirs = Files.newDirectoryStream(tmp, PREFIX + "*")) {
+      for (Path d : dirs) {
+        String[] parts = d.getFileName().toString().substring(PREFIX.length()).split("-", 2);
+        long pid;
+        try {
+          pid = Long.parseLong(parts[0]);
+        } catch (NumberFormatException e) {
+          continue;
+        }
+        if (parts.length == 2 && pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isEmpty()
+            && Files.isDirectory(d, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+          removeDirectory(d);
+        }
+      }
+    } catch (IOException | RuntimeException ignored) {
+      // best effort: a leftover directory holds no more than dead sockets
+    }
+  }
+
   private void removeDirectory() {
+    removeDirectory(dir);
+  }
+
+  private static void removeDirectory(Path dir) {
     try (var files = Files.list(dir)) {
       files.forEach(f -> {
         try {
