@@ -52,12 +52,19 @@ public final class Bubblewrap implements Confinement {
    * @param writable more paths it writes (its repository's git directory, granted paths)
    * @param networkOpen the host's network (trusted setups only) instead of none
    * @param limits its cgroup, or null for none
+   * @param proxySocket the worker's egress proxy socket for this session ({@link EgressProxy}), or
+   *     null for none; bridged to {@link #PROXY_PORT} on the sandbox's own loopback
    */
   public record Walls(String ant, Path workspace, Path home, List<Path> readOnly, List<Path> writable,
-      boolean networkOpen, SessionLimits limits) {
+      boolean networkOpen, SessionLimits limits, Path proxySocket) {
     public Walls {
       readOnly = List.copyOf(readOnly);
       writable = List.copyOf(writable);
+    }
+
+    public Walls(String ant, Path workspace, Path home, List<Path> readOnly, List<Path> writable,
+        boolean networkOpen, SessionLimits limits) {
+      this(ant, workspace, home, readOnly, writable, networkOpen, limits, null);
     }
   }
 
@@ -66,6 +73,29 @@ public final class Bubblewrap implements Confinement {
    * colony: its socket and its client under {@code /run/colony}).
    */
   public record Bind(Path source, String target, boolean writable) {}
+
+  /** Where the proxy's socket is inside. */
+  public static final String PROXY_SOCKET = "/run/colony/proxy.sock";
+  /** The proxy's port on the sandbox's own loopback (its own network namespace: no clash). */
+  public static final int PROXY_PORT = 3128;
+  /** Debian's socat: the bridge from the loopback port to the proxy's socket. */
+  public static final Path SOCAT = Path.of("/usr/bin/socat");
+
+  /**
+   * Runs before the agent's program, inside: starts the bridge from {@code 127.0.0.1:3128} to the
+   * proxy's socket in the background (its stdin, stdout and stderr away from the agent's), waits
+   * until it listens (at most 2 s), then becomes the agent's program ({@code exec}: same process,
+   * same exit code, same streams). The bridge dies with the sandbox's PID namespace.
+   */
+  static final String EGRESS_BRIDGE = SOCAT + " TCP-LISTEN:" + PROXY_PORT + ",bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:"
+      + PROXY_SOCKET + " </dev/null >/dev/null 2>&1 &\n"
+      // Listening yet? Read with the shell's own builtins (no process per try): a few tries
+      // usually; after 20 it sleeps 5 ms between tries, and gives up after about 2 s.
+      + "l() { while read -r x; do case \"$x\" in *': 0100007F:" + String.format("%04X", PROXY_PORT)
+      + " 00000000:0000 0A '*) return 0;; esac; done </proc/net/tcp; return 1; }\n"
+      + "i=0; until l; do i=$((i+1)); [ $i -gt 420 ] && break; [ $i -gt 20 ] && sleep 0.005; done\n"
+      + "unset -f l; unset i x\n"
+      + "exec \"$@\"";
 
   private final Walls walls;
   private final Map<String, String> granted;
@@ -97,6 +127,9 @@ public final class Bubblewrap implements Confinement {
       cmd.addAll(walls.limits().joinPrefix());
     }
     cmd.addAll(arguments(cwd));
+    if (walls.proxySocket() != null && !walls.networkOpen()) {
+      cmd.addAll(List.of("/bin/sh", "-c", EGRESS_BRIDGE, "colony-egress"));
+    }
     cmd.addAll(argv);
     ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(cmd)).directory(cwd.toFile());
     // bwrap hands its own environment to the program: exactly what the session is granted, never
@@ -140,6 +173,9 @@ public final class Bubblewrap implements Confinement {
     }
     a.addAll(List.of("--ro-bind", passwd.toString(), "/etc/passwd"));
     a.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/var/tmp"));
+    if (walls.proxySocket() != null && !walls.networkOpen()) {
+      a.addAll(List.of("--ro-bind", walls.proxySocket().toString(), PROXY_SOCKET));
+    }
     a.addAll(List.of("--bind", walls.home().toString(), HOME));
     // Granted paths, parents before what is inside them (a later bind covers an earlier one); a
     // path granted both ways is writable.

@@ -37,12 +37,24 @@ public final class SessionWalls implements AutoCloseable {
   private final SessionLimits limits;
   private final String refusal;
   private ColonyChannel channel;
+  private final EgressProxy.Door egress;
 
   private SessionWalls(Confinement confinement, Map<String, String> env, SessionLimits limits, String refusal) {
+    this(confinement, env, limits, refusal, null);
+  }
+
+  private SessionWalls(Confinement confinement, Map<String, String> env, SessionLimits limits, String refusal,
+      EgressProxy.Door egress) {
     this.confinement = confinement;
     this.env = env;
     this.limits = limits;
     this.refusal = refusal;
+    this.egress = egress;
+  }
+
+  /** The session's door in the worker's egress proxy, or null (network open, sandbox off). */
+  public EgressProxy.Door egress() {
+    return egress;
   }
 
   /** Opens a session's channel to its colony, when its walls are built (and only then). */
@@ -68,6 +80,9 @@ public final class SessionWalls implements AutoCloseable {
 
   @Override
   public void close() {
+    if (egress != null) {
+      egress.close();
+    }
     if (limits != null) {
       limits.close();
     }
@@ -174,12 +189,35 @@ public final class SessionWalls implements AutoCloseable {
       }
       limits = (SessionLimits) made;
     }
+    EgressProxy.Door egress = null;
+    if (!s.networkOpen()) {
+      if (!Files.isExecutable(Bubblewrap.SOCAT)) {
+        if (limits != null) {
+          limits.close();
+        }
+        return refused("socat is not installed (the sandbox's bridge to the egress proxy): run "
+            + "`sudo apt-get install socat` (or bin/sandbox.sh), or set sandbox: network: open (docs/security.md)");
+      }
+      List<String> allow = allowList(spec, s, workerEnv);
+      try {
+        egress = EgressProxy.shared().open(spec.name(), allow);
+      } catch (IOException | RuntimeException e) {
+        if (limits != null) {
+          limits.close();
+        }
+        return refused("the egress proxy could not open a socket for the session: " + e.getMessage());
+      }
+      env.putAll(proxyVariables(allow));
+    }
     ColonyChannel opened = null;
     List<Bubblewrap.Bind> binds = new ArrayList<>();
     if (channel != null) {
       try {
         opened = channel.open();
       } catch (IOException | RuntimeException e) {
+        if (egress != null) {
+          egress.close();
+        }
         if (limits != null) {
           limits.close();
         }
@@ -191,12 +229,15 @@ public final class SessionWalls implements AutoCloseable {
     }
     Path home = homeOf(spec);
     try {
-      Bubblewrap walls = new Bubblewrap(new Bubblewrap.Walls(spec.name(), workspace, home, ro, rw, s.networkOpen(), limits),
-          env, binds);
-      SessionWalls made = new SessionWalls(walls, env, limits, null);
+      Bubblewrap walls = new Bubblewrap(new Bubblewrap.Walls(spec.name(), workspace, home, ro, rw, s.networkOpen(), limits,
+          egress == null ? null : egress.socket()), env, binds);
+      SessionWalls made = new SessionWalls(walls, env, limits, null, egress);
       made.channel = opened;
       return made;
     } catch (IOException e) {
+      if (egress != null) {
+        egress.close();
+      }
       if (limits != null) {
         limits.close();
       }
@@ -222,6 +263,67 @@ public final class SessionWalls implements AutoCloseable {
       binds.add(new Bubblewrap.Bind(javaHome, javaHome.toString(), false));
     }
     return binds;
+  }
+
+  /** The Anthropic API's host when ANTHROPIC_BASE_URL is not set. */
+  static final String ANTHROPIC_API = "api.anthropic.com:443";
+
+  /**
+   * Where the session may connect through the egress proxy: its {@code network: allow:} list and
+   * its engine's API host (Claude Code: the host and port of {@code ANTHROPIC_BASE_URL}, else
+   * {@code api.anthropic.com}; Gemini calls its model from the worker, {@code command} has none).
+   */
+  static List<String> allowList(AntSpec spec, SandboxSpec s, Map<String, String> workerEnv) {
+    List<String> allow = new ArrayList<>(s.allow());
+    if (spec.engine() == EngineKind.CLAUDE) {
+      String api = apiHost(workerEnv.get("ANTHROPIC_BASE_URL"));
+      if (!allow.contains(api)) {
+        allow.add(api);
+      }
+    }
+    return allow;
+  }
+
+  /** {@code host:port} of an API base URL (scheme's port when none is written), or the default. */
+  static String apiHost(String baseUrl) {
+    if (baseUrl == null || baseUrl.isBlank()) {
+      return ANTHROPIC_API;
+    }
+    try {
+      java.net.URI u = java.net.URI.create(baseUrl.strip());
+      if (u.getHost() == null) {
+        return ANTHROPIC_API;
+      }
+      int port = u.getPort() > 0 ? u.getPort() : "http".equalsIgnoreCase(u.getScheme()) ? 80 : 443;
+      return EgressPolicy.normalHost(u.getHost()) + ":" + port;
+    } catch (IllegalArgumentException e) {
+      return ANTHROPIC_API;
+    }
+  }
+
+  /**
+   * The proxy variables programs inside read (curl, git, pip, npm, Node's and Python's clients,
+   * Claude Code): everything through the bridge on the sandbox's loopback. {@code NO_PROXY} names
+   * the sandbox's own loopback (its own servers, its own network namespace), except a loopback
+   * name the allow list sends to the worker (a fake API on the worker's 127.0.0.1).
+   */
+  static Map<String, String> proxyVariables(List<String> allow) {
+    String url = "http://127.0.0.1:" + Bubblewrap.PROXY_PORT;
+    Map<String, String> v = new LinkedHashMap<>();
+    for (String name : List.of("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")) {
+      v.put(name, url);
+    }
+    List<String> own = new ArrayList<>();
+    for (String local : List.of("localhost", "127.0.0.1", "::1")) {
+      boolean toWorker = allow.stream().map(EgressPolicy::parse).anyMatch(e -> e != null && e.host().equals(local));
+      if (!toWorker) {
+        own.add(local);
+      }
+    }
+    String noProxy = String.join(",", own);
+    v.put("NO_PROXY", noProxy);
+    v.put("no_proxy", noProxy);
+    return v;
   }
 
   /** The session's walls when bubblewrap cannot make them: none, and the reason with its fix. */
