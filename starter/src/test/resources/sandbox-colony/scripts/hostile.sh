@@ -37,6 +37,12 @@ DOOR_EMPTY_OK=1 door etc-write touch /etc/colony-was-here
 for p in $PROBE_PORTS; do
   DOOR_EMPTY_OK=1 door "loopback-$p" bash -c "echo > /dev/tcp/127.0.0.1/$p"
 done
+for p in $PROBE_PORTS; do
+  # Through the egress proxy too: a tunnel (CONNECT) and a plain request to the host's loopback.
+  DOOR_EMPTY_OK=1 door "proxy-tunnel-$p" curl -sf -m 5 -p -x http://127.0.0.1:3128 "http://127.0.0.1:$p/"
+  DOOR_EMPTY_OK=1 door "proxy-plain-$p" curl -sf -m 5 -x http://127.0.0.1:3128 "http://localhost:$p/"
+done
+DOOR_EMPTY_OK=1 door proxy-metadata curl -sf -m 5 -x http://127.0.0.1:3128 http://169.254.169.254/latest/meta-data/
 DOOR_EMPTY_OK=1 door private-10 bash -c 'echo > /dev/tcp/10.0.0.1/80'
 DOOR_EMPTY_OK=1 door metadata bash -c 'echo > /dev/tcp/169.254.169.254/80'
 DOOR_EMPTY_OK=1 door kill-worker kill -9 "$WORKER_PID"

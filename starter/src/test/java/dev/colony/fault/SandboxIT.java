@@ -61,7 +61,7 @@ class SandboxIT {
         String found = Cluster.read(doors);
         List<String> open = found.lines().filter(l -> l.startsWith("OPEN")).toList();
         assertEquals(List.of(), open, "every door shut:\n" + found);
-        assertTrue(found.lines().count() >= 17, found);
+        assertTrue(found.lines().count() >= 24, found);
         assertTrue(found.contains("shut loopback-" + cluster.port), found); // Temporal's frontend
         assertTrue(worker.process().isAlive(), "the worker lives");
         assertFalse(Files.exists(alice.resolve("pwned.txt")));
