@@ -67,7 +67,8 @@ public final class SessionLimits implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       new SessionLimits(made).close();
       return new Refusal("cannot make a control group for the session's limits (" + e.getMessage()
-          + "): run the worker as root or in a delegated cgroup, or set limits: off (docs/security.md)");
+          + "): run the worker as root or in a delegated cgroup (docs/security.md), or set sandbox.memory "
+          + "and sandbox.processes to off");
     }
   }
 
@@ -83,6 +84,16 @@ public final class SessionLimits implements AutoCloseable {
       a.add(g.resolve("cgroup.procs").toString());
     }
     return a;
+  }
+
+  /** Whether this worker can make a session's group: null when it can, else why not. */
+  public static String check() {
+    Object made = create("check-" + ProcessHandle.current().pid() + "-" + System.nanoTime(), 1L << 30, 64);
+    if (made instanceof SessionLimits l) {
+      l.close();
+      return null;
+    }
+    return ((Refusal) made).reason();
   }
 
   /** Kills whatever is left in the groups and removes them. */

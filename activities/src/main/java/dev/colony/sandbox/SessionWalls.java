@@ -31,6 +31,8 @@ public final class SessionWalls implements AutoCloseable {
   static final Set<String> WORKER_ONLY = Set.of("TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "COLONY_BIN",
       "TEMPORAL_API_KEY", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_KEY", "TEMPORAL_TLS_CA");
   static final String PATH = "/usr/local/bin:/usr/bin:/bin";
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SessionWalls.class);
+  private static final java.util.concurrent.atomic.AtomicBoolean LIMITS_WARNED = new java.util.concurrent.atomic.AtomicBoolean();
 
   private final Confinement confinement;
   private final Map<String, String> env;
@@ -185,9 +187,15 @@ public final class SessionWalls implements AutoCloseable {
     if (s.memoryBytes() > 0 || s.processes() > 0) {
       Object made = SessionLimits.create(unique, s.memoryBytes(), s.processes());
       if (made instanceof SessionLimits.Refusal r) {
-        return refused(r.reason());
+        // Limits keep the worker and the other ants available; the walls keep secrets and files.
+        // Without a control group the walls still stand: the session runs, unlimited, and the
+        // worker says so once (a worker that is not root and has no delegated group).
+        if (LIMITS_WARNED.compareAndSet(false, true)) {
+          LOG.warn("sandbox: sessions run without memory and process limits on this worker: {}", r.reason());
+        }
+      } else {
+        limits = (SessionLimits) made;
       }
-      limits = (SessionLimits) made;
     }
     EgressProxy.Door egress = null;
     if (!s.networkOpen()) {

@@ -90,6 +90,12 @@ final class Preflight {
         out.add("sessions run in a sandbox, and this machine cannot make one: " + probe.problem()
             + ". A worker here would pause each ant at its first session.");
       }
+      boolean limited = colony.ants().stream().map(dev.colony.spec.SandboxSpec::of)
+          .anyMatch(w -> !w.off() && (w.memoryBytes() > 0 || w.processes() > 0));
+      String limits = limited && probe.works() ? dev.colony.sandbox.SessionLimits.check() : null;
+      if (limits != null) {
+        out.add("a worker here runs sessions without memory and process limits: " + limits + ".");
+      }
     }
     for (String v : Secrets.tooShortToMask(colony.variables(), env)) {
       out.add("${" + v + "} is shorter than " + Secrets.MIN_LENGTH + " characters: it stays out of Temporal, "
