@@ -211,7 +211,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
           raw.resetAtEpochMillis(), raw.turns(), raw.costUsd(), raw.inputTokens(), raw.outputTokens(),
           raw.durationMillis(), raw.sessionId(), raw.transcript());
       if (request.task() != null || request.reworkItem() != null) { // a null base: no commit yet (the agent made it)
-        result = result.withWork(redacted(TaskWorkReader.since(Path.of(workspace), taskBase)));
+        result = result.withWork(redacted(TaskWorkReader.since(Path.of(workspace), taskBase, walls.confinement())));
       }
       log.info("{}: session {} ended: {} {}", spec.name(), request.session(), result.outcome(),
           dev.colony.text.Printable.of(result.detail()));
