@@ -136,6 +136,12 @@ class GitWallsTest {
     return MergeActivitiesImplTest.git(shared, "rev-parse", "--verify", "-q", ref);
   }
 
+  /** A variable of the worker's own environment (the JVM running this test has it). */
+  private static final String INHERITED = System.getenv().keySet().stream().sorted()
+      .filter(k -> k.matches("[A-Z][A-Z0-9_]*") && !List.of("PATH", "HOME", "USER", "LOGNAME", "TMPDIR", "TERM", "LANG",
+          "PWD", "OLDPWD", "SHLVL", "GIT_TERMINAL_PROMPT", "HOSTNAME").contains(k))
+      .findFirst().orElseThrow();
+
   private static final String COMMIT = "git config user.email a@example.com; git config user.name A; "
       + "echo \"$COLONY_ANT\" > $COLONY_ANT.txt; git add $COLONY_ANT.txt; git commit -qm \"$COLONY_ANT's work\"; ";
 
@@ -162,10 +168,10 @@ class GitWallsTest {
         + "ls " + root.resolve("b") + " && echo DOOR-other-workspace; "
         + "git fetch -q origin && git log --format=%s -1 origin/main && echo READS-TARGET; echo END");
     assertTrue(out.contains("END"), out);
-    assertTrue(out.contains("READS-TARGET"), "the ant reads (fetches) the target: " + out);
-    assertFalse(out.contains("DOOR-"), out);
     assertEquals(main0, sharedRef("refs/heads/main"), "main did not move: " + out);
     assertEquals(b0, sharedRef("refs/heads/colony/b"), "b's branch is untouched: " + out);
+    assertFalse(out.contains("DOOR-"), out);
+    assertTrue(out.contains("READS-TARGET"), "the ant reads (fetches) the target: " + out);
     assertEquals(config0, Files.readString(shared.resolve("config")));
     assertFalse(Files.exists(shared.resolve("hooks/post-update")));
 
@@ -203,7 +209,8 @@ class GitWallsTest {
     String out = session("a", plant);
     assertTrue(out.contains("END"), out);
     Path ws = root.resolve("a");
-    assertTrue(Files.readString(ws.resolve(".git/config")).contains("fsmonitor"), "the ant's repository holds the plants");
+    assertTrue(MergeActivitiesImplTest.git(ws, "config", "--get", "core.fsmonitor").contains(m),
+        "the ant's repository holds the plants");
     // The queue reads and lands its work; the worker syncs its branch afterwards (its repository's
     // git, status, reset or rebase) and prepares its workspace again.
     BranchHead b = merge.publishBranch(repo, "a", "colony/a", null, null);
@@ -236,6 +243,7 @@ class GitWallsTest {
       });
       String test = "#!/bin/bash\n"
           + "echo \"worker=${WORKER_SECRET:-none} granted=${GRANTED_TO_TESTS:-none} path=$PATH\"\n"
+          + "echo \"inherited=${" + INHERITED + ":-none}\"\n"
           + "env | grep -q workerSecret123 && echo DOOR-env\n"
           + "timeout 5 bash -c 'cat < /dev/tcp/127.0.0.1/" + port + "' 2>/dev/null\n"
           + "cat " + root.resolve("b/private.txt") + " 2>/dev/null && echo DOOR-other-workspace\n"
@@ -250,6 +258,7 @@ class GitWallsTest {
       TestRun run = merge.runTests(repo, r.head());
       assertTrue(run.passed(), run.tail());
       assertTrue(run.tail().contains("worker=none granted=granted456"), run.tail());
+      assertTrue(run.tail().contains("inherited=none"), "none of the worker's own variables: " + run.tail());
       assertFalse(run.tail().contains("DOOR-"), run.tail());
       assertFalse(Files.exists(markers.resolve("from-test")));
 
