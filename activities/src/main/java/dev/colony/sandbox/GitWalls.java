@@ -108,4 +108,32 @@ public final class GitWalls {
   static String quote(String s) {
     return "'" + s.replace("'", "'\\''") + "'";
   }
+
+  /**
+   * Before a session of a local repository's ant: its repository fetches the shared repository
+   * (its {@code origin}), so its names for the target ({@code main}, {@code origin/main}) are
+   * current. Run inside the session's walls: the repository's config is the ant's. A fetch that
+   * fails (the ant broke its own repository) is the ant's to see; the session runs anyway.
+   */
+  public static void refreshOrigin(Confinement walls, Path workspace) {
+    if (!ownRepository(workspace)) {
+      return;
+    }
+    List<String> cmd = new ArrayList<>(List.of("git", "-C", workspace.toString()));
+    cmd.addAll(SAFE_CONFIG);
+    cmd.addAll(List.of("fetch", "--quiet", "--prune", "--no-recurse-submodules", "origin"));
+    try {
+      ProcessBuilder pb = walls.processFor(cmd, Map.of(), Map.of("GIT_TERMINAL_PROMPT", "0"), workspace)
+          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+      Process p = dev.colony.engine.Processes.start(pb);
+      p.getOutputStream().close();
+      if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+        dev.colony.engine.Processes.killTree(p);
+      }
+    } catch (IOException e) {
+      // git missing: the session finds out itself
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
 }

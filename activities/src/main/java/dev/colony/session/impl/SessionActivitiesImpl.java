@@ -194,6 +194,9 @@ public final class SessionActivitiesImpl implements SessionActivities {
       log.warn("{}: session {} not started: {}", spec.name(), request.session(), walls.refusal());
       return SessionResult.of(Outcome.SANDBOX, walls.refusal());
     }
+    if (spec.workspace() != null && spec.workspace().repo() != null) {
+      dev.colony.sandbox.GitWalls.refreshOrigin(walls.confinement(), Path.of(workspace).toAbsolutePath());
+    }
     SessionContext ctx = new SessionContext(spec, request.session(), prompt,
         Path.of(workspace), env, transcript,
         Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec, request.resumeConversation()),

@@ -158,9 +158,13 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
       git(made, "update-ref", "refs/heads/" + branch, start);
     }
     git(made, "symbolic-ref", "HEAD", "refs/heads/" + branch);
+    // The shared repository's other branches (the target) are names for origin's: `git rebase main`
+    // works in the ant's repository, and sees main as of the last fetch (each session starts with one).
     for (String other : run(made, List.of("for-each-ref", "--format=%(refname)", "refs/heads/")).output.split("\n")) {
-      if (!other.isBlank() && !other.strip().equals("refs/heads/" + branch)) {
-        git(made, "update-ref", "-d", other.strip());
+      String name = other.strip();
+      if (!name.isEmpty() && !name.equals("refs/heads/" + branch)) {
+        git(made, "update-ref", "-d", name);
+        git(made, "symbolic-ref", name, "refs/remotes/origin/" + name.substring("refs/heads/".length()));
       }
     }
     if (Files.isRegularFile(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {

@@ -108,6 +108,7 @@ class GitWallsTest {
     try (SessionWalls walls = SessionWalls.of(spec, ws.toAbsolutePath(), worker, vars, List.of(transcript.getParent()),
         "gitwalls-" + System.nanoTime())) {
       assertNull(walls.refusal());
+      dev.colony.sandbox.GitWalls.refreshOrigin(walls.confinement(), ws.toAbsolutePath()); // as a session starts
       new CommandEngine().run(new SessionContext(spec, 1, "p", ws, worker, transcript, Duration.ofSeconds(90),
           Duration.ofMillis(100), Progress.NONE, null, null, dev.colony.engine.SessionGuard.of(spec),
           dev.colony.engine.OverseerFeed.NONE, walls.confinement()));
@@ -179,6 +180,9 @@ class GitWallsTest {
     String landed = land(repo, "a");
     assertEquals(landed, sharedRef("refs/heads/main"));
     assertEquals("a's work", MergeActivitiesImplTest.git(shared, "log", "-1", "--format=%s", "main"));
+    // b's next session sees the new main (its repository fetched its origin first) and rebases onto it.
+    String rebased = session("b", "git rebase -q main && git log --format=%s -2 | tr '\\n' '|'; echo; echo END");
+    assertTrue(rebased.contains("b's work|a's work|"), rebased);
     land(repo, "b");
     assertEquals("b's work", MergeActivitiesImplTest.git(shared, "log", "-1", "--format=%s", "main"));
     try (var files = Files.list(markers)) {
