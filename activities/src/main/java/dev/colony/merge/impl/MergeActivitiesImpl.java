@@ -602,7 +602,10 @@ public final class MergeActivitiesImpl implements MergeActivities {
         env.put(name, worker.get(name));
       }
     }
-    List<Path> readOnly = new ArrayList<>();
+    // The scratch's git (a clone's .git, a worktree's .git file) is read-only inside: the queue's
+    // next steps run git there with the worker's powers, so the tests must not plant a config
+    // or point it at a git directory of their own.
+    List<Path> readOnly = new ArrayList<>(List.of(scratch.toAbsolutePath().resolve(".git")));
     if (!repo.remote()) {
       readOnly.add(GitWalls.sharedGitDir(localRepo(resolvedRepo(repo)).toAbsolutePath()));
     }

@@ -204,8 +204,14 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
     }
     Path admin = gitFile.getParent().resolve(line.substring("gitdir:".length()).strip()).normalize();
     Path worktrees = dev.colony.sandbox.GitWalls.sharedGitDir(repo.toAbsolutePath()).resolve("worktrees").normalize();
-    // Only ever a directory of the shared repository's worktrees/ (the file is the ant's to write).
-    return admin.getParent() != null && admin.getParent().equals(worktrees) ? admin : null;
+    // Only ever a directory of the shared repository's worktrees/ that names this workspace (the
+    // file is the ant's to write: it may point at another worktree's, the queue's scratch's).
+    if (admin.getParent() == null || !admin.getParent().equals(worktrees)) {
+      return null;
+    }
+    Path back = admin.resolve("gitdir");
+    return Files.isRegularFile(back) && Path.of(Files.readString(back).strip()).toAbsolutePath().normalize()
+        .equals(gitFile.toAbsolutePath().normalize()) ? admin : null;
   }
 
   private static String revParse(Path repo, String rev) throws IOException, InterruptedException {

@@ -252,6 +252,7 @@ class GitWallsTest {
           + "timeout 5 bash -c 'cat < /dev/tcp/127.0.0.1/" + port + "' 2>/dev/null\n"
           + "cat " + root.resolve("b/private.txt") + " 2>/dev/null && echo DOOR-other-workspace\n"
           + "cat " + colony + "/.env 2>/dev/null; echo > " + markers + "/from-test 2>/dev/null && echo DOOR-write\n"
+          + "(echo 'gitdir: /tmp/mine' > .git) 2>/dev/null && echo DOOR-scratch-git\n"
           + "exit 0\n";
       session("a", "printf '%s' '" + test.replace("'", "'\\''") + "' > test.sh; chmod +x test.sh; git add test.sh; "
           + COMMIT + "echo END");
