@@ -292,4 +292,30 @@ class GitWallsTest {
     dev.colony.testing.Eventually.eventually(() -> ProcessHandle.allProcesses().noneMatch(
         p -> p.info().commandLine().orElse("").contains(marker)), "nothing the test started outlives it");
   }
+
+  @Test
+  void aWorkspaceMadeAsAWorktreeOfTheSharedRepositoryBecomesARepositoryOfItsOwn() throws Exception {
+    // As an older Colony made it: a worktree of the shared repository on the ant's branch.
+    Path ws = root.resolve("a");
+    Files.createDirectories(root);
+    MergeActivitiesImplTest.git(shared, "worktree", "add", "-q", "-b", "colony/a", ws.toString(), "main");
+    String committed = MergeActivitiesImplTest.commit(ws, "a.txt", "committed\n", "a's work");
+    Files.writeString(ws.resolve("a.txt"), "committed\nand more, not committed\n");
+
+    Path prepared = workspaces.prepare(spec("a", ""));
+    assertEquals(ws, prepared);
+    assertTrue(Files.isDirectory(ws.resolve(".git")), "its own repository now");
+    assertEquals(committed, MergeActivitiesImplTest.git(ws, "rev-parse", "HEAD"));
+    assertEquals("colony/a", MergeActivitiesImplTest.git(ws, "rev-parse", "--abbrev-ref", "HEAD"));
+    assertEquals("committed\nand more, not committed\n", Files.readString(ws.resolve("a.txt")), "uncommitted work stays");
+    assertEquals("M a.txt", MergeActivitiesImplTest.git(ws, "status", "--porcelain", "--untracked-files=no"));
+    assertFalse(MergeActivitiesImplTest.git(shared, "worktree", "list").contains(ws.toString()),
+        "the shared repository no longer holds it as a worktree");
+    // Its sandbox now holds the shared repository read-only, and its work still lands.
+    String out = session("a", "git config user.email a@example.com; git config user.name A; "
+        + "git commit -qam 'more' && echo COMMITTED; git push -q origin HEAD:main && echo DOOR-push; echo END");
+    assertTrue(out.contains("COMMITTED") && !out.contains("DOOR-"), out);
+    land(repo(List.of(), null, null), "a");
+    assertEquals("more", MergeActivitiesImplTest.git(shared, "log", "-1", "--format=%s", "main"));
+  }
 }
