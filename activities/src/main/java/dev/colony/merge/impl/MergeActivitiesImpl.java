@@ -127,17 +127,33 @@ public final class MergeActivitiesImpl implements MergeActivities {
       if (repo.remote()) {
         Path root = rootOverride != null ? rootOverride
             : Path.of(repo.colonyDir()).resolve(".colony").resolve("workspaces");
-        dir = root.resolve(".repos").resolve(ant);
-        if (!Files.exists(dir.resolve(".git"))) {
+        Path clone = root.resolve(".repos").resolve(ant);
+        if (!Files.exists(clone.resolve(".git"))) {
           return new BranchHead(null, null, 0, List.of(), fetchRef);
         }
-        git.run(dir, "remote", "set-url", "origin", url);
-        git.check(dir, "fetch", "--quiet", "origin");
+        // The ant's clone is the ant's (read-write in its sandbox): the worker runs no git there.
+        // Its branch is fetched (through upload-pack in the ant's walls) into a repository of the
+        // worker's own on this host, which fetches the remote and pushes the branch to it.
+        dir = root.resolve(".publish").resolve(ant + ".git");
+        if (!Files.exists(dir.resolve("HEAD"))) {
+          Files.createDirectories(dir);
+          git.check(dir, "init", "--quiet", "--bare");
+        }
+        if (!git.run(dir, "remote", "set-url", "origin", url).ok()) {
+          git.check(dir, "remote", "add", "origin", url);
+        }
+        git.check(dir, "fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/remotes/origin/*");
         target = "refs/remotes/origin/" + repo.target();
+        if (!fetchFromAnt(repo, dir, ant, clone, List.of(), branch, approved)) {
+          return new BranchHead(null, null, 0, List.of(), fetchRef);
+        }
       } else {
         dir = localRepo(url);
         target = "refs/heads/" + repo.target();
-        if (!fetchFromAnt(repo, dir, ant, branch, approved)) {
+        Path root = rootOverride != null ? rootOverride
+            : Path.of(repo.colonyDir()).resolve(".colony").resolve("workspaces");
+        if (!fetchFromAnt(repo, dir, ant, root.resolve(ant),
+            List.of(GitWalls.sharedGitDir(dir.toAbsolutePath())), branch, approved)) {
           return new BranchHead(null, null, 0, List.of(), fetchRef);
         }
       }
@@ -205,20 +221,17 @@ public final class MergeActivitiesImpl implements MergeActivities {
    *
    * @return false when the ant's repository has no such branch (and no approved head to fetch)
    */
-  private boolean fetchFromAnt(MergeRepo repo, Path shared, String ant, String branch, String approved)
-      throws IOException, InterruptedException {
+  private boolean fetchFromAnt(MergeRepo repo, Path shared, String ant, Path workspace, List<Path> readOnly,
+      String branch, String approved) throws IOException, InterruptedException {
     if (branch.equals(repo.target()) || !branch.matches("[A-Za-z0-9._/-]+") || branch.startsWith("-")) {
       throw nonRetryable("the branch " + oneLine(bounded(branch, 80)) + " of " + ant
           + " cannot go through the merge queue of " + repo.name() + " (it is the target, or not a branch name)",
           "BadInput");
     }
-    Path root = rootOverride != null ? rootOverride
-        : Path.of(repo.colonyDir()).resolve(".colony").resolve("workspaces");
-    Path workspace = root.resolve(ant);
     if (!GitWalls.ownRepository(workspace)) {
-      return true; // a worktree of the shared repository (or no workspace on this host): read it there
+      return !repo.remote(); // a worktree of the shared repository (or no workspace on this host): read it there
     }
-    String uploadPack = GitWalls.uploadPack(ant, workspace, List.of(GitWalls.sharedGitDir(shared.toAbsolutePath())));
+    String uploadPack = GitWalls.uploadPack(ant, workspace, readOnly);
     String from = "file://" + workspace.toAbsolutePath();
     List<String> base = List.of("-c", "protocol.file.allow=always", "fetch", "--quiet", "--no-tags",
         "--no-write-fetch-head", "--no-recurse-submodules", "--upload-pack=" + uploadPack, from);

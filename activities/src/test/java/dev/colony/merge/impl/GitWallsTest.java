@@ -86,13 +86,17 @@ class GitWallsTest {
   }
 
   private AntSpec spec(String ant, String script) {
+    return spec(ant, script, shared.toString());
+  }
+
+  private AntSpec spec(String ant, String script, String repoLocation) {
     return AntSpec.builder().colony("c").name(ant).description("d").instructions("i")
         .engine(EngineKind.COMMAND).claude(ClaudeSpec.DEFAULTS).gemini(GeminiSpec.DEFAULTS)
         .command(new CommandSpec(List.of("/bin/bash", "-c", script), Map.of(), List.of()))
         .autonomy(Autonomy.HUMAN).confirmation(ConfirmationSpec.NONE).toolCalls(ToolCallLogging.IMPACTFUL)
         .lmOutput(LmOutput.DISCORD).recovery(RecoveryPolicy.RESUME).sessionTimeoutSeconds(3600)
         .heartbeatTimeoutSeconds(30).continueAsNewEvery(100)
-        .workspace(new WorkspaceSpec(root.toString(), shared.toString(), null))
+        .workspace(new WorkspaceSpec(root.toString(), repoLocation, null))
         .colonyDir(colony.toString()).sourceFile("ants/" + ant + ".yaml").sandbox(SandboxSpec.DEFAULTS).build();
   }
 
@@ -317,5 +321,39 @@ class GitWallsTest {
     assertTrue(out.contains("COMMITTED") && !out.contains("DOOR-"), out);
     land(repo(List.of(), null, null), "a");
     assertEquals("more", MergeActivitiesImplTest.git(shared, "log", "-1", "--format=%s", "main"));
+  }
+
+  @Test
+  void aUrlRepositorysAntClonePlantsNothingThatPublishingItsBranchRuns() throws Exception {
+    String url = shared.toUri().toString(); // file:///...: a URL, so the ant has a clone of its own
+    Path ws = workspaces.prepare(spec("a", "", url));
+    String head = MergeActivitiesImplTest.commit(ws, "a.txt", "a\n", "a's work");
+    // What the ant can write in its clone (read-write in its sandbox): programs git runs to fetch
+    // and push, and a hook.
+    Path clone = root.resolve(".repos/a");
+    String m = markers.toString();
+    Files.writeString(clone.resolve(".git/config"), Files.readString(clone.resolve(".git/config"))
+        + "[remote \"origin\"]\n\tuploadpack = touch " + m + "/uploadpack; git-upload-pack\n"
+        + "\treceivepack = touch " + m + "/receivepack; git-receive-pack\n"
+        + "[core]\n\tfsmonitor = touch " + m + "/fsmonitor\n\tsshCommand = touch " + m + "/ssh\n"
+        + "[credential]\n\thelper = !touch " + m + "/credential\n");
+    MergeRepo repo = new MergeRepo("c", "app", url, "main", LandMode.REBASE, List.of(), 60, true, false, 3, 3600,
+        colony.toString(), colony.resolve(".colony/merge/app").toString(), null, null, null, null);
+    BranchHead b = null;
+    RuntimeException failed = null;
+    try {
+      b = merge.publishBranch(repo, "a", "colony/a", null, null);
+    } catch (RuntimeException e) {
+      failed = e;
+    }
+    try (var files = Files.list(markers)) {
+      assertEquals(List.of(), files.toList(), "nothing the ant's clone names ran on the worker");
+    }
+    if (failed != null) {
+      throw failed;
+    }
+    assertEquals(head, b.head());
+    assertEquals(1, b.commits());
+    assertEquals(head, sharedRef("refs/heads/colony/a"), "the branch reached the remote");
   }
 }
