@@ -66,6 +66,19 @@ public final class GitWalls {
    * word, but a link in the ant's repository is then followed with the worker's rights).
    */
   public static String uploadPack(String ant, Path workspace, List<Path> readOnly) throws IOException {
+    return walled("upload-pack", ant, workspace, readOnly);
+  }
+
+  /**
+   * The {@code --receive-pack} command for a push into the ant's repository in {@code workspace}
+   * (the worker handing it a landed commit): {@code git receive-pack} inside the same walls, so
+   * a hook or a config the ant planted runs, if at all, as the ant.
+   */
+  public static String receivePack(String ant, Path workspace) throws IOException {
+    return walled("receive-pack", ant, workspace, List.of());
+  }
+
+  private static String walled(String program, String ant, Path workspace, List<Path> readOnly) throws IOException {
     List<String> cmd = new ArrayList<>(List.of("PATH=" + SessionWalls.PATH));
     if (Bubblewrap.probe().works()) {
       Path home = Path.of(System.getProperty("java.io.tmpdir"), "colony-git-walls", Bubblewrap.hostname(ant));
@@ -75,7 +88,7 @@ public final class GitWalls {
     }
     cmd.add("git");
     cmd.addAll(SAFE_CONFIG);
-    cmd.add("upload-pack");
+    cmd.add(program);
     // git runs this with sh, the repository's path appended. The protocol version git's client
     // asks for is the one variable passed in.
     StringBuilder b = new StringBuilder("env -i \"GIT_PROTOCOL=${GIT_PROTOCOL:-}\"");

@@ -1028,7 +1028,9 @@ public final class MergeActivitiesImpl implements MergeActivities {
     Path dir = workspaces.prepare(resolved);
     boolean url = resolved.workspace().repo().contains("://") || resolved.workspace().repo().startsWith("git@");
     if (url) {
-      return sync(spec, resolved, dir, git, landedFrom, landedTo);
+      if (!handLanded(resolved, dir, landedTo)) {
+        return sync(spec, resolved, dir, git, landedFrom, landedTo); // an older layout: as before
+      }
     }
     // The ant's repository is the ant's: git runs there inside its walls, where whatever it
     // configured (hooks, filters, fsmonitor, an editor) runs as the ant, not as the worker.
@@ -1039,6 +1041,32 @@ public final class MergeActivitiesImpl implements MergeActivities {
       }
       return sync(spec, resolved, dir.toAbsolutePath(), git.inside(walls.confinement()), landedFrom, landedTo);
     }
+  }
+
+  /**
+   * A URL repository's ant: the landed commit is handed to its clone from the host's publishing
+   * repository (which fetches the remote; the worker runs no git in the ant's clone), pushed
+   * through {@code git receive-pack} in the ant's walls to its {@code refs/remotes/origin/<target>}.
+   * False when there is no publishing repository here (nothing was published from this host).
+   */
+  private boolean handLanded(AntSpec resolved, Path workspace, String landedTo) throws IOException, InterruptedException {
+    Path root = workspace.toAbsolutePath().getParent();
+    Path clone = root.resolve(".repos").resolve(resolved.name());
+    Path publish = root.resolve(".publish").resolve(resolved.name() + ".git");
+    if (!Files.exists(publish.resolve("HEAD")) || !GitWalls.ownRepository(clone) || landedTo == null
+        || !landedTo.matches("[0-9a-fA-F]{40,64}")) {
+      return false;
+    }
+    if (!hasCommit(publish, landedTo)) {
+      git.run(publish, "fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/remotes/origin/*");
+    }
+    if (hasCommit(publish, landedTo)) {
+      String target = resolved.merge() != null ? resolved.merge().target() : MergeRepo.DEFAULT_TARGET;
+      git.run(publish, Map.of(), Git.TIMEOUT, List.of("-c", "protocol.file.allow=always", "push", "--quiet",
+          "--force", "--no-verify", "--receive-pack=" + GitWalls.receivePack(resolved.name(), clone.toAbsolutePath()),
+          "file://" + clone.toAbsolutePath(), landedTo + ":refs/remotes/origin/" + target));
+    }
+    return true;
   }
 
   private String sync(AntSpec spec, AntSpec resolved, Path dir, Git git, String landedFrom, String landedTo)

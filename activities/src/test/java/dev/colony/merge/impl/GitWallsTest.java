@@ -355,5 +355,18 @@ class GitWallsTest {
     assertEquals(head, b.head());
     assertEquals(1, b.commits());
     assertEquals(head, sharedRef("refs/heads/colony/a"), "the branch reached the remote");
+
+    // It lands (a fast-forward: the landed commit is its own, unknown to its clone's origin/main
+    // until the worker hands it over) and the worker syncs its branch: still nothing runs.
+    String t = merge.prepareScratch(repo);
+    RebaseResult r = merge.rebase(repo, b, t, "work");
+    assertEquals(TargetUpdate.Outcome.UPDATED, merge.updateTarget(repo, t, r.head()).outcome());
+    String synced = merge.syncBranch(spec("a", "", url), head, r.head());
+    assertTrue(synced.startsWith("colony/a "), synced);
+    assertEquals(r.head(), MergeActivitiesImplTest.git(clone, "rev-parse", "refs/remotes/origin/main"),
+        "the landed commit was handed to the ant's clone");
+    try (var files = Files.list(markers)) {
+      assertEquals(List.of(), files.toList(), "nothing the ant's clone names ran on the worker (" + synced + ")");
+    }
   }
 }
