@@ -304,6 +304,9 @@ public final class ConfigSchema {
               key("test", Kind.COMMAND_LINE, "The test command run on the rebased work (a shell command line, or the program and its arguments); none: no test."),
               key("test_timeout", Kind.DURATION, "The test command is killed, with its process tree, after this long (default 10m).")
                   .within(1L, DAY, null),
+              choice("test_sandbox", "The walls the test command runs in (it runs the tests as the ants left them): on (the default: no network, none of the worker's variables, no other workspace), open (the same with the host's network) or off (no walls, the worker's environment: trusted setups only).",
+                  List.of("on", "open", "off")),
+              key("test_secrets", Kind.LIST, "The worker's variables (names) the test command is given inside its walls, e.g. [NPM_TOKEN]."),
               key("push", Kind.BOOLEAN, "Also update the target on the repository's origin remote (default false; always for a URL)."),
               key("review", Kind.BOOLEAN, "Work waits for a human's approval (its task approved, or colony merge approve) before it lands (default false)."),
               key("max_tries", Kind.INTEGER, "Reworks (a conflict or a red test) of one item before a human decides (default 3).")

@@ -73,6 +73,18 @@ final class MergeReader {
       LandMode land = r.enumValue("land", LandMode.class, LandMode.REBASE);
       List<String> test = testCommand(r);
       Long timeout = r.durationSeconds("test_timeout");
+      String testSandbox = r.literal("test_sandbox", false);
+      if (testSandbox != null && !List.of(MergeRepo.TEST_SANDBOX_ON, MergeRepo.TEST_SANDBOX_OPEN,
+          MergeRepo.TEST_SANDBOX_OFF).contains(testSandbox)) {
+        r.problem("test_sandbox", "invalid value '" + testSandbox + "': expected on, open (the host's network) or off");
+        testSandbox = null;
+      }
+      List<String> testSecrets = r.has("test_secrets") ? r.stringList("test_secrets", false) : List.of();
+      for (String v : testSecrets) {
+        if (!v.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+          r.problem("test_secrets", "invalid variable name '" + v + "': expected a name such as NPM_TOKEN");
+        }
+      }
       boolean push = r.bool("push", false);
       boolean review = r.bool("review", false);
       Integer maxTries = r.wholeNumber("max_tries");
@@ -104,7 +116,8 @@ final class MergeReader {
           timeout == null ? MergeRepo.DEFAULT_TEST_TIMEOUT_SECONDS : timeout, push || remote, review,
           maxTries == null ? MergeRepo.DEFAULT_MAX_TRIES : maxTries,
           aging == null ? MergeRepo.DEFAULT_AGING_SECONDS : aging, colonyDir.toString(),
-          colonyDir.resolve(".colony").resolve("merge").resolve(name).toString(), github, tokenVar));
+          colonyDir.resolve(".colony").resolve("merge").resolve(name).toString(), github, tokenVar, testSandbox,
+          testSecrets));
     }
     return repos;
   }

@@ -187,12 +187,19 @@ public final class Bubblewrap implements Confinement {
     for (Path p : walls.writable()) {
       binds.put(p.toAbsolutePath().normalize(), true);
     }
+    Path ws = walls.workspace().toAbsolutePath().normalize();
     binds.forEach((p, rw) -> {
-      if (Files.exists(p)) {
+      if (Files.exists(p) && !p.startsWith(ws)) {
         a.addAll(List.of(rw ? "--bind" : "--ro-bind", p.toString(), p.toString()));
       }
     });
     a.addAll(List.of("--bind", walls.workspace().toString(), walls.workspace().toString()));
+    // A path inside the workspace is bound over it (a test run's .git read-only in its scratch).
+    binds.forEach((p, rw) -> {
+      if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) && p.startsWith(ws) && !p.equals(ws)) {
+        a.addAll(List.of(rw ? "--bind" : "--ro-bind", p.toString(), p.toString()));
+      }
+    });
     for (Bind b : this.binds) {
       if (Files.exists(b.source())) {
         a.addAll(List.of(b.writable() ? "--bind" : "--ro-bind", b.source().toString(), b.target()));

@@ -169,7 +169,7 @@ public final class SessionWalls implements AutoCloseable {
         (write ? rw : ro).add(path);
       }
     }
-    rw.addAll(gitDirs(workspace));
+    gitDirs(spec, workspace, ro, rw);
     List<String> path = new ArrayList<>(List.of(PATH.split(":")));
     for (Path program : programs(spec, workerEnv)) {
       Path dir = program.getParent();
@@ -416,28 +416,27 @@ public final class SessionWalls implements AutoCloseable {
   }
 
   /**
-   * The git directories a worktree's {@code .git} file points at (its own and the repository's
-   * common one), which git needs to work in the workspace.
+   * The git directories the ant's git needs besides its workspace, decided from its spec, never
+   * from a file in the workspace (the ant writes those: a {@code .git} file or an alternate it
+   * pointed at another ant's repository would be mounted otherwise). For a local repository the
+   * ant's workspace is a repository of its own (its refs, its objects) borrowing the shared
+   * repository's objects: the shared git directory is read-only inside (it reads and fetches the
+   * target, it cannot move it or any other ant's branch). For a URL repository the ant's own clone
+   * ({@code <root>/.repos/<ant>}) is read-write: nothing else uses it.
    */
-  static List<Path> gitDirs(Path workspace) {
-    Path dotGit = workspace.resolve(".git");
-    if (!Files.isRegularFile(dotGit)) {
-      return List.of();
+  static void gitDirs(AntSpec spec, Path workspace, List<Path> readOnly, List<Path> writable) {
+    if (spec.workspace() == null || spec.workspace().repo() == null) {
+      return;
     }
-    try {
-      String line = Files.readString(dotGit).strip();
-      if (!line.startsWith("gitdir:")) {
-        return List.of();
+    String repo = spec.workspace().repo();
+    if (repo.contains("://") || repo.startsWith("git@")) {
+      Path root = workspace.getParent();
+      if (root != null) {
+        writable.add(root.resolve(".repos").resolve(spec.name()).resolve(".git"));
       }
-      Path own = workspace.resolve(line.substring("gitdir:".length()).strip()).normalize();
-      Path common = own;
-      Path commondir = own.resolve("commondir");
-      if (Files.isRegularFile(commondir)) {
-        common = own.resolve(Files.readString(commondir).strip()).normalize();
-      }
-      return common.equals(own) ? List.of(own) : List.of(common);
-    } catch (IOException e) {
-      return List.of();
+      return;
     }
+    Path shared = Path.of(repo).toAbsolutePath().normalize();
+    readOnly.add(GitWalls.sharedGitDir(shared));
   }
 }

@@ -60,13 +60,14 @@ class MergeConfigTest {
     Path dir = colony("name: c\nintegrations:\n  github:\n    token: ${GITHUB_TOKEN}\nmerge:\n  repos:\n"
         + "    - name: app\n      repo: ./repo\n      target: release/v2\n      land: squash\n"
         + "      test: [\"./test.sh\", \"--fast\"]\n      test_timeout: 90s\n      push: true\n      review: true\n"
-        + "      max_tries: 5\n      aging: 30m\n"
+        + "      max_tries: 5\n      aging: 30m\n      test_sandbox: open\n      test_secrets: [NPM_TOKEN]\n"
         + "    - name: lib\n      repo: bare.git\n      land: pull_request\n      github_repo: acme/lib\n"
         + "      test: ./test.sh && echo ok\n", ants);
     LoadedColony c = new ColonyLoader(ENV).loadDir(dir);
     String root = dir.toAbsolutePath().normalize().toString();
     MergeRepo app = new MergeRepo("c", "app", root + "/repo", "release/v2", LandMode.SQUASH,
-        List.of("./test.sh", "--fast"), 90, true, true, 5, 1800, root, root + "/.colony/merge/app", null, null);
+        List.of("./test.sh", "--fast"), 90, true, true, 5, 1800, root, root + "/.colony/merge/app", null, null,
+        "open", List.of("NPM_TOKEN"));
     MergeRepo lib = new MergeRepo("c", "lib", root + "/bare.git", "main", LandMode.PULL_REQUEST,
         List.of("/bin/sh", "-c", "./test.sh && echo ok"), 600, false, false, 3, 3600, root,
         root + "/.colony/merge/lib", "acme/lib", "GITHUB_TOKEN");
@@ -93,6 +94,8 @@ class MergeConfigTest {
     assertEquals(600, app.testTimeoutSeconds());
     assertEquals(3, app.maxTries());
     assertEquals(3600, app.agingSeconds());
+    assertEquals("on", app.testSandbox(), "the test runs in walls unless the queue says otherwise");
+    assertEquals(List.of(), app.testSecrets());
     assertTrue(!app.push() && !app.review());
     assertEquals("merge/c/app", app.workflowId());
     MergeRepo remote = c.merge().get(1);
@@ -105,7 +108,8 @@ class MergeConfigTest {
   void eachMistakeNamesTheFileTheFieldAndWhatIsWrong() throws Exception {
     String e = errors("name: c\nmerge:\n  repos:\n"
         + "    - name: app\n      repo: ./repo\n      target: 'bad..name'\n      test_timeout: 25h\n"
-        + "    - name: app\n      repo: ./bare.git\n      max_tries: 0\n"
+        + "    - name: app\n      repo: ./bare.git\n      max_tries: 0\n      test_sandbox: maybe\n"
+        + "      test_secrets: ['not a name']\n"
         + "    - name: again\n      repo: repo\n"
         + "    - name: 'no way'\n      repo: ./missing\n"
         + "    - name: plain\n      repo: ./plain\n      land: merge\n"
@@ -118,6 +122,8 @@ class MergeConfigTest {
     assertTrue(e.contains("merge.repos[0].test_timeout: '25h' is too long: at most 24h"), e);
     assertTrue(e.contains("merge.repos[1].name: duplicate queue name 'app': also used by merge.repos[0]"), e);
     assertTrue(e.contains("merge.repos[1].max_tries: expected a whole number greater than 0, found '0'"), e);
+    assertTrue(e.contains("merge.repos[1].test_sandbox: invalid value 'maybe'"), e);
+    assertTrue(e.contains("merge.repos[1].test_secrets: invalid variable name 'not a name'"), e);
     assertTrue(e.contains("merge.repos[2].repo: this repository already has a queue ('app'): one queue per repository"), e);
     assertTrue(e.contains("merge.repos[3].name: invalid queue name 'no way'"), e);
     assertTrue(e.contains("merge.repos[3].repo: no such directory: "), e);

@@ -23,10 +23,14 @@ import java.util.List;
  * @param scratchDir where the queue keeps its scratch worktree (or clone): never an ant's worktree
  * @param githubRepo {@code owner/name} for pull requests (land: pull_request); null otherwise
  * @param githubTokenVar the {@code ${VAR}} holding the GitHub token for pull requests; null otherwise
+ * @param testSandbox the walls the test command runs in: {@code on} (the default, also for null: no
+ *     network, no worker environment), {@code open} (the same with the host's network) or {@code off}
+ *     (no walls: the worker's environment, as a trusted setup chooses)
+ * @param testSecrets the worker's variables the test command is given inside its walls (names)
  */
 public record MergeRepo(String colony, String name, String repo, String target, LandMode land, List<String> test,
     long testTimeoutSeconds, boolean push, boolean review, int maxTries, long agingSeconds, String colonyDir,
-    String scratchDir, String githubRepo, String githubTokenVar) {
+    String scratchDir, String githubRepo, String githubTokenVar, String testSandbox, List<String> testSecrets) {
   public static final String DEFAULT_TARGET = "main";
   public static final long DEFAULT_TEST_TIMEOUT_SECONDS = 600;
   public static final int DEFAULT_MAX_TRIES = 3;
@@ -36,6 +40,20 @@ public record MergeRepo(String colony, String name, String repo, String target, 
     test = test == null ? List.of() : List.copyOf(test);
     target = target == null ? DEFAULT_TARGET : target;
     land = land == null ? LandMode.REBASE : land;
+    testSandbox = testSandbox == null ? TEST_SANDBOX_ON : testSandbox;
+    testSecrets = testSecrets == null ? List.of() : List.copyOf(testSecrets);
+  }
+
+  public static final String TEST_SANDBOX_ON = "on";
+  public static final String TEST_SANDBOX_OPEN = "open";
+  public static final String TEST_SANDBOX_OFF = "off";
+
+  /** A queue whose test runs in the default walls (no network, no secrets). */
+  public MergeRepo(String colony, String name, String repo, String target, LandMode land, List<String> test,
+      long testTimeoutSeconds, boolean push, boolean review, int maxTries, long agingSeconds, String colonyDir,
+      String scratchDir, String githubRepo, String githubTokenVar) {
+    this(colony, name, repo, target, land, test, testTimeoutSeconds, push, review, maxTries, agingSeconds, colonyDir,
+        scratchDir, githubRepo, githubTokenVar, null, null);
   }
 
   /** Whether {@link #repo} is a URL (each host has its own clone; branches meet on the remote). */

@@ -28,6 +28,7 @@ final class Git {
   /** Settings for every run: the queue's results must not depend on the user's git config. */
   private static final List<String> CONFIG = List.of(
       "-c", "core.hooksPath=/dev/null",
+      "-c", "core.fsmonitor=false",
       "-c", "commit.gpgSign=false",
       "-c", "tag.gpgSign=false",
       "-c", "rebase.autoSquash=false",
@@ -77,9 +78,21 @@ final class Git {
   }
 
   private final Secrets secrets;
+  /** Where git runs: null for the worker itself, else an ant's walls (git on the ant's own work). */
+  private final dev.colony.sandbox.Confinement walls;
 
   Git(Secrets secrets) {
+    this(secrets, null);
+  }
+
+  private Git(Secrets secrets, dev.colony.sandbox.Confinement walls) {
     this.secrets = secrets;
+    this.walls = walls;
+  }
+
+  /** The same git, run inside {@code walls} (an ant's sandbox): for git on a repository the ant writes. */
+  Git inside(dev.colony.sandbox.Confinement walls) {
+    return new Git(secrets, walls);
   }
 
   Result run(Path cwd, String... args) throws IOException, InterruptedException {
@@ -101,8 +114,11 @@ final class Git {
     }
     cmd.addAll(CONFIG);
     cmd.addAll(args);
-    ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(cmd));
-    Map<String, String> e = pb.environment();
+    // In an ant's walls git gets only these variables; on the worker, the worker's with these.
+    Map<String, String> e = new LinkedHashMap<>();
+    if (walls == null) {
+      e.putAll(System.getenv());
+    }
     e.put("GIT_TERMINAL_PROMPT", "0");
     e.put("GIT_ASKPASS", "");
     e.put("SSH_ASKPASS", "");
@@ -113,6 +129,14 @@ final class Git {
     e.put("LANGUAGE", "C");
     e.putIfAbsent("GIT_SSH_COMMAND", "ssh -o BatchMode=yes");
     e.putAll(new LinkedHashMap<>(env));
+    ProcessBuilder pb;
+    if (walls == null) {
+      pb = new ProcessBuilder(Processes.tiedToWorker(cmd));
+      pb.environment().clear();
+      pb.environment().putAll(e);
+    } else {
+      pb = walls.processFor(cmd, Map.of(), e, cwd == null ? Path.of("/") : cwd);
+    }
     Process p = Processes.start(pb);
     p.getOutputStream().close();
     // The two streams apart, each drained on its own (a full pipe would stall git).

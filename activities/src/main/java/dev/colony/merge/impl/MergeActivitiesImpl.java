@@ -13,6 +13,7 @@ import dev.colony.merge.MergeRepo;
 import dev.colony.merge.RebaseResult;
 import dev.colony.merge.TargetUpdate;
 import dev.colony.merge.TestRun;
+import dev.colony.sandbox.GitWalls;
 import dev.colony.spec.AntSpec;
 import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
@@ -126,16 +127,35 @@ public final class MergeActivitiesImpl implements MergeActivities {
       if (repo.remote()) {
         Path root = rootOverride != null ? rootOverride
             : Path.of(repo.colonyDir()).resolve(".colony").resolve("workspaces");
-        dir = root.resolve(".repos").resolve(ant);
-        if (!Files.exists(dir.resolve(".git"))) {
+        Path clone = root.resolve(".repos").resolve(ant);
+        if (!Files.exists(clone.resolve(".git"))) {
           return new BranchHead(null, null, 0, List.of(), fetchRef);
         }
-        git.run(dir, "remote", "set-url", "origin", url);
-        git.check(dir, "fetch", "--quiet", "origin");
+        // The ant's clone is the ant's (read-write in its sandbox): the worker runs no git there.
+        // Its branch is fetched (through upload-pack in the ant's walls) into a repository of the
+        // worker's own on this host, which fetches the remote and pushes the branch to it.
+        dir = root.resolve(".publish").resolve(ant + ".git");
+        if (!Files.exists(dir.resolve("HEAD"))) {
+          Files.createDirectories(dir);
+          git.check(dir, "init", "--quiet", "--bare");
+        }
+        if (!git.run(dir, "remote", "set-url", "origin", url).ok()) {
+          git.check(dir, "remote", "add", "origin", url);
+        }
+        git.check(dir, "fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/remotes/origin/*");
         target = "refs/remotes/origin/" + repo.target();
+        if (!fetchFromAnt(repo, dir, ant, clone, List.of(), branch, approved)) {
+          return new BranchHead(null, null, 0, List.of(), fetchRef);
+        }
       } else {
         dir = localRepo(url);
         target = "refs/heads/" + repo.target();
+        Path root = rootOverride != null ? rootOverride
+            : Path.of(repo.colonyDir()).resolve(".colony").resolve("workspaces");
+        if (!fetchFromAnt(repo, dir, ant, root.resolve(ant),
+            List.of(GitWalls.sharedGitDir(dir.toAbsolutePath())), branch, approved)) {
+          return new BranchHead(null, null, 0, List.of(), fetchRef);
+        }
       }
       String head = revParse(dir, "refs/heads/" + branch);
       if (head == null && approved == null) {
@@ -188,6 +208,52 @@ public final class MergeActivitiesImpl implements MergeActivities {
       int commits = Integer.parseInt(git.check(dir, "rev-list", "--count", base + ".." + head).line());
       return new BranchHead(head, base, commits, commits == 0 ? List.of() : paths(dir, base, head), fetchRef);
     });
+  }
+
+  /**
+   * A local repository's ant works in a repository of its own ({@code <root>/<ant>}): its branch
+   * (and the head a human approved) is fetched from there into the shared repository's
+   * {@code refs/heads/<branch>}, the one ref of the shared repository that is the ant's. The
+   * ant's repository is never git's repository here: only {@code git upload-pack} reads it, inside
+   * the ant's walls ({@link GitWalls#uploadPack}), so nothing the ant wrote in it (config, hooks,
+   * filters, links, alternates) runs or reaches past its workspace. An older workspace (a worktree
+   * of the shared repository) has its branch in the shared repository already.
+   *
+   * @return false when the ant's repository has no such branch (and no approved head to fetch)
+   */
+  private boolean fetchFromAnt(MergeRepo repo, Path shared, String ant, Path workspace, List<Path> readOnly,
+      String branch, String approved) throws IOException, InterruptedException {
+    if (branch.equals(repo.target()) || !branch.matches("[A-Za-z0-9._/-]+") || branch.startsWith("-")) {
+      throw nonRetryable("the branch " + oneLine(bounded(branch, 80)) + " of " + ant
+          + " cannot go through the merge queue of " + repo.name() + " (it is the target, or not a branch name)",
+          "BadInput");
+    }
+    if (!GitWalls.ownRepository(workspace)) {
+      return !repo.remote(); // a worktree of the shared repository (or no workspace on this host): read it there
+    }
+    String uploadPack = GitWalls.uploadPack(ant, workspace, readOnly);
+    String from = "file://" + workspace.toAbsolutePath();
+    List<String> base = List.of("-c", "protocol.file.allow=always", "fetch", "--quiet", "--no-tags",
+        "--no-write-fetch-head", "--no-recurse-submodules", "--upload-pack=" + uploadPack, from);
+    List<String> args = new ArrayList<>(base);
+    args.add("+refs/heads/" + branch + ":refs/heads/" + branch);
+    Git.Result r = git.run(shared, Map.of(), Git.TIMEOUT, args);
+    boolean found = r.ok();
+    if (!r.ok()) {
+      if (!r.text().contains("couldn't find remote ref")) {
+        throw ApplicationFailure.newFailure(secrets.redact("cannot read the branch " + branch + " of " + ant + ": "
+            + bounded(r.text(), 1000)), "GitFailed");
+      }
+      // The ant deleted its branch: the shared repository's copy goes too.
+      git.run(shared, "update-ref", "-d", "refs/heads/" + branch);
+    }
+    if (approved != null && approved.matches("[0-9a-fA-F]{40,64}") && !hasCommit(shared, approved)) {
+      List<String> pin = new ArrayList<>(base);
+      pin.add(approved);
+      git.run(shared, Map.of(), Git.TIMEOUT, pin);
+      return true;
+    }
+    return found || approved != null;
   }
 
   private List<String> paths(Path dir, String from, String to) throws IOException, InterruptedException {
@@ -462,6 +528,10 @@ public final class MergeActivitiesImpl implements MergeActivities {
   }
 
   private int count(Path dir, String from, String to) throws IOException, InterruptedException {
+    return count(git, dir, from, to);
+  }
+
+  private static int count(Git git, Path dir, String from, String to) throws IOException, InterruptedException {
     return Integer.parseInt(git.check(dir, "rev-list", "--count", from + ".." + to).line());
   }
 
@@ -488,6 +558,10 @@ public final class MergeActivitiesImpl implements MergeActivities {
   }
 
   private boolean hasCommit(Path dir, String sha) throws IOException, InterruptedException {
+    return hasCommit(git, dir, sha);
+  }
+
+  private static boolean hasCommit(Git git, Path dir, String sha) throws IOException, InterruptedException {
     return sha != null && git.run(dir, "cat-file", "-e", sha + "^{commit}").ok();
   }
 
@@ -504,14 +578,70 @@ public final class MergeActivitiesImpl implements MergeActivities {
       ensureCommit(repo, scratch, head, "refs/heads/" + repo.target());
       git.check(scratch, "checkout", "--quiet", "--detach", "--force", head);
       git.check(scratch, "clean", "-fdxq");
-      return runTest(repo.test(), scratch, Duration.ofSeconds(Math.max(1, repo.testTimeoutSeconds())));
+      Duration timeout = Duration.ofSeconds(Math.max(1, repo.testTimeoutSeconds()));
+      if (MergeRepo.TEST_SANDBOX_OFF.equals(repo.testSandbox())) {
+        return runTest(repo.test(), scratch, timeout);
+      }
+      String problem = GitWalls.problem();
+      if (problem != null) {
+        // Fail closed: the tests are the ants' code; without walls they do not run.
+        return new TestRun(false, 126, false, 0, "sandbox: " + problem + " (or test_sandbox: off in merge.repos)");
+      }
+      return runTest(repo.test(), scratch, timeout, testWalls(repo, scratch));
     });
   }
 
+  /**
+   * The test command's walls: the scratch read-write, the repository's git directory read-only
+   * (a local repository's scratch is its worktree), a fresh private home each run, no network
+   * (the host's with {@code test_sandbox: open}), and an environment built from nothing: the
+   * basics and the variables {@code test_secrets} names. No Temporal, no other workspace, none of
+   * the worker's tokens.
+   */
+  private dev.colony.sandbox.Confinement testWalls(MergeRepo repo, Path scratch)
+      throws IOException, InterruptedException {
+    Map<String, String> env = new LinkedHashMap<>();
+    Map<String, String> worker = repo.testSecrets().isEmpty() ? Map.of() : environment.apply(Path.of(repo.colonyDir()));
+    env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
+    env.put("HOME", dev.colony.sandbox.Bubblewrap.HOME);
+    env.put("USER", "ant");
+    env.put("LOGNAME", "ant");
+    env.put("TMPDIR", "/tmp");
+    env.put("TERM", "dumb");
+    env.put("LANG", System.getenv().getOrDefault("LANG", "C.UTF-8"));
+    env.put("GIT_TERMINAL_PROMPT", "0");
+    for (String name : repo.testSecrets()) {
+      if (worker.get(name) != null) {
+        env.put(name, worker.get(name));
+      }
+    }
+    // The scratch's git (a clone's .git, a worktree's .git file) is read-only inside: the queue's
+    // next steps run git there with the worker's powers, so the tests must not plant a config
+    // or point it at a git directory of their own.
+    List<Path> readOnly = new ArrayList<>(List.of(scratch.toAbsolutePath().resolve(".git")));
+    if (!repo.remote()) {
+      readOnly.add(GitWalls.sharedGitDir(localRepo(resolvedRepo(repo)).toAbsolutePath()));
+    }
+    Path home = scratch.resolveSibling(scratch.getFileName() + ".home");
+    deleteTree(home); // what an earlier test left there (a planted config) never reaches the next
+    return GitWalls.forTest(repo.name(), scratch.toAbsolutePath(), readOnly,
+        MergeRepo.TEST_SANDBOX_OPEN.equals(repo.testSandbox()), env);
+  }
+
   TestRun runTest(List<String> argv, Path cwd, Duration timeout) throws IOException, InterruptedException {
-    ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(argv)).directory(cwd.toFile())
-        .redirectErrorStream(true);
-    pb.environment().put("GIT_TERMINAL_PROMPT", "0");
+    return runTest(argv, cwd, timeout, null);
+  }
+
+  /** Runs the test command in {@code cwd}, inside {@code walls} (null: as a child of the worker). */
+  TestRun runTest(List<String> argv, Path cwd, Duration timeout, dev.colony.sandbox.Confinement walls)
+      throws IOException, InterruptedException {
+    ProcessBuilder pb;
+    if (walls == null) {
+      pb = new ProcessBuilder(Processes.tiedToWorker(argv)).directory(cwd.toFile()).redirectErrorStream(true);
+      pb.environment().put("GIT_TERMINAL_PROMPT", "0");
+    } else {
+      pb = walls.processFor(argv, Map.of(), Map.of(), cwd).redirectErrorStream(true);
+    }
     long start = System.nanoTime();
     Process p;
     try {
@@ -896,19 +1026,69 @@ public final class MergeActivitiesImpl implements MergeActivities {
     Map<String, String> env = environment.apply(Path.of(spec.colonyDir()));
     AntSpec resolved = SpecReferences.resolve(spec, env, secrets);
     Path dir = workspaces.prepare(resolved);
+    boolean url = resolved.workspace().repo().contains("://") || resolved.workspace().repo().startsWith("git@");
+    if (url) {
+      if (!handLanded(resolved, dir, landedTo)) {
+        return sync(spec, resolved, dir, git, landedFrom, landedTo); // an older layout: as before
+      }
+    }
+    // The ant's repository is the ant's: git runs there inside its walls, where whatever it
+    // configured (hooks, filters, fsmonitor, an editor) runs as the ant, not as the worker.
+    try (dev.colony.sandbox.SessionWalls walls = dev.colony.sandbox.SessionWalls.of(resolved, dir.toAbsolutePath(), env,
+        Map.of(), List.of(), "sync-" + spec.name() + "-" + System.nanoTime())) {
+      if (walls.refusal() != null) {
+        return resolved.workspace().branchOf(spec.name()) + " left as it is: " + walls.refusal();
+      }
+      return sync(spec, resolved, dir.toAbsolutePath(), git.inside(walls.confinement()), landedFrom, landedTo);
+    }
+  }
+
+  /**
+   * A URL repository's ant: the landed commit is handed to its clone from the host's publishing
+   * repository (which fetches the remote; the worker runs no git in the ant's clone), pushed
+   * through {@code git receive-pack} in the ant's walls to its {@code refs/remotes/origin/<target>}.
+   * False when there is no publishing repository here (nothing was published from this host).
+   */
+  private boolean handLanded(AntSpec resolved, Path workspace, String landedTo) throws IOException, InterruptedException {
+    Path root = workspace.toAbsolutePath().getParent();
+    Path clone = root.resolve(".repos").resolve(resolved.name());
+    Path publish = root.resolve(".publish").resolve(resolved.name() + ".git");
+    if (!Files.exists(publish.resolve("HEAD")) || !GitWalls.ownRepository(clone) || landedTo == null
+        || !landedTo.matches("[0-9a-fA-F]{40,64}")) {
+      return false;
+    }
+    if (!hasCommit(publish, landedTo)) {
+      git.run(publish, "fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/remotes/origin/*");
+    }
+    if (hasCommit(publish, landedTo)) {
+      String target = resolved.merge() != null ? resolved.merge().target() : MergeRepo.DEFAULT_TARGET;
+      git.run(publish, Map.of(), Git.TIMEOUT, List.of("-c", "protocol.file.allow=always", "push", "--quiet",
+          "--force", "--no-verify", "--receive-pack=" + GitWalls.receivePack(resolved.name(), clone.toAbsolutePath()),
+          "file://" + clone.toAbsolutePath(), landedTo + ":refs/remotes/origin/" + target));
+    }
+    return true;
+  }
+
+  private String sync(AntSpec spec, AntSpec resolved, Path dir, Git git, String landedFrom, String landedTo)
+      throws IOException, InterruptedException {
     String branch = resolved.workspace().branchOf(spec.name());
     boolean url = resolved.workspace().repo().contains("://") || resolved.workspace().repo().startsWith("git@");
-    Git.Result dirty = git.check(dir, "status", "--porcelain", "--untracked-files=no");
+    Git.Result dirty = git.run(dir, "status", "--porcelain", "--untracked-files=no");
+    if (!dirty.ok()) {
+      // The ant's repository is the ant's: one its own config breaks is left to it, not retried.
+      return secrets.redact(branch + " left as it is: git cannot read its workspace ("
+          + bounded(oneLine(dirty.text()), 300) + ")");
+    }
     if (!dirty.out().isBlank()) {
       return branch + " left as it is: its worktree has uncommitted changes";
     }
-    if (url && !hasCommit(dir, landedTo)) {
+    if (url && !hasCommit(git, dir, landedTo)) {
       git.run(dir, "fetch", "--quiet", "origin");
     }
-    if (!hasCommit(dir, landedTo)) {
+    if (!hasCommit(git, dir, landedTo)) {
       return branch + " left as it is: the landed commit " + abbrev(landedTo) + " is not here";
     }
-    String head = revParse(dir, "HEAD");
+    String head = revParse(git, dir, "HEAD");
     if (head == null) {
       return branch + " left as it is: it has no commit";
     }
@@ -919,7 +1099,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
       git.check(dir, "reset", "--quiet", "--hard", landedTo);
       return branch + " reset to the landed " + abbrev(landedTo);
     }
-    if (landedFrom != null && hasCommit(dir, landedFrom) && isAncestor(dir, landedFrom, head)) {
+    if (landedFrom != null && hasCommit(git, dir, landedFrom) && isAncestor(git, dir, landedFrom, head)) {
       Map<String, String> who = git.run(dir, "config", "user.email").ok() ? Map.of() : committer(null);
       Git.Result r = git.run(dir, who, Git.TIMEOUT, List.of("rebase", "--no-autostash", "--onto", landedTo, landedFrom));
       if (!r.ok()) {
@@ -928,7 +1108,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
         return secrets.redact(branch + " left as it is: its later commits conflict with the landed work"
             + (conflicts.isEmpty() ? "" : " in " + bounded(String.join(", ", conflicts), 300)));
       }
-      int later = count(dir, landedTo, "HEAD");
+      int later = count(git, dir, landedTo, "HEAD");
       return branch + " rebased onto the landed " + abbrev(landedTo) + " (" + later
           + (later == 1 ? " later commit)" : " later commits)");
     }
@@ -1020,11 +1200,19 @@ public final class MergeActivitiesImpl implements MergeActivities {
   }
 
   private String revParse(Path dir, String rev) throws IOException, InterruptedException {
+    return revParse(git, dir, rev);
+  }
+
+  private static String revParse(Git git, Path dir, String rev) throws IOException, InterruptedException {
     Git.Result r = git.run(dir, "rev-parse", "--verify", "--quiet", rev + "^{commit}");
     return r.ok() ? r.line() : null;
   }
 
   private boolean isAncestor(Path dir, String a, String b) throws IOException, InterruptedException {
+    return isAncestor(git, dir, a, b);
+  }
+
+  private static boolean isAncestor(Git git, Path dir, String a, String b) throws IOException, InterruptedException {
     return git.run(dir, "merge-base", "--is-ancestor", a, b).ok();
   }
 

@@ -194,6 +194,9 @@ public final class SessionActivitiesImpl implements SessionActivities {
       log.warn("{}: session {} not started: {}", spec.name(), request.session(), walls.refusal());
       return SessionResult.of(Outcome.SANDBOX, walls.refusal());
     }
+    if (spec.workspace() != null && spec.workspace().repo() != null) {
+      dev.colony.sandbox.GitWalls.refreshOrigin(walls.confinement(), Path.of(workspace).toAbsolutePath());
+    }
     SessionContext ctx = new SessionContext(spec, request.session(), prompt,
         Path.of(workspace), env, transcript,
         Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec, request.resumeConversation()),
@@ -211,7 +214,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
           raw.resetAtEpochMillis(), raw.turns(), raw.costUsd(), raw.inputTokens(), raw.outputTokens(),
           raw.durationMillis(), raw.sessionId(), raw.transcript());
       if (request.task() != null || request.reworkItem() != null) { // a null base: no commit yet (the agent made it)
-        result = result.withWork(redacted(TaskWorkReader.since(Path.of(workspace), taskBase)));
+        result = result.withWork(redacted(TaskWorkReader.since(Path.of(workspace), taskBase, walls.confinement())));
       }
       log.info("{}: session {} ended: {} {}", spec.name(), request.session(), result.outcome(),
           dev.colony.text.Printable.of(result.detail()));

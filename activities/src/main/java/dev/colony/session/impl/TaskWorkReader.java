@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,7 +33,7 @@ final class TaskWorkReader {
 
   /** The commit HEAD is at in {@code workspace}; null when it is not a git repository (or has no commit). */
   static String head(Path workspace) {
-    String out = git(workspace, "rev-parse", "--verify", "--quiet", "HEAD");
+    String out = git(null, workspace, "rev-parse", "--verify", "--quiet", "HEAD");
     return out == null || out.isBlank() ? null : out.strip();
   }
 
@@ -44,20 +45,29 @@ final class TaskWorkReader {
 
   /** The work since {@code base} (a commit; null: the workspace had no commit then); null when git cannot tell. */
   static TaskWork since(Path workspace, String base) {
+    return since(workspace, base, null);
+  }
+
+  /**
+   * The work since {@code base}, read by git inside {@code walls} (the session's: the workspace is
+   * the ant's, with its config, attributes and filters; what they name runs as the ant, never as
+   * the worker); null walls: on the worker (no sandbox).
+   */
+  static TaskWork since(Path workspace, String base, dev.colony.sandbox.Confinement walls) {
     if (base == null) {
       base = EMPTY_TREE;
     }
     if (!base.matches("[0-9a-fA-F]{4,64}")) {
       return null; // never handed to git as an option or a range it does not expect
     }
-    String head = head(workspace);
+    String head = head(walls, workspace);
     if (head == null) {
       return null;
     }
-    String branch = git(workspace, "rev-parse", "--abbrev-ref", "HEAD");
-    String logOut = git(workspace, "log", "--no-color", "--max-count=" + TaskWork.MAX_COMMITS,
+    String branch = git(walls, workspace, "rev-parse", "--abbrev-ref", "HEAD");
+    String logOut = git(walls, workspace, "log", "--no-color", "--max-count=" + TaskWork.MAX_COMMITS,
         "--format=%h%x09%s", base.equals(EMPTY_TREE) ? "HEAD" : base + "..HEAD");
-    String numstat = git(workspace, "diff", "--no-color", "--numstat", base, "HEAD");
+    String numstat = git(walls, workspace, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--numstat", base, "HEAD");
     if (logOut == null || numstat == null) {
       return null;
     }
@@ -88,6 +98,11 @@ final class TaskWorkReader {
     return new TaskWork(b, base, head, commits, changed, added, removed, files);
   }
 
+  private static String head(dev.colony.sandbox.Confinement walls, Path workspace) {
+    String out = git(walls, workspace, "rev-parse", "--verify", "--quiet", "HEAD");
+    return out == null || out.isBlank() ? null : out.strip();
+  }
+
   /** numstat says "-" for a binary file. */
   private static long count(String s) {
     try {
@@ -98,12 +113,15 @@ final class TaskWorkReader {
   }
 
   /** git's output, or null when it failed (not a repository, a bad revision, a timeout). */
-  private static String git(Path cwd, String... args) {
+  private static String git(dev.colony.sandbox.Confinement walls, Path cwd, String... args) {
     List<String> cmd = new ArrayList<>(List.of("git", "-C", cwd.toString()));
+    // No hooks, no fsmonitor daemon, wherever it runs.
+    cmd.addAll(dev.colony.sandbox.GitWalls.SAFE_CONFIG);
     cmd.addAll(List.of(args));
     try {
-      ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(cmd)).redirectErrorStream(false)
-          .redirectError(ProcessBuilder.Redirect.DISCARD);
+      ProcessBuilder pb = walls == null ? new ProcessBuilder(Processes.tiedToWorker(cmd))
+          : walls.processFor(cmd, Map.of(), Map.of("GIT_TERMINAL_PROMPT", "0", "GIT_PAGER", "cat"), cwd);
+      pb.redirectErrorStream(false).redirectError(ProcessBuilder.Redirect.DISCARD);
       pb.environment().put("GIT_TERMINAL_PROMPT", "0");
       pb.environment().put("GIT_PAGER", "cat");
       Process p = Processes.start(pb);

@@ -93,22 +93,23 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
       Files.createDirectories(dir);
       return dir;
     }
+    boolean url = ws.repo().contains("://") || ws.repo().startsWith("git@");
+    String branch = ws.branch() != null ? ws.branch() : "colony/" + spec.name();
+    if (!url) {
+      return ownRepository(spec, Path.of(ws.repo()), dir, branch);
+    }
     if (Files.exists(dir.resolve(".git"))) {
       configureIdentity(spec, dir);
       return dir;
     }
     Files.createDirectories(root);
-    Path repo = Path.of(ws.repo());
-    if (ws.repo().contains("://") || ws.repo().startsWith("git@")) {
-      repo = root.resolve(".repos").resolve(spec.name());
-      if (!Files.exists(repo.resolve(".git"))) {
-        Files.createDirectories(repo.getParent());
-        git(null, "clone", "--quiet", ws.repo(), repo.toString());
-      } else {
-        git(repo, "fetch", "--quiet", "origin");
-      }
+    Path repo = root.resolve(".repos").resolve(spec.name());
+    if (!Files.exists(repo.resolve(".git"))) {
+      Files.createDirectories(repo.getParent());
+      git(null, "clone", "--quiet", ws.repo(), repo.toString());
+    } else {
+      git(repo, "fetch", "--quiet", "origin");
     }
-    String branch = ws.branch() != null ? ws.branch() : "colony/" + spec.name();
     if (Files.exists(dir) && isEmptyDir(dir)) {
       Files.delete(dir);
     }
@@ -123,6 +124,110 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
     }
     configureIdentity(spec, dir);
     return dir;
+  }
+
+  /**
+   * A local repository's ant works in a repository of its own ({@code git clone --shared}: it
+   * borrows the shared repository's objects through its alternates, and has its own refs), on
+   * its branch. Its sandbox mounts the shared repository read-only, so the ant commits to its own
+   * branch and reads (fetches) the target, and cannot move the target or another ant's branch;
+   * the merge queue fetches its branch from here ({@code PublishBranch}). A workspace made before
+   * (a worktree of the shared repository) becomes such a repository in place: its branch, its
+   * files and its uncommitted changes stay (staged changes become unstaged).
+   */
+  private Path ownRepository(AntSpec spec, Path repo, Path dir, String branch) throws IOException, InterruptedException {
+    Path dotGit = dir.resolve(".git");
+    if (Files.isDirectory(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      configureIdentity(spec, dir);
+      return dir;
+    }
+    Files.createDirectories(dir.getParent());
+    String start = revParse(repo, "refs/heads/" + branch);
+    if (start == null) {
+      // The ant worked elsewhere before (its host died): carry on from what it pushed.
+      start = revParse(repo, "refs/remotes/origin/" + branch);
+    }
+    if (start == null) {
+      start = revParse(repo, "HEAD");
+    }
+    Path made = dir.resolveSibling("." + dir.getFileName() + ".new");
+    deleteTree(made);
+    git(null, "clone", "--quiet", "--shared", "--no-checkout", "--origin", "origin", repo.toAbsolutePath().toString(),
+        made.toString());
+    if (start != null) {
+      git(made, "update-ref", "refs/heads/" + branch, start);
+    }
+    git(made, "symbolic-ref", "HEAD", "refs/heads/" + branch);
+    // The shared repository's other branches (the target) are names for origin's: `git rebase main`
+    // works in the ant's repository, and sees main as of the last fetch (each session starts with one).
+    for (String other : run(made, List.of("for-each-ref", "--format=%(refname)", "refs/heads/")).output.split("\n")) {
+      String name = other.strip();
+      if (!name.isEmpty() && !name.equals("refs/heads/" + branch)) {
+        git(made, "update-ref", "-d", name);
+        git(made, "symbolic-ref", name, "refs/remotes/origin/" + name.substring("refs/heads/".length()));
+      }
+    }
+    if (Files.isRegularFile(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      // A worktree of the shared repository (made before): its files stay, its git moves here.
+      Path admin = worktreeAdmin(repo, dotGit);
+      Files.delete(dotGit);
+      Files.move(made.resolve(".git"), dotGit, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      deleteTree(made);
+      git(dir, "reset", "--quiet");
+      if (admin != null) {
+        deleteTree(admin);
+      }
+      git(repo, "worktree", "prune");
+    } else {
+      if (Files.exists(dir) && isEmptyDir(dir)) {
+        Files.delete(dir);
+      }
+      if (Files.exists(dir)) {
+        deleteTree(made);
+        throw ApplicationFailure.newNonRetryableFailure("the workspace " + dir
+            + " exists and is not a git repository: move it away", "GitFailed");
+      }
+      Files.move(made, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      if (start != null) {
+        git(dir, "checkout", "--quiet", "--force", branch);
+      }
+    }
+    configureIdentity(spec, dir);
+    return dir;
+  }
+
+  /** The shared repository's admin directory of an old worktree (under its {@code worktrees/}), or null. */
+  private static Path worktreeAdmin(Path repo, Path gitFile) throws IOException {
+    String line = Files.readString(gitFile).strip();
+    if (!line.startsWith("gitdir:")) {
+      return null;
+    }
+    Path admin = gitFile.getParent().resolve(line.substring("gitdir:".length()).strip()).normalize();
+    Path worktrees = dev.colony.sandbox.GitWalls.sharedGitDir(repo.toAbsolutePath()).resolve("worktrees").normalize();
+    // Only ever a directory of the shared repository's worktrees/ that names this workspace (the
+    // file is the ant's to write: it may point at another worktree's, the queue's scratch's).
+    if (admin.getParent() == null || !admin.getParent().equals(worktrees)) {
+      return null;
+    }
+    Path back = admin.resolve("gitdir");
+    return Files.isRegularFile(back) && Path.of(Files.readString(back).strip()).toAbsolutePath().normalize()
+        .equals(gitFile.toAbsolutePath().normalize()) ? admin : null;
+  }
+
+  private static String revParse(Path repo, String rev) throws IOException, InterruptedException {
+    Result r = run(repo, List.of("rev-parse", "--verify", "--quiet", rev + "^{commit}"));
+    return r.exit == 0 && !r.output.isBlank() ? r.output.strip() : null;
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    try (var s = Files.walk(dir)) {
+      for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 
   private static void configureIdentity(AntSpec spec, Path dir) throws IOException, InterruptedException {
@@ -166,6 +271,8 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
   private static Result run(Path cwd, List<String> args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add("git");
+    // No hooks, no fsmonitor daemon: the workspace's files are the ant's.
+    cmd.addAll(dev.colony.sandbox.GitWalls.SAFE_CONFIG);
     if (cwd != null) {
       cmd.add("-C");
       cmd.add(cwd.toString());

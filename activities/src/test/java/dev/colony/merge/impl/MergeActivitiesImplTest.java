@@ -119,6 +119,17 @@ class MergeActivitiesImplTest {
         colony.toString(), colony.resolve(".colony/merge/app").toString(), githubRepo, "GH_TOKEN");
   }
 
+  /**
+   * The same queue with its test outside walls ({@code test_sandbox: off}): for the tests of the
+   * runner's own mechanics that watch the test's processes from the worker (pid files outside
+   * the scratch). The walled run has its tests in GitWallsTest.
+   */
+  static MergeRepo unwalled(MergeRepo r) {
+    return new MergeRepo(r.colony(), r.name(), r.repo(), r.target(), r.land(), r.test(), r.testTimeoutSeconds(),
+        r.push(), r.review(), r.maxTries(), r.agingSeconds(), r.colonyDir(), r.scratchDir(), r.githubRepo(),
+        r.githubTokenVar(), MergeRepo.TEST_SANDBOX_OFF, List.of());
+  }
+
   private AntSpec spec(String ant, String repo, Path root) {
     return AntSpec.builder().colony("c").name(ant).description("d").instructions("i")
         .engine(EngineKind.COMMAND).claude(ClaudeSpec.DEFAULTS).gemini(GeminiSpec.DEFAULTS)
@@ -703,8 +714,8 @@ class MergeActivitiesImplTest {
   void aHangingTestIsKilledAtItsTimeoutWithTheProcessesItStarted() throws Exception {
     Path repoDir = localRepo();
     Path pidFile = tmp.resolve("child.pid");
-    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE,
-        List.of("sh", "-c", "sleep 300 & echo $! > " + pidFile + "; echo started; sleep 300"), 2, false, null);
+    MergeRepo repo = unwalled(repo(repoDir.toString(), LandMode.REBASE,
+        List.of("sh", "-c", "sleep 300 & echo $! > " + pidFile + "; echo started; sleep 300"), 2, false, null));
     MergeActivitiesImpl q = queue();
     String t = q.prepareScratch(repo);
     long start = System.nanoTime();
@@ -725,8 +736,8 @@ class MergeActivitiesImplTest {
   void aCancelledTestRunStopsTheTestAndWhatItStarted() throws Exception {
     Path repoDir = localRepo();
     Path pidFile = tmp.resolve("child.pid");
-    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE,
-        List.of("sh", "-c", "sleep 300 & echo $! > " + pidFile + "; sleep 300"), 120, false, null);
+    MergeRepo repo = unwalled(repo(repoDir.toString(), LandMode.REBASE,
+        List.of("sh", "-c", "sleep 300 & echo $! > " + pidFile + "; sleep 300"), 120, false, null));
     MergeActivitiesImpl q = queue();
     String t = q.prepareScratch(repo);
     TestActivityEnvironment env = TestActivityEnvironment.newInstance();
@@ -758,8 +769,8 @@ class MergeActivitiesImplTest {
   void aStepWaitsForAnotherStepInTheSameScratch() throws Exception {
     Path repoDir = localRepo();
     Path started = tmp.resolve("started");
-    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE,
-        List.of("sh", "-c", "touch " + started + "; sleep 2; touch " + tmp.resolve("finished")), 60, false, null);
+    MergeRepo repo = unwalled(repo(repoDir.toString(), LandMode.REBASE,
+        List.of("sh", "-c", "touch " + started + "; sleep 2; touch " + tmp.resolve("finished")), 60, false, null));
     MergeActivitiesImpl q = queue();
     String t = q.prepareScratch(repo);
     CompletableFuture<TestRun> run = CompletableFuture.supplyAsync(() -> q.runTests(repo, t));
