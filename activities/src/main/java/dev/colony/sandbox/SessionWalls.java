@@ -199,6 +199,21 @@ public final class SessionWalls implements AutoCloseable {
       return out;
     }
     out.add(found.toAbsolutePath());
+    // Each hop of its link chain as the link names it (npm's node_modules/.bin/claude ->
+    // ../@anthropic-ai/claude-code/bin/claude.exe), resolved against the path it was reached by:
+    // inside, that is the path the kernel follows, which differs from the real path when a
+    // directory on the way is itself a link (a symlinked .tools or npm prefix).
+    Path hop = found.toAbsolutePath();
+    for (int i = 0; i < 8 && Files.isSymbolicLink(hop); i++) {
+      try {
+        hop = hop.getParent().resolve(Files.readSymbolicLink(hop)).normalize();
+      } catch (IOException e) {
+        break;
+      }
+      if (!out.contains(hop)) {
+        out.add(hop);
+      }
+    }
     try {
       Path real = found.toRealPath();
       if (!real.equals(found.toAbsolutePath())) {
