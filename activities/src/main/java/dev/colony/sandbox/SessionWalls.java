@@ -23,7 +23,9 @@ public final class SessionWalls implements AutoCloseable {
   /** The variables an engine's CLI needs from the worker (its key, its API host), by engine. */
   static final Map<EngineKind, List<String>> ENGINE_VARIABLES = Map.of(
       EngineKind.CLAUDE, List.of("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL",
-          "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_MODEL", "ANTHROPIC_SMALL_FAST_MODEL", "COLONY_CLAUDE_BIN"),
+          "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_MODEL", "ANTHROPIC_SMALL_FAST_MODEL", "COLONY_CLAUDE_BIN",
+          // Off: the CLI's calls to its own hosts besides the API (with an allow list, each would be refused).
+          "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"),
       EngineKind.GEMINI, List.of(),
       EngineKind.COMMAND, List.of());
   /** Session variables that would hand an agent the worker's powers: never passed in. */
