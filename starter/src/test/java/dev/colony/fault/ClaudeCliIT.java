@@ -23,9 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The real Claude Code CLI (the pinned {@code @anthropic-ai/claude-code} that bin/claude.sh
  * installs into .tools/) in an ant's sandbox, on the real dev server with its worker a separate
- * process, against the fake Anthropic API: the CLI starts, sends the ant's prompt, gets a tool
- * call, asks Colony's tool gate, runs it in the workspace inside the walls, and ends with a
- * result whose turns and cost Colony records.
+ * process, against the fake Anthropic API: the CLI starts, sends the ant's prompt, gets tool
+ * calls (a Bash command Colony's tool gate lets through, a Write it holds for a human's
+ * {@code colony approve}), runs them in the workspace inside the walls, and ends with a result
+ * whose turns and cost Colony records.
  */
 @Timeout(600)
 class ClaudeCliIT {
@@ -46,11 +47,14 @@ class ClaudeCliIT {
   void theRealClaudeCliRunsASessionInsideItsSandboxAgainstTheFakeApi() throws Exception {
     String claude = claudeCli();
     try (FakeAnthropic api = new FakeAnthropic().requireKey("sk-ant-colony-test")) {
+      cluster = new Cluster(tmp, FIXTURE).startServer("dev");
+      Path workspace = cluster.dir.resolve(".colony/workspaces/coder");
       api.then(FakeAnthropic.Turn.toolUse("Bash", Map.of(
               "command", "echo hi > hi.txt && id -u > uid.txt && hostname > host.txt",
               "description", "Write hi.txt")),
+          FakeAnthropic.Turn.toolUse("Write", Map.of("file_path", workspace.resolve("notes.md").toString(),
+              "content", "# Notes\n")),
           FakeAnthropic.Turn.text("Wrote hi.txt."));
-      cluster = new Cluster(tmp, FIXTURE).startServer("dev");
       // The ant reaches the fake API on the host's loopback. With the egress proxy, this line
       // becomes: "network: {allow: [\"" + api.hostPort() + "\"]}"
       String network = "network: open";
@@ -59,7 +63,8 @@ class ClaudeCliIT {
           description: writes files with the real Claude Code CLI
           instructions: Write the word hi to hi.txt.
           engine: claude
-          autonomy: full
+          confirmation:
+            always_confirm_tools: [Write]
           sandbox:
             %s
           """.formatted(network));
@@ -68,11 +73,16 @@ class ClaudeCliIT {
           + "ANTHROPIC_API_KEY=sk-ant-colony-test\n"
           // Only the API's host: no feature flags or metrics from the CLI's own hosts.
           + "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1\n");
-      Path workspace = cluster.dir.resolve(".colony/workspaces/coder");
       try {
         cluster.startWorker("w1");
         long sent = System.nanoTime();
         cluster.cli("start", cluster.dir.toString()); // its first session starts at once
+        // Bash runs unasked (nothing dangerous); Write waits for a human through Colony's tool gate.
+        eventually(Duration.ofSeconds(120), () -> status().contains("waiting for you:    #"),
+            () -> "the Write waits for a human; status: " + status() + "\nrequests: " + describe(api));
+        assertTrue(Files.exists(workspace.resolve("hi.txt")), "the Bash call ran before the Write was asked");
+        assertTrue(!Files.exists(workspace.resolve("notes.md")), "the Write waits");
+        cluster.cli("approve", "real/coder");
         eventually(Duration.ofSeconds(180), () -> status().contains("last outcome:       success"),
             () -> "the session ended with success; status: " + status() + "\nrequests: " + describe(api));
         long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent);
@@ -85,10 +95,11 @@ class ClaudeCliIT {
 
         // What the CLI sent: the ant's prompt with the key, then the tool's result.
         List<FakeAnthropic.Request> turns = api.agentTurns();
-        assertEquals(2, turns.size(), describe(api));
+        assertEquals(3, turns.size(), describe(api));
         assertTrue(turns.get(0).allText().contains("Write the word hi to hi.txt."), turns.get(0).allText());
         assertTrue(turns.get(0).body().path("stream").asBoolean(), "the CLI streams");
         assertTrue(turns.get(1).allText().contains("tool_result"), turns.get(1).allText());
+        assertEquals("# Notes\n", Cluster.read(workspace.resolve("notes.md")), "the approved Write ran");
         assertTrue(api.requests.stream().allMatch(r -> r.path().startsWith("/api/")
             || "sk-ant-colony-test".equals(r.apiKey())), describe(api));
         assertEquals(0, api.pending());
@@ -96,10 +107,10 @@ class ClaudeCliIT {
 
         // Colony recorded the session's turns and cost from the CLI's result.
         String status = status();
-        assertTrue(status.contains("turns:              2"), status);
+        assertTrue(status.contains("turns:              3"), status);
         Matcher cost = Pattern.compile("cost since start:\\s+\\$(\\d+\\.\\d+)").matcher(status);
         assertTrue(cost.find() && Double.parseDouble(cost.group(1)) > 0, status);
-        assertTrue(status.contains("tokens in/out:      200 / "), status);
+        assertTrue(status.contains("tokens in/out:      300 / "), status);
 
         // The CLI kept its state in the ant's private home, not the worker's.
         assertTrue(Files.isDirectory(cluster.dir.resolve(".colony/sandbox/homes/coder/.claude")),
