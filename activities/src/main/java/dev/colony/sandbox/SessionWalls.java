@@ -24,7 +24,9 @@ public final class SessionWalls implements AutoCloseable {
   /** The variables an engine's CLI needs from the worker (its key, its API host), by engine. */
   static final Map<EngineKind, List<String>> ENGINE_VARIABLES = Map.of(
       EngineKind.CLAUDE, List.of("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL",
-          "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_MODEL", "ANTHROPIC_SMALL_FAST_MODEL", "COLONY_CLAUDE_BIN"),
+          "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_MODEL", "ANTHROPIC_SMALL_FAST_MODEL", "COLONY_CLAUDE_BIN",
+          // Off: the CLI's calls to its own hosts besides the API (with an allow list, each would be refused).
+          "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"),
       EngineKind.GEMINI, List.of(),
       EngineKind.COMMAND, List.of());
   /** Session variables that would hand an agent the worker's powers: never passed in. */
@@ -370,6 +372,21 @@ public final class SessionWalls implements AutoCloseable {
       return out;
     }
     out.add(found.toAbsolutePath());
+    // Each hop of its link chain as the link names it (npm's node_modules/.bin/claude ->
+    // ../@anthropic-ai/claude-code/bin/claude.exe), resolved against the path it was reached by:
+    // inside, that is the path the kernel follows, which differs from the real path when a
+    // directory on the way is itself a link (a symlinked .tools or npm prefix).
+    Path hop = found.toAbsolutePath();
+    for (int i = 0; i < 8 && Files.isSymbolicLink(hop); i++) {
+      try {
+        hop = hop.getParent().resolve(Files.readSymbolicLink(hop)).normalize();
+      } catch (IOException e) {
+        break;
+      }
+      if (!out.contains(hop)) {
+        out.add(hop);
+      }
+    }
     try {
       Path real = found.toRealPath();
       if (!real.equals(found.toAbsolutePath())) {

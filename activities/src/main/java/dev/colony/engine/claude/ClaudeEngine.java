@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 public final class ClaudeEngine implements Engine {
   private static final Logger log = LoggerFactory.getLogger(ClaudeEngine.class);
   public static final String INSTALL_HINT =
-      "install it with `npm install -g @anthropic-ai/claude-code` (Node.js 18+), or point COLONY_CLAUDE_BIN at it";
+      "install it with `npm install -g @anthropic-ai/claude-code` (Node.js 22+ with npm), or point COLONY_CLAUDE_BIN at it";
 
   private final Clock clock;
 
