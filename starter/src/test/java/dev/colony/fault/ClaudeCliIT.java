@@ -55,9 +55,9 @@ class ClaudeCliIT {
           FakeAnthropic.Turn.toolUse("Write", Map.of("file_path", workspace.resolve("notes.md").toString(),
               "content", "# Notes\n")),
           FakeAnthropic.Turn.text("Wrote hi.txt."));
-      // The ant reaches the fake API on the host's loopback. With the egress proxy, this line
-      // becomes: "network: {allow: [\"" + api.hostPort() + "\"]}"
-      String network = "network: open";
+      // The ant's sandbox is the default one: no network but its engine's API host, which is the
+      // fake's 127.0.0.1:PORT (ANTHROPIC_BASE_URL), reached through the worker's egress proxy.
+      Files.createDirectories(cluster.dir.resolve("ants"));
       Files.writeString(cluster.dir.resolve("ants/coder.yaml"), """
           name: coder
           description: writes files with the real Claude Code CLI
@@ -65,9 +65,7 @@ class ClaudeCliIT {
           engine: claude
           confirmation:
             always_confirm_tools: [Write]
-          sandbox:
-            %s
-          """.formatted(network));
+          """);
       Files.writeString(cluster.dir.resolve(".env"), "COLONY_CLAUDE_BIN=" + claude + "\n"
           + "ANTHROPIC_BASE_URL=" + api.url() + "\n"
           + "ANTHROPIC_API_KEY=sk-ant-colony-test\n"
