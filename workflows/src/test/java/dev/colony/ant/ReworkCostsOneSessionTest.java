@@ -204,5 +204,22 @@ class ReworkCostsOneSessionTest {
     assertEquals(List.of("t1 in rework, left where it is", "t1 DONE"), desk.moves);
     ant.stop();
     WorkflowStub.fromTyped(ant).getResult(Void.class);
+    if (Boolean.getBoolean("colony.recordHistories")) {
+      // The ant's and its queue's histories of the rework that leaves its task where it is
+      // (the "merge-rework-in-place" marker): replayed by HistoryReplayTest from then on.
+      try {
+        java.nio.file.Path dir = HistoryReplayTest.HISTORIES.resolve(RECORDING);
+        java.nio.file.Files.createDirectories(dir);
+        java.nio.file.Files.writeString(dir.resolve("ant-rework-in-place.json"),
+            env.getWorkflowClient().fetchHistory(spec.workflowId()).toJson(true));
+        java.nio.file.Files.writeString(dir.resolve("queue-rework-in-place.json"),
+            env.getWorkflowClient().fetchHistory(repo.workflowId()).toJson(true));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
   }
+
+  /** Where this scenario's histories are recorded. */
+  static final String RECORDING = "1.5-rework2";
 }
