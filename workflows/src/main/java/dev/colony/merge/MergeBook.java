@@ -152,6 +152,11 @@ public final class MergeBook {
   /** Submissions that came while their ant's item was landing: they open the ant's next item after it. */
   private final TreeMap<String, Submission> later = new TreeMap<>();
   private long landedCount;
+  /**
+   * Ants that run a rework as a session of their own (their last submission said {@code fix}):
+   * when their work is sent back, its tasks are not requeued.
+   */
+  private final TreeSet<String> reworkSessions = new TreeSet<>();
 
   private MergeBook(MergeRepo repo) {
     this.repo = repo;
@@ -194,6 +199,9 @@ public final class MergeBook {
       b.waitingSince.putAll(s.claimOrder().waitingSince());
       b.seq = s.claimOrder().seq();
     }
+    if (s.reworkSessions() != null) {
+      b.reworkSessions.addAll(s.reworkSessions());
+    }
     return b;
   }
 
@@ -208,7 +216,26 @@ public final class MergeBook {
     return new MergeQueueState(repo, out, List.copyOf(landed), new TreeMap<>(landedUpTo), new TreeMap<>(counters),
         new TreeMap<>(claims), new TreeMap<>(waiting), hot, landedCount,
         new ClaimOrder(new TreeMap<>(held), new TreeMap<>(heldAt), new TreeMap<>(claimedAt),
-            new TreeMap<>(waitingSince), seq));
+            new TreeMap<>(waitingSince), seq), carriedReworkSessions());
+  }
+
+  /** The ants of {@link #reworkSessions} that have an open item (only those are asked about). */
+  private List<String> carriedReworkSessions() {
+    List<String> out = new ArrayList<>();
+    for (String ant : reworkSessions) {
+      if (open(ant) != null) {
+        out.add(ant);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether the ant runs a rework as a session of its own (its last submission as an ant said
+   * {@code fix}): its item's rework is that session's, and the item's tasks stay where they are.
+   */
+  public boolean reworksInSessions(String ant) {
+    return reworkSessions.contains(ant);
   }
 
   public MergeRepo repo() {
@@ -406,6 +433,11 @@ public final class MergeBook {
    * ({@link #submitProblem}).
    */
   public SubmitReply submit(Submission s, long now) {
+    if (s.fix() != null) {
+      reworkSessions.add(s.ant());
+    } else if ("ant".equals(s.by())) {
+      reworkSessions.remove(s.ant()); // an older ant's run (a human's submission says nothing about its ant)
+    }
     Item i = open(s.ant());
     // The fix of an item sent back: its paths are held with that item already; the ant's current
     // claim is for the task in hand, which must stay its own (a landing of the fix frees only it).

@@ -52,6 +52,11 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   public static final String REFUSED = "MergeRefused";
   /** The change id of telling every task of an item (not only its first) of its landing or rework. */
   static final String ITEM_TASKS = "merge-item-tasks";
+  /**
+   * The change that leaves the tasks of work sent back where they are when its ant runs the rework
+   * as a session of its own (TaskInRework instead of ReworkTask, which requeued them to To Do).
+   */
+  static final String REWORK_IN_PLACE = "merge-rework-in-place";
 
   private final MergeBook book;
   private final Upgrade upgrade = new Upgrade();
@@ -355,6 +360,20 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
       return;
     }
     tell(it.ant(), new MergeNews(MergeNews.Kind.REWORK, r.name(), it.id(), text, null, cut(files, 50), r.target()));
+    if (book.reworksInSessions(it.ant())
+        && Workflow.getVersion(REWORK_IN_PLACE, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+      // The ant's rework session fixes the item: its tasks are not requeued (no extra session),
+      // they wait where they are (with review, an approved one back In Review) and are Done when it lands.
+      for (String task : now.taskIds()) {
+        try {
+          desk(Activities.MERGE_TASK, "task " + task + " in rework · " + it.id() + " " + reason)
+              .taskInRework(r.colony(), task, text, r.review());
+        } catch (ActivityFailure f) {
+          log.warn("merge {}: noting the rework on task {} failed: {}", r.name(), task, message(f));
+        }
+      }
+      return;
+    }
     for (String task : tasksToTell(it, now.taskIds())) {
       try {
         desk(Activities.MERGE_TASK, "rework task " + task + " · " + it.id() + " " + reason)

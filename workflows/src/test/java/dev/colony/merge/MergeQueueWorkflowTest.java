@@ -257,6 +257,60 @@ class MergeQueueWorkflowTest {
     replays(repo);
   }
 
+  /**
+   * An ant that runs a rework as a session of its own (its submissions say fix): its work sent back
+   * leaves the task where it is (no requeue to To Do, so no extra session for it); with review the
+   * approved task goes back to In Review for the approval the rework withdrew; the fix lands and the
+   * task is Done.
+   */
+  @Test
+  void aReworkOfAnAntWithReworkSessionsLeavesItsTaskWhereItIsAndTheFixLandsIt() {
+    for (boolean review : List.of(false, true)) {
+      MergeFakes.NEWS.clear();
+      desk.reworked.clear();
+      desk.inRework.clear();
+      desk.finished.clear();
+      MergeRepo repo = new MergeRepo(COLONY, review ? "rv" : "app", "/r", "main", LandMode.REBASE,
+          List.of("./test.sh"), 600, false, review, 3, 3600, "/c", "/c/.colony/merge/x", null, null);
+      String a = review ? "gamma" : "alpha";
+      String b = review ? "delta" : "beta";
+      ants(a, b);
+      git.commit(a, "shared-" + review + ".txt");
+      git.commit(b, "shared-" + review + ".txt");
+      git.gate = new Semaphore(0);
+      MergeQueueWorkflow q = start(repo);
+      q.submit(new Submission(a, "", "colony/" + a, null, 2, "cli", true));
+      eventually(() -> git.calls.contains("publish " + a), a + " is landing");
+      q.submit(new Submission(b, "", "colony/" + b, "t9", 2, "ant", false, null, null, false));
+      if (review) {
+        desk.states.put("t9", "DONE");
+        WorkflowStub.fromTyped(q).signal("taskApproved", "t9");
+      }
+      git.gate.release(100);
+      eventually(() -> told(b, MergeNews.Kind.REWORK), b + " told to rework");
+      eventually(() -> desk.inRework.size() == 1, "the task heard of the rework");
+      assertTrue(desk.inRework.get(0).startsWith("t9 " + review + " Merge queue:"), desk.inRework.get(0));
+      assertEquals(List.of(), desk.reworked, "the task is not requeued to To Do");
+      assertEquals(review ? "IN_REVIEW" : null, desk.states.get("t9"), "with review the approval is withdrawn");
+
+      git.rebaseBranch(b); // the rework's session resolved it and resubmits: no task, fix
+      q.submit(new Submission(b, "", "colony/" + b, null, 2, "ant", false, null, null, true));
+      if (review) {
+        int checks = desk.stateChecks.get();
+        env.sleep(Duration.ofSeconds(31));
+        eventually(() -> desk.stateChecks.get() > checks, "the board was asked again");
+        assertFalse(told(b, MergeNews.Kind.LANDED), "the fix waits for its approval (its task is In Review)");
+        desk.states.put("t9", "DONE");
+        WorkflowStub.fromTyped(q).signal("taskApproved", "t9");
+      }
+      eventually(() -> told(b, MergeNews.Kind.LANDED), b + " landed");
+      eventually(() -> desk.finished.size() == 1, "its task is Done");
+      assertTrue(desk.finished.stream().anyMatch(f -> f.startsWith("t9 Landed on main")), desk.finished.toString());
+      assertEquals(List.of(), desk.reworked);
+      replays(repo);
+    }
+  }
+
   @Test
   void aRedTestIsReworkAndMaxTriesGoesToAHuman() {
     MergeRepo repo = repo(false, 2, LandMode.REBASE);

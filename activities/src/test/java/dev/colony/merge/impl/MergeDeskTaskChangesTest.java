@@ -1,6 +1,7 @@
 package dev.colony.merge.impl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -132,6 +133,26 @@ class MergeDeskTaskChangesTest {
     assertEquals("beta", board.assignees.get("t2"));
     assertTrue(board.comments.get("t2").get(0).text().length() <= dev.colony.task.TaskLimits.COMMENT);
     desk.reworkTask("test", "none", "beta", "x");
+  }
+
+  @Test
+  void aReworkInPlaceLeavesTheTaskWhereItIsAndWithReviewTakesBackItsApproval() {
+    board.put("t1", TaskState.IN_REVIEW);
+    desk.taskInRework("test", "t1", "resolve the conflicts in a.txt", false);
+    desk.taskInRework("test", "t1", "resolve the conflicts in a.txt", false); // a retry
+    assertEquals(TaskState.IN_REVIEW, board.states.get("t1"));
+    assertEquals(List.of("comment t1"), board.calls, "no requeue, no assignment, the comment once");
+    board.put("t2", TaskState.DONE); // approved: the rework withdraws the approval
+    desk.taskInRework("test", "t2", "x".repeat(5000), true);
+    desk.taskInRework("test", "t2", "x".repeat(5000), true); // a retry
+    assertEquals(TaskState.IN_REVIEW, board.states.get("t2"));
+    assertEquals(1, board.comments.get("t2").size());
+    assertTrue(board.comments.get("t2").get(0).text().length() <= dev.colony.task.TaskLimits.COMMENT);
+    board.put("t3", TaskState.DONE);
+    desk.taskInRework("test", "t3", "fix it", false);
+    assertEquals(TaskState.DONE, board.states.get("t3"), "without review a task is not moved");
+    desk.taskInRework("test", "none", "x", true);
+    assertFalse(board.calls.stream().anyMatch(c -> c.startsWith("requeue") || c.startsWith("assign")), board.calls.toString());
   }
 
   @Test
