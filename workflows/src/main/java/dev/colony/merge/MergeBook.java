@@ -142,6 +142,8 @@ public final class MergeBook {
   private final TreeMap<String, List<String>> held = new TreeMap<>();
   private final TreeMap<String, Long> heldAt = new TreeMap<>();
   private final TreeMap<String, Long> claimedAt = new TreeMap<>();
+  /** The ants known to declare no paths (from their submissions and their {@code **} claims), for the card. */
+  private final TreeSet<String> undeclared = new TreeSet<>();
   /** Per waiting ant, when it began to wait: the first to wait is served first. */
   private final TreeMap<String, Long> waitingSince = new TreeMap<>();
   /** Waiting ants told their paths are free (not carried: after continue-as-new they are told again). */
@@ -193,6 +195,7 @@ public final class MergeBook {
       b.claimedAt.putAll(s.claimOrder().claimedAt());
       b.waitingSince.putAll(s.claimOrder().waitingSince());
       b.seq = s.claimOrder().seq();
+      b.undeclared.addAll(s.claimOrder().undeclared());
     }
     return b;
   }
@@ -208,7 +211,7 @@ public final class MergeBook {
     return new MergeQueueState(repo, out, List.copyOf(landed), new TreeMap<>(landedUpTo), new TreeMap<>(counters),
         new TreeMap<>(claims), new TreeMap<>(waiting), hot, landedCount,
         new ClaimOrder(new TreeMap<>(held), new TreeMap<>(heldAt), new TreeMap<>(claimedAt),
-            new TreeMap<>(waitingSince), seq));
+            new TreeMap<>(waitingSince), seq, List.copyOf(undeclared)));
   }
 
   public MergeRepo repo() {
@@ -241,6 +244,9 @@ public final class MergeBook {
     }
     if (s.host() != null && !s.host().isEmpty() && !name(s.host())) {
       return "host " + MergeText.line(s.host(), 80) + " is not a host name";
+    }
+    if (s.changed() != null && s.changed().size() > BranchHead.MAX_PATHS) {
+      return "a submission names at most " + BranchHead.MAX_PATHS + " changed files, not " + s.changed().size();
     }
     if (s.branch() == null || s.branch().isBlank() || s.branch().length() > 200 || !branch(s.branch())) {
       return "branch " + MergeText.line(String.valueOf(s.branch()), 80) + " is not a branch name";
@@ -406,6 +412,48 @@ public final class MergeBook {
    * ({@link #submitProblem}).
    */
   public SubmitReply submit(Submission s, long now) {
+    SubmitReply reply = submitWork(s, now);
+    holdChanged(s);
+    return reply;
+  }
+
+  /**
+   * An ant that declares no paths: its submitted work holds the files its branch changed (as its
+   * open item's files, which claims are checked against), until that work lands or is dropped. An
+   * item landing now read its branch already; the submission that came meanwhile is held when it
+   * joins or follows it.
+   */
+  private void holdChanged(Submission s) {
+    if (s.changed() == null) {
+      return;
+    }
+    markUndeclared(s.ant());
+    Item i = open(s.ant());
+    if (i == null || i.state == ItemState.LANDING) {
+      return;
+    }
+    List<String> p = new ArrayList<>(i.paths);
+    for (String f : s.changed()) {
+      String n = f == null || f.length() > 1000 ? null : PathGlobs.normalize(f);
+      if (n != null && !n.isEmpty() && !p.contains(n) && p.size() < MAX_ITEM_PATHS) {
+        p.add(n);
+      }
+    }
+    i.paths = List.copyOf(p);
+  }
+
+  private void markUndeclared(String ant) {
+    if (undeclared.contains(ant) || undeclared.size() < MAX_CLAIMS) {
+      undeclared.add(ant);
+    }
+  }
+
+  /** The ants known to declare no paths, sorted (for the card and tests). */
+  public List<String> undeclared() {
+    return List.copyOf(undeclared);
+  }
+
+  private SubmitReply submitWork(Submission s, long now) {
     Item i = open(s.ant());
     // The fix of an item sent back: its paths are held with that item already; the ant's current
     // claim is for the task in hand, which must stay its own (a landing of the fix frees only it).
@@ -773,6 +821,9 @@ public final class MergeBook {
     learn(i.ant, i.paths.isEmpty() ? l.paths() : i.paths);
     if (!rest.isEmpty()) {
       Item next = openItem(i.ant, i.host, i.branch, i.priority, i.by, rest, now);
+      if (undeclared.contains(i.ant)) {
+        next.paths = i.paths; // what its branch changed: the work after the approved head is still unlanded
+      }
       next.reason = "the work after " + MergeText.shortSha(l.from()) + ", which " + i.id + " landed";
     }
     if (rest.isEmpty()) {
@@ -793,6 +844,7 @@ public final class MergeBook {
       ItemPart p = part(s);
       join(i, repo.review() && i.state == ItemState.REWORK ? new ItemPart(p.taskId(), p.head(), p.base(), false) : p);
       i.sync();
+      holdChanged(s);
     }
   }
 
@@ -1084,7 +1136,12 @@ public final class MergeBook {
   /** Grants the claim, or refuses it naming the holder (and the ant waits). Validate first. */
   public PathReply claim(PathClaim c) {
     List<String> globs = normalized(c.globs());
-    PathClaim norm = new PathClaim(c.ant(), globs, c.taskId(), c.antWorkflowId());
+    PathClaim norm = new PathClaim(c.ant(), globs, c.taskId(), c.antWorkflowId(), c.undeclared());
+    if (Boolean.TRUE.equals(c.undeclared())) {
+      markUndeclared(c.ant());
+    } else if (!globs.isEmpty()) {
+      undeclared.remove(c.ant()); // it declares paths now (its workspace's or its task's)
+    }
     PathReply conflict = conflict(norm);
     seq++;
     if (conflict != null) {
@@ -1224,7 +1281,7 @@ public final class MergeBook {
     TreeMap<String, String> wf = new TreeMap<>();
     waiting.forEach((k, v) -> wf.put(k, MergeText.line(waitingFor.getOrDefault(k, "paths held"), MergeText.MAX_LINE)));
     return new MergeCard(repo.colony(), repo.name(), repo.target(), repo.land(), repo.review(), targetHead, order, ls,
-        cl, wf, hotPaths(), landedCount, now);
+        cl, wf, hotPaths(), landedCount, now, List.copyOf(undeclared));
   }
 
   /** Directories two or more ants changed, the most shared first, at most {@value MergeCard#MAX_HOT_PATHS}. */
