@@ -70,7 +70,7 @@ final class MergeDesk {
    */
   static final String UNDECLARED = "merge-undeclared";
   /** What an ant that declares no paths claims with {@code undeclared: everything}. */
-  static final String EVERYTHING = "**";
+  static final String EVERYTHING = dev.colony.merge.MergeBook.EVERYTHING;
 
   private final AntState ant;
   private final Outbox outbox;

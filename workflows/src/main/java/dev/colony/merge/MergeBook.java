@@ -34,6 +34,8 @@ public final class MergeBook {
   public static final int MAX_LANDED_PATHS = 50;
   /** Paths shown per item or landing on the card. */
   public static final int CARD_PATHS = 20;
+  /** The claim of an ant that declares no paths with {@code undeclared: everything}: it waits for any unlanded work. */
+  public static final String EVERYTHING = "**";
   /** Overlapping globs or paths named in a refusal at most. */
   public static final int MAX_OVERLAP = 20;
 
@@ -1050,12 +1052,15 @@ public final class MergeBook {
       }
     }
     for (Item i : items) {
-      if (!i.ant.equals(c.ant()) && i.state.open() && !i.paths.isEmpty()) {
+      if (!i.ant.equals(c.ant()) && i.state.open()) {
         List<String> o = new ArrayList<>();
         for (String p : i.paths) {
           if (PathGlobs.matchesAny(wanted, p)) {
             o.add(p);
           }
+        }
+        if (i.paths.isEmpty() && wanted.contains(EVERYTHING)) {
+          o.add(i.id); // ** waits for any unlanded work, even one whose files are not known yet
         }
         if (!o.isEmpty()) {
           return new PathReply(false, i.ant, bounded(o));
@@ -1101,6 +1106,9 @@ public final class MergeBook {
     }
     for (Item i : items) {
       if (i.ant.equals(ant) && i.state.open()) {
+        if (i.paths.isEmpty() && w.globs().contains(EVERYTHING)) {
+          return true;
+        }
         for (String p : i.paths) {
           if (PathGlobs.matchesAny(w.globs(), p)) {
             return true;

@@ -78,6 +78,23 @@ class MergeClaimsTest {
     assertEquals(List.of(), b.card(null, 9).undeclared(), "it declares paths now");
   }
 
+  /** undeclared: everything: ** waits for any other ant's unlanded work, even one whose files are not read yet. */
+  @Test
+  void everythingWaitsForAnyUnlandedWork() {
+    MergeBook b = book();
+    b.submit(sub("alpha", 2), 1); // from a human (colony merge submit): no claim, its files not read yet
+    PathReply r = b.claim(new PathClaim("gamma", List.of("**"), null, "ant/test/gamma", true));
+    assertFalse(r.granted());
+    assertEquals("alpha", r.holder());
+    assertEquals(List.of("alpha-1"), r.overlap());
+    MergeItem it = b.next(2);
+    b.landing(it.id(), 3);
+    b.landed(it.id(), landedOf(it), 4);
+    assertEquals(List.of("gamma"), b.freed().stream().map(PathClaim::ant).toList(), "alpha's work landed");
+    assertTrue(b.claim(new PathClaim("gamma", List.of("**"), null, "ant/test/gamma", true)).granted());
+    assertFalse(b.claim(claim("delta", "docs/a.md")).granted(), "declared ants wait for it");
+  }
+
   /** A landing or a drop frees the claim made for that work; an item closed with nothing to land too. */
   @Test
   void aClosedItemFreesItsPathsAndAStoppedAntItsClaimButNotItsSubmittedWork() {
