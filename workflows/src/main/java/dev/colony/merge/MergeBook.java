@@ -34,6 +34,8 @@ public final class MergeBook {
   public static final int MAX_LANDED_PATHS = 50;
   /** Paths shown per item or landing on the card. */
   public static final int CARD_PATHS = 20;
+  /** The claim of an ant that declares no paths with {@code undeclared: everything}: it waits for any unlanded work. */
+  public static final String EVERYTHING = "**";
   /** Overlapping globs or paths named in a refusal at most. */
   public static final int MAX_OVERLAP = 20;
 
@@ -142,6 +144,8 @@ public final class MergeBook {
   private final TreeMap<String, List<String>> held = new TreeMap<>();
   private final TreeMap<String, Long> heldAt = new TreeMap<>();
   private final TreeMap<String, Long> claimedAt = new TreeMap<>();
+  /** The ants known to declare no paths (from their submissions and their {@code **} claims), for the card. */
+  private final TreeSet<String> undeclared = new TreeSet<>();
   /** Per waiting ant, when it began to wait: the first to wait is served first. */
   private final TreeMap<String, Long> waitingSince = new TreeMap<>();
   /** Waiting ants told their paths are free (not carried: after continue-as-new they are told again). */
@@ -198,6 +202,7 @@ public final class MergeBook {
       b.claimedAt.putAll(s.claimOrder().claimedAt());
       b.waitingSince.putAll(s.claimOrder().waitingSince());
       b.seq = s.claimOrder().seq();
+      b.undeclared.addAll(s.claimOrder().undeclared());
     }
     if (s.reworkSessions() != null) {
       b.reworkSessions.addAll(s.reworkSessions());
@@ -216,7 +221,7 @@ public final class MergeBook {
     return new MergeQueueState(repo, out, List.copyOf(landed), new TreeMap<>(landedUpTo), new TreeMap<>(counters),
         new TreeMap<>(claims), new TreeMap<>(waiting), hot, landedCount,
         new ClaimOrder(new TreeMap<>(held), new TreeMap<>(heldAt), new TreeMap<>(claimedAt),
-            new TreeMap<>(waitingSince), seq), carriedReworkSessions());
+            new TreeMap<>(waitingSince), seq, List.copyOf(undeclared)), carriedReworkSessions());
   }
 
   /** The ants of {@link #reworkSessions} that have an open item (only those are asked about). */
@@ -268,6 +273,9 @@ public final class MergeBook {
     }
     if (s.host() != null && !s.host().isEmpty() && !name(s.host())) {
       return "host " + MergeText.line(s.host(), 80) + " is not a host name";
+    }
+    if (s.changed() != null && s.changed().size() > BranchHead.MAX_PATHS) {
+      return "a submission names at most " + BranchHead.MAX_PATHS + " changed files, not " + s.changed().size();
     }
     if (s.branch() == null || s.branch().isBlank() || s.branch().length() > 200 || !branch(s.branch())) {
       return "branch " + MergeText.line(String.valueOf(s.branch()), 80) + " is not a branch name";
@@ -438,6 +446,48 @@ public final class MergeBook {
     } else if ("ant".equals(s.by())) {
       reworkSessions.remove(s.ant()); // an older ant's run (a human's submission says nothing about its ant)
     }
+    SubmitReply reply = submitWork(s, now);
+    holdChanged(s);
+    return reply;
+  }
+
+  /**
+   * An ant that declares no paths: its submitted work holds the files its branch changed (as its
+   * open item's files, which claims are checked against), until that work lands or is dropped. An
+   * item landing now read its branch already; the submission that came meanwhile is held when it
+   * joins or follows it.
+   */
+  private void holdChanged(Submission s) {
+    if (s.changed() == null) {
+      return;
+    }
+    markUndeclared(s.ant());
+    Item i = open(s.ant());
+    if (i == null || i.state == ItemState.LANDING) {
+      return;
+    }
+    List<String> p = new ArrayList<>(i.paths);
+    for (String f : s.changed()) {
+      String n = f == null || f.length() > 1000 ? null : PathGlobs.normalize(f);
+      if (n != null && !n.isEmpty() && !p.contains(n) && p.size() < MAX_ITEM_PATHS) {
+        p.add(n);
+      }
+    }
+    i.paths = List.copyOf(p);
+  }
+
+  private void markUndeclared(String ant) {
+    if (undeclared.contains(ant) || undeclared.size() < MAX_CLAIMS) {
+      undeclared.add(ant);
+    }
+  }
+
+  /** The ants known to declare no paths, sorted (for the card and tests). */
+  public List<String> undeclared() {
+    return List.copyOf(undeclared);
+  }
+
+  private SubmitReply submitWork(Submission s, long now) {
     Item i = open(s.ant());
     // The fix of an item sent back: its paths are held with that item already; the ant's current
     // claim is for the task in hand, which must stay its own (a landing of the fix frees only it).
@@ -805,6 +855,9 @@ public final class MergeBook {
     learn(i.ant, i.paths.isEmpty() ? l.paths() : i.paths);
     if (!rest.isEmpty()) {
       Item next = openItem(i.ant, i.host, i.branch, i.priority, i.by, rest, now);
+      if (undeclared.contains(i.ant)) {
+        next.paths = i.paths; // what its branch changed: the work after the approved head is still unlanded
+      }
       next.reason = "the work after " + MergeText.shortSha(l.from()) + ", which " + i.id + " landed";
     }
     if (rest.isEmpty()) {
@@ -825,6 +878,7 @@ public final class MergeBook {
       ItemPart p = part(s);
       join(i, repo.review() && i.state == ItemState.REWORK ? new ItemPart(p.taskId(), p.head(), p.base(), false) : p);
       i.sync();
+      holdChanged(s);
     }
   }
 
@@ -1030,12 +1084,15 @@ public final class MergeBook {
       }
     }
     for (Item i : items) {
-      if (!i.ant.equals(c.ant()) && i.state.open() && !i.paths.isEmpty()) {
+      if (!i.ant.equals(c.ant()) && i.state.open()) {
         List<String> o = new ArrayList<>();
         for (String p : i.paths) {
           if (PathGlobs.matchesAny(wanted, p)) {
             o.add(p);
           }
+        }
+        if (i.paths.isEmpty() && wanted.contains(EVERYTHING)) {
+          o.add(i.id); // ** waits for any unlanded work, even one whose files are not known yet
         }
         if (!o.isEmpty()) {
           return new PathReply(false, i.ant, bounded(o));
@@ -1081,6 +1138,9 @@ public final class MergeBook {
     }
     for (Item i : items) {
       if (i.ant.equals(ant) && i.state.open()) {
+        if (i.paths.isEmpty() && w.globs().contains(EVERYTHING)) {
+          return true;
+        }
         for (String p : i.paths) {
           if (PathGlobs.matchesAny(w.globs(), p)) {
             return true;
@@ -1116,7 +1176,12 @@ public final class MergeBook {
   /** Grants the claim, or refuses it naming the holder (and the ant waits). Validate first. */
   public PathReply claim(PathClaim c) {
     List<String> globs = normalized(c.globs());
-    PathClaim norm = new PathClaim(c.ant(), globs, c.taskId(), c.antWorkflowId());
+    PathClaim norm = new PathClaim(c.ant(), globs, c.taskId(), c.antWorkflowId(), c.undeclared());
+    if (Boolean.TRUE.equals(c.undeclared())) {
+      markUndeclared(c.ant());
+    } else if (!globs.isEmpty()) {
+      undeclared.remove(c.ant()); // it declares paths now (its workspace's or its task's)
+    }
     PathReply conflict = conflict(norm);
     seq++;
     if (conflict != null) {
@@ -1256,7 +1321,7 @@ public final class MergeBook {
     TreeMap<String, String> wf = new TreeMap<>();
     waiting.forEach((k, v) -> wf.put(k, MergeText.line(waitingFor.getOrDefault(k, "paths held"), MergeText.MAX_LINE)));
     return new MergeCard(repo.colony(), repo.name(), repo.target(), repo.land(), repo.review(), targetHead, order, ls,
-        cl, wf, hotPaths(), landedCount, now);
+        cl, wf, hotPaths(), landedCount, now, List.copyOf(undeclared));
   }
 
   /** Directories two or more ants changed, the most shared first, at most {@value MergeCard#MAX_HOT_PATHS}. */

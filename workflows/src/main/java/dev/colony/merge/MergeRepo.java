@@ -23,10 +23,11 @@ import java.util.List;
  * @param scratchDir where the queue keeps its scratch worktree (or clone): never an ant's worktree
  * @param githubRepo {@code owner/name} for pull requests (land: pull_request); null otherwise
  * @param githubTokenVar the {@code ${VAR}} holding the GitHub token for pull requests; null otherwise
+ * @param undeclared what an ant that declares no paths holds ({@link Undeclared#CHANGED} when absent)
  */
 public record MergeRepo(String colony, String name, String repo, String target, LandMode land, List<String> test,
     long testTimeoutSeconds, boolean push, boolean review, int maxTries, long agingSeconds, String colonyDir,
-    String scratchDir, String githubRepo, String githubTokenVar) {
+    String scratchDir, String githubRepo, String githubTokenVar, Undeclared undeclared) {
   public static final String DEFAULT_TARGET = "main";
   public static final long DEFAULT_TEST_TIMEOUT_SECONDS = 600;
   public static final int DEFAULT_MAX_TRIES = 3;
@@ -36,6 +37,14 @@ public record MergeRepo(String colony, String name, String repo, String target, 
     test = test == null ? List.of() : List.copyOf(test);
     target = target == null ? DEFAULT_TARGET : target;
     land = land == null ? LandMode.REBASE : land;
+    undeclared = undeclared == null ? Undeclared.CHANGED : undeclared;
+  }
+
+  public MergeRepo(String colony, String name, String repo, String target, LandMode land, List<String> test,
+      long testTimeoutSeconds, boolean push, boolean review, int maxTries, long agingSeconds, String colonyDir,
+      String scratchDir, String githubRepo, String githubTokenVar) {
+    this(colony, name, repo, target, land, test, testTimeoutSeconds, push, review, maxTries, agingSeconds, colonyDir,
+        scratchDir, githubRepo, githubTokenVar, Undeclared.CHANGED);
   }
 
   /** Whether {@link #repo} is a URL (each host has its own clone; branches meet on the remote). */

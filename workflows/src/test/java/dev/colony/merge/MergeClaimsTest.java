@@ -44,6 +44,57 @@ class MergeClaimsTest {
     assertFalse(b.claim(claim("gamma", "docs/a.md")).granted(), "alpha's claim for its next work survived the landing");
   }
 
+  static Submission undeclared(String ant, String... changed) {
+    return new Submission(ant, "", "colony/" + ant, null, 2, "ant", false, null, null, null, List.of(changed));
+  }
+
+  /**
+   * An ant that declares no paths: its submitted work holds the files it changed (its item's files,
+   * in one spelling) across continue-as-new, until it is dropped; a submission that came while its
+   * item landed holds its files once it follows; the card lists it until it declares paths.
+   */
+  @Test
+  void anUndeclaredAntsChangedFilesAreHeldUntilItsWorkIsDropped() {
+    MergeBook b = book();
+    b.submit(undeclared("gamma", "./src//api/users.java", "docs/a.md"), 1);
+    b = MergeBook.of(b.state()); // continue-as-new
+    assertEquals(List.of("gamma"), b.card(null, 2).undeclared());
+    PathReply r = b.claim(claim("beta", "src/api/**"));
+    assertFalse(r.granted());
+    assertEquals("gamma", r.holder());
+    assertEquals(List.of("src/api/users.java"), r.overlap());
+    assertTrue(b.claim(claim("delta", "web/**")).granted());
+    MergeItem it = b.next(3);
+    b.landing(it.id(), 3);
+    b.submit(undeclared("gamma", "lib/k.c"), 4); // while it lands: the next item holds it
+    b.landed(it.id(), landedOf(it), 5);
+    assertEquals(List.of("beta"), b.freed().stream().map(PathClaim::ant).toList());
+    b.submit(b.takeLater("gamma"), 6);
+    assertFalse(b.claim(claim("epsilon", "lib/**")).granted(), "the work that came while it landed holds lib/k.c");
+    MergeItem next = b.next(7);
+    b.close(next.id(), "nothing to land", 8);
+    assertTrue(b.claim(claim("epsilon", "lib/**")).granted(), "dropped: free");
+    b.claim(new PathClaim("gamma", List.of("web/x"), null, "ant/test/gamma"));
+    assertEquals(List.of(), b.card(null, 9).undeclared(), "it declares paths now");
+  }
+
+  /** undeclared: everything: ** waits for any other ant's unlanded work, even one whose files are not read yet. */
+  @Test
+  void everythingWaitsForAnyUnlandedWork() {
+    MergeBook b = book();
+    b.submit(sub("alpha", 2), 1); // from a human (colony merge submit): no claim, its files not read yet
+    PathReply r = b.claim(new PathClaim("gamma", List.of("**"), null, "ant/test/gamma", true));
+    assertFalse(r.granted());
+    assertEquals("alpha", r.holder());
+    assertEquals(List.of("alpha-1"), r.overlap());
+    MergeItem it = b.next(2);
+    b.landing(it.id(), 3);
+    b.landed(it.id(), landedOf(it), 4);
+    assertEquals(List.of("gamma"), b.freed().stream().map(PathClaim::ant).toList(), "alpha's work landed");
+    assertTrue(b.claim(new PathClaim("gamma", List.of("**"), null, "ant/test/gamma", true)).granted());
+    assertFalse(b.claim(claim("delta", "docs/a.md")).granted(), "declared ants wait for it");
+  }
+
   /** A landing or a drop frees the claim made for that work; an item closed with nothing to land too. */
   @Test
   void aClosedItemFreesItsPathsAndAStoppedAntItsClaimButNotItsSubmittedWork() {

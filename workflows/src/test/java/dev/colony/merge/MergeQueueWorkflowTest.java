@@ -533,6 +533,40 @@ class MergeQueueWorkflowTest {
     replays(repo);
   }
 
+  /**
+   * An ant that declares no paths: its submitted work holds the files its branch changed from its
+   * submission on (not only from its turn), so a declared ant whose paths overlap waits for it, named
+   * as the holder, until that work lands; the card lists the ants that declare no paths.
+   */
+  @Test
+  void anUndeclaredAntsSubmittedWorkHoldsTheFilesItChangedUntilItLands() throws Exception {
+    MergeRepo repo = repo(false, 3, LandMode.REBASE);
+    ants("alpha", "beta", "gamma");
+    MergeQueueWorkflow q = start(repo);
+    git.gate = new java.util.concurrent.Semaphore(0); // gamma's item is landing: alpha's is not read yet
+    git.commit("gamma", "web/index.html");
+    q.submit(sub("gamma", 2));
+    eventually(() -> git.calls.contains("publish gamma"), "gamma's item is being read");
+    git.commit("alpha", "src/api/users.java");
+    q.submit(new Submission("alpha", "", "colony/alpha", null, 2, "ant", false, null, null, null,
+        List.of("src/api/users.java")));
+
+    PathReply r = q.claimPaths(new PathClaim("beta", List.of("src/api/**"), null, AntIds.workflowId(COLONY, "beta")));
+    assertFalse(r.granted(), "alpha's submitted, unlanded work holds src/api/users.java");
+    assertEquals("alpha", r.holder());
+    assertEquals(List.of("src/api/users.java"), r.overlap());
+    assertEquals("alpha: src/api/users.java", q.card().waiting().get("beta"), "the card names the holder");
+    assertEquals(List.of("alpha"), q.card().undeclared(), "the card lists who declares no paths");
+    eventually(() -> List.of("alpha").equals(memo(repo).undeclared()), "and so does the memo (colony merge status)");
+    assertTrue(q.claimPaths(new PathClaim("delta", List.of("docs/**"), null, null)).granted(), "other paths are free");
+
+    git.gate.release(100);
+    eventually(() -> told("alpha", MergeNews.Kind.LANDED), "alpha's work lands");
+    eventually(() -> told("beta", MergeNews.Kind.PATHS_FREE), "beta woken when alpha's work landed");
+    assertTrue(q.claimPaths(new PathClaim("beta", List.of("src/api/**"), null, null)).granted());
+    replays(repo);
+  }
+
   @Test
   void cancelClosesAnItemAndTellsItsAnt() {
     MergeRepo repo = repo(true, 3, LandMode.REBASE);
