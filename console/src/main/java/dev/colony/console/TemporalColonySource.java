@@ -105,6 +105,7 @@ public final class TemporalColonySource implements ColonySource {
   private final Map<String, AtomicLong> byMethod = new ConcurrentHashMap<>();
   private final Map<String, WorkflowClient> operatorClients = new ConcurrentHashMap<>();
   /** Whether the server refused a query on {@code AntUpdatedAt} (the attribute is not registered). */
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TemporalColonySource.class);
   private volatile boolean noUpdatedAt;
   /**
    * Until when not to ask for changed tasks: the server refused {@code TaskUpdatedAt} (not registered
@@ -260,8 +261,154 @@ public final class TemporalColonySource implements ColonySource {
    */
   @Override
   public List<Row> costRows() {
-    String q = base(false) + " AND ExecutionStatus != 'ContinuedAsNew'";
-    return call("listing the ants' costs", () -> newestPerAnt(listQuery(q, MAX_COST_RUNS)));
+    return call("listing the ants' costs", costs::rows);
+  }
+
+  /**
+   * Reads the costs page's runs in the background (once, when nothing is kept yet), so that the
+   * page's first visit reads only the changes since. A failure is logged; the first visit reads them.
+   */
+  public void warmCosts() {
+    Thread.ofVirtual().name("console-costs-warm").start(() -> {
+      try {
+        costs.warm();
+      } catch (RuntimeException e) {
+        log.warn("console: reading the costs failed ({}); the costs page reads them when opened", e.toString());
+      }
+    });
+  }
+
+  /** How far back of the previous read each read of the costs' changes looks (visibility lags). */
+  static final Duration COST_MARGIN = Duration.ofMinutes(1);
+  /** How old the costs' full read may get before it is read again (in the background). */
+  static final Duration COST_REBUILD = Duration.ofMinutes(10);
+
+  private final CostRuns costs = new CostRuns();
+
+  /**
+   * The runs the costs page sums, derived from visibility and rebuilt from it, never the only
+   * copy of anything: the first read lists every ant's runs (all pages); each later read lists only
+   * the runs changed since the read before it (less {@link #COST_MARGIN}): a new card
+   * ({@code AntUpdatedAt}), a closed run ({@code CloseTime}), a run that continued as new
+   * (dropped: its successor carries its ledger). Every {@link #COST_REBUILD} the whole listing is
+   * read again in the background (runs deleted by retention, a change visibility showed late),
+   * the answers meanwhile served from what is kept. A console restart reads everything again.
+   * On a server without {@code AntUpdatedAt} every read is a full one.
+   */
+  final class CostRuns {
+    private Map<String, Row> runs;
+    private long since;
+    private long builtNanos;
+    private boolean rebuilding;
+    /** Reads of visibility pages by the costs (for tests). */
+    final AtomicLong pages = new AtomicLong();
+
+    void warm() {
+      synchronized (this) {
+        if (runs != null) {
+          return;
+        }
+      }
+      long began = System.currentTimeMillis();
+      Map<String, Row> all = readAll();
+      synchronized (this) {
+        if (runs == null) {
+          runs = all;
+          since = began - COST_MARGIN.toMillis();
+          builtNanos = System.nanoTime();
+        }
+      }
+    }
+
+    List<Row> rows() {
+      Map<String, Row> kept;
+      synchronized (this) {
+        kept = runs;
+      }
+      if (kept == null || noUpdatedAt) {
+        long began = System.currentTimeMillis();
+        Map<String, Row> all = readAll();
+        synchronized (this) {
+          runs = all;
+          since = began - COST_MARGIN.toMillis();
+          builtNanos = System.nanoTime();
+          return newestPerAnt(new ArrayList<>(runs.values()));
+        }
+      }
+      synchronized (this) {
+        long began = System.currentTimeMillis();
+        try {
+          readChanges(since, runs);
+        } catch (StatusRuntimeException e) {
+          if (e.getStatus().getCode() != Status.Code.INVALID_ARGUMENT) {
+            throw e;
+          }
+          noUpdatedAt = true; // not registered on this server: full reads from now on
+          runs = readAll();
+        }
+        since = began - COST_MARGIN.toMillis();
+        if (!rebuilding && System.nanoTime() - builtNanos > COST_REBUILD.toNanos()) {
+          rebuilding = true;
+          Thread.ofVirtual().name("console-costs-rebuild").start(this::rebuild);
+        }
+        return newestPerAnt(new ArrayList<>(runs.values()));
+      }
+    }
+
+    private void rebuild() {
+      long began = System.currentTimeMillis();
+      try {
+        Map<String, Row> all = readAll();
+        synchronized (this) {
+          runs = all;
+          since = Math.min(since, began - COST_MARGIN.toMillis());
+          builtNanos = System.nanoTime();
+        }
+      } catch (RuntimeException e) {
+        log.warn("console: reading the costs again failed ({}); the kept ones are served", e.toString());
+      } finally {
+        synchronized (this) {
+          rebuilding = false;
+        }
+      }
+    }
+
+    /** Every run of every ant that did not continue as new, by workflow and run id. */
+    private Map<String, Row> readAll() {
+      Map<String, Row> out = new java.util.HashMap<>();
+      listRuns(base(false) + " AND ExecutionStatus != 'ContinuedAsNew'", out, MAX_COST_RUNS);
+      return out;
+    }
+
+    /** The runs changed since {@code sinceMillis}, merged into {@code into}. */
+    private void readChanges(long sinceMillis, Map<String, Row> into) {
+      String at = Instant.ofEpochMilli(sinceMillis).toString();
+      listRuns(base(false) + " AND (AntUpdatedAt >= '" + at + "' OR CloseTime >= '" + at
+          + "' OR (AntUpdatedAt IS NULL AND ExecutionStatus = 'Running'))", into, MAX_COST_RUNS);
+    }
+
+    private void listRuns(String query, Map<String, Row> into, int max) {
+      ByteString token = ByteString.EMPTY;
+      int read = 0;
+      do {
+        pages.incrementAndGet();
+        ListWorkflowExecutionsResponse r = rpc(CALL_DEADLINE).listWorkflowExecutions(ListWorkflowExecutionsRequest
+            .newBuilder().setNamespace(namespace).setQuery(query).setPageSize(1000).setNextPageToken(token).build());
+        for (WorkflowExecutionInfo info : r.getExecutionsList()) {
+          read++;
+          String key = info.getExecution().getWorkflowId() + "\n" + info.getExecution().getRunId();
+          if (info.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW) {
+            into.remove(key);
+            continue;
+          }
+          Row row = row(info);
+          if (row != null) {
+            into.put(key, row);
+          }
+        }
+        token = r.getNextPageToken();
+      } while (!token.isEmpty() && read < max);
+    }
   }
 
   /** One row per ant name, sorted by name: the running run's, else the one changed last. */

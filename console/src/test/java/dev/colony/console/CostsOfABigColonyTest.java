@@ -1,6 +1,7 @@
 package dev.colony.console;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.colony.config.Secrets;
@@ -50,10 +51,29 @@ class CostsOfABigColonyTest {
   /** Visibility with the ants' runs: it reads the query's status conditions, and pages by offset. */
   static final class Visibility extends WorkflowServiceGrpc.WorkflowServiceImplBase {
     final List<WorkflowExecutionInfo> runs = new ArrayList<>();
+    /** When each run last changed (its card written, or it closed), by workflow and run id; absent: long ago. */
+    final java.util.Map<String, Long> changedAt = new java.util.concurrent.ConcurrentHashMap<>();
+    final java.util.concurrent.atomic.AtomicInteger lists = new java.util.concurrent.atomic.AtomicInteger();
 
-    private List<WorkflowExecutionInfo> matching(String query) {
+    static String key(WorkflowExecutionInfo r) {
+      return r.getExecution().getWorkflowId() + " " + r.getExecution().getRunId();
+    }
+
+    /** Replaces a run (same workflow and run id) or adds it, changed now. */
+    synchronized void change(WorkflowExecutionInfo run) {
+      runs.removeIf(r -> key(r).equals(key(run)));
+      runs.add(run);
+      changedAt.put(key(run), System.currentTimeMillis());
+    }
+
+    private synchronized List<WorkflowExecutionInfo> matching(String query) {
       if (!query.contains("ColonyName = 'big'")) {
         return List.of();
+      }
+      java.util.regex.Matcher since = java.util.regex.Pattern.compile("AntUpdatedAt >= '([^']+)'").matcher(query);
+      if (since.find()) { // the runs changed since then, whatever their status (a closed run's CloseTime is its change)
+        long from = java.time.Instant.parse(since.group(1)).toEpochMilli();
+        return runs.stream().filter(r -> changedAt.getOrDefault(key(r), 0L) >= from).toList();
       }
       return runs.stream()
           .filter(r -> !query.contains("ExecutionStatus = 'Running'")
@@ -66,6 +86,7 @@ class CostsOfABigColonyTest {
     @Override
     public void listWorkflowExecutions(ListWorkflowExecutionsRequest request,
         StreamObserver<ListWorkflowExecutionsResponse> answer) {
+      lists.incrementAndGet();
       List<WorkflowExecutionInfo> all = matching(request.getQuery());
       int from = request.getNextPageToken().isEmpty() ? 0 : Integer.parseInt(request.getNextPageToken().toStringUtf8());
       int size = Math.min(1000, request.getPageSize() <= 0 ? 1000 : request.getPageSize());
@@ -172,5 +193,49 @@ class CostsOfABigColonyTest {
     try (Response r = http.newCall(new Request.Builder().url(console.url() + "/api/costs.csv?days=1").build()).execute()) {
       assertEquals(1 + ANTS, r.body().string().split("\n").length, "one CSV line per ant and day");
     }
+  }
+
+  private JsonNode costs(int days) throws IOException {
+    try (Response r = http.newCall(new Request.Builder().url(console.url() + "/api/costs?days=" + days).build()).execute()) {
+      String body = r.body().string();
+      assertEquals(200, r.code(), body);
+      return Views.MAPPER.readTree(body);
+    }
+  }
+
+  private static JsonNode ant(JsonNode costs, String name) {
+    for (JsonNode a : costs.get("ants")) {
+      if (a.get("name").asText().equals(name)) {
+        return a;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The page read again reads only what changed since it was read (not the colony's ten pages),
+   * and loses nothing: new spend, an ant stopped, an ant that continued as new and a new ant all
+   * show, every other ant still counts once, the total adds up.
+   */
+  @Test
+  void readAgainItReadsOnlyTheChangesAndLosesNoAnt() throws IOException {
+    assertEquals(ANTS, costs(7).get("ants").size());
+    int before = visibility.lists.get();
+
+    visibility.change(run("ant-00003", "r3", WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING, card(4, 1.04)));
+    visibility.change(run("ant-00001", "r3", WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED, card(3, 0.02)));
+    visibility.change(run("ant-00020", "r3", WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, card(3, 0.01)));
+    visibility.change(run("ant-00020", "r4", WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING, card(4, 2.01)));
+    visibility.change(run("ant-10000", "r1", WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING, card(1, 0.5)));
+
+    JsonNode again = costs(7);
+    assertTrue(visibility.lists.get() - before <= 2,
+        "read again, only the changed runs are listed, not every ant: " + (visibility.lists.get() - before) + " list calls");
+    assertEquals(ANTS + 1, again.get("ants").size(), "every ant once, the new one too");
+    assertEquals(300.0 + 1.0 + 2.0 + 0.5, again.get("totalUsd").asDouble(), 1e-6, "the new spend is counted, once");
+    assertEquals(1.04, ant(again, "ant-00003").get("totalUsd").asDouble(), 1e-6, "the ant's new spend");
+    assertEquals(2.01, ant(again, "ant-00020").get("totalUsd").asDouble(), 1e-6, "the run it continued as");
+    assertEquals(0.02, ant(again, "ant-00001").get("totalUsd").asDouble(), 1e-6, "a stopped ant still counts");
+    assertEquals(300.0 + 1.0 + 2.0 + 0.5, costs(7).get("totalUsd").asDouble(), 1e-6, "and the read after it");
   }
 }
