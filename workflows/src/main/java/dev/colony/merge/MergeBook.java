@@ -509,9 +509,11 @@ public final class MergeBook {
       i.updatedAt = now;
       if (fixOfRework && repo.review()) {
         // The fix holds every earlier part's work, rebased: each is reviewed again, at the fix's head.
+        // Its tasks may be Done on the board already (approved before the rework): only an approval
+        // given after the fix came approves it.
         List<ItemPart> again = new ArrayList<>();
         for (ItemPart p : i.parts) {
-          again.add(new ItemPart(p.taskId(), s.head(), p.base(), false));
+          again.add(p.unapprovedFresh(s.head()));
         }
         i.parts = again;
       }
@@ -543,6 +545,12 @@ public final class MergeBook {
     i = openItem(s.ant(), s.host() == null ? "" : s.host(), s.branch(), s.priority(), by, List.of(part), now);
     trimClosed();
     return reply(i, "opened " + i.id, now);
+  }
+
+  /** Whether the submission is the fix of the ant's item sent back for rework (it ends the rework). */
+  public boolean fixOfRework(Submission s) {
+    Item i = s == null ? null : open(s.ant());
+    return i != null && i.state == ItemState.REWORK && isFix(s);
   }
 
   /** The last part whose head is {@code head} (or starts with it, at least 7 characters), or -1. */
@@ -633,11 +641,26 @@ public final class MergeBook {
       ItemPart p = i.parts.get(last);
       if (same(p.taskId(), part.taskId()) && !p.approved()) {
         i.parts.set(last, new ItemPart(p.taskId(), part.head(), p.base() != null ? p.base() : part.base(),
-            part.approved()));
+            part.approved(), part.approved() ? null : p.fresh()));
+        return;
+      }
+      if (!part.approved() && part.taskId() != null && approvedTask(i, part.taskId())) {
+        // later work of a task approved already: its task is Done on the board once the earlier part
+        // lands, which is no approval of this work
+        i.parts.add(part.unapprovedFresh(part.head()));
         return;
       }
     }
     i.parts.add(part);
+  }
+
+  private static boolean approvedTask(Item i, String taskId) {
+    for (ItemPart p : i.parts) {
+      if (taskId.equals(p.taskId()) && p.approved()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** With review: nothing of it is approved yet. */
@@ -793,7 +816,7 @@ public final class MergeBook {
     if (repo.review()) { // the fix is new work: it is reviewed again
       List<ItemPart> again = new ArrayList<>();
       for (ItemPart p : i.parts) {
-        again.add(new ItemPart(p.taskId(), p.head(), p.base(), false));
+        again.add(p.unapprovedFresh(p.head()));
       }
       i.parts = again;
       i.sync();
@@ -876,7 +899,7 @@ public final class MergeBook {
     Item i = open(ant);
     if (s != null && i != null && i.state != ItemState.LANDING && submitProblem(s) == null) {
       ItemPart p = part(s);
-      join(i, repo.review() && i.state == ItemState.REWORK ? new ItemPart(p.taskId(), p.head(), p.base(), false) : p);
+      join(i, repo.review() && i.state == ItemState.REWORK ? p.unapprovedFresh(p.head()) : p);
       i.sync();
       holdChanged(s);
     }
@@ -953,17 +976,34 @@ public final class MergeBook {
     return out;
   }
 
-  /** A task was approved (or is Done): its items awaiting review go in line. Returns whether one did. */
+  /**
+   * A human approved the task (its approve on the board): its parts awaiting review are approved and
+   * their items go in line. An item in rework is not: its fix does not exist yet, and is approved
+   * when it has come. Returns whether an item went in line.
+   */
   public boolean taskApproved(String taskId, long now) {
+    return approveTask(taskId, false, now);
+  }
+
+  /**
+   * The board says the task is Done (the review check): that approves its parts awaiting review,
+   * except a part that came after the task was approved (a rework's fix, later work of the task),
+   * which waits for an approval given after it.
+   */
+  public boolean taskDone(String taskId, long now) {
+    return approveTask(taskId, true, now);
+  }
+
+  private boolean approveTask(String taskId, boolean done, long now) {
     boolean any = false;
     for (Item i : items) {
-      if (taskId == null || !i.state.open()) {
+      if (taskId == null || !i.state.open() || i.state == ItemState.REWORK) {
         continue;
       }
       boolean changed = false;
       for (int k = 0; k < i.parts.size(); k++) {
         ItemPart p = i.parts.get(k);
-        if (taskId.equals(p.taskId()) && !p.approved()) {
+        if (taskId.equals(p.taskId()) && !p.approved() && !(done && p.isFresh())) {
           i.parts.set(k, p.approve());
           changed = true;
         }
