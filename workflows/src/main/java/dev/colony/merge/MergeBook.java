@@ -454,8 +454,9 @@ public final class MergeBook {
   /**
    * An ant that declares no paths: its submitted work holds the files its branch changed (as its
    * open item's files, which claims are checked against), until that work lands or is dropped. An
-   * item landing now read its branch already; the submission that came meanwhile is held when it
-   * joins or follows it.
+   * item landing now read its branch already; the submission that came meanwhile waits aside (its
+   * files are held from there, see {@link #conflict}) and joins or follows it. The read at the turn
+   * adds to what the item holds and drops nothing (with review the read is the approved head's).
    */
   private void holdChanged(Submission s) {
     if (s.changed() == null) {
@@ -787,7 +788,18 @@ public final class MergeBook {
     Item i = get(id);
     i.head = b.head();
     List<String> p = b.paths();
-    i.paths = p.size() > MAX_ITEM_PATHS ? List.copyOf(p.subList(0, MAX_ITEM_PATHS)) : p;
+    if (undeclared.contains(i.ant)) {
+      // An ant that declares no paths: what it submitted stays held too (with review the read is the
+      // approved head's, and the later, unapproved parts' files are unlanded all the same).
+      List<String> all = new ArrayList<>(i.paths);
+      for (String f : p) {
+        if (!all.contains(f)) {
+          all.add(f);
+        }
+      }
+      p = all;
+    }
+    i.paths = p.size() > MAX_ITEM_PATHS ? List.copyOf(p.subList(0, MAX_ITEM_PATHS)) : List.copyOf(p);
     i.updatedAt = now;
   }
 
@@ -1131,29 +1143,49 @@ public final class MergeBook {
             o.add(p);
           }
         }
-        if (i.paths.isEmpty() && wanted.contains(EVERYTHING)) {
-          o.add(i.id); // ** waits for any unlanded work, even one whose files are not known yet
+        if (i.paths.isEmpty() && wanted.contains(EVERYTHING) && Boolean.TRUE.equals(c.undeclared())) {
+          o.add(i.id); // an undeclared ant's ** waits for any unlanded work, even one whose files are not known yet
         }
         if (!o.isEmpty()) {
           return new PathReply(false, i.ant, bounded(o));
         }
       }
     }
+    // Work submitted while its ant's item was landing waits aside for the landing to end: unlanded all the same.
+    for (Map.Entry<String, Submission> e : later.entrySet()) {
+      if (e.getKey().equals(c.ant())) {
+        continue;
+      }
+      List<String> o = laterOverlap(e.getValue(), wanted, Boolean.TRUE.equals(c.undeclared()));
+      if (!o.isEmpty()) {
+        return new PathReply(false, e.getKey(), bounded(o));
+      }
+    }
     // What the ant holds already (its claim, its submitted work) is not taken from anyone: only its
-    // new globs queue behind those who wait longer.
+    // new globs queue behind those who wait longer. A claim made after the ant's earlier claim's work
+    // was submitted is for new work (its next session): all of it queues, else a busy ant that claims
+    // again before each landing would hold its paths for ever. (Claims of ants before this rule say
+    // nothing of undeclared: they are judged as they were.)
+    boolean nextWork = c.undeclared() != null && submittedSinceClaim(c.ant());
     List<String> fresh = new ArrayList<>(wanted);
     PathClaim own = claims.get(c.ant());
-    if (own != null) {
+    if (own != null && !nextWork) {
       fresh.removeAll(own.globs());
     }
-    fresh.removeAll(held.getOrDefault(c.ant(), List.of()));
+    if (!nextWork) {
+      fresh.removeAll(held.getOrDefault(c.ant(), List.of()));
+    }
     // Only the waiters before it in the line count (an ant not waiting yet comes after them all).
     for (String w : fresh.isEmpty() ? List.<String>of() : waitersInOrder()) {
       if (w.equals(c.ant())) {
         break; // the rest began to wait after it
       }
-      if (holdsAgainst(c.ant(), waiting.get(w))) {
+      PathClaim wc = waiting.get(w);
+      if (!nextWork && holdsAgainst(c.ant(), wc)) {
         continue; // it waits for this ant's paths anyway: it cannot go first
+      }
+      if (Boolean.TRUE.equals(wc.undeclared()) && !Boolean.TRUE.equals(c.undeclared()) && stuckFor(w)) {
+        continue; // an undeclared ant's ** waits for stuck work: declared ants do not stop behind it
       }
       List<String> o = PathGlobs.overlapping(fresh, waiting.get(w).globs());
       if (!o.isEmpty()) {
@@ -1176,9 +1208,13 @@ public final class MergeBook {
     if (!PathGlobs.overlapping(w.globs(), held.getOrDefault(ant, List.of())).isEmpty()) {
       return true;
     }
+    Submission aside = later.get(ant);
+    if (aside != null && !laterOverlap(aside, w.globs(), Boolean.TRUE.equals(w.undeclared())).isEmpty()) {
+      return true;
+    }
     for (Item i : items) {
       if (i.ant.equals(ant) && i.state.open()) {
-        if (i.paths.isEmpty() && w.globs().contains(EVERYTHING)) {
+        if (i.paths.isEmpty() && w.globs().contains(EVERYTHING) && Boolean.TRUE.equals(w.undeclared())) {
           return true;
         }
         for (String p : i.paths) {
@@ -1186,6 +1222,43 @@ public final class MergeBook {
             return true;
           }
         }
+      }
+    }
+    return false;
+  }
+
+  /** The files of a submission waiting aside that {@code wanted} matches (an undeclared ** matches any). */
+  private static List<String> laterOverlap(Submission s, List<String> wanted, boolean everything) {
+    List<String> o = new ArrayList<>();
+    if (s.changed() == null) {
+      return o;
+    }
+    for (String f : s.changed()) {
+      String n = f == null || f.length() > 1000 ? null : PathGlobs.normalize(f);
+      if (n != null && !n.isEmpty() && !o.contains(n) && (PathGlobs.matchesAny(wanted, n)
+          || everything && wanted.contains(EVERYTHING))) {
+        o.add(n);
+      }
+    }
+    return o;
+  }
+
+  /** Whether the ant's submitted, unlanded work holds its claim's paths (it submitted since it claimed). */
+  private boolean submittedSinceClaim(String ant) {
+    Long at = heldAt.get(ant);
+    return at != null && (open(ant) != null || later.containsKey(ant))
+        && claimedAt.getOrDefault(ant, Long.MIN_VALUE) <= at;
+  }
+
+  /**
+   * Whether another ant's open item waits for someone else (in rework, for a human, for a review):
+   * then a {@code **} waiter may wait long, and declared claims do not queue behind it.
+   */
+  private boolean stuckFor(String waiter) {
+    for (Item i : items) {
+      if (!i.ant.equals(waiter) && (i.state == ItemState.REWORK || i.state == ItemState.NEEDS_HUMAN
+          || i.state == ItemState.AWAITING_REVIEW)) {
+        return true;
       }
     }
     return false;
