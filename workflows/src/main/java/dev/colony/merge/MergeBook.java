@@ -598,8 +598,25 @@ public final class MergeBook {
   }
 
   private ItemPart part(Submission s) {
-    return repo.review() ? new ItemPart(s.taskId(), s.head(), s.base(), s.approved())
-        : new ItemPart(s.taskId(), null, null, s.approved());
+    if (!repo.review()) {
+      return new ItemPart(s.taskId(), null, null, s.approved());
+    }
+    ItemPart p = new ItemPart(s.taskId(), s.head(), s.base(), s.approved());
+    // later work of a task whose approved work landed already (its task is Done on the board for that)
+    return !p.approved() && landedApproved(p.taskId()) ? p.unapprovedFresh(p.head()) : p;
+  }
+
+  /** Whether approved work of the task landed (among the landings kept). */
+  private boolean landedApproved(String taskId) {
+    if (taskId == null) {
+      return false;
+    }
+    for (Landed l : landed) {
+      if (taskId.equals(l.taskId()) || l.taskIds().contains(taskId)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether the submission is one the item holds already (the same task at the same head). */

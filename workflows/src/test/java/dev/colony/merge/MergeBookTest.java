@@ -476,6 +476,13 @@ class MergeBookTest {
     assertEquals(ItemState.AWAITING_REVIEW, b.item("x-2").state());
     assertTrue(b.taskApproved("t1", 8));
     assertEquals("bbbb2222", b.approvedHead("x-2"));
+    b.landing("x-2", 9);
+    b.landed("x-2", new Landed("x-2", "x", "t1", "bbbb2222", "t3", "t2", 1, 0, 0, 10, List.of("a"), null,
+        List.of("t1"), "aaaa1111", true), 10);
+    // more work for t1 after all of it landed: a new item, and t1 is Done on the board from that landing
+    b.submit(new Submission("x", "", "colony/x", "t1", 2, "ant", false, "dddd4444", "bbbb2222", false), 11);
+    assertFalse(b.taskDone("t1", 12), "its task Done from the last landing is no approval of dddd4444");
+    assertEquals(ItemState.AWAITING_REVIEW, b.item("x-3").state());
   }
 
   /** Parts carried by a run before they knew which came after an approval are approved by Done, as before. */
