@@ -188,7 +188,7 @@ final class MergeDesk {
       return true;
     }
     List<String> globs = globs();
-    Boolean undeclared = null;
+    Boolean undeclared = Boolean.FALSE; // (an older ant said null: the queue judges its claims as before)
     if (globs.isEmpty()) {
       if (ant.spec().merge().undeclared() != Undeclared.EVERYTHING || !undeclaredVisible()) {
         return true; // undeclared: changed: its work holds what it changed once it submits

@@ -27,6 +27,10 @@ class MergeClaimsPropertyTest {
   static final List<String> GLOBS = List.of("src/**", "src/a/**", "src/a/x.txt", "src/b/*.java", "docs/**",
       "docs/guide.md", "web/**", "lib/{x,y}/**", "src/./a/y", "README.md", "./web//app.js", "src/b/../a/z");
   static final int ANTS = 6;
+  /** Drain rounds in which busy ants claim again for their next session. */
+  static final int BUSY = 80;
+  /** Drain rounds a waiter may wait at most while others keep working. */
+  static final int MAX_WAIT = 60;
   /** The files an ant that declares no paths may change. */
   static final List<String> FILES = List.of("src/a/x.txt", "src/a/y", "src/b/Foo.java", "docs/guide.md",
       "web/app.js", "lib/x/k.c", "README.md", "notes/n.md");
@@ -131,14 +135,31 @@ class MergeClaimsPropertyTest {
       }
       // The holders move on: paused ants resume and finish, everything submitted lands, waiters
       // claim again when told (or at their periodic re-claim). Every waiter must be served.
+      // Busy ants keep working meanwhile (for the first BUSY rounds): an idle ant whose work has not
+      // landed yet claims again for its next session. That must not keep a waiter out: each waiter is
+      // served within MAX_WAIT rounds.
       List<String> served = new ArrayList<>();
-      for (int round = 0; round < 200 && ants.values().stream().anyMatch(x -> x.phase == Phase.WAITING); round++) {
+      Map<String, Integer> waitedSince = new TreeMap<>();
+      for (int round = 0; round < 400 && (round < BUSY || ants.values().stream().anyMatch(x -> x.phase == Phase.WAITING));
+          round++) {
         clock[0] += 1000;
         for (Ant a : ants.values()) {
           if (a.phase == Phase.PAUSED || a.phase == Phase.WORKING) {
             book[0].submit(sub(a, mode, null), clock[0]);
             a.phase = Phase.IDLE;
             log.add(a.name + " finishes and submits");
+          }
+        }
+        if (round < BUSY) {
+          List<MergeItem> open = book[0].card(null, clock[0]).items();
+          for (Ant a : ants.values()) {
+            // (an ant that declares no paths with undeclared: changed claims nothing: it cannot be kept
+            // waiting, and its work holds what it changed from its submission on, as docs/merge.md says)
+            if (a.phase == Phase.IDLE && open.stream().anyMatch(it -> it.ant().equals(a.name))
+                && !(a.undeclared && mode == Undeclared.CHANGED)) {
+              log.add(a.name + " claims again for its next session, its work unlanded");
+              claim(book[0], a, log, clock[0], mode, ants);
+            }
           }
         }
         for (MergeItem it : book[0].card(null, clock[0]).items()) {
@@ -155,6 +176,15 @@ class MergeClaimsPropertyTest {
         for (Ant a : ants.values()) {
           if (a.phase == Phase.WAITING && claim(book[0], a, log, clock[0], mode, ants)) {
             served.add(a.name);
+          }
+        }
+        for (Ant a : ants.values()) {
+          if (a.phase == Phase.WAITING) {
+            int since = waitedSince.computeIfAbsent(a.name, k -> 0);
+            assertTrue(since++ < MAX_WAIT, a.name + " waited " + MAX_WAIT + " rounds while others kept working");
+            waitedSince.put(a.name, since);
+          } else {
+            waitedSince.remove(a.name);
           }
         }
         check(book[0], ants, seed, log, mode);
@@ -178,7 +208,7 @@ class MergeClaimsPropertyTest {
       return true;
     }
     List<String> globs = a.undeclared ? List.of("**") : a.globs;
-    PathReply r = book.claim(new PathClaim(a.name, globs, null, "ant/test/" + a.name, a.undeclared ? true : null));
+    PathReply r = book.claim(new PathClaim(a.name, globs, null, "ant/test/" + a.name, a.undeclared));
     log.add(a.name + " claims " + globs + ": " + (r.granted() ? "granted" : "waits for " + r.holder()));
     if (r.granted()) {
       // Granted: no other ant's unlanded work overlaps, the files an ant that declares no paths

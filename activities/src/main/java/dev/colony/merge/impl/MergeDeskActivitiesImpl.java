@@ -148,7 +148,7 @@ public final class MergeDeskActivitiesImpl implements MergeDeskActivities {
     if (review && card.state() == TaskState.DONE) {
       try {
         board.move(taskId, new TaskChange(BY, TaskState.IN_REVIEW, null,
-            "the merge queue sent the approved work back for rework: approve its fix"));
+            "the fix of the work the merge queue sent back came: approve it to let it land"));
       } catch (TaskBoardException e) {
         TaskCard now = board.get(taskId);
         if (now == null) {
@@ -162,6 +162,11 @@ public final class MergeDeskActivitiesImpl implements MergeDeskActivities {
       if (card == null) {
         return;
       }
+    }
+    if (card.state() == TaskState.DONE) {
+      // Done without review (a human moved it), or with review until its fix comes: a Done task takes
+      // no comment (its run is over), and a refused one would retry the activity for minutes
+      return;
     }
     String text = reworkText(comment);
     if (card.comments().isEmpty() || !text.equals(card.comments().get(card.comments().size() - 1).text())) {

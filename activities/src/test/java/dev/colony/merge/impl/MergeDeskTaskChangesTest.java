@@ -82,6 +82,9 @@ class MergeDeskTaskChangesTest {
     @Override
     public TaskCard comment(String id, TaskChange c) {
       calls.add("comment " + id);
+      if (states.get(id) == TaskState.DONE) { // as the board: a Done task's run is over, it takes a move only
+        throw new TaskBoardException("task " + id + " is Done");
+      }
       comments.get(id).add(new TaskComment(c.by(), c.text(), 0));
       return get(id);
     }
@@ -149,8 +152,9 @@ class MergeDeskTaskChangesTest {
     assertEquals(1, board.comments.get("t2").size());
     assertTrue(board.comments.get("t2").get(0).text().length() <= dev.colony.task.TaskLimits.COMMENT);
     board.put("t3", TaskState.DONE);
-    desk.taskInRework("test", "t3", "fix it", false);
+    desk.taskInRework("test", "t3", "fix it", false); // a human moved it to Done already: no refused comment, no retry
     assertEquals(TaskState.DONE, board.states.get("t3"), "without review a task is not moved");
+    assertTrue(board.comments.get("t3").isEmpty());
     desk.taskInRework("test", "none", "x", true);
     assertFalse(board.calls.stream().anyMatch(c -> c.startsWith("requeue") || c.startsWith("assign")), board.calls.toString());
   }
