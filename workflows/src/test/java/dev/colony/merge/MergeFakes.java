@@ -267,10 +267,12 @@ final class MergeFakes {
 
     @Override
     public void taskInRework(String colony, String taskId, String comment, boolean review) {
-      inRework.add(taskId + " " + review + " " + comment);
+      // The move first, the record after: a test that sees the record sees the move (they ran on
+      // the activity's thread, the test reads on its own; recorded first, CI once saw DONE).
       if (review && "DONE".equals(states.get(taskId))) {
         states.put(taskId, "IN_REVIEW");
       }
+      inRework.add(taskId + " " + review + " " + comment);
     }
 
     @Override
