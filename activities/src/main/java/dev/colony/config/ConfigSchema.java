@@ -313,6 +313,10 @@ public final class ConfigSchema {
                   .within(1L, 100L, null),
               key("aging", Kind.DURATION, "A waiting item rises one priority level per this long (default 1h).")
                   .within(60L, 365 * DAY, null),
+              choice("undeclared", "What an ant that declares no paths (no workspace.touches, no task touches:) holds: changed "
+                  + "(the default: nothing before its session; once it submits, the files its branch changed, until that work "
+                  + "lands or is dropped) or everything (it claims ** before each session).",
+                  List.of("changed", "everything")),
               key("github_repo", Kind.LITERAL, "land: pull_request only: the GitHub repository (owner/name); needs integrations.github.token."),
               key("create_from", Kind.LITERAL, "A local repository that does not exist yet is made at the first start: bare, "
                   + "its target holding one commit of this directory's files (relative to the colony directory). For examples and trials."))),

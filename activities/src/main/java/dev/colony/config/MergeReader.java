@@ -1,6 +1,7 @@
 package dev.colony.config;
 
 import dev.colony.merge.LandMode;
+import dev.colony.merge.Undeclared;
 import dev.colony.merge.MergeRepo;
 import dev.colony.spec.AntSpec;
 import java.nio.file.Files;
@@ -89,6 +90,7 @@ final class MergeReader {
       boolean review = r.bool("review", false);
       Integer maxTries = r.wholeNumber("max_tries");
       Long aging = r.durationSeconds("aging");
+      Undeclared undeclared = r.enumValue("undeclared", Undeclared.class, Undeclared.CHANGED);
       String github = r.literal("github_repo", false);
       if (github != null && !GITHUB_REPO.matcher(github).matches()) {
         r.problem("github_repo", "invalid repository '" + github + "': expected owner/name");
@@ -116,8 +118,8 @@ final class MergeReader {
           timeout == null ? MergeRepo.DEFAULT_TEST_TIMEOUT_SECONDS : timeout, push || remote, review,
           maxTries == null ? MergeRepo.DEFAULT_MAX_TRIES : maxTries,
           aging == null ? MergeRepo.DEFAULT_AGING_SECONDS : aging, colonyDir.toString(),
-          colonyDir.resolve(".colony").resolve("merge").resolve(name).toString(), github, tokenVar, testSandbox,
-          testSecrets));
+          colonyDir.resolve(".colony").resolve("merge").resolve(name).toString(), github, tokenVar, undeclared,
+          testSandbox, testSecrets));
     }
     return repos;
   }

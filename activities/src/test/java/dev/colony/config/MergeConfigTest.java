@@ -58,7 +58,7 @@ class MergeConfigTest {
     ants.put("gamma", "workspace:\n  repo: ./bare.git\n");
     ants.put("delta", "");
     Path dir = colony("name: c\nintegrations:\n  github:\n    token: ${GITHUB_TOKEN}\nmerge:\n  repos:\n"
-        + "    - name: app\n      repo: ./repo\n      target: release/v2\n      land: squash\n"
+        + "    - name: app\n      repo: ./repo\n      target: release/v2\n      land: squash\n      undeclared: everything\n"
         + "      test: [\"./test.sh\", \"--fast\"]\n      test_timeout: 90s\n      push: true\n      review: true\n"
         + "      max_tries: 5\n      aging: 30m\n      test_sandbox: open\n      test_secrets: [NPM_TOKEN]\n"
         + "    - name: lib\n      repo: bare.git\n      land: pull_request\n      github_repo: acme/lib\n"
@@ -67,7 +67,7 @@ class MergeConfigTest {
     String root = dir.toAbsolutePath().normalize().toString();
     MergeRepo app = new MergeRepo("c", "app", root + "/repo", "release/v2", LandMode.SQUASH,
         List.of("./test.sh", "--fast"), 90, true, true, 5, 1800, root, root + "/.colony/merge/app", null, null,
-        "open", List.of("NPM_TOKEN"));
+        dev.colony.merge.Undeclared.EVERYTHING, "open", List.of("NPM_TOKEN"));
     MergeRepo lib = new MergeRepo("c", "lib", root + "/bare.git", "main", LandMode.PULL_REQUEST,
         List.of("/bin/sh", "-c", "./test.sh && echo ok"), 600, false, false, 3, 3600, root,
         root + "/.colony/merge/lib", "acme/lib", "GITHUB_TOKEN");
@@ -96,6 +96,7 @@ class MergeConfigTest {
     assertEquals(3600, app.agingSeconds());
     assertEquals("on", app.testSandbox(), "the test runs in walls unless the queue says otherwise");
     assertEquals(List.of(), app.testSecrets());
+    assertEquals(dev.colony.merge.Undeclared.CHANGED, app.undeclared(), "an ant that declares no paths holds what it changed");
     assertTrue(!app.push() && !app.review());
     assertEquals("merge/c/app", app.workflowId());
     MergeRepo remote = c.merge().get(1);
@@ -112,7 +113,7 @@ class MergeConfigTest {
         + "      test_secrets: ['not a name']\n"
         + "    - name: again\n      repo: repo\n"
         + "    - name: 'no way'\n      repo: ./missing\n"
-        + "    - name: plain\n      repo: ./plain\n      land: merge\n"
+        + "    - name: plain\n      repo: ./plain\n      land: merge\n      undeclared: nothing\n"
         + "    - name: pr\n      repo: https://example.com/pr.git\n      land: pull_request\n"
         + "    - name: stray\n      repo: https://example.com/x.git\n      github_repo: acme/x\n      test: []\n      max_tries: 101\n"
         + "    - repo: https://example.com/y.git\n      test_timeout: 0s\n      aging: 5s\n      wat: 1\n",
@@ -129,6 +130,7 @@ class MergeConfigTest {
     assertTrue(e.contains("merge.repos[3].repo: no such directory: "), e);
     assertTrue(e.contains("merge.repos[4].repo: not a git repository: "), e);
     assertTrue(e.contains("merge.repos[4].land: invalid value 'merge'"), e);
+    assertTrue(e.contains("merge.repos[4].undeclared: invalid value 'nothing': expected one of \"changed\", \"everything\""), e);
     assertTrue(e.contains("merge.repos[5].github_repo: required with land: pull_request"), e);
     assertTrue(e.contains("merge.repos[5].land: pull_request needs integrations.github.token"), e);
     assertTrue(e.contains("merge.repos[6].github_repo: only used with land: pull_request"), e);

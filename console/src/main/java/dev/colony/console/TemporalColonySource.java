@@ -105,6 +105,7 @@ public final class TemporalColonySource implements ColonySource {
   private final Map<String, AtomicLong> byMethod = new ConcurrentHashMap<>();
   private final Map<String, WorkflowClient> operatorClients = new ConcurrentHashMap<>();
   /** Whether the server refused a query on {@code AntUpdatedAt} (the attribute is not registered). */
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TemporalColonySource.class);
   private volatile boolean noUpdatedAt;
   /**
    * Until when not to ask for changed tasks: the server refused {@code TaskUpdatedAt} (not registered
@@ -260,8 +261,168 @@ public final class TemporalColonySource implements ColonySource {
    */
   @Override
   public List<Row> costRows() {
-    String q = base(false) + " AND ExecutionStatus != 'ContinuedAsNew'";
-    return call("listing the ants' costs", () -> newestPerAnt(listQuery(q, MAX_COST_RUNS)));
+    return call("listing the ants' costs", costs::rows);
+  }
+
+  /**
+   * Reads the costs page's runs in the background (once, when nothing is kept yet), so that the
+   * page's first visit reads only the changes since. A failure is logged; the first visit reads them.
+   */
+  public void warmCosts() {
+    Thread.ofVirtual().name("console-costs-warm").start(() -> {
+      try {
+        costs.warm();
+      } catch (RuntimeException e) {
+        log.warn("console: reading the costs failed ({}); the costs page reads them when opened", e.toString());
+      }
+    });
+  }
+
+  /** How far back of the previous read each read of the costs' changes looks (visibility lags). */
+  static final Duration COST_MARGIN = Duration.ofMinutes(1);
+  /** How old the costs' full read may get before a visit starts reading it again (in the background). */
+  static final Duration COST_REBUILD = Duration.ofMinutes(10);
+
+  private final CostRuns costs = new CostRuns();
+
+  /**
+   * The runs the costs page sums, derived from visibility and rebuilt from it, never the only
+   * copy of anything: the first read lists every ant's runs (all pages); each later read lists only
+   * the runs changed since the newest change seen (the server's times, less {@link #COST_MARGIN}):
+   * a new card ({@code AntUpdatedAt}), a closed run ({@code CloseTime}), a started run
+   * ({@code StartTime}: a run continued as new carries its predecessor's AntUpdatedAt until its
+   * first card), a run that continued as new (dropped: its successor carries its ledger). A read
+   * that finds the full listing older than {@link #COST_REBUILD} starts reading it again in the
+   * background (runs deleted by retention, a change visibility showed late) and is answered from
+   * what is kept, as are the reads until that ends. A console restart reads everything again.
+   * On a server without {@code AntUpdatedAt} every read is a full one.
+   */
+  final class CostRuns {
+    private Map<String, Row> runs;
+    private long since;
+    private long builtNanos;
+    private boolean rebuilding;
+    /** Reads of visibility pages by the costs (for tests). */
+    final AtomicLong pages = new AtomicLong();
+
+    void warm() {
+      synchronized (this) {
+        if (runs != null) {
+          return;
+        }
+      }
+      long[] newest = {0};
+      Map<String, Row> all = readAll(newest);
+      synchronized (this) {
+        if (runs == null) {
+          runs = all;
+          since = newest[0] - COST_MARGIN.toMillis();
+          builtNanos = System.nanoTime();
+        }
+      }
+    }
+
+    List<Row> rows() {
+      Map<String, Row> kept;
+      synchronized (this) {
+        kept = runs;
+      }
+      if (kept == null || noUpdatedAt) {
+        long[] newest = {0};
+        Map<String, Row> all = readAll(newest);
+        synchronized (this) {
+          runs = all;
+          since = newest[0] - COST_MARGIN.toMillis();
+          builtNanos = System.nanoTime();
+          return newestPerAnt(new ArrayList<>(runs.values()));
+        }
+      }
+      synchronized (this) {
+        // The next read looks back from the newest change seen (the server's clock, not ours), less the margin.
+        long[] newest = {since + COST_MARGIN.toMillis()};
+        try {
+          readChanges(since, runs, newest);
+        } catch (StatusRuntimeException e) {
+          if (e.getStatus().getCode() != Status.Code.INVALID_ARGUMENT) {
+            throw e;
+          }
+          noUpdatedAt = true; // not registered on this server: full reads from now on
+          runs = readAll(newest);
+        }
+        since = newest[0] - COST_MARGIN.toMillis();
+        if (!rebuilding && System.nanoTime() - builtNanos > COST_REBUILD.toNanos()) {
+          rebuilding = true;
+          Thread.ofVirtual().name("console-costs-rebuild").start(this::rebuild);
+        }
+        return newestPerAnt(new ArrayList<>(runs.values()));
+      }
+    }
+
+    private void rebuild() {
+      try {
+        long[] newest = {0};
+        Map<String, Row> all = readAll(newest);
+        synchronized (this) {
+          runs = all;
+          since = Math.min(since, newest[0] - COST_MARGIN.toMillis());
+          builtNanos = System.nanoTime();
+        }
+      } catch (RuntimeException e) {
+        log.warn("console: reading the costs again failed ({}); the kept ones are served", e.toString());
+      } finally {
+        synchronized (this) {
+          rebuilding = false;
+        }
+      }
+    }
+
+    /** Every run of every ant that did not continue as new, by workflow and run id. */
+    private Map<String, Row> readAll(long[] newest) {
+      Map<String, Row> out = new java.util.HashMap<>();
+      listRuns(base(false) + " AND ExecutionStatus != 'ContinuedAsNew'", out, MAX_COST_RUNS, newest);
+      return out;
+    }
+
+    /**
+     * The runs changed since {@code sinceMillis}, merged into {@code into}: a new card, a closed run,
+     * a run started since (one that continued as new carries its predecessor's AntUpdatedAt until its
+     * first card).
+     */
+    private void readChanges(long sinceMillis, Map<String, Row> into, long[] newest) {
+      String at = Instant.ofEpochMilli(Math.max(0, sinceMillis)).toString();
+      listRuns(base(false) + " AND (AntUpdatedAt >= '" + at + "' OR CloseTime >= '" + at + "' OR StartTime >= '" + at
+          + "' OR (AntUpdatedAt IS NULL AND ExecutionStatus = 'Running'))", into, MAX_COST_RUNS, newest);
+    }
+
+    /** Lists the runs into {@code into}; {@code newest[0]} rises to the newest change it saw (server time). */
+    private void listRuns(String query, Map<String, Row> into, int max, long[] newest) {
+      ByteString token = ByteString.EMPTY;
+      int read = 0;
+      do {
+        pages.incrementAndGet();
+        ListWorkflowExecutionsResponse r = rpc(CALL_DEADLINE).listWorkflowExecutions(ListWorkflowExecutionsRequest
+            .newBuilder().setNamespace(namespace).setQuery(query).setPageSize(1000).setNextPageToken(token).build());
+        for (WorkflowExecutionInfo info : r.getExecutionsList()) {
+          read++;
+          newest[0] = Math.max(newest[0], Math.max(millis(info.getStartTime()), millis(info.getCloseTime())));
+          String key = info.getExecution().getWorkflowId() + "\n" + info.getExecution().getRunId();
+          if (info.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW) {
+            into.remove(key);
+            continue;
+          }
+          Row row = row(info);
+          if (row != null) {
+            into.put(key, row);
+            newest[0] = Math.max(newest[0], row.updatedMillis());
+          }
+        }
+        token = r.getNextPageToken();
+      } while (!token.isEmpty() && read < max);
+    }
+  }
+
+  private static long millis(com.google.protobuf.Timestamp t) {
+    return t == null ? 0 : t.getSeconds() * 1000 + t.getNanos() / 1_000_000;
   }
 
   /** One row per ant name, sorted by name: the running run's, else the one changed last. */

@@ -66,6 +66,7 @@ final class ConsoleCommand implements Callable<Integer> {
       // The board's calls go through the source's client, so /api/metrics counts them with the rest.
       TemporalColonySource source = new TemporalColonySource(t.client, name, webUi);
       server = ConsoleServer.start(options, source, source.board(TaskSettings.defaults()), Secrets.process());
+      source.warmCosts(); // the costs page's first read, in the background: a big colony's first visit is not the slow one
     } catch (RuntimeException e) {
       t.close();
       if (ConsoleServer.portTaken(e)) {

@@ -228,7 +228,8 @@ final class MergeCommand implements Runnable {
 
   @Command(name = "status", mixinStandardHelpOptions = true,
       description = "The colony's merge queues (or one): the target and its head, the items in landing order, path "
-          + "claims and who waits for whom, the last landings and the hot paths. Reads the queues' memos: no "
+          + "claims and who waits for whom, the ants that declare no paths, the last landings and the hot paths. "
+          + "Reads the queues' memos: no "
           + "worker needed.",
       footerHeading = "%nExamples:%n",
       footer = {"  colony merge status", "  colony merge status app --json"})

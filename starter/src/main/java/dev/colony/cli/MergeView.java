@@ -75,6 +75,10 @@ final class MergeView {
       c.claims().forEach((ant, globs) -> sb.append("    ").append(Printable.line(ant, 60)).append(": ")
           .append(Printable.line(String.join(", ", globs), 200)).append('\n'));
     }
+    if (!c.undeclared().isEmpty()) {
+      sb.append("  declaring no paths (not scheduled by paths before their sessions): ")
+          .append(Printable.line(String.join(", ", c.undeclared()), 400)).append('\n');
+    }
     if (!c.waiting().isEmpty()) {
       sb.append("  waiting for paths:\n");
       c.waiting().forEach((ant, what) -> sb.append("    ").append(Printable.line(ant, 60)).append(" waits for ")

@@ -153,7 +153,7 @@ class MergeCommandTest {
         List.of(new Landed("delta-1", "delta", null, "aaaa111", "bbbbbbb2222", "ccccccc3333", 3, 42_000, 900,
             now - 600_000, List.of("src/api/x.java"), null)),
         Map.of("alpha", List.of("src/api/**", "docs/*.md")), Map.of("beta", "alpha: src/api/**"),
-        Map.of("src/api", List.of("alpha", "delta")), 12, now));
+        Map.of("src/api", List.of("alpha", "delta")), 12, now, List.of("gamma", "epsilon")));
   }
 
   // ---- status ----
@@ -189,6 +189,7 @@ class MergeCommandTest {
     assertTrue(o.matches("(?s).*3 +gamma-2 +gamma +needs human +conflict in src/a.txt +3.*"), o);
     assertTrue(o.contains("  path claims:\n    alpha: src/api/**, docs/*.md\n"), o);
     assertTrue(o.contains("  waiting for paths:\n    beta waits for alpha: src/api/**\n"), o);
+    assertTrue(o.contains("  declaring no paths (not scheduled by paths before their sessions): epsilon, gamma\n"), o);
     assertTrue(o.contains("    delta: 3 commits ccccccc..bbbbbbb, tests 42 s, 10m"), o);
     assertTrue(o.contains("  hot paths (changed by two or more ants):\n    src/api: alpha, delta\n"), o);
   }

@@ -122,6 +122,61 @@ class ConsoleMergeIT {
     return items;
   }
 
+  private static dev.colony.console.ColonySource.Row paused(String name, String state, boolean paused, String reason,
+      boolean needsHuman) {
+    var r = FakeSource.row(name, System.nanoTime(), "paused");
+    return new dev.colony.console.ColonySource.Row(name, state, paused, reason, r.sessions(), r.errors(), r.queue(),
+        null, r.host(), needsHuman, "success", r.card(), true, System.currentTimeMillis());
+  }
+
+  /**
+   * A holder of paths others wait for that is paused by a human, or parked, is named in the inbox as
+   * their blocker, with why and what to do; a pause or a resume reaches the open inbox through the
+   * live stream.
+   */
+  @Test
+  void aPausedOrParkedHolderIsShownAsTheBlockerInTheInbox() throws Exception {
+    List<MergeItem> items = List.of(
+        FakeMergeSource.item("alpha-2", "alpha", ItemState.QUEUED, null, 0, null, "t1", 60_000),
+        FakeMergeSource.item("omega-1", "omega", ItemState.QUEUED, null, 0, null, "t3", 60_000));
+    merges.put(FakeMergeSource.card("app", items, List.of(), Map.of("alpha", List.of("src/api/**")),
+        Map.of("kappa", "omega: src/x/**", "lam", "parko: docs/**", "mu", "alpha: src/api/**"), Map.of()));
+    source.put(FakeSource.row("alpha", 1, "session 14 running"));
+    source.put(paused("omega", "paused", true, "operator", false)); // colony pause omega
+    source.put(paused("parko", "parked", true, "parked", true)); // parked after errors: it needs a human
+    server = ConsoleServer.start(ConsoleServer.Options.defaults().withBind("127.0.0.1", 0)
+        .withTiming(Duration.ofMillis(400), Duration.ofSeconds(5)), source, null, merges, new Secrets());
+    browser = Chromium.start(tmp, 1400, 1000);
+    browser.get(server.url() + "/inbox");
+    eventually(WAIT, () -> browser.findElements(By.cssSelector("#mergeItems [data-blocker='omega']")).size() == 1
+        && browser.findElements(By.cssSelector("#mergeItems [data-blocker='parko']")).size() == 1,
+        () -> "the paused omega and the parked parko are not shown as blockers:\n" + text());
+    String omega = browser.findElement(By.cssSelector("#mergeItems [data-blocker='omega']")).getText();
+    assertTrue(omega.contains("holds paths") && omega.contains("it is paused by a human")
+        && omega.contains("1 ant waits for its paths in app: kappa") && omega.contains("src/x/**")
+        && omega.contains("Resume it, or stop it: a stop gives its claim back."), omega);
+    String parko = browser.findElement(By.cssSelector("#mergeItems [data-blocker='parko']")).getText();
+    assertTrue(parko.contains("it is parked (paused after errors)") && parko.contains("lam")
+        && parko.contains("resume it, or stop it: a stop gives its claim back."), parko);
+    assertTrue(browser.findElements(By.cssSelector("#mergeItems [data-blocker='alpha']")).isEmpty(),
+        "alpha works: its paths are not stuck\n" + text());
+    assertEquals("2", String.valueOf(js("return document.getElementById('mergeCount').textContent.replace(/[()]/g, '');")),
+        "two merge cards: the two blockers (no item needs a human)\n" + text());
+    Chromium.screenshot(browser, "merge", "inbox-paused-holder");
+
+    // alpha is paused, omega resumed: the open inbox follows the stream (no reload, no timer)
+    js("window.__colonyMarker = 44;");
+    source.put(paused("alpha", "paused", true, "operator", false));
+    source.put(FakeSource.row("omega", 2, "session 3 running"));
+    eventually(WAIT, () -> browser.findElements(By.cssSelector("#mergeItems [data-blocker='alpha']")).size() == 1
+        && browser.findElements(By.cssSelector("#mergeItems [data-blocker='omega']")).isEmpty(),
+        () -> "alpha's pause and omega's resume did not reach the open inbox:\n" + text());
+    assertTrue(browser.findElement(By.cssSelector("#mergeItems [data-blocker='alpha']")).getText()
+        .contains("it is paused by a human"), text());
+    assertEquals(44L, js("return window.__colonyMarker;"), "the inbox was reloaded");
+    assertNoAlert();
+  }
+
   @Test
   void aPersonWatchesAndSteersTheMergeQueues() throws Exception {
     merges.put(app(line()));

@@ -11,6 +11,7 @@ import dev.colony.merge.PathClaim;
 import dev.colony.merge.PathReply;
 import dev.colony.merge.Submission;
 import dev.colony.merge.SubmitReply;
+import dev.colony.merge.Undeclared;
 import dev.colony.session.SessionResult;
 import dev.colony.task.TaskBrief;
 import dev.colony.task.TaskWork;
@@ -62,6 +63,14 @@ final class MergeDesk {
   static final String REWORK_ITEM = "merge-rework-item";
   /** The prefix of the rework's text in the agent's prompt. */
   static final String REWORK_PREFIX = "[merge queue] ";
+  /**
+   * The change that makes an ant that declares no paths visible to conflict-aware scheduling: with
+   * {@code undeclared: changed} its submission carries the files its branch changed (read on its
+   * host first), with {@code undeclared: everything} it claims {@code **} before each session.
+   */
+  static final String UNDECLARED = "merge-undeclared";
+  /** What an ant that declares no paths claims with {@code undeclared: everything}. */
+  static final String EVERYTHING = dev.colony.merge.MergeBook.EVERYTHING;
 
   private final AntState ant;
   private final Outbox outbox;
@@ -92,6 +101,11 @@ final class MergeDesk {
       reworkItem = Workflow.getVersion(REWORK_ITEM, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
     }
     return reworkItem;
+  }
+
+  /** Whether this run makes an ant that declares no paths visible to the queue (asked only for such an ant). */
+  private static boolean undeclaredVisible() {
+    return Workflow.getVersion(UNDECLARED, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
   }
 
   private static boolean claimsHeld() {
@@ -174,12 +188,17 @@ final class MergeDesk {
       return true;
     }
     List<String> globs = globs();
+    Boolean undeclared = Boolean.FALSE; // (an older ant said null: the queue judges its claims as before)
     if (globs.isEmpty()) {
-      return true;
+      if (ant.spec().merge().undeclared() != Undeclared.EVERYTHING || !undeclaredVisible()) {
+        return true; // undeclared: changed: its work holds what it changed once it submits
+      }
+      globs = List.of(EVERYTHING); // it cannot say what it will change: everything
+      undeclared = Boolean.TRUE;
     }
     TaskBrief task = ant.task.brief();
     PathClaim claim = new PathClaim(ant.spec().name(), globs, task == null ? null : task.id(),
-        ant.spec().workflowId());
+        ant.spec().workflowId(), undeclared);
     PathReply reply;
     try {
       reply = desk("claim paths · " + String.join(", ", globs)).claimPaths(ant.spec().merge(), claim);
@@ -346,16 +365,43 @@ final class MergeDesk {
   private void submit(TaskBrief task, TaskWork work, boolean fix) {
     MergeRepo repo = ant.spec().merge();
     String name = ant.spec().name();
+    String branch = ant.spec().workspace() == null ? "colony/" + name : ant.spec().workspace().branchOf(name);
+    // An ant that declares no paths: its work holds the files it changed (undeclared: everything
+    // holds the ** it claimed, as any claim is held).
+    List<String> changed = repo.undeclared() == Undeclared.CHANGED && declaresNothing(task) && undeclaredVisible()
+        ? changedFiles(repo, name, branch) : null;
     // The head the session ended at: with review, the approval covers exactly it.
-    Submission s = new Submission(name, ant.host() == null ? "" : ant.host(),
-        ant.spec().workspace() == null ? "colony/" + name : ant.spec().workspace().branchOf(name),
+    Submission s = new Submission(name, ant.host() == null ? "" : ant.host(), branch,
         task == null ? null : task.id(), priority(task), "ant", false, work == null ? null : sha(work.head()),
-        work == null || task == null ? null : sha(work.base()), reworkItem() ? Boolean.valueOf(fix) : null);
+        work == null || task == null ? null : sha(work.base()), reworkItem() ? Boolean.valueOf(fix) : null, changed);
     try {
       SubmitReply reply = desk("submit " + name + (task == null ? "" : " · task " + task.id())).submit(repo, s);
       log.info("{}: submitted to merge queue {}: {}", name, repo.name(), reply.text());
     } catch (ActivityFailure f) {
       log.warn("{}: could not submit to merge queue {}: {}", name, repo.name(), Texts.rootMessage(f));
+    }
+  }
+
+  /** Whether neither the ant ({@code workspace.touches}) nor the task in hand declares paths. */
+  private boolean declaresNothing(TaskBrief task) {
+    return globs().isEmpty() && (task == null || taskTouches(task.body()).isEmpty());
+  }
+
+  /**
+   * On the ant's host (its worktree is there): the files its branch changed against the target, as
+   * the queue reads them at the item's turn; empty when they cannot be read (the item then holds
+   * its files from its turn on).
+   */
+  private List<String> changedFiles(MergeRepo repo, String name, String branch) {
+    try {
+      MergeActivities git = Workflow.newActivityStub(MergeActivities.class, hosts.onHost(
+          ActivityOptions.newBuilder(dev.colony.Activities.MERGE_PUBLISH)
+              .setSummary("changed files of " + branch)).build());
+      dev.colony.merge.BranchHead b = git.publishBranch(repo, name, branch, null, null);
+      return b == null ? List.of() : b.paths();
+    } catch (ActivityFailure f) {
+      log.warn("{}: could not read the files its branch changed: {}", name, Texts.rootMessage(f));
+      return List.of();
     }
   }
 

@@ -13,13 +13,20 @@ import java.util.Map;
  * @param claimedAt per ant, the moment (in {@code seq}) of its current claim
  * @param waitingSince per waiting ant, the moment it began to wait: waiters are served in that order
  * @param seq the book's clock: one tick per claim or submission
+ * @param undeclared the ants known to declare no paths (absent in older runs: none known yet)
  */
 public record ClaimOrder(Map<String, List<String>> held, Map<String, Long> heldAt, Map<String, Long> claimedAt,
-    Map<String, Long> waitingSince, long seq) {
+    Map<String, Long> waitingSince, long seq, List<String> undeclared) {
   public ClaimOrder {
     held = held == null ? Map.of() : held;
     heldAt = heldAt == null ? Map.of() : heldAt;
     claimedAt = claimedAt == null ? Map.of() : claimedAt;
     waitingSince = waitingSince == null ? Map.of() : waitingSince;
+    undeclared = undeclared == null ? List.of() : undeclared;
+  }
+
+  public ClaimOrder(Map<String, List<String>> held, Map<String, Long> heldAt, Map<String, Long> claimedAt,
+      Map<String, Long> waitingSince, long seq) {
+    this(held, heldAt, claimedAt, waitingSince, seq, null);
   }
 }

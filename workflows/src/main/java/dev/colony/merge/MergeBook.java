@@ -34,6 +34,8 @@ public final class MergeBook {
   public static final int MAX_LANDED_PATHS = 50;
   /** Paths shown per item or landing on the card. */
   public static final int CARD_PATHS = 20;
+  /** The claim of an ant that declares no paths with {@code undeclared: everything}: it waits for any unlanded work. */
+  public static final String EVERYTHING = "**";
   /** Overlapping globs or paths named in a refusal at most. */
   public static final int MAX_OVERLAP = 20;
 
@@ -142,6 +144,8 @@ public final class MergeBook {
   private final TreeMap<String, List<String>> held = new TreeMap<>();
   private final TreeMap<String, Long> heldAt = new TreeMap<>();
   private final TreeMap<String, Long> claimedAt = new TreeMap<>();
+  /** The ants known to declare no paths (from their submissions and their {@code **} claims), for the card. */
+  private final TreeSet<String> undeclared = new TreeSet<>();
   /** Per waiting ant, when it began to wait: the first to wait is served first. */
   private final TreeMap<String, Long> waitingSince = new TreeMap<>();
   /** Waiting ants told their paths are free (not carried: after continue-as-new they are told again). */
@@ -152,6 +156,11 @@ public final class MergeBook {
   /** Submissions that came while their ant's item was landing: they open the ant's next item after it. */
   private final TreeMap<String, Submission> later = new TreeMap<>();
   private long landedCount;
+  /**
+   * Ants that run a rework as a session of their own (their last submission said {@code fix}):
+   * when their work is sent back, its tasks are not requeued.
+   */
+  private final TreeSet<String> reworkSessions = new TreeSet<>();
 
   private MergeBook(MergeRepo repo) {
     this.repo = repo;
@@ -193,6 +202,10 @@ public final class MergeBook {
       b.claimedAt.putAll(s.claimOrder().claimedAt());
       b.waitingSince.putAll(s.claimOrder().waitingSince());
       b.seq = s.claimOrder().seq();
+      b.undeclared.addAll(s.claimOrder().undeclared());
+    }
+    if (s.reworkSessions() != null) {
+      b.reworkSessions.addAll(s.reworkSessions());
     }
     return b;
   }
@@ -208,7 +221,26 @@ public final class MergeBook {
     return new MergeQueueState(repo, out, List.copyOf(landed), new TreeMap<>(landedUpTo), new TreeMap<>(counters),
         new TreeMap<>(claims), new TreeMap<>(waiting), hot, landedCount,
         new ClaimOrder(new TreeMap<>(held), new TreeMap<>(heldAt), new TreeMap<>(claimedAt),
-            new TreeMap<>(waitingSince), seq));
+            new TreeMap<>(waitingSince), seq, List.copyOf(undeclared)), carriedReworkSessions());
+  }
+
+  /** The ants of {@link #reworkSessions} that have an open item (only those are asked about). */
+  private List<String> carriedReworkSessions() {
+    List<String> out = new ArrayList<>();
+    for (String ant : reworkSessions) {
+      if (open(ant) != null) {
+        out.add(ant);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether the ant runs a rework as a session of its own (its last submission as an ant said
+   * {@code fix}): its item's rework is that session's, and the item's tasks stay where they are.
+   */
+  public boolean reworksInSessions(String ant) {
+    return reworkSessions.contains(ant);
   }
 
   public MergeRepo repo() {
@@ -241,6 +273,9 @@ public final class MergeBook {
     }
     if (s.host() != null && !s.host().isEmpty() && !name(s.host())) {
       return "host " + MergeText.line(s.host(), 80) + " is not a host name";
+    }
+    if (s.changed() != null && s.changed().size() > BranchHead.MAX_PATHS) {
+      return "a submission names at most " + BranchHead.MAX_PATHS + " changed files, not " + s.changed().size();
     }
     if (s.branch() == null || s.branch().isBlank() || s.branch().length() > 200 || !branch(s.branch())) {
       return "branch " + MergeText.line(String.valueOf(s.branch()), 80) + " is not a branch name";
@@ -406,6 +441,54 @@ public final class MergeBook {
    * ({@link #submitProblem}).
    */
   public SubmitReply submit(Submission s, long now) {
+    if (s.fix() != null) {
+      reworkSessions.add(s.ant());
+    } else if ("ant".equals(s.by())) {
+      reworkSessions.remove(s.ant()); // an older ant's run (a human's submission says nothing about its ant)
+    }
+    SubmitReply reply = submitWork(s, now);
+    holdChanged(s);
+    return reply;
+  }
+
+  /**
+   * An ant that declares no paths: its submitted work holds the files its branch changed (as its
+   * open item's files, which claims are checked against), until that work lands or is dropped. An
+   * item landing now read its branch already; the submission that came meanwhile waits aside (its
+   * files are held from there, see {@link #conflict}) and joins or follows it. The read at the turn
+   * adds to what the item holds and drops nothing (with review the read is the approved head's).
+   */
+  private void holdChanged(Submission s) {
+    if (s.changed() == null) {
+      return;
+    }
+    markUndeclared(s.ant());
+    Item i = open(s.ant());
+    if (i == null || i.state == ItemState.LANDING) {
+      return;
+    }
+    List<String> p = new ArrayList<>(i.paths);
+    for (String f : s.changed()) {
+      String n = f == null || f.length() > 1000 ? null : PathGlobs.normalize(f);
+      if (n != null && !n.isEmpty() && !p.contains(n) && p.size() < MAX_ITEM_PATHS) {
+        p.add(n);
+      }
+    }
+    i.paths = List.copyOf(p);
+  }
+
+  private void markUndeclared(String ant) {
+    if (undeclared.contains(ant) || undeclared.size() < MAX_CLAIMS) {
+      undeclared.add(ant);
+    }
+  }
+
+  /** The ants known to declare no paths, sorted (for the card and tests). */
+  public List<String> undeclared() {
+    return List.copyOf(undeclared);
+  }
+
+  private SubmitReply submitWork(Submission s, long now) {
     Item i = open(s.ant());
     // The fix of an item sent back: its paths are held with that item already; the ant's current
     // claim is for the task in hand, which must stay its own (a landing of the fix frees only it).
@@ -427,9 +510,11 @@ public final class MergeBook {
       i.updatedAt = now;
       if (fixOfRework && repo.review()) {
         // The fix holds every earlier part's work, rebased: each is reviewed again, at the fix's head.
+        // Its tasks may be Done on the board already (approved before the rework): only an approval
+        // given after the fix came approves it.
         List<ItemPart> again = new ArrayList<>();
         for (ItemPart p : i.parts) {
-          again.add(new ItemPart(p.taskId(), s.head(), p.base(), false));
+          again.add(p.unapprovedFresh(s.head()));
         }
         i.parts = again;
       }
@@ -461,6 +546,12 @@ public final class MergeBook {
     i = openItem(s.ant(), s.host() == null ? "" : s.host(), s.branch(), s.priority(), by, List.of(part), now);
     trimClosed();
     return reply(i, "opened " + i.id, now);
+  }
+
+  /** Whether the submission is the fix of the ant's item sent back for rework (it ends the rework). */
+  public boolean fixOfRework(Submission s) {
+    Item i = s == null ? null : open(s.ant());
+    return i != null && i.state == ItemState.REWORK && isFix(s);
   }
 
   /** The last part whose head is {@code head} (or starts with it, at least 7 characters), or -1. */
@@ -507,8 +598,25 @@ public final class MergeBook {
   }
 
   private ItemPart part(Submission s) {
-    return repo.review() ? new ItemPart(s.taskId(), s.head(), s.base(), s.approved())
-        : new ItemPart(s.taskId(), null, null, s.approved());
+    if (!repo.review()) {
+      return new ItemPart(s.taskId(), null, null, s.approved());
+    }
+    ItemPart p = new ItemPart(s.taskId(), s.head(), s.base(), s.approved());
+    // later work of a task whose approved work landed already (its task is Done on the board for that)
+    return !p.approved() && landedApproved(p.taskId()) ? p.unapprovedFresh(p.head()) : p;
+  }
+
+  /** Whether approved work of the task landed (among the landings kept). */
+  private boolean landedApproved(String taskId) {
+    if (taskId == null) {
+      return false;
+    }
+    for (Landed l : landed) {
+      if (taskId.equals(l.taskId()) || l.taskIds().contains(taskId)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether the submission is one the item holds already (the same task at the same head). */
@@ -551,11 +659,26 @@ public final class MergeBook {
       ItemPart p = i.parts.get(last);
       if (same(p.taskId(), part.taskId()) && !p.approved()) {
         i.parts.set(last, new ItemPart(p.taskId(), part.head(), p.base() != null ? p.base() : part.base(),
-            part.approved()));
+            part.approved(), part.approved() ? null : p.fresh()));
+        return;
+      }
+      if (!part.approved() && part.taskId() != null && approvedTask(i, part.taskId())) {
+        // later work of a task approved already: its task is Done on the board once the earlier part
+        // lands, which is no approval of this work
+        i.parts.add(part.unapprovedFresh(part.head()));
         return;
       }
     }
     i.parts.add(part);
+  }
+
+  private static boolean approvedTask(Item i, String taskId) {
+    for (ItemPart p : i.parts) {
+      if (taskId.equals(p.taskId()) && p.approved()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** With review: nothing of it is approved yet. */
@@ -682,7 +805,18 @@ public final class MergeBook {
     Item i = get(id);
     i.head = b.head();
     List<String> p = b.paths();
-    i.paths = p.size() > MAX_ITEM_PATHS ? List.copyOf(p.subList(0, MAX_ITEM_PATHS)) : p;
+    if (undeclared.contains(i.ant)) {
+      // An ant that declares no paths: what it submitted stays held too (with review the read is the
+      // approved head's, and the later, unapproved parts' files are unlanded all the same).
+      List<String> all = new ArrayList<>(i.paths);
+      for (String f : p) {
+        if (!all.contains(f)) {
+          all.add(f);
+        }
+      }
+      p = all;
+    }
+    i.paths = p.size() > MAX_ITEM_PATHS ? List.copyOf(p.subList(0, MAX_ITEM_PATHS)) : List.copyOf(p);
     i.updatedAt = now;
   }
 
@@ -711,7 +845,7 @@ public final class MergeBook {
     if (repo.review()) { // the fix is new work: it is reviewed again
       List<ItemPart> again = new ArrayList<>();
       for (ItemPart p : i.parts) {
-        again.add(new ItemPart(p.taskId(), p.head(), p.base(), false));
+        again.add(p.unapprovedFresh(p.head()));
       }
       i.parts = again;
       i.sync();
@@ -773,6 +907,9 @@ public final class MergeBook {
     learn(i.ant, i.paths.isEmpty() ? l.paths() : i.paths);
     if (!rest.isEmpty()) {
       Item next = openItem(i.ant, i.host, i.branch, i.priority, i.by, rest, now);
+      if (undeclared.contains(i.ant)) {
+        next.paths = i.paths; // what its branch changed: the work after the approved head is still unlanded
+      }
       next.reason = "the work after " + MergeText.shortSha(l.from()) + ", which " + i.id + " landed";
     }
     if (rest.isEmpty()) {
@@ -791,8 +928,9 @@ public final class MergeBook {
     Item i = open(ant);
     if (s != null && i != null && i.state != ItemState.LANDING && submitProblem(s) == null) {
       ItemPart p = part(s);
-      join(i, repo.review() && i.state == ItemState.REWORK ? new ItemPart(p.taskId(), p.head(), p.base(), false) : p);
+      join(i, repo.review() && i.state == ItemState.REWORK ? p.unapprovedFresh(p.head()) : p);
       i.sync();
+      holdChanged(s);
     }
   }
 
@@ -867,17 +1005,34 @@ public final class MergeBook {
     return out;
   }
 
-  /** A task was approved (or is Done): its items awaiting review go in line. Returns whether one did. */
+  /**
+   * A human approved the task (its approve on the board): its parts awaiting review are approved and
+   * their items go in line. An item in rework is not: its fix does not exist yet, and is approved
+   * when it has come. Returns whether an item went in line.
+   */
   public boolean taskApproved(String taskId, long now) {
+    return approveTask(taskId, false, now);
+  }
+
+  /**
+   * The board says the task is Done (the review check): that approves its parts awaiting review,
+   * except a part that came after the task was approved (a rework's fix, later work of the task),
+   * which waits for an approval given after it.
+   */
+  public boolean taskDone(String taskId, long now) {
+    return approveTask(taskId, true, now);
+  }
+
+  private boolean approveTask(String taskId, boolean done, long now) {
     boolean any = false;
     for (Item i : items) {
-      if (taskId == null || !i.state.open()) {
+      if (taskId == null || !i.state.open() || i.state == ItemState.REWORK) {
         continue;
       }
       boolean changed = false;
       for (int k = 0; k < i.parts.size(); k++) {
         ItemPart p = i.parts.get(k);
-        if (taskId.equals(p.taskId()) && !p.approved()) {
+        if (taskId.equals(p.taskId()) && !p.approved() && !(done && p.isFresh())) {
           i.parts.set(k, p.approve());
           changed = true;
         }
@@ -998,33 +1153,56 @@ public final class MergeBook {
       }
     }
     for (Item i : items) {
-      if (!i.ant.equals(c.ant()) && i.state.open() && !i.paths.isEmpty()) {
+      if (!i.ant.equals(c.ant()) && i.state.open()) {
         List<String> o = new ArrayList<>();
         for (String p : i.paths) {
           if (PathGlobs.matchesAny(wanted, p)) {
             o.add(p);
           }
         }
+        if (i.paths.isEmpty() && wanted.contains(EVERYTHING) && Boolean.TRUE.equals(c.undeclared())) {
+          o.add(i.id); // an undeclared ant's ** waits for any unlanded work, even one whose files are not known yet
+        }
         if (!o.isEmpty()) {
           return new PathReply(false, i.ant, bounded(o));
         }
       }
     }
+    // Work submitted while its ant's item was landing waits aside for the landing to end: unlanded all the same.
+    for (Map.Entry<String, Submission> e : later.entrySet()) {
+      if (e.getKey().equals(c.ant())) {
+        continue;
+      }
+      List<String> o = laterOverlap(e.getValue(), wanted, Boolean.TRUE.equals(c.undeclared()));
+      if (!o.isEmpty()) {
+        return new PathReply(false, e.getKey(), bounded(o));
+      }
+    }
     // What the ant holds already (its claim, its submitted work) is not taken from anyone: only its
-    // new globs queue behind those who wait longer.
+    // new globs queue behind those who wait longer. A claim made after the ant's earlier claim's work
+    // was submitted is for new work (its next session): all of it queues, else a busy ant that claims
+    // again before each landing would hold its paths for ever. (Claims of ants before this rule say
+    // nothing of undeclared: they are judged as they were.)
+    boolean nextWork = c.undeclared() != null && submittedSinceClaim(c.ant());
     List<String> fresh = new ArrayList<>(wanted);
     PathClaim own = claims.get(c.ant());
-    if (own != null) {
+    if (own != null && !nextWork) {
       fresh.removeAll(own.globs());
     }
-    fresh.removeAll(held.getOrDefault(c.ant(), List.of()));
+    if (!nextWork) {
+      fresh.removeAll(held.getOrDefault(c.ant(), List.of()));
+    }
     // Only the waiters before it in the line count (an ant not waiting yet comes after them all).
     for (String w : fresh.isEmpty() ? List.<String>of() : waitersInOrder()) {
       if (w.equals(c.ant())) {
         break; // the rest began to wait after it
       }
-      if (holdsAgainst(c.ant(), waiting.get(w))) {
+      PathClaim wc = waiting.get(w);
+      if (!nextWork && holdsAgainst(c.ant(), wc)) {
         continue; // it waits for this ant's paths anyway: it cannot go first
+      }
+      if (Boolean.TRUE.equals(wc.undeclared()) && !Boolean.TRUE.equals(c.undeclared()) && stuckFor(w)) {
+        continue; // an undeclared ant's ** waits for stuck work: declared ants do not stop behind it
       }
       List<String> o = PathGlobs.overlapping(fresh, waiting.get(w).globs());
       if (!o.isEmpty()) {
@@ -1047,13 +1225,57 @@ public final class MergeBook {
     if (!PathGlobs.overlapping(w.globs(), held.getOrDefault(ant, List.of())).isEmpty()) {
       return true;
     }
+    Submission aside = later.get(ant);
+    if (aside != null && !laterOverlap(aside, w.globs(), Boolean.TRUE.equals(w.undeclared())).isEmpty()) {
+      return true;
+    }
     for (Item i : items) {
       if (i.ant.equals(ant) && i.state.open()) {
+        if (i.paths.isEmpty() && w.globs().contains(EVERYTHING) && Boolean.TRUE.equals(w.undeclared())) {
+          return true;
+        }
         for (String p : i.paths) {
           if (PathGlobs.matchesAny(w.globs(), p)) {
             return true;
           }
         }
+      }
+    }
+    return false;
+  }
+
+  /** The files of a submission waiting aside that {@code wanted} matches (an undeclared ** matches any). */
+  private static List<String> laterOverlap(Submission s, List<String> wanted, boolean everything) {
+    List<String> o = new ArrayList<>();
+    if (s.changed() == null) {
+      return o;
+    }
+    for (String f : s.changed()) {
+      String n = f == null || f.length() > 1000 ? null : PathGlobs.normalize(f);
+      if (n != null && !n.isEmpty() && !o.contains(n) && (PathGlobs.matchesAny(wanted, n)
+          || everything && wanted.contains(EVERYTHING))) {
+        o.add(n);
+      }
+    }
+    return o;
+  }
+
+  /** Whether the ant's submitted, unlanded work holds its claim's paths (it submitted since it claimed). */
+  private boolean submittedSinceClaim(String ant) {
+    Long at = heldAt.get(ant);
+    return at != null && (open(ant) != null || later.containsKey(ant))
+        && claimedAt.getOrDefault(ant, Long.MIN_VALUE) <= at;
+  }
+
+  /**
+   * Whether another ant's open item waits for someone else (in rework, for a human, for a review):
+   * then a {@code **} waiter may wait long, and declared claims do not queue behind it.
+   */
+  private boolean stuckFor(String waiter) {
+    for (Item i : items) {
+      if (!i.ant.equals(waiter) && (i.state == ItemState.REWORK || i.state == ItemState.NEEDS_HUMAN
+          || i.state == ItemState.AWAITING_REVIEW)) {
+        return true;
       }
     }
     return false;
@@ -1084,7 +1306,12 @@ public final class MergeBook {
   /** Grants the claim, or refuses it naming the holder (and the ant waits). Validate first. */
   public PathReply claim(PathClaim c) {
     List<String> globs = normalized(c.globs());
-    PathClaim norm = new PathClaim(c.ant(), globs, c.taskId(), c.antWorkflowId());
+    PathClaim norm = new PathClaim(c.ant(), globs, c.taskId(), c.antWorkflowId(), c.undeclared());
+    if (Boolean.TRUE.equals(c.undeclared())) {
+      markUndeclared(c.ant());
+    } else if (!globs.isEmpty()) {
+      undeclared.remove(c.ant()); // it declares paths now (its workspace's or its task's)
+    }
     PathReply conflict = conflict(norm);
     seq++;
     if (conflict != null) {
@@ -1224,7 +1451,7 @@ public final class MergeBook {
     TreeMap<String, String> wf = new TreeMap<>();
     waiting.forEach((k, v) -> wf.put(k, MergeText.line(waitingFor.getOrDefault(k, "paths held"), MergeText.MAX_LINE)));
     return new MergeCard(repo.colony(), repo.name(), repo.target(), repo.land(), repo.review(), targetHead, order, ls,
-        cl, wf, hotPaths(), landedCount, now);
+        cl, wf, hotPaths(), landedCount, now, List.copyOf(undeclared));
   }
 
   /** Directories two or more ants changed, the most shared first, at most {@value MergeCard#MAX_HOT_PATHS}. */

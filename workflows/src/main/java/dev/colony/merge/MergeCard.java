@@ -14,10 +14,12 @@ import java.util.Map;
  * @param hotPaths where ants collide: a directory of landed changes → the ants that changed it
  *     (only directories two or more ants changed; at most {@value #MAX_HOT_PATHS})
  * @param landedCount landings since the queue began (across continue-as-new)
+ * @param undeclared the ants of this repository the queue knows to declare no paths (from their
+ *     submissions and claims), so not scheduled by paths before their sessions; sorted
  */
 public record MergeCard(String colony, String repo, String target, LandMode land, boolean review, String targetHead,
     List<MergeItem> items, List<Landed> landed, Map<String, List<String>> claims, Map<String, String> waiting,
-    Map<String, List<String>> hotPaths, long landedCount, long updatedAt) {
+    Map<String, List<String>> hotPaths, long landedCount, long updatedAt, List<String> undeclared) {
   public static final int MAX_LANDED = 50;
   public static final int MAX_HOT_PATHS = 50;
   /** The memo key. */
@@ -29,5 +31,13 @@ public record MergeCard(String colony, String repo, String target, LandMode land
     claims = claims == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(claims));
     waiting = waiting == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(waiting));
     hotPaths = hotPaths == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(hotPaths));
+    undeclared = undeclared == null ? List.of() : List.copyOf(new java.util.TreeSet<>(undeclared));
+  }
+
+  public MergeCard(String colony, String repo, String target, LandMode land, boolean review, String targetHead,
+      List<MergeItem> items, List<Landed> landed, Map<String, List<String>> claims, Map<String, String> waiting,
+      Map<String, List<String>> hotPaths, long landedCount, long updatedAt) {
+    this(colony, repo, target, land, review, targetHead, items, landed, claims, waiting, hotPaths, landedCount,
+        updatedAt, null);
   }
 }

@@ -29,6 +29,16 @@ public interface MergeDeskActivities {
   @ActivityMethod(name = "ReworkTask")
   void reworkTask(String colony, String taskId, String ant, String comment);
 
+  /**
+   * Work sent back to an ant that runs the rework as a session of its own: the task is not
+   * requeued (that session fixes the item, and the task moves to Done when the item lands). It gets
+   * {@code comment}; with {@code review} (the queue asks so when the fix has come), an approved task
+   * (Done) goes back to In Review, for the approval the rework withdrew. A task in any other state
+   * stays where it is; a Done task that stays Done gets no comment (a Done task takes none).
+   */
+  @ActivityMethod(name = "TaskInRework")
+  void taskInRework(String colony, String taskId, String comment, boolean review);
+
   /** The states of these tasks (id → TODO, IN_REVIEW, DONE, ...; a missing task is absent). */
   @ActivityMethod(name = "TaskStates")
   java.util.Map<String, String> taskStates(String colony, java.util.List<String> taskIds);

@@ -18,6 +18,7 @@ import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -52,6 +53,17 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   public static final String REFUSED = "MergeRefused";
   /** The change id of telling every task of an item (not only its first) of its landing or rework. */
   static final String ITEM_TASKS = "merge-item-tasks";
+  /**
+   * The change that leaves the tasks of work sent back where they are when its ant runs the rework
+   * as a session of its own (TaskInRework instead of ReworkTask, which requeued them to To Do).
+   */
+  static final String REWORK_IN_PLACE = "merge-rework-in-place";
+  /**
+   * With review, an approved task whose work is sent back to a rework session stays Done until the
+   * fix comes, and goes back to In Review then (before: at the rework, when a human could approve a
+   * fix that did not exist yet).
+   */
+  static final String FIX_IN_REVIEW = "merge-fix-in-review";
 
   private final MergeBook book;
   private final Upgrade upgrade = new Upgrade();
@@ -59,6 +71,8 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   /** Bumped by the handlers that may put an item in line: the idle loop wakes on it. */
   private int changes;
   private long lastReviewCheck;
+  /** Items whose rework's fix came (with review): their tasks go back to In Review, for its approval. */
+  private final List<String> fixesCame = new ArrayList<>();
 
   @WorkflowInit
   public MergeQueueWorkflowImpl(MergeQueueState state) {
@@ -73,6 +87,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     publish();
     lastReviewCheck = Workflow.currentTimeMillis();
     while (!timeToMove() && !historyFull()) {
+      fixesToReview();
       long now = Workflow.currentTimeMillis();
       MergeItem next = book.next(now);
       if (next != null) {
@@ -84,6 +99,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     }
     // Updates and signals in flight answer first (their news goes out); the book they changed is carried.
     Workflow.await(Workflow::isEveryHandlerFinished);
+    fixesToReview();
     Upgrade.continueAsNew(book.state());
   }
 
@@ -129,12 +145,37 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     for (String id : taskIds) {
       String s = states == null ? null : states.get(id);
       if (s != null && s.equalsIgnoreCase("DONE")) {
-        any |= book.taskApproved(id, Workflow.currentTimeMillis());
+        any |= book.taskDone(id, Workflow.currentTimeMillis()); // not a fix that came after its approval
       }
     }
     if (any) {
       publish();
     }
+  }
+
+  /** The tasks of items whose rework's fix came go back to In Review: a human approves the fix they see. */
+  private void fixesToReview() {
+    while (!fixesCame.isEmpty()) {
+      String id = fixesCame.remove(0);
+      MergeItem it = book.item(id);
+      if (it == null || it.state() != ItemState.AWAITING_REVIEW) {
+        continue; // approved, landed or closed meanwhile
+      }
+      String text = "the fix of " + id + " came (" + MergeText.shortSha(lastHead(it))
+          + "): approve it to let it land" + (it.reason() == null ? "" : " · " + MergeText.line(it.reason(), 200));
+      for (String task : it.taskIds()) {
+        try {
+          desk(Activities.MERGE_TASK, "task " + task + " in review · the fix of " + id)
+              .taskInRework(book.repo().colony(), task, text, true);
+        } catch (ActivityFailure f) {
+          log.warn("merge {}: moving task {} back to review failed: {}", book.repo().name(), task, message(f));
+        }
+      }
+    }
+  }
+
+  private static String lastHead(MergeItem it) {
+    return it.parts().isEmpty() ? null : it.parts().get(it.parts().size() - 1).head();
   }
 
   private static List<String> cut(List<String> l, int n) {
@@ -355,6 +396,23 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
       return;
     }
     tell(it.ant(), new MergeNews(MergeNews.Kind.REWORK, r.name(), it.id(), text, null, cut(files, 50), r.target()));
+    if (book.reworksInSessions(it.ant())
+        && Workflow.getVersion(REWORK_IN_PLACE, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+      // The ant's rework session fixes the item: its tasks are not requeued (no extra session),
+      // they wait where they are and are Done when it lands. With review an approved one goes back
+      // to In Review when the fix comes (before: now, when there was nothing to approve yet).
+      boolean inReviewNow = r.review()
+          && Workflow.getVersion(FIX_IN_REVIEW, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION;
+      for (String task : now.taskIds()) {
+        try {
+          desk(Activities.MERGE_TASK, "task " + task + " in rework · " + it.id() + " " + reason)
+              .taskInRework(r.colony(), task, text, inReviewNow);
+        } catch (ActivityFailure f) {
+          log.warn("merge {}: noting the rework on task {} failed: {}", r.name(), task, message(f));
+        }
+      }
+      return;
+    }
     for (String task : tasksToTell(it, now.taskIds())) {
       try {
         desk(Activities.MERGE_TASK, "rework task " + task + " · " + it.id() + " " + reason)
@@ -419,7 +477,12 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   @Override
   public SubmitReply submit(Submission submission) {
     refuseIf(book.submitProblem(submission));
+    boolean fix = book.repo().review() && book.fixOfRework(submission);
     SubmitReply reply = book.submit(submission, Workflow.currentTimeMillis());
+    if (fix && book.reworksInSessions(submission.ant())
+        && Workflow.getVersion(FIX_IN_REVIEW, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+      fixesCame.add(reply.itemId()); // (the main loop moves its tasks: this update answers at once)
+    }
     changes++;
     publish();
     return reply;

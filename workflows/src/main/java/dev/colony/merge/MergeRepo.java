@@ -23,6 +23,7 @@ import java.util.List;
  * @param scratchDir where the queue keeps its scratch worktree (or clone): never an ant's worktree
  * @param githubRepo {@code owner/name} for pull requests (land: pull_request); null otherwise
  * @param githubTokenVar the {@code ${VAR}} holding the GitHub token for pull requests; null otherwise
+ * @param undeclared what an ant that declares no paths holds ({@link Undeclared#CHANGED} when absent)
  * @param testSandbox the walls the test command runs in: {@code on} (the default, also for null: no
  *     network, no worker environment), {@code open} (the same with the host's network) or {@code off}
  *     (no walls: the worker's environment, as a trusted setup chooses)
@@ -30,7 +31,8 @@ import java.util.List;
  */
 public record MergeRepo(String colony, String name, String repo, String target, LandMode land, List<String> test,
     long testTimeoutSeconds, boolean push, boolean review, int maxTries, long agingSeconds, String colonyDir,
-    String scratchDir, String githubRepo, String githubTokenVar, String testSandbox, List<String> testSecrets) {
+    String scratchDir, String githubRepo, String githubTokenVar, Undeclared undeclared, String testSandbox,
+    List<String> testSecrets) {
   public static final String DEFAULT_TARGET = "main";
   public static final long DEFAULT_TEST_TIMEOUT_SECONDS = 600;
   public static final int DEFAULT_MAX_TRIES = 3;
@@ -40,6 +42,7 @@ public record MergeRepo(String colony, String name, String repo, String target, 
     test = test == null ? List.of() : List.copyOf(test);
     target = target == null ? DEFAULT_TARGET : target;
     land = land == null ? LandMode.REBASE : land;
+    undeclared = undeclared == null ? Undeclared.CHANGED : undeclared;
     testSandbox = testSandbox == null ? TEST_SANDBOX_ON : testSandbox;
     testSecrets = testSecrets == null ? List.of() : List.copyOf(testSecrets);
   }
@@ -48,12 +51,28 @@ public record MergeRepo(String colony, String name, String repo, String target, 
   public static final String TEST_SANDBOX_OPEN = "open";
   public static final String TEST_SANDBOX_OFF = "off";
 
+  /** With how undeclared ants are held, its test in the default walls (no network, no secrets). */
+  public MergeRepo(String colony, String name, String repo, String target, LandMode land, List<String> test,
+      long testTimeoutSeconds, boolean push, boolean review, int maxTries, long agingSeconds, String colonyDir,
+      String scratchDir, String githubRepo, String githubTokenVar, Undeclared undeclared) {
+    this(colony, name, repo, target, land, test, testTimeoutSeconds, push, review, maxTries, agingSeconds, colonyDir,
+        scratchDir, githubRepo, githubTokenVar, undeclared, null, null);
+  }
+
+  /** With its test's walls, undeclared ants holding what they changed. */
+  public MergeRepo(String colony, String name, String repo, String target, LandMode land, List<String> test,
+      long testTimeoutSeconds, boolean push, boolean review, int maxTries, long agingSeconds, String colonyDir,
+      String scratchDir, String githubRepo, String githubTokenVar, String testSandbox, List<String> testSecrets) {
+    this(colony, name, repo, target, land, test, testTimeoutSeconds, push, review, maxTries, agingSeconds, colonyDir,
+        scratchDir, githubRepo, githubTokenVar, Undeclared.CHANGED, testSandbox, testSecrets);
+  }
+
   /** A queue whose test runs in the default walls (no network, no secrets). */
   public MergeRepo(String colony, String name, String repo, String target, LandMode land, List<String> test,
       long testTimeoutSeconds, boolean push, boolean review, int maxTries, long agingSeconds, String colonyDir,
       String scratchDir, String githubRepo, String githubTokenVar) {
     this(colony, name, repo, target, land, test, testTimeoutSeconds, push, review, maxTries, agingSeconds, colonyDir,
-        scratchDir, githubRepo, githubTokenVar, null, null);
+        scratchDir, githubRepo, githubTokenVar, Undeclared.CHANGED, null, null);
   }
 
   /** Whether {@link #repo} is a URL (each host has its own clone; branches meet on the remote). */

@@ -9,9 +9,17 @@ import java.util.List;
  *
  * @param globs repository-relative globs ({@code src/api/**}, {@code docs/*.md})
  * @param antWorkflowId where the queue signals PATHS_FREE when the paths it waits for are freed
+ * @param undeclared true from an ant that declares no paths and claims {@code **} for them
+ *     ({@code undeclared: everything}); false from an ant that declares its paths; null from an ant
+ *     older than that (its claims are judged by the rules of its time: an earlier claim's submitted
+ *     work lets its next claim through)
  */
-public record PathClaim(String ant, List<String> globs, String taskId, String antWorkflowId) {
+public record PathClaim(String ant, List<String> globs, String taskId, String antWorkflowId, Boolean undeclared) {
   public PathClaim {
     globs = globs == null ? List.of() : List.copyOf(globs);
+  }
+
+  public PathClaim(String ant, List<String> globs, String taskId, String antWorkflowId) {
+    this(ant, globs, taskId, antWorkflowId, null);
   }
 }

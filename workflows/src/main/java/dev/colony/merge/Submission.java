@@ -20,10 +20,23 @@ package dev.colony.merge;
  *     submission (the item's fix, which ends its rework), false for any other (it joins an item in
  *     rework without ending it); null from anyone else (a human, an older ant): any submission
  *     ends a rework, as before
+ * @param changed from an ant that declares no paths: the files its branch changed against the target
+ *     when it submitted (read on its host; empty when they could not be read), which its work holds
+ *     until it lands or is dropped; null from an ant with declared paths (its claim is held), a
+ *     human, or an older ant
  */
 public record Submission(String ant, String host, String branch, String taskId, int priority, String by,
-    boolean approved, String head, String base, Boolean fix) {
+    boolean approved, String head, String base, Boolean fix, java.util.List<String> changed) {
   public static final int NORMAL = 2;
+
+  public Submission {
+    changed = changed == null ? null : java.util.List.copyOf(changed);
+  }
+
+  public Submission(String ant, String host, String branch, String taskId, int priority, String by,
+      boolean approved, String head, String base, Boolean fix) {
+    this(ant, host, branch, taskId, priority, by, approved, head, base, fix, null);
+  }
 
   public Submission(String ant, String host, String branch, String taskId, int priority, String by,
       boolean approved, String head, String base) {

@@ -395,6 +395,56 @@ class HistoryReplayTest {
     }
   }
 
+  /** Where the histories of ants that declare no paths are recorded (change "merge-undeclared"). */
+  static final String UNDECLARED_RECORDING = "1.5-undeclared";
+
+  /**
+   * Two ants that declare no paths (change "merge-undeclared"): with undeclared: changed one reads
+   * the files its branch changed on its host and submits them; with undeclared: everything the
+   * other claims ** before its session, waits while it is held, and submits once it ran.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "colony.recordHistories", matches = "true")
+  void recordUndeclaredAnts() throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
+      Worker worker = env.newWorker("record");
+      worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class);
+      Fakes.ScriptedSessions sessions = new Fakes.ScriptedSessions();
+      MergeDeskTest.RecordingQueue queue = new MergeDeskTest.RecordingQueue();
+      MergeDeskTest.RecordingGit git = new MergeDeskTest.RecordingGit();
+      git.changed = List.of("src/api/users.java");
+      worker.registerActivitiesImplementations(sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace(), queue,
+          git, new NotifierTest.RecordingNotify());
+      env.start();
+      Path dir = HISTORIES.resolve(UNDECLARED_RECORDING);
+      Files.createDirectories(dir);
+      for (dev.colony.merge.Undeclared mode : dev.colony.merge.Undeclared.values()) {
+        queue.holder = mode == dev.colony.merge.Undeclared.EVERYTHING ? "beta" : null;
+        int before = queue.submissions.size();
+        var spec = Fakes.withPoll(Fakes.spec("free-" + mode.configName()), 60).toBuilder()
+            .workspace(new dev.colony.spec.WorkspaceSpec("/tmp/ws", "/tmp/repo", null, null, List.of()))
+            .merge(new dev.colony.merge.MergeRepo("test", "app", "/tmp/repo", "main", dev.colony.merge.LandMode.REBASE,
+                List.of("./test.sh"), 60, false, false, 3, 3600, "/tmp", "/tmp/scratch", null, null, mode))
+            .build();
+        AntWorkflow ant = env.getWorkflowClient().newWorkflowStub(AntWorkflow.class,
+            WorkflowOptions.newBuilder().setWorkflowId(spec.workflowId()).setTaskQueue("record").build());
+        WorkflowClient.start(ant::run, new AntRun(spec, null));
+        if (mode == dev.colony.merge.Undeclared.EVERYTHING) {
+          eventually(() -> !queue.claims.isEmpty(), "the refused claim of **");
+          queue.holder = null;
+          ant.mergeNews(new dev.colony.merge.MergeNews(dev.colony.merge.MergeNews.Kind.PATHS_FREE, "app", null, null,
+              null, List.of(), "main"));
+        }
+        eventually(() -> queue.submissions.size() == before + 1, "the submission");
+        ant.stop();
+        WorkflowStub.fromTyped(ant).getResult(Void.class);
+        Files.writeString(dir.resolve("ant-undeclared-" + mode.configName() + ".json"),
+            env.getWorkflowClient().fetchHistory(spec.workflowId()).toJson(true));
+      }
+    }
+  }
+
   /** Where this release's task histories are recorded (take-task, task-holder, held-once-notices). */
   static final String TASK_RECORDING_15 = "1.5-tasks";
 

@@ -19,6 +19,7 @@ import dev.colony.merge.Submission;
 import dev.colony.merge.SubmitReply;
 import dev.colony.merge.TargetUpdate;
 import dev.colony.merge.TestRun;
+import dev.colony.merge.Undeclared;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.NotifySpec;
 import dev.colony.spec.WorkspaceSpec;
@@ -89,6 +90,9 @@ class MergeDeskTest {
     public void reworkTask(String colony, String taskId, String ant, String comment) {}
 
     @Override
+    public void taskInRework(String colony, String taskId, String comment, boolean review) {}
+
+    @Override
     public Map<String, String> taskStates(String colony, List<String> taskIds) {
       return Map.of();
     }
@@ -97,6 +101,9 @@ class MergeDeskTest {
   /** Only SyncBranch is the ant's: recorded. */
   static final class RecordingGit implements MergeActivities {
     final List<String> syncs = new CopyOnWriteArrayList<>();
+    final List<String> reads = new CopyOnWriteArrayList<>();
+    /** The files the ant's branch changed against the target, as PublishBranch reads them. */
+    volatile List<String> changed = List.of();
 
     @Override
     public String syncBranch(AntSpec spec, String landedFrom, String landedTo) {
@@ -106,7 +113,8 @@ class MergeDeskTest {
 
     @Override
     public BranchHead publishBranch(MergeRepo repo, String ant, String branch, String since, String approved) {
-      throw new UnsupportedOperationException();
+      reads.add(ant + " " + branch + " " + since + " " + approved);
+      return new BranchHead("h1", "b0", 1, changed, "refs/heads/" + branch);
     }
 
     @Override
@@ -159,10 +167,69 @@ class MergeDeskTest {
   }
 
   private static AntSpec ant(String name, boolean review, List<String> touches) {
+    return ant(name, touches, repo(review));
+  }
+
+  private static AntSpec ant(String name, List<String> touches, MergeRepo repo) {
     return Fakes.withPoll(Fakes.spec(name), 3600).toBuilder()
         .workspace(new WorkspaceSpec("/tmp/ws", "/tmp/repo", null, null, touches))
-        .merge(repo(review))
+        .merge(repo)
         .build();
+  }
+
+  private static MergeRepo repo(Undeclared undeclared) {
+    MergeRepo r = repo(false);
+    return new MergeRepo(r.colony(), r.name(), r.repo(), r.target(), r.land(), r.test(), r.testTimeoutSeconds(),
+        r.push(), r.review(), r.maxTries(), r.agingSeconds(), r.colonyDir(), r.scratchDir(), r.githubRepo(),
+        r.githubTokenVar(), undeclared);
+  }
+
+  /**
+   * undeclared: changed (the default): an ant that declares no paths claims nothing before its
+   * session, and its submission carries the files its branch changed, read on its host first.
+   */
+  @Test
+  void anAntThatDeclaresNoPathsSubmitsTheFilesItsBranchChanged() {
+    git.changed = List.of("src/api/users.java", "docs/guide.md");
+    AntWorkflow ant = Fakes.start(client, QUEUE, ant("alpha", false, List.of()));
+    eventually(() -> queue.submissions.size() == 1, "the submission");
+    assertEquals(List.of("src/api/users.java", "docs/guide.md"), queue.submissions.get(0).changed(),
+        "its work holds what it changed");
+    assertEquals(List.of("alpha colony/alpha null null"), git.reads, "read against the target, on its host");
+    assertTrue(queue.claims.isEmpty(), "it cannot say what it will change: no claim before the session");
+    ant.stop();
+  }
+
+  /** An ant that declares paths: its claim is held with its work; its submission carries no files. */
+  @Test
+  void anAntThatDeclaresPathsSubmitsNoChangedFiles() {
+    AntWorkflow ant = Fakes.start(client, QUEUE, ant("beta", false, List.of("src/**")));
+    eventually(() -> queue.submissions.size() == 1, "the submission");
+    assertEquals(null, queue.submissions.get(0).changed());
+    assertTrue(git.reads.isEmpty(), git.reads.toString());
+    ant.stop();
+  }
+
+  /**
+   * undeclared: everything: an ant that declares no paths claims ** before each session, so it never
+   * works alongside another ant's unlanded work, and waits (saying for whom) while any is held.
+   */
+  @Test
+  void withUndeclaredEverythingAnAntThatDeclaresNoPathsClaimsEverythingFirst() {
+    queue.holder = "beta";
+    AntWorkflow ant = Fakes.start(client, QUEUE, ant("gamma", List.of(), repo(Undeclared.EVERYTHING)));
+    eventually(() -> queue.claims.size() == 1, "the claim");
+    assertEquals(List.of("**"), queue.claims.get(0).globs());
+    assertEquals(Boolean.TRUE, queue.claims.get(0).undeclared(), "the queue learns it declares no paths");
+    eventually(() -> "paths held by beta: src/**".equals(ant.status().stateReason()), "status says for whom");
+    assertTrue(sessions.requests.isEmpty(), "no session while beta's work is unlanded");
+    queue.holder = null;
+    ant.mergeNews(new MergeNews(MergeNews.Kind.PATHS_FREE, "app", null, null, null, List.of(), "main"));
+    eventually(() -> queue.submissions.size() == 1, "the session ran and its work was submitted");
+    assertEquals(null, queue.submissions.get(0).changed(), "its claim of ** is held with its work");
+    assertTrue(git.reads.isEmpty(), git.reads.toString());
+    ant.stop();
+    eventually(() -> queue.releases.contains("gamma"), "a stop gives the claim back");
   }
 
   @Test

@@ -432,4 +432,67 @@ class MergeBookTest {
     b.rework(it.id(), "conflict again", 9);
     assertEquals(ItemState.QUEUED, b.submit(sub("alpha", 2), 10).state(), "a submission with no fix flag ends it");
   }
+
+  /**
+   * With review, a rework's fix is approved only by an approval given after it came: an approval
+   * while the item is in rework (there is no fix yet) is not one, nor is its task being Done on the
+   * board (approved before the rework) when the review check looks.
+   */
+  @Test
+  void aFixLandsOnlyOnAnApprovalGivenAfterItCame() {
+    MergeBook b = MergeBook.of(MergeQueueState.start(repo(true, 3)));
+    b.submit(new Submission("x", "", "colony/x", "t1", 2, "ant", false, "aaaa1111", "base0", false), 1);
+    b.taskApproved("t1", 2);
+    b.landing("x-1", 3);
+    b.rework("x-1", "conflict", 4);
+    assertFalse(b.taskApproved("t1", 5), "a human approving the task during its rework approves no fix");
+    b.submit(new Submission("x", "", "colony/x", null, 2, "ant", false, "cccc3333", null, true), 6);
+    assertEquals(ItemState.AWAITING_REVIEW, b.item("x-1").state(), "the fix waits for its review");
+    assertEquals(List.of("t1"), b.awaitingTasks());
+    assertFalse(b.taskDone("t1", 7), "its task Done on the board (approved before the rework) is no approval of the fix");
+    assertEquals(ItemState.AWAITING_REVIEW, b.item("x-1").state());
+    assertNull(b.approvedHead("x-1"));
+    assertTrue(b.taskApproved("t1", 8), "a human approves the task again, after the fix came");
+    assertEquals(ItemState.QUEUED, b.item("x-1").state());
+    assertEquals("cccc3333", b.approvedHead("x-1"), "what lands is the fix's head");
+  }
+
+  /**
+   * With review, later work of a task approved already is a part of its own that needs an approval of
+   * its own: the task moving to Done when its first part lands is none.
+   */
+  @Test
+  void laterWorkOfAnApprovedTaskIsNotApprovedByItsTaskBeingDone() {
+    MergeBook b = MergeBook.of(MergeQueueState.start(repo(true, 3)));
+    b.submit(new Submission("x", "", "colony/x", "t1", 2, "ant", false, "aaaa1111", "base0", false), 1);
+    b.taskApproved("t1", 2);
+    b.submit(new Submission("x", "", "colony/x", "t1", 2, "ant", false, "bbbb2222", "base0", false), 3);
+    b.landing("x-1", 4);
+    b.read("x-1", new BranchHead("aaaa1111", "base0", 1, List.of("a"), "r"), 5);
+    b.landed("x-1", new Landed("x-1", "x", "t1", "aaaa1111", "t2", "t1", 1, 0, 0, 6, List.of("a"), null, List.of("t1"),
+        "base0", true), 6);
+    assertEquals(ItemState.AWAITING_REVIEW, b.item("x-2").state());
+    assertFalse(b.taskDone("t1", 7), "t1 is Done because its first part landed: no approval of bbbb2222");
+    assertEquals(ItemState.AWAITING_REVIEW, b.item("x-2").state());
+    assertTrue(b.taskApproved("t1", 8));
+    assertEquals("bbbb2222", b.approvedHead("x-2"));
+    b.landing("x-2", 9);
+    b.landed("x-2", new Landed("x-2", "x", "t1", "bbbb2222", "t3", "t2", 1, 0, 0, 10, List.of("a"), null,
+        List.of("t1"), "aaaa1111", true), 10);
+    // more work for t1 after all of it landed: a new item, and t1 is Done on the board from that landing
+    b.submit(new Submission("x", "", "colony/x", "t1", 2, "ant", false, "dddd4444", "bbbb2222", false), 11);
+    assertFalse(b.taskDone("t1", 12), "its task Done from the last landing is no approval of dddd4444");
+    assertEquals(ItemState.AWAITING_REVIEW, b.item("x-3").state());
+  }
+
+  /** Parts carried by a run before they knew which came after an approval are approved by Done, as before. */
+  @Test
+  void aPartOfAnOlderRunIsApprovedByItsTaskBeingDoneAsBefore() {
+    MergeItem old = new MergeItem("x-1", "x", "", "colony/x", "t1", 2, ItemState.AWAITING_REVIEW, null, 1, 1, 0, null,
+        null, List.of(), "ant", false, List.of(new ItemPart("t1", "aaaa1111", null, false)), null);
+    MergeQueueState s = MergeQueueState.start(repo(true, 3));
+    MergeBook b = MergeBook.of(new MergeQueueState(s.repo(), List.of(old), null, null, null, null, null, null, 0));
+    assertTrue(b.taskDone("t1", 2));
+    assertEquals(ItemState.QUEUED, b.item("x-1").state());
+  }
 }

@@ -16,7 +16,10 @@ import org.junit.jupiter.api.Timeout;
  * Conflict-aware scheduling under random ants, globs, claims, submissions, landings, reworks,
  * drops, pauses, stops and continue-as-new: two ants never hold overlapping unlanded work at once
  * (claims and submitted work alike), and once the holders move on every waiter is served, the
- * first to wait first. Seeded: a failure names its seed and the operations that led to it
+ * first to wait first. Some ants declare no paths: with {@code undeclared: changed} they work
+ * without a claim and their submitted work holds the files it changed (no ant is granted paths that
+ * overlap them until that work lands or is dropped); with {@code undeclared: everything} they claim
+ * {@code **}. Seeded: a failure names its seed and the operations that led to it
  * ({@code -Dmerge.claims.seed=N} replays one).
  */
 @Timeout(120)
@@ -24,6 +27,13 @@ class MergeClaimsPropertyTest {
   static final List<String> GLOBS = List.of("src/**", "src/a/**", "src/a/x.txt", "src/b/*.java", "docs/**",
       "docs/guide.md", "web/**", "lib/{x,y}/**", "src/./a/y", "README.md", "./web//app.js", "src/b/../a/z");
   static final int ANTS = 6;
+  /** Drain rounds in which busy ants claim again for their next session. */
+  static final int BUSY = 80;
+  /** Drain rounds a waiter may wait at most while others keep working. */
+  static final int MAX_WAIT = 60;
+  /** The files an ant that declares no paths may change. */
+  static final List<String> FILES = List.of("src/a/x.txt", "src/a/y", "src/b/Foo.java", "docs/guide.md",
+      "web/app.js", "lib/x/k.c", "README.md", "notes/n.md");
 
   enum Phase { IDLE, WORKING, WAITING, PAUSED, STOPPED }
 
@@ -31,6 +41,14 @@ class MergeClaimsPropertyTest {
     final String name;
     Phase phase = Phase.IDLE;
     List<String> globs = List.of();
+    /** It declares no paths (the run's {@code undeclared} setting decides what it holds). */
+    boolean undeclared;
+    /** What its work changed (an ant that declares no paths), submitted with its work. */
+    List<String> changed = List.of();
+    /** Its items sent back while it was stopped: it never learns of them (started again, it does not rework them). */
+    final java.util.Set<String> lostReworks = new java.util.TreeSet<>();
+    /** The files its submitted work changed (an ant that declares no paths), until that work lands or is dropped. */
+    final java.util.Set<String> submitted = new java.util.TreeSet<>();
     /** When it began waiting (the test's own order), for the first-come check. */
     long waitingSince = -1;
     Ant(String name) {
@@ -44,16 +62,20 @@ class MergeClaimsPropertyTest {
     long first = one == null ? 1 : Long.parseLong(one);
     long last = one == null ? 300 : first;
     for (long seed = first; seed <= last; seed++) {
-      run(seed);
+      for (Undeclared mode : Undeclared.values()) {
+        run(seed, mode);
+      }
     }
   }
 
-  private void run(long seed) {
+  private void run(long seed, Undeclared mode) {
     Random rnd = new Random(seed);
     MergeBook[] book = {MergeBookTest.book()};
     Map<String, Ant> ants = new LinkedHashMap<>();
     for (int i = 0; i < ANTS; i++) {
-      ants.put("a" + i, new Ant("a" + i));
+      Ant a = new Ant("a" + i);
+      a.undeclared = rnd.nextInt(3) == 0;
+      ants.put(a.name, a);
     }
     List<String> log = new ArrayList<>();
     long[] clock = {0};
@@ -71,19 +93,22 @@ class MergeClaimsPropertyTest {
                 g.add(GLOBS.get(rnd.nextInt(GLOBS.size())));
               }
               a.globs = List.copyOf(g);
-              claim(book[0], a, log, clock[0]);
+              if (a.undeclared) {
+                a.changed = List.of(FILES.get(rnd.nextInt(FILES.size())), FILES.get(rnd.nextInt(FILES.size())));
+              }
+              claim(book[0], a, log, clock[0], mode, ants);
             } else if (a.phase == Phase.WAITING) {
-              claim(book[0], a, log, clock[0]);
+              claim(book[0], a, log, clock[0], mode, ants);
             }
           }
           case 3, 4 -> { // a session went well: its work is submitted; the ant is idle again
             if (a.phase == Phase.WORKING) {
-              book[0].submit(MergeBookTest.sub(a.name, 2), clock[0]);
+              book[0].submit(sub(a, mode, null), clock[0]);
               a.phase = Phase.IDLE;
-              log.add(a.name + " submits");
+              log.add(a.name + " submits" + (a.undeclared && mode == Undeclared.CHANGED ? " " + a.changed : ""));
             }
           }
-          case 5, 6 -> land(book[0], rnd, log, clock[0], ants);
+          case 5, 6 -> land(book[0], rnd, log, clock[0], ants, mode);
           case 7 -> { // a human pauses a working ant (it keeps its paths) or resumes it
             if (a.phase == Phase.WORKING) {
               a.phase = Phase.PAUSED;
@@ -106,22 +131,40 @@ class MergeClaimsPropertyTest {
             log.add("continue-as-new");
           }
         }
-        check(book[0], ants, seed, log);
+        check(book[0], ants, seed, log, mode);
       }
       // The holders move on: paused ants resume and finish, everything submitted lands, waiters
       // claim again when told (or at their periodic re-claim). Every waiter must be served.
+      // Busy ants keep working meanwhile (for the first BUSY rounds): an idle ant whose work has not
+      // landed yet claims again for its next session. That must not keep a waiter out: each waiter is
+      // served within MAX_WAIT rounds.
       List<String> served = new ArrayList<>();
-      for (int round = 0; round < 200 && ants.values().stream().anyMatch(x -> x.phase == Phase.WAITING); round++) {
+      Map<String, Integer> waitedSince = new TreeMap<>();
+      for (int round = 0; round < 400 && (round < BUSY || ants.values().stream().anyMatch(x -> x.phase == Phase.WAITING));
+          round++) {
         clock[0] += 1000;
         for (Ant a : ants.values()) {
           if (a.phase == Phase.PAUSED || a.phase == Phase.WORKING) {
-            book[0].submit(MergeBookTest.sub(a.name, 2), clock[0]);
+            book[0].submit(sub(a, mode, null), clock[0]);
             a.phase = Phase.IDLE;
             log.add(a.name + " finishes and submits");
           }
         }
+        if (round < BUSY) {
+          List<MergeItem> open = book[0].card(null, clock[0]).items();
+          for (Ant a : ants.values()) {
+            // (an ant that declares no paths with undeclared: changed claims nothing: it cannot be kept
+            // waiting, and its work holds what it changed from its submission on, as docs/merge.md says)
+            if (a.phase == Phase.IDLE && open.stream().anyMatch(it -> it.ant().equals(a.name))
+                && !(a.undeclared && mode == Undeclared.CHANGED)) {
+              log.add(a.name + " claims again for its next session, its work unlanded");
+              claim(book[0], a, log, clock[0], mode, ants);
+            }
+          }
+        }
         for (MergeItem it : book[0].card(null, clock[0]).items()) {
-          if (it.state() == ItemState.REWORK && ants.get(it.ant()).phase == Phase.STOPPED
+          if (it.state() == ItemState.REWORK && (ants.get(it.ant()).phase == Phase.STOPPED
+              || ants.get(it.ant()).lostReworks.contains(it.id()))
               || it.state() == ItemState.NEEDS_HUMAN) {
             // a stopped ant's rework, or an item out of tries: shown in the inbox, a human drops it
             book[0].decide(new MergeDecision(it.id(), "cancel", "@ops"), clock[0]); // as colony merge cancel does
@@ -129,28 +172,60 @@ class MergeClaimsPropertyTest {
             log.add(it.id() + " cancelled");
           }
         }
-        land(book[0], rnd, log, clock[0], ants);
+        land(book[0], rnd, log, clock[0], ants, mode);
         for (Ant a : ants.values()) {
-          if (a.phase == Phase.WAITING && claim(book[0], a, log, clock[0])) {
+          if (a.phase == Phase.WAITING && claim(book[0], a, log, clock[0], mode, ants)) {
             served.add(a.name);
           }
         }
-        check(book[0], ants, seed, log);
+        for (Ant a : ants.values()) {
+          if (a.phase == Phase.WAITING) {
+            int since = waitedSince.computeIfAbsent(a.name, k -> 0);
+            assertTrue(since++ < MAX_WAIT, a.name + " waited " + MAX_WAIT + " rounds while others kept working");
+            waitedSince.put(a.name, since);
+          } else {
+            waitedSince.remove(a.name);
+          }
+        }
+        check(book[0], ants, seed, log, mode);
       }
       for (Ant a : ants.values()) {
         assertTrue(a.phase != Phase.WAITING, a.name + " was never served");
       }
       assertTrue(book[0].card(null, clock[0]).waiting().isEmpty(), "the queue has no waiter left");
     } catch (AssertionError e) {
-      fail("seed " + seed + ": " + e.getMessage() + "\n  " + String.join("\n  ", log), e);
+      fail("seed " + seed + " (undeclared: " + mode.configName() + "): " + e.getMessage() + "\n  " + String.join("\n  ", log), e);
     }
   }
 
   /** Claims; returns whether it was granted. A grant must not overtake an overlapping earlier waiter. */
-  private static boolean claim(MergeBook book, Ant a, List<String> log, long now) {
-    PathReply r = book.claim(new PathClaim(a.name, a.globs, null, "ant/test/" + a.name));
-    log.add(a.name + " claims " + a.globs + ": " + (r.granted() ? "granted" : "waits for " + r.holder()));
+  private static boolean claim(MergeBook book, Ant a, List<String> log, long now, Undeclared mode,
+      Map<String, Ant> ants) {
+    if (a.undeclared && mode == Undeclared.CHANGED) {
+      a.phase = Phase.WORKING; // it cannot say what it will change: it claims nothing
+      a.waitingSince = -1;
+      log.add(a.name + " works, declaring no paths");
+      return true;
+    }
+    List<String> globs = a.undeclared ? List.of("**") : a.globs;
+    PathReply r = book.claim(new PathClaim(a.name, globs, null, "ant/test/" + a.name, a.undeclared));
+    log.add(a.name + " claims " + globs + ": " + (r.granted() ? "granted" : "waits for " + r.holder()));
     if (r.granted()) {
+      // Granted: no other ant's unlanded work overlaps, the files an ant that declares no paths
+      // submitted included (as the test knows them, not as the queue says).
+      List<MergeItem> items = book.card(null, now).items();
+      for (Ant x : ants.values()) {
+        if (x == a || !x.undeclared || mode != Undeclared.CHANGED) {
+          continue;
+        }
+        if (items.stream().noneMatch(it -> it.ant().equals(x.name) && it.state().open())) {
+          x.submitted.clear(); // its work landed or was dropped
+        }
+        for (String f : x.submitted) {
+          assertTrue(!PathGlobs.matchesAny(globs.stream().map(PathGlobs::normalize).toList(), f),
+              a.name + " granted " + globs + " while the unlanded work of " + x.name + " changed " + f);
+        }
+      }
       a.phase = Phase.WORKING;
       a.waitingSince = -1;
       return true;
@@ -162,7 +237,17 @@ class MergeClaimsPropertyTest {
     return false;
   }
 
-  private static void land(MergeBook book, Random rnd, List<String> log, long now, Map<String, Ant> ants) {
+  /** Its work: an ant that declares no paths submits the files it changed with {@code undeclared: changed}. */
+  private static Submission sub(Ant a, Undeclared mode, Boolean fix) {
+    if (a.undeclared && mode == Undeclared.CHANGED) {
+      a.submitted.addAll(a.changed);
+    }
+    return new Submission(a.name, "", "colony/" + a.name, null, 2, "ant", false, null, null, fix,
+        a.undeclared && mode == Undeclared.CHANGED ? a.changed : null);
+  }
+
+  private static void land(MergeBook book, Random rnd, List<String> log, long now, Map<String, Ant> ants,
+      Undeclared mode) {
     MergeItem it = book.next(now);
     if (it == null) {
       return;
@@ -177,8 +262,10 @@ class MergeClaimsPropertyTest {
         // a session of its own reworks it and submits the fix; the task in hand (a working or paused
         // ant's claim) goes on after it and keeps its paths. A stopped ant's item waits in rework for
         // a human (the drain cancels it)
-        book.submit(new Submission(it.ant(), "", "colony/" + it.ant(), null, 2, "ant", false, null, null, true), now);
+        book.submit(sub(a, mode, true), now);
         log.add(it.ant() + " resubmits its fix");
+      } else {
+        a.lostReworks.add(it.id());
       }
       return;
     }
@@ -200,7 +287,13 @@ class MergeClaimsPropertyTest {
   }
 
   /** No two ants hold overlapping unlanded work: their claims and their submitted work. */
-  private static void check(MergeBook book, Map<String, Ant> ants, long seed, List<String> log) {
+  private static void check(MergeBook book, Map<String, Ant> ants, long seed, List<String> log, Undeclared mode) {
+    List<MergeItem> items = book.card(null, 0).items();
+    for (Ant x : ants.values()) {
+      if (items.stream().noneMatch(it -> it.ant().equals(x.name) && it.state().open())) {
+        x.submitted.clear(); // its work landed or was dropped
+      }
+    }
     Map<String, List<String>> claims = book.card(null, 0).claims();
     TreeMap<String, List<String>> active = new TreeMap<>();
     for (String a : ants.keySet()) {
@@ -224,9 +317,9 @@ class MergeClaimsPropertyTest {
     }
     // Every working ant's paths are its claim (granted means held).
     for (Ant a : ants.values()) {
-      if (a.phase == Phase.WORKING || a.phase == Phase.PAUSED) {
+      if ((a.phase == Phase.WORKING || a.phase == Phase.PAUSED) && !(a.undeclared && mode == Undeclared.CHANGED)) {
         List<String> want = new ArrayList<>();
-        for (String g : a.globs) {
+        for (String g : a.undeclared ? List.of("**") : a.globs) {
           String n = PathGlobs.normalize(g);
           if (!want.contains(n)) {
             want.add(n);

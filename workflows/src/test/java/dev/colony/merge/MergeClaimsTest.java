@@ -44,6 +44,156 @@ class MergeClaimsTest {
     assertFalse(b.claim(claim("gamma", "docs/a.md")).granted(), "alpha's claim for its next work survived the landing");
   }
 
+  static Submission undeclared(String ant, String... changed) {
+    return new Submission(ant, "", "colony/" + ant, null, 2, "ant", false, null, null, null, List.of(changed));
+  }
+
+  /**
+   * An ant that declares no paths: its submitted work holds the files it changed (its item's files,
+   * in one spelling) across continue-as-new, until it is dropped; a submission that came while its
+   * item landed holds its files once it follows; the card lists it until it declares paths.
+   */
+  @Test
+  void anUndeclaredAntsChangedFilesAreHeldUntilItsWorkIsDropped() {
+    MergeBook b = book();
+    b.submit(undeclared("gamma", "./src//api/users.java", "docs/a.md"), 1);
+    b = MergeBook.of(b.state()); // continue-as-new
+    assertEquals(List.of("gamma"), b.card(null, 2).undeclared());
+    PathReply r = b.claim(claim("beta", "src/api/**"));
+    assertFalse(r.granted());
+    assertEquals("gamma", r.holder());
+    assertEquals(List.of("src/api/users.java"), r.overlap());
+    assertTrue(b.claim(claim("delta", "web/**")).granted());
+    MergeItem it = b.next(3);
+    b.landing(it.id(), 3);
+    b.submit(undeclared("gamma", "lib/k.c"), 4); // while it lands: the next item holds it
+    b.landed(it.id(), landedOf(it), 5);
+    assertEquals(List.of("beta"), b.freed().stream().map(PathClaim::ant).toList());
+    b.submit(b.takeLater("gamma"), 6);
+    assertFalse(b.claim(claim("epsilon", "lib/**")).granted(), "the work that came while it landed holds lib/k.c");
+    MergeItem next = b.next(7);
+    b.close(next.id(), "nothing to land", 8);
+    assertTrue(b.claim(claim("epsilon", "lib/**")).granted(), "dropped: free");
+    b.claim(new PathClaim("gamma", List.of("web/x"), null, "ant/test/gamma"));
+    assertEquals(List.of(), b.card(null, 9).undeclared(), "it declares paths now");
+  }
+
+  /** undeclared: everything: ** waits for any other ant's unlanded work, even one whose files are not read yet. */
+  @Test
+  void everythingWaitsForAnyUnlandedWork() {
+    MergeBook b = book();
+    b.submit(sub("alpha", 2), 1); // from a human (colony merge submit): no claim, its files not read yet
+    PathReply r = b.claim(new PathClaim("gamma", List.of("**"), null, "ant/test/gamma", true));
+    assertFalse(r.granted());
+    assertEquals("alpha", r.holder());
+    assertEquals(List.of("alpha-1"), r.overlap());
+    MergeItem it = b.next(2);
+    b.landing(it.id(), 3);
+    b.landed(it.id(), landedOf(it), 4);
+    assertEquals(List.of("gamma"), b.freed().stream().map(PathClaim::ant).toList(), "alpha's work landed");
+    assertTrue(b.claim(new PathClaim("gamma", List.of("**"), null, "ant/test/gamma", true)).granted());
+    assertFalse(b.claim(claim("delta", "docs/a.md")).granted(), "declared ants wait for it");
+  }
+
+  /**
+   * A declared ant whose paths normalise to ** ("." or "**") is judged as before: an item whose files
+   * are not read yet holds nothing from it (only an undeclared ant's ** waits for any unlanded work).
+   */
+  @Test
+  void aDeclaredClaimOfEverythingIsJudgedAsBefore() {
+    MergeBook b = book();
+    b.submit(sub("human", 2), 1); // colony merge submit: no claim, its files not read yet
+    assertTrue(b.claim(claim("delta", ".")).granted(), "declared '.': granted, as before");
+    assertTrue(b.claim(claim("omega", "**")).granted() == false, "delta holds everything now");
+    b.release("delta");
+    assertTrue(b.claim(claim("omega", "**")).granted(), "declared '**': granted, as before");
+  }
+
+  /**
+   * undeclared: everything, an ant that keeps working: its claim of ** for its next session, made
+   * while its submitted work is unlanded, is new work; it queues behind who waits longer, and when
+   * the earlier work lands the waiter is told its paths are free.
+   */
+  @Test
+  void aBusyUndeclaredAntsNextClaimQueuesBehindWaitersAndLetsThemIn() {
+    MergeBook b = book();
+    assertTrue(b.claim(new PathClaim("e", List.of("**"), null, "ant/test/e", true)).granted());
+    b.submit(new Submission("e", "", "colony/e", null, 2, "ant", false, null, null, false), 1);
+    assertFalse(b.claim(claim("d", "docs/**")).granted(), "e's submitted work holds everything");
+    PathReply again = b.claim(new PathClaim("e", List.of("**"), null, "ant/test/e", true));
+    assertFalse(again.granted(), "e's next session queues behind d, who waits longer");
+    assertEquals("d", again.holder());
+    MergeItem it = b.next(2);
+    b.landing(it.id(), 3);
+    b.read(it.id(), new BranchHead("aaaa1111", "base0", 1, List.of("src/x.java"), "r"), 4);
+    b.landed(it.id(), landedOf(it), 5);
+    assertEquals(List.of("d"), b.freed().stream().map(PathClaim::ant).toList(), "e's work landed: d goes first");
+    assertTrue(b.claim(claim("d", "docs/**")).granted());
+  }
+
+  /**
+   * undeclared: everything, an ant waiting with ** behind a stuck item does not make every declared
+   * ant's unrelated claim queue behind it.
+   */
+  @Test
+  void aWaiterOfEverythingDoesNotStopUnrelatedClaims() {
+    MergeBook b = book();
+    b.claim(claim("alpha", "src/x/**"));
+    b.submit(new Submission("alpha", "", "colony/alpha", null, 2, "ant", false, null, null, false), 1);
+    b.landing("alpha-1", 2);
+    b.rework("alpha-1", "red", 3); // stuck in rework
+    assertFalse(b.claim(new PathClaim("e", List.of("**"), null, "ant/test/e", true)).granted());
+    assertTrue(b.claim(claim("d", "docs/**")).granted(), "docs/** has nothing to do with alpha's work");
+  }
+
+  private static MergeBook changedBook(boolean review) {
+    return MergeBook.of(MergeQueueState.start(new MergeRepo("test", "app", "/r", "main", LandMode.REBASE,
+        List.of("./test.sh"), 600, false, review, 3, 3600, "/c", "/c/.colony/merge/app", null, null,
+        Undeclared.CHANGED)));
+  }
+
+  /**
+   * undeclared: changed: work submitted while the ant's item is landing holds the files it changed
+   * at once (it waits aside for the landing to end, unlanded all the same).
+   */
+  @Test
+  void workSubmittedDuringALandingHoldsItsFilesAtOnce() {
+    MergeBook b = changedBook(false);
+    b.submit(new Submission("u", "", "colony/u", null, 2, "ant", false, null, null, false, List.of("a.java")), 1);
+    b.landing("u-1", 2);
+    b.submit(new Submission("u", "", "colony/u", null, 2, "ant", false, null, null, false, List.of("b.java")), 3);
+    PathReply r = b.claim(claim("d", "b.java"));
+    assertFalse(r.granted(), "u's b.java work is submitted and unlanded");
+    assertEquals("u", r.holder());
+    b.read("u-1", new BranchHead("aaaa1111", "base0", 1, List.of("a.java"), "r"), 4);
+    b.landed("u-1", landedOf(b.item("u-1")), 5);
+    assertEquals(List.of(), b.freed(), "the b.java work follows in u's next item: still held");
+    b.submit(b.takeLater("u"), 6);
+    assertFalse(b.claim(claim("d", "b.java")).granted());
+  }
+
+  /**
+   * undeclared: changed with review: the read at the turn (the approved head's files) does not drop
+   * the files of later, unapproved work, and the item after the landing holds that work's files, not
+   * the files that just landed.
+   */
+  @Test
+  void withReviewTheLaterWorksFilesStayHeldAndTheLandedOnesAreFreed() {
+    MergeBook b = changedBook(true);
+    b.submit(new Submission("u", "", "colony/u", "t1", 2, "ant", false, "aaaa1111", "base0", false,
+        List.of("a.java")), 1);
+    b.taskApproved("t1", 2);
+    b.submit(new Submission("u", "", "colony/u", "t2", 2, "ant", false, "bbbb2222", "base0", false,
+        List.of("a.java", "b.java")), 3);
+    b.landing("u-1", 4);
+    b.read("u-1", new BranchHead("aaaa1111", "base0", 1, List.of("a.java"), "r"), 5);
+    assertFalse(b.claim(claim("d", "b.java")).granted(), "the unapproved part's b.java is still unlanded");
+    b.landed("u-1", new Landed("u-1", "u", "t1", "aaaa1111", "t2", "t1", 1, 0, 0, 6, List.of("a.java"), null,
+        List.of("t1"), "base0", true), 6);
+    assertTrue(b.item("u-2").paths().contains("b.java"), "the next item holds the later work's files");
+    assertFalse(b.claim(claim("d", "b.java")).granted());
+  }
+
   /** A landing or a drop frees the claim made for that work; an item closed with nothing to land too. */
   @Test
   void aClosedItemFreesItsPathsAndAStoppedAntItsClaimButNotItsSubmittedWork() {

@@ -235,6 +235,8 @@ final class MergeFakes {
   static final class FakeDesk implements MergeDeskActivities {
     final List<String> finished = new CopyOnWriteArrayList<>();
     final List<String> reworked = new CopyOnWriteArrayList<>();
+    /** Tasks of work sent back to an ant that reworks in a session of its own: "task review comment". */
+    final List<String> inRework = new CopyOnWriteArrayList<>();
     final Map<String, String> states = new ConcurrentHashMap<>();
     final AtomicInteger stateChecks = new AtomicInteger();
 
@@ -261,6 +263,16 @@ final class MergeFakes {
     @Override
     public void reworkTask(String colony, String taskId, String ant, String comment) {
       reworked.add(taskId + " " + ant + " " + comment);
+    }
+
+    @Override
+    public void taskInRework(String colony, String taskId, String comment, boolean review) {
+      // The move first, the record after: a test that sees the record sees the move (they ran on
+      // the activity's thread, the test reads on its own; recorded first, CI once saw DONE).
+      if (review && "DONE".equals(states.get(taskId))) {
+        states.put(taskId, "IN_REVIEW");
+      }
+      inRework.add(taskId + " " + review + " " + comment);
     }
 
     @Override

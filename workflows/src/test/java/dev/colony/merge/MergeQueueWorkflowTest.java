@@ -257,6 +257,68 @@ class MergeQueueWorkflowTest {
     replays(repo);
   }
 
+  /**
+   * An ant that runs a rework as a session of its own (its submissions say fix): its work sent back
+   * leaves the task where it is (no requeue to To Do, so no extra session for it); with review the
+   * approved task goes back to In Review for the approval the rework withdrew; the fix lands and the
+   * task is Done.
+   */
+  @Test
+  void aReworkOfAnAntWithReworkSessionsLeavesItsTaskWhereItIsAndTheFixLandsIt() {
+    for (boolean review : List.of(false, true)) {
+      MergeFakes.NEWS.clear();
+      desk.reworked.clear();
+      desk.inRework.clear();
+      desk.finished.clear();
+      MergeRepo repo = new MergeRepo(COLONY, review ? "rv" : "app", "/r", "main", LandMode.REBASE,
+          List.of("./test.sh"), 600, false, review, 3, 3600, "/c", "/c/.colony/merge/x", null, null);
+      String a = review ? "gamma" : "alpha";
+      String b = review ? "delta" : "beta";
+      ants(a, b);
+      git.commit(a, "shared-" + review + ".txt");
+      git.commit(b, "shared-" + review + ".txt");
+      git.gate = new Semaphore(0);
+      MergeQueueWorkflow q = start(repo);
+      q.submit(new Submission(a, "", "colony/" + a, null, 2, "cli", true));
+      eventually(() -> git.calls.contains("publish " + a), a + " is landing");
+      q.submit(new Submission(b, "", "colony/" + b, "t9", 2, "ant", false, null, null, false));
+      if (review) {
+        desk.states.put("t9", "DONE");
+        WorkflowStub.fromTyped(q).signal("taskApproved", "t9");
+      }
+      git.gate.release(100);
+      eventually(() -> told(b, MergeNews.Kind.REWORK), b + " told to rework");
+      eventually(() -> desk.inRework.size() == 1, "the task heard of the rework");
+      assertTrue(desk.inRework.get(0).startsWith("t9 false Merge queue:"), desk.inRework.get(0));
+      assertEquals(List.of(), desk.reworked, "the task is not requeued to To Do");
+      assertEquals(review ? "DONE" : null, desk.states.get("t9"), "there is no fix to approve yet: it stays");
+      if (review) { // a human approves during the rework: there is no fix yet, so it approves none
+        WorkflowStub.fromTyped(q).signal("taskApproved", "t9");
+      }
+
+      git.rebaseBranch(b); // the rework's session resolved it and resubmits: no task, fix
+      q.submit(new Submission(b, "", "colony/" + b, null, 2, "ant", false, null, null, true));
+      if (review) {
+        eventually(() -> desk.inRework.size() == 2, "the fix came: its task goes back to In Review");
+        assertTrue(desk.inRework.get(1).startsWith("t9 true the fix of " + b + "-1 came"), desk.inRework.get(1));
+        assertEquals("IN_REVIEW", desk.states.get("t9"), "with review the approval is withdrawn when the fix comes");
+        // the board still says Done when the queue looks (the move failed, or raced the check): no approval
+        desk.states.put("t9", "DONE");
+        int checks = desk.stateChecks.get();
+        env.sleep(Duration.ofSeconds(31));
+        eventually(() -> desk.stateChecks.get() > checks, "the board was asked again");
+        assertFalse(told(b, MergeNews.Kind.LANDED), "the fix waits for an approval given after it came");
+        assertEquals(ItemState.AWAITING_REVIEW, q.card().items().get(0).state());
+        WorkflowStub.fromTyped(q).signal("taskApproved", "t9");
+      }
+      eventually(() -> told(b, MergeNews.Kind.LANDED), b + " landed");
+      eventually(() -> desk.finished.size() == 1, "its task is Done");
+      assertTrue(desk.finished.stream().anyMatch(f -> f.startsWith("t9 Landed on main")), desk.finished.toString());
+      assertEquals(List.of(), desk.reworked);
+      replays(repo);
+    }
+  }
+
   @Test
   void aRedTestIsReworkAndMaxTriesGoesToAHuman() {
     MergeRepo repo = repo(false, 2, LandMode.REBASE);
@@ -476,6 +538,40 @@ class MergeQueueWorkflowTest {
     assertEquals("gamma", gammaHeld.holder());
     WorkflowStub.fromTyped(q).signal("releasePaths", "gamma");
     eventually(() -> told("alpha", MergeNews.Kind.PATHS_FREE), "alpha woken by gamma's release");
+    replays(repo);
+  }
+
+  /**
+   * An ant that declares no paths: its submitted work holds the files its branch changed from its
+   * submission on (not only from its turn), so a declared ant whose paths overlap waits for it, named
+   * as the holder, until that work lands; the card lists the ants that declare no paths.
+   */
+  @Test
+  void anUndeclaredAntsSubmittedWorkHoldsTheFilesItChangedUntilItLands() throws Exception {
+    MergeRepo repo = repo(false, 3, LandMode.REBASE);
+    ants("alpha", "beta", "gamma");
+    MergeQueueWorkflow q = start(repo);
+    git.gate = new java.util.concurrent.Semaphore(0); // gamma's item is landing: alpha's is not read yet
+    git.commit("gamma", "web/index.html");
+    q.submit(sub("gamma", 2));
+    eventually(() -> git.calls.contains("publish gamma"), "gamma's item is being read");
+    git.commit("alpha", "src/api/users.java");
+    q.submit(new Submission("alpha", "", "colony/alpha", null, 2, "ant", false, null, null, null,
+        List.of("src/api/users.java")));
+
+    PathReply r = q.claimPaths(new PathClaim("beta", List.of("src/api/**"), null, AntIds.workflowId(COLONY, "beta")));
+    assertFalse(r.granted(), "alpha's submitted, unlanded work holds src/api/users.java");
+    assertEquals("alpha", r.holder());
+    assertEquals(List.of("src/api/users.java"), r.overlap());
+    assertEquals("alpha: src/api/users.java", q.card().waiting().get("beta"), "the card names the holder");
+    assertEquals(List.of("alpha"), q.card().undeclared(), "the card lists who declares no paths");
+    eventually(() -> List.of("alpha").equals(memo(repo).undeclared()), "and so does the memo (colony merge status)");
+    assertTrue(q.claimPaths(new PathClaim("delta", List.of("docs/**"), null, null)).granted(), "other paths are free");
+
+    git.gate.release(100);
+    eventually(() -> told("alpha", MergeNews.Kind.LANDED), "alpha's work lands");
+    eventually(() -> told("beta", MergeNews.Kind.PATHS_FREE), "beta woken when alpha's work landed");
+    assertTrue(q.claimPaths(new PathClaim("beta", List.of("src/api/**"), null, null)).granted());
     replays(repo);
   }
 

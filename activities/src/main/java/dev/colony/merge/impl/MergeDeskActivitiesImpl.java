@@ -139,6 +139,48 @@ public final class MergeDeskActivitiesImpl implements MergeDeskActivities {
   }
 
   @Override
+  public void taskInRework(String colony, String taskId, String comment, boolean review) {
+    TaskBoard board = boards.apply(colony);
+    TaskCard card = board.get(taskId);
+    if (card == null) {
+      return;
+    }
+    if (review && card.state() == TaskState.DONE) {
+      try {
+        board.move(taskId, new TaskChange(BY, TaskState.IN_REVIEW, null,
+            "the fix of the work the merge queue sent back came: approve it to let it land"));
+      } catch (TaskBoardException e) {
+        TaskCard now = board.get(taskId);
+        if (now == null) {
+          return;
+        }
+        if (now.state() == TaskState.DONE) {
+          throw e;
+        } // else already moved (a retry), or a human moved it meanwhile
+      }
+      card = board.get(taskId);
+      if (card == null) {
+        return;
+      }
+    }
+    if (card.state() == TaskState.DONE) {
+      // Done without review (a human moved it), or with review until its fix comes: a Done task takes
+      // no comment (its run is over), and a refused one would retry the activity for minutes
+      return;
+    }
+    String text = reworkText(comment);
+    if (card.comments().isEmpty() || !text.equals(card.comments().get(card.comments().size() - 1).text())) {
+      board.comment(taskId, TaskChange.comment(BY, text)); // (a retry after it was written adds nothing)
+    }
+  }
+
+  private static String reworkText(String comment) {
+    return comment == null || comment.isBlank() ? "the merge queue sent this work back for rework"
+        : comment.length() <= dev.colony.task.TaskLimits.COMMENT ? comment
+        : dev.colony.text.SafeText.cut(comment, dev.colony.task.TaskLimits.COMMENT - 1) + "…";
+  }
+
+  @Override
   public Map<String, String> taskStates(String colony, List<String> taskIds) {
     TaskBoard board = boards.apply(colony);
     Map<String, String> out = new TreeMap<>();

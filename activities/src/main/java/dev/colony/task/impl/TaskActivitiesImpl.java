@@ -100,19 +100,37 @@ public final class TaskActivitiesImpl implements TaskActivities {
         best.add(c);
       }
     };
-    try (Stream<TaskCandidate> mine = listing.list(tasks + " AND TaskState = 'in_progress' AND TaskTags = "
-        + TaskQueries.literal(TaskSearchAttributes.workerTag(f.ant())), true)) {
-      mine.limit(MAX_MINE).forEach(keep);
-    }
+    String mineQuery = tasks + " AND TaskState = 'in_progress' AND TaskTags = "
+        + TaskQueries.literal(TaskSearchAttributes.workerTag(f.ant()));
+    // The ant's own tasks are read while the To Do pages are (two visibility calls at once, not one after the other).
+    java.util.concurrent.CompletableFuture<List<TaskCandidate>> mine = f.takerTags().isEmpty()
+        ? java.util.concurrent.CompletableFuture.completedFuture(null)
+        : java.util.concurrent.CompletableFuture.supplyAsync(() -> readMine(mineQuery), LOOKS);
     if (!f.takerTags().isEmpty()) {
       try (Stream<TaskCandidate> todo = listing.list(tasks + " AND TaskState = 'todo' AND TaskTags IN "
           + TaskQueries.inList(f.takerTags()), false)) {
         todo.forEach(keep);
       }
     }
+    List<TaskCandidate> own;
+    try {
+      own = f.takerTags().isEmpty() ? readMine(mineQuery) : mine.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
+    own.forEach(keep);
     List<TaskCandidate> out = new ArrayList<>(best);
     out.sort(order);
     return List.copyOf(out);
+  }
+
+  /** Where a look's second visibility call runs (virtual threads: they wait on gRPC). */
+  private static final java.util.concurrent.Executor LOOKS = command -> Thread.ofVirtual().name("task-look").start(command);
+
+  private List<TaskCandidate> readMine(String query) {
+    try (Stream<TaskCandidate> mine = listing.list(query, true)) {
+      return mine.limit(MAX_MINE).toList();
+    }
   }
 
   private static TaskCandidate candidate(WorkflowExecutionMetadata m, boolean mine) {

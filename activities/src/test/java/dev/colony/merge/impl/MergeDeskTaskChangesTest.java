@@ -1,6 +1,7 @@
 package dev.colony.merge.impl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -81,6 +82,9 @@ class MergeDeskTaskChangesTest {
     @Override
     public TaskCard comment(String id, TaskChange c) {
       calls.add("comment " + id);
+      if (states.get(id) == TaskState.DONE) { // as the board: a Done task's run is over, it takes a move only
+        throw new TaskBoardException("task " + id + " is Done");
+      }
       comments.get(id).add(new TaskComment(c.by(), c.text(), 0));
       return get(id);
     }
@@ -132,6 +136,27 @@ class MergeDeskTaskChangesTest {
     assertEquals("beta", board.assignees.get("t2"));
     assertTrue(board.comments.get("t2").get(0).text().length() <= dev.colony.task.TaskLimits.COMMENT);
     desk.reworkTask("test", "none", "beta", "x");
+  }
+
+  @Test
+  void aReworkInPlaceLeavesTheTaskWhereItIsAndWithReviewTakesBackItsApproval() {
+    board.put("t1", TaskState.IN_REVIEW);
+    desk.taskInRework("test", "t1", "resolve the conflicts in a.txt", false);
+    desk.taskInRework("test", "t1", "resolve the conflicts in a.txt", false); // a retry
+    assertEquals(TaskState.IN_REVIEW, board.states.get("t1"));
+    assertEquals(List.of("comment t1"), board.calls, "no requeue, no assignment, the comment once");
+    board.put("t2", TaskState.DONE); // approved: the rework withdraws the approval
+    desk.taskInRework("test", "t2", "x".repeat(5000), true);
+    desk.taskInRework("test", "t2", "x".repeat(5000), true); // a retry
+    assertEquals(TaskState.IN_REVIEW, board.states.get("t2"));
+    assertEquals(1, board.comments.get("t2").size());
+    assertTrue(board.comments.get("t2").get(0).text().length() <= dev.colony.task.TaskLimits.COMMENT);
+    board.put("t3", TaskState.DONE);
+    desk.taskInRework("test", "t3", "fix it", false); // a human moved it to Done already: no refused comment, no retry
+    assertEquals(TaskState.DONE, board.states.get("t3"), "without review a task is not moved");
+    assertTrue(board.comments.get("t3").isEmpty());
+    desk.taskInRework("test", "none", "x", true);
+    assertFalse(board.calls.stream().anyMatch(c -> c.startsWith("requeue") || c.startsWith("assign")), board.calls.toString());
   }
 
   @Test

@@ -84,6 +84,9 @@ class ReworkSessionEndToEndTest {
     public void reworkTask(String colony, String taskId, String ant, String comment) {}
 
     @Override
+    public void taskInRework(String colony, String taskId, String comment, boolean review) {}
+
+    @Override
     public Map<String, String> taskStates(String colony, List<String> taskIds) {
       return Map.of();
     }

@@ -72,6 +72,31 @@ class TaskActivitiesImplTest {
     assertEquals(List.of(), activities.find(find(0)));
   }
 
+  /**
+   * A look's two visibility calls (the ant's own task, the To Do pages) run side by side, not one
+   * after the other: each listing here answers only once the other has been asked, so reading them
+   * in turn never answers (the test's bound fails it).
+   */
+  @Test
+  void aLookAsksForItsOwnTaskAndTheToDoPagesAtOnce() throws Exception {
+    java.util.concurrent.CountDownLatch bothAsked = new java.util.concurrent.CountDownLatch(2);
+    TaskActivitiesImpl.Listing listing = (query, isMine) -> {
+      bothAsked.countDown();
+      try {
+        if (!bothAsked.await(5, java.util.concurrent.TimeUnit.SECONDS)) {
+          throw new IllegalStateException("the other visibility call was not made meanwhile: " + query);
+        }
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+      return isMine ? Stream.of(new TaskCandidate("mine1", Priority.LOW, NOW, true))
+          : Stream.of(new TaskCandidate("t1", Priority.HIGH, NOW - 60_000L, false));
+    };
+    var activities = new TaskActivitiesImpl(null, "default", listing, () -> NOW, null, new java.util.Random(1));
+
+    assertEquals(List.of("mine1", "t1"), activities.find(find(5)).stream().map(TaskCandidate::id).toList());
+  }
+
   /** A colony of ants that take {@code *}: every tenth one waits for work, the others run sessions. */
   private static final class Colony implements TaskActivitiesImpl.Ants {
     final List<String> all = new ArrayList<>();

@@ -215,16 +215,64 @@ function renderMerge(repo, it) {
 }
 
 // ---------------------------------------------------------------- paths a stuck ant holds
-// An ant whose work is stuck (its item needs a human or is in rework, or the ant itself waits for
-// a human) still holds its paths: the ants waiting for them are named here, with where to act.
+// An ant whose work is stuck (its item needs a human or is in rework, the ant itself waits for a
+// human, or it is paused: by a human, parked after errors, or by a budget cap) still holds its
+// paths: the ants waiting for them are named here, with where to act.
 
 const STUCK_ITEM = { NEEDS_HUMAN: 'needs a human', REWORK: 'is in rework' };
 let stuckAnts = new Map(); // ant -> what it waits for (from the inbox's own list)
 let lastMerge = null;
 const blockCards = new Map(); // repo \0 holder -> { v, card }
+// What the holders of waited-for paths are doing: read once when an ant becomes such a holder
+// (/api/ants/NAME), then kept by the live stream's rows (no timer). Only holders are kept.
+const holderRows = new Map(); // ant -> { paused, pauseReason, state } | null while it is read
+const STOP_GIVES_BACK = 'or stop it: a stop gives its claim back.';
+const PAUSED_WHY = {
+  operator: ['it is paused by a human', 'Resume it, ' + STOP_GIVES_BACK],
+  parked: ['it is parked (paused after errors)', 'See why it parked and resume it, ' + STOP_GIVES_BACK],
+  budget: ['it is paused by its budget cap', 'Raise its cap or resume it, ' + STOP_GIVES_BACK],
+  billing: ['it is paused (billing)', 'Fix its billing and resume it, ' + STOP_GIVES_BACK],
+  auth: ['it is paused (auth)', 'Fix its login and resume it, ' + STOP_GIVES_BACK],
+};
+
+const rowLite = (r) => ({ paused: !!r.paused, pauseReason: r.pauseReason == null ? null : String(r.pauseReason), state: String(r.state || '') });
+
+/** A row from the live stream: kept when it is a holder's (a pause or a resume redraws the blockers). */
+function holderRow(r) {
+  const name = r && String(r.name);
+  if (!name || !holderRows.has(name)) return;
+  const before = JSON.stringify(holderRows.get(name));
+  holderRows.set(name, rowLite(r));
+  if (lastMerge && before !== JSON.stringify(holderRows.get(name))) showMerge(lastMerge);
+}
+
+function readHolder(name) {
+  holderRows.set(name, null);
+  getJson(antApi(name, '')).then((r) => {
+    if (!holderRows.has(name)) return; // no longer a holder
+    holderRows.set(name, rowLite(r || {}));
+    if (lastMerge) showMerge(lastMerge);
+  }).catch(() => { holderRows.delete(name); }); // read again at the queue's next change
+}
+
+/** Why a holder's paths stay held, and where to act; null when its work goes on. */
+function stuckWhy(holder, item) {
+  if (item) return [STUCK_ITEM[item.state] ? 'its item ' + clean(item.id, 100) + ' ' + STUCK_ITEM[item.state] : null,
+    'Retry or cancel the item (cancelling frees its paths), or let its ant rework it.'];
+  const kind = stuckAnts.get(holder);
+  if (kind && PAUSED_WHY[kind]) return PAUSED_WHY[kind];
+  if (kind) return ['it waits for a human (' + clean(kind, 60) + ')', 'Answer the ant (resume it), ' + STOP_GIVES_BACK];
+  const r = holderRows.get(holder);
+  if (r && (r.paused || r.state === 'paused' || r.state === 'parked')) {
+    const reason = r.state === 'parked' ? 'parked' : r.pauseReason || 'operator';
+    return PAUSED_WHY[reason] || ['it is paused (' + clean(reason, 40) + ')', 'Resume it, ' + STOP_GIVES_BACK];
+  }
+  return [null, null];
+}
 
 function blockers(queues) {
   const out = [];
+  const holders = new Set();
   for (const q of queues) {
     const repo = clean(q.repo, 100);
     const byHolder = new Map();
@@ -238,12 +286,14 @@ function blockers(queues) {
       byHolder.get(holder).waiters.push(waiter);
     }
     for (const [holder, w] of byHolder) {
+      holders.add(holder);
       const item = (q.items || []).find((i) => i.ant === holder && STUCK_ITEM[i.state]);
-      const why = item ? 'its item ' + clean(item.id, 100) + ' ' + STUCK_ITEM[item.state]
-        : stuckAnts.has(holder) ? 'it waits for a human (' + clean(stuckAnts.get(holder), 60) + ')' : null;
-      if (why) out.push({ repo, holder, waiters: w.waiters.sort(), paths: w.paths, why, item });
+      if (!item && !stuckAnts.has(holder) && !holderRows.has(holder)) readHolder(holder);
+      const [why, act] = stuckWhy(holder, item);
+      if (why) out.push({ repo, holder, waiters: w.waiters.sort(), paths: w.paths, why, act, item: item || null });
     }
   }
+  for (const name of [...holderRows.keys()]) if (!holders.has(name)) holderRows.delete(name);
   return out;
 }
 
@@ -258,9 +308,7 @@ function renderBlock(b) {
         b.waiters.length + (b.waiters.length === 1 ? ' ant waits' : ' ants wait') + ' for its paths in ',
         el('b', { class: 'data' }, b.repo), ': ', el('span', { class: 'data' }, b.waiters.map((a) => clean(a, 100)).join(', ')),
         ' · ', el('span', { class: 'mono data' }, clean(b.paths, 400))),
-      el('div', { class: 'small muted' }, b.item
-        ? 'Retry or cancel the item (cancelling frees its paths), or let its ant rework it.'
-        : 'Answer the ant (resume it), or stop it: a stop gives its claim back.')),
+      el('div', { class: 'small muted' }, b.act)),
     el('div', { class: 'actions' },
       el('a', { href: antHref(b.holder), class: 'small' }, 'Open the ant →'),
       el('a', { href: '/merge', class: 'small' }, 'Open the merge queue →')));
@@ -325,10 +373,11 @@ function refreshMerge() {
   });
 }
 
-// One stream: the ants that need a human, the tasks, and the merge queues' cards (pushed when one changes).
+// One stream: the ants that need a human, the tasks, the merge queues' cards (pushed when one changes),
+// and the ants' rows (a holder's pause or resume).
 live('/api/events?tasks=1&merge=1', {
-  inbox: show, task: refreshTasks, tasks: refreshTasks, merge: showMerge,
-  open(again) { if (again) { refresh(); refreshTasks(); refreshMerge(); } },
+  inbox: show, task: refreshTasks, tasks: refreshTasks, merge: showMerge, ant: holderRow,
+  open(again) { if (again) { holderRows.clear(); refresh(); refreshTasks(); refreshMerge(); } },
 });
 refresh();
 refreshTasks();

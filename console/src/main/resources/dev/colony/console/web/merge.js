@@ -98,8 +98,11 @@ function splitWaiting(s) {
 function claimsPanel(q) {
   const claims = Object.entries(q.claims || {});
   const waiting = Object.entries(q.waiting || {});
+  const undeclared = Array.isArray(q.undeclared) ? q.undeclared : [];
+  const none = undeclared.length ? el('p', { class: 'small undeclared' }, 'Declaring no paths (not scheduled by paths before their sessions): ',
+    undeclared.slice(0, 100).map((a, i) => [i ? ', ' : '', el('a', { href: antHref(a), class: 'data' }, clean(a, 100))])) : null;
   if (!claims.length && !waiting.length) {
-    return el('div', { class: 'mpart' }, el('h3', null, 'Path claims'), el('p', { class: 'muted small' }, 'No ant holds paths in this repository.'));
+    return el('div', { class: 'mpart' }, el('h3', null, 'Path claims'), el('p', { class: 'muted small' }, 'No ant holds paths in this repository.'), none);
   }
   return el('div', { class: 'mpart' },
     el('h3', null, 'Path claims'),
@@ -112,7 +115,7 @@ function claimsPanel(q) {
         el('a', { href: antHref(ant), class: 'data' }, clean(ant, 100)), ' waits for ',
         holder ? el('a', { href: antHref(holder), class: 'data' }, holder) : 'another ant', ' on ',
         el('code', { class: 'data' }, globs));
-    })) : null);
+    })) : null, none);
 }
 
 function hotPanel(q) {
