@@ -155,10 +155,15 @@ public final class Processes {
     return exited;
   }
 
-  /** Kills the agent and everything it started (shells, test runners, ...). */
+  /**
+   * Kills the agent and everything it started (shells, test runners, ...). Through the handles:
+   * {@code Process.destroyForcibly()} would also close our end of the agent's output, and whatever
+   * the agent wrote before it ended that the reader had not read yet (its last words after a
+   * SIGTERM, under load) would be lost; its output ends by itself when the processes are gone.
+   */
   public static void killTree(Process process) {
     process.descendants().forEach(ProcessHandle::destroyForcibly);
-    process.destroyForcibly();
+    process.toHandle().destroyForcibly();
   }
 
   /** Is {@code tool} there, and does its help mention {@code option}? */

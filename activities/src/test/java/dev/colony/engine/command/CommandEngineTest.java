@@ -230,7 +230,7 @@ class CommandEngineTest {
         () -> runGuarded(script, progress, Duration.ofMinutes(5), Duration.ofSeconds(20)));
     String transcript = Files.readString(tmp.resolve("t/session.log"));
     assertTrue(transcript.contains("wrapping up"),
-        "the agent received SIGTERM and finished on its own");
+        "the agent received SIGTERM and finished on its own; transcript: " + transcript);
   }
 
   @Test
