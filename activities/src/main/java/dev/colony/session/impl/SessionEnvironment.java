@@ -68,6 +68,16 @@ public record SessionEnvironment(String temporalAddress, String namespace, Strin
     env.put("COLONY_ANT", spec.name());
     env.put("COLONY_COLONY", spec.colony());
     env.put("COLONY_SESSION", Integer.toString(session));
+    // The identity of the ant's commits (defaults.git), given in the environment: the worker never
+    // writes it into a repository the ant has had in its hands (its .git could point anywhere).
+    if (spec.git() != null && spec.git().userName() != null) {
+      env.put("GIT_AUTHOR_NAME", spec.git().userName());
+      env.put("GIT_COMMITTER_NAME", spec.git().userName());
+    }
+    if (spec.git() != null && spec.git().userEmail() != null) {
+      env.put("GIT_AUTHOR_EMAIL", spec.git().userEmail());
+      env.put("GIT_COMMITTER_EMAIL", spec.git().userEmail());
+    }
     if (spec.colonyDir() != null) {
       env.put("COLONY_DIR", spec.colonyDir());
     }

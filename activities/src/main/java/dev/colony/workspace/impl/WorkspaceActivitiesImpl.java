@@ -99,8 +99,7 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
       return ownRepository(spec, Path.of(ws.repo()), dir, branch);
     }
     if (Files.exists(dir.resolve(".git"))) {
-      configureIdentity(spec, dir);
-      return dir;
+      return dir; // in the ant's hands: nothing written into it (the identity comes in the environment)
     }
     Files.createDirectories(root);
     Path repo = root.resolve(".repos").resolve(spec.name());
@@ -138,7 +137,9 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
   private Path ownRepository(AntSpec spec, Path repo, Path dir, String branch) throws IOException, InterruptedException {
     Path dotGit = dir.resolve(".git");
     if (Files.isDirectory(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      configureIdentity(spec, dir);
+      // The ant's repository, in its hands since it was made: the worker writes nothing into it
+      // (a .git whose commondir points elsewhere would have the worker write there). Its commit
+      // identity comes with each session's environment (SessionEnvironment).
       return dir;
     }
     Files.createDirectories(dir.getParent());

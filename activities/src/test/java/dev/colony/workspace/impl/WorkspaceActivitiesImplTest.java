@@ -1,6 +1,7 @@
 package dev.colony.workspace.impl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -61,6 +62,27 @@ class WorkspaceActivitiesImplTest {
     git(repo, "add", "README");
     git(repo, "commit", "-q", "-m", "start");
     return repo;
+  }
+
+  /**
+   * The worker writes nothing into an ant's repository once the ant had it in its hands: a .git
+   * whose commondir the ant pointed at another repository would have the worker's git config
+   * written there (the identity now comes with each session's environment).
+   */
+  @Test
+  void anExistingAntRepositoryIsNotWrittenByTheWorkerWhereverItsGitPoints() throws Exception {
+    Path seed = repoWithOneCommit("seed-id");
+    Path victim = repoWithOneCommit("victim");
+    AntSpec spec = spec(seed.toString()).toBuilder()
+        .git(new dev.colony.spec.GitIdentity("Colony Ant", "ant@colony.invalid")).build();
+    var host = new WorkspaceActivitiesImpl(new Secrets(), "", tmp.resolve("root-id"));
+    Path ws = host.prepare(spec);
+    assertEquals("Colony Ant", git(ws, "config", "--local", "user.name"), "a new repository gets the identity");
+    // The ant (as it may in its session) points its repository's common dir at the victim.
+    Files.writeString(ws.resolve(".git/commondir"), victim.resolve(".git").toString() + "\n");
+    host.prepare(spec.toBuilder().git(new dev.colony.spec.GitIdentity("Changed Name", "x@colony.invalid")).build());
+    String victimConfig = Files.readString(victim.resolve(".git/config"));
+    assertFalse(victimConfig.contains("Changed Name") || victimConfig.contains("Colony Ant"), victimConfig);
   }
 
   @Test
