@@ -89,7 +89,8 @@ final class SandboxReader {
       }
     }
     List<String> secrets = b.secrets();
-    List<String> names = v.stringList("secrets", false);
+    // NAME, or ${NAME} (then checked like every reference: set in the environment or .env)
+    List<String> names = v.stringList("secrets", true);
     if (names != null) {
       List<String> ok = new ArrayList<>();
       for (int i = 0; i < names.size(); i++) {
