@@ -113,39 +113,22 @@ public final class SandboxBench {
   }
 
   static AntSpec spec(Path colony, String name, String script, SandboxSpec sandbox) {
-    return AntSpec.builder().colony("bench").name(name).description("d").instructions("i")
-        .engine(EngineKind.COMMAND).claude(ClaudeSpec.DEFAULTS).gemini(GeminiSpec.DEFAULTS)
-        .command(new CommandSpec(List.of("/bin/sh", "-c", script), Map.of(), List.of()))
-        .autonomy(Autonomy.HUMAN).confirmation(ConfirmationSpec.NONE).toolCalls(ToolCallLogging.IMPACTFUL)
-        .lmOutput(LmOutput.DISCORD).recovery(RecoveryPolicy.RESUME).sessionTimeoutSeconds(3600)
-        .heartbeatTimeoutSeconds(30).continueAsNewEvery(100)
-        .workspace(new WorkspaceSpec(colony.resolve(".colony/workspaces").toString(), null, null))
-        .colonyDir(colony.toString()).sourceFile("ants/" + name + ".yaml").sandbox(sandbox).build();
+    return CommandAnts.ant(colony, name, List.of("/bin/sh", "-c", script)).sandbox(sandbox).build();
   }
 
   /** One session; returns its nanoseconds from the walls' decision to its end. */
   static long session(Path colony, String name, String script, SandboxSpec sandbox) throws Exception {
     AntSpec spec = spec(colony, name, script, sandbox);
     Path ws = Files.createDirectories(colony.resolve(".colony/workspaces").resolve(name));
-    Path transcript = colony.resolve(".colony/transcripts").resolve(name).resolve("session-00001.log");
-    Transcripts.prepare(transcript);
-    Map<String, String> worker = System.getenv();
     Map<String, String> session = Map.of("COLONY_ANT", name, "COLONY_COLONY", "bench");
     long start = System.nanoTime();
-    try (SessionWalls walls = SessionWalls.of(spec, ws, worker, session, List.of(transcript.getParent()),
-        name + "-" + start)) {
-      if (walls.refusal() != null) {
-        throw new IllegalStateException(walls.refusal());
-      }
-      SessionResult r = new CommandEngine().run(new SessionContext(spec, 1, "p", ws, worker, transcript,
-          Duration.ofMinutes(5), Duration.ofMillis(200), Progress.NONE, null, null, SessionGuard.of(spec),
-          OverseerFeed.NONE, walls.confinement()));
-      if (r.outcome() != Outcome.SUCCESS) {
-        throw new IllegalStateException("session failed: " + r.detail());
-      }
+    CommandAnts.Ran r = CommandAnts.run(spec, 1, ws, System.getenv(), session, Duration.ofMinutes(5), null);
+    if (r.result().outcome() != Outcome.SUCCESS) {
+      throw new IllegalStateException("session failed: " + r.result().detail());
     }
     return System.nanoTime() - start;
   }
+
 
   /** {bwrap processes' RSS, the agent's RSS} in KiB, beside an agent that sleeps. */
   static long[] memory(Path colony) throws Exception {

@@ -82,24 +82,17 @@ class SandboxDoorsTest {
   }
 
   private AntSpec spec(String script, SandboxSpec sandbox) {
-    return AntSpec.builder().colony("c").name("a").description("d").instructions("i")
-        .engine(EngineKind.COMMAND).claude(ClaudeSpec.DEFAULTS).gemini(GeminiSpec.DEFAULTS)
+    return CommandAnts.ant(colony, "a", List.of("/bin/bash", "-c", script))
         .command(new CommandSpec(List.of("/bin/bash", "-c", script), Map.of("FROM_CONFIG", "granted"), List.of()))
-        .autonomy(Autonomy.HUMAN).confirmation(ConfirmationSpec.NONE).toolCalls(ToolCallLogging.IMPACTFUL)
-        .lmOutput(LmOutput.DISCORD).recovery(RecoveryPolicy.RESUME).sessionTimeoutSeconds(3600)
-        .heartbeatTimeoutSeconds(30).continueAsNewEvery(100)
-        .workspace(new WorkspaceSpec(colony.resolve(".colony/workspaces").toString(), null, null))
-        .colonyDir(colony.toString()).sourceFile("ants/a.yaml").sandbox(sandbox).build();
+        .sandbox(sandbox).build();
   }
 
   /** Runs {@code script} as the ant's session; returns its whole output. */
   private String run(String script, SandboxSpec sandbox) throws Exception {
-    return run(script, sandbox, Duration.ofSeconds(60)).output;
+    return run(script, sandbox, Duration.ofSeconds(60)).output();
   }
 
-  record Ran(SessionResult result, String output) {}
-
-  private Ran run(String script, SandboxSpec sandbox, Duration timeout) throws Exception {
+  private CommandAnts.Ran run(String script, SandboxSpec sandbox, Duration timeout) throws Exception {
     AntSpec spec = spec(script, sandbox);
     Map<String, String> worker = new LinkedHashMap<>(System.getenv());
     worker.put("GITHUB_TOKEN", WORKER_TOKEN);
@@ -111,16 +104,7 @@ class SandboxDoorsTest {
     session.put("TEMPORAL_ADDRESS", "127.0.0.1:7233");
     session.put("COLONY_BIN", "/usr/local/bin/colony");
     worker.putAll(session);
-    Path transcript = colony.resolve(".colony/transcripts/a/session-00001.log");
-    dev.colony.engine.Transcripts.prepare(transcript);
-    try (SessionWalls walls = SessionWalls.of(spec, workspace, worker, session, List.of(transcript.getParent()),
-        "test-" + System.nanoTime())) {
-      assertNull(walls.refusal());
-      SessionResult r = new CommandEngine().run(new SessionContext(spec, 1, "p", workspace, worker, transcript,
-          timeout, Duration.ofMillis(100), Progress.NONE, null, null, dev.colony.engine.SessionGuard.of(spec),
-          dev.colony.engine.OverseerFeed.NONE, walls.confinement()));
-      return new Ran(r, Files.readString(transcript));
-    }
+    return CommandAnts.run(spec, 1, workspace, worker, session, timeout, null);
   }
 
   private static final SandboxSpec ON = SandboxSpec.DEFAULTS;
@@ -236,7 +220,7 @@ class SandboxDoorsTest {
   void aForkBombMeetsItsProcessLimitAndTheWorkerGoesOn() throws Exception {
     SandboxSpec s = new SandboxSpec(false, false, List.of(), List.of(), 256L << 20, 64, List.of(), List.of());
     String marker = "colony-bomb-" + System.nanoTime();
-    Ran r = run("bomb() { bomb | bomb & }; export -f bomb; timeout 10 bash -c 'exec -a " + marker
+    CommandAnts.Ran r = run("bomb() { bomb | bomb & }; export -f bomb; timeout 10 bash -c 'exec -a " + marker
         + " bash -c bomb' ; echo survived-limit; echo END", s, Duration.ofSeconds(60));
     assertTrue(r.output().contains("survived-limit") || r.result().outcome() != Outcome.SUCCESS, r.output());
     eventually(() -> Processes.none(marker), "the bomb ends with the session");

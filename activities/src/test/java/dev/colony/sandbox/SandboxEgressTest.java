@@ -94,14 +94,7 @@ class SandboxEgressTest {
   }
 
   private AntSpec spec(String script, SandboxSpec sandbox) {
-    return AntSpec.builder().colony("c").name("a").description("d").instructions("i")
-        .engine(EngineKind.COMMAND).claude(ClaudeSpec.DEFAULTS).gemini(GeminiSpec.DEFAULTS)
-        .command(new CommandSpec(List.of("/bin/bash", "-c", script), Map.of(), List.of()))
-        .autonomy(Autonomy.HUMAN).confirmation(ConfirmationSpec.NONE).toolCalls(ToolCallLogging.IMPACTFUL)
-        .lmOutput(LmOutput.DISCORD).recovery(RecoveryPolicy.RESUME).sessionTimeoutSeconds(3600)
-        .heartbeatTimeoutSeconds(30).continueAsNewEvery(100)
-        .workspace(new WorkspaceSpec(colony.resolve(".colony/workspaces").toString(), null, null))
-        .colonyDir(colony.toString()).sourceFile("ants/a.yaml").sandbox(sandbox).build();
+    return CommandAnts.ant(colony, "a", List.of("/bin/bash", "-c", script)).sandbox(sandbox).build();
   }
 
   private static SandboxSpec allowing(String... hosts) {
@@ -109,21 +102,12 @@ class SandboxEgressTest {
   }
 
   private String run(String script, SandboxSpec sandbox) throws Exception {
-    AntSpec spec = spec(script, sandbox);
     Map<String, String> worker = new LinkedHashMap<>(System.getenv());
     Map<String, String> session = Map.of("COLONY_ANT", "a", "COLONY_COLONY", "c");
     worker.putAll(session);
-    Path transcript = colony.resolve(".colony/transcripts/a/session-00001.log");
-    dev.colony.engine.Transcripts.prepare(transcript);
-    try (SessionWalls walls = SessionWalls.of(spec, workspace, worker, session, List.of(transcript.getParent()),
-        "egress-" + System.nanoTime())) {
-      assertNull(walls.refusal());
-      new CommandEngine().run(new SessionContext(spec, 1, "p", workspace, worker, transcript,
-          Duration.ofSeconds(90), Duration.ofMillis(100), Progress.NONE, null, null,
-          dev.colony.engine.SessionGuard.of(spec), dev.colony.engine.OverseerFeed.NONE, walls.confinement()));
-      return Files.readString(transcript);
-    }
+    return CommandAnts.run(spec(script, sandbox), 1, workspace, worker, session, Duration.ofSeconds(90), null).output();
   }
+
 
   /** curl through the proxy variables, printing the status (and for a tunnel, the proxy's answer). */
   private static String curl(String label, String args) {

@@ -90,15 +90,10 @@ class GitWallsTest {
   }
 
   private AntSpec spec(String ant, String script, String repoLocation) {
-    return AntSpec.builder().colony("c").name(ant).description("d").instructions("i")
-        .engine(EngineKind.COMMAND).claude(ClaudeSpec.DEFAULTS).gemini(GeminiSpec.DEFAULTS)
-        .command(new CommandSpec(List.of("/bin/bash", "-c", script), Map.of(), List.of()))
-        .autonomy(Autonomy.HUMAN).confirmation(ConfirmationSpec.NONE).toolCalls(ToolCallLogging.IMPACTFUL)
-        .lmOutput(LmOutput.DISCORD).recovery(RecoveryPolicy.RESUME).sessionTimeoutSeconds(3600)
-        .heartbeatTimeoutSeconds(30).continueAsNewEvery(100)
-        .workspace(new WorkspaceSpec(root.toString(), repoLocation, null))
-        .colonyDir(colony.toString()).sourceFile("ants/" + ant + ".yaml").sandbox(SandboxSpec.DEFAULTS).build();
+    return dev.colony.sandbox.CommandAnts.ant(colony, ant, List.of("/bin/bash", "-c", script))
+        .workspace(new WorkspaceSpec(root.toString(), repoLocation, null)).sandbox(SandboxSpec.DEFAULTS).build();
   }
+
 
   /** Prepares the ant's workspace and runs {@code script} as its session, in its sandbox; its output. */
   private String session(String ant, String script) throws Exception {

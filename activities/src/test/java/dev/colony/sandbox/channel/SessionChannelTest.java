@@ -57,14 +57,8 @@ class SessionChannelTest {
   }
 
   private AntSpec spec(Path colony, String script) {
-    return AntSpec.builder().colony("c").name("scout").description("d").instructions("i")
-        .engine(EngineKind.COMMAND).claude(ClaudeSpec.DEFAULTS).gemini(GeminiSpec.DEFAULTS)
-        .command(new CommandSpec(List.of("/bin/sh", "-c", script), Map.of(), List.of()))
-        .autonomy(Autonomy.HUMAN).confirmation(ConfirmationSpec.NONE).toolCalls(ToolCallLogging.IMPACTFUL)
-        .lmOutput(LmOutput.DISCORD).recovery(RecoveryPolicy.RESUME).sessionTimeoutSeconds(3600)
-        .heartbeatTimeoutSeconds(30).continueAsNewEvery(100)
-        .workspace(new WorkspaceSpec(colony.resolve(".colony/workspaces").toString(), null, null))
-        .colonyDir(colony.toString()).sourceFile("ants/scout.yaml").sandbox(SandboxSpec.DEFAULTS).build();
+    return dev.colony.sandbox.CommandAnts.ant(colony, "scout", List.of("/bin/sh", "-c", script))
+        .sandbox(SandboxSpec.DEFAULTS).build();
   }
 
   /** Runs {@code script} as scout's session 4 with its channel; returns its output. */
@@ -81,8 +75,6 @@ class SessionChannelTest {
     session.put("COLONY_BIN", "/usr/local/bin/colony");
     Map<String, String> worker = new LinkedHashMap<>(System.getenv());
     worker.putAll(session);
-    Path transcript = colony.resolve(".colony/transcripts/scout/session-00004.log");
-    dev.colony.engine.Transcripts.prepare(transcript);
     ChannelRules.Identity who = new ChannelRules.Identity("c", "scout", 4);
     ColonyChannel.Colony fake = new ColonyChannel.Colony() {
       @Override
@@ -97,20 +89,15 @@ class SessionChannelTest {
       }
     };
     Path[] socketDir = new Path[1];
-    try (SessionWalls walls = SessionWalls.of(spec, workspace, worker, session, List.of(transcript.getParent()),
-        "channel-test-" + System.nanoTime(), () -> {
+    dev.colony.sandbox.CommandAnts.Ran ran = dev.colony.sandbox.CommandAnts.run(spec, 4, workspace, worker, session,
+        Duration.ofSeconds(90), () -> {
           ColonyChannel ch = ColonyChannel.open(who, fake);
           socketDir[0] = ch.socket().getParent();
           return ch;
-        })) {
-      assertNull(walls.refusal());
-      SessionResult r = new CommandEngine().run(new SessionContext(spec, 4, "p", workspace, worker, transcript,
-          Duration.ofSeconds(90), Duration.ofMillis(100), Progress.NONE, null, null, dev.colony.engine.SessionGuard.of(spec),
-          dev.colony.engine.OverseerFeed.NONE, walls.confinement()));
-      String out = Files.readString(transcript);
-      assertTrue(!Files.exists(socketDir[0]) || socketDir[0] != null, out);
-      return out.replace(socketDir[0].toString(), "<worker's channel directory>") + "\n[outcome " + r.outcome() + "]";
-    }
+        });
+    String out = ran.output();
+    assertTrue(!Files.exists(socketDir[0]) || socketDir[0] != null, out);
+    return out.replace(socketDir[0].toString(), "<worker's channel directory>") + "\n[outcome " + ran.result().outcome() + "]";
   }
 
   @Test
