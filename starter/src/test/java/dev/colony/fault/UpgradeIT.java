@@ -179,8 +179,9 @@ class UpgradeIT {
     cluster.cli("upgrade", "--build-id", "1.0", "--deployment", DEPLOYMENT, "--wait", "0");
     cluster.start("alpha");
     // The current version's worker counts as polling: no warning while it runs.
+    // (A worker too busy to answer within 1.5 s, under load, is an honest answer, not this defect.)
     String served = cluster.cli("status", "alpha");
-    assertFalse(served.contains("no worker"), served);
+    assertFalse(served.contains("no worker of the current version"), served);
     v1.process().destroy();
     assertTrue(v1.process().waitFor(30, TimeUnit.SECONDS), "the 1.0 worker stops on SIGTERM");
 
