@@ -40,7 +40,7 @@ public final class Bubblewrap implements Confinement {
       "/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
       "/etc/timezone", "/etc/mime.types", "/etc/os-release", "/etc/debian_version", "/etc/locale.alias",
       "/etc/gitconfig", "/etc/inputrc", "/etc/bash.bashrc", "/etc/profile", "/etc/java-17-openjdk",
-      "/etc/java-21-openjdk", "/etc/java-25-openjdk", "/etc/npmrc", "/etc/magic", "/etc/magic.mime");
+      "/etc/java-21-openjdk", "/etc/java-25-openjdk", "/etc/magic", "/etc/magic.mime");
 
   /**
    * What the walls let in.

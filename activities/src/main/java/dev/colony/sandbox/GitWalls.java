@@ -80,12 +80,17 @@ public final class GitWalls {
 
   private static String walled(String program, String ant, Path workspace, List<Path> readOnly) throws IOException {
     List<String> cmd = new ArrayList<>(List.of("PATH=" + SessionWalls.PATH));
-    if (Bubblewrap.probe().works()) {
-      Path home = Path.of(System.getProperty("java.io.tmpdir"), "colony-git-walls", Bubblewrap.hostname(ant));
-      Bubblewrap walls = new Bubblewrap(new Bubblewrap.Walls(ant, workspace, home, readOnly, List.of(), false, null),
-          Map.of());
-      cmd.addAll(walls.arguments(workspace));
+    Bubblewrap.Probe probe = Bubblewrap.probe();
+    if (!probe.works()) {
+      // Fail closed: without walls git would run the ant's repository config (its
+      // alternateRefsCommand, say) with the worker's powers.
+      throw new IOException("git on an ant's repository runs in its walls, and this worker cannot make them: "
+          + probe.problem());
     }
+    Path home = Path.of(System.getProperty("java.io.tmpdir"), "colony-git-walls", Bubblewrap.hostname(ant));
+    Bubblewrap walls = new Bubblewrap(new Bubblewrap.Walls(ant, workspace, home, readOnly, List.of(), false, null),
+        Map.of());
+    cmd.addAll(walls.arguments(workspace));
     cmd.add("git");
     cmd.addAll(SAFE_CONFIG);
     cmd.add(program);

@@ -428,7 +428,12 @@ public final class SessionWalls implements AutoCloseable {
 
   /** Whether {@code dir} is (or holds) a colony's directory: its files are never bound whole. */
   static boolean holdsAColony(Path dir) {
-    return Files.exists(dir.resolve("colony.yaml")) || Files.exists(dir.resolve(".env"))
+    Path d = dir.toAbsolutePath().normalize();
+    Path home = Path.of(System.getProperty("user.home", "/root")).toAbsolutePath().normalize();
+    // A home (the worker's, /root, /home/<user>) is never bound whole: its dotfiles are secrets.
+    boolean aHome = d.equals(home) || home.startsWith(d) || d.equals(Path.of("/root"))
+        || (d.getNameCount() <= 2 && d.startsWith("/home"));
+    return aHome || Files.exists(dir.resolve("colony.yaml")) || Files.exists(dir.resolve(".env"))
         || Files.exists(dir.resolve(".colony")) || Files.isDirectory(dir.resolve("ants"));
   }
 
