@@ -63,6 +63,10 @@ public final class TasksBench {
     try (Cluster c = new Cluster(tmp, EXAMPLE)) {
       c.colonyName = COLONY;
       Files.writeString(c.dir.resolve(".env"), "WRITER_LINGER=0\n");
+      for (String ant : java.util.List.of("ada", "bob")) { // the sandbox passes in only what an ant's file grants
+        Files.writeString(c.dir.resolve("ants/" + ant + ".yaml"), "sandbox:\n  secrets: [WRITER_LINGER]\n",
+            java.nio.file.StandardOpenOption.APPEND);
+      }
       c.startServer("dev");
       c.startWorker("only");
       c.cli("start", c.dir.toString());

@@ -85,6 +85,11 @@ class TasksIT {
     }
     Files.writeString(cluster.dir.resolve(".env"), "WRITER_LINGER=6\nSLACK_BOT_TOKEN=" + dev.colony.fakes.FakeSlack.BOT_TOKEN
         + "\nSLACK_APP_TOKEN=" + dev.colony.fakes.FakeSlack.APP_TOKEN + "\nCOLONY_SLACK_API_URL=" + slack.apiUrl() + "\n");
+    // The writers' sandboxes pass in only what their files grant: this test's knob too.
+    for (String ant : List.of("ada", "bob")) {
+      Files.writeString(cluster.dir.resolve("ants/" + ant + ".yaml"), "sandbox:\n  secrets: [WRITER_LINGER]\n",
+          java.nio.file.StandardOpenOption.APPEND);
+    }
     Cluster.WorkerProcess first = cluster.startWorker("w1");
     Cluster.WorkerProcess second = null;
     try {
