@@ -16,6 +16,7 @@ import java.util.List;
  */
 public final class SessionLimits implements AutoCloseable {
   private static final Path ROOT = Path.of("/sys/fs/cgroup");
+  private static final java.util.concurrent.atomic.AtomicLong SEQUENCE = new java.util.concurrent.atomic.AtomicLong();
 
   private final List<Path> groups;
 
@@ -34,7 +35,12 @@ public final class SessionLimits implements AutoCloseable {
    * @param processes the most processes and threads at once (0: none)
    */
   public static Object create(String name, long memoryBytes, int processes) {
-    String leaf = "colony-" + name.replaceAll("[^A-Za-z0-9._-]", "_");
+    // Unique on the machine, not only in the colony: two workers (or two colonies of the same
+    // names, as the tests run side by side) share the parent group, and a session's close() kills
+    // whatever is in its group. A name made of the ant and the session alone once let one worker's
+    // session end kill another's agent (exit 137).
+    String leaf = "colony-" + name.replaceAll("[^A-Za-z0-9._-]", "_") + "-" + ProcessHandle.current().pid() + "-"
+        + SEQUENCE.incrementAndGet();
     List<Path> made = new ArrayList<>();
     try {
       if (Files.exists(ROOT.resolve("cgroup.controllers"))) {
