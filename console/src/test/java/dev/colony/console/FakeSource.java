@@ -26,6 +26,8 @@ public final class FakeSource implements ColonySource {
   final AtomicLong countsCalls = new AtomicLong();
   final AtomicInteger following = new AtomicInteger();
   final AtomicInteger maxFollowing = new AtomicInteger();
+  /** Long polls holding a cursor, counted under the lock: a turn added after this is seen reaches them. */
+  final AtomicInteger waiting = new AtomicInteger();
   private final Object lock = new Object();
 
   static AntCard card(long revision, String doing) {
@@ -131,13 +133,22 @@ public final class FakeSource implements ColonySource {
       int from = cursor == null ? 0 : Integer.parseInt(cursor);
       long deadline = System.currentTimeMillis() + maxWait.toMillis();
       synchronized (lock) {
-        List<Turn> all = turns.getOrDefault(name, List.of());
-        while (cursor != null && all.size() <= from && System.currentTimeMillis() < deadline) {
-          lock.wait(Math.max(1, deadline - System.currentTimeMillis()));
-          all = turns.getOrDefault(name, List.of());
+        if (cursor != null) {
+          waiting.incrementAndGet();
         }
-        List<Turn> fresh = new ArrayList<>(all.subList(Math.min(from, all.size()), all.size()));
-        return new TurnBatch(String.valueOf(all.size()), 1, cursor == null ? List.of() : fresh, false, !fresh.isEmpty());
+        try {
+          List<Turn> all = turns.getOrDefault(name, List.of());
+          while (cursor != null && all.size() <= from && System.currentTimeMillis() < deadline) {
+            lock.wait(Math.max(1, deadline - System.currentTimeMillis()));
+            all = turns.getOrDefault(name, List.of());
+          }
+          List<Turn> fresh = new ArrayList<>(all.subList(Math.min(from, all.size()), all.size()));
+          return new TurnBatch(String.valueOf(all.size()), 1, cursor == null ? List.of() : fresh, false, !fresh.isEmpty());
+        } finally {
+          if (cursor != null) {
+            waiting.decrementAndGet();
+          }
+        }
       }
     } finally {
       following.decrementAndGet();
