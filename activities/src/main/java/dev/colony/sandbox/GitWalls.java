@@ -72,10 +72,11 @@ public final class GitWalls {
   /**
    * The {@code --receive-pack} command for a push into the ant's repository in {@code workspace}
    * (the worker handing it a landed commit): {@code git receive-pack} inside the same walls, so
-   * a hook or a config the ant planted runs, if at all, as the ant.
+   * a hook or a config the ant planted runs, if at all, as the ant. {@code readOnly}: what its
+   * alternates name (a URL repository's mirror's objects).
    */
-  public static String receivePack(String ant, Path workspace) throws IOException {
-    return walled("receive-pack", ant, workspace, List.of());
+  public static String receivePack(String ant, Path workspace, List<Path> readOnly) throws IOException {
+    return walled("receive-pack", ant, workspace, readOnly);
   }
 
   private static String walled(String program, String ant, Path workspace, List<Path> readOnly) throws IOException {

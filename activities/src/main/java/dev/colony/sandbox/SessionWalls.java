@@ -443,8 +443,9 @@ public final class SessionWalls implements AutoCloseable {
    * pointed at another ant's repository would be mounted otherwise). For a local repository the
    * ant's workspace is a repository of its own (its refs, its objects) borrowing the shared
    * repository's objects: the shared git directory is read-only inside (it reads and fetches the
-   * target, it cannot move it or any other ant's branch). For a URL repository the ant's own clone
-   * ({@code <root>/.repos/<ant>}) is read-write: nothing else uses it.
+   * target, it cannot move it or any other ant's branch). A URL repository's ant borrows the
+   * objects of the worker's mirror of the remote: its {@code objects/} only, read-only (the mirror's
+   * config holds the URL and its credentials).
    */
   static void gitDirs(AntSpec spec, Path workspace, List<Path> readOnly, List<Path> writable) {
     if (spec.workspace() == null || spec.workspace().repo() == null) {
@@ -453,8 +454,9 @@ public final class SessionWalls implements AutoCloseable {
     String repo = spec.workspace().repo();
     if (repo.contains("://") || repo.startsWith("git@")) {
       Path root = workspace.getParent();
-      if (root != null) {
-        writable.add(root.resolve(".repos").resolve(spec.name()).resolve(".git"));
+      Path objects = root == null ? null : root.resolve(".publish").resolve(spec.name() + ".git").resolve("objects");
+      if (objects != null && Files.isDirectory(objects)) {
+        readOnly.add(objects);
       }
       return;
     }

@@ -146,7 +146,7 @@ class MergeQueueIT {
         "--workspace-root", tmp.resolve("host-a").toString());
     try {
       cluster.cli("start", cluster.dir.toString(), "ada");
-      eventually(LONG, () -> Files.exists(tmp.resolve("host-a/.repos/ada")) && log().contains("ada session 1: committed"),
+      eventually(LONG, () -> Files.exists(tmp.resolve("host-a/.publish/ada.git")) && log().contains("ada session 1: committed"),
           () -> "ada never worked on host a: " + log());
       Cluster.kill9(a);
       cluster.startWorker("b", cluster.target(), "--host", "b", "--workspace-root", tmp.resolve("host-b").toString());
@@ -158,9 +158,14 @@ class MergeQueueIT {
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "\n" + log() + "\n" + cluster.diagnostics(), e);
     }
-    assertTrue(Files.exists(tmp.resolve("host-b/.repos/bob")) && !Files.exists(tmp.resolve("host-a/.repos/bob")),
+    assertTrue(Files.exists(tmp.resolve("host-b/.publish/bob.git")) && !Files.exists(tmp.resolve("host-a/.publish/bob.git")),
         "bob worked on host b only");
-    assertFalse(Files.exists(tmp.resolve("host-b/.repos/ada")), "ada worked on host a only");
+    assertFalse(Files.exists(tmp.resolve("host-b/.publish/ada.git")), "ada worked on host a only");
+    for (String host : List.of("a", "b")) {
+      assertFalse(Files.exists(tmp.resolve("host-" + host + "/.repos")), "no clone holding the URL on host " + host);
+    }
+    assertEquals(url, git(tmp.resolve("host-a/ada"), "config", "--get", "remote.origin.url").strip(),
+        "ada's own repository names the remote without credentials");
     assertEquals("", git(remote, "rev-list", "--merges", "main").strip(), "no merge commits");
   }
 

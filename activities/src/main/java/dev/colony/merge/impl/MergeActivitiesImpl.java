@@ -127,24 +127,32 @@ public final class MergeActivitiesImpl implements MergeActivities {
       if (repo.remote()) {
         Path root = rootOverride != null ? rootOverride
             : Path.of(repo.colonyDir()).resolve(".colony").resolve("workspaces");
-        Path clone = root.resolve(".repos").resolve(ant);
+        // The ant's repository is the ant's: the worker runs no git there. Its branch is fetched
+        // (through upload-pack in the ant's walls) into the worker's mirror of the remote on this
+        // host, which fetches the remote and pushes the branch to it. A workspace of the layout
+        // before (a worktree of a clone .repos/<ant>) is read from that clone.
+        dir = dev.colony.workspace.impl.WorkspaceActivitiesImpl.mirror(root, ant);
+        Path clone = root.resolve(ant);
+        List<Path> borrowed = List.of(dir.resolve("objects").toAbsolutePath());
+        if (!GitWalls.ownRepository(clone)) {
+          clone = root.resolve(".repos").resolve(ant);
+          borrowed = List.of();
+        }
         if (!Files.exists(clone.resolve(".git"))) {
           return new BranchHead(null, null, 0, List.of(), fetchRef);
         }
-        // The ant's clone is the ant's (read-write in its sandbox): the worker runs no git there.
-        // Its branch is fetched (through upload-pack in the ant's walls) into a repository of the
-        // worker's own on this host, which fetches the remote and pushes the branch to it.
-        dir = root.resolve(".publish").resolve(ant + ".git");
         if (!Files.exists(dir.resolve("HEAD"))) {
           Files.createDirectories(dir);
           git.check(dir, "init", "--quiet", "--bare");
+          // The ant's repository borrows these objects: none is ever pruned.
+          git.check(dir, "config", "gc.pruneExpire", "never");
         }
         if (!git.run(dir, "remote", "set-url", "origin", url).ok()) {
           git.check(dir, "remote", "add", "origin", url);
         }
         git.check(dir, "fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/remotes/origin/*");
         target = "refs/remotes/origin/" + repo.target();
-        if (!fetchFromAnt(repo, dir, ant, clone, List.of(), branch, approved)) {
+        if (!fetchFromAnt(repo, dir, ant, clone, borrowed, branch, approved)) {
           return new BranchHead(null, null, 0, List.of(), fetchRef);
         }
       } else {
@@ -1028,9 +1036,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
     Path dir = workspaces.prepare(resolved);
     boolean url = resolved.workspace().repo().contains("://") || resolved.workspace().repo().startsWith("git@");
     if (url) {
-      if (!handLanded(resolved, dir, landedTo)) {
-        return sync(spec, resolved, dir, git, landedFrom, landedTo); // an older layout: as before
-      }
+      handLanded(resolved, dir, landedTo);
     }
     // The ant's repository is the ant's: git runs there inside its walls, where whatever it
     // configured (hooks, filters, fsmonitor, an editor) runs as the ant, not as the worker.
@@ -1044,18 +1050,18 @@ public final class MergeActivitiesImpl implements MergeActivities {
   }
 
   /**
-   * A URL repository's ant: the landed commit is handed to its clone from the host's publishing
-   * repository (which fetches the remote; the worker runs no git in the ant's clone), pushed
-   * through {@code git receive-pack} in the ant's walls to its {@code refs/remotes/origin/<target>}.
-   * False when there is no publishing repository here (nothing was published from this host).
+   * A URL repository's ant: the landed commit is handed to its repository from the worker's
+   * mirror of the remote (fetched when it lacks the commit; the worker runs no git in the ant's
+   * repository), pushed through {@code git receive-pack} in the ant's walls to its
+   * {@code refs/remotes/origin/<target>}. Nothing when there is nothing to hand (the walled sync
+   * then says the commit is not there).
    */
-  private boolean handLanded(AntSpec resolved, Path workspace, String landedTo) throws IOException, InterruptedException {
+  private void handLanded(AntSpec resolved, Path workspace, String landedTo) throws IOException, InterruptedException {
     Path root = workspace.toAbsolutePath().getParent();
-    Path clone = root.resolve(".repos").resolve(resolved.name());
-    Path publish = root.resolve(".publish").resolve(resolved.name() + ".git");
-    if (!Files.exists(publish.resolve("HEAD")) || !GitWalls.ownRepository(clone) || landedTo == null
+    Path publish = dev.colony.workspace.impl.WorkspaceActivitiesImpl.mirror(root, resolved.name());
+    if (!Files.exists(publish.resolve("HEAD")) || !GitWalls.ownRepository(workspace) || landedTo == null
         || !landedTo.matches("[0-9a-fA-F]{40,64}")) {
-      return false;
+      return;
     }
     if (!hasCommit(publish, landedTo)) {
       git.run(publish, "fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/remotes/origin/*");
@@ -1063,16 +1069,15 @@ public final class MergeActivitiesImpl implements MergeActivities {
     if (hasCommit(publish, landedTo)) {
       String target = resolved.merge() != null ? resolved.merge().target() : MergeRepo.DEFAULT_TARGET;
       git.run(publish, Map.of(), Git.TIMEOUT, List.of("-c", "protocol.file.allow=always", "push", "--quiet",
-          "--force", "--no-verify", "--receive-pack=" + GitWalls.receivePack(resolved.name(), clone.toAbsolutePath()),
-          "file://" + clone.toAbsolutePath(), landedTo + ":refs/remotes/origin/" + target));
+          "--force", "--no-verify", "--receive-pack=" + GitWalls.receivePack(resolved.name(),
+              workspace.toAbsolutePath(), List.of(publish.resolve("objects").toAbsolutePath())),
+          "file://" + workspace.toAbsolutePath(), landedTo + ":refs/remotes/origin/" + target));
     }
-    return true;
   }
 
   private String sync(AntSpec spec, AntSpec resolved, Path dir, Git git, String landedFrom, String landedTo)
       throws IOException, InterruptedException {
     String branch = resolved.workspace().branchOf(spec.name());
-    boolean url = resolved.workspace().repo().contains("://") || resolved.workspace().repo().startsWith("git@");
     Git.Result dirty = git.run(dir, "status", "--porcelain", "--untracked-files=no");
     if (!dirty.ok()) {
       // The ant's repository is the ant's: one its own config breaks is left to it, not retried.
@@ -1081,9 +1086,6 @@ public final class MergeActivitiesImpl implements MergeActivities {
     }
     if (!dirty.out().isBlank()) {
       return branch + " left as it is: its worktree has uncommitted changes";
-    }
-    if (url && !hasCommit(git, dir, landedTo)) {
-      git.run(dir, "fetch", "--quiet", "origin");
     }
     if (!hasCommit(git, dir, landedTo)) {
       return branch + " left as it is: the landed commit " + abbrev(landedTo) + " is not here";

@@ -146,10 +146,6 @@ public final class SessionActivitiesImpl implements SessionActivities {
     }
     String prompt = PromptBuilder.build(spec, request.session(), request.messages(), request.issue(),
         request.whispers(), request.task());
-    // With a task: where its work begins (kept by the ant from its first session), else HEAD now.
-    // A rework's session: its work is read from HEAD now, for the head it leaves (what a review approves).
-    String taskBase = request.task() == null ? (request.reworkItem() == null ? null : TaskWorkReader.head(Path.of(workspace)))
-        : request.task().baseCommit() != null ? request.task().baseCommit() : TaskWorkReader.head(Path.of(workspace));
     long heartbeatTimeout = Math.max(2, spec.heartbeatTimeoutSeconds());
     // Heartbeats are throttled to 0.8 x the timeout; beating at a quarter keeps us well inside.
     Duration interval = Duration.ofMillis(Math.max(500, heartbeatTimeout * 1000 / 4));
@@ -188,26 +184,35 @@ public final class SessionActivitiesImpl implements SessionActivities {
               return dev.colony.sandbox.channel.ColonyChannel.open(who,
                   new dev.colony.sandbox.channel.TemporalChannelColony(activity.getWorkflowClient(), who));
             });
-    if (walls.refusal() != null) {
-      // Fail closed: without its walls the session does not run. A human fixes the machine (or
-      // sets sandbox: off on purpose) and resumes the ant.
-      log.warn("{}: session {} not started: {}", spec.name(), request.session(), walls.refusal());
-      return SessionResult.of(Outcome.SANDBOX, walls.refusal());
-    }
-    if (spec.workspace() != null && spec.workspace().repo() != null) {
-      dev.colony.sandbox.GitWalls.refreshOrigin(walls.confinement(), Path.of(workspace).toAbsolutePath());
-    }
-    SessionContext ctx = new SessionContext(spec, request.session(), prompt,
-        Path.of(workspace), env, transcript,
-        Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec, request.resumeConversation()),
-        // Waiting for a human's answer is not silence: the watchdog is held meanwhile.
-        new ToolGate(spec, request.session(), r -> guard.holding(() -> confirmer.confirm(r)), secrets),
-        new Narrator(spec, chat, console, keyPrefix), guard, overseer, walls.confinement());
-    log.info("{}: session {} starting (attempt {}, {})", spec.name(), request.session(),
-        activity.getInfo().getAttempt(), walls.confinement().describe());
     var ended = new java.util.concurrent.atomic.AtomicBoolean();
-    announceLater(activity, request.session(), ended, ANNOUNCE_AFTER.toMillis());
     try {
+      if (walls.refusal() != null) {
+        // Fail closed: without its walls the session does not run. A human fixes the machine (or
+        // sets sandbox: off on purpose) and resumes the ant.
+        log.warn("{}: session {} not started: {}", spec.name(), request.session(), walls.refusal());
+        return SessionResult.of(Outcome.SANDBOX, walls.refusal());
+      }
+      if (spec.workspace() != null && spec.workspace().repo() != null
+          && !spec.workspace().repo().contains("://") && !spec.workspace().repo().startsWith("git@")) {
+        // A URL repository's ant got the remote's branches when its workspace was prepared.
+        dev.colony.sandbox.GitWalls.refreshOrigin(walls.confinement(), Path.of(workspace).toAbsolutePath());
+      }
+      // With a task: where its work begins (kept by the ant from its first session), else HEAD now.
+      // A rework's session: its work is read from HEAD now, for the head it leaves (what a review
+      // approves). Read in the session's walls: the repository is the ant's.
+      String taskBase = request.task() == null
+          ? (request.reworkItem() == null ? null : TaskWorkReader.head(walls.confinement(), Path.of(workspace)))
+          : request.task().baseCommit() != null ? request.task().baseCommit()
+          : TaskWorkReader.head(walls.confinement(), Path.of(workspace));
+      SessionContext ctx = new SessionContext(spec, request.session(), prompt,
+          Path.of(workspace), env, transcript,
+          Duration.ofSeconds(spec.sessionTimeoutSeconds()), interval, new HeartbeatProgress(activity, spec, request.resumeConversation()),
+          // Waiting for a human's answer is not silence: the watchdog is held meanwhile.
+          new ToolGate(spec, request.session(), r -> guard.holding(() -> confirmer.confirm(r)), secrets),
+          new Narrator(spec, chat, console, keyPrefix), guard, overseer, walls.confinement());
+      log.info("{}: session {} starting (attempt {}, {})", spec.name(), request.session(),
+          activity.getInfo().getAttempt(), walls.confinement().describe());
+      announceLater(activity, request.session(), ended, ANNOUNCE_AFTER.toMillis());
       SessionResult raw = engine.run(ctx);
       // The result goes into history: keep secret values an agent may have echoed out of it.
       SessionResult result = new SessionResult(raw.outcome(), secrets.redact(raw.detail()),

@@ -98,7 +98,8 @@ final class TaskWorkReader {
     return new TaskWork(b, base, head, commits, changed, added, removed, files);
   }
 
-  private static String head(dev.colony.sandbox.Confinement walls, Path workspace) {
+  /** HEAD of the workspace, read by git inside {@code walls} (null: on the worker); null when it has none. */
+  static String head(dev.colony.sandbox.Confinement walls, Path workspace) {
     String out = git(walls, workspace, "rev-parse", "--verify", "--quiet", "HEAD");
     return out == null || out.isBlank() ? null : out.strip();
   }

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
  * branch is recreated from the remote's copy when there is one.
  */
 public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(WorkspaceActivitiesImpl.class);
   /** What a host name may look like (it names a task queue and shows in status). */
   public static final java.util.regex.Pattern HOST_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
 
@@ -98,31 +99,212 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
     if (!url) {
       return ownRepository(spec, Path.of(ws.repo()), dir, branch);
     }
-    if (Files.exists(dir.resolve(".git"))) {
+    return urlRepository(spec, ws.repo(), root, dir, branch);
+  }
+
+  /**
+   * A URL repository's ant works in a repository of its own, like a local repository's: its refs,
+   * its objects, borrowing those of the worker's mirror of the remote ({@code <root>/.publish/<ant>.git},
+   * see {@link #mirror}) through its alternates. The URL and its credentials stay in the mirror,
+   * which the ant never sees (its walls bind the mirror's objects only, read-only); the ant's
+   * {@code origin} is the URL without credentials. Before each session the worker fetches the
+   * remote into the mirror and hands the remote's branches to the ant's {@code refs/remotes/origin/}
+   * through {@code git receive-pack} in the ant's walls: the worker runs no git in the ant's
+   * repository once the ant has it. A workspace of the layout before (a worktree of a clone
+   * {@code <root>/.repos/<ant>} that held the URL) becomes such a repository in place: its branch,
+   * its files and its uncommitted changes stay, and the clone is removed.
+   */
+  private Path urlRepository(AntSpec spec, String url, Path root, Path dir, String branch)
+      throws IOException, InterruptedException {
+    Path mirror = mirror(root, spec.name());
+    Path dotGit = dir.resolve(".git");
+    boolean own = Files.isDirectory(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    boolean fetched = refreshMirror(mirror, url, own);
+    if (own) {
+      if (fetched) {
+        handOrigin(spec, mirror, dir);
+      }
       return dir; // in the ant's hands: nothing written into it (the identity comes in the environment)
     }
     Files.createDirectories(root);
-    Path repo = root.resolve(".repos").resolve(spec.name());
-    if (!Files.exists(repo.resolve(".git"))) {
-      Files.createDirectories(repo.getParent());
-      git(null, "clone", "--quiet", ws.repo(), repo.toString());
-    } else {
-      git(repo, "fetch", "--quiet", "origin");
+    Path made = dir.resolveSibling("." + dir.getFileName() + ".new");
+    deleteTree(made);
+    git(null, "init", "--quiet", made.toString());
+    Files.writeString(made.resolve(".git/objects/info/alternates"),
+        mirror.resolve("objects").toAbsolutePath() + "\n");
+    git(made, "fetch", "--quiet", "--no-tags", mirror.toAbsolutePath().toString(),
+        "+refs/remotes/origin/*:refs/remotes/origin/*");
+    git(made, "remote", "add", "origin", withoutCredentials(url));
+    String start = null;
+    Path old = root.resolve(".repos").resolve(spec.name());
+    if (Files.isDirectory(old.resolve(".git"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      // The layout before: the ant's branch (its commits, published or not) is in its old clone,
+      // which is the ant's: fetched through upload-pack in the ant's walls.
+      Result r = run(made, List.of("-c", "protocol.file.allow=always", "fetch", "--quiet", "--no-tags",
+          "--upload-pack=" + antsGit(spec, "upload-pack", old, List.<Path>of()),
+          "file://" + old.toAbsolutePath(), "+refs/heads/" + branch + ":refs/heads/" + branch));
+      if (r.exit == 0) {
+        start = revParse(made, "refs/heads/" + branch);
+      }
     }
-    if (Files.exists(dir) && isEmptyDir(dir)) {
-      Files.delete(dir);
+    if (start == null && revParse(mirror, "refs/heads/" + branch) != null) {
+      // Published from this host before (the workspace was lost since): the ant's last published work.
+      git(made, "fetch", "--quiet", "--no-tags", mirror.toAbsolutePath().toString(),
+          "+refs/heads/" + branch + ":refs/heads/" + branch);
+      start = revParse(made, "refs/heads/" + branch);
     }
-    git(repo, "worktree", "prune");
-    if (branchExists(repo, branch)) {
-      git(repo, "worktree", "add", "--quiet", dir.toString(), branch);
-    } else if (remoteBranchExists(repo, branch)) {
+    boolean tracking = false;
+    if (start == null) {
       // The ant worked elsewhere before (its host died): carry on from what it pushed.
-      git(repo, "worktree", "add", "--quiet", "--track", "-b", branch, dir.toString(), "origin/" + branch);
-    } else {
-      git(repo, "worktree", "add", "--quiet", "-b", branch, dir.toString());
+      start = revParse(made, "refs/remotes/origin/" + branch);
+      tracking = start != null;
     }
+    String defaultBranch = defaultBranch(mirror);
+    if (start == null && defaultBranch != null) {
+      start = revParse(made, "refs/remotes/origin/" + defaultBranch);
+    }
+    if (start != null) {
+      git(made, "update-ref", "refs/heads/" + branch, start);
+    }
+    git(made, "symbolic-ref", "HEAD", "refs/heads/" + branch);
+    if (tracking) {
+      git(made, "config", "branch." + branch + ".remote", "origin");
+      git(made, "config", "branch." + branch + ".merge", "refs/heads/" + branch);
+    }
+    if (defaultBranch != null && !defaultBranch.equals(branch)
+        && revParse(made, "refs/remotes/origin/" + defaultBranch) != null) {
+      // The remote's default branch by its name (`git rebase main`), as origin's as of the last session.
+      git(made, "symbolic-ref", "refs/heads/" + defaultBranch, "refs/remotes/origin/" + defaultBranch);
+    }
+    if (Files.isRegularFile(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      // A worktree of the old clone: its files stay, its git moves here.
+      Files.delete(dotGit);
+      Files.move(made.resolve(".git"), dotGit, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      deleteTree(made);
+      git(dir, "reset", "--quiet");
+    } else {
+      if (Files.exists(dir) && isEmptyDir(dir)) {
+        Files.delete(dir);
+      }
+      if (Files.exists(dir)) {
+        deleteTree(made);
+        throw ApplicationFailure.newNonRetryableFailure("the workspace " + dir
+            + " exists and is not a git repository: move it away", "GitFailed");
+      }
+      Files.move(made, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      if (start != null) {
+        git(dir, "checkout", "--quiet", "--force", branch);
+      }
+    }
+    // The old clone held the URL (its credentials) and was the ant's to write: gone.
+    deleteTree(old);
     configureIdentity(spec, dir);
     return dir;
+  }
+
+  /**
+   * The worker's own repository for an ant's URL repository on this host: a bare repository whose
+   * {@code origin} is the URL (with its credentials), holding the remote's branches under
+   * {@code refs/remotes/origin/} and the ant's published branch under {@code refs/heads/}. The ant
+   * never sees it but its objects (read-only); the merge queue publishes the ant's branch from it.
+   */
+  public static Path mirror(Path root, String ant) {
+    return root.resolve(".publish").resolve(ant + ".git");
+  }
+
+  /**
+   * Fetches the remote into the mirror (made when missing). A failed fetch of a mirror that exists
+   * is not the session's end when {@code tolerant} (the ant works on what it has: a network blip);
+   * false then.
+   */
+  private boolean refreshMirror(Path mirror, String url, boolean tolerant) throws IOException, InterruptedException {
+    if (!Files.exists(mirror.resolve("HEAD"))) {
+      Files.createDirectories(mirror);
+      git(mirror, "init", "--quiet", "--bare");
+      // The ant's repository borrows these objects (its alternates): none is ever pruned.
+      git(mirror, "config", "gc.pruneExpire", "never");
+    }
+    if (run(mirror, List.of("remote", "set-url", "origin", url)).exit != 0) {
+      git(mirror, "remote", "add", "origin", url);
+    }
+    Result r = run(mirror, List.of("fetch", "--quiet", "--prune", "--no-tags", "origin",
+        "+refs/heads/*:refs/remotes/origin/*"));
+    if (r.exit == 0) {
+      return true;
+    }
+    if (!tolerant) {
+        throw ApplicationFailure.newNonRetryableFailure("git fetch of " + withoutCredentials(url) + " failed (exit "
+          + r.exit + "): " + withoutCredentials(r.output.strip()), "GitFailed");
+    }
+    log.warn("workspace: fetching the remote failed; the ant works on what it has: {}",
+        secrets.redact(dev.colony.text.Printable.of(withoutCredentials(r.output.strip()))));
+    return false;
+  }
+
+  /** The remote's default branch (what its HEAD names), or null when it cannot tell. */
+  private static String defaultBranch(Path mirror) throws IOException, InterruptedException {
+    Result r = run(mirror, List.of("ls-remote", "--symref", "origin", "HEAD"));
+    if (r.exit == 0) {
+      for (String line : r.output.split("\n")) {
+        if (line.startsWith("ref: refs/heads/") && line.endsWith("\tHEAD")) {
+          return line.substring("ref: refs/heads/".length(), line.length() - "\tHEAD".length());
+        }
+      }
+    }
+    for (String guess : List.of("main", "master")) {
+      if (revParse(mirror, "refs/remotes/origin/" + guess) != null) {
+        return guess;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Hands the mirror's copy of the remote's branches to the ant's {@code refs/remotes/origin/}:
+   * pushed through {@code git receive-pack} in the ant's walls (its repository, its config: what
+   * they name runs as the ant), with the mirror's objects read-only there. A failure is the ant's
+   * to see (it broke its own repository): logged, and the session runs.
+   */
+  private void handOrigin(AntSpec spec, Path mirror, Path dir) throws IOException, InterruptedException {
+    String ant = spec.name();
+    String receive;
+    try {
+      receive = antsGit(spec, "receive-pack", dir, List.of(mirror.resolve("objects").toAbsolutePath()));
+    } catch (IOException noWalls) {
+      log.warn("workspace: {}'s repository did not get the remote's branches: {}", ant, noWalls.getMessage());
+      return;
+    }
+    Result r = run(mirror, List.of("-c", "protocol.file.allow=always", "push", "--quiet", "--force", "--prune",
+        "--no-verify", "--receive-pack=" + receive, "file://" + dir.toAbsolutePath(),
+        "+refs/remotes/origin/*:refs/remotes/origin/*"));
+    if (r.exit != 0) {
+      log.warn("workspace: {}'s repository did not take the remote's branches: {}", ant,
+          secrets.redact(dev.colony.text.Printable.of(withoutCredentials(r.output.strip()))));
+    }
+  }
+
+  /**
+   * The command that runs git's {@code program} (upload-pack, receive-pack) in the ant's
+   * repository {@code dir}: inside the ant's walls, or plain for an ant with {@code sandbox: off}
+   * (it has the worker's powers anyway). Fails when walls are due and this worker cannot make them.
+   */
+  private static String antsGit(AntSpec spec, String program, Path dir, List<Path> readOnly) throws IOException {
+    if (dev.colony.spec.SandboxSpec.of(spec).off()) {
+      return "git " + String.join(" ", dev.colony.sandbox.GitWalls.SAFE_CONFIG) + " " + program;
+    }
+    return program.equals("receive-pack")
+        ? dev.colony.sandbox.GitWalls.receivePack(spec.name(), dir.toAbsolutePath(), readOnly)
+        : dev.colony.sandbox.GitWalls.uploadPack(spec.name(), dir.toAbsolutePath(), readOnly);
+  }
+
+  private static final java.util.regex.Pattern CREDENTIALS = java.util.regex.Pattern.compile("://[^/@\\s]*@");
+
+  /**
+   * The URL without its credentials ({@code https://user:token@host/x} becomes {@code https://host/x});
+   * in any text, each URL's. {@code git@host:path} stays: its key is the worker's, not in the URL.
+   */
+  public static String withoutCredentials(String text) {
+    return CREDENTIALS.matcher(text).replaceAll("://");
   }
 
   /**
@@ -262,8 +444,8 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
     if (r.exit != 0) {
       // A bad repository path or URL will not fix itself: fail without retries. The message may
       // hold a URL with a token: the worker's failure converter masks it on the way out.
-      throw ApplicationFailure.newNonRetryableFailure(
-          "git " + String.join(" ", args) + " failed (exit " + r.exit + "): " + r.output.strip(), "GitFailed");
+      throw ApplicationFailure.newNonRetryableFailure(withoutCredentials(
+          "git " + String.join(" ", args) + " failed (exit " + r.exit + "): " + r.output.strip()), "GitFailed");
     }
   }
 

@@ -16,6 +16,7 @@ import dev.colony.merge.RebaseResult;
 import dev.colony.merge.TargetUpdate;
 import dev.colony.merge.TestRun;
 import dev.colony.sandbox.Bubblewrap;
+import dev.colony.sandbox.GitWalls;
 import dev.colony.sandbox.SessionWalls;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.Autonomy;
@@ -97,7 +98,12 @@ class GitWallsTest {
 
   /** Prepares the ant's workspace and runs {@code script} as its session, in its sandbox; its output. */
   private String session(String ant, String script) throws Exception {
-    AntSpec spec = spec(ant, script);
+    return session(spec(ant, script));
+  }
+
+  /** The same for an ant of any spec (a URL repository's, say). */
+  private String session(AntSpec spec) throws Exception {
+    String ant = spec.name();
     Path ws = workspaces.prepare(spec);
     Map<String, String> worker = new LinkedHashMap<>(System.getenv());
     Map<String, String> vars = Map.of("COLONY_ANT", ant, "COLONY_COLONY", "c");
@@ -107,7 +113,9 @@ class GitWallsTest {
     try (SessionWalls walls = SessionWalls.of(spec, ws.toAbsolutePath(), worker, vars, List.of(transcript.getParent()),
         "gitwalls-" + System.nanoTime())) {
       assertNull(walls.refusal());
-      dev.colony.sandbox.GitWalls.refreshOrigin(walls.confinement(), ws.toAbsolutePath()); // as a session starts
+      if (!spec.workspace().repo().contains("://")) {
+        dev.colony.sandbox.GitWalls.refreshOrigin(walls.confinement(), ws.toAbsolutePath()); // as a session starts
+      }
       new CommandEngine().run(new SessionContext(spec, 1, "p", ws, worker, transcript, Duration.ofSeconds(90),
           Duration.ofMillis(100), Progress.NONE, null, null, dev.colony.engine.SessionGuard.of(spec),
           dev.colony.engine.OverseerFeed.NONE, walls.confinement()));
@@ -323,9 +331,10 @@ class GitWallsTest {
     String url = shared.toUri().toString(); // file:///...: a URL, so the ant has a clone of its own
     Path ws = workspaces.prepare(spec("a", "", url));
     String head = MergeActivitiesImplTest.commit(ws, "a.txt", "a\n", "a's work");
-    // What the ant can write in its clone (read-write in its sandbox): programs git runs to fetch
-    // and push, and a hook.
-    Path clone = root.resolve(".repos/a");
+    // What the ant can write in its repository (read-write in its sandbox): programs git runs to
+    // fetch and push, and a hook.
+    Path clone = ws;
+    assertFalse(Files.exists(root.resolve(".repos")), "no clone holding the URL");
     String m = markers.toString();
     Files.writeString(clone.resolve(".git/config"), Files.readString(clone.resolve(".git/config"))
         + "[remote \"origin\"]\n\tuploadpack = touch " + m + "/uploadpack; git-upload-pack\n"
@@ -337,6 +346,7 @@ class GitWallsTest {
     BranchHead b = null;
     RuntimeException failed = null;
     try {
+      workspaces.prepare(spec("a", "", url)); // as the next session starts: the remote's branches handed over
       b = merge.publishBranch(repo, "a", "colony/a", null, null);
     } catch (RuntimeException e) {
       failed = e;
@@ -363,5 +373,57 @@ class GitWallsTest {
     try (var files = Files.list(markers)) {
       assertEquals(List.of(), files.toList(), "nothing the ant's clone names ran on the worker (" + synced + ")");
     }
+  }
+
+  @Test
+  void aUrlRepositorysAntSeesNeitherItsUrlNorTheMirrorButGetsTheRemotesBranches() throws Exception {
+    String url = shared.toUri().toString();
+    Path mirror = root.resolve(".publish/a.git");
+    String script = "cd \"$PWD\"; cat " + mirror + "/config && echo DOOR-mirror-config; "
+        + "ls " + mirror + "/objects >/dev/null && echo OBJECTS-READABLE; "
+        + "touch " + mirror + "/objects/x && echo DOOR-mirror-write; "
+        + "git config --get remote.origin.url; "
+        + "echo ORIGIN-MAIN $(git rev-parse origin/main); git log -1 --format=%s; echo END";
+    AntSpec spec = spec("a", script, url);
+    String first = session(spec);
+    assertTrue(first.contains("END") && first.contains("OBJECTS-READABLE") && !first.contains("DOOR-"), first);
+    assertTrue(first.contains("ORIGIN-MAIN " + sharedRef("refs/heads/main")), first);
+    assertTrue(first.contains("\n" + MergeActivitiesImplTest.git(shared, "log", "-1", "--format=%s", "main") + "\nEND"),
+        "the ant's history reads through the mirror's objects: " + first);
+    assertTrue(Files.exists(mirror.resolve("config")), "the worker's mirror is there, outside the walls");
+
+    // Someone lands on the remote: the next session starts with it as origin/main.
+    Path other = tmp.resolve("other");
+    MergeActivitiesImplTest.git(tmp, "clone", "-q", shared.toString(), other.toString());
+    String landed = MergeActivitiesImplTest.commit(other, "b.txt", "b\n", "landed elsewhere");
+    MergeActivitiesImplTest.git(other, "push", "-q", "origin", "HEAD:main");
+    String second = session(spec);
+    assertTrue(second.contains("ORIGIN-MAIN " + landed), second);
+  }
+
+  @Test
+  void aUrlWorkspaceOfTheLayoutBeforeBecomesARepositoryOfItsOwnKeepingItsWork() throws Exception {
+    String url = shared.toUri().toString();
+    Path clone = root.resolve(".repos/a");
+    Path ws = root.resolve("a");
+    Files.createDirectories(root.resolve(".repos"));
+    MergeActivitiesImplTest.git(root, "clone", "-q", url, clone.toString());
+    MergeActivitiesImplTest.git(clone, "worktree", "add", "-q", "-b", "colony/a", ws.toString());
+    String head = MergeActivitiesImplTest.commit(ws, "a.txt", "a\n", "a's work, never published");
+    Files.writeString(ws.resolve("a.txt"), "a, changed\n");
+    Files.writeString(ws.resolve("new.txt"), "untracked\n");
+
+    assertEquals(ws, workspaces.prepare(spec("a", "", url)));
+    assertTrue(GitWalls.ownRepository(ws), "a repository of its own");
+    assertFalse(Files.exists(clone), "the clone that held the URL is gone");
+    assertEquals(head, MergeActivitiesImplTest.git(ws, "rev-parse", "HEAD"));
+    assertEquals("colony/a", MergeActivitiesImplTest.git(ws, "rev-parse", "--abbrev-ref", "HEAD"));
+    assertEquals("a, changed\n", Files.readString(ws.resolve("a.txt")));
+    assertEquals("untracked\n", Files.readString(ws.resolve("new.txt")));
+    assertEquals(url, MergeActivitiesImplTest.git(ws, "config", "--get", "remote.origin.url"));
+    // And its work publishes from there.
+    MergeRepo repo = new MergeRepo("c", "app", url, "main", LandMode.REBASE, List.of(), 60, true, false, 3, 3600,
+        colony.toString(), colony.resolve(".colony/merge/app").toString(), null, null, null, null);
+    assertEquals(head, merge.publishBranch(repo, "a", "colony/a", null, null).head());
   }
 }

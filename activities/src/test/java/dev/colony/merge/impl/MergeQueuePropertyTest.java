@@ -250,7 +250,7 @@ class MergeQueuePropertyTest {
       for (String ant : ANTS) {
         Path a;
         if (remote) {
-          a = colony.resolve(".colony/workspaces/.repos").resolve(ant); // where PublishBranch looks
+          a = colony.resolve(".colony/workspaces").resolve(ant); // a URL repository's ant: a repository of its own
           Files.createDirectories(a.getParent());
           gitOk(dir, "clone", "-q", location, a.toString());
           gitOk(a, "checkout", "-q", "-b", "colony/" + ant, "origin/main");

@@ -134,4 +134,15 @@ class WorkspaceActivitiesImplTest {
     assertEquals("colony/worker-ant", git(w, "rev-parse", "--abbrev-ref", "HEAD"));
     assertEquals(git(seed, "rev-parse", "main"), git(w, "rev-parse", "HEAD"));
   }
+
+  @Test
+  void aUrlsCredentialsStayWithTheWorker() {
+    assertEquals("https://github.com/o/r.git",
+        WorkspaceActivitiesImpl.withoutCredentials("https://x-access-token:ghp_secret@github.com/o/r.git"));
+    assertEquals("https://github.com/o/r.git", WorkspaceActivitiesImpl.withoutCredentials("https://tok@github.com/o/r.git"));
+    assertEquals("git@github.com:o/r.git", WorkspaceActivitiesImpl.withoutCredentials("git@github.com:o/r.git"));
+    assertEquals("file:///tmp/r.git", WorkspaceActivitiesImpl.withoutCredentials("file:///tmp/r.git"));
+    assertEquals("fatal: could not read https://github.com/x: denied",
+        WorkspaceActivitiesImpl.withoutCredentials("fatal: could not read https://u:p@github.com/x: denied"));
+  }
 }
