@@ -88,7 +88,7 @@ public final class GitWalls {
       throw new IOException("git on an ant's repository runs in its walls, and this worker cannot make them: "
           + probe.problem());
     }
-    Path home = Path.of(System.getProperty("java.io.tmpdir"), "colony-git-walls", Bubblewrap.hostname(ant));
+    Path home = privateDir().resolve("git-" + Bubblewrap.hostname(ant));
     Bubblewrap walls = new Bubblewrap(new Bubblewrap.Walls(ant, workspace, home, readOnly, List.of(), false, null),
         Map.of());
     cmd.addAll(walls.arguments(workspace));
@@ -115,7 +115,86 @@ public final class GitWalls {
       return null;
     }
     Path home = scratch.resolveSibling(scratch.getFileName() + ".home");
-    return new Bubblewrap(new Bubblewrap.Walls(queue, scratch, home, readOnly, List.of(), networkOpen, null), env);
+    return new Bubblewrap(new Bubblewrap.Walls(queue, scratch, home, readOnly, List.of(), networkOpen, null), env,
+        maskedConfigs(readOnly));
+  }
+
+  /**
+   * For each git directory in {@code gitDirs} that has a config: a read-only bind of a copy that
+   * keeps only what git needs to read the repository (its format version, bare, its extensions)
+   * over it. A repository's config can hold what an ant must not read (a remote's URL with its
+   * token: a URL repository's scratch clone, a shared repository with {@code push: true}), and
+   * nothing the ant does there needs the rest.
+   */
+  public static List<Bubblewrap.Bind> maskedConfigs(List<Path> gitDirs) {
+    List<Bubblewrap.Bind> binds = new ArrayList<>();
+    for (Path dir : gitDirs) {
+      Path config = dir.resolve("config");
+      if (!Files.isRegularFile(config, LinkOption.NOFOLLOW_LINKS)) {
+        continue;
+      }
+      try {
+        binds.add(new Bubblewrap.Bind(masked(config), config.toAbsolutePath().toString(), false));
+      } catch (IOException e) {
+        // Not readable here: nor inside. Hide it wholly rather than show it.
+        binds.add(new Bubblewrap.Bind(Path.of("/dev/null"), config.toAbsolutePath().toString(), false));
+      }
+    }
+    return binds;
+  }
+
+  private static final java.util.regex.Pattern KEPT = java.util.regex.Pattern.compile(
+      "^(core\\.repositoryformatversion|core\\.bare|extensions\\.[A-Za-z0-9-]+)$");
+
+  /** The masked copy of {@code config}, in a directory of this worker's own (one file per content). */
+  private static Path masked(Path config) throws IOException {
+    StringBuilder core = new StringBuilder("[core]\n");
+    StringBuilder extensions = new StringBuilder();
+    Process p = new ProcessBuilder("git", "config", "--file", config.toString(), "--null", "--list")
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    p.getOutputStream().close();
+    String out = new String(p.getInputStream().readNBytes(1 << 20), java.nio.charset.StandardCharsets.UTF_8);
+    try {
+      if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+        p.destroyForcibly();
+        throw new IOException("git config cannot read " + config);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    }
+    for (String entry : out.split("\0")) {
+      int nl = entry.indexOf('\n');
+      String key = nl < 0 ? entry : entry.substring(0, nl);
+      String value = nl < 0 ? "true" : entry.substring(nl + 1);
+      if (!KEPT.matcher(key).matches() || !value.matches("[A-Za-z0-9._-]{1,40}")) {
+        continue;
+      }
+      String name = key.substring(key.indexOf('.') + 1);
+      (key.startsWith("core.") ? core : extensions).append('\t').append(name).append(" = ").append(value).append('\n');
+    }
+    String text = core + (extensions.isEmpty() ? "" : "[extensions]\n" + extensions);
+    Path dir = privateDir();
+    Path file = dir.resolve("config-" + Integer.toHexString(text.hashCode()) + "-" + text.length());
+    if (!Files.exists(file) || !Files.readString(file).equals(text)) {
+      Path tmp = Files.createTempFile(dir, "config", ".tmp");
+      Files.writeString(tmp, text);
+      Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+    return file;
+  }
+
+  private static Path privateDir;
+
+  /** A directory only this worker's user can read, made once per worker (no name another user can take first). */
+  static synchronized Path privateDir() throws IOException {
+    if (privateDir == null || !Files.isDirectory(privateDir)) {
+      privateDir = Files.createTempDirectory("colony-walls-",
+          java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+              java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+      privateDir.toFile().deleteOnExit();
+    }
+    return privateDir;
   }
 
   /** Why walls cannot be made on this machine (with the fix), or null when they can. */

@@ -220,7 +220,7 @@ public final class SessionWalls implements AutoCloseable {
       env.putAll(proxyVariables(allow));
     }
     ColonyChannel opened = null;
-    List<Bubblewrap.Bind> binds = new ArrayList<>();
+    List<Bubblewrap.Bind> binds = new ArrayList<>(GitWalls.maskedConfigs(sharedGitDirs(spec)));
     if (channel != null) {
       try {
         opened = channel.open();
@@ -447,6 +447,15 @@ public final class SessionWalls implements AutoCloseable {
    * objects of the worker's mirror of the remote: its {@code objects/} only, read-only (the mirror's
    * config holds the URL and its credentials).
    */
+  /** The shared repository's git directory of a local repository's ant (its config masked inside); none else. */
+  static List<Path> sharedGitDirs(AntSpec spec) {
+    if (spec.workspace() == null || spec.workspace().repo() == null || spec.workspace().repo().contains("://")
+        || spec.workspace().repo().startsWith("git@")) {
+      return List.of();
+    }
+    return List.of(GitWalls.sharedGitDir(Path.of(spec.workspace().repo()).toAbsolutePath().normalize()));
+  }
+
   static void gitDirs(AntSpec spec, Path workspace, List<Path> readOnly, List<Path> writable) {
     if (spec.workspace() == null || spec.workspace().repo() == null) {
       return;

@@ -426,4 +426,32 @@ class GitWallsTest {
         colony.toString(), colony.resolve(".colony/merge/app").toString(), null, null, null, null);
     assertEquals(head, merge.publishBranch(repo, "a", "colony/a", null, null).head());
   }
+
+  @Test
+  void theSharedRepositorysConfigIsMaskedForTheAntAndTheQueuesTest() throws Exception {
+    // A shared repository whose config holds a token (its origin, for push: true).
+    MergeActivitiesImplTest.git(shared, "config", "remote.origin.url", "https://x-access-token:tokenInConfig42@example.com/app.git");
+    MergeActivitiesImplTest.git(shared, "config", "colony.note", "tokenInConfig42");
+    String s = GitWalls.sharedGitDir(shared).toString();
+    String out = session("a", "cat " + s + "/config; git -C " + s + " config --list; "
+        + "git fetch -q origin && echo FETCHED; git log -1 --format=%s origin/main; "
+        + COMMIT + "echo END");
+    assertTrue(out.contains("FETCHED") && out.contains("END"), out);
+    assertFalse(out.contains("tokenInConfig42"), out);
+    assertTrue(out.contains("repositoryformatversion"), "git still reads the repository: " + out);
+
+    String test = "#!/bin/sh\ncat " + s + "/config; cat .git 2>/dev/null; git config --list; exit 0\n";
+    session("a", "printf '%s' '" + test.replace("'", "'\\''") + "' > test.sh; chmod +x test.sh; git add test.sh; "
+        + COMMIT + "echo END");
+    MergeRepo repo = repo(List.of("./test.sh"), null, List.of());
+    BranchHead b = merge.publishBranch(repo, "a", "colony/a", null, null);
+    String t = merge.prepareScratch(repo);
+    RebaseResult r = merge.rebase(repo, b, t, "work");
+    TestRun run = merge.runTests(repo, r.head());
+    assertTrue(run.passed(), run.tail());
+    assertTrue(run.tail().contains("repositoryformatversion"), run.tail());
+    assertFalse(run.tail().contains("tokenInConfig42"), run.tail());
+    // The worker's own git still reads the whole config.
+    assertEquals("tokenInConfig42", MergeActivitiesImplTest.git(shared, "config", "colony.note"));
+  }
 }
