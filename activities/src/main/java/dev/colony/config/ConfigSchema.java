@@ -307,6 +307,8 @@ public final class ConfigSchema {
               choice("test_sandbox", "The walls the test command runs in (it runs the tests as the ants left them): on (the default: no network, none of the worker's variables, no other workspace), open (the same with the host's network) or off (no walls, the worker's environment: trusted setups only).",
                   List.of("on", "open", "off")),
               key("test_secrets", Kind.LIST, "The worker's variables (names) the test command is given inside its walls, e.g. [NPM_TOKEN]."),
+              key("test_memory", Kind.SIZE, "The test run's memory limit in its walls (default 4g; off: none): a test that needs more is killed (exit 137)."),
+              key("test_processes", Kind.COUNT_OR_OFF, "The most processes and threads of the test run at once (default 4096; off: none)."),
               key("push", Kind.BOOLEAN, "Also update the target on the repository's origin remote (default false; always for a URL)."),
               key("review", Kind.BOOLEAN, "Work waits for a human's approval (its task approved, or colony merge approve) before it lands (default false)."),
               key("max_tries", Kind.INTEGER, "Reworks (a conflict or a red test) of one item before a human decides (default 3).")

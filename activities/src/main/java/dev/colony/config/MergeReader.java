@@ -86,6 +86,33 @@ final class MergeReader {
           r.problem("test_secrets", "invalid variable name '" + v + "': expected a name such as NPM_TOKEN");
         }
       }
+      long testMemory = 0;
+      if (r.has("test_memory")) {
+        String raw = r.raw("test_memory");
+        if ("off".equals(raw) || OverseerReader.SWITCH_OFF.contains(String.valueOf(raw))) {
+          testMemory = -1;
+        } else {
+          Long bytes = SandboxReader.size(raw);
+          if (bytes == null || bytes < SandboxReader.MIN_MEMORY) {
+            r.problem("test_memory", bytes == null
+                ? "invalid size '" + raw + "': expected a number with a unit, such as 512m or 8g (or off)"
+                : "at least 64m: " + raw + " is too little for a test run");
+          } else {
+            testMemory = bytes;
+          }
+        }
+      }
+      int testProcesses = 0;
+      if (r.has("test_processes")) {
+        String raw = r.raw("test_processes");
+        if ("off".equals(raw) || OverseerReader.SWITCH_OFF.contains(String.valueOf(raw))) {
+          testProcesses = -1;
+        } else if (raw != null && raw.matches("\\d{1,7}") && Integer.parseInt(raw) >= 16) {
+          testProcesses = Integer.parseInt(raw);
+        } else {
+          r.problem("test_processes", "expected a whole number of at least 16 (or off); found '" + raw + "'");
+        }
+      }
       boolean push = r.bool("push", false);
       boolean review = r.bool("review", false);
       Integer maxTries = r.wholeNumber("max_tries");
@@ -119,7 +146,7 @@ final class MergeReader {
           maxTries == null ? MergeRepo.DEFAULT_MAX_TRIES : maxTries,
           aging == null ? MergeRepo.DEFAULT_AGING_SECONDS : aging, colonyDir.toString(),
           colonyDir.resolve(".colony").resolve("merge").resolve(name).toString(), github, tokenVar, undeclared,
-          testSandbox, testSecrets));
+          testSandbox, testSecrets, testMemory, testProcesses));
     }
     return repos;
   }

@@ -107,15 +107,16 @@ public final class GitWalls {
   /**
    * Walls for the merge queue's test command in its scratch worktree: the scratch read-write, the
    * repository's git directory read-only, a private home and temp, no network (or the host's with
-   * {@code networkOpen}), exactly the environment given. Null when bubblewrap cannot make walls here.
+   * {@code networkOpen}), exactly the environment given, in {@code limits}' control groups (null:
+   * unlimited). Null when bubblewrap cannot make walls here.
    */
   public static Confinement forTest(String queue, Path scratch, List<Path> readOnly, boolean networkOpen,
-      Map<String, String> env) throws IOException {
+      Map<String, String> env, SessionLimits limits) throws IOException {
     if (!Bubblewrap.probe().works()) {
       return null;
     }
     Path home = scratch.resolveSibling(scratch.getFileName() + ".home");
-    return new Bubblewrap(new Bubblewrap.Walls(queue, scratch, home, readOnly, List.of(), networkOpen, null), env,
+    return new Bubblewrap(new Bubblewrap.Walls(queue, scratch, home, readOnly, List.of(), networkOpen, limits), env,
         maskedConfigs(readOnly));
   }
 

@@ -61,13 +61,14 @@ class MergeConfigTest {
         + "    - name: app\n      repo: ./repo\n      target: release/v2\n      land: squash\n      undeclared: everything\n"
         + "      test: [\"./test.sh\", \"--fast\"]\n      test_timeout: 90s\n      push: true\n      review: true\n"
         + "      max_tries: 5\n      aging: 30m\n      test_sandbox: open\n      test_secrets: [NPM_TOKEN]\n"
+        + "      test_memory: 8g\n      test_processes: off\n"
         + "    - name: lib\n      repo: bare.git\n      land: pull_request\n      github_repo: acme/lib\n"
         + "      test: ./test.sh && echo ok\n", ants);
     LoadedColony c = new ColonyLoader(ENV).loadDir(dir);
     String root = dir.toAbsolutePath().normalize().toString();
     MergeRepo app = new MergeRepo("c", "app", root + "/repo", "release/v2", LandMode.SQUASH,
         List.of("./test.sh", "--fast"), 90, true, true, 5, 1800, root, root + "/.colony/merge/app", null, null,
-        dev.colony.merge.Undeclared.EVERYTHING, "open", List.of("NPM_TOKEN"));
+        dev.colony.merge.Undeclared.EVERYTHING, "open", List.of("NPM_TOKEN"), 8L << 30, -1);
     MergeRepo lib = new MergeRepo("c", "lib", root + "/bare.git", "main", LandMode.PULL_REQUEST,
         List.of("/bin/sh", "-c", "./test.sh && echo ok"), 600, false, false, 3, 3600, root,
         root + "/.colony/merge/lib", "acme/lib", "GITHUB_TOKEN");
@@ -110,7 +111,7 @@ class MergeConfigTest {
     String e = errors("name: c\nmerge:\n  repos:\n"
         + "    - name: app\n      repo: ./repo\n      target: 'bad..name'\n      test_timeout: 25h\n"
         + "    - name: app\n      repo: ./bare.git\n      max_tries: 0\n      test_sandbox: maybe\n"
-        + "      test_secrets: ['not a name']\n"
+        + "      test_secrets: ['not a name']\n      test_memory: lots\n      test_processes: 3\n"
         + "    - name: again\n      repo: repo\n"
         + "    - name: 'no way'\n      repo: ./missing\n"
         + "    - name: plain\n      repo: ./plain\n      land: merge\n      undeclared: nothing\n"
@@ -125,6 +126,8 @@ class MergeConfigTest {
     assertTrue(e.contains("merge.repos[1].max_tries: expected a whole number greater than 0, found '0'"), e);
     assertTrue(e.contains("merge.repos[1].test_sandbox: invalid value 'maybe'"), e);
     assertTrue(e.contains("merge.repos[1].test_secrets: invalid variable name 'not a name'"), e);
+    assertTrue(e.contains("merge.repos[1].test_memory: invalid size 'lots'"), e);
+    assertTrue(e.contains("merge.repos[1].test_processes: expected a whole number of at least 16 (or off); found '3'"), e);
     assertTrue(e.contains("merge.repos[2].repo: this repository already has a queue ('app'): one queue per repository"), e);
     assertTrue(e.contains("merge.repos[3].name: invalid queue name 'no way'"), e);
     assertTrue(e.contains("merge.repos[3].repo: no such directory: "), e);

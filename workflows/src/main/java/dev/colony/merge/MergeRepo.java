@@ -28,15 +28,23 @@ import java.util.List;
  *     network, no worker environment), {@code open} (the same with the host's network) or {@code off}
  *     (no walls: the worker's environment, as a trusted setup chooses)
  * @param testSecrets the worker's variables the test command is given inside its walls (names)
+ * @param testMemoryBytes the test run's memory limit in its walls ({@link #DEFAULT_TEST_MEMORY} for
+ *     0, as in histories from before the key; negative: none)
+ * @param testProcesses the most processes and threads of the test run at once
+ *     ({@link #DEFAULT_TEST_PROCESSES} for 0; negative: none)
  */
 public record MergeRepo(String colony, String name, String repo, String target, LandMode land, List<String> test,
     long testTimeoutSeconds, boolean push, boolean review, int maxTries, long agingSeconds, String colonyDir,
     String scratchDir, String githubRepo, String githubTokenVar, Undeclared undeclared, String testSandbox,
-    List<String> testSecrets) {
+    List<String> testSecrets, long testMemoryBytes, int testProcesses) {
   public static final String DEFAULT_TARGET = "main";
   public static final long DEFAULT_TEST_TIMEOUT_SECONDS = 600;
   public static final int DEFAULT_MAX_TRIES = 3;
   public static final long DEFAULT_AGING_SECONDS = 3600;
+  /** A test run's memory limit unless set: a build with its tests needs more than an agent. */
+  public static final long DEFAULT_TEST_MEMORY = 4L * 1024 * 1024 * 1024;
+  /** A test run's process and thread limit unless set. */
+  public static final int DEFAULT_TEST_PROCESSES = 4096;
 
   public MergeRepo {
     test = test == null ? List.of() : List.copyOf(test);
@@ -45,6 +53,17 @@ public record MergeRepo(String colony, String name, String repo, String target, 
     undeclared = undeclared == null ? Undeclared.CHANGED : undeclared;
     testSandbox = testSandbox == null ? TEST_SANDBOX_ON : testSandbox;
     testSecrets = testSecrets == null ? List.of() : List.copyOf(testSecrets);
+    testMemoryBytes = testMemoryBytes == 0 ? DEFAULT_TEST_MEMORY : testMemoryBytes;
+    testProcesses = testProcesses == 0 ? DEFAULT_TEST_PROCESSES : testProcesses;
+  }
+
+  /** With its test's walls and their default limits. */
+  public MergeRepo(String colony, String name, String repo, String target, LandMode land, List<String> test,
+      long testTimeoutSeconds, boolean push, boolean review, int maxTries, long agingSeconds, String colonyDir,
+      String scratchDir, String githubRepo, String githubTokenVar, Undeclared undeclared, String testSandbox,
+      List<String> testSecrets) {
+    this(colony, name, repo, target, land, test, testTimeoutSeconds, push, review, maxTries, agingSeconds, colonyDir,
+        scratchDir, githubRepo, githubTokenVar, undeclared, testSandbox, testSecrets, 0, 0);
   }
 
   public static final String TEST_SANDBOX_ON = "on";

@@ -87,6 +87,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
     Path prepare(AntSpec spec) throws IOException, InterruptedException;
   }
 
+  private static final java.util.concurrent.atomic.AtomicBoolean TEST_LIMITS_WARNED = new java.util.concurrent.atomic.AtomicBoolean();
   private final Secrets secrets;
   private final WorkspacePreparer workspaces;
   private final OkHttpClient http;
@@ -595,7 +596,22 @@ public final class MergeActivitiesImpl implements MergeActivities {
         // Fail closed: the tests are the ants' code; without walls they do not run.
         return new TestRun(false, 126, false, 0, "sandbox: " + problem + " (or test_sandbox: off in merge.repos)");
       }
-      return runTest(repo.test(), scratch, timeout, testWalls(repo, scratch));
+      // The tests are bounded like a session: memory and processes (test_memory, test_processes: a
+      // fork bomb or a memory hog in an ant's test stops at its limit, not at the worker). Without
+      // a control group here the walls still stand, unlimited.
+      Object made = repo.testMemoryBytes() <= 0 && repo.testProcesses() <= 0 ? null : dev.colony.sandbox.SessionLimits.create("test-" + repo.colony() + "-" + repo.name(),
+          Math.max(0, repo.testMemoryBytes()), Math.max(0, repo.testProcesses()));
+      dev.colony.sandbox.SessionLimits limits = made instanceof dev.colony.sandbox.SessionLimits l ? l : null;
+      if (limits == null && made instanceof dev.colony.sandbox.SessionLimits.Refusal r && TEST_LIMITS_WARNED.compareAndSet(false, true)) {
+        log.warn("merge: test runs go without memory and process limits on this worker: {}", r.reason());
+      }
+      try {
+        return runTest(repo.test(), scratch, timeout, testWalls(repo, scratch, limits));
+      } finally {
+        if (limits != null) {
+          limits.close();
+        }
+      }
     });
   }
 
@@ -606,7 +622,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
    * basics and the variables {@code test_secrets} names. No Temporal, no other workspace, none of
    * the worker's tokens.
    */
-  private dev.colony.sandbox.Confinement testWalls(MergeRepo repo, Path scratch)
+  private dev.colony.sandbox.Confinement testWalls(MergeRepo repo, Path scratch, dev.colony.sandbox.SessionLimits limits)
       throws IOException, InterruptedException {
     Map<String, String> env = new LinkedHashMap<>();
     Map<String, String> worker = repo.testSecrets().isEmpty() ? Map.of() : environment.apply(Path.of(repo.colonyDir()));
@@ -633,7 +649,7 @@ public final class MergeActivitiesImpl implements MergeActivities {
     Path home = scratch.resolveSibling(scratch.getFileName() + ".home");
     deleteTree(home); // what an earlier test left there (a planted config) never reaches the next
     return GitWalls.forTest(repo.name(), scratch.toAbsolutePath(), readOnly,
-        MergeRepo.TEST_SANDBOX_OPEN.equals(repo.testSandbox()), env);
+        MergeRepo.TEST_SANDBOX_OPEN.equals(repo.testSandbox()), env, limits);
   }
 
   TestRun runTest(List<String> argv, Path cwd, Duration timeout) throws IOException, InterruptedException {

@@ -454,4 +454,47 @@ class GitWallsTest {
     // The worker's own git still reads the whole config.
     assertEquals("tokenInConfig42", MergeActivitiesImplTest.git(shared, "config", "colony.note"));
   }
+
+  @Test
+  void theQueuesTestMeetsItsMemoryAndProcessLimits() throws Exception {
+    Path ws = workspaces.prepare(spec("a", ""));
+    Files.writeString(ws.resolve("forks.py"), """
+        import os, time
+        kids, fail = [], 0
+        for i in range(100):
+            try:
+                pid = os.fork()
+            except OSError:
+                fail += 1
+                continue
+            if pid == 0:
+                time.sleep(2)
+                os._exit(0)
+            kids.append(pid)
+        for k in kids:
+            os.waitpid(k, 0)
+        print("forkfail=%d" % fail)
+        """);
+    Files.writeString(ws.resolve("test.sh"), """
+        #!/bin/sh
+        python3 forks.py
+        python3 -c 'a = bytearray(512 * 1024 * 1024); print("DOOR-hog-got", len(a))'
+        echo hog=$?
+        exit 0
+        """);
+    session("a", "chmod +x test.sh; git add test.sh forks.py; " + COMMIT + "echo END");
+    MergeRepo limited = new MergeRepo("c", "app", shared.toString(), "main", LandMode.REBASE, List.of("./test.sh"), 60,
+        false, false, 3, 3600, colony.toString(), colony.resolve(".colony/merge/app").toString(), null, null,
+        dev.colony.merge.Undeclared.CHANGED, null, null, 128L << 20, 64);
+    BranchHead b = merge.publishBranch(limited, "a", "colony/a", null, null);
+    String t = merge.prepareScratch(limited);
+    RebaseResult r = merge.rebase(limited, b, t, "work");
+    TestRun run = merge.runTests(limited, r.head());
+    assertTrue(run.tail().contains("hog=137"), "the hog is killed at 128m: " + run);
+    assertFalse(run.tail().contains("DOOR-hog-got"), run.tail());
+    assertTrue(run.tail().matches("(?s).*forkfail=[1-9].*"), "forks past 64 fail: " + run.tail());
+    // With the defaults (4g, 4096) the same test gets its memory and its processes.
+    TestRun roomy = merge.runTests(repo(List.of("./test.sh"), null, List.of()), r.head());
+    assertTrue(roomy.tail().contains("DOOR-hog-got") && roomy.tail().contains("forkfail=0"), roomy.tail());
+  }
 }
