@@ -48,6 +48,12 @@ public final class EgressProxy {
   private static volatile EgressProxy shared;
   /** Threads at most: one per open session's socket, and those moving data. */
   static final int MAX_THREADS = 4096;
+  /**
+   * Connections one session may hold open through its door at once (each a tunnel or a forwarded
+   * request, and its upstream socket): more wait in the socket's backlog until one closes, so a
+   * session that floods its door cannot run the worker out of file descriptors.
+   */
+  static final int MAX_CONNECTIONS_PER_SESSION = 64;
 
   private final Server server;
   private final Path dir;
@@ -146,6 +152,7 @@ public final class EgressProxy {
     c.setUnixDomainPath(socket);
     c.setAcceptQueueSize(64);
     c.setIdleTimeout(300_000);
+    c.addBean(new org.eclipse.jetty.server.NetworkConnectionLimit(MAX_CONNECTIONS_PER_SESSION, c));
     Door door = new Door(ant, new EgressPolicy(allow), socket, c);
     doors.put(c, door);
     server.addConnector(c);

@@ -27,4 +27,62 @@ class EgressProxyTest {
     assertTrue(Files.exists(live), "a live worker's stays");
     assertTrue(Files.exists(other));
   }
+
+  @Test
+  void aSessionThatFloodsItsDoorHoldsAtMostItsShareOfConnections() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger upstream = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.List<java.net.Socket> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.List<java.nio.channels.SocketChannel> clients = new java.util.ArrayList<>();
+    try (java.net.ServerSocket server = new java.net.ServerSocket(0, 500, java.net.InetAddress.getLoopbackAddress());
+        EgressProxy.Door door = EgressProxy.shared().open("flood", java.util.List.of("127.0.0.1:" + server.getLocalPort()))) {
+      Thread.ofVirtual().start(() -> {
+        while (!server.isClosed()) {
+          try {
+            held.add(server.accept()); // holds every tunnel open
+            upstream.incrementAndGet();
+          } catch (java.io.IOException e) {
+            return;
+          }
+        }
+      });
+      byte[] connect = ("CONNECT 127.0.0.1:" + server.getLocalPort() + " HTTP/1.1\r\nHost: 127.0.0.1:"
+          + server.getLocalPort() + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      int flood = EgressProxy.MAX_CONNECTIONS_PER_SESSION + 40;
+      for (int i = 0; i < flood; i++) {
+        java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(java.net.UnixDomainSocketAddress.of(door.socket()));
+        clients.add(c);
+        try {
+          c.write(java.nio.ByteBuffer.wrap(connect));
+        } catch (java.io.IOException refused) {
+          // Accepted as the limit was reached, and closed at once: the flood's excess may be refused.
+        }
+      }
+      dev.colony.testing.Eventually.eventually(() -> upstream.get() >= EgressProxy.MAX_CONNECTIONS_PER_SESSION,
+          "the session's share of tunnels opens");
+      org.awaitility.Awaitility.await().during(java.time.Duration.ofSeconds(1)).atMost(java.time.Duration.ofSeconds(5))
+          .until(() -> upstream.get() == EgressProxy.MAX_CONNECTIONS_PER_SESSION);
+      // The session's connections end: its share is free again, and new tunnels open.
+      for (var c : clients) {
+        c.close();
+      }
+      for (var h : held) {
+        h.close();
+      }
+      clients.clear();
+      int before = upstream.get();
+      for (int i = 0; i < 10; i++) {
+        java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(java.net.UnixDomainSocketAddress.of(door.socket()));
+        c.write(java.nio.ByteBuffer.wrap(connect));
+        clients.add(c);
+      }
+      dev.colony.testing.Eventually.eventually(() -> upstream.get() >= before + 10, "closed tunnels make room for new ones");
+    } finally {
+      for (var c : clients) {
+        c.close();
+      }
+      for (var h : held) {
+        h.close();
+      }
+    }
+  }
 }
