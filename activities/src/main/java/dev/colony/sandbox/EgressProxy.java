@@ -124,6 +124,11 @@ public final class EgressProxy {
       return ant;
     }
 
+    /** Connections open through this door now. */
+    int connections() {
+      return connector.getConnectedEndPoints().size();
+    }
+
     public EgressPolicy policy() {
       return policy;
     }

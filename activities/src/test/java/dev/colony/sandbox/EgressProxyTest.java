@@ -31,6 +31,7 @@ class EgressProxyTest {
   @Test
   void aSessionThatFloodsItsDoorHoldsAtMostItsShareOfConnections() throws Exception {
     java.util.concurrent.atomic.AtomicInteger upstream = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicBoolean release = new java.util.concurrent.atomic.AtomicBoolean();
     java.util.List<java.net.Socket> held = new java.util.concurrent.CopyOnWriteArrayList<>();
     java.util.List<java.nio.channels.SocketChannel> clients = new java.util.ArrayList<>();
     try (java.net.ServerSocket server = new java.net.ServerSocket(0, 500, java.net.InetAddress.getLoopbackAddress());
@@ -38,8 +39,13 @@ class EgressProxyTest {
       Thread.ofVirtual().start(() -> {
         while (!server.isClosed()) {
           try {
-            held.add(server.accept()); // holds every tunnel open
+            java.net.Socket s = server.accept();
             upstream.incrementAndGet();
+            if (release.get()) {
+              s.close(); // the tunnel's far end goes at once
+            } else {
+              held.add(s); // holds the tunnel open
+            }
           } catch (java.io.IOException e) {
             return;
           }
@@ -49,19 +55,15 @@ class EgressProxyTest {
           + server.getLocalPort() + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
       int flood = EgressProxy.MAX_CONNECTIONS_PER_SESSION + 40;
       for (int i = 0; i < flood; i++) {
-        java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(java.net.UnixDomainSocketAddress.of(door.socket()));
-        clients.add(c);
-        try {
-          c.write(java.nio.ByteBuffer.wrap(connect));
-        } catch (java.io.IOException refused) {
-          // Accepted as the limit was reached, and closed at once: the flood's excess may be refused.
-        }
+        clients.add(connect(door, connect));
       }
       dev.colony.testing.Eventually.eventually(() -> upstream.get() >= EgressProxy.MAX_CONNECTIONS_PER_SESSION,
           "the session's share of tunnels opens");
       org.awaitility.Awaitility.await().during(java.time.Duration.ofSeconds(1)).atMost(java.time.Duration.ofSeconds(5))
-          .until(() -> upstream.get() == EgressProxy.MAX_CONNECTIONS_PER_SESSION);
-      // The session's connections end: its share is free again, and new tunnels open.
+          .until(() -> upstream.get() == EgressProxy.MAX_CONNECTIONS_PER_SESSION
+              && door.connections() <= EgressProxy.MAX_CONNECTIONS_PER_SESSION);
+      // The session's connections end, both ways: its share is free again, and new tunnels open.
+      release.set(true);
       for (var c : clients) {
         c.close();
       }
@@ -69,13 +71,12 @@ class EgressProxyTest {
         h.close();
       }
       clients.clear();
+      dev.colony.testing.Eventually.eventually(() -> door.connections() == 0, "the ended tunnels free the door");
       int before = upstream.get();
       for (int i = 0; i < 10; i++) {
-        java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(java.net.UnixDomainSocketAddress.of(door.socket()));
-        c.write(java.nio.ByteBuffer.wrap(connect));
-        clients.add(c);
+        clients.add(connect(door, connect));
       }
-      dev.colony.testing.Eventually.eventually(() -> upstream.get() >= before + 10, "closed tunnels make room for new ones");
+      dev.colony.testing.Eventually.eventually(() -> upstream.get() >= before + 10, "new tunnels open");
     } finally {
       for (var c : clients) {
         c.close();
@@ -84,5 +85,16 @@ class EgressProxyTest {
         h.close();
       }
     }
+  }
+
+  /** A connection to the door with the request written (a refused one is closed: the flood's excess). */
+  private static java.nio.channels.SocketChannel connect(EgressProxy.Door door, byte[] request) throws java.io.IOException {
+    java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(java.net.UnixDomainSocketAddress.of(door.socket()));
+    try {
+      c.write(java.nio.ByteBuffer.wrap(request));
+    } catch (java.io.IOException refused) {
+      // Accepted as the limit was reached, and closed at once.
+    }
+    return c;
   }
 }
