@@ -122,6 +122,19 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   @Override
   public SessionResult runSession(SessionRequest request) {
+    ActivityExecutionContext activity = Activity.getExecutionContext();
+    // Until the engine beats: the workspace, the walls and git before the session take their
+    // time on a loaded host, and a session whose setup outlived its heartbeat timeout would be
+    // started again while the first attempt still ran.
+    SetupBeat beat = SetupBeat.start(activity, request.spec().heartbeatTimeoutSeconds());
+    try {
+      return runSession(request, activity, beat);
+    } finally {
+      beat.stop();
+    }
+  }
+
+  private SessionResult runSession(SessionRequest request, ActivityExecutionContext activity, SetupBeat beat) {
     Map<String, String> env = Environment.forColony(Path.of(request.spec().colonyDir()));
     secrets.registerSecretLookingNames(env);
     // The spec in history carries ${VAR} references only; the values exist here, in memory.
@@ -131,7 +144,6 @@ public final class SessionActivitiesImpl implements SessionActivities {
       return SessionResult.of(Outcome.PERMANENT, "engine \"" + spec.engine().configName()
           + "\" is not available on this worker (available: " + available() + ")");
     }
-    ActivityExecutionContext activity = Activity.getExecutionContext();
     String workspace = request.workspace();
     if (workspace == null) {
       // Since the lean cycle the workspace is prepared here, on the ant's host, with the session.
@@ -213,6 +225,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
       log.info("{}: session {} starting (attempt {}, {})", spec.name(), request.session(),
           activity.getInfo().getAttempt(), walls.confinement().describe());
       announceLater(activity, request.session(), ended, ANNOUNCE_AFTER.toMillis());
+      beat.stop(); // the engine beats from here
       SessionResult raw = engine.run(ctx);
       // The result goes into history: keep secret values an agent may have echoed out of it.
       SessionResult result = new SessionResult(raw.outcome(), secrets.redact(raw.detail()),
@@ -323,6 +336,43 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   private String available() {
     return String.join(", ", engines.keySet().stream().map(EngineKind::configName).toList());
+  }
+
+  /**
+   * Heartbeats while a session is set up, with the details a previous attempt left (the
+   * conversation to resume), at a quarter of the heartbeat timeout.
+   */
+  private static final class SetupBeat {
+    private final java.util.concurrent.ScheduledFuture<?> task;
+
+    private SetupBeat(java.util.concurrent.ScheduledFuture<?> task) {
+      this.task = task;
+    }
+
+    static SetupBeat start(ActivityExecutionContext activity, long heartbeatTimeoutSeconds) {
+      String carried = activity.getInfo().getAttempt() > 1
+          ? activity.getHeartbeatDetails(String.class).orElse(null) : null;
+      long every = Math.max(500, Math.max(2, heartbeatTimeoutSeconds) * 1000 / 4);
+      java.util.concurrent.atomic.AtomicBoolean busy = new java.util.concurrent.atomic.AtomicBoolean();
+      return new SetupBeat(ANNOUNCER.scheduleAtFixedRate(() -> {
+        if (!busy.compareAndSet(false, true)) {
+          return; // the last beat still waits on the server
+        }
+        Thread.ofVirtual().start(() -> {
+          try {
+            activity.heartbeat(carried);
+          } catch (RuntimeException e) {
+            // cancelled or timed out: the setup finds out at its next step, the engine at its first beat
+          } finally {
+            busy.set(false);
+          }
+        });
+      }, 0, every, java.util.concurrent.TimeUnit.MILLISECONDS));
+    }
+
+    void stop() {
+      task.cancel(false);
+    }
   }
 
   private static final class HeartbeatProgress implements Progress {

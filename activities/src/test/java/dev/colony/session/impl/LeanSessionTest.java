@@ -160,4 +160,20 @@ class LeanSessionTest {
     assertEquals(0, count(EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT));
     assertTrue(ant.status().lastDetail().contains("workspace setup failed: disk full"), ant.status().lastDetail());
   }
+
+  @Test
+  void aSetupSlowerThanTheHeartbeatTimeoutStillRunsTheSessionOnce() throws Exception {
+    // A loaded host: the workspace (and the walls, git before the session) take longer than the
+    // heartbeat timeout. Silent, the session was counted dead and started again while it ran.
+    Path root = dir.resolve("slow-disk");
+    AntWorkflow ant = start("[\"sh\", \"-c\", \"echo ran >> runs.txt\"]", spec -> {
+      prepared.add(spec.name());
+      Thread.sleep(3500); // a slow disk, not a wait for a condition
+      return Files.createDirectories(root.resolve(spec.name()));
+    }, "  heartbeat_timeout: 1s\n");
+    eventually(DEFAULT, () -> ant.status().sessions() == 1, () -> "one session; posts: " + posts);
+    assertEquals(List.of("worker"), prepared, "prepared once");
+    assertEquals("ran\n", Files.readString(root.resolve("worker/runs.txt")), "the agent ran once");
+    assertEquals(0, count(EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT));
+  }
 }
