@@ -124,6 +124,30 @@ public final class EgressProxy {
       return ant;
     }
 
+    private long windowStart;
+    private long linesInWindow;
+    private long unlogged;
+
+    /**
+     * Whether a refusal through this door is logged: -1 when not (its lines this minute are used
+     * up), else how many went unlogged since its last line.
+     */
+    synchronized long logAllowance() {
+      long now = System.currentTimeMillis();
+      if (now - windowStart >= 60_000) {
+        windowStart = now;
+        linesInWindow = 0;
+      }
+      if (linesInWindow >= LOG_PER_MINUTE) {
+        unlogged++;
+        return -1;
+      }
+      linesInWindow++;
+      long n = unlogged;
+      unlogged = 0;
+      return n;
+    }
+
     /** Connections open through this door now. */
     int connections() {
       return connector.getConnectedEndPoints().size();
@@ -206,13 +230,21 @@ public final class EgressProxy {
     long forAnt = refusedByAnt.computeIfAbsent(ant, k -> new AtomicLong()).incrementAndGet();
     refusedAll.incrementAndGet();
     String destination = host + ":" + port;
-    LOG.warn("egress refused: ant={} destination={} why={} (refused for this ant: {})", ant, destination, d.refusal(),
-        forAnt);
+    long hidden = door == null ? 0 : door.logAllowance();
+    if (hidden >= 0) {
+      // The destination is the agent's to choose: printable and bounded in the worker's log.
+      String shown = dev.colony.text.Printable.of(destination.length() > 200 ? destination.substring(0, 200) + "…" : destination);
+      LOG.warn("egress refused: ant={} destination={} why={} (refused for this ant: {}{})", ant, shown, d.refusal(),
+          forAnt, hidden > 0 ? "; " + hidden + " more not logged" : "");
+    }
     response.getHeaders().put(HttpHeader.CONNECTION, HttpHeaderValue.CLOSE);
     Response.writeError(request, response, callback, HttpStatus.FORBIDDEN_403,
         "colony egress proxy: " + destination + " refused: " + d.refusal());
     return null;
   }
+
+  /** Refusal lines one session may put in the log per minute; the rest are counted, not logged. */
+  static final int LOG_PER_MINUTE = 20;
 
   /** CONNECT tunnels, to the checked address. */
   private final class Tunnels extends ConnectHandler {

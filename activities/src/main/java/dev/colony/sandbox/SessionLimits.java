@@ -45,6 +45,7 @@ public final class SessionLimits implements AutoCloseable {
     try {
       if (Files.exists(ROOT.resolve("cgroup.controllers"))) {
         Path g = under(ROOT, ownGroup("0", ""), leaf);
+        sweepStale(g.getParent());
         Files.createDirectories(g);
         made.add(g);
         if (memoryBytes > 0) {
@@ -57,6 +58,7 @@ public final class SessionLimits implements AutoCloseable {
       } else {
         if (memoryBytes > 0) {
           Path g = under(ROOT.resolve("memory"), ownGroup(null, "memory"), leaf);
+          sweepStale(g.getParent());
           Files.createDirectories(g);
           made.add(g);
           write(g.resolve("memory.limit_in_bytes"), Long.toString(memoryBytes));
@@ -64,6 +66,7 @@ public final class SessionLimits implements AutoCloseable {
         }
         if (processes > 0) {
           Path g = under(ROOT.resolve("pids"), ownGroup(null, "pids"), leaf);
+          sweepStale(g.getParent());
           Files.createDirectories(g);
           made.add(g);
           write(g.resolve("pids.max"), Integer.toString(processes));
@@ -100,6 +103,40 @@ public final class SessionLimits implements AutoCloseable {
       return null;
     }
     return ((Refusal) made).reason();
+  }
+
+  private static final java.util.Set<Path> SWEPT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private static final java.util.regex.Pattern LEAF = java.util.regex.Pattern.compile("colony-.*-(\\d+)-\\d+");
+
+  /**
+   * Once per parent group and worker: removes the groups a worker that is gone left behind (killed
+   * with {@code kill -9}, it never closed its sessions' groups), killing what is still in them.
+   * A group's name ends with its worker's pid and a sequence; a live worker's are left alone.
+   */
+  static void sweepStale(Path parent) {
+    if (parent == null || !SWEPT.add(parent)) {
+      return;
+    }
+    try (var children = Files.list(parent)) {
+      for (Path g : children.toList()) {
+        var m = LEAF.matcher(g.getFileName().toString());
+        if (!m.matches() || !Files.isDirectory(g)) {
+          continue;
+        }
+        long pid;
+        try {
+          pid = Long.parseLong(m.group(1));
+        } catch (NumberFormatException e) {
+          continue;
+        }
+        if (pid == ProcessHandle.current().pid() || ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+          continue;
+        }
+        new SessionLimits(List.of(g)).close();
+      }
+    } catch (IOException | RuntimeException e) {
+      // not ours to list: nothing to sweep
+    }
   }
 
   /** Kills whatever is left in the groups and removes them. */

@@ -1,5 +1,6 @@
 package dev.colony.sandbox;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -96,5 +97,31 @@ class EgressProxyTest {
       // Accepted as the limit was reached, and closed at once.
     }
     return c;
+  }
+
+  @Test
+  void aSessionThatHammersRefusedDestinationsFillsTheLogAtItsRateOnly() throws Exception {
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+    long before = EgressProxy.shared().refused("hammer");
+    System.setErr(new java.io.PrintStream(log, true, java.nio.charset.StandardCharsets.UTF_8));
+    try (EgressProxy.Door door = EgressProxy.shared().open("hammer", java.util.List.of("example.com"))) {
+      for (int i = 0; i < 100; i++) {
+        try (java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(
+            java.net.UnixDomainSocketAddress.of(door.socket()))) {
+          String to = "10.0.0." + (i % 250) + ":80";
+          c.write(java.nio.ByteBuffer.wrap(("CONNECT " + to + " HTTP/1.1\r\nHost: " + to + "\r\n\r\n")
+              .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1)));
+          c.read(java.nio.ByteBuffer.allocate(4096)); // the 403
+        }
+      }
+    } finally {
+      System.setErr(err);
+    }
+    String logged = log.toString(java.nio.charset.StandardCharsets.UTF_8);
+    long lines = logged.lines().filter(l -> l.contains("egress refused: ant=hammer")).count();
+    assertEquals(100, EgressProxy.shared().refused("hammer") - before, "every refusal is counted");
+    // A hundred in well under a minute: the session's first lines are logged, the rest counted.
+    assertEquals(EgressProxy.LOG_PER_MINUTE, lines, "lines logged:\n" + logged);
   }
 }
