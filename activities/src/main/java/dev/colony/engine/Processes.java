@@ -166,6 +166,51 @@ public final class Processes {
     process.toHandle().destroyForcibly();
   }
 
+  /** What {@link #capture} saw: the exit code (-1: killed at its deadline) and the first bytes of output. */
+  public record Captured(int exit, String output, boolean timedOut) {}
+
+  /**
+   * Starts {@code pb} ({@link #start}), reads at most {@code maxBytes} of its output on a thread of
+   * its own (the rest is drained), and waits for it until {@code timeout}; past it, the process and
+   * everything it started are killed. A program that never ends its output (a FIFO where git expects
+   * a file) cannot hold the caller longer than the timeout.
+   */
+  public static Captured capture(ProcessBuilder pb, java.time.Duration timeout, int maxBytes)
+      throws java.io.IOException, InterruptedException {
+    Process p = start(pb);
+    p.getOutputStream().close();
+    java.util.concurrent.CompletableFuture<byte[]> out = new java.util.concurrent.CompletableFuture<>();
+    Thread.ofVirtual().start(() -> {
+      try (java.io.InputStream in = p.getInputStream()) {
+        byte[] kept = in.readNBytes(maxBytes);
+        in.transferTo(java.io.OutputStream.nullOutputStream());
+        out.complete(kept);
+      } catch (java.io.IOException e) {
+        out.complete(new byte[0]);
+      }
+    });
+    boolean done;
+    try {
+      done = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      killTree(p);
+      throw e;
+    }
+    if (!done) {
+      killTree(p);
+    }
+    byte[] kept;
+    try {
+      kept = out.get(5, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      kept = new byte[0]; // a grandchild kept the pipe open: what was read is lost, the caller goes on
+    }
+    String text = new String(kept, StandardCharsets.UTF_8);
+    return done ? new Captured(p.exitValue(), text, false)
+        : new Captured(-1, text + (text.endsWith("\n") || text.isEmpty() ? "" : "\n") + "timed out after "
+            + timeout.toSeconds() + " s", true);
+  }
+
   /** Is {@code tool} there, and does its help mention {@code option}? */
   private static boolean supports(String tool, String option) {
     if (!Files.isExecutable(Path.of(tool))) {

@@ -186,16 +186,57 @@ public final class GitWalls {
   }
 
   private static Path privateDir;
+  private static final String PRIVATE_PREFIX = "colony-walls-";
 
-  /** A directory only this worker's user can read, made once per worker (no name another user can take first). */
+  /**
+   * A directory only this worker's user can read, made once per worker (no name another user can
+   * take first), removed when the worker stops; a killed worker's is removed by the next one.
+   */
   static synchronized Path privateDir() throws IOException {
     if (privateDir == null || !Files.isDirectory(privateDir)) {
-      privateDir = Files.createTempDirectory("colony-walls-",
+      Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+      sweepStale(tmp);
+      Path made = Files.createTempDirectory(tmp, PRIVATE_PREFIX + ProcessHandle.current().pid() + "-",
           java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
               java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
-      privateDir.toFile().deleteOnExit();
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(made), "colony-walls-cleanup"));
+      privateDir = made;
     }
     return privateDir;
+  }
+
+  /** Removes the private directories of workers that are gone (their pid is in the name). */
+  static void sweepStale(Path tmp) {
+    try (var dirs = Files.list(tmp)) {
+      for (Path d : dirs.toList()) {
+        String name = d.getFileName().toString();
+        if (!name.startsWith(PRIVATE_PREFIX) || Files.isSymbolicLink(d)) {
+          continue;
+        }
+        String[] parts = name.substring(PRIVATE_PREFIX.length()).split("-", 2);
+        long pid;
+        try {
+          pid = Long.parseLong(parts[0]);
+        } catch (NumberFormatException e) {
+          continue;
+        }
+        if (pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isEmpty()) {
+          deleteTree(d);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // nothing to sweep
+    }
+  }
+
+  private static void deleteTree(Path dir) {
+    try (var walk = Files.walk(dir)) {
+      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException | RuntimeException e) {
+      // what is left goes with the next sweep
+    }
   }
 
   /** Why walls cannot be made on this machine (with the fix), or null when they can. */

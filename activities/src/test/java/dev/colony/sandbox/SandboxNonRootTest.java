@@ -43,6 +43,9 @@ class SandboxNonRootTest {
     dir = Files.createTempDirectory(Path.of("/tmp"), "colony-nonroot-",
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
     Path workspace = Files.createDirectories(dir.resolve("workspace"));
+    // Readable by anyone on the machine, nobody included: only the walls keep it out.
+    Files.writeString(dir.resolve("outside.txt"), "a file beside the workspace\n");
+    Files.setPosixFilePermissions(dir.resolve("outside.txt"), PosixFilePermissions.fromString("rw-r--r--"));
     Path home = dir.resolve("homes/ant");
     Files.createDirectories(home.getParent());
     Bubblewrap walls = new Bubblewrap(new Bubblewrap.Walls("lowly", workspace, home, List.of(), List.of(), false, null),
@@ -52,7 +55,8 @@ class SandboxNonRootTest {
       Files.setAttribute(p, "unix:gid", NOBODY);
     }
     ProcessBuilder pb = walls.processFor(List.of("/bin/sh", "-c",
-        "echo uid=$(id -u) host=$(hostname); cat /etc/shadow >/dev/null 2>&1 || echo no-shadow; "
+        "echo uid=$(id -u) host=$(hostname) init=$(cat /proc/1/comm); cat /etc/shadow >/dev/null 2>&1 || echo no-shadow; "
+            + "cat " + dir.resolve("outside.txt") + " 2>/dev/null || echo no-outside; "
             + "ls /root >/dev/null 2>&1 || echo no-root-home; echo x > made.txt && echo WROTE; "
             + "touch /usr/x 2>/dev/null || echo usr-read-only; echo END"), Map.of(), Map.of(), workspace);
     List<String> cmd = new ArrayList<>(pb.command());
@@ -66,7 +70,8 @@ class SandboxNonRootTest {
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(30, TimeUnit.SECONDS), out);
     assertEquals(0, p.exitValue(), "bwrap as nobody: " + out);
-    assertTrue(out.contains("uid=" + Bubblewrap.UID + " host=lowly"), out);
+    assertTrue(out.contains("uid=" + Bubblewrap.UID + " host=lowly init=bwrap"), "its own user, host and pid namespaces: " + out);
+    assertTrue(out.contains("no-outside"), "a readable file beside the workspace is not there: " + out);
     assertTrue(out.contains("no-shadow") && out.contains("no-root-home") && out.contains("usr-read-only"), out);
     assertTrue(out.contains("WROTE") && out.contains("END"), out);
     assertEquals(NOBODY, Files.getAttribute(workspace.resolve("made.txt"), "unix:uid"),

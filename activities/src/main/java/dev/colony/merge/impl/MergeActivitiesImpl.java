@@ -142,19 +142,27 @@ public final class MergeActivitiesImpl implements MergeActivities {
         if (!Files.exists(clone.resolve(".git"))) {
           return new BranchHead(null, null, 0, List.of(), fetchRef);
         }
-        if (!Files.exists(dir.resolve("HEAD"))) {
-          Files.createDirectories(dir);
-          git.check(dir, "init", "--quiet", "--bare");
-          // The ant's repository borrows these objects: none is ever pruned.
-          git.check(dir, "config", "gc.pruneExpire", "never");
-        }
-        if (!git.run(dir, "remote", "set-url", "origin", url).ok()) {
-          git.check(dir, "remote", "add", "origin", url);
-        }
-        git.check(dir, "fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/remotes/origin/*");
         target = "refs/remotes/origin/" + repo.target();
-        if (!fetchFromAnt(repo, dir, ant, clone, borrowed, branch, approved)) {
-          return new BranchHead(null, null, 0, List.of(), fetchRef);
+        // One at a time with the ant's own session on this host (which fetches into the mirror too).
+        synchronized (dev.colony.workspace.impl.WorkspaceActivitiesImpl.lockOf(dir)) {
+          if (!Files.exists(dir.resolve("HEAD"))) {
+            Files.createDirectories(dir);
+            git.check(dir, "init", "--quiet", "--bare");
+          }
+          // The ant's repository borrows these objects: none is ever pruned.
+          if (!"never".equals(git.run(dir, "config", "--get", "gc.pruneExpire").out().strip())) {
+            git.check(dir, "config", "gc.pruneExpire", "never");
+          }
+          Git.Result current = git.run(dir, "config", "--get", "remote.origin.url");
+          if (!current.ok()) {
+            git.check(dir, "remote", "add", "origin", url);
+          } else if (!current.out().strip().equals(url)) {
+            git.check(dir, "remote", "set-url", "origin", url);
+          }
+          git.check(dir, "-c", "gc.auto=0", "fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/remotes/origin/*");
+          if (!fetchFromAnt(repo, dir, ant, clone, borrowed, branch, approved)) {
+            return new BranchHead(null, null, 0, List.of(), fetchRef);
+          }
         }
       } else {
         dir = localRepo(url);

@@ -148,7 +148,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     if (workspace == null) {
       // Since the lean cycle the workspace is prepared here, on the ant's host, with the session.
       try {
-        workspace = prepareWorkspace(spec, activity).toString();
+        workspace = prepareWorkspace(spec, activity, beat.carried()).toString();
       } catch (java.io.IOException e) {
         return SessionResult.of(Outcome.TRANSIENT, "workspace setup failed: " + secrets.redact(e.getMessage()));
       } catch (InterruptedException e) {
@@ -261,7 +261,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
   }
 
   /** Prepares the workspace, trying again twice (2 s, 4 s) before the session counts as failed. */
-  private Path prepareWorkspace(AntSpec spec, ActivityExecutionContext activity)
+  private Path prepareWorkspace(AntSpec spec, ActivityExecutionContext activity, String carried)
       throws java.io.IOException, InterruptedException {
     for (int attempt = 1; ; attempt++) {
       try {
@@ -271,7 +271,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
           throw e instanceof java.io.IOException io ? io : new java.io.IOException(e.getMessage(), e);
         }
         log.warn("{}: workspace setup failed (attempt {}): {}", spec.name(), attempt, secrets.redact(String.valueOf(e.getMessage())));
-        waitAlive(activity, workspaceRetryMillis * attempt);
+        waitAlive(activity, workspaceRetryMillis * attempt, carried);
       }
     }
   }
@@ -282,14 +282,14 @@ public final class SessionActivitiesImpl implements SessionActivities {
    * it again on another worker (two attempts on one worktree). A cancelled session stops at the
    * next heartbeat.
    */
-  static void waitAlive(ActivityExecutionContext activity, long millis) throws InterruptedException {
+  static void waitAlive(ActivityExecutionContext activity, long millis, String details) throws InterruptedException {
     java.time.Duration timeout = activity.getInfo().getHeartbeatTimeout();
     long slice = timeout == null || timeout.isZero() ? millis : Math.max(10, timeout.toMillis() / 2);
     for (long left = millis; left > 0; left -= slice) {
-      activity.heartbeat(null);
+      activity.heartbeat(details);
       Thread.sleep(Math.min(slice, left));
     }
-    activity.heartbeat(null);
+    activity.heartbeat(details);
   }
 
   /** Turn reports go to the ant's workflow as {@code reportTurns} updates, one id per batch. */
@@ -343,35 +343,55 @@ public final class SessionActivitiesImpl implements SessionActivities {
    * conversation to resume), at a quarter of the heartbeat timeout.
    */
   private static final class SetupBeat {
-    private final java.util.concurrent.ScheduledFuture<?> task;
+    /** Past this the setup is stuck (every step has its own deadline): the beats stop, and Temporal sees it. */
+    private static final long MAX_SETUP_MILLIS = java.time.Duration.ofMinutes(30).toMillis();
+    private final String carried;
+    private final java.util.concurrent.locks.ReentrantLock beating = new java.util.concurrent.locks.ReentrantLock();
+    private volatile boolean stopped;
+    private java.util.concurrent.ScheduledFuture<?> task;
 
-    private SetupBeat(java.util.concurrent.ScheduledFuture<?> task) {
-      this.task = task;
+    private SetupBeat(String carried) {
+      this.carried = carried;
     }
 
     static SetupBeat start(ActivityExecutionContext activity, long heartbeatTimeoutSeconds) {
-      String carried = activity.getInfo().getAttempt() > 1
-          ? activity.getHeartbeatDetails(String.class).orElse(null) : null;
+      SetupBeat b = new SetupBeat(activity.getInfo().getAttempt() > 1
+          ? activity.getHeartbeatDetails(String.class).orElse(null) : null);
       long every = Math.max(500, Math.max(2, heartbeatTimeoutSeconds) * 1000 / 4);
+      long until = System.currentTimeMillis() + MAX_SETUP_MILLIS;
       java.util.concurrent.atomic.AtomicBoolean busy = new java.util.concurrent.atomic.AtomicBoolean();
-      return new SetupBeat(ANNOUNCER.scheduleAtFixedRate(() -> {
-        if (!busy.compareAndSet(false, true)) {
-          return; // the last beat still waits on the server
+      b.task = ANNOUNCER.scheduleAtFixedRate(() -> {
+        if (b.stopped || System.currentTimeMillis() > until || !busy.compareAndSet(false, true)) {
+          return; // stopped, stuck, or the last beat still waits on the server
         }
         Thread.ofVirtual().start(() -> {
+          b.beating.lock();
           try {
-            activity.heartbeat(carried);
+            if (!b.stopped) {
+              activity.heartbeat(b.carried);
+            }
           } catch (RuntimeException e) {
             // cancelled or timed out: the setup finds out at its next step, the engine at its first beat
           } finally {
+            b.beating.unlock();
             busy.set(false);
           }
         });
-      }, 0, every, java.util.concurrent.TimeUnit.MILLISECONDS));
+      }, 0, every, java.util.concurrent.TimeUnit.MILLISECONDS);
+      return b;
     }
 
+    /** What a previous attempt left in its heartbeats (the conversation to resume), or null. */
+    String carried() {
+      return carried;
+    }
+
+    /** Stops the beats; a beat under way ends first (it must not land after the engine's own). */
     void stop() {
+      stopped = true;
       task.cancel(false);
+      beating.lock();
+      beating.unlock();
     }
   }
 

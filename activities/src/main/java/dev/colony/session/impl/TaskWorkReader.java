@@ -125,14 +125,14 @@ final class TaskWorkReader {
       pb.redirectErrorStream(false).redirectError(ProcessBuilder.Redirect.DISCARD);
       pb.environment().put("GIT_TERMINAL_PROMPT", "0");
       pb.environment().put("GIT_PAGER", "cat");
-      Process p = Processes.start(pb);
-      p.getOutputStream().close();
-      String out = read(p.getInputStream());
-      if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
+      // Bounded in time whatever the repository holds (a FIFO where git reads a file never ends).
+      Processes.Captured c = Processes.capture(pb, java.time.Duration.ofSeconds(TIMEOUT_SECONDS), MAX_OUTPUT);
+      if (c.exit() != 0) {
         return null;
       }
-      return p.exitValue() == 0 ? out : null;
+      String out = c.output();
+      int cut = out.lastIndexOf('\n');
+      return out.getBytes(StandardCharsets.UTF_8).length >= MAX_OUTPUT && cut >= 0 ? out.substring(0, cut + 1) : out;
     } catch (IOException e) {
       log.debug("git {} in {}: {}", args[0], cwd, e.toString());
       return null;
@@ -142,11 +142,4 @@ final class TaskWorkReader {
     }
   }
 
-  private static String read(InputStream in) throws IOException {
-    byte[] kept = in.readNBytes(MAX_OUTPUT);
-    in.transferTo(java.io.OutputStream.nullOutputStream());
-    String s = new String(kept, StandardCharsets.UTF_8);
-    int cut = s.lastIndexOf('\n');
-    return kept.length == MAX_OUTPUT && cut >= 0 ? s.substring(0, cut + 1) : s; // no half line
-  }
 }

@@ -96,6 +96,12 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
     }
     boolean url = ws.repo().contains("://") || ws.repo().startsWith("git@");
     String branch = ws.branch() != null ? ws.branch() : "colony/" + spec.name();
+    if (Files.isSymbolicLink(dir)) {
+      // The workspace is a directory of the worker's making: a link (the ant's doing, or a
+      // human's) would have the worker's git write wherever it points, and the queue never reads it.
+      throw ApplicationFailure.newNonRetryableFailure("the workspace " + dir
+          + " is a symbolic link: move it away (a workspace is a directory Colony makes)", "GitFailed");
+    }
     if (!url) {
       return ownRepository(spec, Path.of(ws.repo()), dir, branch);
     }
@@ -118,88 +124,173 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
       throws IOException, InterruptedException {
     Path mirror = mirror(root, spec.name());
     Path dotGit = dir.resolve(".git");
-    boolean own = Files.isDirectory(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-    boolean fetched = refreshMirror(mirror, url, own);
-    if (own) {
-      if (fetched) {
-        handOrigin(spec, mirror, dir);
-      }
-      return dir; // in the ant's hands: nothing written into it (the identity comes in the environment)
+    Path moving = dir.resolve(".git.colony-new");
+    if (!Files.exists(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+        && Files.isDirectory(moving, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      // A migration stopped between its two moves (the worker died): finish it.
+      Files.move(moving, dotGit, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
-    Files.createDirectories(root);
-    Path made = dir.resolveSibling("." + dir.getFileName() + ".new");
-    deleteTree(made);
-    git(null, "init", "--quiet", made.toString());
-    Files.writeString(made.resolve(".git/objects/info/alternates"),
-        mirror.resolve("objects").toAbsolutePath() + "\n");
-    git(made, "fetch", "--quiet", "--no-tags", mirror.toAbsolutePath().toString(),
-        "+refs/remotes/origin/*:refs/remotes/origin/*");
-    git(made, "remote", "add", "origin", withoutCredentials(url));
-    String start = null;
+    boolean own = Files.isDirectory(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS);
     Path old = root.resolve(".repos").resolve(spec.name());
-    if (Files.isDirectory(old.resolve(".git"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      // The layout before: the ant's branch (its commits, published or not) is in its old clone,
-      // which is the ant's: fetched through upload-pack in the ant's walls.
-      Result r = run(made, List.of("-c", "protocol.file.allow=always", "fetch", "--quiet", "--no-tags",
-          "--upload-pack=" + antsGit(spec, "upload-pack", old, List.<Path>of()),
-          "file://" + old.toAbsolutePath(), "+refs/heads/" + branch + ":refs/heads/" + branch));
-      if (r.exit == 0) {
+    synchronized (lockOf(mirror)) {
+      boolean fetched = refreshMirror(mirror, url, own);
+      if (own) {
+        if (fetched) {
+          handOrigin(spec, mirror, dir);
+        }
+        // A migration that ended before its last step: the old clone (the URL in its config) goes.
+        deleteTree(old);
+        return dir; // in the ant's hands: nothing written into it (the identity comes in the environment)
+      }
+      Files.createDirectories(root);
+      Path made = dir.resolveSibling("." + dir.getFileName() + ".new");
+      deleteTree(made);
+      git(null, "init", "--quiet", made.toString());
+      Files.writeString(made.resolve(".git/objects/info/alternates"),
+          mirror.resolve("objects").toAbsolutePath() + "\n");
+      git(made, "fetch", "--quiet", "--no-tags", mirror.toAbsolutePath().toString(),
+          "+refs/remotes/origin/*:refs/remotes/origin/*");
+      git(made, "remote", "add", "origin", withoutCredentials(url));
+      String start = null;
+      String detached = null;
+      boolean fromOld = Files.isDirectory(old.resolve(".git"), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+      if (fromOld) {
+        // The layout before: the ant's work (its branches, tags and stash, published or not) is in
+        // its old clone, which is the ant's: fetched through upload-pack in the ant's walls. The
+        // old clone is deleted only once that worked; until then nothing changes.
+        Result r = run(made, List.of("-c", "protocol.file.allow=always", "fetch", "--quiet", "--no-tags",
+            "--update-head-ok", "--upload-pack=" + antsGit(spec, "upload-pack", old, List.<Path>of()),
+            "file://" + old.toAbsolutePath(), "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"),
+            Map.of(), WALLED_TIMEOUT);
+        if (r.exit != 0) {
+          deleteTree(made);
+          throw new IOException("the ant's old clone " + old + " could not be read; it is left as it is: "
+              + dev.colony.text.Printable.of(withoutCredentials(r.output.strip())));
+        }
+        start = revParse(made, "refs/heads/" + branch);
+        detached = detachedHead(old, dotGit);
+        if (detached != null) {
+          // The worktree was on a commit of no branch: kept, and checked out again below.
+          Result d = run(made, List.of("-c", "protocol.file.allow=always", "-c", "uploadpack.allowAnySHA1InWant=true",
+              "fetch", "--quiet", "--no-tags", "--upload-pack=" + antsGit(spec, "upload-pack", old, List.<Path>of()),
+              "file://" + old.toAbsolutePath(), detached), Map.of(), WALLED_TIMEOUT);
+          if (d.exit != 0 || revParse(made, detached) == null) {
+            deleteTree(made);
+            throw new IOException("the ant's old clone " + old + " did not give its detached HEAD " + detached
+                + "; it is left as it is");
+          }
+          git(made, "update-ref", "refs/colony/detached-head", detached);
+        }
+      }
+      if (start == null && revParse(mirror, "refs/heads/" + branch) != null) {
+        // Published from this host before (the workspace was lost since): the ant's last published work.
+        git(made, "fetch", "--quiet", "--no-tags", mirror.toAbsolutePath().toString(),
+            "+refs/heads/" + branch + ":refs/heads/" + branch);
         start = revParse(made, "refs/heads/" + branch);
       }
-    }
-    if (start == null && revParse(mirror, "refs/heads/" + branch) != null) {
-      // Published from this host before (the workspace was lost since): the ant's last published work.
-      git(made, "fetch", "--quiet", "--no-tags", mirror.toAbsolutePath().toString(),
-          "+refs/heads/" + branch + ":refs/heads/" + branch);
-      start = revParse(made, "refs/heads/" + branch);
-    }
-    boolean tracking = false;
-    if (start == null) {
-      // The ant worked elsewhere before (its host died): carry on from what it pushed.
-      start = revParse(made, "refs/remotes/origin/" + branch);
-      tracking = start != null;
-    }
-    String defaultBranch = defaultBranch(mirror);
-    if (start == null && defaultBranch != null) {
-      start = revParse(made, "refs/remotes/origin/" + defaultBranch);
-    }
-    if (start != null) {
-      git(made, "update-ref", "refs/heads/" + branch, start);
-    }
-    git(made, "symbolic-ref", "HEAD", "refs/heads/" + branch);
-    if (tracking) {
-      git(made, "config", "branch." + branch + ".remote", "origin");
-      git(made, "config", "branch." + branch + ".merge", "refs/heads/" + branch);
-    }
-    if (defaultBranch != null && !defaultBranch.equals(branch)
-        && revParse(made, "refs/remotes/origin/" + defaultBranch) != null) {
-      // The remote's default branch by its name (`git rebase main`), as origin's as of the last session.
-      git(made, "symbolic-ref", "refs/heads/" + defaultBranch, "refs/remotes/origin/" + defaultBranch);
-    }
-    if (Files.isRegularFile(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      // A worktree of the old clone: its files stay, its git moves here.
-      Files.delete(dotGit);
-      Files.move(made.resolve(".git"), dotGit, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-      deleteTree(made);
-      git(dir, "reset", "--quiet");
-    } else {
-      if (Files.exists(dir) && isEmptyDir(dir)) {
-        Files.delete(dir);
+      boolean tracking = false;
+      if (start == null) {
+        // The ant worked elsewhere before (its host died): carry on from what it pushed.
+        start = revParse(made, "refs/remotes/origin/" + branch);
+        tracking = start != null;
       }
-      if (Files.exists(dir)) {
-        deleteTree(made);
-        throw ApplicationFailure.newNonRetryableFailure("the workspace " + dir
-            + " exists and is not a git repository: move it away", "GitFailed");
+      String defaultBranch = defaultBranch(mirror);
+      if (start == null && defaultBranch != null) {
+        start = revParse(made, "refs/remotes/origin/" + defaultBranch);
       }
-      Files.move(made, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
       if (start != null) {
-        git(dir, "checkout", "--quiet", "--force", branch);
+        git(made, "update-ref", "refs/heads/" + branch, start);
       }
+      git(made, "symbolic-ref", "HEAD", "refs/heads/" + branch);
+      if (detached != null) {
+        git(made, "update-ref", "--no-deref", "HEAD", detached);
+      }
+      if (tracking) {
+        git(made, "config", "branch." + branch + ".remote", "origin");
+        git(made, "config", "branch." + branch + ".merge", "refs/heads/" + branch);
+      }
+      if (defaultBranch != null && !defaultBranch.equals(branch) && revParse(made, "refs/heads/" + defaultBranch) == null
+          && revParse(made, "refs/remotes/origin/" + defaultBranch) != null) {
+        // The remote's default branch by its name (`git rebase main`), as origin's as of the last session.
+        git(made, "symbolic-ref", "refs/heads/" + defaultBranch, "refs/remotes/origin/" + defaultBranch);
+      }
+      if (Files.isRegularFile(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        // A worktree of the old clone: its files stay, its git moves here (in two renames: a worker
+        // that dies between them finishes at the next prepare, above).
+        deleteTree(moving);
+        Files.move(made.resolve(".git"), moving, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        deleteTree(made);
+        Files.delete(dotGit);
+        Files.move(moving, dotGit, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        gitOnTheAntsFiles(dir, "reset", "--quiet");
+      } else {
+        if (Files.exists(dir) && isEmptyDir(dir)) {
+          Files.delete(dir);
+        }
+        if (Files.exists(dir)) {
+          deleteTree(made);
+          throw ApplicationFailure.newNonRetryableFailure("the workspace " + dir
+              + " exists and is not a git repository: move it away", "GitFailed");
+        }
+        Files.move(made, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        if (start != null) {
+          gitOnTheAntsFiles(dir, "checkout", "--quiet", "--force", detached != null ? detached : branch);
+        }
+      }
+      // The old clone held the URL (its credentials) and was the ant's to write: gone.
+      deleteTree(old);
+      configureIdentity(spec, dir);
+      return dir;
     }
-    // The old clone held the URL (its credentials) and was the ant's to write: gone.
-    deleteTree(old);
-    configureIdentity(spec, dir);
-    return dir;
+  }
+
+  /**
+   * The commit an old-layout worktree was on when it was on no branch (its HEAD file names a
+   * commit), read as data from the old clone's worktree directory; null otherwise.
+   */
+  private static String detachedHead(Path old, Path gitFile) {
+    try {
+      if (!Files.isRegularFile(gitFile, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        return null;
+      }
+      String line = Files.readString(gitFile).strip();
+      if (!line.startsWith("gitdir:")) {
+        return null;
+      }
+      Path admin = gitFile.getParent().resolve(line.substring("gitdir:".length()).strip()).normalize();
+      if (!admin.startsWith(old.resolve(".git/worktrees").toAbsolutePath().normalize())
+          && !admin.startsWith(old.resolve(".git/worktrees").normalize())) {
+        return null;
+      }
+      Path head = admin.resolve("HEAD");
+      if (!Files.isRegularFile(head, java.nio.file.LinkOption.NOFOLLOW_LINKS) || Files.size(head) > 200) {
+        return null;
+      }
+      String h = Files.readString(head).strip();
+      return h.matches("[0-9a-f]{40}|[0-9a-f]{64}") ? h : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private static final Map<Path, Object> MIRROR_LOCKS = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * The lock of one mirror on this worker: the ant's session (fetching the remote, handing its
+   * branches) and the merge queue (publishing the ant's branch) use it; git's own config lock
+   * would fail one of two at once.
+   */
+  public static Object lockOf(Path mirror) {
+    return MIRROR_LOCKS.computeIfAbsent(mirror.toAbsolutePath().normalize(), k -> new Object());
+  }
+
+  /** git in the ant's working tree with the worker's own config off ({@link #WORKER_CONFIG_OFF}). */
+  private static void gitOnTheAntsFiles(Path dir, String... args) throws IOException, InterruptedException {
+    Result r = run(dir, List.of(args), WORKER_CONFIG_OFF, CLONE_TIMEOUT);
+    if (r.exit != 0) {
+      throw ApplicationFailure.newNonRetryableFailure(withoutCredentials(
+          "git " + String.join(" ", args) + " failed (exit " + r.exit + "): " + r.output.strip()), "GitFailed");
+    }
   }
 
   /**
@@ -213,32 +304,40 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
   }
 
   /**
-   * Fetches the remote into the mirror (made when missing). A failed fetch of a mirror that exists
-   * is not the session's end when {@code tolerant} (the ant works on what it has: a network blip);
-   * false then.
+   * Fetches the remote into the mirror (made when missing): whether the mirror has the remote's
+   * branches to hand over. A failed fetch is not the session's end when {@code tolerant} (the ant
+   * has its repository) or the mirror has them from before (a network blip): the ant works on what
+   * this host has.
    */
   private boolean refreshMirror(Path mirror, String url, boolean tolerant) throws IOException, InterruptedException {
     if (!Files.exists(mirror.resolve("HEAD"))) {
       Files.createDirectories(mirror);
       git(mirror, "init", "--quiet", "--bare");
-      // The ant's repository borrows these objects (its alternates): none is ever pruned.
+    }
+    // The ant's repository borrows these objects (its alternates): none is ever pruned, in a
+    // mirror made before this setting too.
+    if (!"never".equals(run(mirror, List.of("config", "--get", "gc.pruneExpire")).output.strip())) {
       git(mirror, "config", "gc.pruneExpire", "never");
     }
-    if (run(mirror, List.of("remote", "set-url", "origin", url)).exit != 0) {
+    Result current = run(mirror, List.of("config", "--get", "remote.origin.url"));
+    if (current.exit != 0) {
       git(mirror, "remote", "add", "origin", url);
+    } else if (!current.output.strip().equals(url)) {
+      git(mirror, "remote", "set-url", "origin", url);
     }
-    Result r = run(mirror, List.of("fetch", "--quiet", "--prune", "--no-tags", "origin",
+    Result r = run(mirror, List.of("-c", "gc.auto=0", "fetch", "--quiet", "--prune", "--no-tags", "origin",
         "+refs/heads/*:refs/remotes/origin/*"));
     if (r.exit == 0) {
       return true;
     }
-    if (!tolerant) {
-        throw ApplicationFailure.newNonRetryableFailure("git fetch of " + withoutCredentials(url) + " failed (exit "
+    boolean hasRefs = !run(mirror, List.of("for-each-ref", "--count=1", "refs/remotes/origin/")).output.isBlank();
+    if (!tolerant && !hasRefs) {
+      throw ApplicationFailure.newNonRetryableFailure("git fetch of " + withoutCredentials(url) + " failed (exit "
           + r.exit + "): " + withoutCredentials(r.output.strip()), "GitFailed");
     }
-    log.warn("workspace: fetching the remote failed; the ant works on what it has: {}",
+    log.warn("workspace: fetching the remote failed; the ant works on what this host has of it: {}",
         secrets.redact(dev.colony.text.Printable.of(withoutCredentials(r.output.strip()))));
-    return false;
+    return hasRefs;
   }
 
   /** The remote's default branch (what its HEAD names), or null when it cannot tell. */
@@ -276,7 +375,7 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
     }
     Result r = run(mirror, List.of("-c", "protocol.file.allow=always", "push", "--quiet", "--force", "--prune",
         "--no-verify", "--receive-pack=" + receive, "file://" + dir.toAbsolutePath(),
-        "+refs/remotes/origin/*:refs/remotes/origin/*"));
+        "+refs/remotes/origin/*:refs/remotes/origin/*"), Map.of(), WALLED_TIMEOUT);
     if (r.exit != 0) {
       log.warn("workspace: {}'s repository did not take the remote's branches: {}", ant,
           secrets.redact(dev.colony.text.Printable.of(withoutCredentials(r.output.strip()))));
@@ -297,14 +396,16 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
         : dev.colony.sandbox.GitWalls.uploadPack(spec.name(), dir.toAbsolutePath(), readOnly);
   }
 
-  private static final java.util.regex.Pattern CREDENTIALS = java.util.regex.Pattern.compile("://[^/@\\s]*@");
+  private static final java.util.regex.Pattern CREDENTIALS =
+      java.util.regex.Pattern.compile("(?i)\\b(https?|ftps?)://[^/\\s]*@");
 
   /**
    * The URL without its credentials ({@code https://user:token@host/x} becomes {@code https://host/x});
-   * in any text, each URL's. {@code git@host:path} stays: its key is the worker's, not in the URL.
+   * in any text, each http(s) or ftp(s) URL's (a password may hold an {@code @}). An ssh URL's user
+   * ({@code ssh://git@host/x}, {@code git@host:x}) stays: its key is the worker's, not in the URL.
    */
   public static String withoutCredentials(String text) {
-    return CREDENTIALS.matcher(text).replaceAll("://");
+    return CREDENTIALS.matcher(text).replaceAll("$1://");
   }
 
   /**
@@ -356,7 +457,7 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
       Files.delete(dotGit);
       Files.move(made.resolve(".git"), dotGit, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
       deleteTree(made);
-      git(dir, "reset", "--quiet");
+      gitOnTheAntsFiles(dir, "reset", "--quiet");
       if (admin != null) {
         deleteTree(admin);
       }
@@ -372,7 +473,7 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
       }
       Files.move(made, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
       if (start != null) {
-        git(dir, "checkout", "--quiet", "--force", branch);
+        gitOnTheAntsFiles(dir, "checkout", "--quiet", "--force", branch);
       }
     }
     configureIdentity(spec, dir);
@@ -452,6 +553,23 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
   private record Result(int exit, String output) {}
 
   private static Result run(Path cwd, List<String> args) throws IOException, InterruptedException {
+    return run(cwd, args, Map.of(), CLONE_TIMEOUT);
+  }
+
+  /** Clones and fetches of a remote may be big; git on the ant's side is held to less. */
+  private static final java.time.Duration CLONE_TIMEOUT = java.time.Duration.ofMinutes(10);
+  static java.time.Duration WALLED_TIMEOUT = java.time.Duration.ofMinutes(2);
+
+  /**
+   * The worker's git on a working tree the ant wrote (a checkout, a reset of its files): none of
+   * the worker's own config (a global git-lfs filter, say, would fetch what the tree's
+   * {@code .lfsconfig} names with the worker's credentials), only the repository's, which the worker wrote.
+   */
+  private static final Map<String, String> WORKER_CONFIG_OFF = Map.of("GIT_CONFIG_NOSYSTEM", "1",
+      "GIT_CONFIG_GLOBAL", "/dev/null", "GIT_LFS_SKIP_SMUDGE", "1", "GIT_ATTR_NOSYSTEM", "1");
+
+  private static Result run(Path cwd, List<String> args, Map<String, String> env, java.time.Duration timeout)
+      throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add("git");
     // No hooks, no fsmonitor daemon: the workspace's files are the ant's.
@@ -463,13 +581,10 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
     cmd.addAll(args);
     // Like agents, git runs in a session of its own (a Ctrl-C in the worker's terminal must not
     // kill a clone half way) and dies with the worker.
-    Process p = Processes.start(new ProcessBuilder(Processes.tiedToWorker(cmd)).redirectErrorStream(true));
-    p.getOutputStream().close();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(10, TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      return new Result(-1, "timed out");
-    }
-    return new Result(p.exitValue(), out);
+    ProcessBuilder pb = new ProcessBuilder(Processes.tiedToWorker(cmd)).redirectErrorStream(true);
+    pb.environment().put("GIT_TERMINAL_PROMPT", "0");
+    pb.environment().putAll(env);
+    Processes.Captured c = Processes.capture(pb, timeout, 1 << 20);
+    return new Result(c.exit(), c.output());
   }
 }

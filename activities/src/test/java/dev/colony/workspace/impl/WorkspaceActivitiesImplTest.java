@@ -145,4 +145,46 @@ class WorkspaceActivitiesImplTest {
     assertEquals("fatal: could not read https://github.com/x: denied",
         WorkspaceActivitiesImpl.withoutCredentials("fatal: could not read https://u:p@github.com/x: denied"));
   }
+
+  @Test
+  void aUrlsCredentialsNeverReachTheAntsRepository() throws Exception {
+    // The mirror holds the remote's branches from before; the remote is down now (nothing listens).
+    Path seed = repoWithOneCommit("seed4");
+    Path root = tmp.resolve("host-cred");
+    Path mirror = WorkspaceActivitiesImpl.mirror(root, "worker-ant");
+    Files.createDirectories(mirror.getParent());
+    git(tmp, "init", "-q", "--bare", mirror.toString());
+    git(mirror, "fetch", "-q", seed.toString(), "+refs/heads/*:refs/remotes/origin/*");
+    String url = "https://x-access-token:tokSECRET42@127.0.0.1:1/app.git";
+    Path w = new WorkspaceActivitiesImpl(new Secrets(), "a", root).prepare(spec(url));
+    assertEquals("https://127.0.0.1:1/app.git", git(w, "config", "--get", "remote.origin.url"));
+    assertEquals(git(seed, "rev-parse", "main"), git(w, "rev-parse", "HEAD"), "it starts from the mirror's main");
+    try (var files = Files.walk(w)) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        assertFalse(new String(Files.readAllBytes(f), java.nio.charset.StandardCharsets.ISO_8859_1).contains("tokSECRET42"),
+            "the token is in " + f);
+      }
+    }
+    assertEquals(url, git(mirror, "config", "--get", "remote.origin.url"), "the worker's mirror keeps it");
+  }
+
+  @Test
+  void aFifoTheAntPutInItsRepositoryHoldsTheWorkerOnlyUntilItsDeadline() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(dev.colony.sandbox.Bubblewrap.probe().works());
+    Path seed = repoWithOneCommit("seed5");
+    var host = new WorkspaceActivitiesImpl(new Secrets(), "a", tmp.resolve("host-fifo"));
+    Path w = host.prepare(spec(seed.toUri().toString()));
+    // The ant's doing: git reads its packed refs and blocks on a FIFO no one writes.
+    Files.deleteIfExists(w.resolve(".git/packed-refs"));
+    Process mk = new ProcessBuilder("mkfifo", w.resolve(".git/packed-refs").toString()).start();
+    assertEquals(0, mk.waitFor());
+    java.time.Duration before = WorkspaceActivitiesImpl.WALLED_TIMEOUT;
+    WorkspaceActivitiesImpl.WALLED_TIMEOUT = java.time.Duration.ofSeconds(3);
+    try {
+      // Before, this never returned (the class's timeout ends the test then).
+      assertEquals(w, host.prepare(spec(seed.toUri().toString())), "the session goes on with what it has");
+    } finally {
+      WorkspaceActivitiesImpl.WALLED_TIMEOUT = before;
+    }
+  }
 }
