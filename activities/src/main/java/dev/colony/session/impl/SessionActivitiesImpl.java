@@ -357,7 +357,14 @@ public final class SessionActivitiesImpl implements SessionActivities {
     static SetupBeat start(ActivityExecutionContext activity, long heartbeatTimeoutSeconds) {
       SetupBeat b = new SetupBeat(activity.getInfo().getAttempt() > 1
           ? activity.getHeartbeatDetails(String.class).orElse(null) : null);
-      long every = Math.max(500, Math.max(2, heartbeatTimeoutSeconds) * 1000 / 4);
+      java.time.Duration given = activity.getInfo().getHeartbeatTimeout();
+      long timeout = given != null && !given.isZero() ? given.toMillis() : Math.max(2, heartbeatTimeoutSeconds) * 1000;
+      long every = Math.max(100, timeout / 4);
+      // The first beat only once the setup has taken half the timeout: Temporal's client sends the
+      // first heartbeat at once and holds later ones for most of the timeout, so a setup beat sent
+      // first would hold back the engine's first beat (the conversation a retry resumes) for
+      // seconds, and a worker killed then would lose it. A quick setup sends none.
+      long first = timeout / 2;
       long until = System.currentTimeMillis() + MAX_SETUP_MILLIS;
       java.util.concurrent.atomic.AtomicBoolean busy = new java.util.concurrent.atomic.AtomicBoolean();
       b.task = ANNOUNCER.scheduleAtFixedRate(() -> {
@@ -377,7 +384,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
             busy.set(false);
           }
         });
-      }, 0, every, java.util.concurrent.TimeUnit.MILLISECONDS);
+      }, first, every, java.util.concurrent.TimeUnit.MILLISECONDS);
       return b;
     }
 
