@@ -1,6 +1,7 @@
 package dev.colony.testing;
 
 import java.util.SplittableRandom;
+import net.jqwik.api.AfterFailureMode;
 import net.jqwik.api.lifecycle.AroundPropertyHook;
 import net.jqwik.api.lifecycle.PropagationMode;
 import net.jqwik.api.lifecycle.PropertyExecutionResult;
@@ -25,6 +26,10 @@ public final class JqwikSeeds implements AroundPropertyHook {
     long seed = Seeds.given().orElseGet(() -> context.attributes().seed().filter(s -> !s.isBlank())
         .map(Long::parseLong).orElseGet(() -> new SplittableRandom().nextLong()));
     context.attributes().setSeed(Long.toString(seed));
+    if (Seeds.given().isPresent()) {
+      // replay exactly what the seed generates, not the sample jqwik remembered from a failure here
+      context.attributes().setAfterFailure(AfterFailureMode.RANDOM_SEED);
+    }
     Seeds.announce(context.extendedLabel(), seed);
     PropertyExecutionResult result = property.execute();
     if (result.status() != PropertyExecutionResult.Status.FAILED) {

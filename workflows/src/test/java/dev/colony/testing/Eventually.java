@@ -45,15 +45,15 @@ public final class Eventually {
 
   /**
    * "Nothing happens for a while": {@code condition} holds at every poll for the whole of
-   * {@code during} (Awaitility's {@code await().during(...).atMost(...)}). For a condition that,
-   * once broken, stays broken (a count that only grows, a file that appears): the test fails
-   * soon after it breaks, saying what was seen.
+   * {@code during} (Awaitility's {@code await().during(...).atMost(...)}). Meant for a condition
+   * that, once broken, stays broken (a count that only grows, a file that appears): the test then
+   * fails by {@code during} + 2 s at the latest, saying what was seen.
    */
   public static void throughout(Duration during, BooleanSupplier condition, Supplier<String> detail) {
     try {
       await()
           .during(during)
-          .atMost(during.plusSeconds(5))
+          .atMost(during.plusSeconds(2))
           .pollInSameThread()
           .pollDelay(Duration.ZERO)
           .pollInterval(Duration.ofMillis(50))
