@@ -1,5 +1,6 @@
 package dev.colony.config;
 
+import dev.colony.testing.JqwikSeeds;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,11 +14,13 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 
 /**
  * Whatever an ant file holds, loading it either succeeds or fails with problems that name the
  * file, stay bounded and print no control characters: never another exception, never a hang.
  */
+@AddLifecycleHook(JqwikSeeds.class)
 class ColonyLoaderPropertyTest {
   private static final Map<String, String> ENV = Map.of("DISCORD_TOKEN", "discord-secret-value");
   private static final List<String> KEYS = List.of("name", "description", "instructions", "engine", "autonomy",

@@ -3,6 +3,7 @@ package dev.colony.toolgate;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.colony.spec.ConfirmationSpec;
+import dev.colony.testing.JqwikSeeds;
 import java.time.Duration;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -12,6 +13,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 
 /**
  * The shell parser decides what an agent's tool call runs, and so what needs a human's yes:
@@ -23,6 +25,7 @@ import net.jqwik.api.constraints.IntRange;
  * the bound is far above what a loaded 2-core machine needs (5 s was, once, on a 200,000-word line
  * while the machine ran two builds).
  */
+@AddLifecycleHook(JqwikSeeds.class)
 class ShellParserPropertyTest {
   private static final DangerDetector DETECTOR = new DangerDetector(ConfirmationSpec.NONE);
   private static final Duration BOUND = Duration.ofSeconds(60);

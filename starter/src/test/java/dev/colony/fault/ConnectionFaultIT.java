@@ -1,6 +1,7 @@
 package dev.colony.fault;
 
 import static dev.colony.testing.Eventually.eventually;
+import static dev.colony.testing.Eventually.throughout;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,8 +36,9 @@ class ConnectionFaultIT extends FaultScenario {
       int before = cluster.starts("gamma").size();
       // signals sent during the outage reach the server directly and wait there
       cluster.ant("gamma").message(Mail.of("sent during the outage"));
-      Thread.sleep(30_000);
-      assertTrue(worker.process().isAlive());
+      // the outage lasts 30 s, and the worker lives through all of it
+      throughout(Duration.ofSeconds(30), () -> worker.process().isAlive(),
+          () -> "the worker died during the outage: " + Cluster.read(worker.log()));
       proxy.up();
       eventually(Duration.ofSeconds(150), () -> cluster.starts("gamma").size() >= before + 3, "cluster.starts(\"gamma\").size() >= before + 3");
       assertTrue(worker.process().isAlive(), "the worker reconnected by itself");
@@ -126,7 +128,7 @@ class ConnectionFaultIT extends FaultScenario {
     int deltaSessions = status("delta").sessions();
 
     cluster.killServer(); // kill -9 of colony server; the dev server dies with it
-    Thread.sleep(2000);
+    Thread.sleep(2000); // not a wait: how long the server stays down (a simulated outage)
     cluster.startServer(); // same port, same SQLite file
 
     // The in-flight session is still the same session (its attempt may be retried once if the

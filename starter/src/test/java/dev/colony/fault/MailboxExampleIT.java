@@ -1,6 +1,7 @@
 package dev.colony.fault;
 
 import static dev.colony.testing.Eventually.eventually;
+import static dev.colony.testing.Eventually.throughout;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -65,7 +66,9 @@ class MailboxExampleIT {
           return false;
         }
       }, "{ try { String s = cluster.cli(\"status\", \"mailbox/scout\"); return s.contains(\"sessions:...");
-      Thread.sleep(3000); // a duplicate, had one got through, would have woken the builder by now
+      // A duplicate, had one got through, would reach the builder's inbox: none does for 3 s.
+      throughout(Duration.ofSeconds(3), () -> Cluster.read(inbox).lines().count() <= 3,
+          () -> "a finding delivered twice: " + Cluster.read(inbox));
       assertTrue(Cluster.read(w2.log()).contains("scout"), "the second worker ran the retried session");
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics(), e);

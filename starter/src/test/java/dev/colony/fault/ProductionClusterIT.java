@@ -318,7 +318,7 @@ class ProductionClusterIT {
     eventually(LONG, () -> status("alpha").queueDepth() == 1, "status(\"alpha\").queueDepth() == 1");
 
     assertEquals(0, script(Duration.ofSeconds(10), "kill", "history").code());
-    Thread.sleep(3000);
+    Thread.sleep(3000); // not a wait: how long the history service stays down (a simulated outage)
     assertEquals(0, script(Duration.ofSeconds(10), "start", "history").code());
 
     // The session in flight is still session 2 (its attempt may run once more if its heartbeat
@@ -353,7 +353,7 @@ class ProductionClusterIT {
     // While matching is down: signals are written by history all the same.
     cluster.ant("delta").pause();
     cluster.ant("gamma").message(Mail.of("sent while matching was down"));
-    Thread.sleep(3000);
+    Thread.sleep(3000); // not a wait: how long the matching service stays down (a simulated outage)
     assertEquals(0, script(Duration.ofSeconds(10), "start", "matching").code());
 
     // beta's rate-limit wait ends and it goes on; delta pauses; gamma, resumed by the message it

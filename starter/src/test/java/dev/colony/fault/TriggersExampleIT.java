@@ -1,6 +1,7 @@
 package dev.colony.fault;
 
 import static dev.colony.testing.Eventually.eventually;
+import static dev.colony.testing.Eventually.throughout;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -71,7 +72,12 @@ class TriggersExampleIT {
       cluster.cli("start", cluster.dir.toString(), "triage");
       eventually(Duration.ofSeconds(60), () -> Cluster.read(replacement.log())
           .contains("[triage] ✅ **triage** finished session 3: triage worked on issue #5"), "Cluster.read(replacement.log()) .contains(\"[triage] ✅ **triage** finished session 3: tr...");
-      Thread.sleep(3000);
+      // No issue is taken twice and nothing else runs: watched for 3 s after the last session.
+      throughout(Duration.ofSeconds(3), () -> {
+        String seen = Cluster.read(worker.log()) + Cluster.read(replacement.log());
+        return seen.lines().filter(l -> l.contains("worked on issue #")).count() <= 3
+            && seen.lines().noneMatch(l -> l.contains("[standup] ✅"));
+      }, () -> "an issue taken twice, or standup ran: " + Cluster.read(worker.log()) + Cluster.read(replacement.log()));
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics() + "\ngithub: " + github.log, e);
     }

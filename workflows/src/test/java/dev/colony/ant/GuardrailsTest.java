@@ -58,7 +58,7 @@ class GuardrailsTest {
         while (System.nanoTime() < end) {
           try {
             Activity.getExecutionContext().heartbeat(null);
-            Thread.sleep(20);
+            Thread.sleep(20); // not a wait: a session that runs until cancelled, heartbeating
           } catch (ActivityCompletionException e) {
             cancelled.add(request.session());
             throw e;

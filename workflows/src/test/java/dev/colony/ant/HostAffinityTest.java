@@ -85,9 +85,12 @@ class HostAffinityTest {
 
     /** Hosts whose worker still polls (busy, not gone). */
     final java.util.Set<String> polling = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The host queues the ant asked about, in order: each ask follows a task that waited move_after. */
+    final List<String> asked = new CopyOnWriteArrayList<>();
 
     @Override
     public boolean hostPolling(String queue) {
+      asked.add(queue);
       return polling.contains(queue);
     }
 
@@ -184,7 +187,10 @@ class HostAffinityTest {
     claims.polling.add(WorkspaceActivities.hostQueue(QUEUE, "c")); // the server still sees c polling
     AntSpec spec = spec("patient");
     AntWorkflow ant = Fakes.start(env.getWorkflowClient(), QUEUE, spec);
-    Thread.sleep((MOVE_AFTER + 2) * 1000); // a task waited move_after on c's queue: c is busy
+    // A task waits move_after on c's queue; the ant then asks whether c still polls (yes: busy).
+    String queueC = WorkspaceActivities.hostQueue(QUEUE, "c");
+    eventually(Duration.ofSeconds(MOVE_AFTER * 5), () -> claims.asked.contains(queueC),
+        "the ant asked whether host c still polls, after a task waited move_after on its queue");
     Host c = new Host("c");
     WorkerFactory factoryC = WorkerFactory.newInstance(env.getWorkflowClient());
     factoryC.newWorker(WorkspaceActivities.hostQueue(QUEUE, "c")).registerActivitiesImplementations(c);

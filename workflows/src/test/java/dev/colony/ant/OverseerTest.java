@@ -110,7 +110,7 @@ class OverseerTest {
         while (System.nanoTime() < end) {
           try {
             Activity.getExecutionContext().heartbeat(null);
-            Thread.sleep(20);
+            Thread.sleep(20); // not a wait: a session that runs until cancelled, heartbeating
           } catch (io.temporal.client.ActivityCompletionException e) {
             cancelled.add(request.session());
             throw e;

@@ -67,7 +67,7 @@ class UnfinishedSessionCostTest {
       while (System.nanoTime() < end) {
         try {
           ctx.heartbeat(null);
-          Thread.sleep(20);
+          Thread.sleep(20); // not a wait: a session that runs until cancelled, heartbeating
         } catch (ActivityCompletionException e) {
           throw e;
         } catch (InterruptedException e) {

@@ -1,8 +1,11 @@
 package dev.colony.merge;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.colony.testing.Seeds;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,8 +22,9 @@ import org.junit.jupiter.api.Timeout;
  * first to wait first. Some ants declare no paths: with {@code undeclared: changed} they work
  * without a claim and their submitted work holds the files it changed (no ant is granted paths that
  * overlap them until that work lands or is dropped); with {@code undeclared: everything} they claim
- * {@code **}. Seeded: a failure names its seed and the operations that led to it
- * ({@code -Dmerge.claims.seed=N} replays one).
+ * {@code **}. Seeded: seeds 1 to 300 by default, each run in every {@code undeclared} mode; a
+ * failure names its seed and the operations that led to it, and {@code -Dcolony.seed=N} runs that
+ * one seed alone ({@link Seeds}).
  */
 @Timeout(120)
 class MergeClaimsPropertyTest {
@@ -58,9 +62,11 @@ class MergeClaimsPropertyTest {
 
   @Test
   void overlappingUnlandedWorkNeverCoexistsAndEveryWaiterIsServed() {
-    String one = System.getProperty("merge.claims.seed");
-    long first = one == null ? 1 : Long.parseLong(one);
-    long last = one == null ? 300 : first;
+    java.util.OptionalLong one = Seeds.given();
+    long first = one.orElse(1);
+    long last = one.isPresent() ? first : 300;
+    System.err.println("MergeClaimsPropertyTest: seeds " + first + ".." + last + " (replay one with -D" + Seeds.PROPERTY
+        + "=N)");
     for (long seed = first; seed <= last; seed++) {
       for (Undeclared mode : Undeclared.values()) {
         run(seed, mode);
@@ -68,7 +74,18 @@ class MergeClaimsPropertyTest {
     }
   }
 
-  private void run(long seed, Undeclared mode) {
+  @Test
+  void theSameSeedReplaysTheSameOperations() {
+    long seed = Seeds.pick("MergeClaimsPropertyTest.theSameSeedReplaysTheSameOperations");
+    for (Undeclared mode : Undeclared.values()) {
+      List<String> once = run(seed, mode);
+      assertFalse(once.isEmpty(), "a run logs its operations");
+      assertEquals(once, run(seed, mode), Seeds.replay(seed) + ": a second run with the seed did other things");
+    }
+  }
+
+  /** One run of the property; returns the operations it did, in order (what a failure prints). */
+  private List<String> run(long seed, Undeclared mode) {
     Random rnd = new Random(seed);
     MergeBook[] book = {MergeBookTest.book()};
     Map<String, Ant> ants = new LinkedHashMap<>();
@@ -194,8 +211,10 @@ class MergeClaimsPropertyTest {
       }
       assertTrue(book[0].card(null, clock[0]).waiting().isEmpty(), "the queue has no waiter left");
     } catch (AssertionError e) {
-      fail("seed " + seed + " (undeclared: " + mode.configName() + "): " + e.getMessage() + "\n  " + String.join("\n  ", log), e);
+      fail(Seeds.replay(seed) + " (undeclared: " + mode.configName() + "): " + e.getMessage() + "\n  "
+          + String.join("\n  ", log), e);
     }
+    return log;
   }
 
   /** Claims; returns whether it was granted. A grant must not overtake an overlapping earlier waiter. */

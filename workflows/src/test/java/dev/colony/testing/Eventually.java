@@ -12,7 +12,7 @@ import org.awaitility.core.ConditionTimeoutException;
  * reached. Every wait is bounded ({@code atMost}); a condition that throws a transient gRPC error
  * (a Temporal server restarting under a fault test) counts as "not yet". Shared with the other
  * modules through the workflows test-jar. Waiting a fixed time for something NOT to happen is
- * not polling: say so with {@code Awaitility.await().during(...)} or a latch.
+ * not polling: say so with {@link #throughout} (Awaitility's {@code during}) or a latch.
  */
 public final class Eventually {
   /** The bound when none is given: generous, the class-level {@code @Timeout} is the real limit. */
@@ -40,6 +40,26 @@ public final class Eventually {
           .until(condition::getAsBoolean);
     } catch (ConditionTimeoutException e) {
       throw new AssertionError("not reached within " + atMost + ": " + detail.get(), e);
+    }
+  }
+
+  /**
+   * "Nothing happens for a while": {@code condition} holds at every poll for the whole of
+   * {@code during} (Awaitility's {@code await().during(...).atMost(...)}). Meant for a condition
+   * that, once broken, stays broken (a count that only grows, a file that appears): the test then
+   * fails by {@code during} + 2 s at the latest, saying what was seen.
+   */
+  public static void throughout(Duration during, BooleanSupplier condition, Supplier<String> detail) {
+    try {
+      await()
+          .during(during)
+          .atMost(during.plusSeconds(2))
+          .pollInSameThread()
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(50))
+          .until(condition::getAsBoolean);
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError("did not hold throughout " + during + ": " + detail.get(), e);
     }
   }
 

@@ -71,7 +71,7 @@ public final class FakeClaude {
         System.out.flush();
         System.exit(Integer.parseInt(line.substring(6).trim()));
       } else if (line.startsWith("#sleep ")) {
-        Thread.sleep(Long.parseLong(line.substring(7).trim()));
+        Thread.sleep(Long.parseLong(line.substring(7).trim())); // not a wait: the scripted agent takes its time
       } else if (line.startsWith("#await-user")) {
         // A user message mid-session (a supervisor's whisper): record it and go on.
         String l;

@@ -25,6 +25,7 @@ import dev.colony.merge.SubmitReply;
 import dev.colony.merge.TargetUpdate;
 import dev.colony.merge.TestRun;
 import dev.colony.spec.AntSpec;
+import dev.colony.testing.Seeds;
 import dev.colony.visibility.AntSearchAttributes;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityOptions;
@@ -74,7 +75,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>A seeded loop rather than jqwik: each try starts a Temporal test environment and real git, so
  * shrinking would be far too slow. A failure prints the seed and the operations; replay one try
- * with {@code -Dmerge.prop.seed=<seed>} (the interleaving with the queue is timing-dependent, the
+ * with {@code -Dcolony.seed=<seed>} ({@link Seeds}) (the interleaving with the queue is timing-dependent, the
  * operations are not). {@code -Dmerge.prop.tries=N} runs more tries; {@code -Dmerge.prop.story=true}
  * prints every try's story (operations, kills, the queue's updates of main, with times) even when
  * it passes.
@@ -92,18 +93,18 @@ class MergeQueuePropertyTest {
 
   @Test
   void theQueueLandsOnlyGreenWorkOnceOnAForwardLine() throws Exception {
-    Long replay = Long.getLong("merge.prop.seed");
-    int tries = replay != null ? 1 : Integer.getInteger("merge.prop.tries", 6);
-    long base = replay != null ? replay : new Random().nextLong();
+    java.util.OptionalLong replay = Seeds.given();
+    int tries = replay.isPresent() ? 1 : Integer.getInteger("merge.prop.tries", 6);
+    long base = replay.isPresent() ? replay.getAsLong() : new Random().nextLong();
     for (int t = 0; t < tries; t++) {
       long seed = base + t;
+      Seeds.announce("MergeQueuePropertyTest try " + t, seed);
       Try run = new Try(seed, Files.createDirectories(tmp.resolve("try" + t)));
       long start = System.nanoTime();
       try {
         run.run();
       } catch (Throwable e) {
-        throw new AssertionError("merge queue property failed for seed " + seed + " (replay with -Dmerge.prop.seed="
-            + seed + ")\n" + run.story(), e);
+        throw new AssertionError("merge queue property failed for " + Seeds.replay(seed) + "\n" + run.story(), e);
       } finally {
         run.close();
       }
@@ -199,7 +200,7 @@ class MergeQueuePropertyTest {
         operation();
         ops++;
         if (rnd.nextInt(3) == 0) {
-          Thread.sleep(rnd.nextInt(120)); // let the queue get ahead sometimes
+          Thread.sleep(rnd.nextInt(120)); // not a wait: random jitter, to let the queue get ahead sometimes
         }
       }
       long drainStart = System.nanoTime();

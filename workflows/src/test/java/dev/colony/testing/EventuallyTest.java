@@ -1,0 +1,31 @@
+package dev.colony.testing;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** {@link Eventually#throughout}: "nothing happens" is watched for the whole time, and can fail. */
+@Timeout(30)
+class EventuallyTest {
+  @Test
+  void aConditionThatHoldsIsWatchedForTheWholeTime() {
+    AtomicInteger polls = new AtomicInteger();
+    long start = System.nanoTime();
+    Eventually.throughout(Duration.ofMillis(400), () -> polls.incrementAndGet() > 0, () -> "never broken");
+    long tookMillis = (System.nanoTime() - start) / 1_000_000;
+    assertTrue(tookMillis >= 400, "returned after " + tookMillis + " ms");
+    assertTrue(polls.get() > 2, "polled " + polls.get() + " times");
+  }
+
+  @Test
+  void aConditionThatBreaksMidwayFailsSayingWhatWasSeen() {
+    long start = System.nanoTime();
+    AssertionError e = assertThrows(AssertionError.class, () -> Eventually.throughout(Duration.ofSeconds(1),
+        () -> System.nanoTime() - start < Duration.ofMillis(200).toNanos(), () -> "the marker appeared"));
+    assertTrue(e.getMessage().startsWith("did not hold throughout PT1S: the marker appeared"), e.getMessage());
+  }
+}
