@@ -1,9 +1,9 @@
 package dev.colony.board;
 
+import dev.colony.client.BoundedUpdate;
 import dev.colony.task.TaskCard;
 import dev.colony.task.TaskIds;
 import io.temporal.client.WorkflowExecutionMetadata;
-import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowUpdateException;
 import io.temporal.failure.ApplicationFailure;
 import java.util.List;
@@ -58,12 +58,6 @@ public final class TaskQueries {
 
   /** Whether {@code e} says the task's workflow is not there (never was, or its run is over). */
   public static boolean notFound(Throwable e) {
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof WorkflowNotFoundException || (c instanceof io.grpc.StatusRuntimeException s
-          && s.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND)) {
-        return true;
-      }
-    }
-    return false;
+    return BoundedUpdate.notFound(e);
   }
 }
