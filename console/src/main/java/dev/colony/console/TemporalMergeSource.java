@@ -2,6 +2,7 @@ package dev.colony.console;
 
 import com.google.protobuf.ByteString;
 import dev.colony.client.BoundedUpdate;
+import dev.colony.merge.desk.MergeQueueClient;
 import dev.colony.console.ColonySource.SourceException;
 import dev.colony.merge.MergeCard;
 import dev.colony.merge.MergeDecision;
@@ -46,8 +47,7 @@ public final class TemporalMergeSource implements MergeSource {
 
   /** The visibility query of the colony's running queues. */
   static String query(String colony) {
-    return "WorkflowType = 'MergeQueue' AND ColonyName = '" + TemporalColonySource.quote(colony)
-        + "' AND ExecutionStatus = 'Running'";
+    return MergeQueueClient.runningQuery(colony);
   }
 
   @Override

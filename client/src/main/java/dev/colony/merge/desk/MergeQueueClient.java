@@ -1,6 +1,7 @@
 package dev.colony.merge.desk;
 
 import dev.colony.client.BoundedUpdate;
+import dev.colony.client.VisibilityQuery;
 import dev.colony.merge.MergeCard;
 import dev.colony.merge.MergeDecision;
 import dev.colony.merge.MergeQueueState;
@@ -58,8 +59,7 @@ public final class MergeQueueClient {
 
   /** The visibility query of the colony's running queues. */
   public static String runningQuery(String colony) {
-    return "WorkflowType = '" + WORKFLOW_TYPE + "' AND ColonyName = '" + colony.replace("'", "") + "'"
-        + " AND ExecutionStatus = 'Running'";
+    return VisibilityQuery.where().eq("WorkflowType", WORKFLOW_TYPE).eq("ColonyName", colony).running().toString();
   }
 
   /** The card a queue starts with, before its worker first writes one. */
