@@ -512,7 +512,7 @@ public final class TemporalColonySource implements ColonySource {
         return ColonySource.super.page(filter, q, size, token);
       }
     }
-    String query = where + (q == null || q.isBlank() ? "" : " AND AntName STARTS_WITH '" + quote(q.strip()) + "'");
+    String query = where + (q == null || q.isBlank() ? "" : " AND AntName STARTS_WITH " + VisibilityQuery.literal(q.strip()));
     ByteString from = ByteString.EMPTY;
     if (token != null && token.startsWith("v")) {
       try {
@@ -580,7 +580,7 @@ public final class TemporalColonySource implements ColonySource {
   }
 
   static String antNameIn(List<String> names) {
-    return "AntName IN (" + String.join(", ", names.stream().map(n -> "'" + quote(n) + "'").toList()) + ")";
+    return "AntName IN " + VisibilityQuery.inList(names);
   }
 
   @Override
