@@ -2,6 +2,7 @@ package dev.colony.config;
 
 import dev.colony.errorpolicy.ErrorPolicy;
 import dev.colony.overseer.OverseerSpec;
+import dev.colony.secrets.Interpolation;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.GitIdentity;
 import dev.colony.supervision.GroupSpec;

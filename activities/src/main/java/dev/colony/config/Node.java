@@ -1,5 +1,6 @@
 package dev.colony.config;
 
+import dev.colony.secrets.Interpolation;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

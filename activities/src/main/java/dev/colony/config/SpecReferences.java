@@ -1,5 +1,6 @@
 package dev.colony.config;
 
+import dev.colony.secrets.Secrets;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.ClaudeSpec;
 import dev.colony.spec.CommandSpec;

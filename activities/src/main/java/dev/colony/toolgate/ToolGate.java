@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.colony.autonomy.ConfirmationDecision;
 import dev.colony.autonomy.ConfirmationRequest;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.Autonomy;
 import java.nio.charset.StandardCharsets;

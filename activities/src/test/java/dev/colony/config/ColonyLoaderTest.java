@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.colony.errorpolicy.Outcome;
+import dev.colony.secrets.Secrets;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.Autonomy;
 import dev.colony.spec.EngineKind;

@@ -2,7 +2,7 @@ package dev.colony.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.colony.board.TaskBoard;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.console.Auth.Principal;
 import dev.colony.console.ColonySource.Action;
 import dev.colony.console.ColonySource.Filter;

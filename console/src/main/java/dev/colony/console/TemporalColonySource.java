@@ -5,6 +5,7 @@ import dev.colony.ant.AntRun;
 import dev.colony.ant.AntWorkflow;
 import dev.colony.ant.AntWorkflowImpl;
 import dev.colony.autonomy.Decide;
+import dev.colony.client.VisibilityQuery;
 import dev.colony.mailbox.Mail;
 import dev.colony.overseer.Turn;
 import dev.colony.overseer.TurnReport;
@@ -196,13 +197,15 @@ public final class TemporalColonySource implements ColonySource {
     return rpc().withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  /** {@code s} inside a visibility query's single quotes: {@link VisibilityQuery#literal}, the one quoting rule. */
   static String quote(String s) {
-    return s.replace("\\", "\\\\").replace("'", "\\'");
+    String quoted = VisibilityQuery.literal(s);
+    return quoted.substring(1, quoted.length() - 1);
   }
 
   private String base(boolean runningOnly) {
-    return "WorkflowType = '" + AntIds.WORKFLOW_TYPE + "' AND ColonyName = '" + quote(colony) + "'"
-        + (runningOnly ? " AND ExecutionStatus = 'Running'" : "");
+    VisibilityQuery q = VisibilityQuery.where().eq("WorkflowType", AntIds.WORKFLOW_TYPE).eq("ColonyName", colony);
+    return (runningOnly ? q.running() : q).toString();
   }
 
   static String filterQuery(Filter f) {
@@ -217,7 +220,7 @@ public final class TemporalColonySource implements ColonySource {
   }
 
   private static String in(List<String> states) {
-    return "AntState IN (" + String.join(", ", states.stream().map(x -> "'" + x + "'").toList()) + ")";
+    return "AntState IN " + VisibilityQuery.inList(states);
   }
 
   private <T> T call(String what, java.util.function.Supplier<T> c) {
@@ -509,7 +512,7 @@ public final class TemporalColonySource implements ColonySource {
         return ColonySource.super.page(filter, q, size, token);
       }
     }
-    String query = where + (q == null || q.isBlank() ? "" : " AND AntName STARTS_WITH '" + quote(q.strip()) + "'");
+    String query = where + (q == null || q.isBlank() ? "" : " AND AntName STARTS_WITH " + VisibilityQuery.literal(q.strip()));
     ByteString from = ByteString.EMPTY;
     if (token != null && token.startsWith("v")) {
       try {
@@ -577,7 +580,7 @@ public final class TemporalColonySource implements ColonySource {
   }
 
   static String antNameIn(List<String> names) {
-    return "AntName IN (" + String.join(", ", names.stream().map(n -> "'" + quote(n) + "'").toList()) + ")";
+    return "AntName IN " + VisibilityQuery.inList(names);
   }
 
   @Override

@@ -1,34 +1,24 @@
 package dev.colony.console;
 
 import com.google.protobuf.ByteString;
+import dev.colony.client.BoundedUpdate;
+import dev.colony.merge.desk.MergeQueueClient;
 import dev.colony.console.ColonySource.SourceException;
 import dev.colony.merge.MergeCard;
 import dev.colony.merge.MergeDecision;
 import dev.colony.merge.MergeQueueWorkflow;
 import dev.colony.merge.SubmitReply;
-import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.temporal.api.common.v1.WorkflowExecution;
-import io.temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage;
-import io.temporal.api.update.v1.Input;
-import io.temporal.api.update.v1.Meta;
-import io.temporal.api.update.v1.Request;
-import io.temporal.api.update.v1.WaitPolicy;
 import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsRequest;
 import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
-import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionRequest;
-import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionResponse;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.common.converter.DataConverter;
-import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
-import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -38,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class TemporalMergeSource implements MergeSource {
   /** How long a decision waits for the queue's worker to answer. */
-  static final Duration ANSWER_WITHIN = Duration.ofSeconds(10);
+  static final Duration ANSWER_WITHIN = BoundedUpdate.ANSWER_WITHIN;
   private static final Duration LIST_DEADLINE = Duration.ofSeconds(10);
   /** More queues than any colony has repositories. */
   private static final int MAX_QUEUES = 200;
@@ -57,8 +47,7 @@ public final class TemporalMergeSource implements MergeSource {
 
   /** The visibility query of the colony's running queues. */
   static String query(String colony) {
-    return "WorkflowType = 'MergeQueue' AND ColonyName = '" + TemporalColonySource.quote(colony)
-        + "' AND ExecutionStatus = 'Running'";
+    return MergeQueueClient.runningQuery(colony);
   }
 
   @Override
@@ -106,43 +95,17 @@ public final class TemporalMergeSource implements MergeSource {
 
   @Override
   public SubmitReply decide(String repo, MergeDecision decision) {
-    UpdateWorkflowExecutionRequest request = UpdateWorkflowExecutionRequest.newBuilder()
-        .setNamespace(namespace)
-        .setWorkflowExecution(WorkflowExecution.newBuilder().setWorkflowId(MergeQueueWorkflow.workflowId(colony, repo)))
-        .setWaitPolicy(WaitPolicy.newBuilder().setLifecycleStage(
-            UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_COMPLETED))
-        .setRequest(Request.newBuilder()
-            .setMeta(Meta.newBuilder().setUpdateId(UUID.randomUUID().toString())
-                .setIdentity("console:" + decision.by()))
-            .setInput(Input.newBuilder().setName("decide").setArgs(converter.toPayloads(decision).orElseThrow())))
-        .build();
-    UpdateWorkflowExecutionResponse r;
     try {
-      r = client.getWorkflowServiceStubs().blockingStub()
-          .withDeadlineAfter(ANSWER_WITHIN.toMillis(), TimeUnit.MILLISECONDS).updateWorkflowExecution(request);
-    } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
-        throw noWorker(e);
-      }
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
-        throw new NoSuchElementException("no merge queue '" + repo + "' runs in colony '" + colony + "'");
-      }
-      throw new SourceException("sending " + decision.action() + " to the merge queue '" + repo + "': Temporal answered "
-          + e.getStatus().getCode() + (e.getStatus().getDescription() == null ? "" : " (" + e.getStatus().getDescription() + ")"), e);
+      return new BoundedUpdate(client, colony).within(ANSWER_WITHIN).as("console:" + decision.by())
+          .call(MergeQueueWorkflow.workflowId(colony, repo), "decide", decision, SubmitReply.class);
+    } catch (BoundedUpdate.NotRunning e) {
+      throw new NoSuchElementException("no merge queue '" + repo + "' runs in colony '" + colony + "'");
+    } catch (BoundedUpdate.Refused e) {
+      throw new Refused(e.getMessage(), e.getCause());
+    } catch (BoundedUpdate.Unreachable e) {
+      throw new SourceException("sending " + decision.action() + " to the merge queue '" + repo + "': " + e.getMessage(), e);
+    } catch (BoundedUpdate.NoWorker e) {
+      throw new SourceException(e.getMessage(), e);
     }
-    if (!r.hasOutcome()) {
-      throw noWorker(null); // the server stopped waiting first: not applied
-    }
-    if (r.getOutcome().hasFailure()) {
-      RuntimeException refused = converter.failureToException(r.getOutcome().getFailure());
-      String why = refused instanceof ApplicationFailure f ? f.getOriginalMessage() : refused.getMessage();
-      throw new Refused(why, refused);
-    }
-    return converter.fromPayloads(0, Optional.of(r.getOutcome().getSuccess()), SubmitReply.class, SubmitReply.class);
-  }
-
-  private SourceException noWorker(Throwable cause) {
-    return new SourceException("the merge queue's worker did not answer within " + ANSWER_WITHIN.toSeconds()
-        + " s: is a worker (colony dev / colony worker) running for colony " + colony + "?", cause);
   }
 }

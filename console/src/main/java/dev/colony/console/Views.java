@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.console.ColonySource.Counts;
 import dev.colony.console.ColonySource.Row;
 import dev.colony.console.ColonySource.TurnBatch;

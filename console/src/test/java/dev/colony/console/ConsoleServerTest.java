@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.overseer.Turn;
 import java.io.IOException;
 import java.time.Duration;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.visibility.AntCard;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;

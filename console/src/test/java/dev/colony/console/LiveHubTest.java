@@ -2,7 +2,7 @@ package dev.colony.console;
 
 import static dev.colony.testing.Eventually.eventually;
 
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.merge.ItemState;
 import dev.colony.merge.MergeItem;
 import java.io.IOException;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.task.Assignee;
 import dev.colony.task.TaskCard;
 import dev.colony.task.TaskState;

@@ -134,6 +134,18 @@ class TemporalMergeSourceTest {
   }
 
   @Test
+  void aQueueNoWorkerServesSaysTheOneNoWorkerSentenceAfterTheBound() {
+    MergeQueueWorkflow q = client.newWorkflowStub(MergeQueueWorkflow.class, WorkflowOptions.newBuilder()
+        .setTaskQueue("nobody-polls-this").setWorkflowId(MergeQueueWorkflow.workflowId("hello", "web")).build());
+    WorkflowClient.start(q::run, (MergeQueueState) null);
+    var late = assertThrows(ColonySource.SourceException.class,
+        () -> source.decide("web", new MergeDecision("alpha-3", "retry", "@Ada")));
+    // the same sentence the board and the CLI say
+    assertEquals("no worker answered within 10 s: is a worker (colony dev / colony worker) running for colony hello?",
+        late.getMessage());
+  }
+
+  @Test
   void theCardIsReadFromTheMemoAndTheQueryNamesTheColonysRunningQueues() {
     MergeCard card = FakeMergeSource.card("app", List.of(FakeMergeSource.item("alpha-3", "alpha", ItemState.LANDING, "testing",
         0, null, null, 1000)), List.of(), Map.of(), Map.of(), Map.of());

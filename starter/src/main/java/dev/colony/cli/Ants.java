@@ -121,9 +121,10 @@ final class Ants {
         + (filter == null ? "" : " AND (" + filter + ")");
   }
 
-  /** {@code s} inside a visibility query's single quotes. */
+  /** {@code s} inside a visibility query's single quotes: {@code VisibilityQuery.literal}, the one quoting rule. */
   static String quote(String s) {
-    return s.replace("\\", "\\\\").replace("'", "\\'");
+    String quoted = dev.colony.client.VisibilityQuery.literal(s);
+    return quoted.substring(1, quoted.length() - 1);
   }
 
   /**

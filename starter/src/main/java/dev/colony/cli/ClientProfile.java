@@ -1,7 +1,7 @@
 package dev.colony.cli;
 
 import dev.colony.config.Problem;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import io.temporal.envconfig.ClientConfigProfile;
 import io.temporal.envconfig.ClientConfigTLS;
 import io.temporal.envconfig.LoadClientConfigProfileOptions;

@@ -1,6 +1,6 @@
 package dev.colony.cli;
 
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.worker.RedactingPrintStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;

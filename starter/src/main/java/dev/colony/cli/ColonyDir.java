@@ -4,7 +4,7 @@ import dev.colony.config.ColonyLoader;
 import dev.colony.config.ConfigException;
 import dev.colony.config.LoadedColony;
 import dev.colony.config.Environment;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import java.nio.file.Path;
 import java.util.Map;
 

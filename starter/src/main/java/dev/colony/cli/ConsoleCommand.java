@@ -1,6 +1,6 @@
 package dev.colony.cli;
 
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.console.ConsoleServer;
 import dev.colony.console.TemporalColonySource;
 import dev.colony.task.TaskSettings;

@@ -118,7 +118,7 @@ final class DevCommand implements Callable<Integer> {
       var source = new dev.colony.console.TemporalColonySource(t.client, colony, local.webUi());
       return dev.colony.console.ConsoleServer.startOnAnyPort(dev.colony.console.ConsoleServer.Options.defaults()
               .withBind("127.0.0.1", consolePort).withWebUi(local.webUi()),
-          source, source.board(dev.colony.task.TaskSettings.defaults()), dev.colony.config.Secrets.process());
+          source, source.board(dev.colony.task.TaskSettings.defaults()), dev.colony.secrets.Secrets.process());
     } catch (RuntimeException e) {
       err.println("colony: the console did not start (" + e.getMessage() + "); the rest runs without it.");
       return null;

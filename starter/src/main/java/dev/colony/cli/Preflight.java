@@ -2,7 +2,7 @@ package dev.colony.cli;
 
 import dev.colony.config.Environment;
 import dev.colony.config.LoadedColony;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.engine.claude.ClaudeEngine;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.EngineKind;

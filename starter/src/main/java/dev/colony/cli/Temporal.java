@@ -1,6 +1,6 @@
 package dev.colony.cli;
 
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.worker.RedactingDataConverter;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;

@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import dev.colony.client.VisibilityQuery;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.temporal.api.deployment.v1.WorkerDeploymentVersion;
@@ -133,13 +134,10 @@ class UpgradeCommand implements Callable<Integer> {
    * on {@code target} yet: it continues as new onto it at its next safe point.
    */
   private int tellEveryWorkflow(Temporal t, String taskQueue, String target) {
-    String mine = "TaskQueue = '" + taskQueue + "' AND ExecutionStatus = 'Running' AND WorkflowType IN "
-        + "('AntWorkflow', 'ColonyWorkflow', 'Lease', 'MergeQueue', 'RepoWatcher', 'TaskWorkflow')";
     java.util.Set<String> ids = new java.util.LinkedHashSet<>();
-    t.client.listExecutions(mine + " AND TemporalWorkerDeploymentVersion != '" + target + "'")
-        .forEach(w -> ids.add(w.getExecution().getWorkflowId()));
-    t.client.listExecutions(mine + " AND TemporalWorkerDeploymentVersion IS NULL")
-        .forEach(w -> ids.add(w.getExecution().getWorkflowId()));
+    for (String query : notOnTarget(taskQueue, target)) {
+      t.client.listExecutions(query).forEach(w -> ids.add(w.getExecution().getWorkflowId()));
+    }
     int n = 0;
     for (String id : ids) {
       try {
@@ -152,6 +150,19 @@ class UpgradeCommand implements Callable<Integer> {
     return n;
   }
 
+  /** The visibility queries of the running Colony workflows on {@code taskQueue} not on {@code target} yet. */
+  static List<String> notOnTarget(String taskQueue, String target) {
+    VisibilityQuery mine = VisibilityQuery.where().eq("TaskQueue", taskQueue).running().in("WorkflowType",
+        List.of("AntWorkflow", "ColonyWorkflow", "Lease", "MergeQueue", "RepoWatcher", "TaskWorkflow"));
+    return List.of(mine.notEq("TemporalWorkerDeploymentVersion", target).toString(),
+        mine.isNull("TemporalWorkerDeploymentVersion").toString());
+  }
+
+  /** The visibility query of the running workflows on {@code version} ({@code deployment:buildId}). */
+  static String runningOn(String version) {
+    return VisibilityQuery.where().eq("TemporalWorkerDeploymentVersion", version).running().toString();
+  }
+
   private int awaitDrained(Temporal t, String deployment, String buildId, List<String> older, PrintWriter out)
       throws InterruptedException {
     long deadline = System.nanoTime() + waitSeconds * 1_000_000_000L;
@@ -159,8 +170,7 @@ class UpgradeCommand implements Callable<Integer> {
     while (true) {
       Map<String, Long> left = new LinkedHashMap<>();
       for (String id : older) {
-        long c = t.client.countWorkflows("TemporalWorkerDeploymentVersion = '" + deployment + ":" + id
-            + "' AND ExecutionStatus = 'Running'").getCount();
+        long c = t.client.countWorkflows(runningOn(deployment + ":" + id)).getCount();
         if (c > 0) {
           left.put(deployment + ":" + id, c);
         }

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

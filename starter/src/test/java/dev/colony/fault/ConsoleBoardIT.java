@@ -4,7 +4,7 @@ import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.console.ConsoleServer;
 import dev.colony.console.FakeSource;
 import dev.colony.console.FakeTaskBoard;

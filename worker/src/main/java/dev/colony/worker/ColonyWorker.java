@@ -4,7 +4,7 @@ import dev.colony.chat.ChatPost;
 import dev.colony.chat.impl.ChatActivitiesImpl;
 import dev.colony.chat.impl.ChatSink;
 import dev.colony.chat.impl.DeliveryJournal;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.session.impl.SessionActivitiesImpl;
 import dev.colony.workspace.WorkspaceActivities;
 import dev.colony.workspace.impl.WorkspaceActivitiesImpl;

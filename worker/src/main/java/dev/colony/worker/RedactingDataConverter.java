@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.google.protobuf.ByteString;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.failure.v1.Failure;
 import io.temporal.common.converter.CodecDataConverter;

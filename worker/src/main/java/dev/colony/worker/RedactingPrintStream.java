@@ -1,6 +1,6 @@
 package dev.colony.worker;
 
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;

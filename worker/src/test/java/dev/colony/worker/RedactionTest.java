@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.failure.v1.Failure;
 import io.temporal.common.converter.DataConverter;

@@ -1,6 +1,6 @@
 package dev.colony.merge.impl;
 
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.engine.Processes;
 import io.temporal.failure.ApplicationFailure;
 import java.io.IOException;

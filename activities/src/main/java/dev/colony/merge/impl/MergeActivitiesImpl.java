@@ -3,7 +3,7 @@ package dev.colony.merge.impl;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.colony.config.Environment;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.config.SpecReferences;
 import dev.colony.engine.Processes;
 import dev.colony.merge.BranchHead;

@@ -3,7 +3,7 @@ package dev.colony.notify.impl;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.colony.config.Environment;
-import dev.colony.config.Interpolation;
+import dev.colony.secrets.Interpolation;
 import dev.colony.notify.Notice;
 import dev.colony.notify.NotifyActivities;
 import dev.colony.notify.NotifyResult;

@@ -69,9 +69,9 @@ public final class OverseerActivitiesImpl implements OverseerActivities {
       "where reason is one sentence for the humans who run the agent. For OK, whisper and reason may be empty.");
 
   private final Function<Path, Map<String, String>> environment;
-  private final dev.colony.config.Secrets secrets;
+  private final dev.colony.secrets.Secrets secrets;
 
-  public OverseerActivitiesImpl(dev.colony.config.Secrets secrets) {
+  public OverseerActivitiesImpl(dev.colony.secrets.Secrets secrets) {
     this(Environment::forColony, secrets);
   }
 
@@ -79,7 +79,7 @@ public final class OverseerActivitiesImpl implements OverseerActivities {
    * @param environment the variables a colony's calls see (the worker's plus its {@code .env})
    * @param secrets the worker's redactor: the key variables read here are masked wherever they appear
    */
-  public OverseerActivitiesImpl(Function<Path, Map<String, String>> environment, dev.colony.config.Secrets secrets) {
+  public OverseerActivitiesImpl(Function<Path, Map<String, String>> environment, dev.colony.secrets.Secrets secrets) {
     this.environment = environment;
     this.secrets = secrets;
   }

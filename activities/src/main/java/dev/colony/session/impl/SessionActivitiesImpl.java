@@ -2,7 +2,7 @@ package dev.colony.session.impl;
 
 import dev.colony.chat.impl.ChatSink;
 import dev.colony.config.Environment;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.config.SpecReferences;
 import dev.colony.engine.Engine;
 import dev.colony.engine.Narrator;

@@ -3,7 +3,7 @@ package dev.colony.webhook.impl;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.colony.config.Environment;
-import dev.colony.config.Interpolation;
+import dev.colony.secrets.Interpolation;
 import dev.colony.supervision.ColonyEvent;
 import dev.colony.webhook.WebhookActivities;
 import dev.colony.webhook.WebhookDelivery;

@@ -1,7 +1,7 @@
 package dev.colony.workspace.impl;
 
 import dev.colony.config.Environment;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.config.SpecReferences;
 import dev.colony.engine.Processes;
 import dev.colony.spec.AntSpec;

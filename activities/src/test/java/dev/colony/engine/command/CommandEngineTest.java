@@ -106,7 +106,7 @@ class CommandEngineTest {
   void promptArrivesOnStdinAndInTheEnvironmentAndVariablesResolveOnTheWorker() throws Exception {
     AntSpec spec = spec("read first; echo \"stdin=$first env=$(echo \"$COLONY_PROMPT\" | tail -1) "
         + "session=$COLONY_SESSION key=$KEY\"", List.of(), Map.of("KEY", "${SECRET}"));
-    spec = dev.colony.config.SpecReferences.resolve(spec, Map.of("SECRET", "s3cret"), new dev.colony.config.Secrets());
+    spec = dev.colony.config.SpecReferences.resolve(spec, Map.of("SECRET", "s3cret"), new dev.colony.secrets.Secrets());
     SessionResult r = run(spec, Duration.ofSeconds(30), Progress.NONE, new CommandEngine(CLOCK));
     assertEquals("stdin=the prompt env=line two session=4 key=s3cret", r.detail());
   }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.engine.Progress;
 import dev.colony.engine.SessionContext;
 import dev.colony.engine.command.CommandEngine;

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.merge.BranchHead;
 import dev.colony.merge.LandMode;
 import dev.colony.merge.MergeRepo;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.Activities;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.merge.BranchHead;
 import dev.colony.merge.ItemState;
 import dev.colony.merge.LandMode;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.overseer.EvaluationRequest;
 import dev.colony.overseer.OverseerSpec;
 import dev.colony.overseer.Pattern;

@@ -13,7 +13,7 @@ import dev.colony.ant.Lifecycle;
 import dev.colony.chat.ChatPost;
 import dev.colony.chat.impl.ChatActivitiesImpl;
 import dev.colony.config.ColonyLoader;
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.session.impl.SessionActivitiesImpl;
 import dev.colony.workspace.impl.WorkspaceActivitiesImpl;
 import io.temporal.client.WorkflowClient;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.colony.config.Secrets;
+import dev.colony.secrets.Secrets;
 import dev.colony.spec.AntSpec;
 import dev.colony.spec.Autonomy;
 import dev.colony.spec.ClaudeSpec;

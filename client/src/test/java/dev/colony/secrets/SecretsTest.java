@@ -1,4 +1,4 @@
-package dev.colony.config;
+package dev.colony.secrets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

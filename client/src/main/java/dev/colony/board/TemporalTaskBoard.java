@@ -1,5 +1,6 @@
 package dev.colony.board;
 
+import dev.colony.client.BoundedUpdate;
 import dev.colony.spec.AntIds;
 import dev.colony.task.Assignee;
 import dev.colony.task.NewTask;
@@ -13,22 +14,13 @@ import dev.colony.task.TaskSettings;
 import dev.colony.task.TaskState;
 import dev.colony.task.TaskText;
 import dev.colony.task.TaskWorkflow;
-import io.temporal.api.common.v1.WorkflowExecution;
-import io.temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
-import io.temporal.api.update.v1.Input;
-import io.temporal.api.update.v1.Meta;
-import io.temporal.api.update.v1.Request;
-import io.temporal.api.update.v1.WaitPolicy;
-import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionRequest;
-import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionResponse;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.SearchAttributes;
-import io.temporal.failure.ApplicationFailure;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,7 +30,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -48,7 +39,7 @@ import java.util.function.Supplier;
  */
 public final class TemporalTaskBoard implements TaskBoard {
   /** How long a change waits for a worker to apply it. */
-  public static final Duration ANSWER_WITHIN = Duration.ofSeconds(10);
+  public static final Duration ANSWER_WITHIN = BoundedUpdate.ANSWER_WITHIN;
   /** The most tasks a list reads (it sorts them by last change: visibility cannot). */
   public static final int MAX_LISTED = 10_000;
   /** The letters of a made id: no 0/o, 1/l/i, so it is read aloud and typed back without doubt. */
@@ -317,45 +308,18 @@ public final class TemporalTaskBoard implements TaskBoard {
     if (d.getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
       return reopen(id, update, change, TaskQueries.card(d));
     }
-    var dc = client.getOptions().getDataConverter();
-    UpdateWorkflowExecutionRequest request = UpdateWorkflowExecutionRequest.newBuilder()
-        .setNamespace(client.getOptions().getNamespace())
-        .setWorkflowExecution(WorkflowExecution.newBuilder().setWorkflowId(TaskIds.workflowId(colony, id)))
-        .setWaitPolicy(WaitPolicy.newBuilder().setLifecycleStage(
-            UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_COMPLETED))
-        .setRequest(Request.newBuilder()
-            .setMeta(Meta.newBuilder().setUpdateId(java.util.UUID.randomUUID().toString())
-                .setIdentity(client.getOptions().getIdentity()))
-            .setInput(Input.newBuilder().setName(update).setArgs(dc.toPayloads(change).orElseThrow())))
-        .build();
-    UpdateWorkflowExecutionResponse r;
     try {
-      // One call bounded by a deadline (the SDK's own update call waits for a worker without end).
-      r = client.getWorkflowServiceStubs().blockingStub()
-          .withDeadlineAfter(ANSWER_WITHIN.toMillis(), TimeUnit.MILLISECONDS).updateWorkflowExecution(request);
-    } catch (io.grpc.StatusRuntimeException e) {
-      if (e.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED) {
-        throw noWorker();
-      }
-      if (TaskQueries.notFound(e)) {
-        throw new TaskBoardException("task " + id + " ended while it was being changed: look at it again", e);
-      }
-      throw failure("changing task " + id, e);
+      return new BoundedUpdate(client, colony).within(ANSWER_WITHIN).call(TaskIds.workflowId(colony, id), update, change,
+          TaskCard.class);
+    } catch (BoundedUpdate.NotRunning e) {
+      throw new TaskBoardException("task " + id + " ended while it was being changed: look at it again", e);
+    } catch (BoundedUpdate.Unreachable e) {
+      throw new TaskBoardException("changing task " + id + " failed: " + e.getMessage(), e);
+    } catch (BoundedUpdate.Refused e) {
+      throw new TaskBoardException(e.getMessage(), e.getCause());
+    } catch (BoundedUpdate.NoWorker e) {
+      throw new TaskBoardException(e.getMessage(), e);
     }
-    if (!r.hasOutcome()) {
-      throw noWorker(); // the server stopped waiting first: still not applied
-    }
-    if (r.getOutcome().hasFailure()) {
-      RuntimeException refused = dc.failureToException(r.getOutcome().getFailure());
-      String why = refused instanceof ApplicationFailure f ? f.getOriginalMessage() : refused.getMessage();
-      throw new TaskBoardException(why, refused);
-    }
-    return dc.fromPayloads(0, java.util.Optional.of(r.getOutcome().getSuccess()), TaskCard.class, TaskCard.class);
-  }
-
-  private TaskBoardException noWorker() {
-    return new TaskBoardException("no worker answered within " + ANSWER_WITHIN.toSeconds() + " s: is a worker "
-        + "(colony dev / colony worker) running for colony " + colony + "?");
   }
 
   private TaskCard reopen(String id, String update, TaskChange change, TaskCard last) {

@@ -1,13 +1,13 @@
 package dev.colony.board;
 
+import dev.colony.client.BoundedUpdate;
+import dev.colony.client.VisibilityQuery;
 import dev.colony.task.TaskCard;
 import dev.colony.task.TaskIds;
 import io.temporal.client.WorkflowExecutionMetadata;
-import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowUpdateException;
 import io.temporal.failure.ApplicationFailure;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * What the board and the ants' task activities share about talking to tasks on Temporal: the
@@ -18,25 +18,19 @@ import java.util.regex.Pattern;
 public final class TaskQueries {
   private TaskQueries() {}
 
-  /** What may go between quotes in a visibility query: the names and tags Colony makes have no quote or backslash. */
-  private static final Pattern LITERAL = Pattern.compile("[^'\"\\\\\\p{Cntrl}]{1,300}");
-
-  /** {@code 'value'}, for a visibility query; refuses what could break out of the quotes. */
+  /** {@code 'value'}, for a visibility query: {@link VisibilityQuery#literal}, the one quoting rule. */
   public static String literal(String value) {
-    if (value == null || !LITERAL.matcher(value).matches()) {
-      throw new IllegalArgumentException("'" + value + "' cannot be searched for");
-    }
-    return "'" + value + "'";
+    return VisibilityQuery.literal(value);
   }
 
   /** {@code ('a', 'b')}. */
   public static String inList(List<String> values) {
-    return "(" + String.join(", ", values.stream().map(TaskQueries::literal).toList()) + ")";
+    return VisibilityQuery.inList(values);
   }
 
   /** Every task of {@code colony}, open or closed. */
   public static String tasksOf(String colony) {
-    return "WorkflowType = " + literal(TaskIds.WORKFLOW_TYPE) + " AND ColonyName = " + literal(colony);
+    return VisibilityQuery.where().eq("WorkflowType", TaskIds.WORKFLOW_TYPE).eq("ColonyName", colony).toString();
   }
 
   /** The card a task's workflow published, null when it has none (yet) or it cannot be read. */
@@ -58,12 +52,6 @@ public final class TaskQueries {
 
   /** Whether {@code e} says the task's workflow is not there (never was, or its run is over). */
   public static boolean notFound(Throwable e) {
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof WorkflowNotFoundException || (c instanceof io.grpc.StatusRuntimeException s
-          && s.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND)) {
-        return true;
-      }
-    }
-    return false;
+    return BoundedUpdate.notFound(e);
   }
 }

@@ -1,5 +1,7 @@
 package dev.colony.merge.desk;
 
+import dev.colony.client.BoundedUpdate;
+import dev.colony.client.VisibilityQuery;
 import dev.colony.merge.MergeCard;
 import dev.colony.merge.MergeDecision;
 import dev.colony.merge.MergeQueueState;
@@ -9,21 +11,13 @@ import dev.colony.merge.Submission;
 import dev.colony.merge.SubmitReply;
 import dev.colony.visibility.AntSearchAttributes;
 import io.temporal.api.common.v1.WorkflowExecution;
-import io.temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
-import io.temporal.api.update.v1.Input;
-import io.temporal.api.update.v1.Meta;
-import io.temporal.api.update.v1.Request;
-import io.temporal.api.update.v1.WaitPolicy;
-import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionRequest;
-import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionResponse;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionDescription;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.SearchAttributes;
-import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class MergeQueueClient {
   /** How long a change waits for a worker to apply it. */
-  public static final Duration ANSWER_WITHIN = Duration.ofSeconds(10);
+  public static final Duration ANSWER_WITHIN = BoundedUpdate.ANSWER_WITHIN;
   /** The workflow type of every queue. */
   public static final String WORKFLOW_TYPE = "MergeQueue";
   /** The most queues a listing reads. */
@@ -65,8 +59,7 @@ public final class MergeQueueClient {
 
   /** The visibility query of the colony's running queues. */
   public static String runningQuery(String colony) {
-    return "WorkflowType = '" + WORKFLOW_TYPE + "' AND ColonyName = '" + colony.replace("'", "") + "'"
-        + " AND ExecutionStatus = 'Running'";
+    return VisibilityQuery.where().eq("WorkflowType", WORKFLOW_TYPE).eq("ColonyName", colony).running().toString();
   }
 
   /** The card a queue starts with, before its worker first writes one. */
@@ -223,75 +216,28 @@ public final class MergeQueueClient {
 
   /** One update of a running queue, bounded: refused with the validator's sentence, or answered. */
   private SubmitReply update(String name, String update, Object arg) {
-    String id = MergeQueueWorkflow.workflowId(colony, name);
-    var dc = client.getOptions().getDataConverter();
-    UpdateWorkflowExecutionRequest request = UpdateWorkflowExecutionRequest.newBuilder()
-        .setNamespace(client.getOptions().getNamespace())
-        .setWorkflowExecution(WorkflowExecution.newBuilder().setWorkflowId(id))
-        .setWaitPolicy(WaitPolicy.newBuilder().setLifecycleStage(
-            UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_COMPLETED))
-        .setRequest(Request.newBuilder()
-            .setMeta(Meta.newBuilder().setUpdateId(java.util.UUID.randomUUID().toString())
-                .setIdentity(client.getOptions().getIdentity()))
-            .setInput(Input.newBuilder().setName(update).setArgs(dc.toPayloads(arg).orElseThrow())))
-        .build();
-    UpdateWorkflowExecutionResponse r;
     try {
-      r = client.getWorkflowServiceStubs().blockingStub()
-          .withDeadlineAfter(ANSWER_WITHIN.toMillis(), TimeUnit.MILLISECONDS).updateWorkflowExecution(request);
-    } catch (io.grpc.StatusRuntimeException e) {
-      if (e.getStatus().getCode() == io.grpc.Status.Code.DEADLINE_EXCEEDED) {
-        throw noWorker();
-      }
-      if (e.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
-        throw new MergeQueueException("there is no merge queue " + name + " in colony " + colony);
-      }
-      throw failure("asking merge queue " + name, e);
+      return new BoundedUpdate(client, colony).within(ANSWER_WITHIN)
+          .call(MergeQueueWorkflow.workflowId(colony, name), update, arg, SubmitReply.class);
+    } catch (BoundedUpdate.NotRunning e) {
+      throw new MergeQueueException("there is no merge queue " + name + " in colony " + colony, e);
+    } catch (BoundedUpdate.Unreachable e) {
+      throw new MergeQueueException("asking merge queue " + name + " failed: " + e.getMessage(), e);
+    } catch (BoundedUpdate.Refused e) {
+      throw new MergeQueueException(e.getMessage(), e.getCause());
+    } catch (BoundedUpdate.NoWorker e) {
+      throw new MergeQueueException(e.getMessage(), e);
     }
-    if (!r.hasOutcome()) {
-      throw noWorker();
-    }
-    if (r.getOutcome().hasFailure()) {
-      RuntimeException refused = dc.failureToException(r.getOutcome().getFailure());
-      String why = refused instanceof ApplicationFailure f ? f.getOriginalMessage() : refused.getMessage();
-      throw new MergeQueueException(why, refused);
-    }
-    return dc.fromPayloads(0, Optional.of(r.getOutcome().getSuccess()), SubmitReply.class, SubmitReply.class);
-  }
-
-  private MergeQueueException noWorker() {
-    return new MergeQueueException("no worker answered within " + ANSWER_WITHIN.toSeconds() + " s: is a worker "
-        + "(colony dev / colony worker) running for colony " + colony + "?");
   }
 
   private static boolean notFound(Throwable e) {
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof io.temporal.client.WorkflowNotFoundException) {
-        return true;
-      }
-      if (c instanceof io.grpc.StatusRuntimeException s && s.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
-        return true;
-      }
-    }
-    return false;
+    return BoundedUpdate.notFound(e);
   }
 
   private static MergeQueueException failure(String what, Throwable e) {
     if (e instanceof MergeQueueException m) {
       return m;
     }
-    io.grpc.StatusRuntimeException s = null;
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof io.grpc.StatusRuntimeException g) {
-        s = g;
-        break;
-      }
-    }
-    String detail = s == null ? e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
-        : s.getStatus().getCode() + (s.getStatus().getDescription() == null ? "" : ": " + s.getStatus().getDescription());
-    if (detail.length() > 300) {
-      detail = detail.substring(0, 300) + "…";
-    }
-    return new MergeQueueException(what + " failed: Temporal answered " + detail, e);
+    return new MergeQueueException(what + " failed: " + BoundedUpdate.temporalSaid(e), e);
   }
 }

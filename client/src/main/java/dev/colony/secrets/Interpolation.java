@@ -1,4 +1,4 @@
-package dev.colony.config;
+package dev.colony.secrets;
 
 import java.util.LinkedHashSet;
 import java.util.Map;

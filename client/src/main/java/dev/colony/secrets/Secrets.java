@@ -1,4 +1,4 @@
-package dev.colony.config;
+package dev.colony.secrets;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
