@@ -300,6 +300,18 @@ public final class EgressProxy {
   /** Plain {@code http://} requests in absolute form, sent on to the checked address. */
   private final class Forward extends ProxyHandler.Forward {
     @Override
+    protected org.eclipse.jetty.client.HttpClient newHttpClient() {
+      // Its threads are daemons like the server's: the proxy never keeps a stopping worker (or a
+      // bench) alive; Jetty's default pool for it is not.
+      org.eclipse.jetty.client.HttpClient client = super.newHttpClient();
+      QueuedThreadPool pool = new QueuedThreadPool(MAX_THREADS, 2, 60_000);
+      pool.setName("colony-egress-client");
+      pool.setDaemon(true);
+      client.setExecutor(pool);
+      return client;
+    }
+
+    @Override
     public boolean handle(Request request, Response response, Callback callback) {
       if (HttpMethod.CONNECT.is(request.getMethod())) {
         return false;

@@ -129,6 +129,11 @@ class SandboxEgressTest {
     // A Host header naming another site than the allowed one is not sent on (domain fronting).
     assertTrue(out.contains("fronted 400/000"), out);
     assertTrue(seen.stream().noneMatch(r -> r.contains("other-site")), seen.toString());
+    // The proxy's threads (its server's and the client it forwards with) never keep the JVM alive.
+    List<String> kept = Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().startsWith("proxy-client") || t.getName().startsWith("colony-egress"))
+        .filter(t -> !t.isDaemon()).map(Thread::getName).toList();
+    assertEquals(List.of(), kept, "non-daemon proxy threads");
   }
 
   @Test
