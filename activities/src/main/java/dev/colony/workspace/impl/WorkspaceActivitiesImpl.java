@@ -124,12 +124,7 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
       throws IOException, InterruptedException {
     Path mirror = mirror(root, spec.name());
     Path dotGit = dir.resolve(".git");
-    Path moving = dir.resolve(".git.colony-new");
-    if (!Files.exists(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-        && Files.isDirectory(moving, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      // A migration stopped between its two moves (the worker died): finish it.
-      Files.move(moving, dotGit, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    }
+    finishMove(dir);
     boolean own = Files.isDirectory(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS);
     Path old = root.resolve(".repos").resolve(spec.name());
     synchronized (lockOf(mirror)) {
@@ -217,30 +212,59 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
       if (Files.isRegularFile(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
         // A worktree of the old clone: its files stay, its git moves here (in two renames: a worker
         // that dies between them finishes at the next prepare, above).
-        deleteTree(moving);
-        Files.move(made.resolve(".git"), moving, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        deleteTree(made);
-        Files.delete(dotGit);
-        Files.move(moving, dotGit, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        replaceGit(made, dir);
         gitOnTheAntsFiles(dir, "reset", "--quiet");
       } else {
-        if (Files.exists(dir) && isEmptyDir(dir)) {
-          Files.delete(dir);
-        }
-        if (Files.exists(dir)) {
-          deleteTree(made);
-          throw ApplicationFailure.newNonRetryableFailure("the workspace " + dir
-              + " exists and is not a git repository: move it away", "GitFailed");
-        }
-        Files.move(made, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        if (start != null) {
-          gitOnTheAntsFiles(dir, "checkout", "--quiet", "--force", detached != null ? detached : branch);
-        }
+        placeNew(made, dir, start == null ? null : detached != null ? detached : branch);
       }
       // The old clone held the URL (its credentials) and was the ant's to write: gone.
       deleteTree(old);
       configureIdentity(spec, dir);
       return dir;
+    }
+  }
+
+  /** Where a migration puts the new git directory before it takes the old one's place. */
+  private static Path moving(Path dir) {
+    return dir.resolve(".git.colony-new");
+  }
+
+  /**
+   * An old worktree's files stay; its {@code .git} file gives way to the made repository's git
+   * directory, in two renames (a worker that dies between them finishes at the next prepare:
+   * {@link #finishMove}).
+   */
+  private static void replaceGit(Path made, Path dir) throws IOException {
+    Path moving = moving(dir);
+    deleteTree(moving);
+    Files.move(made.resolve(".git"), moving, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    deleteTree(made);
+    Files.delete(dir.resolve(".git"));
+    Files.move(moving, dir.resolve(".git"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /** A migration stopped between its two renames (the worker died): finished. */
+  private static void finishMove(Path dir) throws IOException {
+    Path moving = moving(dir);
+    if (!Files.exists(dir.resolve(".git"), java.nio.file.LinkOption.NOFOLLOW_LINKS)
+        && Files.isDirectory(moving, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      Files.move(moving, dir.resolve(".git"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+  }
+
+  /** The made repository becomes the workspace (none there, or an empty directory), {@code checkout} checked out. */
+  private static void placeNew(Path made, Path dir, String checkout) throws IOException, InterruptedException {
+    if (Files.exists(dir) && isEmptyDir(dir)) {
+      Files.delete(dir);
+    }
+    if (Files.exists(dir)) {
+      deleteTree(made);
+      throw ApplicationFailure.newNonRetryableFailure("the workspace " + dir
+          + " exists and is not a git repository: move it away", "GitFailed");
+    }
+    Files.move(made, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    if (checkout != null) {
+      gitOnTheAntsFiles(dir, "checkout", "--quiet", "--force", checkout);
     }
   }
 
@@ -419,6 +443,7 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
    */
   private Path ownRepository(AntSpec spec, Path repo, Path dir, String branch) throws IOException, InterruptedException {
     Path dotGit = dir.resolve(".git");
+    finishMove(dir);
     if (Files.isDirectory(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       // The ant's repository, in its hands since it was made: the worker writes nothing into it
       // (a .git whose commondir points elsewhere would have the worker write there). Its commit
@@ -454,27 +479,14 @@ public final class WorkspaceActivitiesImpl implements WorkspaceActivities {
     if (Files.isRegularFile(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       // A worktree of the shared repository (made before): its files stay, its git moves here.
       Path admin = worktreeAdmin(repo, dotGit);
-      Files.delete(dotGit);
-      Files.move(made.resolve(".git"), dotGit, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-      deleteTree(made);
+      replaceGit(made, dir);
       gitOnTheAntsFiles(dir, "reset", "--quiet");
       if (admin != null) {
         deleteTree(admin);
       }
       git(repo, "worktree", "prune");
     } else {
-      if (Files.exists(dir) && isEmptyDir(dir)) {
-        Files.delete(dir);
-      }
-      if (Files.exists(dir)) {
-        deleteTree(made);
-        throw ApplicationFailure.newNonRetryableFailure("the workspace " + dir
-            + " exists and is not a git repository: move it away", "GitFailed");
-      }
-      Files.move(made, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-      if (start != null) {
-        gitOnTheAntsFiles(dir, "checkout", "--quiet", "--force", branch);
-      }
+      placeNew(made, dir, start == null ? null : branch);
     }
     configureIdentity(spec, dir);
     return dir;
