@@ -3,7 +3,6 @@ package dev.colony.console;
 import com.google.protobuf.ByteString;
 import dev.colony.ant.AntRun;
 import dev.colony.ant.AntWorkflow;
-import dev.colony.ant.AntWorkflowImpl;
 import dev.colony.autonomy.Decide;
 import dev.colony.client.VisibilityQuery;
 import dev.colony.mailbox.Mail;
@@ -950,8 +949,8 @@ public final class TemporalColonySource implements ColonySource {
           if (text.isEmpty()) {
             throw new IllegalArgumentException("the message is empty");
           }
-          if (text.length() > AntWorkflowImpl.MAX_MESSAGE_CHARS) {
-            throw new IllegalArgumentException("the message is over " + AntWorkflowImpl.MAX_MESSAGE_CHARS + " characters");
+          if (text.length() > dev.colony.ant.AntWorkflow.MAX_MESSAGE_CHARS) {
+            throw new IllegalArgumentException("the message is over " + dev.colony.ant.AntWorkflow.MAX_MESSAGE_CHARS + " characters");
           }
           boolean urgent = action.kind().equals("urgent");
           ant.message(new Mail(text, urgent, null, UUID.randomUUID().toString()));

@@ -208,7 +208,7 @@ final class SignalCommands {
       if (text.isBlank()) {
         throw new UserError("the message is empty");
       }
-      int max = dev.colony.ant.AntWorkflowImpl.MAX_MESSAGE_CHARS;
+      int max = dev.colony.ant.AntWorkflow.MAX_MESSAGE_CHARS;
       if (from != null) {
         return sendFromAnt(text, max);
       }

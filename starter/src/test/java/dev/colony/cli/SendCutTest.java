@@ -2,7 +2,6 @@ package dev.colony.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.colony.ant.AntWorkflowImpl;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -10,7 +9,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class SendCutTest {
   private static final String ANT = "\uD83D\uDC1C"; // 🐜: one character, two UTF-16 units
-  private static final int MAX = AntWorkflowImpl.MAX_MESSAGE_CHARS;
+  private static final int MAX = dev.colony.ant.AntWorkflow.MAX_MESSAGE_CHARS;
 
   @Test
   void aMessageWithinTheLimitIsNotCut() {

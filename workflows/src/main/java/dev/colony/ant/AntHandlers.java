@@ -25,8 +25,7 @@ import java.time.Duration;
  * and says so in its channel; the loop's waits see the change at once.
  */
 final class AntHandlers {
-  /** A single queued instruction is bounded so one paste cannot bloat the history. */
-  static final int MAX_MESSAGE_CHARS = 16_000;
+  static final int MAX_MESSAGE_CHARS = AntWorkflow.MAX_MESSAGE_CHARS;
   /** How long a sender's name may be. */
   static final int MAX_SENDER_CHARS = 64;
   /** How many matching issues may wait for a session; more are refused with a notice. */

@@ -17,6 +17,8 @@ import io.temporal.workflow.WorkflowMethod;
  */
 @WorkflowInterface
 public interface AntWorkflow {
+  /** The longest work instruction one message may carry (characters): a longer one is cut, so one paste cannot bloat the history. */
+  int MAX_MESSAGE_CHARS = 16_000;
 
   @WorkflowMethod(name = "AntWorkflow")
   void run(AntRun run);

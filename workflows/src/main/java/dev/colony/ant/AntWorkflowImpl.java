@@ -30,8 +30,6 @@ import org.slf4j.Logger;
  */
 public class AntWorkflowImpl implements AntWorkflow {
   private static final Logger log = Workflow.getLogger(AntWorkflowImpl.class);
-  /** A single queued instruction is bounded so one paste cannot bloat the history. */
-  public static final int MAX_MESSAGE_CHARS = AntHandlers.MAX_MESSAGE_CHARS;
   /** The pause reason of an ant parked by an error threshold. */
   public static final String PARKED_REASON = AntState.PARKED_REASON;
 

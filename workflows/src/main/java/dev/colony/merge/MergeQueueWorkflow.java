@@ -15,6 +15,9 @@ import io.temporal.workflow.WorkflowMethod;
  */
 @WorkflowInterface
 public interface MergeQueueWorkflow {
+  /** The failure type of an update refused in its handler (the book changed since its validation). */
+  String REFUSED = "MergeRefused";
+
   static String workflowId(String colony, String repo) {
     return "merge/" + colony + "/" + repo;
   }

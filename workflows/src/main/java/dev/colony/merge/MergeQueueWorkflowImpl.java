@@ -49,8 +49,6 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   static final Duration HOST_GONE_HOLD = Duration.ofMinutes(5);
   /** Rebases in a row after the target moved under the update, before the item goes to the back of the line. */
   static final int MAX_MOVES = 5;
-  /** The failure type of an update refused in its handler (the book changed since its validation). */
-  public static final String REFUSED = "MergeRefused";
   /** The change id of telling every task of an item (not only its first) of its landing or rework. */
   static final String ITEM_TASKS = "merge-item-tasks";
   /**

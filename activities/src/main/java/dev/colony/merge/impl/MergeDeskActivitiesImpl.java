@@ -46,7 +46,7 @@ public final class MergeDeskActivitiesImpl implements MergeDeskActivities {
   /** Who the board records for the queue's changes. */
   static final String BY = "merge queue";
   /** The failure type of a queue's refusal. */
-  public static final String REFUSED = dev.colony.merge.MergeQueueWorkflowImpl.REFUSED;
+  public static final String REFUSED = dev.colony.merge.MergeQueueWorkflow.REFUSED;
 
   private final WorkflowClient client;
   private final Function<String, TaskBoard> boards;

@@ -1,6 +1,5 @@
 package dev.colony.sandbox.channel;
 
-import dev.colony.ant.AntWorkflowImpl;
 import dev.colony.mailbox.Mail;
 import java.util.ArrayList;
 import java.util.List;
@@ -140,7 +139,7 @@ public final class ChannelRules {
     if (text.isBlank()) {
       return new Refused("the message is empty");
     }
-    int max = AntWorkflowImpl.MAX_MESSAGE_CHARS;
+    int max = dev.colony.ant.AntWorkflow.MAX_MESSAGE_CHARS;
     if (text.length() > max) {
       return new Refused(String.format("the message is %,d characters; an ant may send at most %,d", text.length(), max));
     }
