@@ -151,19 +151,21 @@ public final class GitWalls {
   private static Path masked(Path config) throws IOException {
     StringBuilder core = new StringBuilder("[core]\n");
     StringBuilder extensions = new StringBuilder();
-    Process p = new ProcessBuilder("git", "config", "--file", config.toString(), "--null", "--list")
-        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    p.getOutputStream().close();
-    String out = new String(p.getInputStream().readNBytes(1 << 20), java.nio.charset.StandardCharsets.UTF_8);
+    // Bounded like every git on a repository's files (a FIFO where the config should be never ends).
+    ProcessBuilder pb = new ProcessBuilder(dev.colony.engine.Processes.tiedToWorker(
+        List.of("git", "config", "--file", config.toString(), "--null", "--list")))
+        .redirectError(ProcessBuilder.Redirect.DISCARD);
+    dev.colony.engine.Processes.Captured c;
     try {
-      if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
-        p.destroyForcibly();
-        throw new IOException("git config cannot read " + config);
-      }
+      c = dev.colony.engine.Processes.capture(pb, java.time.Duration.ofSeconds(30), 1 << 20);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
     }
+    if (c.exit() != 0) {
+      throw new IOException("git config cannot read " + config);
+    }
+    String out = c.output();
     for (String entry : out.split("\0")) {
       int nl = entry.indexOf('\n');
       String key = nl < 0 ? entry : entry.substring(0, nl);
