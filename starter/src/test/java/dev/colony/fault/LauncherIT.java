@@ -61,24 +61,9 @@ class LauncherIT {
    * newer than the jar. Else the launcher would run Maven, rebuilding starter/target and the jar
    * under the integration tests that run at the same time in other JVMs.
    */
-  private static void assertTheLauncherWillNotBuild() throws IOException {
-    java.nio.file.attribute.FileTime jar = Files.getLastModifiedTime(TARGET.resolve("colony.jar"));
-    List<Path> newer = new ArrayList<>();
-    for (Path top : List.of(ROOT.resolve("pom.xml"), ROOT.resolve("workflows"), ROOT.resolve("activities"),
-        ROOT.resolve("worker"), ROOT.resolve("starter"))) {
-      try (var files = Files.walk(top)) {
-        files.filter(f -> f.getFileName().toString().equals("pom.xml") || f.toString().contains("/src/main/"))
-            .filter(f -> {
-              try {
-                return Files.getLastModifiedTime(f).compareTo(jar) > 0;
-              } catch (IOException e) {
-                return false;
-              }
-            })
-            .limit(5).forEach(newer::add);
-      }
-    }
-    assertEquals(List.of(), newer, "sources newer than " + TARGET.resolve("colony.jar")
+  private static void assertTheLauncherWillNotBuild() throws IOException, InterruptedException {
+    assertEquals(false, LauncherStaleTest.stale(ROOT, TARGET.resolve("colony.jar")),
+        "a pom or main source is newer than " + TARGET.resolve("colony.jar")
         + ": ./colony would rebuild it under the other integration tests; build first (mvn package)");
   }
 
