@@ -67,6 +67,25 @@ class LauncherIT {
         + ": ./colony would rebuild it under the other integration tests; build first (mvn package)");
   }
 
+  /**
+   * The one jar a worker runs holds no fake server and no mock web server: `colony fakes` loads them
+   * from the fakes module's own jar (SlackNtfyExampleIT runs it).
+   */
+  @Test
+  void theCliJarWhichIsTheWorkersHoldsNoFakes() throws Exception {
+    List<String> fakes = new ArrayList<>();
+    try (var jar = new java.util.zip.ZipFile(TARGET.resolve("colony.jar").toFile())) {
+      jar.stream().map(java.util.zip.ZipEntry::getName)
+          .filter(n -> n.startsWith("dev/colony/fakes/") || n.startsWith("mockwebserver3/") || n.contains("mockwebserver"))
+          .limit(5).forEach(fakes::add);
+    }
+    assertEquals(List.of(), fakes, "fakes in colony.jar");
+    try (var jar = new java.util.zip.ZipFile(ROOT.resolve("fakes/target/colony-fakes.jar").toFile())) {
+      assertTrue(jar.getEntry("dev/colony/fakes/FakesTerminal.class") != null, "the fakes' own jar has the terminal");
+      assertTrue(jar.getEntry("mockwebserver3/MockWebServer.class") != null, "and the mock web server");
+    }
+  }
+
   @Test
   void theFirstCommandAfterABuildGetsTheTrainedArchiveAndADamagedOneIsMadeAgain() throws Exception {
     assertTheLauncherWillNotBuild();
