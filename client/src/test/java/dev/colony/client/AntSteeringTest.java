@@ -166,7 +166,7 @@ class AntSteeringTest {
     assertEquals("message from scout sent", steering.send(id, Verbs.fromAnt("scout", "alpha", "hi", false, "k1"), ada));
     assertEquals("denial sent for request #3", steering.send(id, chat.parse("deny", "3 too risky"), dana));
     assertEquals("approval sent for the oldest waiting request", steering.send(id, named.decide(true, null, null),
-        new Actor("erin", "")));
+        new Actor("erin", "cli", true)));
     assertThrows(IllegalArgumentException.class, () -> steering.send(id, chat.parse("status", ""), dana), "a read is not sent");
     // The test server writes a signal that came during a workflow task once the task completes.
     dev.colony.testing.Eventually.eventually(() -> signals().size() == 9, "the nine signals in the history");
@@ -176,7 +176,7 @@ class AntSteeringTest {
     assertEquals(List.of("pause", "resume", "abort", "clear", "message", "message", "message", "decide", "decide"),
         s.stream().map(e -> e.getWorkflowExecutionSignaledEventAttributes().getSignalName()).toList());
     assertEquals(List.of("console:Ada", "Discord:dana", "Discord:dana", "console:Ada", "Discord:dana", "console:Ada",
-            "console:Ada", "Discord:dana", "colony:erin"),
+            "console:Ada", "Discord:dana", "cli:erin"),
         s.stream().map(e -> e.getWorkflowExecutionSignaledEventAttributes().getIdentity()).toList());
     Mail urgent = input(s.get(4), Mail.class);
     assertEquals("fix the build", urgent.text());

@@ -153,7 +153,8 @@ class VerbsTest {
     assertEquals("console:Ada", new Actor("Ada", "console").identity());
     assertEquals("Ada (console)", new Actor("Ada", "console").decidedBy());
     assertEquals("dana (Discord)", new Actor("dana", "Discord").decidedBy());
-    assertEquals("erin", new Actor("erin", "").decidedBy(), "a name given as it is recorded (--by)");
+    assertEquals("erin", new Actor("erin", "cli", true).decidedBy(), "a name given as it is recorded (--by)");
+    assertEquals("cli:erin", new Actor("erin", "cli", true).identity());
     assertEquals("someone (Slack)", new Actor(null, "Slack").decidedBy());
     assertEquals("a\\nb (cli)", new Actor("a\nb", "cli").decidedBy(), "one printable line");
     assertInstanceOf(VerbRefused.class, new VerbRefused("x"));

@@ -133,8 +133,12 @@ final class DevConsole {
     }
     String name = line.substring(0, space);
     String rest = line.substring(space + 1).strip();
+    if (rest.equals("/help")) {
+      out.println(HELP);
+      return;
+    }
     AntVerb verb;
-    if (rest.startsWith("/") && rest.length() > 1) {
+    if (rest.startsWith("/")) {
       String[] parts = rest.substring(1).split("\\s+", 2);
       verb = VERBS.parse(parts[0], parts.length > 1 ? parts[1] : ""); // a refusal: "colony: " and its sentence
     } else {

@@ -278,7 +278,7 @@ final class SignalCommands {
 
     int decide(boolean approve) {
       // --by is recorded as given; else user@host (cli), as every surface records its person
-      Actor who = by == null ? cli() : new Actor(by, "");
+      Actor who = by == null ? cli() : new Actor(by, "cli", true);
       AntVerb.Decide verb = read(() -> VERBS.decide(approve, id, note));
       try (Temporal t = Temporal.connect(temporal)) {
         Ants.Ref ref = Ants.resolve(t, ant, colony);

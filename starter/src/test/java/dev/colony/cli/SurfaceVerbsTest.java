@@ -50,6 +50,7 @@ class SurfaceVerbsTest {
         "colony: " + refusal(typed, "deny", "0")), out);
     assertTrue(out.get(0).contains("`/pause` pauses the ant") && out.get(0).contains("`colony stop ANT`"), out.get(0));
     assertTrue(DevConsole.HELP.contains("to stop an ant for good: colony stop ANT"), DevConsole.HELP);
+    assertEquals(DevConsole.HELP.lines().toList(), devTerminal("worker /help"), "help is the terminal's own word");
     assertTrue(!DevConsole.HELP.contains("/start") && !DevConsole.HELP.contains("old names"), "an old name is never written");
   }
 

@@ -247,7 +247,7 @@ public final class ChannelCommands {
         }
         return "⏳ " + prefix + cmd + " sent; the task board is slow to answer" + (late == null ? "." : ", its answer follows.");
       }
-      return "⏳ " + prefix + cmd + " sent; the ant's worker is slow to answer, so its reply will show in this channel.";
+      return "⏳ " + prefix + verbs.word(cmd) + " sent; the ant's worker is slow to answer, so its reply will show in this channel.";
     } catch (java.util.concurrent.ExecutionException e) {
       return "The ant did not answer: " + e.getCause().getMessage();
     }
