@@ -119,10 +119,10 @@ public interface ColonySource {
   Supervision supervision();
 
   /**
-   * Sends {@code action} to the ant as the operator {@code operator}; returns what was done.
-   * Throws {@link IllegalArgumentException} for a request that cannot be sent (bad id, empty text).
+   * Sends {@code verb} (read by {@link dev.colony.client.Verbs}, which refuses what cannot be sent)
+   * to the ant as the operator {@code operator}; returns what was done.
    */
-  String act(String name, Action action, String operator);
+  String act(String name, dev.colony.client.AntVerb verb, String operator);
 
   /** Calls made to Temporal since the start (the benchmark's measure). */
   long calls();
@@ -193,10 +193,6 @@ public interface ColonySource {
   /** The supervision page. */
   record Supervision(boolean available, List<Map<String, Object>> groups, List<Object> events, String note) {}
 
-  /** An action and its input. */
-  record Action(String kind, String text, Integer id, String note) {
-    static final List<String> KINDS = List.of("pause", "resume", "stop", "abort", "clear", "send", "urgent", "approve", "deny");
-  }
 
   /** Temporal refused or did not answer. */
   final class SourceException extends RuntimeException {

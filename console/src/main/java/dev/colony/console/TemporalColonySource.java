@@ -2,10 +2,10 @@ package dev.colony.console;
 
 import com.google.protobuf.ByteString;
 import dev.colony.ant.AntRun;
-import dev.colony.ant.AntWorkflow;
-import dev.colony.autonomy.Decide;
+import dev.colony.client.Actor;
+import dev.colony.client.AntSteering;
+import dev.colony.client.AntVerb;
 import dev.colony.client.VisibilityQuery;
-import dev.colony.mailbox.Mail;
 import dev.colony.overseer.Turn;
 import dev.colony.overseer.TurnReport;
 import dev.colony.spec.AntIds;
@@ -58,7 +58,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -103,7 +102,8 @@ public final class TemporalColonySource implements ColonySource {
   private final DataConverter converter;
   private final AtomicLong calls = new AtomicLong();
   private final Map<String, AtomicLong> byMethod = new ConcurrentHashMap<>();
-  private final Map<String, WorkflowClient> operatorClients = new ConcurrentHashMap<>();
+  /** The console's actions: the colony's one executor of verbs, on the counted stubs. */
+  private final AntSteering steering;
   /** Whether the server refused a query on {@code AntUpdatedAt} (the attribute is not registered). */
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TemporalColonySource.class);
   private volatile boolean noUpdatedAt;
@@ -130,6 +130,7 @@ public final class TemporalColonySource implements ColonySource {
   public TemporalColonySource(WorkflowClient client, String colony, String webUi) {
     this.stubs = counted(client.getWorkflowServiceStubs(), counter);
     this.client = WorkflowClient.newInstance(stubs, client.getOptions());
+    this.steering = new AntSteering(this.client);
     this.namespace = client.getOptions().getNamespace();
     this.colony = colony;
     this.webUi = webUi;
@@ -911,59 +912,11 @@ public final class TemporalColonySource implements ColonySource {
     return converter.fromPayloads(0, Optional.of(r.getQueryResult()), result, result);
   }
 
-  private WorkflowClient operatorClient(String operator) {
-    if (operatorClients.size() > 100) {
-      operatorClients.clear();
-    }
-    return operatorClients.computeIfAbsent(operator, o -> WorkflowClient.newInstance(stubs,
-        client.getOptions().toBuilder().setIdentity("console:" + o).build()));
-  }
-
+  /** The console's actions, through the one executor: sent as {@code console:<operator>}. */
   @Override
-  public String act(String name, Action action, String operator) {
-    AntWorkflow ant = operatorClient(operator).newWorkflowStub(AntWorkflow.class, workflowId(name));
+  public String act(String name, AntVerb verb, String operator) {
     try {
-      return switch (action.kind()) {
-        case "pause" -> {
-          ant.pause();
-          yield "pause sent; it pauses after its current session";
-        }
-        case "resume" -> {
-          ant.resume();
-          yield "resume sent";
-        }
-        case "stop" -> {
-          ant.stop();
-          yield "stop sent";
-        }
-        case "abort" -> {
-          ant.abort();
-          yield "abort sent";
-        }
-        case "clear" -> {
-          ant.clear();
-          yield "clear sent";
-        }
-        case "send", "urgent" -> {
-          String text = action.text() == null ? "" : action.text().strip();
-          if (text.isEmpty()) {
-            throw new IllegalArgumentException("the message is empty");
-          }
-          if (text.length() > dev.colony.ant.AntWorkflow.MAX_MESSAGE_CHARS) {
-            throw new IllegalArgumentException("the message is over " + dev.colony.ant.AntWorkflow.MAX_MESSAGE_CHARS + " characters");
-          }
-          boolean urgent = action.kind().equals("urgent");
-          ant.message(new Mail(text, urgent, null, UUID.randomUUID().toString()));
-          yield urgent ? "urgent message sent" : "message queued";
-        }
-        case "approve", "deny" -> {
-          boolean approve = action.kind().equals("approve");
-          ant.decide(new Decide(action.id(), approve, operator, action.note()));
-          yield (approve ? "approval" : "denial") + " sent for "
-              + (action.id() == null ? "the oldest waiting request" : "request #" + action.id());
-        }
-        default -> throw new IllegalArgumentException("unknown action '" + action.kind() + "'");
-      };
+      return steering.send(workflowId(name), verb, new Actor(operator, "console"));
     } catch (WorkflowNotFoundException e) {
       throw new NoSuchElementException("no ant '" + name + "' runs in colony '" + colony + "'");
     } catch (io.temporal.client.WorkflowServiceException e) {
@@ -971,7 +924,7 @@ public final class TemporalColonySource implements ColonySource {
       if (c instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.NOT_FOUND) {
         throw new NoSuchElementException("no ant '" + name + "' runs in colony '" + colony + "'");
       }
-      throw new SourceException("sending " + action.kind() + " to " + name + ": Temporal refused it", e);
+      throw new SourceException("sending " + verb.word() + " to " + name + ": Temporal refused it", e);
     }
   }
 }

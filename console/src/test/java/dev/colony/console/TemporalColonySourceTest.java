@@ -39,6 +39,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class TemporalColonySourceTest {
+  private static final dev.colony.client.Verbs VERBS = dev.colony.client.Verbs.named();
   /** An ant that only takes what it is sent. */
   public static class FakeAnt implements AntWorkflow {
     private boolean stopped;
@@ -181,9 +182,9 @@ class TemporalColonySourceTest {
   @Test
   void actionsAreTheCliSignalsSentAsTheOperator() {
     long before = source.callsByMethod().getOrDefault("SignalWorkflowExecution", 0L);
-    source.act("alpha", new ColonySource.Action("pause", null, null, null), "Ada");
-    source.act("alpha", new ColonySource.Action("urgent", "stop and test", null, null), "Ada");
-    source.act("alpha", new ColonySource.Action("deny", null, 3, "too risky"), "Grace");
+    source.act("alpha", VERBS.action("pause", null, null, null), "Ada");
+    source.act("alpha", VERBS.action("urgent", "stop and test", null, null), "Ada");
+    source.act("alpha", VERBS.action("deny", null, 3, "too risky"), "Grace");
     List<HistoryEvent> s = signals();
     assertEquals(List.of("pause", "message", "decide"),
         s.stream().map(e -> e.getWorkflowExecutionSignaledEventAttributes().getSignalName()).toList());
@@ -192,12 +193,12 @@ class TemporalColonySourceTest {
     Mail mail = input(s.get(1), Mail.class);
     assertEquals("stop and test", mail.text());
     assertTrue(mail.urgent());
-    assertEquals(new Decide(3, false, "Grace", "too risky"), input(s.get(2), Decide.class));
+    assertEquals(new Decide(3, false, "Grace (console)", "too risky"), input(s.get(2), Decide.class),
+        "the decider as every surface records it: name (surface)");
     assertEquals(before + 3, source.callsByMethod().get("SignalWorkflowExecution"), "each signal counted once");
-    assertThrows(IllegalArgumentException.class,
-        () -> source.act("alpha", new ColonySource.Action("send", " ", null, null), "Ada"));
+    assertThrows(IllegalArgumentException.class, () -> VERBS.action("send", " ", null, null));
     assertThrows(NoSuchElementException.class,
-        () -> source.act("nobody", new ColonySource.Action("pause", null, null, null), "Ada"));
+        () -> source.act("nobody", VERBS.action("pause", null, null, null), "Ada"));
   }
 
   @Test
