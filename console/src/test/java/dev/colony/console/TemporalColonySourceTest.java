@@ -185,6 +185,8 @@ class TemporalColonySourceTest {
     source.act("alpha", VERBS.action("pause", null, null, null), "Ada");
     source.act("alpha", VERBS.action("urgent", "stop and test", null, null), "Ada");
     source.act("alpha", VERBS.action("deny", null, 3, "too risky"), "Grace");
+    // the in-memory server writes a signal that came during a workflow task when the task completes
+    dev.colony.testing.Eventually.eventually(() -> signals().size() == 3, "the three signals in the history");
     List<HistoryEvent> s = signals();
     assertEquals(List.of("pause", "message", "decide"),
         s.stream().map(e -> e.getWorkflowExecutionSignaledEventAttributes().getSignalName()).toList());
