@@ -682,8 +682,8 @@ class MergeQueuePropertyTest {
       }
       return step("UpdateTarget", repo, () -> {
         TargetUpdate u = real.updateTarget(repo, expected, head);
-        t.note("  queue: update main " + MergeActivitiesImpl.abbrev(expected) + " → "
-            + MergeActivitiesImpl.abbrev(head) + ": " + u.outcome());
+        t.note("  queue: update main " + MergeGit.abbrev(expected) + " → "
+            + MergeGit.abbrev(head) + ": " + u.outcome());
         return u;
       });
     }
