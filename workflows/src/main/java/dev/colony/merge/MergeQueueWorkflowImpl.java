@@ -3,6 +3,7 @@ package dev.colony.merge;
 import dev.colony.Activities;
 import dev.colony.ant.Timers;
 import dev.colony.spec.AntIds;
+import dev.colony.task.TaskState;
 import dev.colony.upgrade.Upgrade;
 import dev.colony.visibility.AntSearchAttributes;
 import dev.colony.workspace.WorkspaceActivities;
@@ -131,7 +132,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   /** Asks the board whether the tasks of items awaiting review were approved (Done). */
   private void checkReviews(List<String> taskIds) {
     lastReviewCheck = Workflow.currentTimeMillis();
-    Map<String, String> states;
+    Map<String, TaskState> states;
     try {
       states = desk(Activities.MERGE_TASK_STATES, "review check · " + String.join(", ", cut(taskIds, 5)))
           .taskStates(book.repo().colony(), taskIds);
@@ -141,8 +142,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     }
     boolean any = false;
     for (String id : taskIds) {
-      String s = states == null ? null : states.get(id);
-      if (s != null && s.equalsIgnoreCase("DONE")) {
+      if (states != null && states.get(id) == TaskState.DONE) {
         any |= book.taskDone(id, Workflow.currentTimeMillis()); // not a fix that came after its approval
       }
     }
