@@ -33,75 +33,24 @@ final class AntBranches {
     this.workspaces = workspaces;
   }
 
+  /** PublishBranch: the ant's branch (or the head a human approved) and what is new on it. */
   BranchHead publish(MergeRepo repo, String ant, String branch, String since, String approved) {
     return m.call(() -> {
       String url = m.resolvedRepo(repo);
-      Path dir;
-      String target;
       String fetchRef = "refs/heads/" + branch;
-      if (repo.remote()) {
-        Path root = m.workspaceRoot(repo);
-        // The ant's repository is the ant's: the worker runs no git there. Its branch is fetched
-        // (through upload-pack in the ant's walls) into the worker's mirror of the remote on this
-        // host, which fetches the remote and pushes the branch to it. A workspace of the layout
-        // before (a worktree of a clone .repos/<ant>) is read from that clone.
-        dir = dev.colony.workspace.impl.WorkspaceActivitiesImpl.mirror(root, ant);
-        Path clone = root.resolve(ant);
-        List<Path> borrowed = List.of(dir.resolve("objects").toAbsolutePath());
-        if (!GitWalls.ownRepository(clone)) {
-          clone = root.resolve(".repos").resolve(ant);
-          borrowed = List.of();
-        }
-        if (!Files.exists(clone.resolve(".git"))) {
-          return new BranchHead(null, null, 0, List.of(), fetchRef);
-        }
-        target = "refs/remotes/origin/" + repo.target();
-        // One at a time with the ant's own session on this host (which fetches into the mirror too).
-        synchronized (dev.colony.workspace.impl.WorkspaceActivitiesImpl.lockOf(dir)) {
-          if (!Files.exists(dir.resolve("HEAD"))) {
-            Files.createDirectories(dir);
-            git.check(dir, "init", "--quiet", "--bare");
-          }
-          // The ant's repository borrows these objects: none is ever pruned.
-          if (!"never".equals(git.run(dir, "config", "--get", "gc.pruneExpire").out().strip())) {
-            git.check(dir, "config", "gc.pruneExpire", "never");
-          }
-          Git.Result current = git.run(dir, "config", "--get", "remote.origin.url");
-          if (!current.ok()) {
-            git.check(dir, "remote", "add", "origin", url);
-          } else if (!current.out().strip().equals(url)) {
-            git.check(dir, "remote", "set-url", "origin", url);
-          }
-          git.check(dir, "-c", "gc.auto=0", "fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/remotes/origin/*");
-          if (!fetchFromAnt(repo, dir, ant, clone, borrowed, branch, approved)) {
-            return new BranchHead(null, null, 0, List.of(), fetchRef);
-          }
-        }
-      } else {
-        dir = m.localRepo(url);
-        target = "refs/heads/" + repo.target();
-        Path root = m.workspaceRoot(repo);
-        if (!fetchFromAnt(repo, dir, ant, root.resolve(ant),
-            List.of(GitWalls.sharedGitDir(dir.toAbsolutePath())), branch, approved)) {
-          return new BranchHead(null, null, 0, List.of(), fetchRef);
-        }
+      BranchHead none = new BranchHead(null, null, 0, List.of(), fetchRef);
+      Path dir = repo.remote() ? intoMirror(repo, url, ant, branch, approved) : intoShared(repo, url, ant, branch, approved);
+      if (dir == null) {
+        return none;
       }
       String head = m.revParse(dir, "refs/heads/" + branch);
       if (head == null && approved == null) {
-        return new BranchHead(null, null, 0, List.of(), fetchRef);
+        return none;
       }
       if (approved != null) {
         // With review what lands is the head a human approved, never the branch as it is now (the
         // ant may have committed more since: that waits for its own approval).
-        if (!approved.matches("[0-9a-fA-F]{4,64}")) {
-          throw m.nonRetryable("the approved head " + MergeGit.oneLine(MergeGit.bounded(approved, 80)) + " is not a commit id", "BadInput");
-        }
-        String pinned = m.revParse(dir, approved);
-        if (pinned == null) {
-          throw m.nonRetryable("the approved commit " + approved + " of " + ant + " is not in " + repo.repo()
-              + " (was the branch rewritten?)", "CommitMissing");
-        }
-        head = pinned;
+        head = approvedHead(repo, dir, ant, approved);
         if (repo.remote()) {
           fetchRef = MergeActivitiesImpl.APPROVED_REFS + ant;
           git.check(dir, "push", "--quiet", "--force", "origin", head + ":" + fetchRef);
@@ -110,33 +59,102 @@ final class AntBranches {
         // The queue may run anywhere: it finds the branch on the remote.
         git.check(dir, "push", "--quiet", "--force", "origin", head + ":refs/heads/" + branch);
       }
-      String base = null;
-      boolean sinceUsable = since != null && !since.isBlank() && m.isAncestor(dir, since, head);
-      String mergeBase = null;
-      if (m.revParse(dir, target) != null) {
-        Git.Result mb = git.run(dir, "merge-base", head, target);
-        mergeBase = mb.ok() ? mb.line() : null;
-      } else if (!sinceUsable) {
-        throw m.nonRetryable("the target branch " + repo.target() + " of " + repo.name() + " does not exist",
-            "TargetMissing");
-      }
-      // The new work starts after the later of the ant's last landed commit and what the branch
-      // shares with the target: a branch rebased onto the target since (a rework) brings others'
-      // landed commits with it, and those are not the ant's to land again.
-      if (sinceUsable && (mergeBase == null || !m.isAncestor(dir, since, mergeBase))) {
-        base = since;
-      } else {
-        base = mergeBase;
-      }
-      if (base == null) {
-        // No common history with the target: everything reachable is new.
-        int commits = Integer.parseInt(git.check(dir, "rev-list", "--count", head).line());
-        return new BranchHead(head, null, commits, paths(dir, "4b825dc642cb6eb9a060e54bf8d69288fbee4904", head),
-            fetchRef);
-      }
-      int commits = Integer.parseInt(git.check(dir, "rev-list", "--count", base + ".." + head).line());
-      return new BranchHead(head, base, commits, commits == 0 ? List.of() : paths(dir, base, head), fetchRef);
+      String target = repo.remote() ? "refs/remotes/origin/" + repo.target() : "refs/heads/" + repo.target();
+      return newWork(repo, dir, target, head, since, fetchRef);
     });
+  }
+
+  /**
+   * A URL repository: the ant's repository is the ant's, the worker runs no git there. Its branch
+   * is fetched (through upload-pack in the ant's walls) into the worker's mirror of the remote on
+   * this host, which fetches the remote and pushes the branch to it. A workspace of the layout
+   * before (a worktree of a clone .repos/<ant>) is read from that clone.
+   *
+   * @return the mirror; null when the ant has no repository here or no such branch
+   */
+  private Path intoMirror(MergeRepo repo, String url, String ant, String branch, String approved)
+      throws IOException, InterruptedException {
+    Path root = m.workspaceRoot(repo);
+    Path dir = dev.colony.workspace.impl.WorkspaceActivitiesImpl.mirror(root, ant);
+    Path clone = root.resolve(ant);
+    List<Path> borrowed = List.of(dir.resolve("objects").toAbsolutePath());
+    if (!GitWalls.ownRepository(clone)) {
+      clone = root.resolve(".repos").resolve(ant);
+      borrowed = List.of();
+    }
+    if (!Files.exists(clone.resolve(".git"))) {
+      return null;
+    }
+    // One at a time with the ant's own session on this host (which fetches into the mirror too).
+    synchronized (dev.colony.workspace.impl.WorkspaceActivitiesImpl.lockOf(dir)) {
+      if (!Files.exists(dir.resolve("HEAD"))) {
+        Files.createDirectories(dir);
+        git.check(dir, "init", "--quiet", "--bare");
+      }
+      // The ant's repository borrows these objects: none is ever pruned.
+      if (!"never".equals(git.run(dir, "config", "--get", "gc.pruneExpire").out().strip())) {
+        git.check(dir, "config", "gc.pruneExpire", "never");
+      }
+      Git.Result current = git.run(dir, "config", "--get", "remote.origin.url");
+      if (!current.ok()) {
+        git.check(dir, "remote", "add", "origin", url);
+      } else if (!current.out().strip().equals(url)) {
+        git.check(dir, "remote", "set-url", "origin", url);
+      }
+      git.check(dir, "-c", "gc.auto=0", "fetch", "--quiet", "--prune", "origin", "+refs/heads/*:refs/remotes/origin/*");
+      return fetchFromAnt(repo, dir, ant, clone, borrowed, branch, approved) ? dir : null;
+    }
+  }
+
+  /** A local repository: the ant's branch fetched into it. @return it; null when there is no such branch */
+  private Path intoShared(MergeRepo repo, String url, String ant, String branch, String approved)
+      throws IOException, InterruptedException {
+    Path dir = m.localRepo(url);
+    Path root = m.workspaceRoot(repo);
+    return fetchFromAnt(repo, dir, ant, root.resolve(ant), List.of(GitWalls.sharedGitDir(dir.toAbsolutePath())),
+        branch, approved) ? dir : null;
+  }
+
+  /** The commit a human approved, which must be here. */
+  private String approvedHead(MergeRepo repo, Path dir, String ant, String approved)
+      throws IOException, InterruptedException {
+    if (!approved.matches("[0-9a-fA-F]{4,64}")) {
+      throw m.nonRetryable("the approved head " + MergeGit.oneLine(MergeGit.bounded(approved, 80)) + " is not a commit id",
+          "BadInput");
+    }
+    String pinned = m.revParse(dir, approved);
+    if (pinned == null) {
+      throw m.nonRetryable("the approved commit " + approved + " of " + ant + " is not in " + repo.repo()
+          + " (was the branch rewritten?)", "CommitMissing");
+    }
+    return pinned;
+  }
+
+  /**
+   * What is new on {@code head}: after the later of the ant's last landed commit ({@code since})
+   * and what the branch shares with the target; a branch rebased onto the target since (a rework)
+   * brings others' landed commits with it, and those are not the ant's to land again.
+   */
+  private BranchHead newWork(MergeRepo repo, Path dir, String target, String head, String since, String fetchRef)
+      throws IOException, InterruptedException {
+    boolean sinceUsable = since != null && !since.isBlank() && m.isAncestor(dir, since, head);
+    String mergeBase = null;
+    if (m.revParse(dir, target) != null) {
+      Git.Result mb = git.run(dir, "merge-base", head, target);
+      mergeBase = mb.ok() ? mb.line() : null;
+    } else if (!sinceUsable) {
+      throw m.nonRetryable("the target branch " + repo.target() + " of " + repo.name() + " does not exist",
+          "TargetMissing");
+    }
+    String base = sinceUsable && (mergeBase == null || !m.isAncestor(dir, since, mergeBase)) ? since : mergeBase;
+    if (base == null) {
+      // No common history with the target: everything reachable is new.
+      int commits = Integer.parseInt(git.check(dir, "rev-list", "--count", head).line());
+      return new BranchHead(head, null, commits, paths(dir, "4b825dc642cb6eb9a060e54bf8d69288fbee4904", head),
+          fetchRef);
+    }
+    int commits = Integer.parseInt(git.check(dir, "rev-list", "--count", base + ".." + head).line());
+    return new BranchHead(head, base, commits, commits == 0 ? List.of() : paths(dir, base, head), fetchRef);
   }
 
   /**
