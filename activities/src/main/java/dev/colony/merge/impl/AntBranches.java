@@ -23,6 +23,8 @@ import java.util.Map;
  * repository of its own beside the shared one (local).
  */
 final class AntBranches {
+  /** Where a URL repository's approved head goes on the remote (the queue fetches it from there). */
+  static final String APPROVED_REFS = "refs/colony/approved/";
   private final MergeGit m;
   private final Git git;
   private final MergeActivitiesImpl.WorkspacePreparer workspaces;
@@ -52,7 +54,7 @@ final class AntBranches {
         // ant may have committed more since: that waits for its own approval).
         head = approvedHead(repo, dir, ant, approved);
         if (repo.remote()) {
-          fetchRef = MergeActivitiesImpl.APPROVED_REFS + ant;
+          fetchRef = APPROVED_REFS + ant;
           git.check(dir, "push", "--quiet", "--force", "origin", head + ":" + fetchRef);
         }
       } else if (repo.remote()) {

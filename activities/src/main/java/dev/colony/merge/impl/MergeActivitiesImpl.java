@@ -38,9 +38,6 @@ import okhttp3.OkHttpClient;
  * tails, git's lines, messages) passes {@link Secrets#redact}. Hooks and signing are off ({@link Git}).
  */
 public final class MergeActivitiesImpl implements MergeActivities {
-  /** Where a URL repository's ant pushes the head a human approved (the queue fetches it from there). */
-  static final String APPROVED_REFS = "refs/colony/approved/";
-
   /** Makes an ant's workspace (its worktree) from its resolved spec: {@code WorkspaceActivitiesImpl::prepare}. */
   @FunctionalInterface
   public interface WorkspacePreparer {
