@@ -181,13 +181,13 @@ public final class MergeDeskActivitiesImpl implements MergeDeskActivities {
   }
 
   @Override
-  public Map<String, String> taskStates(String colony, List<String> taskIds) {
+  public Map<String, TaskState> taskStates(String colony, List<String> taskIds) {
     TaskBoard board = boards.apply(colony);
-    Map<String, String> out = new TreeMap<>();
+    Map<String, TaskState> out = new TreeMap<>();
     for (String id : taskIds == null ? List.<String>of() : taskIds) {
       TaskCard card = board.get(id);
       if (card != null) {
-        out.put(id, card.state().name());
+        out.put(id, card.state());
       }
     }
     return out;

@@ -163,6 +163,6 @@ class MergeDeskTaskChangesTest {
   void taskStatesNamesTheStatesOfTheTasksThatExist() {
     board.put("t1", TaskState.DONE);
     board.put("t2", TaskState.IN_REVIEW);
-    assertEquals(Map.of("t1", "DONE", "t2", "IN_REVIEW"), desk.taskStates("test", List.of("t1", "t2", "t3")));
+    assertEquals(Map.of("t1", TaskState.DONE, "t2", TaskState.IN_REVIEW), desk.taskStates("test", List.of("t1", "t2", "t3")));
   }
 }
