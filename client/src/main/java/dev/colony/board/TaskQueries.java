@@ -1,6 +1,5 @@
 package dev.colony.board;
 
-import dev.colony.client.BoundedUpdate;
 import dev.colony.client.VisibilityQuery;
 import dev.colony.task.TaskCard;
 import dev.colony.task.TaskIds;
@@ -12,8 +11,8 @@ import java.util.List;
 /**
  * What the board and the ants' task activities share about talking to tasks on Temporal: the
  * visibility queries (tasks share {@code ColonyName} with ants, so every one names its type),
- * reading a card from a memo, and reading an update's answer (a validator's refusal, a task that
- * is not there).
+ * reading a card from a memo, and reading an update's answer (a validator's refusal; a task that is not
+ * there is {@link dev.colony.client.Rpc#notFound}).
  */
 public final class TaskQueries {
   private TaskQueries() {}
@@ -48,10 +47,5 @@ public final class TaskQueries {
       return f.getOriginalMessage();
     }
     return null;
-  }
-
-  /** Whether {@code e} says the task's workflow is not there (never was, or its run is over). */
-  public static boolean notFound(Throwable e) {
-    return BoundedUpdate.notFound(e);
   }
 }

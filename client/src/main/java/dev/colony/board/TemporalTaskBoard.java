@@ -244,7 +244,7 @@ public final class TemporalTaskBoard implements TaskBoard {
     try {
       return call("reading task " + id, () -> client.newUntypedWorkflowStub(TaskIds.workflowId(colony, id)).describe());
     } catch (TaskBoardException e) {
-      if (TaskQueries.notFound(e.getCause())) {
+      if (dev.colony.client.Rpc.notFound(e.getCause())) {
         return null;
       }
       throw e;

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import dev.colony.ant.AntRun;
 import dev.colony.ant.AntWorkflow;
 import dev.colony.autonomy.Decide;
+import dev.colony.client.Rpc;
 import dev.colony.client.VisibilityQuery;
 import dev.colony.mailbox.Mail;
 import dev.colony.overseer.Turn;
@@ -676,7 +677,7 @@ public final class TemporalColonySource implements ColonySource {
           .setNamespace(namespace).setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).build())
           .getWorkflowExecutionInfo();
     } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+      if (Rpc.notFound(e)) {
         return null;
       }
       throw new SourceException("describing " + workflowId + ": Temporal answered " + e.getStatus().getCode(), e);
@@ -967,8 +968,7 @@ public final class TemporalColonySource implements ColonySource {
     } catch (WorkflowNotFoundException e) {
       throw new NoSuchElementException("no ant '" + name + "' runs in colony '" + colony + "'");
     } catch (io.temporal.client.WorkflowServiceException e) {
-      Throwable c = e.getCause();
-      if (c instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.NOT_FOUND) {
+      if (Rpc.notFound(e)) {
         throw new NoSuchElementException("no ant '" + name + "' runs in colony '" + colony + "'");
       }
       throw new SourceException("sending " + action.kind() + " to " + name + ": Temporal refused it", e);

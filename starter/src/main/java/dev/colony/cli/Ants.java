@@ -27,7 +27,8 @@ import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowNotFoundException;
+import dev.colony.client.Rpc;
+import io.temporal.client.WorkflowException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import com.google.protobuf.ByteString;
@@ -68,7 +69,7 @@ final class Ants {
               .setNamespace(client.getOptions().getNamespace())
               .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).build());
     } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+      if (Rpc.notFound(e)) {
         return null;
       }
       throw e;
@@ -193,7 +194,7 @@ final class Ants {
         try {
           add(found, f.get());
         } catch (ExecutionException e) {
-          if (!(e.getCause() instanceof WorkflowNotFoundException)) { // ended meanwhile
+          if (!Rpc.notFound(e.getCause())) { // ended meanwhile
             throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
           }
         } catch (InterruptedException e) {
@@ -278,10 +279,8 @@ final class Ants {
     try {
       return within(SIGNAL_WITHIN, () -> t.client.newUntypedWorkflowStub(workflowId).describe().getStatus())
           == io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
-    } catch (WorkflowNotFoundException e) {
-      return false;
-    } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+    } catch (RuntimeException e) {
+      if (Rpc.notFound(e)) {
         return false;
       }
       throw e;
@@ -300,7 +299,7 @@ final class Ants {
     try {
       return AntRow.of(describe(t, ref.workflowId()));
     } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+      if (Rpc.notFound(e)) {
         throw new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
       }
       throw e;
@@ -323,7 +322,10 @@ final class Ants {
   static AntStatus status(Temporal t, Ref ref) {
     try {
       return stub(t, ref).status();
-    } catch (WorkflowNotFoundException e) {
+    } catch (WorkflowException e) {
+      if (!Rpc.notFound(e)) {
+        throw e;
+      }
       throw new UserError("ant " + ref.colony() + "/" + ref.ant() + " is not running");
     }
   }
@@ -350,7 +352,7 @@ final class Ants {
     try {
       return new Live(answer(t, status, deadline, AntStatus.class), answer(t, stats, deadline, AntStats.class));
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.NOT_FOUND) {
+      if (Rpc.notFound(e.getCause())) {
         throw notRunning(t, ref);
       }
       return null; // timed out, rejected or failed: the caller falls back to visibility
@@ -396,7 +398,7 @@ final class Ants {
       }
       return new UserError("ant " + ref.colony() + "/" + ref.ant() + " ended while it was being asked; try again");
     } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+      if (Rpc.notFound(e)) {
         return new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
       }
       throw e;
@@ -417,11 +419,8 @@ final class Ants {
         call.accept(stub(t, ref));
         return null;
       });
-    } catch (WorkflowNotFoundException e) {
-      throw notRunning(t, ref);
-    } catch (io.temporal.client.WorkflowServiceException e) {
-      StatusRuntimeException grpc = ColonyCli.grpcCause(e);
-      if (grpc != null && grpc.getStatus().getCode() == Status.Code.NOT_FOUND) {
+    } catch (WorkflowException e) {
+      if (Rpc.notFound(e)) {
         throw notRunning(t, ref);
       }
       throw e;

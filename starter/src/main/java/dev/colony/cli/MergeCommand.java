@@ -125,11 +125,8 @@ final class MergeCommand implements Runnable {
           }
           String host = d.getTypedSearchAttributes().get(AntSearchAttributes.HOST);
           return host == null ? "" : host;
-        } catch (io.temporal.client.WorkflowNotFoundException e) {
-          return "";
         } catch (RuntimeException e) {
-          if (e.getCause() instanceof io.grpc.StatusRuntimeException s
-              && s.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
+          if (dev.colony.client.Rpc.notFound(e)) {
             return "";
           }
           throw e;

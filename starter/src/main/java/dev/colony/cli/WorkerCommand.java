@@ -86,7 +86,10 @@ class WorkerCommand implements Callable<Integer> {
         try {
           t.client.newWorkflowStub(dev.colony.trigger.RepoWatcher.class,
               dev.colony.trigger.RepoWatcher.workflowId(colonyName, issue.repo())).issue(issue);
-        } catch (io.temporal.client.WorkflowNotFoundException e) {
+        } catch (io.temporal.client.WorkflowException e) {
+          if (!dev.colony.client.Rpc.notFound(e)) {
+            throw e;
+          }
           // no ant of this colony watches that repository
         }
       });

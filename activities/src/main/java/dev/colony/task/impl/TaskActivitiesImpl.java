@@ -2,6 +2,7 @@ package dev.colony.task.impl;
 
 import dev.colony.ant.AntWorkflow;
 import dev.colony.board.TaskQueries;
+import dev.colony.client.Rpc;
 import dev.colony.spec.AntIds;
 import dev.colony.task.Claim;
 import dev.colony.task.ClaimResult;
@@ -176,7 +177,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
       if (why != null) {
         return ClaimResult.refused(why);
       }
-      if (TaskQueries.notFound(e)) {
+      if (Rpc.notFound(e)) {
         return ClaimResult.refused("task " + taskId + " is gone (Done, or removed)");
       }
       throw e;
@@ -199,7 +200,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
       if (why != null) {
         return new TaskReply(false, null, why);
       }
-      if (TaskQueries.notFound(e)) {
+      if (Rpc.notFound(e)) {
         return new TaskReply(false, TaskState.DONE, "task " + taskId + " is gone (Done, or removed)");
       }
       throw e;
@@ -361,7 +362,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
           client.newWorkflowStub(AntWorkflow.class, workflowId).tasksWaiting();
           return true;
         } catch (RuntimeException e) {
-          if (!TaskQueries.notFound(e)) {
+          if (!Rpc.notFound(e)) {
             throw e;
           }
           return false; // it ended between the list and the signal
@@ -376,7 +377,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
       return client.newUntypedWorkflowStub(AntIds.workflowId(colony, ant)).describe().getStatus()
           == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
     } catch (RuntimeException e) {
-      if (TaskQueries.notFound(e)) {
+      if (Rpc.notFound(e)) {
         return false;
       }
       throw e;
@@ -392,7 +393,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
     try {
       held = client.newUntypedWorkflowStub(AntIds.workflowId(colony, ant)).query("taskHeld", String.class);
     } catch (RuntimeException e) {
-      if (TaskQueries.notFound(e)) {
+      if (Rpc.notFound(e)) {
         return HOLDS_GONE;
       }
       // No worker answers, or a run of code without the query: cannot tell, so the ant keeps it.
@@ -411,7 +412,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
     try {
       client.newWorkflowStub(AntWorkflow.class, AntIds.workflowId(colony, ant)).taskWithdrawn(taskId);
     } catch (RuntimeException e) {
-      if (!TaskQueries.notFound(e)) {
+      if (!Rpc.notFound(e)) {
         throw e;
       }
       log.info("task {}: ant {} is not running, nothing to withdraw", taskId, ant);

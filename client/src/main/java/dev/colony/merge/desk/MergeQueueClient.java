@@ -157,7 +157,7 @@ public final class MergeQueueClient {
     try {
       d = client.newUntypedWorkflowStub(id).describe();
     } catch (RuntimeException e) {
-      if (notFound(e)) {
+      if (dev.colony.client.Rpc.notFound(e)) {
         return Optional.empty();
       }
       throw failure("reading merge queue " + name, e);
@@ -228,10 +228,6 @@ public final class MergeQueueClient {
     } catch (BoundedUpdate.NoWorker e) {
       throw new MergeQueueException(e.getMessage(), e);
     }
-  }
-
-  private static boolean notFound(Throwable e) {
-    return BoundedUpdate.notFound(e);
   }
 
   private static MergeQueueException failure(String what, Throwable e) {
