@@ -6,7 +6,6 @@ import dev.colony.task.TaskIds;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowUpdateException;
 import io.temporal.failure.ApplicationFailure;
-import java.util.List;
 
 /**
  * What the board and the ants' task activities share about talking to tasks on Temporal: the
@@ -17,19 +16,9 @@ import java.util.List;
 public final class TaskQueries {
   private TaskQueries() {}
 
-  /** {@code 'value'}, for a visibility query: {@link VisibilityQuery#literal}, the one quoting rule. */
-  public static String literal(String value) {
-    return VisibilityQuery.literal(value);
-  }
-
-  /** {@code ('a', 'b')}. */
-  public static String inList(List<String> values) {
-    return VisibilityQuery.inList(values);
-  }
-
-  /** Every task of {@code colony}, open or closed. */
-  public static String tasksOf(String colony) {
-    return VisibilityQuery.where().eq("WorkflowType", TaskIds.WORKFLOW_TYPE).eq("ColonyName", colony).toString();
+  /** Every task of {@code colony}, open or closed; narrow it with {@link VisibilityQuery}'s clauses. */
+  public static VisibilityQuery tasksOf(String colony) {
+    return VisibilityQuery.where().eq("WorkflowType", TaskIds.WORKFLOW_TYPE).eq("ColonyName", colony);
   }
 
   /** The card a task's workflow published, null when it has none (yet) or it cannot be read. */

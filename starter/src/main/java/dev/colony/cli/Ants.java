@@ -28,6 +28,7 @@ import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowClient;
 import dev.colony.client.Rpc;
+import dev.colony.client.VisibilityQuery;
 import io.temporal.client.WorkflowException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
@@ -115,26 +116,20 @@ final class Ants {
     return list(t, colony, null, Integer.MAX_VALUE);
   }
 
-  /** The visibility query for running ants (of {@code colony}), narrowed by {@code filter}. */
-  static String query(String colony, String filter) {
-    return "WorkflowType = '" + AntIds.WORKFLOW_TYPE + "' AND ExecutionStatus = 'Running'"
-        + (colony == null ? "" : " AND ColonyName = '" + quote(colony) + "'")
-        + (filter == null ? "" : " AND (" + filter + ")");
-  }
-
-  /** {@code s} inside a visibility query's single quotes: {@code VisibilityQuery.literal}, the one quoting rule. */
-  static String quote(String s) {
-    String quoted = dev.colony.client.VisibilityQuery.literal(s);
-    return quoted.substring(1, quoted.length() - 1);
+  /** The visibility query for running ants (of {@code colony}, when not null), narrowed by {@code filter}. */
+  static VisibilityQuery query(String colony, VisibilityQuery filter) {
+    VisibilityQuery q = VisibilityQuery.where().eq("WorkflowType", AntIds.WORKFLOW_TYPE).running();
+    q = colony == null ? q : q.eq("ColonyName", colony);
+    return filter == null ? q : q.and(filter);
   }
 
   /**
    * Running ants matching {@code filter} (a visibility query, or null for all), at most about
    * {@code limit} of them (whole pages). The in-memory server ignores the filter and the limit.
    */
-  static List<AntRow> list(Temporal t, String colony, String filter, int limit) {
+  static List<AntRow> list(Temporal t, String colony, VisibilityQuery filter, int limit) {
     TreeMap<String, AntRow> found = new TreeMap<>();
-    String query = query(colony, filter);
+    String query = query(colony, filter).toString();
     try {
       ByteString token = ByteString.EMPTY;
       var converter = t.client.getOptions().getDataConverter();
@@ -160,10 +155,10 @@ final class Ants {
   }
 
   /** How many running ants (of {@code colony}) match {@code filter}; null on the in-memory server. */
-  static Long count(Temporal t, String colony, String filter) {
+  static Long count(Temporal t, String colony, VisibilityQuery filter) {
     try {
       return t.stubs.blockingStub().countWorkflowExecutions(CountWorkflowExecutionsRequest.newBuilder()
-          .setNamespace(t.namespace).setQuery(query(colony, filter)).build()).getCount();
+          .setNamespace(t.namespace).setQuery(query(colony, filter).toString()).build()).getCount();
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.UNIMPLEMENTED) {
         return null;
@@ -226,7 +221,7 @@ final class Ants {
     }
     // One visibility call filtered by the name (two rows tell "one" from "several"): a command
     // about one ant costs the same at 10 ants and at 10,000. Listing every ant cost 1.5-3 s at 3,000.
-    List<Ref> matches = list(t, colony, "AntName = '" + quote(name) + "'", 2).stream()
+    List<Ref> matches = list(t, colony, VisibilityQuery.where().eq("AntName", name), 2).stream()
         .filter(r -> r.ant().equals(name)) // the in-memory server ignores the filter
         .map(r -> new Ref(r.colony(), r.ant(), r.workflowId()))
         .toList();
