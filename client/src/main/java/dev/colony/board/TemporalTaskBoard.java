@@ -267,7 +267,7 @@ public final class TemporalTaskBoard implements TaskBoard {
    */
   private void tellMergeQueues(String id) {
     try {
-      new dev.colony.merge.desk.MergeQueueClient(client, colony).taskApproved(id);
+      new dev.colony.client.MergeQueues(client, colony).taskApproved(id);
     } catch (RuntimeException e) {
       LOG.warn("task {} approved, but the merge queues of colony {} were not told: {}", id, colony, e.getMessage());
     }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.colony.board.TaskQueries;
-import dev.colony.merge.desk.MergeQueueClient;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -68,10 +67,10 @@ class VisibilityQueryTest {
   void theMergeQueuesAndTheBoardSearchForTheColonyAsItIsNamed() {
     // (the merge queues' query dropped the quote: 'it''s' searched for colony "its")
     assertEquals("WorkflowType = 'MergeQueue' AND ColonyName = 'it\\'s' AND ExecutionStatus = 'Running'",
-        MergeQueueClient.runningQuery("it's"));
+        MergeQueues.runningQuery("it's"));
     // (the board refused a quote or a backslash outright)
     assertEquals("WorkflowType = 'TaskWorkflow' AND ColonyName = 'it\\'s'", TaskQueries.tasksOf("it's").toString());
     assertEquals("('a\\\\b', 'c')", VisibilityQuery.inList(List.of("a\\b", "c")));
-    assertThrows(IllegalArgumentException.class, () -> MergeQueueClient.runningQuery("a\nb"));
+    assertThrows(IllegalArgumentException.class, () -> MergeQueues.runningQuery("a\nb"));
   }
 }

@@ -42,7 +42,7 @@ final class DevConsole {
     this.colony = colony;
     this.out = out;
     this.antRunning = ant -> Ants.isRunning(temporal, dev.colony.spec.AntIds.workflowId(colony, ant));
-    this.mergeCards = () -> new dev.colony.merge.desk.MergeQueueClient(temporal.client, colony).cards();
+    this.mergeCards = () -> new dev.colony.client.MergeQueues(temporal.client, colony).cards();
   }
 
   /** {@code /merge}: one line per queue. */

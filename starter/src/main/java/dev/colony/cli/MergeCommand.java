@@ -6,7 +6,7 @@ import dev.colony.merge.MergeDecision;
 import dev.colony.merge.MergeRepo;
 import dev.colony.merge.Submission;
 import dev.colony.merge.SubmitReply;
-import dev.colony.merge.desk.MergeQueueClient;
+import dev.colony.client.MergeQueues;
 import dev.colony.spec.AntSpec;
 import dev.colony.visibility.AntSearchAttributes;
 import java.io.PrintWriter;
@@ -88,7 +88,7 @@ final class MergeCommand implements Runnable {
     String colony = o.colonyName();
     String taskQueue = o.temporal.taskQueue(colony);
     Temporal t = Temporal.connect(o.temporal);
-    MergeQueueClient queues = new MergeQueueClient(t.client, colony);
+    MergeQueues queues = new MergeQueues(t.client, colony);
     return new Opened() {
       @Override
       public String colony() {
@@ -197,7 +197,7 @@ final class MergeCommand implements Runnable {
         run(opened, out);
         out.flush();
         return 0;
-      } catch (MergeQueueClient.MergeQueueException e) {
+      } catch (MergeQueues.MergeQueueException e) {
         throw new UserError(e.getMessage());
       }
     }

@@ -15,7 +15,7 @@ import dev.colony.merge.MergeItem;
 import dev.colony.merge.MergeRepo;
 import dev.colony.merge.Submission;
 import dev.colony.merge.SubmitReply;
-import dev.colony.merge.desk.MergeQueueClient;
+import dev.colony.client.MergeQueues;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -77,7 +77,7 @@ class MergeCommandTest {
           asked.add(repo);
           asked.add(s);
           if (refusal != null) {
-            throw new MergeQueueClient.MergeQueueException(refusal);
+            throw new MergeQueues.MergeQueueException(refusal);
           }
           return new SubmitReply(s.ant() + "-1", ItemState.QUEUED, 2, "behind beta-4");
         }
@@ -87,7 +87,7 @@ class MergeCommandTest {
           asked.add(repo);
           asked.add(d);
           if (refusal != null) {
-            throw new MergeQueueClient.MergeQueueException(refusal);
+            throw new MergeQueues.MergeQueueException(refusal);
           }
           return new SubmitReply(d.item(), d.action().equals("cancel") ? ItemState.CLOSED : ItemState.QUEUED, 1, null);
         }
