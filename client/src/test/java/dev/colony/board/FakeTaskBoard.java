@@ -4,6 +4,7 @@ import dev.colony.task.Assignee;
 import dev.colony.task.NewTask;
 import dev.colony.task.Priority;
 import dev.colony.task.TaskCard;
+import dev.colony.task.TaskCards;
 import dev.colony.task.TaskChange;
 import dev.colony.task.TaskComment;
 import dev.colony.task.TaskEvent;
@@ -24,7 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The one board in memory for every surface's tests (the CLI, the console and its browser test, the
  * chats, the GitHub intake, the merge desk): it refuses a change with the task workflow's own
- * sentence ({@link TaskRules#refusal}), a missing task with {@link TemporalTaskBoard}'s, and records
+ * sentence ({@link TaskRules#refusal}), a missing task and a Done one (its run is over: only a move or a
+ * re-queue, which reopens it) with {@link TemporalTaskBoard}'s, and records
  * every change it was asked for in {@link #changes}. Published in the client's test-jar.
  */
 public final class FakeTaskBoard implements TaskBoard {
@@ -218,6 +220,18 @@ public final class FakeTaskBoard implements TaskBoard {
       TaskCard c = tasks.get(id);
       if (c == null) {
         throw new TaskBoardException("there is no task " + id + " in colony " + colony);
+      }
+      if (c.state() == TaskState.DONE) { // its run is over: a move or a re-queue starts the next, as the real board does
+        if (!update.equals("move") && !update.equals("requeue")) {
+          throw new TaskBoardException("task " + id + " is Done: move it to To Do to reopen it");
+        }
+        try {
+          next = TaskCards.reopened(c, change, update.equals("requeue"), now());
+        } catch (IllegalArgumentException e) {
+          throw new TaskBoardException(e.getMessage());
+        }
+        tasks.put(id, next);
+        return answered(next);
       }
       String refusal = TaskRules.refusal(c, update, change);
       if (refusal != null) {

@@ -44,7 +44,7 @@ class TaskCommandTest {
 
   private final FakeTaskBoard board = new FakeTaskBoard("acme");
   /** When the tasks a test puts were last changed: one time, so the board lists them in the order they were put. */
-  private static final long NOW = System.currentTimeMillis();
+  private final long now = System.currentTimeMillis();
 
   {
     board.newId = n -> "k7m2q" + "xyzabc".charAt((n - 1) % 6); // ids as the real board writes them
@@ -130,7 +130,7 @@ class TaskCommandTest {
   }
 
   private TaskCard put(String id, String title, TaskState state, Assignee a, String worker, List<String> labels) {
-    long t = NOW - 3_600_000;
+    long t = now - 3_600_000;
     TaskCard c = new TaskCard("acme", id, title, "the body", Priority.NORMAL, labels, a, state,
         state == TaskState.BLOCKED ? "needs the staging password" : null, worker, null, 0, t, t, t, List.of(), null,
         null, List.of(), List.of());
@@ -286,7 +286,7 @@ class TaskCommandTest {
 
   @Test
   void showPrintsEverything() throws Exception {
-    long t = NOW - 600_000;
+    long t = now - 600_000;
     board.tasks.put("k7m2qx", new TaskCard("acme", "k7m2qx", "Fix \u001b[31mlogin", "Steps:\n1. open\n2. log in",
         Priority.HIGH, List.of("web", "ui"), Assignee.pool("web"), TaskState.IN_REVIEW, null, "alpha", "tok", 1, t, t, t,
         List.of(new TaskComment("@alice", "cover logout too", t)), "https://github.com/acme/app/issues/7",

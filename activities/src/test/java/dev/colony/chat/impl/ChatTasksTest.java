@@ -120,8 +120,8 @@ class ChatTasksTest {
     board.put("r1", "review me", TaskState.IN_REVIEW, "alpha");
     board.put("r2", "again", TaskState.IN_REVIEW, "alpha");
     assertEquals("✅ `r1` approved by @dana: Done.", say(DANA, alpha, "/task approve r1"));
-    assertEquals("⚠️ Task r1 is Done, not In Review: only a task in review can be approved.",
-        say(DANA, alpha, "/task approve r1"));
+    // the board's own sentence: a Done task's run is over
+    assertEquals("⚠️ Task r1 is Done: move it to To Do to reopen it.", say(DANA, alpha, "/task approve r1"));
     assertTrue(say(DANA, alpha, "/task requeue r2").startsWith("A re-queue needs a comment"));
     assertTrue(say(DANA, alpha, "/task requeue r2 tests still fail").startsWith("🔁 `r2` re-queued by @dana: To Do"));
     assertEquals("requeue r2 by @dana: tests still fail", board.changes.getLast());
