@@ -80,7 +80,7 @@ final class DevConsole {
     }
     String title = TaskCommand.Texts.checked("the title", rest.substring(4).strip(), dev.colony.task.TaskLimits.TITLE);
     var card = tasks().add(new dev.colony.task.NewTask(null, title, null, dev.colony.task.Priority.NORMAL, java.util.List.of(),
-        null, dev.colony.task.TaskState.TODO, null, TaskCommand.who.get()));
+        null, dev.colony.task.TaskState.TODO, null, TaskCommand.by(System.getenv("USER"))));
     out.println(card.id() + " added to " + card.state().label());
     return true;
   }

@@ -77,14 +77,12 @@ final class MergeCommand implements Runnable {
     void close();
   }
 
-  interface Desks {
+  /** Opens the queues a command works on ({@link CliContext#queues}; a test's are in memory). */
+  interface Queues {
     Opened open(Common options);
   }
 
-  /** The queues in use: Temporal's, unless a test put its own. */
-  static Desks desks = MergeCommand::openTemporal;
-
-  private static Opened openTemporal(Common o) {
+  static Opened openTemporal(Common o) {
     String colony = o.colonyName();
     String taskQueue = o.temporal.taskQueue(colony);
     Temporal t = Temporal.connect(o.temporal);
@@ -192,7 +190,7 @@ final class MergeCommand implements Runnable {
     @Override
     public final Integer call() {
       check();
-      try (Opened opened = desks.open(common)) {
+      try (Opened opened = CliContext.of(spec).queues().open(common)) {
         PrintWriter out = spec.commandLine().getOut();
         run(opened, out);
         out.flush();
@@ -331,7 +329,7 @@ final class MergeCommand implements Runnable {
         }
       }
       String branch = spec.workspace() == null ? "colony/" + ant : spec.workspace().branchOf(ant);
-      Submission s = new Submission(ant, o.host(ant), branch, task, level, TaskCommand.who.get(), false,
+      Submission s = new Submission(ant, o.host(ant), branch, task, level, CliContext.of(this.spec).who().get(), false,
           head == null ? null : head.strip().toLowerCase(Locale.ROOT), null);
       out.println(MergeView.reply(o.submit(queue, s)));
     }
@@ -384,7 +382,7 @@ final class MergeCommand implements Runnable {
         throw new UserError(noQueue(queue, o.colony()));
       }
       String h = head() == null ? null : head().strip().toLowerCase(Locale.ROOT);
-      out.println(MergeView.reply(o.decide(queue, new MergeDecision(item, action(), TaskCommand.who.get(), h))));
+      out.println(MergeView.reply(o.decide(queue, new MergeDecision(item, action(), CliContext.of(spec).who().get(), h))));
     }
   }
 

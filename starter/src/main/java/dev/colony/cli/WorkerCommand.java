@@ -59,7 +59,7 @@ class WorkerCommand implements Callable<Integer> {
       }
     }
     ColonyWorker worker = WorkerRuntime.start(t, taskQueue, sticky.mode, host, System.out, colony,
-        deploymentVersion);
+        deploymentVersion, CliContext.of(spec).antWorkflow(), () -> { });
     spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' (host %s%s) at %s%n",
         colony.colony().name(), taskQueue, hostName,
         deploymentVersion == null ? "" : ", version " + deploymentVersion.getDeploymentName() + ":"

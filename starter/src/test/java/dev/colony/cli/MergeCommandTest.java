@@ -26,8 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,15 +44,12 @@ class MergeCommandTest {
   private final Map<String, String> hosts = new LinkedHashMap<>();
   /** The next update's refusal, if any. */
   private String refusal;
-  private MergeCommand.Desks saved;
   private final long now = System.currentTimeMillis();
 
   record Result(int code, String out, String err) {}
 
-  @BeforeEach
-  void fake() {
-    saved = MergeCommand.desks;
-    MergeCommand.desks = options -> {
+  /** The commands' world: the queues in memory, @tester. */
+  private final CliContext context = CliContext.standard().withWho(() -> "@tester").withQueues(options -> {
       String colony = options.colonyName();
       return new MergeCommand.Opened() {
         @Override
@@ -101,18 +96,15 @@ class MergeCommandTest {
         @Override
         public void close() {}
       };
-    };
-    TaskCommand.who = () -> "@tester";
+    });
+
+  Result run(String... args) {
+    return run(context, args);
   }
 
-  @AfterEach
-  void restore() {
-    MergeCommand.desks = saved;
-    TaskCommand.who = () -> TaskCommand.by(System.getenv("USER"));
-  }
-
-  static Result run(String... args) {
-    CommandLine cl = ColonyCli.commandLine(args);
+  /** {@code colony ARGS} with {@code context}, its output and exit code. */
+  static Result run(CliContext context, String... args) {
+    CommandLine cl = ColonyCli.commandLine(args, context);
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     cl.setOut(new PrintWriter(out, true));
@@ -122,7 +114,7 @@ class MergeCommandTest {
   }
 
   /** {@code colony merge ARGS --colony acme}. */
-  static Result merge(String... args) {
+  Result merge(String... args) {
     String[] all = new String[args.length + 3];
     all[0] = "merge";
     System.arraycopy(args, 0, all, 1, args.length);

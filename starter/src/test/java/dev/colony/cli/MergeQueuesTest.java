@@ -163,7 +163,7 @@ class MergeQueuesTest {
     full[args.length + 1] = address;
     full[args.length + 2] = "--colony";
     full[args.length + 3] = "acme";
-    return MergeCommandTest.run(full);
+    return MergeCommandTest.run(CliContext.standard(), full);
   }
 
   @Test

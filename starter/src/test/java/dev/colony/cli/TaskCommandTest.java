@@ -27,8 +27,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,48 +49,40 @@ class TaskCommandTest {
   }
   private final Set<String> running = new java.util.HashSet<>(Set.of("alpha"));
   private final List<String> asked = new java.util.ArrayList<>();
-  private TaskCommand.Boards saved;
+  /** What a command reads from standard input (--body-file -). */
+  private String stdin = "";
+  /** The commands' world: the board in memory, @tester, {@link #stdin}. */
+  private final CliContext context = CliContext.standard()
+      .withBoards(options -> {
+        String colony = options.colonyName(); // the real resolution: --colony, $COLONY_COLONY or --dir
+        return new TaskCommand.Opened() {
+          @Override
+          public TaskBoard board() {
+            return board;
+          }
+
+          @Override
+          public String colony() {
+            return colony;
+          }
+
+          @Override
+          public boolean antRunning(String ant) {
+            asked.add(ant);
+            return running.contains(ant);
+          }
+
+          @Override
+          public void close() {}
+        };
+      })
+      .withWho(() -> "@tester")
+      .withStdin(() -> new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
 
   record Result(int code, String out, String err) {}
 
-  @BeforeEach
-  void fake() {
-    saved = TaskCommand.boards;
-    TaskCommand.boards = options -> {
-      String colony = options.colonyName(); // the real resolution: --colony, $COLONY_COLONY or --dir
-      return new TaskCommand.Opened() {
-        @Override
-        public TaskBoard board() {
-          return board;
-        }
-
-        @Override
-        public String colony() {
-          return colony;
-        }
-
-        @Override
-        public boolean antRunning(String ant) {
-          asked.add(ant);
-          return running.contains(ant);
-        }
-
-        @Override
-        public void close() {}
-      };
-    };
-    TaskCommand.who = () -> "@tester";
-  }
-
-  @AfterEach
-  void restore() {
-    TaskCommand.boards = saved;
-    TaskCommand.who = () -> TaskCommand.by(System.getenv("USER"));
-    TaskCommand.Add.stdin = () -> System.in;
-  }
-
-  static Result run(String... args) {
-    CommandLine cl = ColonyCli.commandLine(args);
+  Result run(String... args) {
+    CommandLine cl = ColonyCli.commandLine(args, context);
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     cl.setOut(new PrintWriter(out, true));
@@ -102,7 +92,7 @@ class TaskCommandTest {
   }
 
   /** Same, with {@code --colony acme} after the subcommand's words. */
-  static Result task(String... args) {
+  Result task(String... args) {
     String[] all = new String[args.length + 3];
     all[0] = "task";
     System.arraycopy(args, 0, all, 1, args.length);
@@ -165,7 +155,7 @@ class TaskCommandTest {
     Files.writeString(f, "Line one\r\nLine two é\n");
     assertEquals(0, task("add", "From a file", "--body-file", f.toString()).code());
     assertEquals("Line one\nLine two é\n", board.get("k7m2qx").body());
-    TaskCommand.Add.stdin = () -> new ByteArrayInputStream("piped body".getBytes(StandardCharsets.UTF_8));
+    stdin = "piped body";
     assertEquals(0, task("add", "From stdin", "--body-file", "-").code());
     assertEquals("piped body", board.get("k7m2qy").body());
   }
