@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import dev.colony.ant.AntRun;
 import dev.colony.ant.AntWorkflow;
 import dev.colony.autonomy.Decide;
+import dev.colony.client.AntRow;
 import dev.colony.client.Rpc;
 import dev.colony.client.VisibilityQuery;
 import dev.colony.mailbox.Mail;
@@ -78,7 +79,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class TemporalColonySource implements ColonySource {
   /** Set by the ant when its card changes; until every ant sets it the poller lists them all. */
-  static final SearchAttributeKey<OffsetDateTime> UPDATED_AT = SearchAttributeKey.forOffsetDateTime("AntUpdatedAt");
+  static final SearchAttributeKey<OffsetDateTime> UPDATED_AT = AntSearchAttributes.UPDATED_AT;
   static final int MAX_ANTS = 2000;
   private static final Duration CALL_DEADLINE = Duration.ofSeconds(10);
   private static final Duration QUERY_DEADLINE = Duration.ofSeconds(2);
@@ -618,43 +619,11 @@ public final class TemporalColonySource implements ColonySource {
     }
   }
 
+  /** The list's row of an ant's run: the client's {@link AntRow} (the one reading) with its card; null when it is no ant's. */
   Row row(WorkflowExecutionInfo info) {
     WorkflowExecutionMetadata m = new WorkflowExecutionMetadata(info, converter);
-    var sa = m.getTypedSearchAttributes();
-    String name = sa.get(AntSearchAttributes.ANT);
-    if (name == null) {
-      String[] parts = AntIds.parse(info.getExecution().getWorkflowId());
-      name = parts == null ? null : parts[parts.length - 1];
-    }
-    if (name == null) {
-      return null;
-    }
-    AntCard card = card(m);
-    OffsetDateTime wake = sa.get(AntSearchAttributes.NEXT_WAKE);
-    OffsetDateTime updated = sa.get(UPDATED_AT);
-    boolean running = info.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
-    String state = running ? sa.get(AntSearchAttributes.STATE) : "stopped";
-    return new Row(name, state, Boolean.TRUE.equals(sa.get(AntSearchAttributes.PAUSED)),
-        sa.get(AntSearchAttributes.PAUSE_REASON), orZero(sa.get(AntSearchAttributes.SESSIONS)),
-        orZero(sa.get(AntSearchAttributes.ERRORS)), orZero(sa.get(AntSearchAttributes.QUEUE)),
-        wake == null ? null : wake.toInstant().toEpochMilli(), sa.get(AntSearchAttributes.HOST),
-        running && Boolean.TRUE.equals(sa.get(AntSearchAttributes.NEEDS_HUMAN)),
-        sa.get(AntSearchAttributes.LAST_OUTCOME), card, running,
-        updated == null ? 0 : updated.toInstant().toEpochMilli());
-  }
-
-  private static long orZero(Long v) {
-    return v == null ? 0 : v;
-  }
-
-  /** The ant's card, null when it has none (older ants) or one newer than this console reads. */
-  private static AntCard card(WorkflowExecutionMetadata m) {
-    try {
-      AntCard card = m.getMemo(AntCard.MEMO_KEY, AntCard.class, AntCard.class);
-      return card == null || card.version() > AntCard.VERSION ? null : card;
-    } catch (RuntimeException e) {
-      return null;
-    }
+    AntRow r = AntRow.of(m);
+    return r.named() ? Row.of(r, AntRow.card(m)) : null;
   }
 
   private String workflowId(String ant) {
@@ -726,7 +695,7 @@ public final class TemporalColonySource implements ColonySource {
     if (info == null) {
       throw new NoSuchElementException("no ant '" + name + "' in colony '" + colony + "'");
     }
-    AntCard card = card(new WorkflowExecutionMetadata(info, converter));
+    AntCard card = AntRow.card(new WorkflowExecutionMetadata(info, converter));
     List<Turn> turns = new ArrayList<>();
     int session = 0;
     ByteString token = ByteString.EMPTY;

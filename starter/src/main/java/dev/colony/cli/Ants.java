@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import dev.colony.client.AntRow;
 import dev.colony.ant.AntRun;
 import dev.colony.ant.AntStats;
 import dev.colony.ant.AntStatus;

@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import dev.colony.client.AntRow;
 import dev.colony.client.VisibilityQuery;
 import dev.colony.spec.AntIds;
 import io.grpc.Status;

@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import dev.colony.client.AntRow;
 import dev.colony.ant.AntWorkflow;
 import dev.colony.autonomy.Decide;
 import dev.colony.mailbox.Mail;

@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import dev.colony.client.AntRow;
 import dev.colony.config.LoadedColony;
 import dev.colony.spec.AntSpec;
 import java.io.PrintWriter;

@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import dev.colony.client.AntRow;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
