@@ -171,6 +171,17 @@ public interface ColonySource {
       long queue, Long nextWake, String host, boolean needsHuman, String lastOutcome, AntCard card,
       boolean running, long updatedMillis) {
 
+    /**
+     * The console's row of {@code r} (the client's reading of an ant's visibility): a stopped ant's
+     * state is {@code stopped}, and it needs no human; a state not published yet is null.
+     */
+    static Row of(dev.colony.client.AntRow r, AntCard card) {
+      String state = !r.running() ? "stopped" : dev.colony.client.AntRow.UNKNOWN.equals(r.state()) ? null : r.state();
+      return new Row(r.ant(), state, r.paused(), r.pauseReason(), r.sessions(), r.errors(), r.queue(),
+          r.nextWake() == null ? null : r.nextWake().toEpochMilli(), r.host(), r.running() && r.needsHuman(),
+          r.lastOutcome(), card, r.running(), r.updatedMillis());
+    }
+
     /** What tells one version of the row from the next: the card's revision, else the row itself. */
     String fingerprint() {
       return card != null ? "r" + card.revision() + "/" + state + "/" + running : toString();

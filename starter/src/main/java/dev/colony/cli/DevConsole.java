@@ -48,7 +48,7 @@ final class DevConsole {
     this.colony = colony;
     this.out = out;
     this.antRunning = ant -> Ants.isRunning(temporal, dev.colony.spec.AntIds.workflowId(colony, ant));
-    this.mergeCards = () -> new dev.colony.merge.desk.MergeQueueClient(temporal.client, colony).cards();
+    this.mergeCards = () -> new dev.colony.client.MergeQueues(temporal.client, colony).cards();
   }
 
   /** {@code /merge}: one line per queue. */
@@ -86,7 +86,7 @@ final class DevConsole {
     }
     String title = TaskCommand.Texts.checked("the title", rest.substring(4).strip(), dev.colony.task.TaskLimits.TITLE);
     var card = tasks().add(new dev.colony.task.NewTask(null, title, null, dev.colony.task.Priority.NORMAL, java.util.List.of(),
-        null, dev.colony.task.TaskState.TODO, null, TaskCommand.who.get()));
+        null, dev.colony.task.TaskState.TODO, null, TaskCommand.by(System.getenv("USER"))));
     out.println(card.id() + " added to " + card.state().label());
     return true;
   }

@@ -4,7 +4,8 @@ import dev.colony.config.LoadedColony;
 import dev.colony.supervision.ColonyEvent;
 import dev.colony.supervision.ColonyWorkflow;
 import dev.colony.supervision.ColonyWorkflowImpl;
-import io.temporal.client.WorkflowNotFoundException;
+import dev.colony.client.Rpc;
+import io.temporal.client.WorkflowException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -66,7 +67,10 @@ final class ObserveCommand implements Callable<Integer> {
         List<ColonyEvent> events;
         try {
           events = w.events(after);
-        } catch (WorkflowNotFoundException e) {
+        } catch (WorkflowException e) {
+          if (!Rpc.notFound(e)) {
+            throw e;
+          }
           throw new UserError("colony '" + colony.colony().name() + "' has no supervisor at " + t.address
               + ": start it with ./colony start " + dir);
         }

@@ -5,6 +5,8 @@ import dev.colony.client.AntSteering;
 import dev.colony.client.AntVerb;
 import dev.colony.client.VerbRefused;
 import dev.colony.client.Verbs;
+import dev.colony.client.AntRow;
+import dev.colony.autonomy.Decide;
 import dev.colony.mailbox.Mail;
 import java.util.List;
 import java.util.concurrent.Callable;

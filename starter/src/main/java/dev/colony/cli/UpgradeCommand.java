@@ -1,7 +1,7 @@
 package dev.colony.cli;
 
+import dev.colony.client.Rpc;
 import dev.colony.client.VisibilityQuery;
-import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.temporal.api.deployment.v1.WorkerDeploymentVersion;
 import io.temporal.api.workflowservice.v1.DescribeWorkerDeploymentRequest;
@@ -91,7 +91,7 @@ class UpgradeCommand implements Callable<Integer> {
             .setDeploymentVersion(WorkerDeploymentVersion.newBuilder().setDeploymentName(deployment).setBuildId(buildId))
             .build());
       } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        if (Rpc.notFound(e)) {
           throw new UserError("no worker serves version " + target + " yet: start one first ('colony worker DIR "
               + "--build-id " + buildId + (version.deployment == null ? "" : " --deployment " + deployment)
               + "'); it must poll before it can take the colony over");
@@ -143,7 +143,10 @@ class UpgradeCommand implements Callable<Integer> {
       try {
         t.client.newUntypedWorkflowStub(id).signal("upgrade");
         n++;
-      } catch (io.temporal.client.WorkflowNotFoundException finished) {
+      } catch (io.temporal.client.WorkflowException e) {
+        if (!Rpc.notFound(e)) {
+          throw e;
+        }
         // it ended meanwhile
       }
     }
