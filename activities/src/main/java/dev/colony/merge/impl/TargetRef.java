@@ -44,8 +44,8 @@ final class TargetRef {
     /** Why the swap may not happen from {@code now} (MOVED, or an answer of another ref); null: it may. */
     TargetUpdate refuse(String now, String expected, String head) throws IOException, InterruptedException;
 
-    /** From {@code now} to {@code head}: null when swapped, else the head that won the race. */
-    String swap(String now, String head) throws IOException, InterruptedException;
+    /** From {@code now} to {@code head}: swapped, or lost to the head that won the race (null: the branch is gone). */
+    Swap swap(String now, String head) throws IOException, InterruptedException;
 
     /** What follows a landing (UPDATED or ALREADY) on this branch. */
     TargetUpdate landed(Outcome outcome, String head) throws IOException, InterruptedException;
@@ -72,11 +72,25 @@ final class TargetRef {
     if (refused != null) {
       return refused;
     }
-    String winner = ref.swap(now, head);
-    if (winner == null) {
+    Swap swap = ref.swap(now, head);
+    if (swap.swapped()) {
       return ref.landed(Outcome.UPDATED, head);
     }
+    String winner = swap.winner();
     return head.equals(winner) ? ref.landed(Outcome.ALREADY, head) : new TargetUpdate(Outcome.MOVED, winner);
+  }
+
+  /**
+   * A swap's answer: swapped, or lost to {@code winner}, the branch's head after the race; a lost
+   * race to a branch that is gone has no winner (MOVED with no head: the queue looks again, and a
+   * missing target goes to a human), never a landing.
+   */
+  private record Swap(boolean swapped, String winner) {
+    static final Swap SWAPPED = new Swap(true, null);
+
+    static Swap lostTo(String winner) {
+      return new Swap(false, winner);
+    }
   }
 
   /** A URL repository's target: origin's branch, swapped by a push with lease from the queue's scratch. */
@@ -111,9 +125,9 @@ final class TargetRef {
     }
 
     @Override
-    public String swap(String now, String head) throws IOException, InterruptedException {
+    public Swap swap(String now, String head) throws IOException, InterruptedException {
       scratches.ensureCommit(repo, scratch, head);
-      return pushWithLease(scratch, repo.target(), now, head) ? null : head();
+      return pushWithLease(scratch, repo.target(), now, head) ? Swap.SWAPPED : Swap.lostTo(head());
     }
 
     @Override
@@ -156,16 +170,16 @@ final class TargetRef {
     }
 
     @Override
-    public String swap(String now, String head) throws IOException, InterruptedException {
+    public Swap swap(String now, String head) throws IOException, InterruptedException {
       Git.Result r = git.run(local, "update-ref", "-m", "colony merge queue: land " + MergeGit.abbrev(head), ref, head, now);
       if (r.ok()) {
-        return null;
+        return Swap.SWAPPED;
       }
       String after = m.revParse(local, ref);
       if (after == null || (!after.equals(head) && after.equals(now))) {
         throw ApplicationFailure.newFailure(git.describe(new String[] {"update-ref", ref}, r), "GitFailed");
       }
-      return after;
+      return Swap.lostTo(after);
     }
 
     @Override
@@ -221,12 +235,12 @@ final class TargetRef {
     }
 
     @Override
-    public String swap(String now, String head) throws IOException, InterruptedException {
+    public Swap swap(String now, String head) throws IOException, InterruptedException {
       if (pushWithLease(local, repo.target(), now == null ? "" : now, head)) {
-        return null;
+        return Swap.SWAPPED;
       }
       String after = m.remoteHead(local, repo.target());
-      return head.equals(after) ? null : after; // origin has it: landed by this update
+      return head.equals(after) ? Swap.SWAPPED : Swap.lostTo(after); // origin has it: landed by this update
     }
 
     @Override

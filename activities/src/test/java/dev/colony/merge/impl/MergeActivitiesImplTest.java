@@ -482,6 +482,29 @@ class MergeActivitiesImplTest {
   }
 
   @Test
+  void withPushALeaseLostToATargetDeletedMeanwhileIsNoLanding() throws Exception {
+    Path remote = bareRemote();
+    Path repoDir = tmp.resolve("repo");
+    git(tmp, "clone", "-q", remote.toString(), repoDir.toString());
+    git(repoDir, "checkout", "-q", "--detach");
+    Host h = host("a");
+    Path alpha = h.workspaces().prepare(spec("alpha", repoDir.toString(), h.root()));
+    commit(alpha, "a.txt", "1\n", "one");
+    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of(), 60, true, null);
+    MergeActivitiesImpl q = queue();
+    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
+    String t = q.prepareScratch(repo);
+    RebaseResult r = q.rebase(repo, b, t, null);
+    String localMain = git(repoDir, "rev-parse", "main");
+    // A human deletes origin's main between the queue's read of it and its push with lease.
+    git(repoDir, "config", "remote.origin.receivepack", script("receive-pack",
+        "git -C '" + remote + "' update-ref -d refs/heads/main\nexec git-receive-pack \"$@\"").toString());
+    TargetUpdate u = q.updateTarget(repo, t, r.head());
+    assertEquals(new TargetUpdate(TargetUpdate.Outcome.MOVED, null), u, "lost to a branch that is gone: not landed");
+    assertEquals(localMain, git(repoDir, "rev-parse", "main"), "the local target did not follow a landing that did not happen");
+  }
+
+  @Test
   void withPushARetryAfterOriginTookTheLandingMovesTheLocalTargetAndSaysAlready() throws Exception {
     Path remote = bareRemote();
     Path repoDir = tmp.resolve("repo");
