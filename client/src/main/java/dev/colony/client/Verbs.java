@@ -128,6 +128,11 @@ public final class Verbs {
     String t = text == null ? "" : text.strip();
     if (t.isEmpty()) {
       String w = urgent ? "urgent" : "send";
+      if (!typed) {
+        // the CLI and the console: the instruction goes after the ant's name, or in the message box
+        throw new VerbRefused("the " + (urgent ? "urgent " : "") + "message is empty: write the instruction, "
+            + "e.g. \"fix the failing build first\"");
+      }
       throw new VerbRefused(q(w) + " needs the instruction (the message is empty), e.g. "
           + q(w + " fix the failing build first"));
     }

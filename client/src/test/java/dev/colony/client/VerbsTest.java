@@ -93,9 +93,10 @@ class VerbsTest {
   void anEmptyMessageIsRefusedWithTheWordAndAnExample() {
     assertEquals("`/urgent` needs the instruction (the message is empty), e.g. `/urgent fix the failing build first`",
         refusal(() -> CHAT.parse("urgent", "  ")));
-    assertEquals("`send` needs the instruction (the message is empty), e.g. `send fix the failing build first`",
+    // the CLI and the console: no word to type (the instruction follows the ant's name, or fills the box)
+    assertEquals("the message is empty: write the instruction, e.g. \"fix the failing build first\"",
         refusal(() -> NAMED.action("send", null, null, null)));
-    assertEquals("`urgent` needs the instruction (the message is empty), e.g. `urgent fix the failing build first`",
+    assertEquals("the urgent message is empty: write the instruction, e.g. \"fix the failing build first\"",
         refusal(() -> NAMED.message("\n\t", true)));
   }
 

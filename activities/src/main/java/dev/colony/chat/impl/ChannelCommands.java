@@ -143,6 +143,11 @@ public final class ChannelCommands {
     if (cmd.equals("help")) {
       return help;
     }
+    // Who may command these ants is asked first: a stranger learns nothing of the words from the
+    // answers (the policy decides whether a stranger hears the refusal at all).
+    if (!allowedAll(targets, who)) {
+      return refused();
+    }
     boolean taskWord = cmd.equals("task") || cmd.equals("tasks");
     AntVerb verb = null;
     if (!taskWord) {
@@ -154,9 +159,6 @@ public final class ChannelCommands {
       if (verb instanceof AntVerb.Decide) {
         return approvals; // a request is decided on its post, where the chat shows which one
       }
-    }
-    if (!allowedAll(targets, who)) {
-      return refused();
     }
     if (taskWord) {
       // Cleaned once, so the check reads the words the command runs (a control character inside

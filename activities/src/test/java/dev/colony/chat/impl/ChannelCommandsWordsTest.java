@@ -19,8 +19,20 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class ChannelCommandsWordsTest {
   private static final String APPROVALS = "react ✅ or ❌";
-  private final ChannelCommands commands = new ChannelCommands(null, "c", null, "/", APPROVALS);
-  private final ChannelCommands slack = new ChannelCommands(null, "c", null, "/colony ", APPROVALS);
+  /** No operators configured: anyone may command the ants. */
+  private static final OperatorPolicy OPEN = new OperatorPolicy() {
+    @Override
+    public java.util.List<String> operatorsOf(String ant) {
+      return java.util.List.of();
+    }
+
+    @Override
+    public boolean replyToStrangers() {
+      return true;
+    }
+  };
+  private final ChannelCommands commands = new ChannelCommands(null, "c", OPEN, "/", APPROVALS, new dev.colony.board.FakeTaskBoard());
+  private final ChannelCommands slack = new ChannelCommands(null, "c", OPEN, "/colony ", APPROVALS, new dev.colony.board.FakeTaskBoard());
 
   private static String refusal(String prefix, String word, String arg) {
     return assertThrows(VerbRefused.class, () -> Verbs.typed(prefix).parse(word, arg)).getMessage();

@@ -45,6 +45,16 @@ class ChatTasksTest {
   }
 
   @Test
+  void aStrangerGetsThePolicysRefusalWhateverTheWordAndNotTheWordsOwnAnswer() {
+    String refusal = commands.refused();
+    for (String line : List.of("/stop", "/urgent", "/approve 3", "/frobnicate", "/pause", "/task add x")) {
+      assertEquals(refusal, say(EVE, alpha, line), line);
+    }
+    assertTrue(say(DANA, alpha, "/stop").contains("`/pause` pauses the ant"), "an operator is told which word to use");
+    assertTrue(say(DANA, alpha, "/urgent").startsWith("`/urgent` needs the instruction"));
+  }
+
+  @Test
   void addReadsTitleBodyAndTokensAndAnAntsChannelMeansThatAnt() {
     String r = say(DANA, alpha, "/task add Fix the login page priority:high label:auth label:UI | It fails | on Safari");
     assertEquals("📋 Added task `t1` to To Do: Fix the login page (high, for alpha).", r);
