@@ -72,6 +72,11 @@ class ProcessesTest {
       dev.colony.testing.Eventually.eventually(java.time.Duration.ofSeconds(10),
           () -> ProcessHandle.of(orphan).map(h -> !h.isAlive()).orElse(true), "the orphan " + orphan + " to be gone");
     } finally {
+      // a failed run leaves no sleeping orphan behind
+      String left = Files.exists(pidFile) ? Files.readString(pidFile).strip() : "";
+      if (left.matches("[0-9]+")) {
+        ProcessHandle.of(Long.parseLong(left)).ifPresent(ProcessHandle::destroyForcibly);
+      }
       Files.deleteIfExists(pidFile);
     }
   }
