@@ -3,6 +3,7 @@ package dev.colony.ant;
 import dev.colony.autonomy.ConfirmationBook;
 import dev.colony.budget.BudgetBook;
 import dev.colony.budget.CostLedger;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.errorpolicy.Outcome;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.lifecycle.LifecycleMachine;
@@ -40,8 +41,6 @@ final class AntState {
   static final String BUDGET_REASON = Outcome.BUDGET.configName();
   /** The pause reason of an ant its overseer escalated to humans. */
   static final String ESCALATION_REASON = "escalation";
-  /** The change that denies a session's open confirmations when it ends (see {@link #denyOpenConfirmations}). */
-  static final String CONFIRMATIONS_END_WITH_SESSION = "confirmations-end-with-session";
 
   /** The spec in force, and a new one from {@code configure}, applied between sessions. */
   private AntSpec spec;
@@ -213,7 +212,7 @@ final class AntState {
    */
   List<Integer> denyOpenConfirmations(int session) {
     if (confirmations.waiting() == 0
-        || Workflow.getVersion(CONFIRMATIONS_END_WITH_SESSION, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+        || !Change.CONFIRMATIONS_END_WITH_SESSION.applies()) {
       return List.of();
     }
     return confirmations.denyOpenUpTo(session);

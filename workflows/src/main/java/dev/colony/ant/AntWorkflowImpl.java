@@ -4,6 +4,7 @@ import dev.colony.autonomy.ConfirmationDecision;
 import dev.colony.autonomy.ConfirmationRequest;
 import dev.colony.autonomy.Decide;
 import dev.colony.chat.OperatorMessages;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.mailbox.Mail;
 import dev.colony.overseer.TurnReply;
@@ -131,11 +132,9 @@ public class AntWorkflowImpl implements AntWorkflow {
         && reports.allAnswered() && notifier.idle();
   }
 
-  /** The change that made stop and continue-as-new drain on one rule (runs before it keep their own). */
-  static final String ONE_DRAIN_RULE = "one-drain-rule";
 
   private static boolean oneDrainRule() {
-    return Workflow.getVersion(ONE_DRAIN_RULE, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    return Change.ONE_DRAIN_RULE.applies();
   }
 
   private void applyPendingSpec() {

@@ -3,6 +3,7 @@ package dev.colony.ant;
 import static dev.colony.chat.OperatorMessages.trim;
 
 import dev.colony.chat.OperatorMessages;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.overseer.Ladder;
 import dev.colony.overseer.OverseerActivities;
 import dev.colony.overseer.OverseerSpec;
@@ -133,8 +134,6 @@ final class Overseer {
    * the ladder: a whisper waits for the agent's next turn; an escalation alerts humans and
    * pauses the ant. A failing evaluation is skipped and counted, never fatal.
    */
-  /** The change that counts the overseer's model calls in the ant's spend. */
-  static final String OVERSEER_COST = "supervisor-cost"; // the change id in histories: never renamed
 
   /**
    * Whether this run counts the overseer's cost: it feeds the budget cap, whose pause issues
@@ -142,7 +141,7 @@ final class Overseer {
    * workflow code) must replay without it.
    */
   private static boolean countsCost() {
-    return Workflow.getVersion(OVERSEER_COST, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    return Change.OVERSEER_COST.applies();
   }
 
   private void superviseTurns() {

@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.spec.AntSpec;
 import dev.colony.visibility.AntCard;
 import dev.colony.visibility.AntSearchAttributes;
@@ -22,8 +23,6 @@ import java.util.Map;
  * last one written, with {@code AntUpdatedAt} set to the time of the write.
  */
 final class VisibilityPublisher {
-  /** The change that publishes the console's card and AntUpdatedAt (runs before it publish neither). */
-  static final String CONSOLE_CARD = "console-card";
 
   private final AntState ant;
   /** What this run last wrote; null until the first write. */
@@ -59,7 +58,7 @@ final class VisibilityPublisher {
   }
 
   private void publish() {
-    cards = Workflow.getVersion(CONSOLE_CARD, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    cards = Change.CONSOLE_CARD.applies();
     // The memo this run started with (set by `colony start`, or carried over).
     List<String> memoShown = Arrays.asList(
         (String) Workflow.getMemo(AntSearchAttributes.MEMO_DESCRIPTION, String.class),

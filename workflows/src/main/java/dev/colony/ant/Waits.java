@@ -2,6 +2,7 @@ package dev.colony.ant;
 
 import dev.colony.budget.BudgetBook;
 import dev.colony.chat.OperatorMessages;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.schedule.CronSchedule;
 import dev.colony.spec.AntSpec;
@@ -92,11 +93,9 @@ final class Waits {
     ant.fire(new LifecycleEvent.Woken());
   }
 
-  /** The change that lets a pause end the wait it finds (runs recorded before it waited the wait out first). */
-  static final String PAUSE_WINS = "pause-wins-over-waits";
 
   private static boolean pauseWinsOverWaits() {
-    return Workflow.getVersion(PAUSE_WINS, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    return Change.PAUSE_WINS_OVER_WAITS.applies();
   }
 
   /** Until the wait's time, or a signal that ends it early. */

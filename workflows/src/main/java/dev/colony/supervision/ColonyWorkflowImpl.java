@@ -3,6 +3,7 @@ package dev.colony.supervision;
 import dev.colony.ant.AntWorkflow;
 import dev.colony.chat.ChatActivities;
 import dev.colony.chat.ChatPost;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.spec.AntIds;
 import dev.colony.upgrade.Upgrade;
 import dev.colony.webhook.WebhookActivities;
@@ -41,8 +42,6 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   /** Webhook deliveries not yet done (continue-as-new waits for them: they would be lost). */
   private int webhooksInFlight;
   private final ActivityOptions chatOptions = dev.colony.Activities.COLONY_CHAT_POST;
-  /** The change that publishes the console's card (runs before it publish none). */
-  static final String CONSOLE_CARD = "console-card";
   /** Whether this run writes the card (decided at its start). */
   private boolean cards;
   /** The card this run last wrote; null until the first. */
@@ -65,7 +64,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   @Override
   public void run(ColonyRun run) {
     int handled = 0;
-    cards = Workflow.getVersion(CONSOLE_CARD, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    cards = Change.CONSOLE_CARD.applies();
     publishCard();
     while (true) {
       Workflow.await(() -> !inbox.isEmpty() || !resets.isEmpty() || upgrade.due() || cards && groupsChanged);

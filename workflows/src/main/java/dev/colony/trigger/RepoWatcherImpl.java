@@ -1,6 +1,7 @@
 package dev.colony.trigger;
 
 import dev.colony.ant.AntWorkflow;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.github.GithubActivities;
 import dev.colony.github.IssuePage;
 import dev.colony.github.IssueTaskActivities;
@@ -36,15 +37,6 @@ public final class RepoWatcherImpl implements RepoWatcher {
   static final long MAX_TASKED_CHARS = 128 * 1024;
   static final int MAX_CLOSED_TASKS = 2_000;
   static final long MAX_CLOSED_TASKS_CHARS = 64 * 1024;
-  /** Change id: what the watcher carries is bounded by count and size (before: 20,000 keys a set). */
-  static final String BOUND = "watch-bound";
-  /** Change id: an issue reopened after its closing moved its task to Done reopens the task, once. */
-  static final String REOPEN = "issue-reopen";
-  /**
-   * Change id: issues become tasks ({@code as: task}), closed issues are polled and their tasks
-   * move to Done, and a subscribed ant that is gone is dropped instead of failing the watcher.
-   */
-  static final String ISSUE_TASKS = "issue-tasks";
 
   private final GithubActivities github = Workflow.newActivityStub(GithubActivities.class,
       dev.colony.Activities.GITHUB);
@@ -73,12 +65,12 @@ public final class RepoWatcherImpl implements RepoWatcher {
 
   @Override
   public void run(WatchState s) {
-    tasks = Workflow.getVersion(ISSUE_TASKS, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
-    if (Workflow.getVersion(BOUND, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+    tasks = Change.ISSUE_TASKS.applies();
+    if (Change.WATCH_BOUND.applies()) {
       forwarded.bound(MAX_FORWARDED, MAX_FORWARDED_CHARS);
       tasked.bound(MAX_TASKED, MAX_TASKED_CHARS);
     }
-    reopens = tasks && Workflow.getVersion(REOPEN, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    reopens = tasks && Change.ISSUE_REOPEN.applies();
     state = s;
     etag = s.etag();
     closedSince = s.closedSince();

@@ -1,6 +1,7 @@
 package dev.colony.ant;
 
 import static dev.colony.testing.Eventually.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,6 +41,11 @@ class HistoryReplayTest {
       files = s.filter(p -> p.toString().endsWith(".json")).sorted().toList();
     }
     assertFalse(files.isEmpty(), "no committed histories under " + HISTORIES);
+    // Every directory the compatibility ledger names is replayed here, each with a history in it.
+    assertEquals(new java.util.TreeSet<>(dev.colony.compat.Compatibility.HISTORIES.stream()
+            .map(dev.colony.compat.Compatibility.History::dir).toList()),
+        new java.util.TreeSet<>(files.stream().map(f -> HISTORIES.relativize(f).getName(0).toString()).toList()),
+        "the directories the ledger names and the ones replayed");
     // The SDK calls a workflow task that runs over 1 s of wall time a potential deadlock. A replay's
     // first task loads classes and builds Jackson's (de)serializers, which on a loaded machine (CI's
     // two test JVMs on two cores) takes longer: the replayer's worker allows a minute, so a slow

@@ -1,0 +1,208 @@
+package dev.colony.compat;
+
+import io.temporal.workflow.Workflow;
+import java.util.List;
+
+/**
+ * The compatibility ledger: every path the code keeps only for what older code wrote. Each
+ * {@link Change} is a {@code Workflow.getVersion} change id with the release that added it, the
+ * committed history directories whose runs record its version marker, and its sunset; each
+ * {@link History} is a directory of committed histories with the release that recorded it; each
+ * {@link LegacyName} is an old name still read (JSON on the wire, YAML keys, chat commands).
+ * Workflow code asks a change through {@link Change#applies()}, never with a change id of its own;
+ * {@code CompatibilityTest} ties this list to the code and to the committed histories, and
+ * {@link #markdown()} is the table of "Upgrading Colony" in docs/operations.md.
+ */
+public final class Compatibility {
+  /** The release this code is: a history directory named after it holds what this build records. */
+  public static final String RELEASE = "1.5";
+
+  private Compatibility() {}
+
+  /**
+   * A change of the commands a workflow issues, gated with {@code Workflow.getVersion}. Runs that
+   * began before the change take its old path ({@code DEFAULT_VERSION}); runs that recorded its
+   * marker take the new one. The id is written into histories: never rename one.
+   */
+  public enum Change {
+    NOTIFY_HUMANS("notify-humans", "1.1", "notices for phones: the Notify activity and its reminders",
+        List.of("1.1-notices", "1.4-merge", "1.5-tasks"), null),
+    CONFIRMATIONS_END_WITH_SESSION("confirmations-end-with-session", "1.2",
+        "a confirmation still open when its session ends is denied at once", List.of(),
+        "its marker is recorded only when a session ends with a confirmation still open; no recorded scenario does"),
+    PAUSE_WINS_OVER_WAITS("pause-wins-over-waits", "1.2", "a pause ends the backoff or rate-limit wait it finds",
+        List.of(), "asked only when a pause finds a backoff or rate-limit wait; the recorded pauses find none"),
+    ONE_DRAIN_RULE("one-drain-rule", "1.2", "stop and continue-as-new drain on one rule (nothing in flight)",
+        List.of("1.2-console-card", "1.3-tasks", "1.4-merge", "1.5-costs", "1.5-rework", "1.5-rework2", "1.5-tasks",
+            "1.5-undeclared"), null),
+    FAILING_BATCH_ONE_AT_A_TIME("failing-batch-one-at-a-time", "1.2",
+        "a failing batch of instructions is split, not dropped whole", List.of(),
+        "asked only when a batch of several instructions failed too often; no recorded scenario has one"),
+    OVERSEER_COST("supervisor-cost", "1.2", "the overseer's model calls count in the ant's spend", List.of(),
+        "the only overseer history (baseline-1.0/llm-supervisor.json) was recorded before it"),
+    CONSOLE_CARD("console-card", "1.2", "the console's cards: the ant's and the colony's memo card, AntUpdatedAt",
+        List.of("1.2-console-card", "1.3-tasks", "1.4-merge", "1.5-costs", "1.5-rework", "1.5-rework2", "1.5-tasks",
+            "1.5-undeclared"), null),
+    TASKS("tasks", "1.3", "the task board on the ant's side: find, claim, report, AntTakes",
+        List.of("1.3-tasks", "1.4-merge", "1.5-costs", "1.5-rework", "1.5-rework2", "1.5-tasks", "1.5-undeclared"),
+        null),
+    ISSUE_TASKS("issue-tasks", "1.3", "a repository watcher makes tasks of issues and closes them", List.of(),
+        "repository watchers have no committed history (HistoryReplayTest does not replay RepoWatcher)"),
+    MERGE("merge", "1.4", "the merge queue on the ant's side: claims, submissions, its news",
+        List.of("1.4-merge", "1.5-rework", "1.5-rework2", "1.5-undeclared"), null),
+    TAKE_TASK("take-task", "1.5", "a look at the board is one local activity (TakeTask)",
+        List.of("1.5-rework", "1.5-rework2", "1.5-tasks"), null),
+    TASK_HOLDER("task-holder", "1.5", "a task's gone check asks whether its running ant still holds it",
+        List.of("1.5-tasks"), null),
+    HELD_ONCE_NOTICES("held-once-notices", "1.5", "a told-once notice held by quiet hours is sent when they end",
+        List.of("1.5-tasks"), null),
+    CHARGE_REPORTED_SPEND("charge-reported-spend", "1.5",
+        "a session that ends without its result is charged what it reported", List.of("1.5-costs"), null),
+    MERGE_ACCEPTED_REPORT("merge-accepted-report", "1.5",
+        "a task's work is submitted only after the board accepted its report", List.of(),
+        "asked only when the board refused the report of a task the ant let go; no recorded run has one"),
+    MERGE_CLAIMS_HELD("merge-claims-held", "1.5", "an ant's paths stay held until its work lands or is dropped",
+        List.of("1.5-rework2"), null),
+    MERGE_REWORK_ITEM("merge-rework-item", "1.5", "a rework is the ant's own work item, a session of its own",
+        List.of("1.5-rework", "1.5-rework2", "1.5-undeclared"), null),
+    MERGE_UNDECLARED("merge-undeclared", "1.5", "an ant that declares no paths is visible to the queue",
+        List.of("1.5-undeclared"), null),
+    MERGE_ITEM_TASKS("merge-item-tasks", "1.5", "the queue tells every task of an item of its landing or rework",
+        List.of(), "asked only when an item carries more tasks than its first; the recorded queues' items carry one at most"),
+    MERGE_REWORK_IN_PLACE("merge-rework-in-place", "1.5",
+        "the queue leaves a reworked item's tasks where they are (TaskInRework)", List.of("1.5-rework2"), null),
+    MERGE_FIX_IN_REVIEW("merge-fix-in-review", "1.5",
+        "with review, an approved task sent back stays Done until the fix comes", List.of(),
+        "asked only for a queue with review whose approved task is sent back; no recorded queue has review"),
+    WATCH_BOUND("watch-bound", "1.5", "what a repository watcher carries is bounded by count and size", List.of(),
+        "repository watchers have no committed history (HistoryReplayTest does not replay RepoWatcher)"),
+    ISSUE_REOPEN("issue-reopen", "1.5", "an issue reopened after its task went Done reopens the task, once", List.of(),
+        "repository watchers have no committed history (HistoryReplayTest does not replay RepoWatcher)");
+
+    private final String id;
+    private final String release;
+    private final String what;
+    private final List<String> histories;
+    private final String unexercised;
+
+    Change(String id, String release, String what, List<String> histories, String unexercised) {
+      this.id = id;
+      this.release = release;
+      this.what = what;
+      this.histories = histories;
+      this.unexercised = unexercised;
+    }
+
+    /** The change id, as written into histories' version markers. */
+    public String id() {
+      return id;
+    }
+
+    /** The release that added the change. */
+    public String release() {
+      return release;
+    }
+
+    /** What the change does (runs before it do not). */
+    public String what() {
+      return what;
+    }
+
+    /** The committed history directories whose runs record this change's marker (so replay takes its new path). */
+    public List<String> histories() {
+      return histories;
+    }
+
+    /** Why no committed history records this change's marker, or null when one does. */
+    public String unexercised() {
+      return unexercised;
+    }
+
+    /**
+     * Whether this run takes the change's new path: the one {@code Workflow.getVersion} call of
+     * workflow code. Decided once per run, where it is first asked, and recorded as a marker.
+     */
+    public boolean applies() {
+      return Workflow.getVersion(id, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    }
+  }
+
+  /** A directory of committed histories under workflows/src/test/resources/histories, and the release that recorded it. */
+  public record History(String dir, String release) {}
+
+  /** Every directory of committed histories: this build replays each of them. */
+  public static final List<History> HISTORIES = List.of(new History("baseline-1.0", "1.0"),
+      new History("1.1-notices", "1.1"), new History("1.2-console-card", "1.2"), new History("1.3-tasks", "1.3"),
+      new History("1.4-merge", "1.4"), new History("1.5-costs", "1.5"), new History("1.5-rework", "1.5"),
+      new History("1.5-rework2", "1.5"), new History("1.5-tasks", "1.5"), new History("1.5-undeclared", "1.5"));
+
+  /** Where an old name is read. */
+  public enum Kind {
+    /** A JSON property of a record that crosses a Temporal boundary (inputs, queries, activity arguments). */
+    WIRE_JSON("JSON on the wire"),
+    /** A key of colony.yaml or ants/*.yaml. */
+    YAML_KEY("YAML key"),
+    /** A chat or dev-console command word. */
+    CHAT_COMMAND("chat command");
+
+    private final String words;
+
+    Kind(String words) {
+      this.words = words;
+    }
+
+    public String words() {
+      return words;
+    }
+  }
+
+  /**
+   * An old name still read. {@code written} says whether today's code still writes the old name
+   * (a JSON name older code reads) or only reads it (new name written, old one accepted).
+   */
+  public record LegacyName(Kind kind, String old, String current, String where, boolean written) {}
+
+  /** Every old name the code still reads. */
+  public static final List<LegacyName> LEGACY_NAMES = List.of(
+      new LegacyName(Kind.WIRE_JSON, "supervision", "errorPolicy", "AntSpec (an ant's input)", true),
+      new LegacyName(Kind.WIRE_JSON, "supervisor", "overseer", "AntSpec (an ant's input)", true),
+      new LegacyName(Kind.WIRE_JSON, "supervisor", "overseer", "EvaluationRequest (the overseer's activity input)",
+          true),
+      new LegacyName(Kind.WIRE_JSON, "oversight", "overseer", "AntMemory (carried across continue-as-new)", true),
+      new LegacyName(Kind.WIRE_JSON, "supervisor", "overseer", "AntStatus (the status query's answer)", true),
+      new LegacyName(Kind.WIRE_JSON, "supervisorCostUsd", "overseerCostUsd", "AntStats (the stats query's answer)",
+          true),
+      new LegacyName(Kind.YAML_KEY, "supervisor:", "overseer:", "ants/*.yaml and colony.yaml defaults (OverseerReader)",
+          false),
+      new LegacyName(Kind.CHAT_COMMAND, "stop", "pause", "Discord and Slack channels (ChannelCommands)", false),
+      new LegacyName(Kind.CHAT_COMMAND, "start", "resume", "Discord and Slack channels (ChannelCommands)", false),
+      new LegacyName(Kind.CHAT_COMMAND, "/stop", "/pause", "colony dev's console (DevConsole)", false),
+      new LegacyName(Kind.CHAT_COMMAND, "/start", "/resume", "colony dev's console (DevConsole)", false));
+
+  /** The ledger as the Markdown of docs/operations.md's generated block {@code compatibility-ledger}. */
+  public static String markdown() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("| change id | added in | what runs that recorded it do | committed histories that take it |\n");
+    sb.append("|---|---|---|---|\n");
+    for (Change c : Change.values()) {
+      sb.append("| `").append(c.id()).append("` | ").append(c.release()).append(" | ").append(c.what()).append(" | ");
+      if (c.histories().isEmpty()) {
+        sb.append("none: ").append(c.unexercised());
+      } else {
+        sb.append(String.join(", ", c.histories().stream().map(h -> "`" + h + "/`").toList()));
+      }
+      sb.append(" |\n");
+    }
+    sb.append("\n| history directory | recorded by | replayed by this build |\n|---|---|---|\n");
+    for (History h : HISTORIES) {
+      sb.append("| `").append(h.dir()).append("/` | ").append(h.release()).append(" | yes |\n");
+    }
+    sb.append("\n| old name | kind | now | where | still written |\n|---|---|---|---|---|\n");
+    for (LegacyName n : LEGACY_NAMES) {
+      sb.append("| `").append(n.old()).append("` | ").append(n.kind().words()).append(" | `").append(n.current())
+          .append("` | ").append(n.where()).append(" | ").append(n.written() ? "yes (older code reads it)" : "no")
+          .append(" |\n");
+    }
+    return sb.toString();
+  }
+}
