@@ -17,7 +17,6 @@ import dev.colony.upgrade.Upgrade;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
-import java.util.Map;
 import org.slf4j.Logger;
 
 /**
@@ -180,11 +179,6 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   AntVisibility visibility() {
     return AntViews.visibility(ant);
-  }
-
-  /** The memo an ant carries: what the Web UI and {@code colony status} show beside its state. */
-  public static Map<String, Object> memo(AntSpec spec) {
-    return VisibilityPublisher.memo(spec);
   }
 
   // ---- signals, updates and queries: public API, answered by AntHandlers and AntViews ----

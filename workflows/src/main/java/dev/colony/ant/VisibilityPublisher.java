@@ -49,14 +49,6 @@ final class VisibilityPublisher {
     return !cards || card != null && AntViews.card(ant, card.revision()).equals(card);
   }
 
-  /** The memo an ant carries: what the Web UI and {@code colony status} show beside its state. */
-  static Map<String, Object> memo(AntSpec spec) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put(AntSearchAttributes.MEMO_DESCRIPTION, spec.description());
-    m.put(AntSearchAttributes.MEMO_ENGINE, spec.engine().configName());
-    return m;
-  }
-
   private void publish() {
     cards = Change.CONSOLE_CARD.applies();
     // The memo this run started with (set by `colony start`, or carried over).
@@ -85,7 +77,7 @@ final class VisibilityPublisher {
       List<String> memo = memoValues();
       Map<String, Object> memoChanges = new LinkedHashMap<>();
       if (!memoShown.equals(memo)) {
-        memoChanges.putAll(memo(ant.spec()));
+        memoChanges.putAll(AntSearchAttributes.memo(ant.spec()));
         memoShown.set(0, memo.get(0));
         memoShown.set(1, memo.get(1));
       }

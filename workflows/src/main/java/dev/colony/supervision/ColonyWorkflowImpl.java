@@ -204,7 +204,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
     while (events.size() > MAX_EVENTS) {
       events.remove(0);
     }
-    post(describe(e));
+    post(e.describe());
     notifyWebhook(e);
   }
 
@@ -230,24 +230,6 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
           }
           return null;
         });
-  }
-
-  /** The event as the alerts channel (and {@code colony observe}) reads it. */
-  public static String describe(ColonyEvent e) {
-    String who = e.ant() == null ? "group **" + e.group() + "**" : "**" + e.ant() + "**";
-    String icon = switch (e.type()) {
-      case "agent_restarted" -> "♻️";
-      case "agent_failed", "restart_limit_exceeded" -> "🛑";
-      case "agent_budget" -> "💰";
-      case "agent_escalated" -> "🚨";
-      case "agent_resumed" -> "▶️";
-      case "agent_aborted" -> "🗑️";
-      case "group_reset" -> "🔁";
-      default -> "⚠️";
-    };
-    return icon + " supervisor: " + e.type().replace('_', ' ') + " " + who
-        + (e.strategy() == null ? "" : e.ant() == null ? " (" + e.strategy() + ")" : " (" + e.strategy() + ", group " + e.group() + ")")
-        + (e.reason() == null ? "" : ": " + e.reason());
   }
 
   private void post(String text) {
