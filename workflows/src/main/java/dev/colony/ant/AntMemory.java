@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.colony.mailbox.Mailbox;
@@ -36,7 +37,7 @@ public record AntMemory(
     // Spend and sessions per day ({@code CostLedger}).
     List<dev.colony.visibility.AntCard.DayCost> ledger,
     // The overseer's memory ({@code OverseerBook}); its JSON name is the old one, see the compatibility ledger.
-    @JsonProperty("oversight") dev.colony.overseer.OverseerMemory overseer,
+    @JsonProperty("oversight") @JsonAlias("overseer") dev.colony.overseer.OverseerMemory overseer,
     // The notices pushed for needs still open ({@code Notifier}).
     List<NoticeState> notices,
     // The ant's side of its repository's merge queue ({@code MergeSlot}), a nested object.

@@ -157,27 +157,32 @@ public final class Compatibility {
   }
 
   /**
-   * An old name still read. {@code written} says whether today's code still writes the old name
-   * (a JSON name older code reads) or only reads it (new name written, old one accepted).
+   * An old name still read. {@code writesOld}: today's code still writes the old name, because
+   * code of an older release reads it (a JSON name of an ant's input, a query's answer, an
+   * activity's input or a memory carried across continue-as-new) and would lose the value under a
+   * name it does not know. {@code newReadSince}: the release from which the new name is read too,
+   * so that a later release may write it (null: only the old name is on the wire).
    */
-  public record LegacyName(Kind kind, String old, String current, String where, boolean written) {}
+  public record LegacyName(Kind kind, String old, String current, String where, boolean writesOld,
+      String newReadSince) {}
 
   /** Every old name the code still reads. */
   public static final List<LegacyName> LEGACY_NAMES = List.of(
-      new LegacyName(Kind.WIRE_JSON, "supervision", "errorPolicy", "AntSpec (an ant's input)", true),
-      new LegacyName(Kind.WIRE_JSON, "supervisor", "overseer", "AntSpec (an ant's input)", true),
+      new LegacyName(Kind.WIRE_JSON, "supervision", "errorPolicy", "AntSpec (an ant's input)", true, "1.5"),
+      new LegacyName(Kind.WIRE_JSON, "supervisor", "overseer", "AntSpec (an ant's input)", true, "1.5"),
       new LegacyName(Kind.WIRE_JSON, "supervisor", "overseer", "EvaluationRequest (the overseer's activity input)",
-          true),
-      new LegacyName(Kind.WIRE_JSON, "oversight", "overseer", "AntMemory (carried across continue-as-new)", true),
-      new LegacyName(Kind.WIRE_JSON, "supervisor", "overseer", "AntStatus (the status query's answer)", true),
+          true, "1.5"),
+      new LegacyName(Kind.WIRE_JSON, "oversight", "overseer", "AntMemory (carried across continue-as-new)", true,
+          "1.5"),
+      new LegacyName(Kind.WIRE_JSON, "supervisor", "overseer", "AntStatus (the status query's answer)", true, "1.5"),
       new LegacyName(Kind.WIRE_JSON, "supervisorCostUsd", "overseerCostUsd", "AntStats (the stats query's answer)",
-          true),
+          true, "1.5"),
       new LegacyName(Kind.YAML_KEY, "supervisor:", "overseer:", "ants/*.yaml and colony.yaml defaults (OverseerReader)",
-          false),
-      new LegacyName(Kind.CHAT_COMMAND, "stop", "pause", "Discord and Slack channels (ChannelCommands)", false),
-      new LegacyName(Kind.CHAT_COMMAND, "start", "resume", "Discord and Slack channels (ChannelCommands)", false),
-      new LegacyName(Kind.CHAT_COMMAND, "/stop", "/pause", "colony dev's console (DevConsole)", false),
-      new LegacyName(Kind.CHAT_COMMAND, "/start", "/resume", "colony dev's console (DevConsole)", false));
+          false, null),
+      new LegacyName(Kind.CHAT_COMMAND, "stop", "pause", "Discord and Slack channels (ChannelCommands)", false, null),
+      new LegacyName(Kind.CHAT_COMMAND, "start", "resume", "Discord and Slack channels (ChannelCommands)", false, null),
+      new LegacyName(Kind.CHAT_COMMAND, "/stop", "/pause", "colony dev's console (DevConsole)", false, null),
+      new LegacyName(Kind.CHAT_COMMAND, "/start", "/resume", "colony dev's console (DevConsole)", false, null));
 
   /** The ledger as the Markdown of docs/operations.md's generated block {@code compatibility-ledger}. */
   public static String markdown() {
@@ -197,11 +202,12 @@ public final class Compatibility {
     for (History h : HISTORIES) {
       sb.append("| `").append(h.dir()).append("/` | ").append(h.release()).append(" | yes |\n");
     }
-    sb.append("\n| old name | kind | now | where | still written |\n|---|---|---|---|---|\n");
+    sb.append("\n| old name | kind | now | where | old name still written | new name read since |\n"
+        + "|---|---|---|---|---|---|\n");
     for (LegacyName n : LEGACY_NAMES) {
       sb.append("| `").append(n.old()).append("` | ").append(n.kind().words()).append(" | `").append(n.current())
-          .append("` | ").append(n.where()).append(" | ").append(n.written() ? "yes (older code reads it)" : "no")
-          .append(" |\n");
+          .append("` | ").append(n.where()).append(" | ").append(n.writesOld() ? "yes (older code reads it)" : "no")
+          .append(" | ").append(n.newReadSince() == null ? "(not on the wire)" : n.newReadSince()).append(" |\n");
     }
     return sb.toString();
   }
