@@ -17,6 +17,15 @@ public final class Compatibility {
   /** The release this code is: a history directory named after it holds what this build records. */
   public static final String RELEASE = "1.5";
 
+  /**
+   * Why this release keeps every change's old path (see "What a release may drop" in
+   * docs/operations.md): under Worker Versioning no run of an older build reaches this one, but an
+   * unversioned worker replays every open run on the new code, and a paused or idle ant's run can
+   * have begun on any older build.
+   */
+  public static final String OLD_PATHS_KEPT_BECAUSE = "unversioned workers (colony dev) replay open runs of any older"
+      + " build, and no step moves them to a new run before a deploy";
+
   private Compatibility() {}
 
   /**
@@ -187,6 +196,8 @@ public final class Compatibility {
   /** The ledger as the Markdown of docs/operations.md's generated block {@code compatibility-ledger}. */
   public static String markdown() {
     StringBuilder sb = new StringBuilder();
+    sb.append("Every change's old path is kept in ").append(RELEASE).append(": ").append(OLD_PATHS_KEPT_BECAUSE)
+        .append(".\n\n");
     sb.append("| change id | added in | what runs that recorded it do | committed histories that take it |\n");
     sb.append("|---|---|---|---|\n");
     for (Change c : Change.values()) {
