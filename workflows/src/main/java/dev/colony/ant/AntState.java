@@ -175,13 +175,14 @@ final class AntState {
    * Sessions up to {@code session} ended: each of their confirmations still open is denied now,
    * "the session ended", so the {@code confirm} update waiting for it returns at once instead of
    * at its confirmation_timeout (stop and continue-as-new wait for every handler). Runs recorded
-   * before the change (no marker) let them wait, as they did. Returns the requests it denied.
+   * before the change are not this build's to replay (see the compatibility ledger). Returns the
+   * requests it denied.
    */
   List<Integer> denyOpenConfirmations(int session) {
-    if (confirmations.waiting() == 0
-        || !Change.CONFIRMATIONS_END_WITH_SESSION.applies()) {
+    if (confirmations.waiting() == 0) {
       return List.of();
     }
+    Change.CONFIRMATIONS_END_WITH_SESSION.require();
     return confirmations.denyOpenUpTo(session);
   }
 

@@ -112,12 +112,8 @@ public class AntWorkflowImpl implements AntWorkflow {
       outbox.say(OperatorMessages.confirmationEnded(ant.spec().name(), id));
     }
     outbox.say(OperatorMessages.stopped(ant.spec().name()));
-    if (oneDrainRule()) {
-      Workflow.await(this::nothingInFlight);
-    } else {
-      Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished() && visibility.upToDate()
-          && reports.allAnswered());
-    }
+    Change.ONE_DRAIN_RULE.require();
+    Workflow.await(this::nothingInFlight);
   }
 
   /**
@@ -129,11 +125,6 @@ public class AntWorkflowImpl implements AntWorkflow {
   private boolean nothingInFlight() {
     return outbox.isEmpty() && Workflow.isEveryHandlerFinished() && visibility.upToDate() && !overseer.busy()
         && reports.allAnswered() && notifier.idle();
-  }
-
-
-  private static boolean oneDrainRule() {
-    return Change.ONE_DRAIN_RULE.applies();
   }
 
   private void applyPendingSpec() {
@@ -148,12 +139,8 @@ public class AntWorkflowImpl implements AntWorkflow {
   private void continueAsNew() {
     // Handlers may still be posting; wait so nothing they queued is lost with this run. An
     // evaluation in flight finishes first, so its verdict is not lost either.
-    if (oneDrainRule()) {
-      Workflow.await(this::nothingInFlight);
-    } else {
-      Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished() && !overseer.busy()
-          && reports.allAnswered() && notifier.idle());
-    }
+    Change.ONE_DRAIN_RULE.require();
+    Workflow.await(this::nothingInFlight);
     applyPendingSpec();
     Upgrade.continueAsNew(new AntRun(ant.spec(), ant.memory()));
   }

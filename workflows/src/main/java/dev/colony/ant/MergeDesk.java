@@ -69,7 +69,8 @@ final class MergeDesk {
       return false;
     }
     if (on == null) {
-      on = Change.MERGE.applies();
+      Change.MERGE.require();
+      on = true;
     }
     return on;
   }

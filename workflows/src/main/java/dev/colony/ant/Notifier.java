@@ -52,9 +52,7 @@ final class Notifier {
     if (started || ant.spec().notices() == null) {
       return;
     }
-    if (!Change.NOTIFY_HUMANS.applies()) {
-      return;
-    }
+    Change.NOTIFY_HUMANS.require();
     started = true;
     Async.procedure(this::watch);
   }

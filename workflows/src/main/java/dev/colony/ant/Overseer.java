@@ -135,15 +135,6 @@ final class Overseer {
    * pauses the ant. A failing evaluation is skipped and counted, never fatal.
    */
 
-  /**
-   * Whether this run counts the overseer's cost: it feeds the budget cap, whose pause issues
-   * commands, so a run recorded before the change (a worker with the new activity, the old
-   * workflow code) must replay without it.
-   */
-  private static boolean countsCost() {
-    return Change.OVERSEER_COST.applies();
-  }
-
   private void superviseTurns() {
     while (true) {
       Workflow.await(() -> ant.spec().overseer() != null
@@ -156,14 +147,12 @@ final class Overseer {
         var request = ant.overseer.beginEvaluation(ant.spec().name(), ant.spec().colonyDir(), s, task());
         try {
           verdict = evaluator(s).evaluate(request);
-          if (countsCost()) {
-            ant.addCost(verdict == null ? 0 : verdict.costUsd());
-          }
+          Change.OVERSEER_COST.require(); // the overseer's cost feeds the budget cap
+          ant.addCost(verdict == null ? 0 : verdict.costUsd());
         } catch (ActivityFailure f) {
           double cost = costOf(f);
-          if (countsCost()) {
-            ant.addCost(cost);
-          }
+          Change.OVERSEER_COST.require();
+          ant.addCost(cost);
           ant.overseer.skipped(trim(Texts.failureText(f)), cost);
           log.info("{}: overseer evaluation skipped: {}", ant.spec().name(), Texts.rootMessage(f));
           continue;

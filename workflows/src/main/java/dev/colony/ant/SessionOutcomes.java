@@ -166,8 +166,8 @@ final class SessionOutcomes {
     if (delivered.isEmpty()) {
       return;
     }
-    if (counts && ant.delivery.failedOnce() >= MAX_DELIVERY_FAILURES && delivered.size() > 1
-        && Change.FAILING_BATCH_ONE_AT_A_TIME.applies()) {
+    if (counts && ant.delivery.failedOnce() >= MAX_DELIVERY_FAILURES && delivered.size() > 1) {
+      Change.FAILING_BATCH_ONE_AT_A_TIME.require();
       ant.delivery.oneAtATime(delivered.size());
       ant.mailbox.giveBack(delivered);
       return;

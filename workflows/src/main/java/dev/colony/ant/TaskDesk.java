@@ -58,12 +58,11 @@ final class TaskDesk {
     this.outbox = outbox;
   }
 
-  /** Decides once, at the run's start, whether this run's code takes tasks (runs recorded before do not). */
+  /** At the run's start: this run takes tasks (the change "tasks"; runs begun before it are not this build's to replay). */
   void start() {
-    on = Change.TASKS.applies();
-    if (on) {
-      ant.task.activate();
-    }
+    Change.TASKS.require();
+    on = true;
+    ant.task.activate();
   }
 
   boolean on() {

@@ -27,7 +27,7 @@ final class VisibilityPublisher {
   private final AntState ant;
   /** What this run last wrote; null until the first write. */
   private AntVisibility published;
-  /** Whether this run writes the card (decided once, at the thread's start). */
+  /** Whether this run has begun writing the card (there is none to wait for before). */
   private boolean cards;
   /** The card this run last wrote; null until the first. */
   private AntCard card;
@@ -50,7 +50,8 @@ final class VisibilityPublisher {
   }
 
   private void publish() {
-    cards = Change.CONSOLE_CARD.applies();
+    Change.CONSOLE_CARD.require();
+    cards = true;
     // The memo this run started with (set by `colony start`, or carried over).
     List<String> memoShown = Arrays.asList(
         (String) Workflow.getMemo(AntSearchAttributes.MEMO_DESCRIPTION, String.class),

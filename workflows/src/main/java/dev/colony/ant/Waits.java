@@ -34,7 +34,8 @@ final class Waits {
    * the ant's memory, and the new run goes on with it.
    */
   boolean readyToRun() {
-    if (ant.paused() && ant.wakeAtMillis() != null && pauseWinsOverWaits()) {
+    if (ant.paused() && ant.wakeAtMillis() != null) {
+      Change.PAUSE_WINS_OVER_WAITS.require();
       // A pause wins over any wait: one asked for during a session that then failed (or hit a
       // rate limit) must not hide behind the backoff, nor end with it. Resume starts at once, as
       // it does from a backoff; missed cron ticks are caught up as after any pause.
@@ -91,11 +92,6 @@ final class Waits {
         () -> ant.task.wakePending() || !ant.mailbox.isEmpty() || ant.issues.hasPending() || ant.paused()
             || ant.stopRequested() || ant.specPending() || ant.upgrade.due() || ant.merge.reworkPending());
     ant.fire(new LifecycleEvent.Woken());
-  }
-
-
-  private static boolean pauseWinsOverWaits() {
-    return Change.PAUSE_WINS_OVER_WAITS.applies();
   }
 
   /** Until the wait's time, or a signal that ends it early. */

@@ -18,13 +18,16 @@ public final class Compatibility {
   public static final String RELEASE = "1.5";
 
   /**
-   * Why this release keeps every change's old path (see "What a release may drop" in
-   * docs/operations.md): under Worker Versioning no run of an older build reaches this one, but an
-   * unversioned worker replays every open run on the new code, and a paused or idle ant's run can
-   * have begun on any older build.
+   * The sunset rule this release applies (see "What a release may drop" in docs/operations.md):
+   * under Worker Versioning no run of an older build reaches this one; an unversioned colony moves
+   * every run to a new run on the release it upgrades from ({@code colony upgrade --unversioned})
+   * before it deploys this one. So no run this build replays began on a build older than that
+   * release's, and every change that release had is in every run's history.
    */
-  public static final String OLD_PATHS_KEPT_BECAUSE = "unversioned workers (colony dev) replay open runs of any older"
-      + " build, and no step moves them to a new run before a deploy";
+  public static final String SUNSET_RULE = "the old paths of the changes added up to the release this one upgrades"
+      + " from (1.4) are gone: no run that reaches this build began before them (under Worker Versioning runs move"
+      + " at continue-as-new; an unversioned colony runs `colony upgrade --unversioned` on 1.4's build before it"
+      + " deploys this one). The changes this release added keep theirs, for the runs begun on 1.4's build";
 
   private Compatibility() {}
 
@@ -35,71 +38,84 @@ public final class Compatibility {
    */
   public enum Change {
     NOTIFY_HUMANS("notify-humans", "1.1", "notices for phones: the Notify activity and its reminders",
-        List.of("1.1-notices", "1.4-merge", "1.5-tasks"), null),
+        List.of("histories/1.1-notices", "histories/1.4-merge", "histories/1.5-tasks"), null, "1.5"),
     CONFIRMATIONS_END_WITH_SESSION("confirmations-end-with-session", "1.2",
         "a confirmation still open when its session ends is denied at once", List.of(),
-        "its marker is recorded only when a session ends with a confirmation still open; no recorded scenario does"),
+        "its marker is recorded only when a session ends with a confirmation still open; no recorded scenario does",
+        "1.5"),
     PAUSE_WINS_OVER_WAITS("pause-wins-over-waits", "1.2", "a pause ends the backoff or rate-limit wait it finds",
-        List.of(), "asked only when a pause finds a backoff or rate-limit wait; the recorded pauses find none"),
+        List.of(), "asked only when a pause finds a backoff or rate-limit wait; the recorded pauses find none", "1.5"),
     ONE_DRAIN_RULE("one-drain-rule", "1.2", "stop and continue-as-new drain on one rule (nothing in flight)",
-        List.of("1.2-console-card", "1.3-tasks", "1.4-merge", "1.5-costs", "1.5-rework", "1.5-rework2", "1.5-tasks",
-            "1.5-undeclared"), null),
+        List.of("histories/1.2-console-card", "histories/1.3-tasks", "histories/1.4-merge", "histories/1.5-costs", "histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-tasks",
+            "histories/1.5-undeclared"), null, "1.5"),
     FAILING_BATCH_ONE_AT_A_TIME("failing-batch-one-at-a-time", "1.2",
         "a failing batch of instructions is split, not dropped whole", List.of(),
-        "asked only when a batch of several instructions failed too often; no recorded scenario has one"),
+        "asked only when a batch of several instructions failed too often; no recorded scenario has one", "1.5"),
     OVERSEER_COST("supervisor-cost", "1.2", "the overseer's model calls count in the ant's spend", List.of(),
-        "the only overseer history (baseline-1.0/llm-supervisor.json) was recorded before it"),
+        "the only overseer history (baseline-1.0/llm-supervisor.json) was recorded before it", "1.5"),
     CONSOLE_CARD("console-card", "1.2", "the console's cards: the ant's and the colony's memo card, AntUpdatedAt",
-        List.of("1.2-console-card", "1.3-tasks", "1.4-merge", "1.5-costs", "1.5-rework", "1.5-rework2", "1.5-tasks",
-            "1.5-undeclared"), null),
+        List.of("histories/1.2-console-card", "histories/1.3-tasks", "histories/1.4-merge", "histories/1.5-costs", "histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-tasks",
+            "histories/1.5-undeclared"), null, "1.5"),
     TASKS("tasks", "1.3", "the task board on the ant's side: find, claim, report, AntTakes",
-        List.of("1.3-tasks", "1.4-merge", "1.5-costs", "1.5-rework", "1.5-rework2", "1.5-tasks", "1.5-undeclared"),
-        null),
-    ISSUE_TASKS("issue-tasks", "1.3", "a repository watcher makes tasks of issues and closes them", List.of(),
-        "repository watchers have no committed history (HistoryReplayTest does not replay RepoWatcher)"),
+        List.of("histories/1.3-tasks", "histories/1.4-merge", "histories/1.5-costs", "histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-tasks", "histories/1.5-undeclared"),
+        null, "1.5"),
+    ISSUE_TASKS("issue-tasks", "1.3", "a repository watcher makes tasks of issues and closes them",
+        List.of("watcher-histories/1.3-issue-tasks"), null, "1.5"),
     MERGE("merge", "1.4", "the merge queue on the ant's side: claims, submissions, its news",
-        List.of("1.4-merge", "1.5-rework", "1.5-rework2", "1.5-undeclared"), null),
+        List.of("histories/1.4-merge", "histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-undeclared"), null, "1.5"),
     TAKE_TASK("take-task", "1.5", "a look at the board is one local activity (TakeTask)",
-        List.of("1.5-rework", "1.5-rework2", "1.5-tasks"), null),
+        List.of("histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-tasks"), null, null),
     TASK_HOLDER("task-holder", "1.5", "a task's gone check asks whether its running ant still holds it",
-        List.of("1.5-tasks"), null),
+        List.of("histories/1.5-tasks"), null, null),
     HELD_ONCE_NOTICES("held-once-notices", "1.5", "a told-once notice held by quiet hours is sent when they end",
-        List.of("1.5-tasks"), null),
+        List.of("histories/1.5-tasks"), null, null),
     CHARGE_REPORTED_SPEND("charge-reported-spend", "1.5",
-        "a session that ends without its result is charged what it reported", List.of("1.5-costs"), null),
+        "a session that ends without its result is charged what it reported", List.of("histories/1.5-costs"), null, null),
     MERGE_ACCEPTED_REPORT("merge-accepted-report", "1.5",
         "a task's work is submitted only after the board accepted its report", List.of(),
-        "asked only when the board refused the report of a task the ant let go; no recorded run has one"),
+        "asked only when the board refused the report of a task the ant let go; no recorded run has one", null),
     MERGE_CLAIMS_HELD("merge-claims-held", "1.5", "an ant's paths stay held until its work lands or is dropped",
-        List.of("1.5-rework2"), null),
+        List.of("histories/1.5-rework2"), null, null),
     MERGE_REWORK_ITEM("merge-rework-item", "1.5", "a rework is the ant's own work item, a session of its own",
-        List.of("1.5-rework", "1.5-rework2", "1.5-undeclared"), null),
+        List.of("histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-undeclared"), null, null),
     MERGE_UNDECLARED("merge-undeclared", "1.5", "an ant that declares no paths is visible to the queue",
-        List.of("1.5-undeclared"), null),
+        List.of("histories/1.5-undeclared"), null, null),
     MERGE_ITEM_TASKS("merge-item-tasks", "1.5", "the queue tells every task of an item of its landing or rework",
-        List.of(), "asked only when an item carries more tasks than its first; the recorded queues' items carry one at most"),
+        List.of(), "asked only when an item carries more tasks than its first; the recorded queues' items carry one at most", null),
     MERGE_REWORK_IN_PLACE("merge-rework-in-place", "1.5",
-        "the queue leaves a reworked item's tasks where they are (TaskInRework)", List.of("1.5-rework2"), null),
+        "the queue leaves a reworked item's tasks where they are (TaskInRework)", List.of("histories/1.5-rework2"), null, null),
     MERGE_FIX_IN_REVIEW("merge-fix-in-review", "1.5",
         "with review, an approved task sent back stays Done until the fix comes", List.of(),
-        "asked only for a queue with review whose approved task is sent back; no recorded queue has review"),
+        "asked only for a queue with review whose approved task is sent back; no recorded queue has review", null),
     WATCH_BOUND("watch-bound", "1.5", "what a repository watcher carries is bounded by count and size", List.of(),
-        "repository watchers have no committed history (HistoryReplayTest does not replay RepoWatcher)"),
+        "asked when every watcher run starts; the committed watcher histories (RepoWatcherTest) were recorded before it",
+        null),
     ISSUE_REOPEN("issue-reopen", "1.5", "an issue reopened after its task went Done reopens the task, once", List.of(),
-        "repository watchers have no committed history (HistoryReplayTest does not replay RepoWatcher)");
+        "asked when every watcher run starts; the committed watcher histories (RepoWatcherTest) were recorded before it",
+        null);
 
     private final String id;
     private final String release;
     private final String what;
     private final List<String> histories;
     private final String unexercised;
+    private final String sunsetIn;
 
-    Change(String id, String release, String what, List<String> histories, String unexercised) {
+    Change(String id, String release, String what, List<String> histories, String unexercised, String sunsetIn) {
       this.id = id;
       this.release = release;
       this.what = what;
       this.histories = histories;
       this.unexercised = unexercised;
+      this.sunsetIn = sunsetIn;
+    }
+
+    /**
+     * The release whose build dropped the old path (runs without the marker are not replayed by
+     * it, see "What a release may drop" in docs/operations.md); null while the old path is kept.
+     */
+    public String sunsetIn() {
+      return sunsetIn;
     }
 
     /** The change id, as written into histories' version markers. */
@@ -132,18 +148,43 @@ public final class Compatibility {
      * workflow code. Decided once per run, where it is first asked, and recorded as a marker.
      */
     public boolean applies() {
+      if (sunsetIn != null) {
+        throw new IllegalStateException(id + " was sunset in " + sunsetIn + ": its old path is gone; call require()");
+      }
       return Workflow.getVersion(id, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    }
+
+    /**
+     * A sunset change: this run takes its new path, the only one left. Where {@link #applies()}
+     * was asked, so a run that recorded the marker replays as it ran, and one that began on a
+     * build without the change (no marker) fails its workflow task, loudly and again until a
+     * build that kept the old path (the release before {@link #sunsetIn()}) runs it; the run is
+     * kept meanwhile. {@code colony upgrade --unversioned} before a deploy leaves no such run.
+     */
+    public void require() {
+      if (sunsetIn == null) {
+        throw new IllegalStateException(id + " keeps its old path: ask applies()");
+      }
+      Workflow.getVersion(id, 1, 1);
     }
   }
 
-  /** A directory of committed histories under workflows/src/test/resources/histories, and the release that recorded it. */
-  public record History(String dir, String release) {}
+  /**
+   * A directory of committed histories under workflows/src/test/resources ({@code histories/*},
+   * replayed by {@code HistoryReplayTest}; {@code watcher-histories/*}, by {@code RepoWatcherTest}), the release
+   * that recorded it, and, when some of its runs need the old path of a sunset change, the last
+   * release whose build replays it (null: this build replays it; {@code HistoryReplayTest} checks
+   * that each one it does not fails only for a sunset change, and says so).
+   */
+  public record History(String dir, String release, String lastReplayedBy) {}
 
-  /** Every directory of committed histories: this build replays each of them. */
-  public static final List<History> HISTORIES = List.of(new History("baseline-1.0", "1.0"),
-      new History("1.1-notices", "1.1"), new History("1.2-console-card", "1.2"), new History("1.3-tasks", "1.3"),
-      new History("1.4-merge", "1.4"), new History("1.5-costs", "1.5"), new History("1.5-rework", "1.5"),
-      new History("1.5-rework2", "1.5"), new History("1.5-tasks", "1.5"), new History("1.5-undeclared", "1.5"));
+  /** Every directory of committed histories. */
+  public static final List<History> HISTORIES = List.of(new History("histories/baseline-1.0", "1.0", "1.4"),
+      new History("histories/1.1-notices", "1.1", "1.4"), new History("histories/1.2-console-card", "1.2", "1.4"),
+      new History("histories/1.3-tasks", "1.3", null), new History("histories/1.4-merge", "1.4", null), new History("histories/1.5-costs", "1.5", null),
+      new History("histories/1.5-rework", "1.5", null), new History("histories/1.5-rework2", "1.5", null),
+      new History("histories/1.5-tasks", "1.5", null), new History("histories/1.5-undeclared", "1.5", null),
+      new History("watcher-histories/1.x", "1.2", "1.4"), new History("watcher-histories/1.3-issue-tasks", "1.3", null));
 
   /** Where an old name is read. */
   public enum Kind {
@@ -196,12 +237,13 @@ public final class Compatibility {
   /** The ledger as the Markdown of docs/operations.md's generated block {@code compatibility-ledger}. */
   public static String markdown() {
     StringBuilder sb = new StringBuilder();
-    sb.append("Every change's old path is kept in ").append(RELEASE).append(": ").append(OLD_PATHS_KEPT_BECAUSE)
-        .append(".\n\n");
-    sb.append("| change id | added in | what runs that recorded it do | committed histories that take it |\n");
-    sb.append("|---|---|---|---|\n");
+    sb.append("In ").append(RELEASE).append(", ").append(SUNSET_RULE).append(".\n\n");
+    sb.append("| change id | added in | old path | what runs that recorded it do | committed histories that take it |\n");
+    sb.append("|---|---|---|---|---|\n");
     for (Change c : Change.values()) {
-      sb.append("| `").append(c.id()).append("` | ").append(c.release()).append(" | ").append(c.what()).append(" | ");
+      sb.append("| `").append(c.id()).append("` | ").append(c.release()).append(" | ")
+          .append(c.sunsetIn() == null ? "kept" : "sunset in " + c.sunsetIn()).append(" | ").append(c.what())
+          .append(" | ");
       if (c.histories().isEmpty()) {
         sb.append("none: ").append(c.unexercised());
       } else {
@@ -209,9 +251,13 @@ public final class Compatibility {
       }
       sb.append(" |\n");
     }
-    sb.append("\n| history directory | recorded by | replayed by this build |\n|---|---|---|\n");
+    sb.append("\n| history directory | recorded by | replayed by |\n|---|---|---|\n");
     for (History h : HISTORIES) {
-      sb.append("| `").append(h.dir()).append("/` | ").append(h.release()).append(" | yes |\n");
+      sb.append("| `").append(h.dir()).append("/` | ").append(h.release()).append(" | ")
+          .append(h.lastReplayedBy() == null ? "this build"
+              : "the builds of " + h.release() + " to " + h.lastReplayedBy() + " (not this one: some of its runs"
+                  + " began before a change sunset in " + RELEASE + ")")
+          .append(" |\n");
     }
     sb.append("\n| old name | kind | now | where | old name still written | new name read since |\n"
         + "|---|---|---|---|---|---|\n");

@@ -42,8 +42,6 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   /** Webhook deliveries not yet done (continue-as-new waits for them: they would be lost). */
   private int webhooksInFlight;
   private final ActivityOptions chatOptions = dev.colony.Activities.COLONY_CHAT_POST;
-  /** Whether this run writes the card (decided at its start). */
-  private boolean cards;
   /** The card this run last wrote; null until the first. */
   private ColonyCard card;
   /** New groups arrived: the card is rewritten. */
@@ -64,10 +62,10 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   @Override
   public void run(ColonyRun run) {
     int handled = 0;
-    cards = Change.CONSOLE_CARD.applies();
+    Change.CONSOLE_CARD.require();
     publishCard();
     while (true) {
-      Workflow.await(() -> !inbox.isEmpty() || !resets.isEmpty() || upgrade.due() || cards && groupsChanged);
+      Workflow.await(() -> !inbox.isEmpty() || !resets.isEmpty() || upgrade.due() || groupsChanged);
       groupsChanged = false;
       while (!resets.isEmpty()) {
         handleReset(resets.remove(0));
@@ -94,9 +92,6 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
    * events. Restarts are counted at this moment (the card also holds their times).
    */
   private void publishCard() {
-    if (!cards) {
-      return;
-    }
     long now = Workflow.currentTimeMillis();
     List<ColonyCard.Group> shown = new ArrayList<>();
     LinkedHashSet<String> names = new LinkedHashSet<>();

@@ -60,17 +60,15 @@ public final class RepoWatcherImpl implements RepoWatcher {
   private String closedSince;
   private String closedEtag;
   private boolean pollNow;
-  /** Whether this run makes tasks of issues (runs begun before the change do not). */
-  private boolean tasks;
 
   @Override
   public void run(WatchState s) {
-    tasks = Change.ISSUE_TASKS.applies();
+    Change.ISSUE_TASKS.require();
     if (Change.WATCH_BOUND.applies()) {
       forwarded.bound(MAX_FORWARDED, MAX_FORWARDED_CHARS);
       tasked.bound(MAX_TASKED, MAX_TASKED_CHARS);
     }
-    reopens = tasks && Change.ISSUE_REOPEN.applies();
+    reopens = Change.ISSUE_REOPEN.applies();
     state = s;
     etag = s.etag();
     closedSince = s.closedSince();
@@ -89,7 +87,7 @@ public final class RepoWatcherImpl implements RepoWatcher {
           page.issues().forEach(this::forward);
         }
         waitSeconds = Math.max(waitSeconds, page.retryAfterSeconds());
-        if (tasks && page.retryAfterSeconds() == 0) {
+        if (page.retryAfterSeconds() == 0) {
           pollClosed();
         }
       } catch (ActivityFailure f) {
@@ -192,18 +190,14 @@ public final class RepoWatcherImpl implements RepoWatcher {
    */
   private void forward(IssueEvent e) {
     if (e.closed()) {
-      if (tasks) {
-        close(e);
-      }
+      close(e);
       return;
     }
-    if (tasks) {
-      closedDone.remove(e.key()); // open again: a later closing counts
-    }
+    closedDone.remove(e.key()); // open again: a later closing counts
     if (reopens && closedTasks.contains(e.key())) {
       reopen(e);
     }
-    if (tasks && !tasked.contains(e.key())) {
+    if (!tasked.contains(e.key())) {
       for (Subscription sub : List.copyOf(subscriptions.values())) {
         Subscription.TaskRoute route = sub.taskRoute(e);
         if (route == null) {
@@ -233,9 +227,8 @@ public final class RepoWatcherImpl implements RepoWatcher {
         // The ant was stopped: it no longer watches.
         subscriptions.remove(sub.antWorkflowId());
       } catch (ApplicationFailure f) {
-        // How the SDK reports a signal to a workflow that is not there; runs begun before the
-        // change failed on it (and must, on replay).
-        if (!tasks || f.getType() == null || !f.getType().contains("NOT_FOUND")) {
+        // How the SDK reports a signal to a workflow that is not there.
+        if (f.getType() == null || !f.getType().contains("NOT_FOUND")) {
           throw f;
         }
         subscriptions.remove(sub.antWorkflowId());

@@ -33,7 +33,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class CompatibilityTest {
   static final Path MAIN = Path.of("src/main/java");
-  static final Path HISTORIES = Path.of("src/test/resources/histories");
+  static final Path RESOURCES = Path.of("src/test/resources");
+  /** Where committed histories are: each directory under these holds the histories of one recording. */
+  static final List<String> ROOTS = List.of("histories", "watcher-histories");
   private static final Path LEDGER = MAIN.resolve("dev/colony/compat/Compatibility.java");
   private static final Pattern USE = Pattern.compile("\\bChange\\.([A-Z_]+)\\b");
 
@@ -79,8 +81,13 @@ class CompatibilityTest {
   @Test
   void theLedgerNamesEveryHistoryDirectoryAndEachExists() throws IOException {
     TreeSet<String> onDisk = new TreeSet<>();
-    try (Stream<Path> s = Files.list(HISTORIES)) {
-      s.filter(Files::isDirectory).forEach(p -> onDisk.add(p.getFileName().toString()));
+    for (String root : ROOTS) {
+      try (Stream<Path> s = Files.list(RESOURCES.resolve(root))) {
+        s.forEach(p -> {
+          assertTrue(Files.isDirectory(p), p + ": a history outside a directory of its recording");
+          onDisk.add(root + "/" + p.getFileName());
+        });
+      }
     }
     TreeSet<String> ledger = new TreeSet<>(Compatibility.HISTORIES.stream().map(History::dir).toList());
     assertEquals(onDisk, ledger, "history directories on disk and in Compatibility.HISTORIES");
@@ -113,7 +120,7 @@ class CompatibilityTest {
   void eachChangeIsExercisedByTheHistoriesItNamesOrSaysWhyNone() throws IOException {
     Map<String, TreeSet<String>> recordedIn = new TreeMap<>();
     for (History h : Compatibility.HISTORIES) {
-      for (String id : markers(HISTORIES.resolve(h.dir()))) {
+      for (String id : markers(RESOURCES.resolve(h.dir()))) {
         recordedIn.computeIfAbsent(id, k -> new TreeSet<>()).add(h.dir());
       }
     }
@@ -199,5 +206,51 @@ class CompatibilityTest {
     // Each alias in the workflow records is one of the ledger's (a row may stand for two records).
     assertTrue(aliases >= ledger.stream().filter(l -> l.contains(", reads")).count() && aliases <= newRead,
         aliases + " @JsonAlias in the workflow records, " + newRead + " ledger rows that read a new name");
+  }
+
+  private static final Pattern ASK = Pattern.compile("\\bChange\\.([A-Z_]+)\\.(applies|require)\\(\\)");
+
+  /** A sunset change has no old path left: the code only requires it; a kept one is only asked. */
+  @Test
+  void aSunsetChangeIsRequiredAndAKeptOneAsked() throws IOException {
+    List<String> wrong = new ArrayList<>();
+    for (var e : sources().entrySet()) {
+      Matcher m = ASK.matcher(e.getValue());
+      while (m.find()) {
+        boolean sunset = Change.valueOf(m.group(1)).sunsetIn() != null;
+        if (sunset != m.group(2).equals("require")) {
+          wrong.add(MAIN.relativize(e.getKey()) + ": " + m.group());
+        }
+      }
+    }
+    assertEquals(List.of(), wrong, "require() for a sunset change, applies() for a kept one");
+  }
+
+  /**
+   * The sunset rule: a release drops the old paths only of changes added before the release it
+   * upgrades from; the histories it no longer replays are those of older releases, replayed by the
+   * builds up to the release before it.
+   */
+  @Test
+  void theSunsetFollowsTheRule() {
+    for (Change c : Change.values()) {
+      if (c.sunsetIn() != null) {
+        assertTrue(c.sunsetIn().compareTo(Compatibility.RELEASE) <= 0, c.id());
+        assertTrue(c.release().compareTo(c.sunsetIn()) < 0, c.id() + " sunset in the release that added it");
+        assertTrue(Compatibility.HISTORIES.stream().anyMatch(h -> h.release().compareTo(c.sunsetIn()) < 0
+                && h.release().compareTo(c.release()) >= 0 && h.lastReplayedBy() == null)
+                || Compatibility.HISTORIES.stream().noneMatch(h -> h.release().compareTo(c.release()) >= 0
+                    && h.release().compareTo(c.sunsetIn()) < 0),
+            c.id() + ": the histories of the release before its sunset must still be replayed");
+      }
+    }
+    for (History h : Compatibility.HISTORIES) {
+      if (h.lastReplayedBy() != null) {
+        assertTrue(h.lastReplayedBy().compareTo(Compatibility.RELEASE) < 0
+            && h.lastReplayedBy().compareTo(h.release()) >= 0, h.dir() + " replayed by " + h.lastReplayedBy());
+        assertTrue(Arrays.stream(Change.values()).anyMatch(c -> c.sunsetIn() != null
+            && c.release().compareTo(h.release()) > 0), h.dir() + " is not replayed, but no change it lacks was sunset");
+      }
+    }
   }
 }
