@@ -46,7 +46,8 @@ public final class Compatibility {
     PAUSE_WINS_OVER_WAITS("pause-wins-over-waits", "1.2", "a pause ends the backoff or rate-limit wait it finds",
         List.of(), "asked only when a pause finds a backoff or rate-limit wait; the recorded pauses find none", "1.5"),
     ONE_DRAIN_RULE("one-drain-rule", "1.2", "stop and continue-as-new drain on one rule (nothing in flight)",
-        List.of("histories/1.2-console-card", "histories/1.3-tasks", "histories/1.4-merge", "histories/1.5-costs", "histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-tasks",
+        List.of("histories/1.2-console-card", "histories/1.3-tasks", "histories/1.4-merge", "histories/1.5-costs",
+            "histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-tasks",
             "histories/1.5-undeclared"), null, "1.5"),
     FAILING_BATCH_ONE_AT_A_TIME("failing-batch-one-at-a-time", "1.2",
         "a failing batch of instructions is split, not dropped whole", List.of(),
@@ -54,15 +55,18 @@ public final class Compatibility {
     OVERSEER_COST("supervisor-cost", "1.2", "the overseer's model calls count in the ant's spend", List.of(),
         "the only overseer history (baseline-1.0/llm-supervisor.json) was recorded before it", "1.5"),
     CONSOLE_CARD("console-card", "1.2", "the console's cards: the ant's and the colony's memo card, AntUpdatedAt",
-        List.of("histories/1.2-console-card", "histories/1.3-tasks", "histories/1.4-merge", "histories/1.5-costs", "histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-tasks",
+        List.of("histories/1.2-console-card", "histories/1.3-tasks", "histories/1.4-merge", "histories/1.5-costs",
+            "histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-tasks",
             "histories/1.5-undeclared"), null, "1.5"),
     TASKS("tasks", "1.3", "the task board on the ant's side: find, claim, report, AntTakes",
-        List.of("histories/1.3-tasks", "histories/1.4-merge", "histories/1.5-costs", "histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-tasks", "histories/1.5-undeclared"),
+        List.of("histories/1.3-tasks", "histories/1.4-merge", "histories/1.5-costs", "histories/1.5-rework",
+            "histories/1.5-rework2", "histories/1.5-tasks", "histories/1.5-undeclared"),
         null, "1.5"),
     ISSUE_TASKS("issue-tasks", "1.3", "a repository watcher makes tasks of issues and closes them",
         List.of("watcher-histories/1.3-issue-tasks"), null, "1.5"),
     MERGE("merge", "1.4", "the merge queue on the ant's side: claims, submissions, its news",
-        List.of("histories/1.4-merge", "histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-undeclared"), null, "1.5"),
+        List.of("histories/1.4-merge", "histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-undeclared"),
+            null, "1.5"),
     TAKE_TASK("take-task", "1.5", "a look at the board is one local activity (TakeTask)",
         List.of("histories/1.5-rework", "histories/1.5-rework2", "histories/1.5-tasks"), null, null),
     TASK_HOLDER("task-holder", "1.5", "a task's gone check asks whether its running ant still holds it",
@@ -70,7 +74,8 @@ public final class Compatibility {
     HELD_ONCE_NOTICES("held-once-notices", "1.5", "a told-once notice held by quiet hours is sent when they end",
         List.of("histories/1.5-tasks"), null, null),
     CHARGE_REPORTED_SPEND("charge-reported-spend", "1.5",
-        "a session that ends without its result is charged what it reported", List.of("histories/1.5-costs"), null, null),
+        "a session that ends without its result is charged what it reported", List.of("histories/1.5-costs"), null,
+            null),
     MERGE_ACCEPTED_REPORT("merge-accepted-report", "1.5",
         "a task's work is submitted only after the board accepted its report", List.of(),
         "asked only when the board refused the report of a task the ant let go; no recorded run has one", null),
@@ -81,9 +86,12 @@ public final class Compatibility {
     MERGE_UNDECLARED("merge-undeclared", "1.5", "an ant that declares no paths is visible to the queue",
         List.of("histories/1.5-undeclared"), null, null),
     MERGE_ITEM_TASKS("merge-item-tasks", "1.5", "the queue tells every task of an item of its landing or rework",
-        List.of(), "asked only when an item carries more tasks than its first; the recorded queues' items carry one at most", null),
+        List.of(),
+            "asked only when an item carries more tasks than its first; the recorded queues' items carry one at most",
+            null),
     MERGE_REWORK_IN_PLACE("merge-rework-in-place", "1.5",
-        "the queue leaves a reworked item's tasks where they are (TaskInRework)", List.of("histories/1.5-rework2"), null, null),
+        "the queue leaves a reworked item's tasks where they are (TaskInRework)", List.of("histories/1.5-rework2"),
+            null, null),
     MERGE_FIX_IN_REVIEW("merge-fix-in-review", "1.5",
         "with review, an approved task sent back stays Done until the fix comes", List.of(),
         "asked only for a queue with review whose approved task is sent back; no recorded queue has review", null),
@@ -171,20 +179,27 @@ public final class Compatibility {
 
   /**
    * A directory of committed histories under workflows/src/test/resources ({@code histories/*},
-   * replayed by {@code HistoryReplayTest}; {@code watcher-histories/*}, by {@code RepoWatcherTest}), the release
-   * that recorded it, and, when some of its runs need the old path of a sunset change, the last
+   * replayed by {@code HistoryReplayTest}; {@code watcher-histories/*}, by {@code RepoWatcherTest}),
+   * the release that recorded it, and, when some of its runs need the old path of a sunset change, the last
    * release whose build replays it (null: this build replays it; {@code HistoryReplayTest} checks
    * that each one it does not fails only for a sunset change, and says so).
    */
   public record History(String dir, String release, String lastReplayedBy) {}
 
   /** Every directory of committed histories. */
-  public static final List<History> HISTORIES = List.of(new History("histories/baseline-1.0", "1.0", "1.4"),
-      new History("histories/1.1-notices", "1.1", "1.4"), new History("histories/1.2-console-card", "1.2", "1.4"),
-      new History("histories/1.3-tasks", "1.3", null), new History("histories/1.4-merge", "1.4", null), new History("histories/1.5-costs", "1.5", null),
-      new History("histories/1.5-rework", "1.5", null), new History("histories/1.5-rework2", "1.5", null),
-      new History("histories/1.5-tasks", "1.5", null), new History("histories/1.5-undeclared", "1.5", null),
-      new History("watcher-histories/1.x", "1.2", "1.4"), new History("watcher-histories/1.3-issue-tasks", "1.3", null));
+  public static final List<History> HISTORIES = List.of(
+      new History("histories/baseline-1.0", "1.0", "1.4"),
+      new History("histories/1.1-notices", "1.1", "1.4"),
+      new History("histories/1.2-console-card", "1.2", "1.4"),
+      new History("histories/1.3-tasks", "1.3", null),
+      new History("histories/1.4-merge", "1.4", null),
+      new History("histories/1.5-costs", "1.5", null),
+      new History("histories/1.5-rework", "1.5", null),
+      new History("histories/1.5-rework2", "1.5", null),
+      new History("histories/1.5-tasks", "1.5", null),
+      new History("histories/1.5-undeclared", "1.5", null),
+      new History("watcher-histories/1.x", "1.2", "1.4"),
+      new History("watcher-histories/1.3-issue-tasks", "1.3", null));
 
   /** Where an old name is read. */
   public enum Kind {
