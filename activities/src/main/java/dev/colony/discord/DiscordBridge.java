@@ -85,7 +85,7 @@ public final class DiscordBridge extends ListenerAdapter implements LeasedConnec
     this.settings = settings;
     this.commands = new ChannelCommands(client, colony, settings, "/",
         "React ✅ or ❌ to a ⚙️ request to approve or deny it; press Approve or Re-queue under a task's post.",
-        board);
+        board, "Discord");
   }
 
   /** Where Discord is: the real one, or (tests, proxies) another base URL and gateway. */

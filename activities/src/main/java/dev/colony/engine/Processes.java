@@ -156,14 +156,49 @@ public final class Processes {
   }
 
   /**
-   * Kills the agent and everything it started (shells, test runners, ...). Through the handles:
-   * {@code Process.destroyForcibly()} would also close our end of the agent's output, and whatever
-   * the agent wrote before it ended that the reader had not read yet (its last words after a
-   * SIGTERM, under load) would be lost; its output ends by itself when the processes are gone.
+   * Kills the child and everything it started (shells, test runners, ...): the one way the worker
+   * ends a child it supervises (an agent, the merge queue's test, git). A child that leads a process
+   * group of its own ({@link #tiedToWorker}: setsid) loses the whole group first, so a job whose
+   * parent exited (an orphan, no descendant any more: {@code (server &)}) goes too; then every
+   * descendant. Through the handles: {@code Process.destroyForcibly()} would also close our end of
+   * the child's output, and whatever it wrote before it ended that the reader had not read yet (its
+   * last words after a SIGTERM, under load) would be lost; its output ends by itself when the
+   * processes are gone.
    */
   public static void killTree(Process process) {
+    List<ProcessHandle> started = process.descendants().toList();
+    killGroup(process);
+    started.forEach(ProcessHandle::destroyForcibly);
     process.descendants().forEach(ProcessHandle::destroyForcibly);
     process.toHandle().destroyForcibly();
+  }
+
+  /** SIGKILL to the child's process group when the child is alive and leads it (Linux). */
+  private static void killGroup(Process process) {
+    if (!process.isAlive() || !leadsGroup(process.pid())) {
+      return;
+    }
+    try {
+      Process k = new ProcessBuilder("kill", "-KILL", "--", "-" + process.pid()).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      k.waitFor(5, TimeUnit.SECONDS);
+    } catch (java.io.IOException e) {
+      // the handles still end the child and its descendants
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the caller is being stopped: the handles still end the tree
+    }
+  }
+
+  /** Whether {@code pid} leads its process group (its pgrp in /proc/PID/stat is itself). */
+  private static boolean leadsGroup(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      // "pid (comm) state ppid pgrp ...": comm may hold spaces, so read after its ')'
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+      return f.length > 2 && Long.parseLong(f[2]) == pid;
+    } catch (java.io.IOException | RuntimeException e) {
+      return false;
+    }
   }
 
   /** What {@link #capture} saw: the exit code (-1: killed at its deadline) and the first bytes of output. */

@@ -75,7 +75,7 @@ public final class SlackBridge implements LeasedConnection.Connection {
     this.commands = new ChannelCommands(client, colony, settings, SLASH_COMMAND + " ",
         "Press Approve or Deny on a ⚙️ request (or react ✅ / ❌) to decide it, Approve or Re-queue under a task's "
             + "post. Commands also work as messages starting with '!': `!pause`, `!tasks`.",
-        board);
+        board, "Slack");
   }
 
   /**

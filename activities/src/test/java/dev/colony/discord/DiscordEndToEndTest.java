@@ -184,6 +184,19 @@ class DiscordEndToEndTest {
     eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.startsWith("Unknown command `/frobnicate`")), () -> posts(work).toString());
     assertEquals(0, ant.status().queueDepth());
 
+    // /stop does nothing in a chat and says which word to use (the one parser's sentence): the paused
+    // ant neither ends nor resumes. The pause was recorded as dana's, through Discord.
+    String stopAnswer = org.junit.jupiter.api.Assertions.assertThrows(dev.colony.client.VerbRefused.class,
+        () -> dev.colony.client.Verbs.typed("/").parse("stop", "")).getMessage();
+    discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "/stop");
+    eventually(DEFAULT, () -> posts(work).contains(stopAnswer), () -> posts(work).toString());
+    assertTrue(ant.status().paused(), "still paused, still running");
+    List<String> pausedBy = env.getWorkflowClient().fetchHistory(colony.ant("fixer").orElseThrow().workflowId()).getEvents()
+        .stream().filter(e -> e.hasWorkflowExecutionSignaledEventAttributes())
+        .map(e -> e.getWorkflowExecutionSignaledEventAttributes())
+        .filter(a -> a.getSignalName().equals("pause")).map(a -> a.getIdentity()).toList();
+    assertEquals(List.of("Discord:dana"), pausedBy);
+
     // Plain text is a work instruction: the paused ant resumes to handle it, and it reaches the prompt.
     discord.humanWrites(work, DANA, "dana", List.of(FakeDiscord.OPS_ROLE_ID), "please also update the docs");
     eventually(DEFAULT, () -> posts(work).stream().anyMatch(p -> p.startsWith("▶️ **fixer**")), () -> posts(work).toString());

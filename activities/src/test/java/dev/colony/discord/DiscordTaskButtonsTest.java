@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.chat.ChatPost;
 import dev.colony.chat.impl.ChannelCommands;
-import dev.colony.chat.impl.FakeTaskBoard;
+import dev.colony.board.FakeTaskBoard;
 import dev.colony.config.ColonyLoader;
 import dev.colony.config.LoadedColony;
 import dev.colony.task.TaskState;

@@ -48,6 +48,35 @@ class ProcessesTest {
   }
 
   @Test
+  void killTreeEndsWhatTheChildLeftBehindInItsProcessGroup() throws Exception {
+    assumeTrue(Files.isExecutable(Path.of("/usr/bin/setsid")) && Files.exists(Path.of("/proc/self/stat")),
+        "needs setsid and /proc");
+    // A subshell that starts a background job and exits leaves the job an orphan: no descendant of
+    // the child any more, but still in the child's process group (a test runner's server, an
+    // agent's `(cmd &)`). Killing the tree must end it too.
+    Path pidFile = Files.createTempFile("colony-orphan", ".pid");
+    try {
+      Process p = Processes.start(new ProcessBuilder(Processes.tiedToWorker(List.of("/bin/sh", "-c",
+          "(sleep 300 & echo $! > " + pidFile + "); sleep 300"))));
+      dev.colony.testing.Eventually.eventually(java.time.Duration.ofSeconds(20),
+          () -> {
+            try {
+              return !Files.readString(pidFile).isBlank();
+            } catch (java.io.IOException e) {
+              return false;
+            }
+          }, "the orphan to start");
+      long orphan = Long.parseLong(Files.readString(pidFile).strip());
+      assertEquals(false, p.descendants().anyMatch(h -> h.pid() == orphan), "the job is no descendant of the child");
+      Processes.killTree(p);
+      dev.colony.testing.Eventually.eventually(java.time.Duration.ofSeconds(10),
+          () -> ProcessHandle.of(orphan).map(h -> !h.isAlive()).orElse(true), "the orphan " + orphan + " to be gone");
+    } finally {
+      Files.deleteIfExists(pidFile);
+    }
+  }
+
+  @Test
   void anAgentStartedOnAVirtualThreadOutlivesTheCarrierThreadItStartedOn() throws Exception {
     assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv");
     // Sessions run on virtual threads (the worker's activity executors). The parent-death signal

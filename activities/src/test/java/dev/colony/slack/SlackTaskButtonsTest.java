@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.colony.chat.ChatPost;
-import dev.colony.chat.impl.FakeTaskBoard;
+import dev.colony.board.FakeTaskBoard;
 import dev.colony.fakes.FakeSlack;
 import dev.colony.task.TaskState;
 import java.time.Duration;

@@ -1,36 +1,24 @@
 package dev.colony.board;
 
-import dev.colony.client.BoundedUpdate;
 import dev.colony.client.VisibilityQuery;
 import dev.colony.task.TaskCard;
 import dev.colony.task.TaskIds;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowUpdateException;
 import io.temporal.failure.ApplicationFailure;
-import java.util.List;
 
 /**
  * What the board and the ants' task activities share about talking to tasks on Temporal: the
  * visibility queries (tasks share {@code ColonyName} with ants, so every one names its type),
- * reading a card from a memo, and reading an update's answer (a validator's refusal, a task that
- * is not there).
+ * reading a card from a memo, and reading an update's answer (a validator's refusal; a task that is not
+ * there is {@link dev.colony.client.Rpc#notFound}).
  */
 public final class TaskQueries {
   private TaskQueries() {}
 
-  /** {@code 'value'}, for a visibility query: {@link VisibilityQuery#literal}, the one quoting rule. */
-  public static String literal(String value) {
-    return VisibilityQuery.literal(value);
-  }
-
-  /** {@code ('a', 'b')}. */
-  public static String inList(List<String> values) {
-    return VisibilityQuery.inList(values);
-  }
-
-  /** Every task of {@code colony}, open or closed. */
-  public static String tasksOf(String colony) {
-    return VisibilityQuery.where().eq("WorkflowType", TaskIds.WORKFLOW_TYPE).eq("ColonyName", colony).toString();
+  /** Every task of {@code colony}, open or closed; narrow it with {@link VisibilityQuery}'s clauses. */
+  public static VisibilityQuery tasksOf(String colony) {
+    return VisibilityQuery.where().eq("WorkflowType", TaskIds.WORKFLOW_TYPE).eq("ColonyName", colony);
   }
 
   /** The card a task's workflow published, null when it has none (yet) or it cannot be read. */
@@ -48,10 +36,5 @@ public final class TaskQueries {
       return f.getOriginalMessage();
     }
     return null;
-  }
-
-  /** Whether {@code e} says the task's workflow is not there (never was, or its run is over). */
-  public static boolean notFound(Throwable e) {
-    return BoundedUpdate.notFound(e);
   }
 }

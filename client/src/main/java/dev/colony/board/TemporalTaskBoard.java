@@ -1,6 +1,7 @@
 package dev.colony.board;
 
 import dev.colony.client.BoundedUpdate;
+import dev.colony.client.VisibilityQuery;
 import dev.colony.spec.AntIds;
 import dev.colony.task.Assignee;
 import dev.colony.task.NewTask;
@@ -155,17 +156,17 @@ public final class TemporalTaskBoard implements TaskBoard {
     if (f.limit() < 1 || f.limit() > MAX_LISTED) {
       throw new TaskBoardException("a list shows 1 to " + MAX_LISTED + " tasks, not " + f.limit());
     }
-    String query = query(f);
+    VisibilityQuery query = query(f);
     // Open tasks first, then Done ones (closed runs) with what is left of the bound: many Done tasks
     // never push an open one off the board. One column reads only its newest `limit` (a board's
     // first cards); the whole board reads up to MAX_LISTED and sorts them by their last change.
     int bound = f.state() != null ? f.limit() : MAX_LISTED;
     List<TaskCard> cards = new java.util.ArrayList<>(call("listing the tasks of colony " + colony,
-        () -> read(query + " AND ExecutionStatus = 'Running'", bound)));
+        () -> read(query.running().toString(), bound)));
     if (cards.size() < bound && (f.state() == null || f.state() == TaskState.DONE)) {
       int room = bound - cards.size();
       cards.addAll(call("listing the tasks of colony " + colony,
-          () -> read(query + " AND ExecutionStatus != 'Running'", room)));
+          () -> read(query.notEq("ExecutionStatus", "Running").toString(), room)));
     }
     // One card per task: a reopened task's Done run is listed beside its open one while visibility keeps it.
     Map<String, TaskCard> byId = new java.util.LinkedHashMap<>();
@@ -175,31 +176,31 @@ public final class TemporalTaskBoard implements TaskBoard {
   }
 
   /** The visibility query of the tasks {@code f} names (its limit aside); a bad filter is a sentence. */
-  private String query(Filter f) {
-    StringBuilder q = new StringBuilder(TaskQueries.tasksOf(colony));
+  private VisibilityQuery query(Filter f) {
+    VisibilityQuery q = TaskQueries.tasksOf(colony);
     try {
       if (f.state() != null) {
-        q.append(" AND TaskState = ").append(TaskQueries.literal(f.state().word()));
+        q = q.eq("TaskState", f.state().word());
       }
       if (f.assignee() != null) {
         Assignee a = Assignee.parse(f.assignee());
-        q.append(" AND TaskTags = ").append(TaskQueries.literal(Assignee.assigneeTag(a)));
+        q = q.eq("TaskTags", Assignee.assigneeTag(a));
       }
       if (f.label() != null) {
         check(TaskText.labelsProblem(List.of(f.label())));
-        q.append(" AND TaskTags = ").append(TaskQueries.literal(Assignee.labelTag(f.label().strip())));
+        q = q.eq("TaskTags", Assignee.labelTag(f.label().strip()));
       }
       if (f.worker() != null) {
         Assignee w = Assignee.parse(f.worker());
         if (w == null || w.kind() != Assignee.Kind.ANT) {
           throw new TaskBoardException("'" + TaskText.bounded(f.worker(), 64) + "' is not an ant's name");
         }
-        q.append(" AND TaskTags = ").append(TaskQueries.literal(TaskSearchAttributes.workerTag(w.name())));
+        q = q.eq("TaskTags", TaskSearchAttributes.workerTag(w.name()));
       }
     } catch (IllegalArgumentException e) {
       throw new TaskBoardException(e.getMessage());
     }
-    return q.toString();
+    return q;
   }
 
   /**
@@ -229,7 +230,7 @@ public final class TemporalTaskBoard implements TaskBoard {
 
   @Override
   public long count(Filter filter) {
-    String query = query(filter == null ? Filter.all(1) : filter);
+    String query = query(filter == null ? Filter.all(1) : filter).toString();
     return call("counting the tasks of colony " + colony, () -> client.countWorkflows(query).getCount());
   }
 
@@ -244,7 +245,7 @@ public final class TemporalTaskBoard implements TaskBoard {
     try {
       return call("reading task " + id, () -> client.newUntypedWorkflowStub(TaskIds.workflowId(colony, id)).describe());
     } catch (TaskBoardException e) {
-      if (TaskQueries.notFound(e.getCause())) {
+      if (dev.colony.client.Rpc.notFound(e.getCause())) {
         return null;
       }
       throw e;
@@ -266,7 +267,7 @@ public final class TemporalTaskBoard implements TaskBoard {
    */
   private void tellMergeQueues(String id) {
     try {
-      new dev.colony.merge.desk.MergeQueueClient(client, colony).taskApproved(id);
+      new dev.colony.client.MergeQueues(client, colony).taskApproved(id);
     } catch (RuntimeException e) {
       LOG.warn("task {} approved, but the merge queues of colony {} were not told: {}", id, colony, e.getMessage());
     }

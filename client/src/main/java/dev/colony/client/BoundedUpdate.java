@@ -11,7 +11,6 @@ import io.temporal.api.update.v1.WaitPolicy;
 import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionRequest;
 import io.temporal.api.workflowservice.v1.UpdateWorkflowExecutionResponse;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.common.converter.DataConverter;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
@@ -23,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * One update of a running workflow that a person waits for: applied by a worker and answered, or
  * given up after {@link #within()} (the SDK's own update call waits for a worker without end). Every
  * surface that changes a task or a merge queue goes through it, so each says the same four things
- * the same way: {@link NoWorker}, {@link NotRunning}, {@link Refused} (the validator's sentence),
+ * the same way: {@link NoWorker}, {@link NotRunning} (read by {@link Rpc#notFound}), {@link Refused} (the validator's sentence),
  * {@link Unreachable}.
  *
  * <p>It is the raw {@code UpdateWorkflowExecution} call with a gRPC deadline, waiting for the
@@ -97,7 +96,7 @@ public final class BoundedUpdate {
       if (e.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED) {
         throw new NoWorker(noWorkerSentence(), e);
       }
-      if (notFound(e)) {
+      if (Rpc.notFound(e)) {
         throw new NotRunning("workflow " + workflowId + " is not running", e);
       }
       throw new Unreachable(temporalSaid(e), e);
@@ -117,20 +116,6 @@ public final class BoundedUpdate {
   private String noWorkerSentence() {
     return "no worker answered within " + within.toSeconds() + " s: is a worker (colony dev / colony worker) running "
         + "for colony " + colony + "?";
-  }
-
-  /**
-   * Whether {@code e} says the workflow is not there (never was, or its run is over): the SDK's
-   * {@link WorkflowNotFoundException} or gRPC's {@code NOT_FOUND}, anywhere in its causes.
-   */
-  public static boolean notFound(Throwable e) {
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof WorkflowNotFoundException
-          || (c instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.NOT_FOUND)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** "Temporal answered CODE: description" of the first gRPC status in {@code e}'s causes, bounded. */

@@ -83,6 +83,21 @@ public final class VisibilityQuery {
     return and(name(attribute) + " STARTS_WITH " + literal(prefix));
   }
 
+  /** {@code attribute = true} (or {@code false}), a Bool search attribute. */
+  public VisibilityQuery eq(String attribute, boolean value) {
+    return and(name(attribute) + " = " + value);
+  }
+
+  /** {@code attribute > n}, an Int search attribute. */
+  public VisibilityQuery above(String attribute, long n) {
+    return and(name(attribute) + " > " + n);
+  }
+
+  /** {@code attribute >= 'instant'}, a Datetime search attribute (or {@code StartTime}, {@code CloseTime}). */
+  public VisibilityQuery since(String attribute, java.time.Instant at) {
+    return and(name(attribute) + " >= " + literal(at.toString()));
+  }
+
   /** {@code attribute IS NULL}. */
   public VisibilityQuery isNull(String attribute) {
     return and(name(attribute) + " IS NULL");
@@ -93,9 +108,33 @@ public final class VisibilityQuery {
     return eq("ExecutionStatus", "Running");
   }
 
-  /** This filter and {@code other} in parentheses (an OR of several is built as its own query). */
+  /**
+   * This filter and {@code other}: its one clause as it is (a comparison, or an {@link #anyOf} in its
+   * parentheses), several in parentheses; nothing for an empty one.
+   */
   public VisibilityQuery and(VisibilityQuery other) {
-    return other.clauses.isEmpty() ? this : and("(" + other + ")");
+    if (other.clauses.isEmpty()) {
+      return this;
+    }
+    return and(other.clauses.size() == 1 ? other.clauses.get(0) : "(" + other + ")");
+  }
+
+  /**
+   * One clause that holds when any of {@code alternatives} holds: {@code (a OR (b AND c))}, in
+   * parentheses, so it joins other clauses with {@code AND} as one.
+   */
+  public static VisibilityQuery anyOf(VisibilityQuery... alternatives) {
+    List<String> parts = new ArrayList<>();
+    for (VisibilityQuery a : alternatives) {
+      if (a.clauses.isEmpty()) {
+        throw new IllegalArgumentException("an alternative of an OR needs a clause");
+      }
+      parts.add(a.clauses.size() == 1 ? a.clauses.get(0) : "(" + a + ")");
+    }
+    if (parts.isEmpty()) {
+      throw new IllegalArgumentException("an OR needs an alternative");
+    }
+    return new VisibilityQuery(List.of("(" + String.join(" OR ", parts) + ")"));
   }
 
   private VisibilityQuery and(String clause) {

@@ -1,16 +1,13 @@
 package dev.colony.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
-import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.workflow.UpdateMethod;
 import io.temporal.workflow.UpdateValidatorMethod;
@@ -120,11 +117,7 @@ class BoundedUpdateTest {
   }
 
   @Test
-  void notFoundIsReadFromTheSdkAndFromGrpcAnywhereInTheCauses() {
-    assertTrue(BoundedUpdate.notFound(new RuntimeException(new StatusRuntimeException(Status.NOT_FOUND))));
-    assertTrue(BoundedUpdate.notFound(new WorkflowNotFoundException(
-        WorkflowExecution.newBuilder().setWorkflowId("x").build(), "Tally", null)));
-    assertFalse(BoundedUpdate.notFound(new StatusRuntimeException(Status.UNAVAILABLE)));
+  void temporalsWordsAreRepeatedBounded() {
     assertEquals("Temporal answered UNAVAILABLE: down", BoundedUpdate.temporalSaid(
         new RuntimeException(new StatusRuntimeException(Status.UNAVAILABLE.withDescription("down")))));
   }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.colony.board.TaskQueries;
-import dev.colony.merge.desk.MergeQueueClient;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,18 +44,33 @@ class VisibilityQueryTest {
     assertEquals("TaskQueue = 'q' AND WorkflowType IN ('A', 'B') AND TemporalWorkerDeploymentVersion IS NULL",
         VisibilityQuery.where().eq("TaskQueue", "q").in("WorkflowType", List.of("A", "B"))
             .isNull("TemporalWorkerDeploymentVersion").toString());
-    assertEquals("AntName STARTS_WITH 'sc\\'' AND (AntState = 'paused')",
+    assertEquals("AntName STARTS_WITH 'sc\\'' AND AntState = 'paused'",
         VisibilityQuery.where().startsWith("AntName", "sc'").and(VisibilityQuery.where().eq("AntState", "paused")).toString());
+  }
+
+  @Test
+  void anOrIsOneClauseInItsParenthesesAndTheValuesOfEveryKindAreWrittenOneWay() {
+    VisibilityQuery changed = VisibilityQuery.where().eq("WorkflowType", "AntWorkflow").eq("ColonyName", "it's")
+        .and(VisibilityQuery.anyOf(
+            VisibilityQuery.where().since("AntUpdatedAt", java.time.Instant.parse("2026-11-25T21:00:00Z")),
+            VisibilityQuery.where().isNull("AntUpdatedAt").running()));
+    assertEquals("WorkflowType = 'AntWorkflow' AND ColonyName = 'it\\'s' AND (AntUpdatedAt >= '2026-11-25T21:00:00Z'"
+        + " OR (AntUpdatedAt IS NULL AND ExecutionStatus = 'Running'))", changed.toString());
+    assertEquals("(AntNeedsHuman = true OR AntErrors > 0) AND ColonyName = 'a'", VisibilityQuery.anyOf(
+        VisibilityQuery.where().eq("AntNeedsHuman", true), VisibilityQuery.where().above("AntErrors", 0))
+        .eq("ColonyName", "a").toString());
+    assertThrows(IllegalArgumentException.class, () -> VisibilityQuery.anyOf(VisibilityQuery.where()));
+    assertThrows(IllegalArgumentException.class, () -> VisibilityQuery.anyOf());
   }
 
   @Test
   void theMergeQueuesAndTheBoardSearchForTheColonyAsItIsNamed() {
     // (the merge queues' query dropped the quote: 'it''s' searched for colony "its")
     assertEquals("WorkflowType = 'MergeQueue' AND ColonyName = 'it\\'s' AND ExecutionStatus = 'Running'",
-        MergeQueueClient.runningQuery("it's"));
+        MergeQueues.runningQuery("it's"));
     // (the board refused a quote or a backslash outright)
-    assertEquals("WorkflowType = 'TaskWorkflow' AND ColonyName = 'it\\'s'", TaskQueries.tasksOf("it's"));
-    assertEquals("('a\\\\b', 'c')", TaskQueries.inList(List.of("a\\b", "c")));
-    assertThrows(IllegalArgumentException.class, () -> MergeQueueClient.runningQuery("a\nb"));
+    assertEquals("WorkflowType = 'TaskWorkflow' AND ColonyName = 'it\\'s'", TaskQueries.tasksOf("it's").toString());
+    assertEquals("('a\\\\b', 'c')", VisibilityQuery.inList(List.of("a\\b", "c")));
+    assertThrows(IllegalArgumentException.class, () -> MergeQueues.runningQuery("a\nb"));
   }
 }

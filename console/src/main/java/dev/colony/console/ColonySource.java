@@ -119,10 +119,10 @@ public interface ColonySource {
   Supervision supervision();
 
   /**
-   * Sends {@code action} to the ant as the operator {@code operator}; returns what was done.
-   * Throws {@link IllegalArgumentException} for a request that cannot be sent (bad id, empty text).
+   * Sends {@code verb} (read by {@link dev.colony.client.Verbs}, which refuses what cannot be sent)
+   * to the ant as the operator {@code operator}; returns what was done.
    */
-  String act(String name, Action action, String operator);
+  String act(String name, dev.colony.client.AntVerb verb, String operator);
 
   /** Calls made to Temporal since the start (the benchmark's measure). */
   long calls();
@@ -171,6 +171,17 @@ public interface ColonySource {
       long queue, Long nextWake, String host, boolean needsHuman, String lastOutcome, AntCard card,
       boolean running, long updatedMillis) {
 
+    /**
+     * The console's row of {@code r} (the client's reading of an ant's visibility): a stopped ant's
+     * state is {@code stopped}, and it needs no human; a state not published yet is null.
+     */
+    static Row of(dev.colony.client.AntRow r, AntCard card) {
+      String state = !r.running() ? "stopped" : dev.colony.client.AntRow.UNKNOWN.equals(r.state()) ? null : r.state();
+      return new Row(r.ant(), state, r.paused(), r.pauseReason(), r.sessions(), r.errors(), r.queue(),
+          r.nextWake() == null ? null : r.nextWake().toEpochMilli(), r.host(), r.running() && r.needsHuman(),
+          r.lastOutcome(), card, r.running(), r.updatedMillis());
+    }
+
     /** What tells one version of the row from the next: the card's revision, else the row itself. */
     String fingerprint() {
       return card != null ? "r" + card.revision() + "/" + state + "/" + running : toString();
@@ -193,10 +204,6 @@ public interface ColonySource {
   /** The supervision page. */
   record Supervision(boolean available, List<Map<String, Object>> groups, List<Object> events, String note) {}
 
-  /** An action and its input. */
-  record Action(String kind, String text, Integer id, String note) {
-    static final List<String> KINDS = List.of("pause", "resume", "stop", "abort", "clear", "send", "urgent", "approve", "deny");
-  }
 
   /** Temporal refused or did not answer. */
   final class SourceException extends RuntimeException {

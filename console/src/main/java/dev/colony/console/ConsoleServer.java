@@ -4,7 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.colony.board.TaskBoard;
 import dev.colony.secrets.Secrets;
 import dev.colony.console.Auth.Principal;
-import dev.colony.console.ColonySource.Action;
+import dev.colony.client.AntVerb;
+import dev.colony.client.Verbs;
 import dev.colony.console.ColonySource.Filter;
 import dev.colony.console.ColonySource.Row;
 import dev.colony.console.ColonySource.SourceException;
@@ -505,9 +506,9 @@ public final class ConsoleServer implements AutoCloseable {
   private void act(Context ctx) throws IOException {
     String name = antName(ctx);
     String kind = ctx.pathParam("action");
-    if (!Action.KINDS.contains(kind)) {
+    if (!Verbs.NAMED.contains(kind)) {
       throw new IllegalArgumentException("unknown action '" + kind.replaceAll("[^A-Za-z0-9_-]", "?")
-          + "' (" + String.join(", ", Action.KINDS) + ")");
+          + "' (" + String.join(", ", Verbs.NAMED) + ")");
     }
     byte[] raw = body(ctx);
     JsonNode body;
@@ -528,10 +529,9 @@ public final class ConsoleServer implements AutoCloseable {
       }
       id = body.get("id").intValue();
     }
-    if ((kind.equals("send") || kind.equals("urgent")) && (text == null || text.isBlank())) {
-      throw new IllegalArgumentException("the message is empty: send {\"text\": \"...\"}");
-    }
-    String message = source.act(name, new Action(kind, text, id, note), who(ctx).name());
+    // The one reading of a verb and its bounds (a refusal is a 400 with its sentence).
+    AntVerb verb = Verbs.named().action(kind, text, id, note);
+    String message = source.act(name, verb, who(ctx).name());
     json(ctx, Map.of("ok", true, "message", message));
   }
 

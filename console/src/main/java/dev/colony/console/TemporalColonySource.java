@@ -2,10 +2,12 @@ package dev.colony.console;
 
 import com.google.protobuf.ByteString;
 import dev.colony.ant.AntRun;
-import dev.colony.ant.AntWorkflow;
-import dev.colony.autonomy.Decide;
+import dev.colony.client.Actor;
+import dev.colony.client.AntSteering;
+import dev.colony.client.AntVerb;
+import dev.colony.client.AntRow;
+import dev.colony.client.Rpc;
 import dev.colony.client.VisibilityQuery;
-import dev.colony.mailbox.Mail;
 import dev.colony.overseer.Turn;
 import dev.colony.overseer.TurnReport;
 import dev.colony.spec.AntIds;
@@ -58,7 +60,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -77,7 +78,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class TemporalColonySource implements ColonySource {
   /** Set by the ant when its card changes; until every ant sets it the poller lists them all. */
-  static final SearchAttributeKey<OffsetDateTime> UPDATED_AT = SearchAttributeKey.forOffsetDateTime("AntUpdatedAt");
+  static final SearchAttributeKey<OffsetDateTime> UPDATED_AT = AntSearchAttributes.UPDATED_AT;
   static final int MAX_ANTS = 2000;
   private static final Duration CALL_DEADLINE = Duration.ofSeconds(10);
   private static final Duration QUERY_DEADLINE = Duration.ofSeconds(2);
@@ -103,7 +104,8 @@ public final class TemporalColonySource implements ColonySource {
   private final DataConverter converter;
   private final AtomicLong calls = new AtomicLong();
   private final Map<String, AtomicLong> byMethod = new ConcurrentHashMap<>();
-  private final Map<String, WorkflowClient> operatorClients = new ConcurrentHashMap<>();
+  /** The console's actions: the colony's one executor of verbs, on the counted stubs. */
+  private final AntSteering steering;
   /** Whether the server refused a query on {@code AntUpdatedAt} (the attribute is not registered). */
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TemporalColonySource.class);
   private volatile boolean noUpdatedAt;
@@ -130,6 +132,7 @@ public final class TemporalColonySource implements ColonySource {
   public TemporalColonySource(WorkflowClient client, String colony, String webUi) {
     this.stubs = counted(client.getWorkflowServiceStubs(), counter);
     this.client = WorkflowClient.newInstance(stubs, client.getOptions());
+    this.steering = new AntSteering(this.client);
     this.namespace = client.getOptions().getNamespace();
     this.colony = colony;
     this.webUi = webUi;
@@ -196,30 +199,22 @@ public final class TemporalColonySource implements ColonySource {
     return rpc().withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** {@code s} inside a visibility query's single quotes: {@link VisibilityQuery#literal}, the one quoting rule. */
-  static String quote(String s) {
-    String quoted = VisibilityQuery.literal(s);
-    return quoted.substring(1, quoted.length() - 1);
-  }
-
-  private String base(boolean runningOnly) {
+  private VisibilityQuery base(boolean runningOnly) {
     VisibilityQuery q = VisibilityQuery.where().eq("WorkflowType", AntIds.WORKFLOW_TYPE).eq("ColonyName", colony);
-    return (runningOnly ? q.running() : q).toString();
+    return runningOnly ? q.running() : q;
   }
 
-  static String filterQuery(Filter f) {
+  /** The ants {@code f} shows: nothing more for {@code ALL}. */
+  static VisibilityQuery filterQuery(Filter f) {
+    VisibilityQuery q = VisibilityQuery.where();
     return switch (f) {
-      case ALL -> null;
-      case NEED_YOU -> "AntNeedsHuman = true";
-      case WORKING -> in(Filter.WORKING_STATES);
-      case WAITING -> in(Filter.WAITING_STATES);
-      case PAUSED -> "AntState = 'paused'";
-      case PARKED -> "AntState = 'parked'";
+      case ALL -> q;
+      case NEED_YOU -> q.eq("AntNeedsHuman", true);
+      case WORKING -> q.in("AntState", Filter.WORKING_STATES);
+      case WAITING -> q.in("AntState", Filter.WAITING_STATES);
+      case PAUSED -> q.eq("AntState", "paused");
+      case PARKED -> q.eq("AntState", "parked");
     };
-  }
-
-  private static String in(List<String> states) {
-    return "AntState IN " + VisibilityQuery.inList(states);
   }
 
   private <T> T call(String what, java.util.function.Supplier<T> c) {
@@ -238,14 +233,14 @@ public final class TemporalColonySource implements ColonySource {
   }
 
   private long count(Filter f) {
-    String q = base(true) + (f == null || f == Filter.ALL ? "" : " AND (" + filterQuery(f) + ")");
+    String q = base(true).and(filterQuery(f == null ? Filter.ALL : f)).toString();
     return rpc(CALL_DEADLINE).countWorkflowExecutions(CountWorkflowExecutionsRequest.newBuilder()
         .setNamespace(namespace).setQuery(q).build()).getCount();
   }
 
   @Override
   public List<Row> list(Filter filter) {
-    String q = base(true) + (filterQuery(filter) == null ? "" : " AND (" + filterQuery(filter) + ")");
+    String q = base(true).and(filterQuery(filter)).toString();
     return call("listing the ants", () -> sorted(listQuery(q)));
   }
 
@@ -381,7 +376,7 @@ public final class TemporalColonySource implements ColonySource {
     /** Every run of every ant that did not continue as new, by workflow and run id. */
     private Map<String, Row> readAll(long[] newest) {
       Map<String, Row> out = new java.util.HashMap<>();
-      listRuns(base(false) + " AND ExecutionStatus != 'ContinuedAsNew'", out, MAX_COST_RUNS, newest);
+      listRuns(base(false).notEq("ExecutionStatus", "ContinuedAsNew").toString(), out, MAX_COST_RUNS, newest);
       return out;
     }
 
@@ -391,9 +386,10 @@ public final class TemporalColonySource implements ColonySource {
      * first card).
      */
     private void readChanges(long sinceMillis, Map<String, Row> into, long[] newest) {
-      String at = Instant.ofEpochMilli(Math.max(0, sinceMillis)).toString();
-      listRuns(base(false) + " AND (AntUpdatedAt >= '" + at + "' OR CloseTime >= '" + at + "' OR StartTime >= '" + at
-          + "' OR (AntUpdatedAt IS NULL AND ExecutionStatus = 'Running'))", into, MAX_COST_RUNS, newest);
+      Instant at = Instant.ofEpochMilli(Math.max(0, sinceMillis));
+      listRuns(base(false).and(VisibilityQuery.anyOf(VisibilityQuery.where().since("AntUpdatedAt", at),
+          VisibilityQuery.where().since("CloseTime", at), VisibilityQuery.where().since("StartTime", at),
+          VisibilityQuery.where().isNull("AntUpdatedAt").running())).toString(), into, MAX_COST_RUNS, newest);
     }
 
     /** Lists the runs into {@code into}; {@code newest[0]} rises to the newest change it saw (server time). */
@@ -504,14 +500,14 @@ public final class TemporalColonySource implements ColonySource {
 
   @Override
   public Page page(Filter filter, String q, int size, String token) {
-    String where = base(true) + (filterQuery(filter) == null ? "" : " AND (" + filterQuery(filter) + ")");
+    VisibilityQuery where = base(true).and(filterQuery(filter));
     if (token == null || !token.startsWith("v")) {
-      long all = call("counting the ants", () -> countQuery(where));
+      long all = call("counting the ants", () -> countQuery(where.toString()));
       if (all <= SMALL && (token == null || token.matches("[0-9]{1,9}"))) {
         return ColonySource.super.page(filter, q, size, token);
       }
     }
-    String query = where + (q == null || q.isBlank() ? "" : " AND AntName STARTS_WITH " + VisibilityQuery.literal(q.strip()));
+    String query = (q == null || q.isBlank() ? where : where.startsWith("AntName", q.strip())).toString();
     ByteString from = ByteString.EMPTY;
     if (token != null && token.startsWith("v")) {
       try {
@@ -547,8 +543,9 @@ public final class TemporalColonySource implements ColonySource {
     ByteString from = token == null ? ByteString.EMPTY : decodeToken(token.startsWith("all:") ? token.substring(4) : token);
     if (!noUpdatedAt && (token == null || !token.startsWith("all:"))) {
       // Ants whose run began before the card have no AntUpdatedAt until they continue as new: listed every time.
-      String q = base(false) + " AND (AntUpdatedAt >= '" + Instant.ofEpochMilli(sinceMillis)
-          + "' OR (AntUpdatedAt IS NULL AND ExecutionStatus = 'Running'))";
+      String q = base(false).and(VisibilityQuery.anyOf(
+          VisibilityQuery.where().since("AntUpdatedAt", Instant.ofEpochMilli(sinceMillis)),
+          VisibilityQuery.where().isNull("AntUpdatedAt").running())).toString();
       try {
         return listPage(q, from, CHANGES_PAGE);
       } catch (StatusRuntimeException e) {
@@ -561,7 +558,7 @@ public final class TemporalColonySource implements ColonySource {
     }
     // Without AntUpdatedAt every running ant, page by page (its tokens marked, so a page of the other query is not mixed in).
     ByteString start = from;
-    Changes page = call("listing the ants", () -> listPage(base(true), start, CHANGES_PAGE));
+    Changes page = call("listing the ants", () -> listPage(base(true).toString(), start, CHANGES_PAGE));
     return new Changes(page.rows(), page.next() == null ? null : "all:" + page.next());
   }
 
@@ -572,14 +569,10 @@ public final class TemporalColonySource implements ColonySource {
     // One visibility call per 100 names (an IN list of names, not a read of the whole colony).
     for (int i = 0; i < all.size(); i += 100) {
       List<String> chunk = all.subList(i, Math.min(all.size(), i + 100));
-      String q = base(true) + " AND " + antNameIn(chunk);
+      String q = base(true).in("AntName", chunk).toString();
       call("listing the running ants", () -> listQuery(q)).forEach(r -> out.add(r.name()));
     }
     return out;
-  }
-
-  static String antNameIn(List<String> names) {
-    return "AntName IN " + VisibilityQuery.inList(names);
   }
 
   @Override
@@ -614,8 +607,8 @@ public final class TemporalColonySource implements ColonySource {
 
   /** The colony's tasks changed at or after {@code sinceMillis} (tasks share {@code ColonyName} with ants). */
   static String tasksChangedQuery(String colony, long sinceMillis) {
-    return "WorkflowType = '" + TaskIds.WORKFLOW_TYPE + "' AND ColonyName = '" + quote(colony)
-        + "' AND TaskUpdatedAt >= '" + Instant.ofEpochMilli(sinceMillis) + "'";
+    return VisibilityQuery.where().eq("WorkflowType", TaskIds.WORKFLOW_TYPE).eq("ColonyName", colony)
+        .since("TaskUpdatedAt", Instant.ofEpochMilli(sinceMillis)).toString();
   }
 
   /** A task's memo card; null when it has none or it is unreadable. */
@@ -627,43 +620,11 @@ public final class TemporalColonySource implements ColonySource {
     }
   }
 
+  /** The list's row of an ant's run: the client's {@link AntRow} (the one reading) with its card; null when it is no ant's. */
   Row row(WorkflowExecutionInfo info) {
     WorkflowExecutionMetadata m = new WorkflowExecutionMetadata(info, converter);
-    var sa = m.getTypedSearchAttributes();
-    String name = sa.get(AntSearchAttributes.ANT);
-    if (name == null) {
-      String[] parts = AntIds.parse(info.getExecution().getWorkflowId());
-      name = parts == null ? null : parts[parts.length - 1];
-    }
-    if (name == null) {
-      return null;
-    }
-    AntCard card = card(m);
-    OffsetDateTime wake = sa.get(AntSearchAttributes.NEXT_WAKE);
-    OffsetDateTime updated = sa.get(UPDATED_AT);
-    boolean running = info.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
-    String state = running ? sa.get(AntSearchAttributes.STATE) : "stopped";
-    return new Row(name, state, Boolean.TRUE.equals(sa.get(AntSearchAttributes.PAUSED)),
-        sa.get(AntSearchAttributes.PAUSE_REASON), orZero(sa.get(AntSearchAttributes.SESSIONS)),
-        orZero(sa.get(AntSearchAttributes.ERRORS)), orZero(sa.get(AntSearchAttributes.QUEUE)),
-        wake == null ? null : wake.toInstant().toEpochMilli(), sa.get(AntSearchAttributes.HOST),
-        running && Boolean.TRUE.equals(sa.get(AntSearchAttributes.NEEDS_HUMAN)),
-        sa.get(AntSearchAttributes.LAST_OUTCOME), card, running,
-        updated == null ? 0 : updated.toInstant().toEpochMilli());
-  }
-
-  private static long orZero(Long v) {
-    return v == null ? 0 : v;
-  }
-
-  /** The ant's card, null when it has none (older ants) or one newer than this console reads. */
-  private static AntCard card(WorkflowExecutionMetadata m) {
-    try {
-      AntCard card = m.getMemo(AntCard.MEMO_KEY, AntCard.class, AntCard.class);
-      return card == null || card.version() > AntCard.VERSION ? null : card;
-    } catch (RuntimeException e) {
-      return null;
-    }
+    AntRow r = AntRow.of(m);
+    return r.named() ? Row.of(r, AntRow.card(m)) : null;
   }
 
   private String workflowId(String ant) {
@@ -676,7 +637,7 @@ public final class TemporalColonySource implements ColonySource {
           .setNamespace(namespace).setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).build())
           .getWorkflowExecutionInfo();
     } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+      if (Rpc.notFound(e)) {
         return null;
       }
       throw new SourceException("describing " + workflowId + ": Temporal answered " + e.getStatus().getCode(), e);
@@ -735,7 +696,7 @@ public final class TemporalColonySource implements ColonySource {
     if (info == null) {
       throw new NoSuchElementException("no ant '" + name + "' in colony '" + colony + "'");
     }
-    AntCard card = card(new WorkflowExecutionMetadata(info, converter));
+    AntCard card = AntRow.card(new WorkflowExecutionMetadata(info, converter));
     List<Turn> turns = new ArrayList<>();
     int session = 0;
     ByteString token = ByteString.EMPTY;
@@ -911,67 +872,18 @@ public final class TemporalColonySource implements ColonySource {
     return converter.fromPayloads(0, Optional.of(r.getQueryResult()), result, result);
   }
 
-  private WorkflowClient operatorClient(String operator) {
-    if (operatorClients.size() > 100) {
-      operatorClients.clear();
-    }
-    return operatorClients.computeIfAbsent(operator, o -> WorkflowClient.newInstance(stubs,
-        client.getOptions().toBuilder().setIdentity("console:" + o).build()));
-  }
-
+  /** The console's actions, through the one executor: sent as {@code console:<operator>}. */
   @Override
-  public String act(String name, Action action, String operator) {
-    AntWorkflow ant = operatorClient(operator).newWorkflowStub(AntWorkflow.class, workflowId(name));
+  public String act(String name, AntVerb verb, String operator) {
     try {
-      return switch (action.kind()) {
-        case "pause" -> {
-          ant.pause();
-          yield "pause sent; it pauses after its current session";
-        }
-        case "resume" -> {
-          ant.resume();
-          yield "resume sent";
-        }
-        case "stop" -> {
-          ant.stop();
-          yield "stop sent";
-        }
-        case "abort" -> {
-          ant.abort();
-          yield "abort sent";
-        }
-        case "clear" -> {
-          ant.clear();
-          yield "clear sent";
-        }
-        case "send", "urgent" -> {
-          String text = action.text() == null ? "" : action.text().strip();
-          if (text.isEmpty()) {
-            throw new IllegalArgumentException("the message is empty");
-          }
-          if (text.length() > dev.colony.ant.AntWorkflow.MAX_MESSAGE_CHARS) {
-            throw new IllegalArgumentException("the message is over " + dev.colony.ant.AntWorkflow.MAX_MESSAGE_CHARS + " characters");
-          }
-          boolean urgent = action.kind().equals("urgent");
-          ant.message(new Mail(text, urgent, null, UUID.randomUUID().toString()));
-          yield urgent ? "urgent message sent" : "message queued";
-        }
-        case "approve", "deny" -> {
-          boolean approve = action.kind().equals("approve");
-          ant.decide(new Decide(action.id(), approve, operator, action.note()));
-          yield (approve ? "approval" : "denial") + " sent for "
-              + (action.id() == null ? "the oldest waiting request" : "request #" + action.id());
-        }
-        default -> throw new IllegalArgumentException("unknown action '" + action.kind() + "'");
-      };
+      return steering.send(workflowId(name), verb, new Actor(operator, "console"));
     } catch (WorkflowNotFoundException e) {
       throw new NoSuchElementException("no ant '" + name + "' runs in colony '" + colony + "'");
     } catch (io.temporal.client.WorkflowServiceException e) {
-      Throwable c = e.getCause();
-      if (c instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.NOT_FOUND) {
+      if (Rpc.notFound(e)) {
         throw new NoSuchElementException("no ant '" + name + "' runs in colony '" + colony + "'");
       }
-      throw new SourceException("sending " + action.kind() + " to " + name + ": Temporal refused it", e);
+      throw new SourceException("sending " + verb.word() + " to " + name + ": Temporal refused it", e);
     }
   }
 }

@@ -185,6 +185,34 @@ class ConsoleServerTest {
     }
   }
 
+  /** The refusal of the one parser of verbs, for {@code word} as the console names it. */
+  private static String refusal(String word, String text, Integer id, String note) {
+    return assertThrows(dev.colony.client.VerbRefused.class,
+        () -> dev.colony.client.Verbs.named().action(word, text, id, note)).getMessage();
+  }
+
+  @Test
+  void anActionIsReadByTheOneParserItsRefusalWordForWordAndStopEndsTheAnt() throws IOException {
+    start(null, null);
+    String[][] bad = {
+        {"send", "{\"text\": \"  \"}", refusal("send", "  ", null, null)},
+        {"urgent", "{}", refusal("urgent", null, null, null)},
+        {"approve", "{\"id\": 0}", refusal("approve", null, 0, null)},
+        {"deny", "{\"note\": \"" + "n".repeat(dev.colony.client.Verbs.MAX_NOTE_CHARS + 1) + "\"}",
+            refusal("deny", null, null, "n".repeat(dev.colony.client.Verbs.MAX_NOTE_CHARS + 1))},
+    };
+    for (String[] b : bad) {
+      try (Response r = post("/api/ants/alpha/" + b[0], RequestBody.create(b[1], JSON))) {
+        assertEquals(400, r.code(), b[0]);
+        assertEquals(b[2], Views.MAPPER.readTree(r.body().string()).get("error").asText(), b[0]);
+      }
+    }
+    assertTrue(source.actions.isEmpty(), "nothing refused reaches the ant: " + source.actions);
+    // Named (as here and in the CLI), stop is the verb that ends an ant for good; typed in a chat it does nothing.
+    assertTrue(json(post("/api/ants/alpha/stop", RequestBody.create("{}", JSON))).get("ok").asBoolean());
+    assertEquals(List.of("alpha stop by local"), source.actions);
+  }
+
   @Test
   void badRequestsAreRefusedWithJsonErrors() throws IOException {
     start(null, null);

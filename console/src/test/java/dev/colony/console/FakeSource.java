@@ -162,13 +162,14 @@ public final class FakeSource implements ColonySource {
   }
 
   @Override
-  public String act(String name, Action action, String operator) {
+  public String act(String name, dev.colony.client.AntVerb verb, String operator) {
     calls.incrementAndGet();
     if (!rows.containsKey(name)) {
       throw new NoSuchElementException("no ant '" + name + "' runs");
     }
-    actions.add(name + " " + action.kind() + " by " + operator + (action.text() == null ? "" : ": " + action.text()));
-    return action.kind() + " sent";
+    actions.add(name + " " + verb.word() + " by " + operator
+        + (verb instanceof dev.colony.client.AntVerb.Send m ? ": " + m.text() : ""));
+    return verb.word() + " sent";
   }
 
   @Override

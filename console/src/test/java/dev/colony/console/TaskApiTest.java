@@ -1,5 +1,6 @@
 package dev.colony.console;
 
+import dev.colony.board.FakeTaskBoard;
 import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -202,7 +203,7 @@ class TaskApiTest {
     board.put(FakeTaskBoard.reviewed("rev1", "Review me", "body", "alpha"));
     board.put(FakeTaskBoard.card("todo1", "Write the docs", TaskState.TODO, null));
     // approve: only In Review (the board's refusal is a 409 with its sentence)
-    assertEquals("409 task todo1 is not in review (it is To Do)", refused(post("/api/tasks/todo1/approve", "{}")));
+    assertEquals("409 task todo1 is To Do, not In Review: only a task in review can be approved", refused(post("/api/tasks/todo1/approve", "{}")));
     JsonNode a = json(post("/api/tasks/rev1/approve", "{\"text\": \"ship it\"}", "X-Colony-Operator", "alice"));
     assertEquals("approved rev1: Done", a.get("message").asText());
     assertEquals("done", a.get("task").get("state").asText());
@@ -214,7 +215,7 @@ class TaskApiTest {
     JsonNode rq = json(post("/api/tasks/rev2/requeue", "{\"text\": \"the test fails\", \"assignee\": \"beta\"}"));
     assertEquals("todo", rq.get("task").get("state").asText());
     assertEquals("beta", rq.get("task").get("assignee").asText());
-    assertEquals("requeue rev2 by @local: the test fails", board.changes.getLast());
+    assertEquals("requeue rev2 by @local to beta: the test fails", board.changes.getLast());
     // move: a known column; Blocked needs a reason
     assertEquals("400 move where? send {\"to\": \"backlog|todo|in_progress|in_review|done|blocked\"}",
         refused(post("/api/tasks/todo1/move", "{\"to\": \"sideways\"}")));
@@ -237,7 +238,7 @@ class TaskApiTest {
     assertEquals("400 unknown action 'delete' (approve, requeue, move, assign, comment)",
         refused(post("/api/tasks/todo1/delete", "{}")));
     assertTrue(refused(post("/api/tasks/..%2Fx/approve", "{}")).startsWith("400 not a task id"));
-    assertEquals("409 no task 'nope' in colony 'hello'", refused(post("/api/tasks/nope/comment", "{\"text\": \"x\"}")));
+    assertEquals("409 there is no task nope in colony hello", refused(post("/api/tasks/nope/comment", "{\"text\": \"x\"}")));
   }
 
   @Test

@@ -1,7 +1,6 @@
 package dev.colony.console;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,9 +14,6 @@ import dev.colony.merge.PathClaim;
 import dev.colony.merge.PathReply;
 import dev.colony.merge.SubmitReply;
 import dev.colony.merge.Submission;
-import io.temporal.api.common.v1.Memo;
-import io.temporal.api.common.v1.Payload;
-import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -33,8 +29,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * {@link TemporalMergeSource} against the in-memory Temporal: a decision is the queue's
  * {@code decide} update with the operator's identity, the validator's refusal its sentence, a
- * missing queue a 404; the card decoded from the memo. (The in-memory server has no visibility
- * list; the query is checked as text.)
+ * missing queue a 404; the cards decoded from the memo (the in-memory server lists
+ * them by describing).
  */
 @Timeout(60)
 class TemporalMergeSourceTest {
@@ -146,18 +142,16 @@ class TemporalMergeSourceTest {
   }
 
   @Test
-  void theCardIsReadFromTheMemoAndTheQueryNamesTheColonysRunningQueues() {
-    MergeCard card = FakeMergeSource.card("app", List.of(FakeMergeSource.item("alpha-3", "alpha", ItemState.LANDING, "testing",
+  void theCardsAreReadFromTheMemoAndAQueueWithoutOneIsNotShown() {
+    assertEquals(List.of(), source.cards(), "app has no card yet: not listed");
+    MergeCard card = FakeMergeSource.card("web", List.of(FakeMergeSource.item("alpha-3", "alpha", ItemState.LANDING, "testing",
         0, null, null, 1000)), List.of(), Map.of(), Map.of(), Map.of());
-    Payload p = client.getOptions().getDataConverter().toPayload(card).orElseThrow();
-    WorkflowExecutionInfo info = WorkflowExecutionInfo.newBuilder()
-        .setMemo(Memo.newBuilder().putFields(MergeCard.MEMO, p)).build();
-    MergeCard read = source.card(info);
-    assertEquals("app", read.repo());
-    assertEquals("testing", read.items().get(0).step());
-    assertNull(source.card(WorkflowExecutionInfo.getDefaultInstance()), "no card yet: not listed");
-    assertEquals("WorkflowType = 'MergeQueue' AND ColonyName = 'it\\'s' AND ExecutionStatus = 'Running'",
-        TemporalMergeSource.query("it's"));
+    MergeQueueWorkflow q = client.newWorkflowStub(MergeQueueWorkflow.class, WorkflowOptions.newBuilder().setTaskQueue("q")
+        .setWorkflowId(MergeQueueWorkflow.workflowId("hello", "web")).setMemo(Map.of(MergeCard.MEMO, card)).build());
+    WorkflowClient.start(q::run, (MergeQueueState) null);
+    List<MergeCard> read = source.cards();
+    assertEquals(List.of("web"), read.stream().map(MergeCard::repo).toList());
+    assertEquals("testing", read.get(0).items().get(0).step());
     assertTrue(new TemporalColonySource(client, "hello", null).merges() instanceof TemporalMergeSource);
   }
 }

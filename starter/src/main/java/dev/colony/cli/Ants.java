@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import dev.colony.client.AntRow;
 import dev.colony.ant.AntRun;
 import dev.colony.ant.AntStats;
 import dev.colony.ant.AntStatus;
@@ -26,7 +27,9 @@ import io.temporal.api.workflowservice.v1.ListWorkflowExecutionsResponse;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowNotFoundException;
+import dev.colony.client.Rpc;
+import dev.colony.client.VisibilityQuery;
+import io.temporal.client.WorkflowException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import com.google.protobuf.ByteString;
@@ -67,7 +70,7 @@ final class Ants {
               .setNamespace(client.getOptions().getNamespace())
               .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).build());
     } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+      if (Rpc.notFound(e)) {
         return null;
       }
       throw e;
@@ -113,26 +116,20 @@ final class Ants {
     return list(t, colony, null, Integer.MAX_VALUE);
   }
 
-  /** The visibility query for running ants (of {@code colony}), narrowed by {@code filter}. */
-  static String query(String colony, String filter) {
-    return "WorkflowType = '" + AntIds.WORKFLOW_TYPE + "' AND ExecutionStatus = 'Running'"
-        + (colony == null ? "" : " AND ColonyName = '" + quote(colony) + "'")
-        + (filter == null ? "" : " AND (" + filter + ")");
-  }
-
-  /** {@code s} inside a visibility query's single quotes: {@code VisibilityQuery.literal}, the one quoting rule. */
-  static String quote(String s) {
-    String quoted = dev.colony.client.VisibilityQuery.literal(s);
-    return quoted.substring(1, quoted.length() - 1);
+  /** The visibility query for running ants (of {@code colony}, when not null), narrowed by {@code filter}. */
+  static VisibilityQuery query(String colony, VisibilityQuery filter) {
+    VisibilityQuery q = VisibilityQuery.where().eq("WorkflowType", AntIds.WORKFLOW_TYPE).running();
+    q = colony == null ? q : q.eq("ColonyName", colony);
+    return filter == null ? q : q.and(filter);
   }
 
   /**
    * Running ants matching {@code filter} (a visibility query, or null for all), at most about
    * {@code limit} of them (whole pages). The in-memory server ignores the filter and the limit.
    */
-  static List<AntRow> list(Temporal t, String colony, String filter, int limit) {
+  static List<AntRow> list(Temporal t, String colony, VisibilityQuery filter, int limit) {
     TreeMap<String, AntRow> found = new TreeMap<>();
-    String query = query(colony, filter);
+    String query = query(colony, filter).toString();
     try {
       ByteString token = ByteString.EMPTY;
       var converter = t.client.getOptions().getDataConverter();
@@ -158,10 +155,10 @@ final class Ants {
   }
 
   /** How many running ants (of {@code colony}) match {@code filter}; null on the in-memory server. */
-  static Long count(Temporal t, String colony, String filter) {
+  static Long count(Temporal t, String colony, VisibilityQuery filter) {
     try {
       return t.stubs.blockingStub().countWorkflowExecutions(CountWorkflowExecutionsRequest.newBuilder()
-          .setNamespace(t.namespace).setQuery(query(colony, filter)).build()).getCount();
+          .setNamespace(t.namespace).setQuery(query(colony, filter).toString()).build()).getCount();
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.UNIMPLEMENTED) {
         return null;
@@ -192,7 +189,7 @@ final class Ants {
         try {
           add(found, f.get());
         } catch (ExecutionException e) {
-          if (!(e.getCause() instanceof WorkflowNotFoundException)) { // ended meanwhile
+          if (!Rpc.notFound(e.getCause())) { // ended meanwhile
             throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
           }
         } catch (InterruptedException e) {
@@ -224,7 +221,7 @@ final class Ants {
     }
     // One visibility call filtered by the name (two rows tell "one" from "several"): a command
     // about one ant costs the same at 10 ants and at 10,000. Listing every ant cost 1.5-3 s at 3,000.
-    List<Ref> matches = list(t, colony, "AntName = '" + quote(name) + "'", 2).stream()
+    List<Ref> matches = list(t, colony, VisibilityQuery.where().eq("AntName", name), 2).stream()
         .filter(r -> r.ant().equals(name)) // the in-memory server ignores the filter
         .map(r -> new Ref(r.colony(), r.ant(), r.workflowId()))
         .toList();
@@ -277,10 +274,8 @@ final class Ants {
     try {
       return within(SIGNAL_WITHIN, () -> t.client.newUntypedWorkflowStub(workflowId).describe().getStatus())
           == io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
-    } catch (WorkflowNotFoundException e) {
-      return false;
-    } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+    } catch (RuntimeException e) {
+      if (Rpc.notFound(e)) {
         return false;
       }
       throw e;
@@ -299,7 +294,7 @@ final class Ants {
     try {
       return AntRow.of(describe(t, ref.workflowId()));
     } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+      if (Rpc.notFound(e)) {
         throw new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
       }
       throw e;
@@ -322,7 +317,10 @@ final class Ants {
   static AntStatus status(Temporal t, Ref ref) {
     try {
       return stub(t, ref).status();
-    } catch (WorkflowNotFoundException e) {
+    } catch (WorkflowException e) {
+      if (!Rpc.notFound(e)) {
+        throw e;
+      }
       throw new UserError("ant " + ref.colony() + "/" + ref.ant() + " is not running");
     }
   }
@@ -349,7 +347,7 @@ final class Ants {
     try {
       return new Live(answer(t, status, deadline, AntStatus.class), answer(t, stats, deadline, AntStats.class));
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.NOT_FOUND) {
+      if (Rpc.notFound(e.getCause())) {
         throw notRunning(t, ref);
       }
       return null; // timed out, rejected or failed: the caller falls back to visibility
@@ -395,7 +393,7 @@ final class Ants {
       }
       return new UserError("ant " + ref.colony() + "/" + ref.ant() + " ended while it was being asked; try again");
     } catch (StatusRuntimeException e) {
-      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+      if (Rpc.notFound(e)) {
         return new UserError("no ant " + ref.colony() + "/" + ref.ant() + " at " + t.address);
       }
       throw e;
@@ -416,11 +414,8 @@ final class Ants {
         call.accept(stub(t, ref));
         return null;
       });
-    } catch (WorkflowNotFoundException e) {
-      throw notRunning(t, ref);
-    } catch (io.temporal.client.WorkflowServiceException e) {
-      StatusRuntimeException grpc = ColonyCli.grpcCause(e);
-      if (grpc != null && grpc.getStatus().getCode() == Status.Code.NOT_FOUND) {
+    } catch (WorkflowException e) {
+      if (Rpc.notFound(e)) {
         throw notRunning(t, ref);
       }
       throw e;

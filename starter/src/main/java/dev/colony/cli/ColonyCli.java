@@ -20,7 +20,18 @@ import picocli.CommandLine.Option;
         SignalCommands.Stop.class, SignalCommands.Clear.class, SignalCommands.Abort.class, SignalCommands.Approve.class,
         SignalCommands.Deny.class, TaskCommand.class, MergeCommand.class, UpgradeCommand.class, SchemaCommand.class,
         CommandLine.HelpCommand.class})
-public final class ColonyCli implements Runnable {
+public final class ColonyCli implements Runnable, CliContext.Root {
+  private final CliContext context;
+
+  ColonyCli(CliContext context) {
+    this.context = context;
+  }
+
+  @Override
+  public CliContext context() {
+    return context;
+  }
+
   @Option(names = {"-v", "--verbose"}, scope = CommandLine.ScopeType.INHERIT,
       description = "Log what the worker and the SDK do.")
   void verbose(boolean on) {
@@ -38,6 +49,11 @@ public final class ColonyCli implements Runnable {
   }
 
   public static void main(String[] args) throws Exception {
+    main(args, CliContext.standard());
+  }
+
+  /** The CLI with {@code context} (a test's worker of a later release gives its own AntWorkflow). */
+  static void main(String[] args, CliContext context) throws Exception {
     if (Boolean.getBoolean("colony.training")) {
       // The launcher's training run: started with -jar, exactly as the commands it prepares for.
       Training.main(args);
@@ -55,12 +71,16 @@ public final class ColonyCli implements Runnable {
     System.setOut(new RedactingPrintStream(new FileOutputStream(FileDescriptor.out), Secrets.process()));
     System.setErr(new RedactingPrintStream(new FileOutputStream(FileDescriptor.err), Secrets.process()));
     Logging.init();
-    int code = commandLine(args).execute(args);
+    int code = commandLine(args, context).execute(args);
     System.exit(code);
   }
 
   static CommandLine commandLine() {
-    return configure(new CommandLine(new ColonyCli()));
+    return commandLine(CliContext.standard());
+  }
+
+  static CommandLine commandLine(CliContext context) {
+    return configure(new CommandLine(new ColonyCli(context)));
   }
 
   private static CommandLine configure(CommandLine cl) {
@@ -99,6 +119,11 @@ public final class ColonyCli implements Runnable {
    * is a good part of a short call's start. Anything else gets the whole tree.
    */
   static CommandLine commandLine(String[] args) {
+    return commandLine(args, CliContext.standard());
+  }
+
+  /** The same, its commands using {@code context}. */
+  static CommandLine commandLine(String[] args, CliContext context) {
     String first = null;
     for (String a : args) {
       if (!a.startsWith("-")) {
@@ -121,16 +146,27 @@ public final class ColonyCli implements Runnable {
       default -> null;
     };
     if (only == null || args.length == 0 || !args[0].equals(first)) {
-      return commandLine(); // root options first (-v status ...) or anything else: the whole tree
+      return commandLine(context); // root options first (-v status ...) or anything else: the whole tree
     }
-    CommandLine cl = new CommandLine(new OneShot());
+    CommandLine cl = new CommandLine(new OneShot(context));
     cl.addSubcommand(only.get());
     return configure(cl);
   }
 
   /** The root of a one-shot command line: the same name, options and version as {@link ColonyCli}. */
   @Command(name = "colony", mixinStandardHelpOptions = true, versionProvider = ColonyCli.Version.class)
-  static final class OneShot implements Runnable {
+  static final class OneShot implements Runnable, CliContext.Root {
+    private final CliContext context;
+
+    OneShot(CliContext context) {
+      this.context = context;
+    }
+
+    @Override
+    public CliContext context() {
+      return context;
+    }
+
     @Option(names = {"-v", "--verbose"}, scope = CommandLine.ScopeType.INHERIT,
         description = "Log what the worker and the SDK do.")
     void verbose(boolean on) {

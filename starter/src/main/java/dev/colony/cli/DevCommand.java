@@ -36,6 +36,9 @@ final class DevCommand implements Callable<Integer> {
           + "-1: no console).")
   int consolePort;
 
+  @picocli.CommandLine.Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
   @Override
   public Integer call() throws Exception {
     LoadedColony colony = ColonyDir.loadRunnable(dir, true);
@@ -72,7 +75,7 @@ final class DevCommand implements Callable<Integer> {
       throw e;
     }
     ColonyWorker worker = WorkerRuntime.start(t, taskQueue, StickyMode.AUTO, new HostOption(), System.out, colony, null,
-        () -> {
+        CliContext.of(spec).antWorkflow(), () -> {
           t.close();
           local.close();
         });

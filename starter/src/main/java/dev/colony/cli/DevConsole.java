@@ -1,11 +1,13 @@
 package dev.colony.cli;
 
-import dev.colony.ant.AntWorkflow;
+import dev.colony.client.Actor;
+import dev.colony.client.AntSteering;
+import dev.colony.client.AntVerb;
+import dev.colony.client.Verbs;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Instant;
-import java.util.Set;
 
 /**
  * The chat of {@code colony dev} without Discord: type {@code <ant> /pause}, {@code <ant> /status}
@@ -23,13 +25,17 @@ final class DevConsole {
                  /task add TITLE      a task for any ant (colony task add for the options)
                  /merge               the merge queues, one line each (colony merge status)
                  /help                this help
-      old names: /stop is /pause, /start is /resume (stopping an ant for good: colony stop)""";
-  private static final Set<String> ANT_COMMANDS = Set.of("/pause", "/resume", "/status", "/stats",
-      "/usage", "/clear", "/stop", "/start", "/help", "/approve", "/deny", "/urgent", "/abort");
+      to stop an ant for good: colony stop ANT (here /stop does nothing: it could mean /pause)""";
+  /** The ant's words, read as typed here, as in the chats; sent by {@link #steering}. */
+  private static final Verbs VERBS = Verbs.typed("/");
 
   private final Temporal temporal;
   private final String colony;
   private final PrintStream out;
+  /** Who types here, as every surface records who steered an ant. */
+  private final Actor actor = new Actor(System.getProperty("user.name", "someone"), "dev console");
+  /** Sends the ant's verbs; made at the first one (a test's console has no Temporal). */
+  private AntSteering steering;
   /** The colony's task board, made at the first /task or /tasks; a test puts its own. */
   dev.colony.board.TaskBoard tasks;
   /** The colony's merge queues' cards, for /merge; a test puts its own. */
@@ -42,7 +48,7 @@ final class DevConsole {
     this.colony = colony;
     this.out = out;
     this.antRunning = ant -> Ants.isRunning(temporal, dev.colony.spec.AntIds.workflowId(colony, ant));
-    this.mergeCards = () -> new dev.colony.merge.desk.MergeQueueClient(temporal.client, colony).cards();
+    this.mergeCards = () -> new dev.colony.client.MergeQueues(temporal.client, colony).cards();
   }
 
   /** {@code /merge}: one line per queue. */
@@ -80,7 +86,7 @@ final class DevConsole {
     }
     String title = TaskCommand.Texts.checked("the title", rest.substring(4).strip(), dev.colony.task.TaskLimits.TITLE);
     var card = tasks().add(new dev.colony.task.NewTask(null, title, null, dev.colony.task.Priority.NORMAL, java.util.List.of(),
-        null, dev.colony.task.TaskState.TODO, null, TaskCommand.who.get()));
+        null, dev.colony.task.TaskState.TODO, null, TaskCommand.by(System.getenv("USER"))));
     out.println(card.id() + " added to " + card.state().label());
     return true;
   }
@@ -127,40 +133,31 @@ final class DevConsole {
     }
     String name = line.substring(0, space);
     String rest = line.substring(space + 1).strip();
-    Ants.Ref ref = Ants.resolve(temporal, name, colony);
-    AntWorkflow ant = Ants.stub(temporal, ref);
-    if (rest.startsWith("/")) {
-      String cmd = rest.split("\\s+", 2)[0];
-      if (!ANT_COMMANDS.contains(cmd)) {
-        out.println("colony: unknown command " + cmd + "; /help lists commands");
-        return;
-      }
-      switch (cmd) {
-        case "/pause", "/stop" -> ant.pause(); // /stop: the old name, as in the chats
-        case "/resume", "/start" -> ant.resume(); // /start: the old name
-        case "/clear" -> ant.clear();
-        case "/abort" -> ant.abort();
-        case "/urgent" -> {
-          String text = rest.substring("/urgent".length()).strip();
-          if (text.isEmpty()) {
-            out.println("colony: /urgent needs the instruction, e.g. 'worker /urgent fix the build first'");
-          } else {
-            ant.message(dev.colony.mailbox.Mail.urgent(text));
-          }
-        }
-        case "/status" -> out.print(StatusView.detail(Ants.status(temporal, ref), null, Instant.now()));
-        case "/approve", "/deny" -> {
-          String[] parts = rest.split("\\s+");
-          Integer id = parts.length > 1 && parts[1].matches("\\d+") ? Integer.valueOf(parts[1]) : null;
-          ant.decide(new dev.colony.autonomy.Decide(id, cmd.equals("/approve"),
-              System.getProperty("user.name", "someone") + " (dev console)", null));
-        }
-        case "/stats", "/usage" -> out.print(StatusView.detail(Ants.status(temporal, ref),
-            Ants.stats(temporal, ref), Instant.now()));
-        default -> out.println(HELP);
-      }
+    if (rest.equals("/help")) {
+      out.println(HELP);
       return;
     }
-    ant.message(dev.colony.mailbox.Mail.of(rest));
+    AntVerb verb;
+    if (rest.startsWith("/")) {
+      String[] parts = rest.substring(1).split("\\s+", 2);
+      verb = VERBS.parse(parts[0], parts.length > 1 ? parts[1] : ""); // a refusal: "colony: " and its sentence
+    } else {
+      verb = VERBS.message(rest, false);
+    }
+    Ants.Ref ref = Ants.resolve(temporal, name, colony);
+    switch (verb) {
+      case AntVerb.Status s -> out.print(StatusView.detail(Ants.status(temporal, ref), null, Instant.now()));
+      case AntVerb.Stats s -> out.print(StatusView.detail(Ants.status(temporal, ref), Ants.stats(temporal, ref),
+          Instant.now()));
+      default -> {
+        if (steering == null) {
+          steering = new AntSteering(temporal.client);
+        }
+        String sent = steering.send(ref.workflowId(), verb, actor);
+        if (verb instanceof AntVerb.Send m && !Verbs.cutNote(m.text()).isEmpty()) {
+          out.println(ref.ant() + ": " + sent);
+        }
+      }
+    }
   }
 }

@@ -1,32 +1,25 @@
 package dev.colony.cli;
 
-import dev.colony.fakes.FakeNtfy;
-import dev.colony.fakes.FakeSlack;
-import dev.colony.text.Printable;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.Locale;
-import java.util.Map;
+import java.lang.reflect.InvocationTargetException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * A fake Slack (Web API and Socket Mode) and a fake ntfy on loopback, so a colony wired to Slack
- * and ntfy runs offline (examples/slack-ntfy): what the ants post and push is printed, and what a
- * human does in Slack is typed here. The same fakes the tests use.
+ * and ntfy runs offline (examples/slack-ntfy). The fakes (and the mock web server under them) are
+ * not in this jar, which is also the worker's: this command loads them from the fakes module's own
+ * jar, built beside it.
  */
 @Command(name = "fakes", mixinStandardHelpOptions = true,
     description = "Run a fake Slack and a fake ntfy on loopback, to try a Slack/ntfy colony offline "
         + "(see examples/slack-ntfy). Prints what the ants post and push; type what a human does in Slack.")
 final class FakesCommand implements Callable<Integer> {
-  static final String WORK = "C0WORK0001";
-  static final String ALERTS = "C0ALERTS01";
-  static final Map<String, String> USERS = Map.of("dana", "U0DANA0001", "eve", "U0EVE00001", "ada", "U0ADA00001");
-  static final String OPS = "S0OPS00001";
+  static final String TERMINAL = "dev.colony.fakes.FakesTerminal";
 
   @Option(names = "--slack-port", defaultValue = "7340", description = "The fake Slack's port (default: ${DEFAULT-VALUE}).")
   int slackPort;
@@ -34,107 +27,24 @@ final class FakesCommand implements Callable<Integer> {
   @Option(names = "--ntfy-port", defaultValue = "7341", description = "The fake ntfy's port (default: ${DEFAULT-VALUE}).")
   int ntfyPort;
 
-  private static final String HELP = """
-      Type what a human does in Slack (users: dana is an operator, through the user group; eve is not; ada is an admin):
-        say CHANNEL USER TEXT      a message, e.g.  say work dana !status   or   say work dana please add tests
-        slash CHANNEL USER TEXT    the /colony command, e.g.  slash work dana pause
-        approve CHANNEL USER       press Approve on the newest request in CHANNEL (deny: Deny)
-        help | quit""";
-
   @Override
   public Integer call() throws Exception {
-    PrintStream out = System.out;
-    try (FakeSlack slack = new FakeSlack(slackPort); FakeNtfy ntfy = new FakeNtfy(ntfyPort)) {
-      slack.channel(WORK, "work", true).channel(ALERTS, "alerts", true)
-          .user(USERS.get("dana"), "dana", false).user(USERS.get("eve"), "eve", false).user(USERS.get("ada"), "ada", true)
-          .group(OPS, USERS.get("dana"));
-      slack.onPost(m -> out.println(line(m)));
-      ntfy.onMessage(m -> out.println(line(m)));
-      out.println("fake Slack: " + slack.apiUrl() + "   (COLONY_SLACK_API_URL; tokens " + FakeSlack.BOT_TOKEN + " and "
-          + FakeSlack.APP_TOKEN + "; channels #work and #alerts; operators' user group " + OPS + ")");
-      out.println("fake ntfy:  " + ntfy.url() + "/<topic>");
-      out.println(HELP);
-      out.flush();
-      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-      String line;
-      while ((line = in.readLine()) != null) {
-        String reply = handle(slack, line.strip());
-        if (reply == null) {
-          break;
-        }
-        if (!reply.isEmpty()) {
-          out.println(reply);
-          out.flush();
-        }
-      }
-      if (line == null) {
-        // stdin closed (started in the background): serve until stopped
-        new java.util.concurrent.CountDownLatch(1).await();
-      }
+    Path jar = fakesJar();
+    if (!Files.isRegularFile(jar)) {
+      System.err.println("colony fakes: " + jar + " is missing; build it with ./mvnw -q -DskipTests package "
+          + "(./colony builds it when the sources change)");
+      return 1;
     }
-    return 0;
+    try (URLClassLoader fakes = new URLClassLoader(new URL[] {jar.toUri().toURL()}, FakesCommand.class.getClassLoader())) {
+      return (Integer) fakes.loadClass(TERMINAL).getMethod("serve", int.class, int.class).invoke(null, slackPort, ntfyPort);
+    } catch (InvocationTargetException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
   }
 
-  /** What an ant posted to the fake Slack, as printed. */
-  static String line(FakeSlack.Message m) {
-    return "[slack #" + (m.channel().equals(WORK) ? "work" : "alerts") + "] " + Printable.of(m.text())
-        + (m.blocks() != null && m.blocks().toString().contains("colony_approve") ? "   [Approve] [Deny]" : "");
-  }
-
-  /** What an ant pushed to the fake ntfy, as printed. */
-  static String line(FakeNtfy.Message m) {
-    return Printable.of("[ntfy " + m.topic() + ", priority " + m.priority() + "] " + m.title() + ": "
-        + m.message().replace('\n', ' ') + (m.click() == null ? "" : "  (" + m.click() + ")"));
-  }
-
-  /** One typed line; null to quit. */
-  static String handle(FakeSlack slack, String line) throws InterruptedException {
-    if (line.isEmpty()) {
-      return "";
-    }
-    String[] w = line.split("\\s+", 4);
-    String cmd = w[0].toLowerCase(Locale.ROOT);
-    if (cmd.equals("quit") || cmd.equals("exit")) {
-      return null;
-    }
-    if (cmd.equals("help") || w.length < 3) {
-      return HELP;
-    }
-    String channel = switch (w[1].replace("#", "")) {
-      case "work" -> WORK;
-      case "alerts" -> ALERTS;
-      default -> null;
-    };
-    String user = USERS.get(w[2].toLowerCase(Locale.ROOT));
-    if (channel == null || user == null) {
-      return "unknown channel or user: channels work and alerts; users dana, eve and ada";
-    }
-    if (slack.openSockets() == 0) {
-      return "no app is connected yet: start the colony (./colony dev examples/slack-ntfy) and wait for it";
-    }
-    String text = w.length > 3 ? w[3] : "";
-    switch (cmd) {
-      case "say" -> {
-        slack.say(channel, user, text);
-        return "";
-      }
-      case "slash" -> {
-        var ack = slack.ack(slack.slash(channel, user, text), Duration.ofSeconds(5));
-        return ack == null ? "(no answer within 5 s)"
-            : "[/colony, only you see this] " + Printable.of(ack.path("text").asText());
-      }
-      case "approve", "deny" -> {
-        FakeSlack.Message m = slack.newestRequest(channel);
-        if (m == null) {
-          return "no request with buttons in that channel";
-        }
-        slack.press(channel, m.ts(), user, cmd.equals("approve") ? "colony_approve" : "colony_deny",
-            m.metadata().path("event_payload").path("request").asText());
-        return "";
-      }
-      default -> {
-        return HELP;
-      }
-    }
+  /** fakes/target/colony-fakes.jar of the checkout this CLI runs from (starter/target/colony.jar or starter/target/classes). */
+  static Path fakesJar() throws Exception {
+    Path self = Path.of(FakesCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    return self.getParent().getParent().getParent().resolve("fakes/target/colony-fakes.jar");
   }
 }

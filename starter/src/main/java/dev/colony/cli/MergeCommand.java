@@ -6,7 +6,7 @@ import dev.colony.merge.MergeDecision;
 import dev.colony.merge.MergeRepo;
 import dev.colony.merge.Submission;
 import dev.colony.merge.SubmitReply;
-import dev.colony.merge.desk.MergeQueueClient;
+import dev.colony.client.MergeQueues;
 import dev.colony.spec.AntSpec;
 import dev.colony.visibility.AntSearchAttributes;
 import java.io.PrintWriter;
@@ -77,18 +77,16 @@ final class MergeCommand implements Runnable {
     void close();
   }
 
-  interface Desks {
+  /** Opens the queues a command works on ({@link CliContext#queues}; a test's are in memory). */
+  interface Queues {
     Opened open(Common options);
   }
 
-  /** The queues in use: Temporal's, unless a test put its own. */
-  static Desks desks = MergeCommand::openTemporal;
-
-  private static Opened openTemporal(Common o) {
+  static Opened openTemporal(Common o) {
     String colony = o.colonyName();
     String taskQueue = o.temporal.taskQueue(colony);
     Temporal t = Temporal.connect(o.temporal);
-    MergeQueueClient queues = new MergeQueueClient(t.client, colony);
+    MergeQueues queues = new MergeQueues(t.client, colony);
     return new Opened() {
       @Override
       public String colony() {
@@ -125,11 +123,8 @@ final class MergeCommand implements Runnable {
           }
           String host = d.getTypedSearchAttributes().get(AntSearchAttributes.HOST);
           return host == null ? "" : host;
-        } catch (io.temporal.client.WorkflowNotFoundException e) {
-          return "";
         } catch (RuntimeException e) {
-          if (e.getCause() instanceof io.grpc.StatusRuntimeException s
-              && s.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
+          if (dev.colony.client.Rpc.notFound(e)) {
             return "";
           }
           throw e;
@@ -195,12 +190,12 @@ final class MergeCommand implements Runnable {
     @Override
     public final Integer call() {
       check();
-      try (Opened opened = desks.open(common)) {
+      try (Opened opened = CliContext.of(spec).queues().open(common)) {
         PrintWriter out = spec.commandLine().getOut();
         run(opened, out);
         out.flush();
         return 0;
-      } catch (MergeQueueClient.MergeQueueException e) {
+      } catch (MergeQueues.MergeQueueException e) {
         throw new UserError(e.getMessage());
       }
     }
@@ -334,7 +329,7 @@ final class MergeCommand implements Runnable {
         }
       }
       String branch = spec.workspace() == null ? "colony/" + ant : spec.workspace().branchOf(ant);
-      Submission s = new Submission(ant, o.host(ant), branch, task, level, TaskCommand.who.get(), false,
+      Submission s = new Submission(ant, o.host(ant), branch, task, level, CliContext.of(this.spec).who().get(), false,
           head == null ? null : head.strip().toLowerCase(Locale.ROOT), null);
       out.println(MergeView.reply(o.submit(queue, s)));
     }
@@ -387,7 +382,7 @@ final class MergeCommand implements Runnable {
         throw new UserError(noQueue(queue, o.colony()));
       }
       String h = head() == null ? null : head().strip().toLowerCase(Locale.ROOT);
-      out.println(MergeView.reply(o.decide(queue, new MergeDecision(item, action(), TaskCommand.who.get(), h))));
+      out.println(MergeView.reply(o.decide(queue, new MergeDecision(item, action(), CliContext.of(spec).who().get(), h))));
     }
   }
 

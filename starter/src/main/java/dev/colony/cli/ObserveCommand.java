@@ -3,7 +3,8 @@ package dev.colony.cli;
 import dev.colony.config.LoadedColony;
 import dev.colony.supervision.ColonyEvent;
 import dev.colony.supervision.ColonyWorkflow;
-import io.temporal.client.WorkflowNotFoundException;
+import dev.colony.client.Rpc;
+import io.temporal.client.WorkflowException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -65,7 +66,10 @@ final class ObserveCommand implements Callable<Integer> {
         List<ColonyEvent> events;
         try {
           events = w.events(after);
-        } catch (WorkflowNotFoundException e) {
+        } catch (WorkflowException e) {
+          if (!Rpc.notFound(e)) {
+            throw e;
+          }
           throw new UserError("colony '" + colony.colony().name() + "' has no supervisor at " + t.address
               + ": start it with ./colony start " + dir);
         }

@@ -1,5 +1,7 @@
 package dev.colony.cli;
 
+import dev.colony.client.AntRow;
+import dev.colony.client.VisibilityQuery;
 import dev.colony.spec.AntIds;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -23,7 +25,7 @@ final class QueueCheck {
    * (a page of at most 100 ants). Empty when the server cannot say (the in-memory server).
    */
   static Set<String> othersOn(Temporal t, String queue, String colony) {
-    String query = Ants.query(null, "TaskQueue = '" + Ants.quote(queue) + "' AND ColonyName != '" + Ants.quote(colony) + "'");
+    String query = Ants.query(null, VisibilityQuery.where().eq("TaskQueue", queue).notEq("ColonyName", colony)).toString();
     Set<String> others = new TreeSet<>();
     try {
       var r = t.stubs.blockingStub().withDeadlineAfter(5, TimeUnit.SECONDS).listWorkflowExecutions(
@@ -55,7 +57,7 @@ final class QueueCheck {
    * 'colony' until they are started again. Empty when the server cannot say (the in-memory server).
    */
   static Set<String> elsewhere(Temporal t, String queue, String colony) {
-    String query = Ants.query(colony, "TaskQueue != '" + Ants.quote(queue) + "'");
+    String query = Ants.query(colony, VisibilityQuery.where().notEq("TaskQueue", queue)).toString();
     Set<String> queues = new TreeSet<>();
     try {
       var r = t.stubs.blockingStub().withDeadlineAfter(5, TimeUnit.SECONDS).listWorkflowExecutions(

@@ -105,7 +105,11 @@ final class SearchAttributeSetup {
    * attribute"). The dev server and the in-memory one map them at once, or cannot count: no wait.
    */
   static void awaitUsable(Temporal t, java.util.Collection<String> names, Duration within) {
-    String query = String.join(" AND ", names.stream().map(n -> n + " IS NULL").toList());
+    dev.colony.client.VisibilityQuery nothing = dev.colony.client.VisibilityQuery.where();
+    for (String n : names) {
+      nothing = nothing.isNull(n);
+    }
+    String query = nothing.toString();
     try {
       whileUnmapped(() -> t.stubs.blockingStub().withDeadlineAfter(10, TimeUnit.SECONDS).countWorkflowExecutions(
           CountWorkflowExecutionsRequest.newBuilder().setNamespace(t.namespace).setQuery(query).build()), within);

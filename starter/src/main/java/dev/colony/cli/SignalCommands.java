@@ -1,11 +1,15 @@
 package dev.colony.cli;
 
-import dev.colony.ant.AntWorkflow;
+import dev.colony.client.Actor;
+import dev.colony.client.AntSteering;
+import dev.colony.client.AntVerb;
+import dev.colony.client.VerbRefused;
+import dev.colony.client.Verbs;
+import dev.colony.client.AntRow;
 import dev.colony.autonomy.Decide;
 import dev.colony.mailbox.Mail;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -29,39 +33,75 @@ final class SignalCommands {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
-    /** ANT as a colony directory: sends {@code signal} to each of its running ants; returns their ids. */
-    List<String> eachRunningAnt(Temporal t, Consumer<AntWorkflow> signal) {
+    /** This command's verb, read by the one parser from the command's name (the CLI names its verbs). */
+    AntVerb verb() {
+      return read(() -> VERBS.parse(spec.name(), ""));
+    }
+
+    /** ANT as a colony directory: sends {@code verb} to each of its running ants; returns their ids. */
+    List<String> eachRunningAnt(Temporal t, AntVerb verb) {
       var colonyDir = ColonyDir.load(java.nio.file.Path.of(ant));
+      AntSteering steering = new AntSteering(t.client);
       List<String> running = new java.util.ArrayList<>();
       for (var a : colonyDir.ants()) {
         if (Ants.isRunning(t, a.workflowId())) {
-          signal.accept(t.client.newWorkflowStub(AntWorkflow.class, a.workflowId()));
+          steering.send(a.workflowId(), verb, cli());
           running.add(a.workflowId());
         }
       }
       return running;
     }
 
-    /** {@code --all}: the signal to every running ant of the colony in ANT (a directory). */
-    int sendAll(Consumer<AntWorkflow> signal, String done) {
+    /** {@code --all}: the verb to every running ant of the colony in ANT (a directory). */
+    int sendAll(AntVerb verb) {
       try (Temporal t = Temporal.connect(temporal)) {
-        List<String> ids = eachRunningAnt(t, signal);
+        List<String> ids = eachRunningAnt(t, verb);
         var out = spec.commandLine().getOut();
-        out.printf("%s: %s to %d running ant%s%n", ant, done, ids.size(), ids.size() == 1 ? "" : "s");
+        out.printf("%s: %s sent to %d running ant%s%n", ant, verb.word(), ids.size(), ids.size() == 1 ? "" : "s");
         out.flush();
         return 0;
       }
     }
 
-    int send(Consumer<AntWorkflow> signal, String done) {
+    /** The verb to ANT, as {@code who}; prints what was sent. */
+    int send(AntVerb verb, Actor who) {
       try (Temporal t = Temporal.connect(temporal)) {
         Ants.Ref ref = Ants.resolve(t, ant, colony);
-        Ants.signal(t, ref, signal);
-        spec.commandLine().getOut().println(ref.colony() + "/" + ref.ant() + ": " + done);
+        String[] done = new String[1];
+        Ants.signal(t, ref, stub -> done[0] = new AntSteering(t.client).send(ref.workflowId(), verb, who));
+        spec.commandLine().getOut().println(ref.colony() + "/" + ref.ant() + ": " + done[0]);
         spec.commandLine().getOut().flush();
       }
       return 0;
     }
+
+    int send(AntVerb verb) {
+      return send(verb, cli());
+    }
+  }
+
+  /** The words as the CLI names them. */
+  private static final Verbs VERBS = Verbs.named();
+
+  /** A refusal of the one parser, as the CLI shows bad input: one line, exit 1. */
+  static <T> T read(java.util.function.Supplier<T> parse) {
+    try {
+      return parse.get();
+    } catch (VerbRefused refusal) {
+      throw new UserError(refusal.getMessage());
+    }
+  }
+
+  /** Who runs this CLI, as every surface records who steered an ant ({@code user@host}, via {@code cli}). */
+  static Actor cli() {
+    String user = System.getenv().getOrDefault("USER", System.getProperty("user.name", "someone"));
+    String host;
+    try {
+      host = java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      host = "localhost";
+    }
+    return new Actor(user + "@" + host, "cli");
   }
 
   @Command(name = "pause", mixinStandardHelpOptions = true,
@@ -72,8 +112,7 @@ final class SignalCommands {
 
     @Override
     public Integer call() {
-      return all ? sendAll(AntWorkflow::pause, "pause sent")
-          : send(AntWorkflow::pause, "pause sent; it pauses after its current session");
+      return all ? sendAll(verb()) : send(verb());
     }
   }
 
@@ -87,7 +126,7 @@ final class SignalCommands {
     @Override
     public Integer call() {
       if (!all) {
-        return send(AntWorkflow::resume, "resume sent");
+        return send(verb());
       }
       // Ants of a failed group are brought back by the group's reset (a restart each); sending them
       // a resume as well would run two sessions back to back.
@@ -110,9 +149,10 @@ final class SignalCommands {
               + String.join(", ", failed) + "), their ants restarted"));
         }
         List<String> resumed = new java.util.ArrayList<>();
+        AntSteering steering = new AntSteering(t.client);
         for (var a : colony.ants()) {
           if (!restarted.contains(a.name()) && Ants.isRunning(t, a.workflowId())) {
-            t.client.newWorkflowStub(AntWorkflow.class, a.workflowId()).resume();
+            steering.send(a.workflowId(), verb(), cli());
             resumed.add(a.name());
           }
         }
@@ -137,12 +177,12 @@ final class SignalCommands {
     @Override
     public Integer call() throws InterruptedException {
       if (!all) {
-        return send(AntWorkflow::stop, "stop sent");
+        return send(verb());
       }
       var colony = ColonyDir.load(java.nio.file.Path.of(ant));
       var out = spec.commandLine().getOut();
       try (Temporal t = Temporal.connect(temporal)) {
-        List<String> running = eachRunningAnt(t, AntWorkflow::stop);
+        List<String> running = eachRunningAnt(t, verb());
         long deadline = System.nanoTime() + java.time.Duration.ofSeconds(timeoutSeconds).toNanos();
         java.util.List<String> left = new java.util.ArrayList<>(running);
         while (!left.isEmpty() && System.nanoTime() < deadline) {
@@ -168,7 +208,7 @@ final class SignalCommands {
   static final class Abort extends AntCommand {
     @Override
     public Integer call() {
-      return send(AntWorkflow::abort, "abort sent");
+      return send(verb());
     }
   }
 
@@ -177,7 +217,7 @@ final class SignalCommands {
   static final class Clear extends AntCommand {
     @Override
     public Integer call() {
-      return send(AntWorkflow::clear, "clear sent");
+      return send(verb());
     }
   }
 
@@ -205,67 +245,26 @@ final class SignalCommands {
     @Override
     public Integer call() {
       String text = String.join(" ", words);
-      if (text.isBlank()) {
-        throw new UserError("the message is empty");
-      }
-      int max = dev.colony.ant.AntWorkflow.MAX_MESSAGE_CHARS;
       if (from != null) {
-        return sendFromAnt(text, max);
+        return sendFromAnt(text);
       }
-      String key = id != null ? id : java.util.UUID.randomUUID().toString();
-      dev.colony.mailbox.Mail mail = new dev.colony.mailbox.Mail(text, urgent, null, key);
-      return send(a -> a.message(mail), (urgent ? "urgent message sent" : "message queued") + cutNote(text, max));
-    }
-
-    /**
-     * What the ant keeps of a message over {@code max}, in characters a human counts: the ant cuts
-     * at {@code max} UTF-16 units but never through an emoji ({@code SafeText.cut}, as the workflow
-     * does), so one across the boundary is left out whole. Empty within the limit.
-     */
-    static String cutNote(String text, int max) {
-      if (text.length() <= max) {
-        return "";
-      }
-      String kept = dev.colony.text.SafeText.cut(text, max);
-      return String.format(", cut to its first %,d of %,d characters (send the rest separately)",
-          kept.codePointCount(0, kept.length()), text.codePointCount(0, text.length()));
+      return send(read(() -> VERBS.message(text, urgent, id)));
     }
 
     /** An ant writes to another ant of its colony. */
-    private int sendFromAnt(String text, int max) {
-      String sender = from.strip();
-      if (!sender.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")) {
-        throw new UserError("--from must be an ant name (letters, digits, '.', '_', '-'), not '" + Mail.printable(from) + "'");
-      }
-      if (text.length() > max) {
-        throw new UserError(String.format("the message is %,d characters; an ant may send at most %,d", text.length(), max));
-      }
+    private int sendFromAnt(String text) {
       if (colony == null) {
         String env = System.getenv("COLONY_COLONY");
         colony = env == null || env.isBlank() ? null : env;
       }
       String target = ant.contains("/") ? ant.substring(ant.indexOf('/') + 1) : ant;
-      if (target.equals(sender)) {
-        throw new UserError("an ant cannot send a message to itself ('" + sender + "')");
-      }
+      AntVerb.Send checked = read(() -> Verbs.fromAnt(from, target, text, urgent, id));
+      String sender = checked.from();
       String session = System.getenv("COLONY_SESSION");
       String key = id != null ? id : session != null && sender.equals(System.getenv("COLONY_ANT"))
-          ? Mail.derivedId(sender, session, target, text) : java.util.UUID.randomUUID().toString();
-      dev.colony.mailbox.Mail mail = new dev.colony.mailbox.Mail(text, urgent, sender, key);
-      return send(a -> a.message(mail), (urgent ? "urgent message" : "message") + " from " + sender + " sent");
+          ? Mail.derivedId(sender, session, target, checked.text()) : null;
+      return send(new AntVerb.Send(checked.text(), urgent, sender, key));
     }
-  }
-
-  /** Who a decision is recorded as made by, when the user does not say. */
-  static String defaultDecider() {
-    String user = System.getenv().getOrDefault("USER", System.getProperty("user.name", "someone"));
-    String host;
-    try {
-      host = java.net.InetAddress.getLocalHost().getHostName();
-    } catch (java.io.IOException e) {
-      host = "localhost";
-    }
-    return user + "@" + host + " (cli)";
   }
 
   abstract static class DecideCommand extends AntCommand {
@@ -280,11 +279,13 @@ final class SignalCommands {
     String note;
 
     int decide(boolean approve) {
-      String who = by == null ? defaultDecider() : by;
+      // --by is recorded as given; else user@host (cli), as every surface records its person
+      Actor who = by == null ? cli() : new Actor(by, "cli", true);
+      AntVerb.Decide verb = read(() -> VERBS.decide(approve, id, note));
       try (Temporal t = Temporal.connect(temporal)) {
         Ants.Ref ref = Ants.resolve(t, ant, colony);
         String target = checkWaiting(t, ref);
-        Ants.signal(t, ref, a -> a.decide(new Decide(id, approve, who, note)));
+        Ants.signal(t, ref, a -> new AntSteering(t.client).send(ref.workflowId(), verb, who));
         spec.commandLine().getOut().println(ref.colony() + "/" + ref.ant() + ": " + (approve ? "approval" : "denial")
             + " sent for " + target);
         spec.commandLine().getOut().flush();

@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import dev.colony.client.AntRow;
 import dev.colony.config.LoadedColony;
 import dev.colony.spec.AntSpec;
 import java.io.PrintWriter;
@@ -101,11 +102,11 @@ final class StartCommand implements Callable<Integer> {
     if (colony.merge().isEmpty()) {
       return;
     }
-    var queues = new dev.colony.merge.desk.MergeQueueClient(t.client, colony.colony().name());
+    var queues = new dev.colony.client.MergeQueues(t.client, colony.colony().name());
     for (dev.colony.merge.MergeRepo r : colony.merge()) {
       try {
         SearchAttributeSetup.whileUnmapped(() -> queues.start(taskQueue, r), SearchAttributeSetup.USABLE_WITHIN);
-      } catch (dev.colony.merge.desk.MergeQueueClient.MergeQueueException e) {
+      } catch (dev.colony.client.MergeQueues.MergeQueueException e) {
         throw new UserError(e.getMessage());
       }
       out.println(MergeView.started(r));

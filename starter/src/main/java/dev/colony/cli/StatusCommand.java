@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import dev.colony.client.AntRow;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -35,7 +36,10 @@ final class StatusCommand implements Callable<Integer> {
   /** The limit in force; a test lowers it with -Dcolony.status.tableLimit instead of starting 1,000 ants. */
   private static final int tableLimit = Integer.getInteger("colony.status.tableLimit", TABLE_LIMIT);
   /** Ants an operator should look at: waiting for a human, paused, or failing. */
-  static final String ATTENTION = "AntNeedsHuman = true OR AntPaused = true OR AntErrors > 0";
+  static final dev.colony.client.VisibilityQuery ATTENTION = dev.colony.client.VisibilityQuery.anyOf(
+      dev.colony.client.VisibilityQuery.where().eq("AntNeedsHuman", true),
+      dev.colony.client.VisibilityQuery.where().eq("AntPaused", true),
+      dev.colony.client.VisibilityQuery.where().above("AntErrors", 0));
 
   /**
    * How long one ant's worker has to answer: what is left of the 2 s a user waits for

@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import dev.colony.client.AntRow;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.CharacterEscapes;
 import com.fasterxml.jackson.core.io.SerializedString;

@@ -78,22 +78,17 @@ final class TaskCommand implements Runnable {
     void close();
   }
 
-  /** Opens the board a command works on; tests replace it with one over an in-memory board. */
+  /** Opens the board a command works on ({@link CliContext#boards}; a test's is over an in-memory board). */
   interface Boards {
     Opened open(Common options);
   }
 
-  /** The boards in use: Temporal's, unless a test put its own. */
-  static Boards boards = TaskCommand::openTemporal;
-
   /** Who a change is recorded as made by: {@code @USER} when $USER is a plain name, else {@code cli}. */
-  static java.util.function.Supplier<String> who = () -> by(System.getenv("USER"));
-
   static String by(String user) {
     return user != null && Assignee.HUMAN_NAME.matcher(user).matches() ? "@" + user : "cli";
   }
 
-  private static Opened openTemporal(Common o) {
+  static Opened openTemporal(Common o) {
     String colony = o.colonyName();
     TaskSettings settings = o.settings();
     Temporal t = Temporal.connect(o.temporal);
@@ -171,9 +166,14 @@ final class TaskCommand implements Runnable {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Who a change is recorded as made by ({@link CliContext#who}). */
+    String who() {
+      return CliContext.of(spec).who().get();
+    }
+
     @Override
     public final Integer call() {
-      try (Opened opened = boards.open(common)) {
+      try (Opened opened = CliContext.of(spec).boards().open(common)) {
         PrintWriter out = spec.commandLine().getOut();
         run(opened, out);
         out.flush();
@@ -257,9 +257,6 @@ final class TaskCommand implements Runnable {
     @Option(names = "--backlog", description = "Put it in the Backlog, where ants leave it, instead of To Do.")
     boolean backlog;
 
-    /** Standard input, for --body-file -; a test gives its own. */
-    static java.util.function.Supplier<InputStream> stdin = () -> System.in;
-
     @Override
     void run(Opened o, PrintWriter out) {
       String t = Texts.checked("the title", String.join(" ", title).strip(), TaskLimits.TITLE);
@@ -269,13 +266,13 @@ final class TaskCommand implements Runnable {
       if (body != null && bodyFile != null) {
         throw new UsageError("give --body or --body-file, not both");
       }
-      String b = bodyFile != null ? Texts.checked("the body", Texts.read(bodyFile, stdin), TaskLimits.BODY)
+      String b = bodyFile != null ? Texts.checked("the body", Texts.read(bodyFile, CliContext.of(spec).stdin()), TaskLimits.BODY)
           : body == null ? null : Texts.checked("the body", body, TaskLimits.BODY);
       Priority p = Words.priority(priority);
       List<String> ls = Words.labels(labels);
       Assignee a = Words.assignee("--to", to);
       TaskState state = backlog ? TaskState.BACKLOG : TaskState.TODO;
-      TaskCard card = o.board().add(new NewTask(null, t, b, p == null ? Priority.NORMAL : p, ls, a, state, null, who.get()));
+      TaskCard card = o.board().add(new NewTask(null, t, b, p == null ? Priority.NORMAL : p, ls, a, state, null, who()));
       print(out, o, card, card.id() + " added to " + card.state().label()
           + (card.assignee() == null ? ", for any ant that takes " + (card.labels().isEmpty() ? "'*'"
               : "its labels (" + String.join(", ", card.labels()) + ") or '*'") : " for " + card.assignee().text()));
@@ -364,7 +361,7 @@ final class TaskCommand implements Runnable {
       if (to == TaskState.BLOCKED && (why == null || why.isEmpty())) {
         throw new UsageError("a move to blocked needs --reason TEXT: what the task waits for");
       }
-      TaskCard card = o.board().move(id, new TaskChange(who.get(), to, null, why));
+      TaskCard card = o.board().move(id, new TaskChange(who(), to, null, why));
       print(out, o, card, id + " moved to " + card.state().label());
     }
   }
@@ -382,7 +379,7 @@ final class TaskCommand implements Runnable {
     void run(Opened o, PrintWriter out) {
       String id = id();
       Assignee a = Words.assignee("WHO", to);
-      TaskCard card = o.board().assign(id, new TaskChange(who.get(), null, a == null ? "-" : a.text(), null));
+      TaskCard card = o.board().assign(id, new TaskChange(who(), null, a == null ? "-" : a.text(), null));
       print(out, o, card, id + (card.assignee() == null ? " assigned to nobody" : " assigned to " + card.assignee().text())
           + " (" + card.state().label() + ")");
     }
@@ -402,7 +399,7 @@ final class TaskCommand implements Runnable {
       if (text.isEmpty()) {
         throw new UsageError("the comment is empty");
       }
-      TaskCard card = o.board().comment(id, TaskChange.comment(who.get(), text));
+      TaskCard card = o.board().comment(id, TaskChange.comment(who(), text));
       print(out, o, card, "comment added to " + id + " (" + card.comments().size() + " comment"
           + (card.comments().size() == 1 ? "" : "s") + ")");
     }
@@ -419,7 +416,7 @@ final class TaskCommand implements Runnable {
     void run(Opened o, PrintWriter out) {
       String id = id();
       String text = comment == null ? null : Texts.checked("the comment", comment.strip(), TaskLimits.COMMENT);
-      TaskCard card = o.board().approve(id, new TaskChange(who.get(), null, null, text == null || text.isEmpty() ? null : text));
+      TaskCard card = o.board().approve(id, new TaskChange(who(), null, null, text == null || text.isEmpty() ? null : text));
       print(out, o, card, id + " approved: " + card.state().label());
     }
   }
@@ -449,7 +446,7 @@ final class TaskCommand implements Runnable {
         Assignee a = Words.assignee("--to", to);
         assignee = a == null ? "-" : a.text();
       }
-      TaskCard card = o.board().requeue(id, new TaskChange(who.get(), null, assignee, text));
+      TaskCard card = o.board().requeue(id, new TaskChange(who(), null, assignee, text));
       print(out, o, card, id + " re-queued to " + card.state().label()
           + (card.assignee() == null ? "" : " for " + card.assignee().text()));
     }

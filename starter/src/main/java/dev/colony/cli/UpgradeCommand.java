@@ -1,7 +1,7 @@
 package dev.colony.cli;
 
+import dev.colony.client.Rpc;
 import dev.colony.client.VisibilityQuery;
-import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.temporal.api.deployment.v1.WorkerDeploymentVersion;
 import io.temporal.api.workflowservice.v1.DescribeWorkerDeploymentRequest;
@@ -102,7 +102,7 @@ class UpgradeCommand implements Callable<Integer> {
             .setDeploymentVersion(WorkerDeploymentVersion.newBuilder().setDeploymentName(deployment).setBuildId(buildId))
             .build());
       } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        if (Rpc.notFound(e)) {
           throw new UserError("no worker serves version " + target + " yet: start one first ('colony worker DIR "
               + "--build-id " + buildId + (version.deployment == null ? "" : " --deployment " + deployment)
               + "'); it must poll before it can take the colony over");
@@ -167,7 +167,10 @@ class UpgradeCommand implements Callable<Integer> {
           t.client.newUntypedWorkflowStub(w.getExecution().getWorkflowId(),
               java.util.Optional.of(w.getExecution().getRunId()), java.util.Optional.empty()).signal("upgrade");
           told.add(w.getExecution().getRunId());
-        } catch (io.temporal.client.WorkflowNotFoundException finished) {
+        } catch (io.temporal.client.WorkflowException e) {
+          if (!Rpc.notFound(e)) {
+            throw e;
+          }
           // it ended (or continued as new) meanwhile
         }
       });
@@ -222,7 +225,10 @@ class UpgradeCommand implements Callable<Integer> {
       try {
         t.client.newUntypedWorkflowStub(id).signal("upgrade");
         n++;
-      } catch (io.temporal.client.WorkflowNotFoundException finished) {
+      } catch (io.temporal.client.WorkflowException e) {
+        if (!Rpc.notFound(e)) {
+          throw e;
+        }
         // it ended meanwhile
       }
     }

@@ -59,7 +59,7 @@ class WorkerCommand implements Callable<Integer> {
       }
     }
     ColonyWorker worker = WorkerRuntime.start(t, taskQueue, sticky.mode, host, System.out, colony,
-        deploymentVersion);
+        deploymentVersion, CliContext.of(spec).antWorkflow(), () -> { });
     spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' (host %s%s) at %s%n",
         colony.colony().name(), taskQueue, hostName,
         deploymentVersion == null ? "" : ", version " + deploymentVersion.getDeploymentName() + ":"
@@ -86,7 +86,10 @@ class WorkerCommand implements Callable<Integer> {
         try {
           t.client.newWorkflowStub(dev.colony.trigger.RepoWatcher.class,
               dev.colony.trigger.RepoWatcher.workflowId(colonyName, issue.repo())).issue(issue);
-        } catch (io.temporal.client.WorkflowNotFoundException e) {
+        } catch (io.temporal.client.WorkflowException e) {
+          if (!dev.colony.client.Rpc.notFound(e)) {
+            throw e;
+          }
           // no ant of this colony watches that repository
         }
       });

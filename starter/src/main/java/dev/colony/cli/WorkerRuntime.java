@@ -22,19 +22,12 @@ final class WorkerRuntime {
   private WorkerRuntime() {}
 
   /**
-   * The AntWorkflow implementation workers register. Tests of an upgrade set a later release's
-   * here (in a worker process of their own); nothing else changes it.
+   * @param antWorkflow the AntWorkflow implementation to register ({@link CliContext#antWorkflow}: today's,
+   *     unless an upgrade test's worker of a later release gives its own)
    */
-  static Class<? extends dev.colony.ant.AntWorkflow> antWorkflow = dev.colony.ant.AntWorkflowImpl.class;
-
-  static ColonyWorker start(Temporal t, String taskQueue, StickyMode sticky, HostOption hostOption,
-      PrintStream chatOut, LoadedColony colony, io.temporal.common.WorkerDeploymentVersion version) {
-    return start(t, taskQueue, sticky, hostOption, chatOut, colony, version, () -> { });
-  }
-
   static ColonyWorker start(Temporal t, String taskQueue, StickyMode sticky, HostOption hostOption,
       PrintStream chatOut, LoadedColony colony, io.temporal.common.WorkerDeploymentVersion version,
-      Runnable afterStop) {
+      Class<? extends dev.colony.ant.AntWorkflow> antWorkflow, Runnable afterStop) {
     String hostName = hostOption.resolve();
     boolean useSticky = sticky.resolve(t);
     String dir = colony.colony().dir();

@@ -150,6 +150,13 @@ class EmbeddedColonyTest {
     JsonNode paused = ant("greeter");
     assertTrue(paused.get("paused").asBoolean());
     assertEquals("operator", paused.get("pauseReason").asText());
+    // Sent as this CLI's user through the CLI, as every surface records who steered an ant.
+    assertEquals(List.of(SignalCommands.cli().identity()), temporal.client
+        .fetchHistory(dev.colony.spec.AntIds.workflowId("hello", "greeter")).getEvents().stream()
+        .filter(e -> e.hasWorkflowExecutionSignaledEventAttributes())
+        .map(e -> e.getWorkflowExecutionSignaledEventAttributes())
+        .filter(a -> a.getSignalName().equals("pause")).map(a -> a.getIdentity()).toList());
+    assertTrue(SignalCommands.cli().identity().startsWith("cli:"), SignalCommands.cli().identity());
     int sessions = paused.get("sessions").asInt();
 
     CliTest.Result send = cli("send", "greeter", "say", "hi", "to", "the", "team");

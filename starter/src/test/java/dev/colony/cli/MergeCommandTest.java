@@ -15,7 +15,7 @@ import dev.colony.merge.MergeItem;
 import dev.colony.merge.MergeRepo;
 import dev.colony.merge.Submission;
 import dev.colony.merge.SubmitReply;
-import dev.colony.merge.desk.MergeQueueClient;
+import dev.colony.client.MergeQueues;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -26,8 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,15 +44,12 @@ class MergeCommandTest {
   private final Map<String, String> hosts = new LinkedHashMap<>();
   /** The next update's refusal, if any. */
   private String refusal;
-  private MergeCommand.Desks saved;
   private final long now = System.currentTimeMillis();
 
   record Result(int code, String out, String err) {}
 
-  @BeforeEach
-  void fake() {
-    saved = MergeCommand.desks;
-    MergeCommand.desks = options -> {
+  /** The commands' world: the queues in memory, @tester. */
+  private final CliContext context = CliContext.standard().withWho(() -> "@tester").withQueues(options -> {
       String colony = options.colonyName();
       return new MergeCommand.Opened() {
         @Override
@@ -77,7 +72,7 @@ class MergeCommandTest {
           asked.add(repo);
           asked.add(s);
           if (refusal != null) {
-            throw new MergeQueueClient.MergeQueueException(refusal);
+            throw new MergeQueues.MergeQueueException(refusal);
           }
           return new SubmitReply(s.ant() + "-1", ItemState.QUEUED, 2, "behind beta-4");
         }
@@ -87,7 +82,7 @@ class MergeCommandTest {
           asked.add(repo);
           asked.add(d);
           if (refusal != null) {
-            throw new MergeQueueClient.MergeQueueException(refusal);
+            throw new MergeQueues.MergeQueueException(refusal);
           }
           return new SubmitReply(d.item(), d.action().equals("cancel") ? ItemState.CLOSED : ItemState.QUEUED, 1, null);
         }
@@ -101,18 +96,15 @@ class MergeCommandTest {
         @Override
         public void close() {}
       };
-    };
-    TaskCommand.who = () -> "@tester";
+    });
+
+  Result run(String... args) {
+    return run(context, args);
   }
 
-  @AfterEach
-  void restore() {
-    MergeCommand.desks = saved;
-    TaskCommand.who = () -> TaskCommand.by(System.getenv("USER"));
-  }
-
-  static Result run(String... args) {
-    CommandLine cl = ColonyCli.commandLine(args);
+  /** {@code colony ARGS} with {@code context}, its output and exit code. */
+  static Result run(CliContext context, String... args) {
+    CommandLine cl = ColonyCli.commandLine(args, context);
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     cl.setOut(new PrintWriter(out, true));
@@ -122,7 +114,7 @@ class MergeCommandTest {
   }
 
   /** {@code colony merge ARGS --colony acme}. */
-  static Result merge(String... args) {
+  Result merge(String... args) {
     String[] all = new String[args.length + 3];
     all[0] = "merge";
     System.arraycopy(args, 0, all, 1, args.length);

@@ -20,8 +20,7 @@ public final class NextReleaseWorker {
   private NextReleaseWorker() {}
 
   public static void main(String[] args) throws Exception {
-    WorkerRuntime.antWorkflow = NextAntWorkflow.class;
-    ColonyCli.main(args);
+    ColonyCli.main(args, CliContext.standard().withAntWorkflow(NextAntWorkflow.class));
   }
 
   /** Today's ant, plus one timer at the start of every run. */

@@ -13,15 +13,15 @@ class SendCutTest {
 
   @Test
   void aMessageWithinTheLimitIsNotCut() {
-    assertEquals("", SignalCommands.Send.cutNote("x".repeat(MAX), MAX));
+    assertEquals("", dev.colony.client.Verbs.cutNote("x".repeat(MAX)));
   }
 
   @Test
   void anEmojiAcrossTheBoundaryIsKeptWholeOrLeftOutAndTheCountIsInCharactersAHumanSees() {
     String text = "x".repeat(MAX - 1) + ANT + "y".repeat(100);
     assertEquals(", cut to its first 15,999 of 16,100 characters (send the rest separately)",
-        SignalCommands.Send.cutNote(text, MAX));
+        dev.colony.client.Verbs.cutNote(text));
     assertEquals(", cut to its first 16,000 of 20,000 characters (send the rest separately)",
-        SignalCommands.Send.cutNote("x".repeat(20_000), MAX));
+        dev.colony.client.Verbs.cutNote("x".repeat(20_000)));
   }
 }

@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import dev.colony.client.AntRow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,7 +32,7 @@ class StatusViewTest {
 
   private static AntRow row() {
     return new AntRow("c", "evil", "ant/c/evil", "backoff", true, HOSTILE, 3, 2, 0, NOW.plusSeconds(60), true,
-        "error: " + HOSTILE, "command", "does " + HOSTILE, "host" + HOSTILE, "colony-c");
+        "error: " + HOSTILE, "command", "does " + HOSTILE, "host" + HOSTILE, "colony-c", true, 0);
   }
 
   private static AntStatus status() {

@@ -1,5 +1,6 @@
 package dev.colony.cli;
 
+import dev.colony.board.FakeTaskBoard;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -26,8 +27,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,50 +41,48 @@ class TaskCommandTest {
   Path tmp;
 
   private final FakeTaskBoard board = new FakeTaskBoard("acme");
+  /** When the tasks a test puts were last changed: one time, so the board lists them in the order they were put. */
+  private final long now = System.currentTimeMillis();
+
+  {
+    board.newId = n -> "k7m2q" + "xyzabc".charAt((n - 1) % 6); // ids as the real board writes them
+  }
   private final Set<String> running = new java.util.HashSet<>(Set.of("alpha"));
   private final List<String> asked = new java.util.ArrayList<>();
-  private TaskCommand.Boards saved;
+  /** What a command reads from standard input (--body-file -). */
+  private String stdin = "";
+  /** The commands' world: the board in memory, @tester, {@link #stdin}. */
+  private final CliContext context = CliContext.standard()
+      .withBoards(options -> {
+        String colony = options.colonyName(); // the real resolution: --colony, $COLONY_COLONY or --dir
+        return new TaskCommand.Opened() {
+          @Override
+          public TaskBoard board() {
+            return board;
+          }
+
+          @Override
+          public String colony() {
+            return colony;
+          }
+
+          @Override
+          public boolean antRunning(String ant) {
+            asked.add(ant);
+            return running.contains(ant);
+          }
+
+          @Override
+          public void close() {}
+        };
+      })
+      .withWho(() -> "@tester")
+      .withStdin(() -> new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
 
   record Result(int code, String out, String err) {}
 
-  @BeforeEach
-  void fake() {
-    saved = TaskCommand.boards;
-    TaskCommand.boards = options -> {
-      String colony = options.colonyName(); // the real resolution: --colony, $COLONY_COLONY or --dir
-      return new TaskCommand.Opened() {
-        @Override
-        public TaskBoard board() {
-          return board;
-        }
-
-        @Override
-        public String colony() {
-          return colony;
-        }
-
-        @Override
-        public boolean antRunning(String ant) {
-          asked.add(ant);
-          return running.contains(ant);
-        }
-
-        @Override
-        public void close() {}
-      };
-    };
-    TaskCommand.who = () -> "@tester";
-  }
-
-  @AfterEach
-  void restore() {
-    TaskCommand.boards = saved;
-    TaskCommand.who = () -> TaskCommand.by(System.getenv("USER"));
-    TaskCommand.Add.stdin = () -> System.in;
-  }
-
-  static Result run(String... args) {
-    CommandLine cl = ColonyCli.commandLine(args);
+  Result run(String... args) {
+    CommandLine cl = ColonyCli.commandLine(args, context);
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     cl.setOut(new PrintWriter(out, true));
@@ -95,7 +92,7 @@ class TaskCommandTest {
   }
 
   /** Same, with {@code --colony acme} after the subcommand's words. */
-  static Result task(String... args) {
+  Result task(String... args) {
     String[] all = new String[args.length + 3];
     all[0] = "task";
     System.arraycopy(args, 0, all, 1, args.length);
@@ -123,11 +120,11 @@ class TaskCommandTest {
   }
 
   private TaskCard put(String id, String title, TaskState state, Assignee a, String worker, List<String> labels) {
-    long t = board.now - 3_600_000;
+    long t = now - 3_600_000;
     TaskCard c = new TaskCard("acme", id, title, "the body", Priority.NORMAL, labels, a, state,
         state == TaskState.BLOCKED ? "needs the staging password" : null, worker, null, 0, t, t, t, List.of(), null,
         null, List.of(), List.of());
-    board.cards.put(id, c);
+    board.tasks.put(id, c);
     return c;
   }
 
@@ -145,7 +142,7 @@ class TaskCommandTest {
     assertEquals(List.of("web", "ui"), c.labels());
     assertEquals(Assignee.pool("docs"), c.assignee());
     assertEquals(TaskState.TODO, c.state());
-    assertEquals(List.of("add k7m2qx by @tester"), board.calls);
+    assertEquals(List.of("add k7m2qx by @tester: Fix the login redirect"), board.changes);
 
     Result backlog = task("add", "Someday", "--backlog", "--label", "docs");
     assertEquals("k7m2qy added to Backlog, for any ant that takes its labels (docs) or '*'\n", backlog.out());
@@ -158,7 +155,7 @@ class TaskCommandTest {
     Files.writeString(f, "Line one\r\nLine two é\n");
     assertEquals(0, task("add", "From a file", "--body-file", f.toString()).code());
     assertEquals("Line one\nLine two é\n", board.get("k7m2qx").body());
-    TaskCommand.Add.stdin = () -> new ByteArrayInputStream("piped body".getBytes(StandardCharsets.UTF_8));
+    stdin = "piped body";
     assertEquals(0, task("add", "From stdin", "--body-file", "-").code());
     assertEquals("piped body", board.get("k7m2qy").body());
   }
@@ -203,7 +200,7 @@ class TaskCommandTest {
     fails(task("add", "T", "--label", "a", "--label", "b", "--label", "c", "--label", "d", "--label", "e",
         "--label", "f", "--label", "g", "--label", "h", "--label", "i", "--label", "j", "--label", "k"), 2,
         "a task takes at most 10 labels, not 11");
-    assertTrue(board.cards.isEmpty(), "nothing was added");
+    assertTrue(board.tasks.isEmpty(), "nothing was added");
   }
 
   @Test
@@ -279,8 +276,8 @@ class TaskCommandTest {
 
   @Test
   void showPrintsEverything() throws Exception {
-    long t = board.now - 600_000;
-    board.cards.put("k7m2qx", new TaskCard("acme", "k7m2qx", "Fix \u001b[31mlogin", "Steps:\n1. open\n2. log in",
+    long t = now - 600_000;
+    board.tasks.put("k7m2qx", new TaskCard("acme", "k7m2qx", "Fix \u001b[31mlogin", "Steps:\n1. open\n2. log in",
         Priority.HIGH, List.of("web", "ui"), Assignee.pool("web"), TaskState.IN_REVIEW, null, "alpha", "tok", 1, t, t, t,
         List.of(new TaskComment("@alice", "cover logout too", t)), "https://github.com/acme/app/issues/7",
         new TaskWork("colony/alpha", "aaaaaaaaaa", "bbbbbbbbbb", List.of(new TaskWork.Commit("bbbbbbbbbb", "Fix login")),
@@ -323,11 +320,12 @@ class TaskCommandTest {
   void anUnknownOrMalformedIdIsOneLine() {
     fails(task("show", "nope42"), 1, "no task 'nope42' in colony 'acme' (colony task list shows them)");
     fails(task("show", "no/such"), 2, "'no/such' is not a task id");
-    fails(task("move", "nope42", "done"), 1, "no task 'nope42' in colony 'acme'");
-    fails(task("approve", "nope42"), 1, "no task 'nope42'");
-    fails(task("assign", "nope42", "alpha"), 1, "no task 'nope42'");
-    fails(task("comment", "nope42", "hi"), 1, "no task 'nope42'");
-    fails(task("requeue", "nope42", "--comment", "again"), 1, "no task 'nope42'");
+    // a change of a task that is not there: the board's own sentence
+    fails(task("move", "nope42", "done"), 1, "there is no task nope42 in colony acme");
+    fails(task("approve", "nope42"), 1, "there is no task nope42 in colony acme");
+    fails(task("assign", "nope42", "alpha"), 1, "there is no task nope42 in colony acme");
+    fails(task("comment", "nope42", "hi"), 1, "there is no task nope42 in colony acme");
+    fails(task("requeue", "nope42", "--comment", "again"), 1, "there is no task nope42 in colony acme");
   }
 
   // ---- changes ----
@@ -340,13 +338,15 @@ class TaskCommandTest {
     assertEquals("comment added to aaaaaa (1 comment)\n", task("comment", "aaaaaa", "looks", "good").out());
     assertEquals("aaaaaa re-queued to To Do for pool:docs\n",
         task("requeue", "aaaaaa", "--comment", "cover logout", "--to", "pool:docs").out());
+    assertEquals("aaaaaa assigned to nobody (To Do)\n", task("assign", "aaaaaa", "-").out());
     task("move", "aaaaaa", "in_review");
     assertEquals("aaaaaa approved: Done\n", task("approve", "aaaaaa", "--comment", "merged").out());
-    assertEquals(List.of("move aaaaaa by @tester to in_review", "assign aaaaaa by @tester to beta",
+    assertEquals(List.of("move aaaaaa to in_review by @tester", "assign aaaaaa to beta by @tester",
         "comment aaaaaa by @tester: looks good", "requeue aaaaaa by @tester to pool:docs: cover logout",
-        "move aaaaaa by @tester to in_review", "approve aaaaaa by @tester: merged"), board.calls);
-    assertEquals("aaaaaa assigned to nobody (Done)\n", task("assign", "aaaaaa", "-").out());
-    assertEquals("-", board.calls.get(board.calls.size() - 1).substring(board.calls.get(board.calls.size() - 1).length() - 1));
+        "assign aaaaaa to - by @tester", "move aaaaaa to in_review by @tester", "approve aaaaaa by @tester: merged"),
+        board.changes);
+    // a Done task takes no assignment: the workflow's own sentence
+    fails(task("assign", "aaaaaa", "beta"), 1, "task aaaaaa is Done");
 
     JsonNode n = JSON.readTree(task("move", "aaaaaa", "blocked", "--reason", "waits for a key", "--json").out());
     assertEquals("blocked", n.path("state").asText());
@@ -366,8 +366,8 @@ class TaskCommandTest {
   void refusedChangesAreOneLine() {
     put("aaaaaa", "Code", TaskState.TODO, null, null, List.of());
     fails(task("approve", "aaaaaa"), 1, "aaaaaa is To Do, not In Review: only a task in review can be approved");
-    fails(task("requeue", "aaaaaa", "--comment", "x"), 1, "only a task in progress, in review or blocked can be re-queued");
-    fails(task("move", "aaaaaa", "todo"), 1, "aaaaaa is To Do already");
+    fails(task("requeue", "aaaaaa", "--comment", "x"), 1, "task aaaaaa is already To Do");
+    fails(task("move", "aaaaaa", "todo"), 1, "task aaaaaa is already To Do");
     fails(task("move", "aaaaaa", "blocked"), 2, "a move to blocked needs --reason TEXT");
     fails(task("move", "aaaaaa", "sideways"), 2, "'sideways' is not a column");
     fails(task("assign", "aaaaaa", "pool:"), 2, "WHO: '' is not a name for a pool");
@@ -376,7 +376,7 @@ class TaskCommandTest {
     fails(task("comment", "aaaaaa", "c".repeat(TaskLimits.COMMENT + 1)), 1, "the comment is 4,001 characters");
     fails(task("comment", "aaaaaa", "bell\u0007"), 1, "the comment is not text: it holds the control character \\u0007");
     fails(task("move", "aaaaaa", "blocked", "--reason", "r".repeat(TaskLimits.COMMENT + 1)), 1, "the reason is 4,001");
-    assertTrue(board.calls.stream().noneMatch(c -> c.startsWith("comment")), "no refused comment reached the board");
+    assertTrue(board.changes.stream().noneMatch(c -> c.startsWith("comment")), "no refused comment reached the board");
   }
 
   @Test
@@ -408,7 +408,7 @@ class TaskCommandTest {
     assertTrue(out.contains("To Do (1)") && out.contains("beta (ant gone)"), out);
     assertTrue(out.contains("colony: /task add TITLE adds a task for any ant"), out);
     assertTrue(out.contains("colony: the title is 201 characters"), out);
-    assertEquals(1, board.cards.values().stream().filter(c -> c.state() == TaskState.TODO).count());
+    assertEquals(1, board.tasks.values().stream().filter(c -> c.state() == TaskState.TODO).count());
   }
 
   @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.colony.fakes.FakeNtfy;
 import dev.colony.fakes.FakeSlack;
+import dev.colony.fakes.FakesTerminal;
 import dev.colony.supervision.ColonyEvent;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -25,9 +26,9 @@ class TerminalLinesTest {
 
   @Test
   void theFakesConsolePrintsPostsAndPushesEscaped() {
-    String slack = FakesCommand.line(new FakeSlack.Message(FakesCommand.WORK, "1.0", null, "B1", "hi " + HOSTILE,
+    String slack = FakesTerminal.line(new FakeSlack.Message(FakesTerminal.WORK, "1.0", null, "B1", "hi " + HOSTILE,
         null, JsonNodeFactory.instance.objectNode()));
-    String ntfy = FakesCommand.line(new FakeNtfy.Message("1", "topic" + HOSTILE, "title " + HOSTILE,
+    String ntfy = FakesTerminal.line(new FakeNtfy.Message("1", "topic" + HOSTILE, "title " + HOSTILE,
         "body " + HOSTILE, 3, List.of(), "https://x/" + HOSTILE, null, null));
     for (String out : List.of(slack, ntfy)) {
       assertNoRawControls(out);

@@ -61,25 +61,29 @@ class LauncherIT {
    * newer than the jar. Else the launcher would run Maven, rebuilding starter/target and the jar
    * under the integration tests that run at the same time in other JVMs.
    */
-  private static void assertTheLauncherWillNotBuild() throws IOException {
-    java.nio.file.attribute.FileTime jar = Files.getLastModifiedTime(TARGET.resolve("colony.jar"));
-    List<Path> newer = new ArrayList<>();
-    for (Path top : List.of(ROOT.resolve("pom.xml"), ROOT.resolve("workflows"), ROOT.resolve("activities"),
-        ROOT.resolve("worker"), ROOT.resolve("starter"))) {
-      try (var files = Files.walk(top)) {
-        files.filter(f -> f.getFileName().toString().equals("pom.xml") || f.toString().contains("/src/main/"))
-            .filter(f -> {
-              try {
-                return Files.getLastModifiedTime(f).compareTo(jar) > 0;
-              } catch (IOException e) {
-                return false;
-              }
-            })
-            .limit(5).forEach(newer::add);
-      }
-    }
-    assertEquals(List.of(), newer, "sources newer than " + TARGET.resolve("colony.jar")
+  private static void assertTheLauncherWillNotBuild() throws IOException, InterruptedException {
+    assertEquals(false, LauncherStaleTest.stale(ROOT, TARGET.resolve("colony.jar")),
+        "a pom or main source is newer than " + TARGET.resolve("colony.jar")
         + ": ./colony would rebuild it under the other integration tests; build first (mvn package)");
+  }
+
+  /**
+   * The one jar a worker runs holds no fake server and no mock web server: `colony fakes` loads them
+   * from the fakes module's own jar (SlackNtfyExampleIT runs it).
+   */
+  @Test
+  void theCliJarWhichIsTheWorkersHoldsNoFakes() throws Exception {
+    List<String> fakes = new ArrayList<>();
+    try (var jar = new java.util.zip.ZipFile(TARGET.resolve("colony.jar").toFile())) {
+      jar.stream().map(java.util.zip.ZipEntry::getName)
+          .filter(n -> n.startsWith("dev/colony/fakes/") || n.startsWith("mockwebserver3/") || n.contains("mockwebserver"))
+          .limit(5).forEach(fakes::add);
+    }
+    assertEquals(List.of(), fakes, "fakes in colony.jar");
+    try (var jar = new java.util.zip.ZipFile(ROOT.resolve("fakes/target/colony-fakes.jar").toFile())) {
+      assertTrue(jar.getEntry("dev/colony/fakes/FakesTerminal.class") != null, "the fakes' own jar has the terminal");
+      assertTrue(jar.getEntry("mockwebserver3/MockWebServer.class") != null, "and the mock web server");
+    }
   }
 
   @Test

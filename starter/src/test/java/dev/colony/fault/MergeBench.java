@@ -7,7 +7,7 @@ import dev.colony.merge.MergeQueueWorkflow;
 import dev.colony.merge.MergeRepo;
 import dev.colony.merge.Submission;
 import dev.colony.merge.SubmitReply;
-import dev.colony.merge.desk.MergeQueueClient;
+import dev.colony.client.MergeQueues;
 import dev.colony.testing.Eventually;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.EventType;
@@ -149,7 +149,7 @@ public final class MergeBench {
       c.startServer("dev");
       c.startWorker("only");
       MergeRepo fast = ColonyLoader.load(c.dir).merge().get(0);
-      MergeQueueClient queues = new MergeQueueClient(c.client, COLONY);
+      MergeQueues queues = new MergeQueues(c.client, COLONY);
       WorkflowExecution first = queues.start(c.queue(), fast);
       Eventually.eventually(Duration.ofSeconds(60), () -> queues.card(REPO).map(k -> k.targetHead() != null || k
           .updatedAt() > 0).orElse(false), "the queue's first card");
@@ -382,7 +382,7 @@ public final class MergeBench {
   // ---- the measurements ----
 
   /** Each ant's branch, one at a time: submit, wait until it landed. */
-  private static List<Serial> serial(MergeQueueClient queues, MergeQueueWorkflow queue) {
+  private static List<Serial> serial(MergeQueues queues, MergeQueueWorkflow queue) {
     List<Serial> out = new ArrayList<>();
     for (int i = 1; i <= ANTS; i++) {
       long t0 = System.nanoTime();
@@ -395,7 +395,7 @@ public final class MergeBench {
   }
 
   /** All ants' branches at once; returns {wall ms}. */
-  private static long[] burst(MergeQueueClient queues, MergeQueueWorkflow queue) throws Exception {
+  private static long[] burst(MergeQueues queues, MergeQueueWorkflow queue) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(ANTS);
     try {
       long t0 = System.nanoTime();
@@ -415,7 +415,7 @@ public final class MergeBench {
     }
   }
 
-  private static Map<String, Landed> awaitLanded(MergeQueueClient queues, List<String> ids) {
+  private static Map<String, Landed> awaitLanded(MergeQueues queues, List<String> ids) {
     Map<String, Landed> found = new HashMap<>();
     MergeCard[] seen = new MergeCard[1];
     // The shared poll (every 20 ms): an item that went anywhere but the target stops the bench at once.

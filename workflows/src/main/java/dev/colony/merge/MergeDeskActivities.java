@@ -39,7 +39,10 @@ public interface MergeDeskActivities {
   @ActivityMethod(name = "TaskInRework")
   void taskInRework(String colony, String taskId, String comment, boolean review);
 
-  /** The states of these tasks (id → TODO, IN_REVIEW, DONE, ...; a missing task is absent). */
+  /**
+   * The states of these tasks (a missing task is absent). In history each state is its constant's
+   * name ({@code "DONE"}, {@code "IN_REVIEW"}, ...), as when this answer was a map of strings.
+   */
   @ActivityMethod(name = "TaskStates")
-  java.util.Map<String, String> taskStates(String colony, java.util.List<String> taskIds);
+  java.util.Map<String, dev.colony.task.TaskState> taskStates(String colony, java.util.List<String> taskIds);
 }

@@ -4,6 +4,7 @@ import dev.colony.Activities;
 import dev.colony.ant.Timers;
 import dev.colony.compat.Compatibility.Change;
 import dev.colony.spec.AntIds;
+import dev.colony.task.TaskState;
 import dev.colony.upgrade.Upgrade;
 import dev.colony.visibility.AntSearchAttributes;
 import dev.colony.workspace.WorkspaceActivities;
@@ -119,7 +120,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   /** Asks the board whether the tasks of items awaiting review were approved (Done). */
   private void checkReviews(List<String> taskIds) {
     lastReviewCheck = Workflow.currentTimeMillis();
-    Map<String, String> states;
+    Map<String, TaskState> states;
     try {
       states = desk(Activities.MERGE_TASK_STATES, "review check · " + String.join(", ", cut(taskIds, 5)))
           .taskStates(book.repo().colony(), taskIds);
@@ -129,8 +130,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     }
     boolean any = false;
     for (String id : taskIds) {
-      String s = states == null ? null : states.get(id);
-      if (s != null && s.equalsIgnoreCase("DONE")) {
+      if (states != null && states.get(id) == TaskState.DONE) {
         any |= book.taskDone(id, Workflow.currentTimeMillis()); // not a fix that came after its approval
       }
     }
@@ -180,146 +180,199 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
 
   // ---- landing ----
 
+  /**
+   * Lands one item: its branch read, then attempts (prepare, rebase, test, swap) until one is not
+   * {@link LandStep.Moved} or the target moved {@value #MAX_MOVES} times; the outcome is applied by
+   * {@link #apply}.
+   */
   private void land(MergeItem it) {
-    String id = it.id();
-    MergeRepo r = book.repo();
     long start = Workflow.currentTimeMillis();
-    book.landing(id, start);
+    book.landing(it.id(), start);
     publish();
+    LandStep step = read(it);
+    if (step instanceof LandStep.Read read) {
+      book.read(it.id(), read.branch(), Workflow.currentTimeMillis());
+      step = attempts(it, read.branch());
+    }
+    apply(it, step, start);
+  }
 
+  /** Attempts until the target stays put under the update, or moved too often. */
+  private LandStep attempts(MergeItem it, BranchHead b) {
+    for (int moved = 1; ; moved++) {
+      MergeRepo r = book.repo(); // a configure signal applies from the next attempt
+      LandStep step = attempt(it, b, r);
+      if (!(step instanceof LandStep.Moved m)) {
+        return step;
+      }
+      targetHead = m.head();
+      if (moved >= MAX_MOVES) {
+        return new LandStep.Held(r.target() + " moved " + moved + " times while " + it.id() + " landed: back of the line",
+            0, true);
+      }
+      step(it.id(), r.target() + " moved (" + moved + " of " + MAX_MOVES + "): rebasing again");
+    }
+  }
+
+  /** One attempt: rebased onto the target's head, tested, then on the target (or a pull request). */
+  private LandStep attempt(MergeItem it, BranchHead b, MergeRepo r) {
+    LandStep step = rebase(it, b, r);
+    if (step instanceof LandStep.Rebased rebased) {
+      step = test(it, r, rebased);
+    }
+    if (step instanceof LandStep.Tested tested) {
+      step = r.land() == LandMode.PULL_REQUEST ? pullRequest(it, b, r, tested) : updateTarget(it, b, r, tested);
+    }
+    return step;
+  }
+
+  /** PublishBranch on the ant's host: with review, the head a human approved. */
+  private LandStep read(MergeItem it) {
+    MergeRepo r = book.repo();
+    String approved = book.approvedHead(it.id());
     BranchHead b;
-    // With review, what lands is the head a human approved, not the branch as it is now.
-    String approved = book.approvedHead(id);
     try {
-      b = git(Activities.MERGE_PUBLISH, hostQueue(it.host()), "publish " + it.branch() + " of " + id
+      b = git(Activities.MERGE_PUBLISH, hostQueue(it.host()), "publish " + it.branch() + " of " + it.id()
           + (it.host() == null || it.host().isEmpty() ? "" : " on " + it.host())
           + (approved == null ? "" : " · approved " + MergeText.shortSha(approved)))
           .publishBranch(r, it.ant(), it.branch(), book.landedUpTo(it.ant()), approved);
     } catch (ActivityFailure f) {
       if (scheduleToStart(f)) {
-        long now = Workflow.currentTimeMillis();
-        book.hold(id, "host " + it.host() + " is not answering; trying again in "
-            + HOST_GONE_HOLD.toMinutes() + " min", now + HOST_GONE_HOLD.toMillis(), false, now);
-        book.rejoinLater(it.ant());
-        return;
+        return new LandStep.Held("host " + it.host() + " is not answering; trying again in "
+            + HOST_GONE_HOLD.toMinutes() + " min", Workflow.currentTimeMillis() + HOST_GONE_HOLD.toMillis(), false);
       }
-      toHuman(it, "reading " + it.branch() + " failed: " + message(f));
-      return;
+      return new LandStep.NeedsHuman("reading " + it.branch() + " failed: " + message(f));
     }
     if (b == null || b.head() == null || b.commits() <= 0) {
-      String why = b == null || b.head() == null ? "branch " + it.branch() + " does not exist" : "nothing to land";
-      book.close(id, why, Workflow.currentTimeMillis());
-      tell(it.ant(), new MergeNews(MergeNews.Kind.CLOSED, r.name(), id, id + " closed: " + why, null, List.of(),
-          r.target()));
-      pathsFree(book.freed()); // its work ended with nothing to land: its paths are free
-      resubmitLater(it.ant());
-      return;
+      return new LandStep.Closed(b == null || b.head() == null ? "branch " + it.branch() + " does not exist"
+          : "nothing to land", r.target());
     }
-    book.read(id, b, Workflow.currentTimeMillis());
-    for (int moved = 0; ; ) {
-      r = book.repo(); // a configure signal applies from the next attempt
-      String onto;
-      RebaseResult rebased;
-      TestRun run = null;
-      try {
-        step(id, "preparing");
-        onto = git(Activities.MERGE_GIT, null, "prepare scratch of " + r.name() + " · fetch " + r.target())
-            .prepareScratch(r);
-        targetHead = onto;
-        step(id, "rebasing");
-        rebased = git(Activities.MERGE_GIT, null, "rebase " + id + " onto " + r.target() + " "
-            + MergeText.shortSha(onto)).rebase(r, b, onto, squashMessage(it, b));
-      } catch (ActivityFailure f) {
-        toHuman(it, "preparing the landing failed: " + message(f));
-        return;
+    return new LandStep.Read(b);
+  }
+
+  /** PrepareScratch and Rebase: a conflict is a rework; commits all on the target already, nothing to land. */
+  private LandStep rebase(MergeItem it, BranchHead b, MergeRepo r) {
+    String onto;
+    RebaseResult rebased;
+    try {
+      step(it.id(), "preparing");
+      onto = git(Activities.MERGE_GIT, null, "prepare scratch of " + r.name() + " · fetch " + r.target())
+          .prepareScratch(r);
+      targetHead = onto;
+      step(it.id(), "rebasing");
+      rebased = git(Activities.MERGE_GIT, null, "rebase " + it.id() + " onto " + r.target() + " "
+          + MergeText.shortSha(onto)).rebase(r, b, onto, squashMessage(it, b));
+    } catch (ActivityFailure f) {
+      return new LandStep.NeedsHuman("preparing the landing failed: " + message(f));
+    }
+    if (rebased.conflicted()) {
+      return new LandStep.Rework("conflict in " + String.join(", ", cut(rebased.conflicts(), 5))
+          + (rebased.conflicts().size() > 5 ? " …" : ""),
+          MergeText.conflict(it.id(), it.branch(), r.target(), rebased.conflicts(), rebased.detail()),
+          rebased.conflicts());
+    }
+    if (onto.equals(rebased.head()) || rebased.commits() <= 0) {
+      // Every commit was already on the target (git dropped them as applied): nothing lands.
+      return new LandStep.Closed("its commits are already on " + r.target(), r.target());
+    }
+    return new LandStep.Rebased(onto, rebased);
+  }
+
+  /**
+   * RunTests, in a cancellation scope: abandoned when this run's history fills meanwhile (the item
+   * is tested again after continue-as-new). Red or timed out is a rework.
+   */
+  private LandStep test(MergeItem it, MergeRepo r, LandStep.Rebased rb) {
+    if (r.test().isEmpty()) {
+      return new LandStep.Tested(rb.onto(), rb.rebased(), 0);
+    }
+    step(it.id(), "testing");
+    MergeActivities tests = git(Activities.mergeTests(r.testTimeoutSeconds()), null, "tests " + it.id() + " · "
+        + MergeText.plural(rb.rebased().commits(), "commit"));
+    List<Promise<TestRun>> running = new java.util.ArrayList<>(1);
+    String head = rb.rebased().head();
+    CancellationScope scope = Workflow.newCancellationScope(() -> running.add(Async.function(tests::runTests, r, head)));
+    scope.run();
+    Workflow.await(() -> running.get(0).isCompleted() || historyFull());
+    if (!running.get(0).isCompleted()) {
+      scope.cancel();
+      return new LandStep.Abandoned();
+    }
+    TestRun run;
+    try {
+      run = running.get(0).get();
+    } catch (ActivityFailure f) {
+      return new LandStep.NeedsHuman("the tests could not run: " + message(f));
+    }
+    if (!run.passed()) {
+      return new LandStep.Rework(run.timedOut() ? "tests timed out after " + r.testTimeoutSeconds() + " s"
+          : "tests failed (exit code " + run.exitCode() + ")",
+          MergeText.redTests(it.id(), it.branch(), r.target(), r.test(), run), List.of());
+    }
+    return new LandStep.Tested(rb.onto(), rb.rebased(), run.millis());
+  }
+
+  /** OpenPullRequest: the tested head lands as a pull request. */
+  private LandStep pullRequest(MergeItem it, BranchHead b, MergeRepo r, LandStep.Tested t) {
+    step(it.id(), "opening a pull request");
+    try {
+      return new LandStep.Landed(b, t, git(Activities.MERGE_PULL_REQUEST, null, "pull request " + it.id() + " · "
+          + it.branch()).openPullRequest(r, it.ant(), it.branch(), t.rebased().head(), prTitle(it, t.rebased()),
+              prBody(it, t.rebased())));
+    } catch (ActivityFailure f) {
+      return new LandStep.NeedsHuman("opening the pull request failed: " + message(f));
+    }
+  }
+
+  /** UpdateTarget: the compare-and-swap from the head tested on to the tested head. */
+  private LandStep updateTarget(MergeItem it, BranchHead b, MergeRepo r, LandStep.Tested t) {
+    step(it.id(), "updating " + r.target());
+    TargetUpdate u;
+    try {
+      u = git(Activities.MERGE_GIT, null, "update " + r.target() + " " + MergeText.shortSha(t.onto()) + " → "
+          + MergeText.shortSha(t.rebased().head())).updateTarget(r, t.onto(), t.rebased().head());
+    } catch (ActivityFailure f) {
+      return new LandStep.NeedsHuman("updating " + r.target() + " failed: " + message(f));
+    }
+    return u.outcome() == TargetUpdate.Outcome.MOVED ? new LandStep.Moved(u.head()) : new LandStep.Landed(b, t, null);
+  }
+
+  /** The item's outcome: the book, the card, the ant's news, its tasks, freed paths. */
+  private void apply(MergeItem it, LandStep outcome, long start) {
+    String id = it.id();
+    switch (outcome) {
+      case LandStep.Landed l -> {
+        if (l.url() == null) {
+          targetHead = l.tested().rebased().head();
+        }
+        landed(it, l.branch(), l.tested().rebased(), l.tested().onto(), l.tested().rebased().head(),
+            l.tested().testMillis(), start, l.url());
       }
-      if (rebased.conflicted()) {
-        String text = MergeText.conflict(id, it.branch(), r.target(), rebased.conflicts(), rebased.detail());
-        rework(it, "conflict in " + String.join(", ", cut(rebased.conflicts(), 5))
-            + (rebased.conflicts().size() > 5 ? " …" : ""), text, rebased.conflicts());
-        return;
-      }
-      if (onto.equals(rebased.head()) || rebased.commits() <= 0) {
-        // Every commit was already on the target (git dropped them as applied): nothing lands.
-        String why = "its commits are already on " + r.target();
-        book.close(id, why, Workflow.currentTimeMillis());
-        tell(it.ant(), new MergeNews(MergeNews.Kind.CLOSED, r.name(), id, id + " closed: " + why, null, List.of(),
-            r.target()));
-        pathsFree(book.freed());
+      case LandStep.Rework w -> rework(it, w.reason(), w.text(), w.files());
+      case LandStep.NeedsHuman h -> toHuman(it, h.reason());
+      case LandStep.Closed c -> {
+        book.close(id, c.why(), Workflow.currentTimeMillis());
+        tell(it.ant(), new MergeNews(MergeNews.Kind.CLOSED, book.repo().name(), id, id + " closed: " + c.why(), null,
+            List.of(), c.target()));
+        pathsFree(book.freed()); // its work ended with nothing to land: its paths are free
         resubmitLater(it.ant());
-        return;
       }
-      if (!r.test().isEmpty()) {
-        step(id, "testing");
-        MergeActivities tests = git(Activities.mergeTests(r.testTimeoutSeconds()), null, "tests " + id + " · "
-            + MergeText.plural(rebased.commits(), "commit"));
-        List<Promise<TestRun>> running = new java.util.ArrayList<>(1);
-        String head = rebased.head();
-        MergeRepo testedRepo = r;
-        CancellationScope scope = Workflow.newCancellationScope(
-            () -> running.add(Async.function(tests::runTests, testedRepo, head)));
-        scope.run();
-        Workflow.await(() -> running.get(0).isCompleted() || historyFull());
-        if (!running.get(0).isCompleted()) {
-          // Updates and signals filled this run's history during the tests: the item goes back to
-          // the head of the line and is tested again in the next run, which starts at once.
-          scope.cancel();
-          book.hold(id, "tested again after the queue continued as new (its history filled during the tests)", 0, false,
-              Workflow.currentTimeMillis());
-          book.rejoinLater(it.ant()); // a submission that came during the landing joins the item (not carried otherwise)
-          publish();
-          return;
-        }
-        try {
-          run = running.get(0).get();
-        } catch (ActivityFailure f) {
-          toHuman(it, "the tests could not run: " + message(f));
-          return;
-        }
-        if (!run.passed()) {
-          String text = MergeText.redTests(id, it.branch(), r.target(), r.test(), run);
-          rework(it, run.timedOut() ? "tests timed out after " + r.testTimeoutSeconds() + " s"
-              : "tests failed (exit code " + run.exitCode() + ")", text, List.of());
-          return;
-        }
-      }
-      long testMillis = run == null ? 0 : run.millis();
-      if (r.land() == LandMode.PULL_REQUEST) {
-        step(id, "opening a pull request");
-        String url;
-        try {
-          url = git(Activities.MERGE_PULL_REQUEST, null, "pull request " + id + " · " + it.branch())
-              .openPullRequest(r, it.ant(), it.branch(), rebased.head(), prTitle(it, rebased), prBody(it, rebased));
-        } catch (ActivityFailure f) {
-          toHuman(it, "opening the pull request failed: " + message(f));
-          return;
-        }
-        landed(it, b, rebased, onto, rebased.head(), testMillis, start, url);
-        return;
-      }
-      step(id, "updating " + r.target());
-      TargetUpdate u;
-      try {
-        u = git(Activities.MERGE_GIT, null, "update " + r.target() + " " + MergeText.shortSha(onto) + " → "
-            + MergeText.shortSha(rebased.head())).updateTarget(r, onto, rebased.head());
-      } catch (ActivityFailure f) {
-        toHuman(it, "updating " + r.target() + " failed: " + message(f));
-        return;
-      }
-      if (u.outcome() != TargetUpdate.Outcome.MOVED) {
-        targetHead = rebased.head();
-        landed(it, b, rebased, onto, rebased.head(), testMillis, start, null);
-        return;
-      }
-      targetHead = u.head();
-      moved++;
-      if (moved >= MAX_MOVES) {
-        long now = Workflow.currentTimeMillis();
-        book.hold(id, r.target() + " moved " + moved + " times while " + id + " landed: back of the line", 0, true, now);
+      case LandStep.Held h -> {
+        book.hold(id, h.reason(), h.until(), h.back(), Workflow.currentTimeMillis());
         book.rejoinLater(it.ant());
-        return;
       }
-      step(id, r.target() + " moved (" + moved + " of " + MAX_MOVES + "): rebasing again");
+      case LandStep.Abandoned a -> {
+        // Updates and signals filled this run's history during the tests: the item goes back to
+        // the head of the line and is tested again in the next run, which starts at once.
+        book.hold(id, "tested again after the queue continued as new (its history filled during the tests)", 0, false,
+            Workflow.currentTimeMillis());
+        book.rejoinLater(it.ant()); // a submission that came during the landing joins the item (not carried otherwise)
+        publish();
+      }
+      case LandStep.Read r -> throw new IllegalStateException("a landing ended after reading " + r.branch());
+      case LandStep.Rebased r -> throw new IllegalStateException("a landing ended after its rebase");
+      case LandStep.Tested t -> throw new IllegalStateException("a landing ended after its tests");
+      case LandStep.Moved m -> throw new IllegalStateException("a landing ended with the target moved");
     }
   }
 

@@ -9,8 +9,25 @@ import java.util.Objects;
  * refused change leaves no history; the handlers ask again (two changes sent at once are applied
  * one after the other, and the second may no longer fit).
  */
-final class TaskRules {
+public final class TaskRules {
   private TaskRules() {}
+
+  /**
+   * The sentence the task's workflow refuses {@code update} ({@code approve}, {@code requeue},
+   * {@code move}, {@code assign}, {@code comment}) with on {@code card}, null when it takes it: so a
+   * board in memory (the tests' fake) refuses exactly as the workflow does.
+   */
+  public static String refusal(TaskCard card, String update, TaskChange change) {
+    TaskSheet t = TaskSheet.of(card);
+    return switch (update) {
+      case "approve" -> approve(t, change);
+      case "requeue" -> requeue(t, change);
+      case "move" -> move(t, change);
+      case "assign" -> assign(t, change);
+      case "comment" -> comment(t, change);
+      default -> throw new IllegalArgumentException("no update '" + update + "' of a task");
+    };
+  }
 
   static String claim(TaskSheet t, Claim c) {
     if (c == null || TaskText.clean(c.ant()) == null || TaskText.clean(c.token()) == null) {

@@ -61,7 +61,7 @@ class ReworkCostsOneSessionTest {
   static final class Desk implements MergeDeskActivities {
     final Fakes.FakeTasks board;
     volatile WorkflowClient client;
-    final Map<String, String> states = new ConcurrentHashMap<>();
+    final Map<String, dev.colony.task.TaskState> states = new ConcurrentHashMap<>();
     /** Every change of a task's state by the queue, in order: "t1 TODO". */
     final List<String> moves = new CopyOnWriteArrayList<>();
     final List<Submission> submissions = new CopyOnWriteArrayList<>();
@@ -86,14 +86,14 @@ class ReworkCostsOneSessionTest {
 
     @Override
     public void finishTask(String colony, String taskId, String comment) {
-      states.put(taskId, "DONE");
+      states.put(taskId, dev.colony.task.TaskState.DONE);
       moves.add(taskId + " DONE");
     }
 
     @Override
     public void reworkTask(String colony, String taskId, String ant, String comment) {
       // requeued to To Do, assigned to the ant: the ant finds it again
-      states.put(taskId, "TODO");
+      states.put(taskId, dev.colony.task.TaskState.TODO);
       moves.add(taskId + " TODO");
       board.candidates.add(Fakes.FakeTasks.todo(taskId, dev.colony.task.Priority.NORMAL, System.currentTimeMillis()));
     }
@@ -104,9 +104,9 @@ class ReworkCostsOneSessionTest {
     }
 
     @Override
-    public Map<String, String> taskStates(String colony, List<String> taskIds) {
-      Map<String, String> out = new TreeMap<>();
-      taskIds.forEach(id -> out.put(id, states.getOrDefault(id, "IN_REVIEW")));
+    public Map<String, dev.colony.task.TaskState> taskStates(String colony, List<String> taskIds) {
+      Map<String, dev.colony.task.TaskState> out = new TreeMap<>();
+      taskIds.forEach(id -> out.put(id, states.getOrDefault(id, dev.colony.task.TaskState.IN_REVIEW)));
       return out;
     }
   }

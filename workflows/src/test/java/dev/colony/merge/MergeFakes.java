@@ -237,7 +237,7 @@ final class MergeFakes {
     final List<String> reworked = new CopyOnWriteArrayList<>();
     /** Tasks of work sent back to an ant that reworks in a session of its own: "task review comment". */
     final List<String> inRework = new CopyOnWriteArrayList<>();
-    final Map<String, String> states = new ConcurrentHashMap<>();
+    final Map<String, dev.colony.task.TaskState> states = new ConcurrentHashMap<>();
     final AtomicInteger stateChecks = new AtomicInteger();
 
     @Override
@@ -269,17 +269,17 @@ final class MergeFakes {
     public void taskInRework(String colony, String taskId, String comment, boolean review) {
       // The move first, the record after: a test that sees the record sees the move (they ran on
       // the activity's thread, the test reads on its own; recorded first, CI once saw DONE).
-      if (review && "DONE".equals(states.get(taskId))) {
-        states.put(taskId, "IN_REVIEW");
+      if (review && states.get(taskId) == dev.colony.task.TaskState.DONE) {
+        states.put(taskId, dev.colony.task.TaskState.IN_REVIEW);
       }
       inRework.add(taskId + " " + review + " " + comment);
     }
 
     @Override
-    public Map<String, String> taskStates(String colony, List<String> taskIds) {
+    public Map<String, dev.colony.task.TaskState> taskStates(String colony, List<String> taskIds) {
       stateChecks.incrementAndGet();
-      Map<String, String> out = new java.util.TreeMap<>();
-      taskIds.forEach(id -> out.put(id, states.getOrDefault(id, "IN_REVIEW")));
+      Map<String, dev.colony.task.TaskState> out = new java.util.TreeMap<>();
+      taskIds.forEach(id -> out.put(id, states.getOrDefault(id, dev.colony.task.TaskState.IN_REVIEW)));
       return out;
     }
   }

@@ -14,6 +14,7 @@ import dev.colony.merge.MergeFakes.FakeGit;
 import dev.colony.spec.AntIds;
 import dev.colony.visibility.AntSearchAttributes;
 import io.temporal.api.enums.v1.EventType;
+import dev.colony.task.TaskState;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
@@ -283,7 +284,7 @@ class MergeQueueWorkflowTest {
       eventually(() -> git.calls.contains("publish " + a), a + " is landing");
       q.submit(new Submission(b, "", "colony/" + b, "t9", 2, "ant", false, null, null, false));
       if (review) {
-        desk.states.put("t9", "DONE");
+        desk.states.put("t9", TaskState.DONE);
         WorkflowStub.fromTyped(q).signal("taskApproved", "t9");
       }
       git.gate.release(100);
@@ -291,7 +292,7 @@ class MergeQueueWorkflowTest {
       eventually(() -> desk.inRework.size() == 1, "the task heard of the rework");
       assertTrue(desk.inRework.get(0).startsWith("t9 false Merge queue:"), desk.inRework.get(0));
       assertEquals(List.of(), desk.reworked, "the task is not requeued to To Do");
-      assertEquals(review ? "DONE" : null, desk.states.get("t9"), "there is no fix to approve yet: it stays");
+      assertEquals(review ? TaskState.DONE : null, desk.states.get("t9"), "there is no fix to approve yet: it stays");
       if (review) { // a human approves during the rework: there is no fix yet, so it approves none
         WorkflowStub.fromTyped(q).signal("taskApproved", "t9");
       }
@@ -301,9 +302,9 @@ class MergeQueueWorkflowTest {
       if (review) {
         eventually(() -> desk.inRework.size() == 2, "the fix came: its task goes back to In Review");
         assertTrue(desk.inRework.get(1).startsWith("t9 true the fix of " + b + "-1 came"), desk.inRework.get(1));
-        assertEquals("IN_REVIEW", desk.states.get("t9"), "with review the approval is withdrawn when the fix comes");
+        assertEquals(TaskState.IN_REVIEW, desk.states.get("t9"), "with review the approval is withdrawn when the fix comes");
         // the board still says Done when the queue looks (the move failed, or raced the check): no approval
-        desk.states.put("t9", "DONE");
+        desk.states.put("t9", TaskState.DONE);
         int checks = desk.stateChecks.get();
         env.sleep(Duration.ofSeconds(31));
         eventually(() -> desk.stateChecks.get() > checks, "the board was asked again");
@@ -383,7 +384,7 @@ class MergeQueueWorkflowTest {
     eventually(() -> desk.stateChecks.get() >= 1, "the board was asked");
     assertTrue(git.landedOriginals().isEmpty(), "nothing lands unreviewed");
 
-    desk.states.put("t1", "DONE"); // approved on the board, no signal
+    desk.states.put("t1", TaskState.DONE); // approved on the board, no signal
     env.sleep(Duration.ofSeconds(31));
     eventually(() -> told("alpha", MergeNews.Kind.LANDED), "alpha landed after its task was approved");
 

@@ -3,11 +3,14 @@ package dev.colony.chat.impl;
 import dev.colony.ant.AntStats;
 import dev.colony.ant.AntStatus;
 import dev.colony.ant.AntWorkflow;
-import dev.colony.autonomy.Decide;
 import dev.colony.autonomy.PendingConfirmation;
 import dev.colony.board.TaskBoard;
 import dev.colony.board.TemporalTaskBoard;
-import dev.colony.mailbox.Mail;
+import dev.colony.client.Actor;
+import dev.colony.client.AntSteering;
+import dev.colony.client.AntVerb;
+import dev.colony.client.VerbRefused;
+import dev.colony.client.Verbs;
 import dev.colony.spec.AntIds;
 import dev.colony.task.TaskSettings;
 import io.temporal.client.WorkflowClient;
@@ -22,21 +25,22 @@ import java.util.Locale;
  */
 public final class ChannelCommands {
   /**
-   * The commands, and as slash commands on Discord. {@code stop} and {@code start} are the old
-   * names of {@code pause} and {@code resume}, kept so old habits still work; the help lists them
-   * as such (stopping an ant for good is {@code colony stop}, deploying one {@code colony start}).
+   * The commands this chat offers (also its slash commands on Discord). The ant's words among them
+   * are read by {@link Verbs}, like on every surface; {@code help}, {@code task} and {@code tasks}
+   * are the chat's own. {@code /stop} is not offered: typed, it answers which word to use (see
+   * {@link Verbs}); the old name {@code /start} still resumes, read there and never offered here.
    */
-  public static final List<String> COMMANDS = List.of("help", "status", "stats", "usage", "pause", "stop",
-      "resume", "start", "clear", "urgent", "abort", "task", "tasks");
+  public static final List<String> COMMANDS = List.of("help", "status", "stats", "usage", "pause",
+      "resume", "clear", "urgent", "abort", "task", "tasks");
 
   /** The help, with {@code %s} where the chat's command prefix goes ("/" or "/colony "). */
   private static final String HELP = """
       Colony commands (in an ant's channel; with several ants in one channel, name the ant first: `worker %1$spause`)
       `%1$sstatus` the ant's state · `%1$sstats` or `%1$susage` sessions, turns, cost, tokens
-      `%1$spause` pause after the current session · `%1$sresume` go on
+      `%1$spause` pause after the current session · `%1$sresume` go on (to stop an ant for good: `colony stop ANT` or the console)
       `%1$sclear` drop queued instructions · `%1$surgent TEXT` interrupt the running session and start on TEXT now
       `%1$sabort` drop the current task and the queue (the answer to a 🚨 escalation; `%1$sresume` lets it go on)
-      `%1$shelp` this help · old names: `%1$sstop` is `%1$spause`, `%1$sstart` is `%1$sresume`
+      `%1$shelp` this help
       Anything else is a work instruction for the next session. %2$s
       """ + ChatTasks.HELP;
 
@@ -46,6 +50,11 @@ public final class ChannelCommands {
   private final String help;
   private final String prefix;
   private final ChatTasks tasks;
+  private final String approvals;
+  /** The ant's words, read as typed here; sent by {@link #steering} as the speaker {@link #via} this chat. */
+  private final Verbs verbs;
+  private final AntSteering steering;
+  private final String via;
 
   /** On the colony's task board in Temporal (see {@link TemporalTaskBoard}). */
   public ChannelCommands(WorkflowClient client, String colony, OperatorPolicy policy, String prefix, String approvals) {
@@ -59,7 +68,17 @@ public final class ChannelCommands {
    */
   public ChannelCommands(WorkflowClient client, String colony, OperatorPolicy policy, String prefix, String approvals,
       TaskBoard board) {
+    this(client, colony, policy, prefix, approvals, board, "chat");
+  }
+
+  /** @param via the chat's name ("Discord", "Slack"), for the history: who steered an ant, through what */
+  public ChannelCommands(WorkflowClient client, String colony, OperatorPolicy policy, String prefix, String approvals,
+      TaskBoard board, String via) {
     this.client = client;
+    this.approvals = approvals;
+    this.verbs = Verbs.typed(prefix);
+    this.steering = client == null ? null : new AntSteering(client);
+    this.via = via;
     this.colony = colony;
     this.policy = policy;
     this.help = HELP.formatted(prefix, approvals);
@@ -73,9 +92,7 @@ public final class ChannelCommands {
       case "status" -> "The ant's state, queue and next wake-up";
       case "stats", "usage" -> "Sessions, turns, cost and tokens";
       case "pause" -> "Pause the ant after its current session";
-      case "stop" -> "Old name of pause: pause the ant after its current session";
       case "resume" -> "Resume a paused ant";
-      case "start" -> "Old name of resume: resume a paused ant";
       case "urgent" -> "Interrupt the running session and start on this instruction now";
       case "abort" -> "Drop the current task and the queue; an escalated ant goes on";
       case "task" -> "The task board: add, show, approve, requeue, move, assign, comment (task help)";
@@ -113,25 +130,35 @@ public final class ChannelCommands {
     if (!allowedAll(targets, who)) {
       return refused();
     }
+    AntVerb.Send message = verbs.message(t, false);
+    String sent = null;
     for (String ant : targets) {
-      stub(ant).message(Mail.of(t));
+      sent = steering.send(AntIds.workflowId(colony, ant), message, actor(who));
     }
-    return null; // each ant answers 📥 (and ▶️ when it was paused) in the channel
+    // Each ant answers 📥 (and ▶️ when it was paused) in the channel; a cut is said here, as on every surface.
+    return Verbs.cutNote(message.text()).isEmpty() ? null : "📥 " + sent + ".";
   }
 
   public String command(String cmd, String arg, List<String> targets, Speaker who) {
-    if (!COMMANDS.contains(cmd)) {
-      String shown = cmd.replaceAll("[^A-Za-z0-9_-]", "");
-      return "Unknown command `" + prefix + (shown.length() > 40 ? shown.substring(0, 40) + "…" : shown)
-          + "`. Run `" + prefix + "help` for the list.";
-    }
     if (cmd.equals("help")) {
       return help;
+    }
+    boolean taskWord = cmd.equals("task") || cmd.equals("tasks");
+    AntVerb verb = null;
+    if (!taskWord) {
+      try {
+        verb = verbs.parse(cmd, arg);
+      } catch (VerbRefused refusal) {
+        return refusal.getMessage();
+      }
+      if (verb instanceof AntVerb.Decide) {
+        return approvals; // a request is decided on its post, where the chat shows which one
+      }
     }
     if (!allowedAll(targets, who)) {
       return refused();
     }
-    if (cmd.equals("task") || cmd.equals("tasks")) {
+    if (taskWord) {
       // Cleaned once, so the check reads the words the command runs (a control character inside
       // "done" must not hide a move to Done from it).
       String words = ChatTasks.cleaned(arg);
@@ -143,36 +170,41 @@ public final class ChannelCommands {
       }
       return tasks.command(cmd, words, targets, who);
     }
-    if (cmd.equals("urgent") && arg.isBlank()) {
-      return "`" + prefix + "urgent` needs the instruction: `" + prefix + "urgent stop and fix the failing build`.";
-    }
     StringBuilder reply = new StringBuilder();
     for (String ant : targets) {
       AntWorkflow w = stub(ant);
-      switch (cmd) {
-        case "status" -> reply.append("```\n").append(StatusText.detail(w.status(), null, Instant.now())).append("```\n");
-        case "stats", "usage" -> {
-          AntStatus s = w.status();
-          AntStats st = w.stats();
-          reply.append("```\n").append(StatusText.detail(s, st, Instant.now())).append("```\n");
+      switch (verb) {
+        case AntVerb.Status s -> reply.append("```\n").append(StatusText.detail(w.status(), null, Instant.now())).append("```\n");
+        case AntVerb.Stats s -> {
+          AntStatus st = w.status();
+          AntStats stats = w.stats();
+          reply.append("```\n").append(StatusText.detail(st, stats, Instant.now())).append("```\n");
         }
-        case "pause", "stop" -> w.pause(); // stop: the old name
-        case "resume", "start" -> { // start: the old name
-          AntStatus s = w.status();
-          if (s.paused() && !"operator".equals(s.pauseReason()) && policy.operatorsOf(ant).isEmpty() && !isAdmin(who)) {
-            reply.append("⛔ ").append(ant).append(" is paused for ").append(s.pauseReason())
-                .append(": with no operators configured, only an Administrator may resume it.\n");
-          } else {
-            w.resume();
-          }
+        case AntVerb.Resume r when resumeRefused(ant, w, who) -> {
+          AntStatus st = w.status();
+          reply.append("⛔ ").append(ant).append(" is paused for ").append(st.pauseReason())
+              .append(": with no operators configured, only an Administrator may resume it.\n");
         }
-        case "clear" -> w.clear();
-        case "abort" -> w.abort();
-        case "urgent" -> w.message(Mail.urgent(arg));
-        default -> { }
+        case AntVerb.Send m when !Verbs.cutNote(m.text()).isEmpty() ->
+            reply.append("📥 ").append(steering.send(AntIds.workflowId(colony, ant), m, actor(who))).append(".\n");
+        default -> steering.send(AntIds.workflowId(colony, ant), verb, actor(who));
       }
     }
     return reply.isEmpty() ? null : reply.toString().strip();
+  }
+
+  /** Who may not resume {@code ant}: paused for a reason other than an operator's, no operators, no Administrator. */
+  private boolean resumeRefused(String ant, AntWorkflow w, Speaker who) {
+    if (!policy.operatorsOf(ant).isEmpty() || isAdmin(who)) {
+      return false;
+    }
+    AntStatus s = w.status();
+    return s.paused() && !"operator".equals(s.pauseReason());
+  }
+
+  /** The speaker as every surface records who steered an ant. */
+  private Actor actor(Speaker who) {
+    return new Actor(who == null ? null : who.name(), via);
   }
 
   /** Discord and Slack drop an interaction (slash command) not answered within 3 seconds. */
@@ -197,7 +229,7 @@ public final class ChannelCommands {
     java.util.concurrent.Future<String> answer = work.submit(() -> command(cmd, arg, targets, who));
     try {
       String reply = answer.get(INTERACTION_BUDGET_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
-      return reply != null ? reply : "✔️ " + prefix + cmd + " sent to " + String.join(", ", targets) + ".";
+      return reply != null ? reply : "✔️ " + prefix + verbs.word(cmd) + " sent to " + String.join(", ", targets) + ".";
     } catch (java.util.concurrent.TimeoutException e) {
       if (cmd.equals("task") || cmd.equals("tasks")) {
         if (late != null) {
@@ -215,7 +247,7 @@ public final class ChannelCommands {
         }
         return "⏳ " + prefix + cmd + " sent; the task board is slow to answer" + (late == null ? "." : ", its answer follows.");
       }
-      return "⏳ " + prefix + cmd + " sent; the ant's worker is slow to answer, so its reply will show in this channel.";
+      return "⏳ " + prefix + verbs.word(cmd) + " sent; the ant's worker is slow to answer, so its reply will show in this channel.";
     } catch (java.util.concurrent.ExecutionException e) {
       return "The ant did not answer: " + e.getCause().getMessage();
     }
@@ -245,7 +277,7 @@ public final class ChannelCommands {
     if (!waiting) {
       return Decision.ALREADY_DECIDED;
     }
-    w.decide(new Decide(id, approve, who.name() + " (" + via + ")", null));
+    steering.send(AntIds.workflowId(colony, ant), verbs.decide(approve, id, null), new Actor(who.name(), via));
     return Decision.DECIDED;
   }
 

@@ -3,7 +3,6 @@ package dev.colony.chat.impl;
 import dev.colony.lease.LeaseWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
-import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -163,22 +162,12 @@ public final class LeasedConnection<C extends LeasedConnection.Connection> imple
     try {
       return client.newWorkflowStub(LeaseWorkflow.class, leaseId).acquire(candidate, ttl.toMillis());
     } catch (RuntimeException e) {
-      if (!isNotFound(e)) {
+      if (!dev.colony.client.Rpc.notFound(e)) {
         throw e;
       }
       startLease(); // the first candidate ever, or the lease workflow ended
       return client.newWorkflowStub(LeaseWorkflow.class, leaseId).acquire(candidate, ttl.toMillis());
     }
-  }
-
-  private static boolean isNotFound(Throwable e) {
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof WorkflowNotFoundException || (c instanceof io.grpc.StatusRuntimeException s
-          && s.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private void startLease() {

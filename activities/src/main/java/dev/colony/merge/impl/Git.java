@@ -151,7 +151,7 @@ final class Git {
         long slice = Math.min(HEARTBEAT_EVERY.toNanos(), Math.max(1, deadline - System.nanoTime()));
         done = p.waitFor(slice, TimeUnit.NANOSECONDS);
         if (!done) {
-          MergeActivitiesImpl.heartbeat(0);
+          MergeGit.heartbeat(0);
         }
       }
     } catch (InterruptedException | RuntimeException ex) {
@@ -201,6 +201,6 @@ final class Git {
   /** "git ARGS failed (exit N): output", masked and bounded. */
   String describe(String[] args, Result r) {
     return secrets.redact("git " + String.join(" ", args) + " failed (exit " + r.exit + "): "
-        + MergeActivitiesImpl.bounded(r.text(), 1000));
+        + MergeGit.bounded(r.text(), 1000));
   }
 }

@@ -2,6 +2,7 @@ package dev.colony.merge.impl;
 
 import dev.colony.board.TaskBoard;
 import dev.colony.board.TaskBoardException;
+import dev.colony.client.Rpc;
 import dev.colony.merge.MergeDeskActivities;
 import dev.colony.merge.MergeQueueState;
 import dev.colony.merge.MergeQueueWorkflow;
@@ -14,14 +15,11 @@ import dev.colony.task.TaskCard;
 import dev.colony.task.TaskChange;
 import dev.colony.task.TaskState;
 import dev.colony.visibility.AntSearchAttributes;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.temporal.activity.Activity;
 import io.temporal.api.enums.v1.WorkflowIdConflictPolicy;
 import io.temporal.client.UpdateOptions;
 import io.temporal.client.WithStartWorkflowOperation;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowUpdateException;
 import io.temporal.client.WorkflowUpdateStage;
@@ -76,12 +74,11 @@ public final class MergeDeskActivitiesImpl implements MergeDeskActivities {
   public void releasePaths(MergeRepo repo, String ant) {
     try {
       client.newUntypedWorkflowStub(repo.workflowId()).signal("releasePaths", ant);
-    } catch (WorkflowNotFoundException e) {
-      // a queue that is not running holds no claims
-    } catch (io.temporal.client.WorkflowServiceException e) {
-      if (!(e.getCause() instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.NOT_FOUND)) {
+    } catch (io.temporal.client.WorkflowException e) {
+      if (!Rpc.notFound(e)) {
         throw e;
       }
+      // a queue that is not running holds no claims
     }
   }
 
@@ -181,13 +178,13 @@ public final class MergeDeskActivitiesImpl implements MergeDeskActivities {
   }
 
   @Override
-  public Map<String, String> taskStates(String colony, List<String> taskIds) {
+  public Map<String, TaskState> taskStates(String colony, List<String> taskIds) {
     TaskBoard board = boards.apply(colony);
-    Map<String, String> out = new TreeMap<>();
+    Map<String, TaskState> out = new TreeMap<>();
     for (String id : taskIds == null ? List.<String>of() : taskIds) {
       TaskCard card = board.get(id);
       if (card != null) {
-        out.put(id, card.state().name());
+        out.put(id, card.state());
       }
     }
     return out;

@@ -52,7 +52,7 @@ public final class RepoSeed {
       }
       return true;
     } finally {
-      MergeActivitiesImpl.deleteTree(building);
+      MergeGit.deleteTree(building);
     }
   }
 

@@ -132,16 +132,13 @@ public final class ChannelRules {
     if (!to.matches(NAME)) {
       return new Refused("PEER must be an ant name (letters, digits, '.', '_', '-'), not '" + printable(to) + "'");
     }
-    if (to.equals(who.ant())) {
-      return new Refused("an ant cannot send a message to itself ('" + who.ant() + "')");
-    }
-    String text = String.join(" ", positional.subList(1, positional.size()));
-    if (text.isBlank()) {
-      return new Refused("the message is empty");
-    }
-    int max = dev.colony.ant.AntWorkflow.MAX_MESSAGE_CHARS;
-    if (text.length() > max) {
-      return new Refused(String.format("the message is %,d characters; an ant may send at most %,d", text.length(), max));
+    String text;
+    try {
+      // The bounds of an ant's mail, as `colony send --from` reads them: the one parser of verbs.
+      text = dev.colony.client.Verbs.fromAnt(who.ant(), to, String.join(" ", positional.subList(1, positional.size())),
+          urgent, null).text();
+    } catch (dev.colony.client.VerbRefused refusal) {
+      return new Refused(refusal.getMessage());
     }
     if (id != null && (id.isBlank() || id.length() > 200)) {
       return new Refused("--id must be 1 to 200 characters");

@@ -6,8 +6,7 @@ import dev.colony.ant.AntWorkflow;
 import dev.colony.mailbox.Mail;
 import dev.colony.sandbox.channel.ChannelRules.Identity;
 import dev.colony.spec.AntIds;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
+import dev.colony.client.Rpc;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowException;
 import io.temporal.client.WorkflowNotFoundException;
@@ -34,10 +33,8 @@ public final class TemporalChannelColony implements ColonyChannel.Colony {
     AntWorkflow peer = client.newWorkflowStub(AntWorkflow.class, AntIds.workflowId(who.colony(), to));
     try {
       peer.message(mail);
-    } catch (WorkflowNotFoundException e) {
-      throw notRunning(to);
-    } catch (WorkflowServiceException e) {
-      if (notFound(e)) {
+    } catch (WorkflowNotFoundException | WorkflowServiceException e) {
+      if (Rpc.notFound(e)) {
         throw notRunning(to);
       }
       throw new ColonyChannel.Refusal("the message to '" + to + "' was not sent: the colony did not answer ("
@@ -61,14 +58,5 @@ public final class TemporalChannelColony implements ColonyChannel.Colony {
 
   private ColonyChannel.Refusal notRunning(String to) {
     return new ColonyChannel.Refusal("no running ant named '" + to + "' in colony '" + who.colony() + "'");
-  }
-
-  private static boolean notFound(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.NOT_FOUND) {
-        return true;
-      }
-    }
-    return false;
   }
 }

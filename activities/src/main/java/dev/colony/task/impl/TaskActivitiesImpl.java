@@ -2,6 +2,8 @@ package dev.colony.task.impl;
 
 import dev.colony.ant.AntWorkflow;
 import dev.colony.board.TaskQueries;
+import dev.colony.client.Rpc;
+import dev.colony.client.VisibilityQuery;
 import dev.colony.spec.AntIds;
 import dev.colony.task.Claim;
 import dev.colony.task.ClaimResult;
@@ -84,7 +86,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
    */
   @Override
   public List<TaskCandidate> find(FindTasks f) {
-    String tasks = TaskQueries.tasksOf(f.colony()) + " AND ExecutionStatus = 'Running'";
+    VisibilityQuery tasks = TaskQueries.tasksOf(f.colony()).running();
     int limit = Math.max(0, f.limit());
     Comparator<TaskCandidate> order = TaskOrder.order(clock.getAsLong(), f.agingSeconds());
     // The worst kept on top, so a better one read later takes its place.
@@ -100,15 +102,15 @@ public final class TaskActivitiesImpl implements TaskActivities {
         best.add(c);
       }
     };
-    String mineQuery = tasks + " AND TaskState = 'in_progress' AND TaskTags = "
-        + TaskQueries.literal(TaskSearchAttributes.workerTag(f.ant()));
+    String mineQuery = tasks.eq("TaskState", TaskState.IN_PROGRESS.word())
+        .eq("TaskTags", TaskSearchAttributes.workerTag(f.ant())).toString();
     // The ant's own tasks are read while the To Do pages are (two visibility calls at once, not one after the other).
     java.util.concurrent.CompletableFuture<List<TaskCandidate>> mine = f.takerTags().isEmpty()
         ? java.util.concurrent.CompletableFuture.completedFuture(null)
         : java.util.concurrent.CompletableFuture.supplyAsync(() -> readMine(mineQuery), LOOKS);
     if (!f.takerTags().isEmpty()) {
-      try (Stream<TaskCandidate> todo = listing.list(tasks + " AND TaskState = 'todo' AND TaskTags IN "
-          + TaskQueries.inList(f.takerTags()), false)) {
+      try (Stream<TaskCandidate> todo = listing.list(tasks.eq("TaskState", TaskState.TODO.word())
+          .in("TaskTags", f.takerTags()).toString(), false)) {
         todo.forEach(keep);
       }
     }
@@ -176,7 +178,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
       if (why != null) {
         return ClaimResult.refused(why);
       }
-      if (TaskQueries.notFound(e)) {
+      if (Rpc.notFound(e)) {
         return ClaimResult.refused("task " + taskId + " is gone (Done, or removed)");
       }
       throw e;
@@ -199,7 +201,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
       if (why != null) {
         return new TaskReply(false, null, why);
       }
-      if (TaskQueries.notFound(e)) {
+      if (Rpc.notFound(e)) {
         return new TaskReply(false, TaskState.DONE, "task " + taskId + " is gone (Done, or removed)");
       }
       throw e;
@@ -254,12 +256,12 @@ public final class TaskActivitiesImpl implements TaskActivities {
     }
     if (!pools.isEmpty()) {
       long poolWakes = told.stream().filter(id -> !byName.contains(id)).count();
-      String takers = "WorkflowType = " + TaskQueries.literal(AntIds.WORKFLOW_TYPE) + " AND ExecutionStatus = 'Running'"
-          + " AND ColonyName = " + TaskQueries.literal(colony) + " AND AntTakes IN " + TaskQueries.inList(pools);
-      poolWakes = wakeSome(takers + " AND AntState = 'waiting'", poolWakes, told, context);
+      VisibilityQuery takers = VisibilityQuery.where().eq("WorkflowType", AntIds.WORKFLOW_TYPE).running()
+          .eq("ColonyName", colony).in("AntTakes", pools);
+      poolWakes = wakeSome(takers.eq("AntState", "waiting").toString(), poolWakes, told, context);
       // Fewer waiting than that (or not yet shown as waiting: an ant that looked just before the
       // task came): busy ones too. Their wake is kept, so their next wait ends at once with a look.
-      wakeSome(takers, poolWakes, told, context);
+      wakeSome(takers.toString(), poolWakes, told, context);
     }
     return told.size();
   }
@@ -293,7 +295,8 @@ public final class TaskActivitiesImpl implements TaskActivities {
     if (taskWorkflowId == null || !taskWorkflowId.startsWith("task/")) {
       return;
     }
-    String query = "WorkflowId = " + TaskQueries.literal(taskWorkflowId) + " AND TaskState = 'todo'";
+    String query = VisibilityQuery.where().eq("WorkflowId", taskWorkflowId).eq("TaskState", TaskState.TODO.word())
+        .toString();
     long until = System.currentTimeMillis() + LISTED_WITHIN_MILLIS;
     while (!ants.listed(query) && System.currentTimeMillis() < until) {
       try {
@@ -361,7 +364,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
           client.newWorkflowStub(AntWorkflow.class, workflowId).tasksWaiting();
           return true;
         } catch (RuntimeException e) {
-          if (!TaskQueries.notFound(e)) {
+          if (!Rpc.notFound(e)) {
             throw e;
           }
           return false; // it ended between the list and the signal
@@ -376,7 +379,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
       return client.newUntypedWorkflowStub(AntIds.workflowId(colony, ant)).describe().getStatus()
           == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
     } catch (RuntimeException e) {
-      if (TaskQueries.notFound(e)) {
+      if (Rpc.notFound(e)) {
         return false;
       }
       throw e;
@@ -392,7 +395,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
     try {
       held = client.newUntypedWorkflowStub(AntIds.workflowId(colony, ant)).query("taskHeld", String.class);
     } catch (RuntimeException e) {
-      if (TaskQueries.notFound(e)) {
+      if (Rpc.notFound(e)) {
         return HOLDS_GONE;
       }
       // No worker answers, or a run of code without the query: cannot tell, so the ant keeps it.
@@ -411,7 +414,7 @@ public final class TaskActivitiesImpl implements TaskActivities {
     try {
       client.newWorkflowStub(AntWorkflow.class, AntIds.workflowId(colony, ant)).taskWithdrawn(taskId);
     } catch (RuntimeException e) {
-      if (!TaskQueries.notFound(e)) {
+      if (!Rpc.notFound(e)) {
         throw e;
       }
       log.info("task {}: ant {} is not running, nothing to withdraw", taskId, ant);

@@ -1,5 +1,6 @@
 package dev.colony.chat.impl;
 
+import dev.colony.board.FakeTaskBoard;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -52,7 +53,7 @@ class ChatTasksTest {
     assertEquals(Priority.HIGH, c.priority());
     assertEquals(List.of("auth", "ui"), c.labels());
     assertEquals(Assignee.ant("alpha"), c.assignee());
-    assertEquals("add t1 by @dana", board.changes.get(0));
+    assertEquals("add t1 by @dana: Fix the login page", board.changes.get(0));
 
     say(DANA, alpha, "/task add Write docs to:pool:docs state:backlog");
     assertEquals(Assignee.pool("docs"), board.get("t2").assignee());
@@ -82,7 +83,7 @@ class ChatTasksTest {
     assertFalse(list.contains("@everyone") || list.contains("<@"), list);
     // A speaker's odd name becomes a plain @handle.
     say(new Speaker("U9", "d<a>n a`@everyone", Set.of("OPS"), Set.of(), false), alpha, "/task add y");
-    assertTrue(board.changes.getLast().endsWith("by @dan@everyone") || board.changes.getLast().endsWith("by @dana@everyone"),
+    assertTrue(board.changes.getLast().endsWith("by @dan@everyone: y") || board.changes.getLast().endsWith("by @dana@everyone: y"),
         board.changes.getLast());
   }
 
@@ -119,7 +120,8 @@ class ChatTasksTest {
     board.put("r1", "review me", TaskState.IN_REVIEW, "alpha");
     board.put("r2", "again", TaskState.IN_REVIEW, "alpha");
     assertEquals("✅ `r1` approved by @dana: Done.", say(DANA, alpha, "/task approve r1"));
-    assertEquals("⚠️ Task 'r1' is not in review (it is in Done).", say(DANA, alpha, "/task approve r1"));
+    // the board's own sentence: a Done task's run is over
+    assertEquals("⚠️ Task r1 is Done: move it to To Do to reopen it.", say(DANA, alpha, "/task approve r1"));
     assertTrue(say(DANA, alpha, "/task requeue r2").startsWith("A re-queue needs a comment"));
     assertTrue(say(DANA, alpha, "/task requeue r2 tests still fail").startsWith("🔁 `r2` re-queued by @dana: To Do"));
     assertEquals("requeue r2 by @dana: tests still fail", board.changes.getLast());
@@ -129,7 +131,7 @@ class ChatTasksTest {
     assertEquals("👤 `r2` is now for pool:docs.", say(DANA, alpha, "/task assign r2 pool:docs"));
     assertTrue(say(DANA, alpha, "/task assign r2 bad\"name").contains("is not a name for an ant"));
     assertEquals("💬 comment added to `r2`.", say(DANA, alpha, "/task comment r2 use the new client"));
-    assertEquals("⚠️ There is no task 'nope'.", say(DANA, alpha, "/task comment nope hi"));
+    assertEquals("⚠️ There is no task nope in colony hello.", say(DANA, alpha, "/task comment nope hi"));
     assertTrue(say(DANA, alpha, "/task frob r2").startsWith("Unknown task word `frob`"));
     assertTrue(say(DANA, alpha, "/task").contains("/task add TITLE"));
     assertTrue(commands.help().contains("`/task approve ID`") && commands.help().contains("`/tasks [STATE]`"), commands.help());

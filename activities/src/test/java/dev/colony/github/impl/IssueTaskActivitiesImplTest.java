@@ -5,96 +5,36 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.colony.board.TaskBoard;
-import dev.colony.board.TaskBoardException;
+import dev.colony.board.FakeTaskBoard;
 import dev.colony.task.Assignee;
-import dev.colony.task.NewTask;
 import dev.colony.task.TaskCard;
-import dev.colony.task.TaskChange;
 import dev.colony.task.TaskLimits;
 import dev.colony.task.TaskState;
 import dev.colony.trigger.IssueEvent;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Issues as tasks through the board's interface: made once whatever repeats, closed to Done. */
 @Timeout(30)
 class IssueTaskActivitiesImplTest {
-  /** Just what the activity uses of a board: add (refusing a second with the same id), get, move. */
-  static final class Board implements TaskBoard {
-    final Map<String, TaskCard> cards = new ConcurrentHashMap<>();
-    final List<NewTask> added = new ArrayList<>();
-    final List<String> moves = new ArrayList<>();
-    /** Adds the task but answers a failure, as a start whose answer was lost would. */
-    boolean loseTheAnswer;
-
-    @Override
-    public TaskCard add(NewTask t) {
-      added.add(t);
-      if (cards.containsKey(t.id())) {
-        throw new TaskBoardException("task '" + t.id() + "' exists already");
-      }
-      TaskCard c = new TaskCard("c", t.id(), t.title(), t.body(), t.priority(), t.labels(), t.assignee(), t.state(), null,
-          null, null, 0, 1, 1, 1, List.of(), t.issueUrl(), null, List.of(), List.of());
-      cards.put(t.id(), c);
-      if (loseTheAnswer) {
-        throw new TaskBoardException("Temporal did not answer in time");
-      }
-      return c;
-    }
-
-    @Override
-    public TaskCard get(String id) {
-      return cards.get(id);
-    }
-
-    @Override
-    public TaskCard move(String id, TaskChange change) {
-      moves.add(id + " -> " + change.to().word() + " by " + change.by() + ": " + change.text());
-      TaskCard c = cards.get(id);
-      TaskCard d = new TaskCard(c.colony(), c.id(), c.title(), c.body(), c.priority(), c.labels(), c.assignee(),
-          change.to(), change.text(), null, null, 0, 1, 2, 2, List.of(), c.issueUrl(), null, List.of(), List.of());
-      cards.put(id, d);
-      return d;
-    }
-
-    @Override
-    public List<TaskCard> list(Filter filter) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public TaskCard approve(String id, TaskChange change) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public TaskCard requeue(String id, TaskChange change) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public TaskCard assign(String id, TaskChange change) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public TaskCard comment(String id, TaskChange change) {
-      throw new UnsupportedOperationException();
-    }
-  }
-
-  private final Board board = new Board();
+  private final FakeTaskBoard board = new FakeTaskBoard("c");
   private final List<String> colonies = new ArrayList<>();
   private final IssueTaskActivitiesImpl tasks = new IssueTaskActivitiesImpl(colony -> {
     colonies.add(colony);
     return board;
   });
+
+  /** The tasks asked to be added, as "add ID". */
+  private List<String> added() {
+    return board.changes.stream().filter(c -> c.startsWith("add ")).map(c -> c.replaceAll(" by .*", "")).toList();
+  }
+
+  private List<String> moves() {
+    return board.changes.stream().filter(c -> c.startsWith("move ")).toList();
+  }
 
   @Test
   void anIssueBecomesOneTaskWithItsTitleBodyLabelsAndLink() {
@@ -106,8 +46,8 @@ class IssueTaskActivitiesImplTest {
     IssueEvent issue = new IssueEvent("Acme/App", 7, "t".repeat(250), "https://github.com/Acme/App/issues/7", labels,
         "Steps: save twice.");
     assertEquals("added", tasks.add("c", issue, "pool:triage"));
-    NewTask t = board.added.get(0);
-    assertEquals("gh-acme-app-7", t.id());
+    TaskCard t = board.get("gh-acme-app-7");
+    assertEquals(List.of("add gh-acme-app-7"), added());
     assertEquals(TaskLimits.TITLE, t.title().length());
     assertTrue(t.title().endsWith("…"));
     assertEquals("Steps: save twice.", t.body());
@@ -117,17 +57,17 @@ class IssueTaskActivitiesImplTest {
     assertEquals(Assignee.pool("triage"), t.assignee());
     assertEquals(TaskState.TODO, t.state());
     assertEquals("https://github.com/Acme/App/issues/7", t.issueUrl());
-    assertEquals("github", t.by());
+    assertEquals("github", t.log().get(0).by());
     assertEquals(List.of("c"), colonies);
 
     // Polled again, delivered again: the task is there, nothing is added.
     assertEquals("exists", tasks.add("c", issue, "pool:triage"));
-    assertEquals(1, board.added.size());
+    assertEquals(1, added().size());
   }
 
   @Test
   void aStartWhoseAnswerWasLostIsNotMadeTwice() {
-    board.loseTheAnswer = true;
+    board.loseAnswers = true;
     IssueEvent issue = new IssueEvent("acme/app", 8, "Freeze", "u", List.of(), "");
     assertEquals("exists", tasks.add("c", issue, "alpha"));
     assertEquals(Assignee.ant("alpha"), board.get("gh-acme-app-8").assignee());
@@ -149,9 +89,9 @@ class IssueTaskActivitiesImplTest {
     tasks.add("c", issue, "alpha");
     assertEquals("done", tasks.close("c", closed));
     assertEquals(TaskState.DONE, board.get("gh-acme-app-7").state());
-    assertEquals(List.of("gh-acme-app-7 -> done by github: issue acme/app#7 was closed on GitHub"), board.moves);
+    assertEquals(List.of("move gh-acme-app-7 to done by github: issue acme/app#7 was closed on GitHub"), moves());
     assertEquals("already", tasks.close("c", closed));
-    assertEquals(1, board.moves.size());
+    assertEquals(1, moves().size());
   }
 
   @Test
@@ -165,9 +105,8 @@ class IssueTaskActivitiesImplTest {
     assertEquals("exists", tasks.add("c", issue, "alpha"), "adding does not bring a Done task back");
     assertEquals("reopened", tasks.reopen("c", issue));
     assertEquals(TaskState.TODO, board.get("gh-acme-app-8").state());
-    assertEquals("gh-acme-app-8 -> todo by github: issue acme/app#8 was reopened on GitHub",
-        board.moves.get(board.moves.size() - 1));
+    assertEquals("move gh-acme-app-8 to todo by github: issue acme/app#8 was reopened on GitHub", moves().getLast());
     assertEquals("open", tasks.reopen("c", issue), "a repeat does nothing");
-    assertEquals(2, board.moves.size());
+    assertEquals(2, moves().size());
   }
 }

@@ -261,7 +261,7 @@ class MergeActivitiesImplTest {
     assertTrue(r.conflicted());
     assertEquals(List.of("README"), r.conflicts());
     assertTrue(r.detail().contains("CONFLICT"), r.detail());
-    assertTrue(r.detail().length() <= MergeActivitiesImpl.MAX_DETAIL);
+    assertTrue(r.detail().length() <= RebaseScratch.MAX_DETAIL);
     Path scratch = colony.resolve(".colony/merge/app");
     assertFalse(Files.exists(scratch.resolve(".git")) && git(scratch, "status", "--porcelain").contains("README"),
         "the rebase was aborted");

@@ -682,8 +682,8 @@ class MergeQueuePropertyTest {
       }
       return step("UpdateTarget", repo, () -> {
         TargetUpdate u = real.updateTarget(repo, expected, head);
-        t.note("  queue: update main " + MergeActivitiesImpl.abbrev(expected) + " → "
-            + MergeActivitiesImpl.abbrev(head) + ": " + u.outcome());
+        t.note("  queue: update main " + MergeGit.abbrev(expected) + " → "
+            + MergeGit.abbrev(head) + ": " + u.outcome());
         return u;
       });
     }
@@ -724,7 +724,7 @@ class MergeQueuePropertyTest {
     public void taskInRework(String colony, String taskId, String comment, boolean review) {}
 
     @Override
-    public Map<String, String> taskStates(String colony, List<String> taskIds) {
+    public Map<String, dev.colony.task.TaskState> taskStates(String colony, List<String> taskIds) {
       return Map.of();
     }
   }

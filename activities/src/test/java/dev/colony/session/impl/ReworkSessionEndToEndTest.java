@@ -87,7 +87,7 @@ class ReworkSessionEndToEndTest {
     public void taskInRework(String colony, String taskId, String comment, boolean review) {}
 
     @Override
-    public Map<String, String> taskStates(String colony, List<String> taskIds) {
+    public Map<String, dev.colony.task.TaskState> taskStates(String colony, List<String> taskIds) {
       return Map.of();
     }
   }

@@ -1,7 +1,9 @@
-package dev.colony.cli;
+package dev.colony.client;
 
 import dev.colony.spec.AntIds;
+import dev.colony.visibility.AntCard;
 import dev.colony.visibility.AntSearchAttributes;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.common.SearchAttributeKey;
 import io.temporal.common.SearchAttributes;
@@ -9,14 +11,17 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 
 /**
- * One ant as Temporal visibility shows it: read from the search attributes and memo the ant
- * keeps up to date, so listing ants never needs a worker.
+ * One ant as Temporal visibility shows it, for every surface (the CLI's status, the console's
+ * lists): read from the search attributes and memo the ant keeps up to date, so listing ants never
+ * needs a worker. {@link #of} is the one reading; a surface shows the fields it needs.
  *
- * @param state the lifecycle state, lower case; {@code unknown} for an ant that has not
+ * @param state the lifecycle state, lower case; {@link #UNKNOWN} for an ant that has not
  *     published yet (its first workflow task has not run)
  * @param taskQueue the task queue its workflow runs on (its colony's own, unless started with --task-queue)
+ * @param running whether this run of its workflow runs (a stopped ant's last run does not)
+ * @param updatedMillis when its card last changed ({@code AntUpdatedAt}), 0 when unset
  */
-record AntRow(
+public record AntRow(
     String colony,
     String ant,
     String workflowId,
@@ -32,18 +37,25 @@ record AntRow(
     String engine,
     String description,
     String host,
-    String taskQueue) {
+    String taskQueue,
+    boolean running,
+    long updatedMillis) {
 
-  static AntRow of(WorkflowExecutionMetadata m) {
+  /** The state of an ant that has not published one yet. */
+  public static final String UNKNOWN = "unknown";
+
+  /** The row of the workflow run {@code m} (a visibility listing's or a describe's). */
+  public static AntRow of(WorkflowExecutionMetadata m) {
     String id = m.getExecution().getWorkflowId();
     String[] parts = AntIds.parse(id);
     SearchAttributes a = m.getTypedSearchAttributes();
     OffsetDateTime wake = get(a, AntSearchAttributes.NEXT_WAKE);
+    OffsetDateTime updated = get(a, AntSearchAttributes.UPDATED_AT);
     return new AntRow(
         or(get(a, AntSearchAttributes.COLONY), parts == null ? "?" : parts[0]),
         or(get(a, AntSearchAttributes.ANT), parts == null ? id : parts[1]),
         id,
-        or(get(a, AntSearchAttributes.STATE), "unknown"),
+        or(get(a, AntSearchAttributes.STATE), UNKNOWN),
         Boolean.TRUE.equals(get(a, AntSearchAttributes.PAUSED)),
         get(a, AntSearchAttributes.PAUSE_REASON),
         or(get(a, AntSearchAttributes.SESSIONS), 0L),
@@ -55,7 +67,24 @@ record AntRow(
         memo(m, AntSearchAttributes.MEMO_ENGINE),
         memo(m, AntSearchAttributes.MEMO_DESCRIPTION),
         get(a, AntSearchAttributes.HOST),
-        m.getTaskQueue());
+        m.getTaskQueue(),
+        m.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING,
+        updated == null ? 0 : updated.toInstant().toEpochMilli());
+  }
+
+  /** Whether the row names an ant: its workflow id is an ant's, or it published its name. */
+  public boolean named() {
+    return AntIds.parse(workflowId) != null || !ant.equals(workflowId);
+  }
+
+  /** The ant's memo card (what the console draws), null when it has none (older ants) or one newer than this release reads. */
+  public static AntCard card(WorkflowExecutionMetadata m) {
+    try {
+      AntCard card = m.getMemo(AntCard.MEMO_KEY, AntCard.class, AntCard.class);
+      return card == null || card.version() > AntCard.VERSION ? null : card;
+    } catch (RuntimeException e) {
+      return null;
+    }
   }
 
   private static <T> T get(SearchAttributes a, SearchAttributeKey<T> key) {

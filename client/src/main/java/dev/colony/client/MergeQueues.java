@@ -1,7 +1,5 @@
-package dev.colony.merge.desk;
+package dev.colony.client;
 
-import dev.colony.client.BoundedUpdate;
-import dev.colony.client.VisibilityQuery;
 import dev.colony.merge.MergeCard;
 import dev.colony.merge.MergeDecision;
 import dev.colony.merge.MergeQueueState;
@@ -23,37 +21,73 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A colony's merge queues from a client (the CLI, the board, the console): started with their
+ * A colony's merge queues from a surface (the CLI, the console, the board): started with their
  * settings (signal-with-start of {@code configure}), listed and read from their memo (no worker
  * needed), and changed by updates bounded by {@link #ANSWER_WITHIN} (a person waits for the answer).
+ * Every failure is one {@link MergeQueueException} whose {@link MergeQueueException#kind} a surface
+ * maps to its own answer (the console: a 404, a 409, a 503).
  */
-public final class MergeQueueClient {
+public final class MergeQueues {
   /** How long a change waits for a worker to apply it. */
   public static final Duration ANSWER_WITHIN = BoundedUpdate.ANSWER_WITHIN;
+  /** How long one page of the listing may take. */
+  static final Duration LIST_WITHIN = Duration.ofSeconds(10);
   /** The workflow type of every queue. */
   public static final String WORKFLOW_TYPE = "MergeQueue";
-  /** The most queues a listing reads. */
+  /** The most queues a listing reads: more than any colony has repositories. */
   static final int MAX_LISTED = 1000;
 
   private final WorkflowClient client;
   private final String colony;
+  private final String identity;
 
-  public MergeQueueClient(WorkflowClient client, String colony) {
+  /** The queues of {@code colony}, changed as the client's identity. */
+  public MergeQueues(WorkflowClient client, String colony) {
+    this(client, colony, null);
+  }
+
+  private MergeQueues(WorkflowClient client, String colony, String identity) {
     this.client = client;
     this.colony = colony;
+    this.identity = identity;
+  }
+
+  /** The same queues, changed as {@code who} (the history's record of who decided: {@code console:@Ada}). */
+  public MergeQueues as(String who) {
+    return new MergeQueues(client, colony, who);
+  }
+
+  /** What went wrong, for a surface to answer in its own terms; the message is the sentence to show. */
+  public enum Kind {
+    /** No such queue runs in the colony. */
+    NO_QUEUE,
+    /** The queue refused the change (its validator's sentence). */
+    REFUSED,
+    /** No worker applied the change in time: it was not applied. */
+    NO_WORKER,
+    /** Temporal answered something else, or a start or a read failed. */
+    FAILED
   }
 
   /** A refusal or a failure, as one sentence. */
   public static final class MergeQueueException extends RuntimeException {
+    private final Kind kind;
+
     public MergeQueueException(String message) {
-      super(message);
+      this(Kind.FAILED, message, null);
     }
 
-    public MergeQueueException(String message, Throwable cause) {
+    public MergeQueueException(Kind kind, String message, Throwable cause) {
       super(message, cause);
+      this.kind = kind;
+    }
+
+    public Kind kind() {
+      return kind;
     }
   }
 
@@ -66,6 +100,14 @@ public final class MergeQueueClient {
   public static MergeCard emptyCard(MergeRepo r) {
     return new MergeCard(r.colony(), r.name(), r.target(), r.land(), r.review(), null, List.of(), List.of(), Map.of(),
         Map.of(), Map.of(), 0, 0);
+  }
+
+  /**
+   * Whether {@code card} only names a queue whose card could not be read (its worker has not written
+   * it yet: a queue an ant's submit started; or a newer release's card): no target, no items.
+   */
+  public static boolean unread(MergeCard card) {
+    return card.target() == null;
   }
 
   /**
@@ -90,7 +132,11 @@ public final class MergeQueueClient {
     }
   }
 
-  /** The cards of the colony's running queues, by repository name. */
+  /**
+   * The cards of the colony's running queues, sorted by repository name, one per queue (a queue that
+   * continued as new may be listed twice for a moment: the newest card wins). A queue whose card
+   * cannot be read is named by an {@link #unread} card.
+   */
   public List<MergeCard> cards() {
     List<MergeCard> out = new ArrayList<>();
     com.google.protobuf.ByteString token = com.google.protobuf.ByteString.EMPTY;
@@ -101,10 +147,10 @@ public final class MergeQueueClient {
             .setNamespace(client.getOptions().getNamespace()).setQuery(runningQuery(colony))
             .setPageSize(100).setNextPageToken(token).build();
         var page = client.getWorkflowServiceStubs().blockingStub()
-            .withDeadlineAfter(30, TimeUnit.SECONDS).listWorkflowExecutions(request);
+            .withDeadlineAfter(LIST_WITHIN.toMillis(), TimeUnit.MILLISECONDS).listWorkflowExecutions(request);
         for (var info : page.getExecutionsList()) {
           MergeCard c = card(new WorkflowExecutionMetadata(info, converter), info.getExecution().getWorkflowId());
-          if (c != null && out.size() < MAX_LISTED) {
+          if (out.size() < MAX_LISTED) {
             out.add(c);
           }
         }
@@ -119,8 +165,12 @@ public final class MergeQueueClient {
     } catch (RuntimeException e) {
       throw failure("listing the merge queues of colony " + colony, e);
     }
-    out.sort(java.util.Comparator.comparing(MergeCard::repo));
-    return out;
+    TreeMap<String, MergeCard> byRepo = new TreeMap<>();
+    for (MergeCard c : out) {
+      byRepo.merge(c.repo(), c, (a, b) -> unread(a) != unread(b) ? (unread(a) ? b : a)
+          : a.updatedAt() >= b.updatedAt() ? a : b);
+    }
+    return List.copyOf(byRepo.values());
   }
 
   /** The in-memory server's way: the open MergeQueue runs, this colony's by id, each described. */
@@ -129,7 +179,8 @@ public final class MergeQueueClient {
     List<String> ids = new ArrayList<>();
     com.google.protobuf.ByteString token = com.google.protobuf.ByteString.EMPTY;
     do {
-      var r = client.getWorkflowServiceStubs().blockingStub().withDeadlineAfter(30, TimeUnit.SECONDS)
+      var r = client.getWorkflowServiceStubs().blockingStub()
+          .withDeadlineAfter(LIST_WITHIN.toMillis(), TimeUnit.MILLISECONDS)
           .listOpenWorkflowExecutions(io.temporal.api.workflowservice.v1.ListOpenWorkflowExecutionsRequest.newBuilder()
               .setNamespace(client.getOptions().getNamespace())
               .setTypeFilter(io.temporal.api.filter.v1.WorkflowTypeFilter.newBuilder().setName(WORKFLOW_TYPE))
@@ -157,7 +208,7 @@ public final class MergeQueueClient {
     try {
       d = client.newUntypedWorkflowStub(id).describe();
     } catch (RuntimeException e) {
-      if (notFound(e)) {
+      if (Rpc.notFound(e)) {
         return Optional.empty();
       }
       throw failure("reading merge queue " + name, e);
@@ -165,9 +216,10 @@ public final class MergeQueueClient {
     if (d.getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING) {
       return Optional.empty();
     }
-    return Optional.ofNullable(card(d, id));
+    return Optional.of(card(d, id));
   }
 
+  /** The queue's memo card; an {@link #unread} one named by its id ({@code merge/<colony>/<name>}) when there is none. */
   private MergeCard card(WorkflowExecutionMetadata m, String id) {
     MergeCard c;
     try {
@@ -175,10 +227,9 @@ public final class MergeQueueClient {
     } catch (RuntimeException e) {
       c = null;
     }
-    if (c != null) {
+    if (c != null && c.repo() != null) {
       return c;
     }
-    // No card yet: the queue is named by its id (merge/<colony>/<name>).
     String name = id.substring(id.lastIndexOf('/') + 1);
     return new MergeCard(colony, name, null, null, false, null, List.of(), List.of(), Map.of(), Map.of(), Map.of(), 0, 0);
   }
@@ -192,11 +243,8 @@ public final class MergeQueueClient {
     return update(repo.name(), "submit", s);
   }
 
-  /** A human's decision on an item of queue {@code name}. */
+  /** A human's decision on an item of queue {@code name}: one bounded update, the queue's answer. */
   public SubmitReply decide(String name, MergeDecision d) {
-    if (card(name).isEmpty()) {
-      throw new MergeQueueException("there is no merge queue " + name + " in colony " + colony);
-    }
     return update(name, "decide", d);
   }
 
@@ -216,28 +264,25 @@ public final class MergeQueueClient {
 
   /** One update of a running queue, bounded: refused with the validator's sentence, or answered. */
   private SubmitReply update(String name, String update, Object arg) {
+    BoundedUpdate call = new BoundedUpdate(client, colony).within(ANSWER_WITHIN);
     try {
-      return new BoundedUpdate(client, colony).within(ANSWER_WITHIN)
+      return (identity == null ? call : call.as(identity))
           .call(MergeQueueWorkflow.workflowId(colony, name), update, arg, SubmitReply.class);
     } catch (BoundedUpdate.NotRunning e) {
-      throw new MergeQueueException("there is no merge queue " + name + " in colony " + colony, e);
+      throw new MergeQueueException(Kind.NO_QUEUE, "there is no merge queue " + name + " in colony " + colony, e);
     } catch (BoundedUpdate.Unreachable e) {
-      throw new MergeQueueException("asking merge queue " + name + " failed: " + e.getMessage(), e);
+      throw new MergeQueueException(Kind.FAILED, "asking merge queue " + name + " failed: " + e.getMessage(), e);
     } catch (BoundedUpdate.Refused e) {
-      throw new MergeQueueException(e.getMessage(), e.getCause());
+      throw new MergeQueueException(Kind.REFUSED, e.getMessage(), e.getCause());
     } catch (BoundedUpdate.NoWorker e) {
-      throw new MergeQueueException(e.getMessage(), e);
+      throw new MergeQueueException(Kind.NO_WORKER, e.getMessage(), e);
     }
-  }
-
-  private static boolean notFound(Throwable e) {
-    return BoundedUpdate.notFound(e);
   }
 
   private static MergeQueueException failure(String what, Throwable e) {
     if (e instanceof MergeQueueException m) {
       return m;
     }
-    return new MergeQueueException(what + " failed: " + BoundedUpdate.temporalSaid(e), e);
+    return new MergeQueueException(Kind.FAILED, what + " failed: " + BoundedUpdate.temporalSaid(e), e);
   }
 }

@@ -17,7 +17,7 @@ import dev.colony.merge.PathClaim;
 import dev.colony.merge.PathReply;
 import dev.colony.merge.Submission;
 import dev.colony.merge.SubmitReply;
-import dev.colony.merge.desk.MergeQueueClient;
+import dev.colony.client.MergeQueues;
 import dev.colony.visibility.AntSearchAttributes;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.worker.WorkerFactory;
@@ -36,12 +36,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@link MergeQueueClient} and {@code colony merge} against the embedded server with a stub
+ * {@link MergeQueues} and {@code colony merge} against the embedded server with a stub
  * queue workflow that keeps its card in the memo: start (signal-with-start, ColonyName, first
  * card), status from the memo, submit and decide as updates, a refusal, taskApproved.
  */
 @Timeout(120)
-class MergeQueueClientTest {
+class MergeQueuesTest {
   private static final String QUEUE = "colony-acme";
 
   /** A queue that answers updates and writes its card; no git. */
@@ -163,12 +163,12 @@ class MergeQueueClientTest {
     full[args.length + 1] = address;
     full[args.length + 2] = "--colony";
     full[args.length + 3] = "acme";
-    return MergeCommandTest.run(full);
+    return MergeCommandTest.run(CliContext.standard(), full);
   }
 
   @Test
   void startReadSubmitDecideAndTell() throws Exception {
-    MergeQueueClient q = new MergeQueueClient(temporal.client, "acme");
+    MergeQueues q = new MergeQueues(temporal.client, "acme");
     assertTrue(q.card("app").isEmpty());
     StringWriter started = new StringWriter();
     StartCommand.startMergeQueues(temporal, QUEUE, new dev.colony.config.LoadedColony(
@@ -187,7 +187,7 @@ class MergeQueueClientTest {
     SubmitReply r = q.submit(QUEUE, repo("app", "main"), new Submission("alpha", "box", "colony/alpha", null, 2, "cli", false));
     assertEquals(new SubmitReply("alpha-1", ItemState.QUEUED, 1, "on box"), r);
     eventually(Duration.ofSeconds(20), () -> q.card("app").orElseThrow().items().size() == 1, "the item on the card");
-    var refused = assertThrows(MergeQueueClient.MergeQueueException.class, () -> q.submit(QUEUE, repo("app", "main"),
+    var refused = assertThrows(MergeQueues.MergeQueueException.class, () -> q.submit(QUEUE, repo("app", "main"),
         new Submission("nobody", "", "colony/nobody", null, 2, "cli", false)));
     assertEquals("nobody has no branch", refused.getMessage());
 
