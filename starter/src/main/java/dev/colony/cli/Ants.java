@@ -5,7 +5,6 @@ import dev.colony.ant.AntRun;
 import dev.colony.ant.AntStats;
 import dev.colony.ant.AntStatus;
 import dev.colony.ant.AntWorkflow;
-import dev.colony.ant.AntWorkflowImpl;
 import dev.colony.visibility.AntSearchAttributes;
 import io.temporal.common.SearchAttributes;
 import java.util.concurrent.ExecutionException;
@@ -97,7 +96,7 @@ final class Ants {
             .set(AntSearchAttributes.ANT, spec.name())
             .set(AntSearchAttributes.STATE, "initializing")
             .build())
-        .setMemo(AntWorkflowImpl.memo(spec))
+        .setMemo(dev.colony.visibility.AntSearchAttributes.memo(spec))
         .setStaticSummary("ant " + spec.name() + " of colony " + spec.colony() + " · " + spec.engine().configName())
         .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
         .setWorkflowIdConflictPolicy(WorkflowIdConflictPolicy.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING)

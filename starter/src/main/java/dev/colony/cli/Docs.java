@@ -10,8 +10,9 @@ import java.util.Map;
 import picocli.CommandLine;
 
 /**
- * Regenerates the generated blocks of {@code docs/configuration.md} (from {@code ConfigSchema})
- * and {@code docs/cli.md} (from the picocli commands' usage help). {@code GeneratedDocsTest}
+ * Regenerates the generated blocks of {@code docs/configuration.md} (from {@code ConfigSchema}),
+ * {@code docs/cli.md} (from the picocli commands' usage help) and {@code docs/operations.md} (the
+ * compatibility ledger, from {@code Compatibility}). {@code GeneratedDocsTest}
  * fails when the committed files differ from what this produces.
  *
  * <pre>. bin/jdk.sh && colony_find_jdk && "$JAVA_HOME/bin/java" -cp starter/target/colony.jar dev.colony.cli.Docs [--check] [REPO_DIR]</pre>
@@ -21,6 +22,9 @@ public final class Docs {
   static final String CLI_BLOCK = "cli-usage";
   static final String CONFIGURATION = "docs/configuration.md";
   static final String CLI = "docs/cli.md";
+  /** The compatibility ledger's generated block of {@code docs/operations.md} (from {@code Compatibility}). */
+  static final String LEDGER_BLOCK = "compatibility-ledger";
+  static final String OPERATIONS = "docs/operations.md";
   /** How to regenerate, for messages. */
   static final String REGENERATE = "regenerate with: ./mvnw -B -q -o -ntp -pl starter -am test -Dtest=GeneratedDocsTest"
       + " -Dsurefire.failIfNoSpecifiedTests=false -Dcolony.writeDocs=true"
@@ -70,13 +74,19 @@ public final class Docs {
     return GeneratedBlocks.splice(current, CLI_BLOCK, cliUsage());
   }
 
-  /** Rewrites both documents under {@code repo} (or, with {@code check}, says which differ); true when up to date. */
+  /** What {@code docs/operations.md} should be, given its current text: the ledger of compatibility paths. */
+  static String operations(String current) {
+    return GeneratedBlocks.splice(current, LEDGER_BLOCK, dev.colony.compat.Compatibility.markdown());
+  }
+
+  /** Rewrites the documents under {@code repo} (or, with {@code check}, says which differ); true when up to date. */
   static boolean run(Path repo, boolean check) throws IOException {
     boolean same = true;
-    for (String file : new String[] {CONFIGURATION, CLI}) {
+    for (String file : new String[] {CONFIGURATION, CLI, OPERATIONS}) {
       Path p = repo.resolve(file);
       String current = Files.readString(p, StandardCharsets.UTF_8);
-      String wanted = file.equals(CLI) ? cli(current) : configuration(current);
+      String wanted = file.equals(CLI) ? cli(current) : file.equals(OPERATIONS) ? operations(current)
+          : configuration(current);
       if (!wanted.equals(current)) {
         same = false;
         if (check) {

@@ -3,7 +3,6 @@ package dev.colony.cli;
 import dev.colony.config.LoadedColony;
 import dev.colony.supervision.ColonyEvent;
 import dev.colony.supervision.ColonyWorkflow;
-import dev.colony.supervision.ColonyWorkflowImpl;
 import dev.colony.client.Rpc;
 import io.temporal.client.WorkflowException;
 import java.io.PrintWriter;
@@ -44,7 +43,7 @@ final class ObserveCommand implements Callable<Integer> {
   /** One supervisor event as printed. */
   static String line(ColonyEvent e) {
     return dev.colony.text.Printable.of(Instant.ofEpochMilli(e.atMillis()) + "  " + e.type() + "  "
-        + ColonyWorkflowImpl.describe(e));
+        + e.describe());
   }
 
   @Override

@@ -21,7 +21,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code colony upgrade --build-id NEW}: makes a version of the worker deployment current, tells
  * every running ant and colony supervisor on the task queue, and waits until no workflow runs on
- * an older version any more, so that the old workers can be stopped. See "Upgrading Colony".
+ * an older version any more, so that the old workers can be stopped. {@code colony upgrade
+ * --unversioned}: without Worker Versioning, moves every running workflow to a new run on the
+ * build it runs on before a deploy. See "Upgrading Colony".
  */
 @Command(name = "upgrade", mixinStandardHelpOptions = true,
     description = "Move the colony to a new version of its worker deployment (Worker Versioning): make it "
@@ -48,6 +50,12 @@ class UpgradeCommand implements Callable<Integer> {
       description = "The colony to upgrade (its task queue is colony-NAME; default: the one colony running).")
   String colony;
 
+  @Option(names = "--unversioned",
+      description = "Without Worker Versioning (workers with no --build-id, as colony dev's): move every running "
+          + "workflow of the colony to a new run on the build it runs on, and wait until no run begun before is "
+          + "left; then stop the workers, deploy the new release and start them.")
+  boolean unversioned;
+
   @Spec
   picocli.CommandLine.Model.CommandSpec spec;
 
@@ -71,6 +79,9 @@ class UpgradeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    if (unversioned) {
+      return renew();
+    }
     String buildId = version.buildId != null ? version.buildId : System.getenv("COLONY_BUILD_ID");
     if (buildId == null || buildId.isBlank()) {
       throw new UsageError("upgrade needs --build-id: the version to move to (its workers must be running)");
@@ -129,6 +140,77 @@ class UpgradeCommand implements Callable<Integer> {
     }
   }
 
+  /** The workflow types {@code colony upgrade} moves. */
+  static final List<String> TYPES = List.of("AntWorkflow", "ColonyWorkflow", "Lease", "MergeQueue", "RepoWatcher",
+      "TaskWorkflow");
+
+  /**
+   * {@code --unversioned}: every running Colony workflow of the task queue gets the {@code upgrade}
+   * signal and continues as new at its next safe point, on the build its workers run; waits until
+   * none of the runs told is still running. After it, every open run began on this build, so the
+   * next release's build may drop the old paths of the changes this build has (see "What a release
+   * may drop" in docs/operations.md).
+   */
+  private int renew() throws InterruptedException {
+    if (version.buildId != null || version.deployment != null) {
+      throw new UsageError("--unversioned moves runs without Worker Versioning: give it no --build-id or --deployment");
+    }
+    if (waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
+      throw new UsageError("invalid --wait " + waitSeconds + ": give seconds from 0 to " + MAX_WAIT_SECONDS + " (a week)");
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    try (Temporal t = Temporal.connect(temporal)) {
+      String taskQueue = taskQueue(t);
+      List<String> told = new ArrayList<>();
+      t.client.listExecutions(everyRun(taskQueue)).forEach(w -> {
+        try {
+          t.client.newUntypedWorkflowStub(w.getExecution().getWorkflowId(),
+              java.util.Optional.of(w.getExecution().getRunId()), java.util.Optional.empty()).signal("upgrade");
+          told.add(w.getExecution().getRunId());
+        } catch (io.temporal.client.WorkflowException e) {
+          if (!Rpc.notFound(e)) {
+            throw e;
+          }
+          // it ended (or continued as new) meanwhile
+        }
+      });
+      out.printf("told %d running workflow(s) on task queue '%s' to continue as new at their next safe point%n",
+          told.size(), taskQueue);
+      out.flush();
+      long deadline = System.nanoTime() + waitSeconds * 1_000_000_000L;
+      long shown = -1;
+      while (true) {
+        long left = 0;
+        for (int i = 0; i < told.size(); i += 100) {
+          left += t.client.countWorkflows(VisibilityQuery.where().eq("TaskQueue", taskQueue).running()
+              .in("RunId", told.subList(i, Math.min(told.size(), i + 100))).toString()).getCount();
+        }
+        if (left == 0) {
+          out.printf("every workflow on task queue '%s' runs in a run begun after this call: stop the workers, "
+              + "deploy the new release and start them%n", taskQueue);
+          return 0;
+        }
+        if (left != shown) {
+          out.printf("still in a run begun before: %d (each moves once its session, confirmation or update is "
+              + "over)%n", left);
+          out.flush();
+          shown = left;
+        }
+        if (System.nanoTime() >= deadline) {
+          out.printf("not all moved after %d s: do not deploy yet; 'colony upgrade --unversioned' tells them again "
+              + "and waits%n", waitSeconds);
+          return 1;
+        }
+        Thread.sleep(1000);
+      }
+    }
+  }
+
+  /** The visibility query of every running Colony workflow on {@code taskQueue}. */
+  static String everyRun(String taskQueue) {
+    return VisibilityQuery.where().eq("TaskQueue", taskQueue).running().in("WorkflowType", TYPES).toString();
+  }
+
   /**
    * Sends the {@code upgrade} signal to every running Colony workflow on the task queue that is not
    * on {@code target} yet: it continues as new onto it at its next safe point.
@@ -155,8 +237,7 @@ class UpgradeCommand implements Callable<Integer> {
 
   /** The visibility queries of the running Colony workflows on {@code taskQueue} not on {@code target} yet. */
   static List<String> notOnTarget(String taskQueue, String target) {
-    VisibilityQuery mine = VisibilityQuery.where().eq("TaskQueue", taskQueue).running().in("WorkflowType",
-        List.of("AntWorkflow", "ColonyWorkflow", "Lease", "MergeQueue", "RepoWatcher", "TaskWorkflow"));
+    VisibilityQuery mine = VisibilityQuery.where().eq("TaskQueue", taskQueue).running().in("WorkflowType", TYPES);
     return List.of(mine.notEq("TemporalWorkerDeploymentVersion", target).toString(),
         mine.isNull("TemporalWorkerDeploymentVersion").toString());
   }

@@ -90,23 +90,24 @@ final class ReplayBench {
     }
     Map<String, Integer> byOutcome = new HashMap<>(Map.of("success", sessions - 2_000, "transient", 1_500,
         "rate_limit", 500));
-    return AntMemory.builder()
-        .sessions(sessions)
-        .postSequence(sessions * 2L)
-        .announced(true)
-        .lastOutcome("success")
-        .lastDetail("done")
-        .sessionsByOutcome(byOutcome)
-        .turns(sessions * 40L)
-        .costUsd(3_150.75)
-        .costReported(true)
-        .inputTokens(sessions * 20_000L)
-        .outputTokens(sessions * 4_000L)
-        .handledIssues(handled)
-        .totalErrors(2_000)
-        .mailIds(mailIds)
-        .lastConversation("conv-" + sessions)
-        .build();
+    // Built from its carried JSON: the memory is the sum of the ant's parts, named as on the wire.
+    Map<String, Object> carried = new java.util.LinkedHashMap<>();
+    carried.put("sessions", sessions);
+    carried.put("postSequence", sessions * 2L);
+    carried.put("announced", true);
+    carried.put("lastOutcome", "success");
+    carried.put("lastDetail", "done");
+    carried.put("sessionsByOutcome", byOutcome);
+    carried.put("turns", sessions * 40L);
+    carried.put("costUsd", 3_150.75);
+    carried.put("costReported", true);
+    carried.put("inputTokens", sessions * 20_000L);
+    carried.put("outputTokens", sessions * 4_000L);
+    carried.put("handledIssues", handled);
+    carried.put("totalErrors", 2_000);
+    carried.put("mailIds", mailIds);
+    carried.put("lastConversation", "conv-" + sessions);
+    return new com.fasterxml.jackson.databind.ObjectMapper().convertValue(carried, AntMemory.class);
   }
 
   /** Runs one ant run to its continue-as-new (or {@code sessions} sessions) and measures its replay. */

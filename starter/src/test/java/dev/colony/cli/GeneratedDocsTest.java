@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The generated blocks of {@code docs/configuration.md} and {@code docs/cli.md} are what
- * {@link Docs} renders from {@code ConfigSchema} and the picocli commands: change either and this
+ * The generated blocks of {@code docs/configuration.md}, {@code docs/cli.md} and
+ * {@code docs/operations.md} are what {@link Docs} renders from {@code ConfigSchema}, the picocli
+ * commands and the compatibility ledger: change either and this
  * fails until the documents are regenerated. {@code -Dcolony.writeDocs=true} rewrites them.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -65,6 +66,11 @@ class GeneratedDocsTest {
   @Test
   void cliMatchesTheCommands() throws Exception {
     check(Docs.CLI, Docs::cli);
+  }
+
+  @Test
+  void operationsHasTheCompatibilityLedger() throws Exception {
+    check(Docs.OPERATIONS, Docs::operations);
   }
 
   @Test

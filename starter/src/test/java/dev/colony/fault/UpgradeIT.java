@@ -209,6 +209,52 @@ class UpgradeIT {
     }
   }
 
+  /**
+   * Without Worker Versioning (colony dev's workers replay every open run on the code they run),
+   * {@code colony upgrade --unversioned} moves every running workflow to a new run before a deploy:
+   * the idle ones at once (a paused ant still paused), a busy one once its session is over. After
+   * it no run begun before is open, which is what lets the next release drop old paths.
+   */
+  @Test
+  @org.junit.jupiter.api.Timeout(value = 5, unit = TimeUnit.MINUTES)
+  void withoutVersioningEveryRunMovesToANewRunBeforeADeploy() throws Exception {
+    Files.writeString(cluster.dir.resolve(".env"), "COLONY_CLAUDE_BIN=" + cluster.dir.resolve("fake-claude.sh") + "\n");
+    cluster.startWorker("plain", cluster.target());
+    cluster.mode("alpha", 2, "block");
+    cluster.start("alpha", "gamma");
+    await(() -> cluster.startsOf("alpha", 2) == 1);
+    await(() -> status("gamma").sessions() >= 1);
+    cluster.ant("gamma").pause();
+    await(() -> status("gamma").state() == Lifecycle.PAUSED);
+    int gammaSessions = status("gamma").sessions();
+    String alphaRun = runIdOf("ant/fault/alpha");
+    String gammaRun = runIdOf("ant/fault/gamma");
+    String colonyRun = runIdOf("colony/fault");
+
+    Cluster.CliRun told = cluster.cliRun("upgrade", "--unversioned", "--wait", "0");
+    assertTrue(told.out().matches("(?s).*told [3-9] running workflow\\(s\\).*"), told.out());
+    assertEquals(1, told.code(), "alpha's session still runs: " + told.out());
+    await(() -> !gammaRun.equals(runIdOf("ant/fault/gamma")) && !colonyRun.equals(runIdOf("colony/fault")));
+    assertEquals(Lifecycle.PAUSED, status("gamma").state());
+    assertEquals(gammaSessions, status("gamma").sessions());
+    assertEquals(alphaRun, runIdOf("ant/fault/alpha"), "a run moves only once its session is over");
+    cluster.release("alpha", 2);
+    await(() -> !alphaRun.equals(runIdOf("ant/fault/alpha")));
+    assertEquals(1, cluster.startsOf("alpha", 2));
+
+    Cluster.CliRun moved = cluster.cliRun("upgrade", "--unversioned", "--wait", "90");
+    assertEquals(0, moved.code(), moved.out());
+    assertTrue(moved.out().contains("runs in a run begun after this call"), moved.out());
+    assertEquals(Lifecycle.PAUSED, status("gamma").state());
+  }
+
+  private String runIdOf(String workflowId) {
+    return cluster.client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
+        DescribeWorkflowExecutionRequest.newBuilder().setNamespace("default")
+            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).build())
+        .getWorkflowExecutionInfo().getExecution().getRunId();
+  }
+
   /** {@code eventually}, failing with every workflow's version and the processes' logs. */
   private void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
     try {

@@ -3,6 +3,7 @@ package dev.colony.ant;
 import dev.colony.autonomy.ConfirmationBook;
 import dev.colony.budget.BudgetBook;
 import dev.colony.budget.CostLedger;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.errorpolicy.Outcome;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.lifecycle.LifecycleMachine;
@@ -40,8 +41,6 @@ final class AntState {
   static final String BUDGET_REASON = Outcome.BUDGET.configName();
   /** The pause reason of an ant its overseer escalated to humans. */
   static final String ESCALATION_REASON = "escalation";
-  /** The change that denies a session's open confirmations when it ends (see {@link #denyOpenConfirmations}). */
-  static final String CONFIRMATIONS_END_WITH_SESSION = "confirmations-end-with-session";
 
   /** The spec in force, and a new one from {@code configure}, applied between sessions. */
   private AntSpec spec;
@@ -104,35 +103,35 @@ final class AntState {
       chat = new ChatSequence(0, false);
       stats = new SessionStats(Workflow.currentTimeMillis());
       delivery = new Delivery(0, 0);
-      conversation = new Conversation(null);
+      conversation = new Conversation((String) null);
       issues = new IssueIntake(List.of(), List.of(), SessionRunner.MAX_HANDLED_ISSUES);
       task = new TaskSlot(null);
       merge = new MergeSlot(null);
       return;
     }
-    sessionCount = m.sessions();
-    pause = new PauseRequest(m.paused() ? (m.pauseReason() == null ? OPERATOR : m.pauseReason()) : null,
-        m.pausedSinceMillis());
-    mailbox = new Mailbox(m.queue(), m.urgentQueue(), m.mailIds());
+    AntState.Loop loop = m.loop();
+    sessionCount = loop.sessions();
+    pause = new PauseRequest(m.pause());
+    mailbox = new Mailbox(m.mailbox());
     budget = new BudgetBook(m.spend());
     ledger = new CostLedger(m.ledger());
-    card = new CardState(m);
-    conversation = new Conversation(m.lastConversation());
-    chat = new ChatSequence(m.postSequence(), m.announced());
-    scheduledRunDue = m.scheduledRunDue();
-    stats = new SessionStats(m);
-    delivery = new Delivery(m.deliveryFailures(), m.deliverAlone());
-    issues = new IssueIntake(m.handledIssues(), m.pendingIssues(), SessionRunner.MAX_HANDLED_ISSUES);
-    phase = restoredPhase(m);
+    card = new CardState(m.card());
+    conversation = new Conversation(m.conversation());
+    chat = new ChatSequence(m.chat());
+    scheduledRunDue = loop.scheduledRunDue();
+    stats = new SessionStats(m.stats());
+    delivery = new Delivery(m.delivery());
+    issues = new IssueIntake(m.issues(), SessionRunner.MAX_HANDLED_ISSUES);
+    phase = restoredPhase(loop);
     overseer = new OverseerBook(m.overseer());
-    host = m.host();
-    task = new TaskSlot(m);
+    host = loop.host();
+    task = new TaskSlot(m.taskSlot());
     merge = new MergeSlot(m.merge());
     m.notices().forEach(n -> notices.put(n.need(), n));
   }
 
   /** Where a run that continued as new picks up: its wait, its pause, or about to prepare. */
-  private Phase restoredPhase(AntMemory m) {
+  private Phase restoredPhase(Loop m) {
     Phase p = Phase.initial(sessionCount, m.consecutiveErrors(), m.totalErrors());
     if (m.wakeAtMillis() != null && m.waitKind() != null) {
       return new Phase(m.waitKind().shownAs(), sessionCount, m.wakeAtMillis(), m.waitKind().reason(),
@@ -155,67 +154,35 @@ final class AntState {
     return notices.values().stream().filter(n -> open.contains(n.need())).toList();
   }
 
+  /**
+   * What the loop itself carries across continue-as-new (the JSON names of the ant's memory): its
+   * counters, the wait it was in (a backoff, a rate limit, a budget pause's end), a scheduled run
+   * that came due, the host that holds the workspace.
+   */
+  record Loop(int sessions, int consecutiveErrors, int totalErrors, Long wakeAtMillis, WaitKind waitKind,
+      Long budgetResumeAtMillis, boolean scheduledRunDue, String host) {}
+
   AntMemory memory() {
-    return AntMemory.builder()
-        .sessions(sessionCount)
-        .consecutiveErrors(phase.consecutiveErrors())
-        .paused(paused())
-        .pauseReason(pause.reason())
-        .queue(mailbox.queue())
-        .postSequence(chat.last())
-        .announced(chat.announced())
-        .wakeAtMillis(wakeAtMillis())
-        .waitKind(waitKind())
-        .scheduledRunDue(scheduledRunDue)
-        .lastOutcome(stats.lastOutcome())
-        .lastDetail(stats.lastDetail())
-        .startedAtMillis(stats.startedAtMillis())
-        .sessionsByOutcome(stats.sessionsByOutcome())
-        .turns(stats.turns())
-        .costUsd(stats.costUsd())
-        .costReported(stats.costReported())
-        .inputTokens(stats.inputTokens())
-        .outputTokens(stats.outputTokens())
-        .deliveryFailures(delivery.failures())
-        .handledIssues(issues.handledKeys())
-        .pendingIssues(issues.pending())
-        .totalErrors(phase.totalErrors())
-        .urgentQueue(mailbox.urgentQueue())
-        .mailIds(mailbox.seenIds())
-        .spend(budget.spend())
-        .budgetResumeAtMillis(budgetResumeAtMillis())
-        .lastConversation(conversation.last())
-        .overseer(overseer.memory())
-        .host(host)
-        .pausedSinceMillis(pause.sinceMillis())
-        .notices(openNotices())
-        .deliverAlone(delivery.aloneLeft())
-        .ledger(ledger.days())
-        .recent(card.recent())
-        .stateShown(card.stateShown())
-        .stateSinceMillis(card.stateSinceMillis())
-        .cardRevision(card.revision())
-        .lastError(card.lastError())
-        .lastErrorMillis(card.lastErrorMillis())
-        .task(task.brief())
-        .taskClaims(task.claims())
-        .tasksWaiting(task.wakeRequested())
-        .unansweredClaim(task.unansweredTaskId(), task.unansweredToken())
-        .merge(merge.memory())
-        .build();
+    return new AntMemory(
+        new Loop(sessionCount, phase.consecutiveErrors(), phase.totalErrors(), wakeAtMillis(), waitKind(),
+            budgetResumeAtMillis(), scheduledRunDue, host),
+        pause.memory(), mailbox.memory(), chat.memory(), stats.memory(), delivery.memory(), issues.memory(),
+        conversation.memory(), card.memory(), task.memory(), budget.spend(), ledger.days(), overseer.memory(),
+        openNotices(), merge.memory());
   }
 
   /**
    * Sessions up to {@code session} ended: each of their confirmations still open is denied now,
    * "the session ended", so the {@code confirm} update waiting for it returns at once instead of
    * at its confirmation_timeout (stop and continue-as-new wait for every handler). Runs recorded
-   * before the change (no marker) let them wait, as they did. Returns the requests it denied.
+   * before the change are not this build's to replay (see the compatibility ledger). Returns the
+   * requests it denied.
    */
   List<Integer> denyOpenConfirmations(int session) {
-    if (confirmations.waiting() == 0
-        || Workflow.getVersion(CONFIRMATIONS_END_WITH_SESSION, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+    if (confirmations.waiting() == 0) {
       return List.of();
     }
+    Change.CONFIRMATIONS_END_WITH_SESSION.require();
     return confirmations.denyOpenUpTo(session);
   }
 

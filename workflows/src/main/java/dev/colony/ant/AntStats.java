@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.Map;
 
@@ -29,7 +30,7 @@ public record AntStats(
     double spentThisMonthUsd,
     Double dailyBudgetUsd,
     Double monthlyBudgetUsd,
-    @JsonProperty("supervisorCostUsd") double overseerCostUsd) { // the JSON name clients read
+    @JsonProperty("supervisorCostUsd") @JsonAlias("overseerCostUsd") double overseerCostUsd) { // the JSON name clients read
 
   public AntStats {
     sessionsByOutcome = dev.colony.determinism.SortedCopies.of(sessionsByOutcome);

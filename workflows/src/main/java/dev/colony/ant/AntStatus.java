@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.colony.autonomy.PendingConfirmation;
 import java.util.List;
@@ -44,7 +45,7 @@ public record AntStatus(
     String stateReason,
     int totalErrors,
     String budget,
-    @JsonProperty("supervisor") String overseer,
+    @JsonProperty("supervisor") @JsonAlias("overseer") String overseer,
     String host,
     String taskId,
     String taskTitle,

@@ -4,6 +4,7 @@ import dev.colony.autonomy.ConfirmationDecision;
 import dev.colony.autonomy.ConfirmationRequest;
 import dev.colony.autonomy.Decide;
 import dev.colony.chat.OperatorMessages;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.mailbox.Mail;
 import dev.colony.overseer.TurnReply;
@@ -16,7 +17,6 @@ import dev.colony.upgrade.Upgrade;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInit;
-import java.util.Map;
 import org.slf4j.Logger;
 
 /**
@@ -112,12 +112,8 @@ public class AntWorkflowImpl implements AntWorkflow {
       outbox.say(OperatorMessages.confirmationEnded(ant.spec().name(), id));
     }
     outbox.say(OperatorMessages.stopped(ant.spec().name()));
-    if (oneDrainRule()) {
-      Workflow.await(this::nothingInFlight);
-    } else {
-      Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished() && visibility.upToDate()
-          && reports.allAnswered());
-    }
+    Change.ONE_DRAIN_RULE.require();
+    Workflow.await(this::nothingInFlight);
   }
 
   /**
@@ -129,13 +125,6 @@ public class AntWorkflowImpl implements AntWorkflow {
   private boolean nothingInFlight() {
     return outbox.isEmpty() && Workflow.isEveryHandlerFinished() && visibility.upToDate() && !overseer.busy()
         && reports.allAnswered() && notifier.idle();
-  }
-
-  /** The change that made stop and continue-as-new drain on one rule (runs before it keep their own). */
-  static final String ONE_DRAIN_RULE = "one-drain-rule";
-
-  private static boolean oneDrainRule() {
-    return Workflow.getVersion(ONE_DRAIN_RULE, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
   }
 
   private void applyPendingSpec() {
@@ -150,12 +139,8 @@ public class AntWorkflowImpl implements AntWorkflow {
   private void continueAsNew() {
     // Handlers may still be posting; wait so nothing they queued is lost with this run. An
     // evaluation in flight finishes first, so its verdict is not lost either.
-    if (oneDrainRule()) {
-      Workflow.await(this::nothingInFlight);
-    } else {
-      Workflow.await(() -> outbox.isEmpty() && Workflow.isEveryHandlerFinished() && !overseer.busy()
-          && reports.allAnswered() && notifier.idle());
-    }
+    Change.ONE_DRAIN_RULE.require();
+    Workflow.await(this::nothingInFlight);
     applyPendingSpec();
     Upgrade.continueAsNew(new AntRun(ant.spec(), ant.memory()));
   }
@@ -181,11 +166,6 @@ public class AntWorkflowImpl implements AntWorkflow {
 
   AntVisibility visibility() {
     return AntViews.visibility(ant);
-  }
-
-  /** The memo an ant carries: what the Web UI and {@code colony status} show beside its state. */
-  public static Map<String, Object> memo(AntSpec spec) {
-    return VisibilityPublisher.memo(spec);
   }
 
   // ---- signals, updates and queries: public API, answered by AntHandlers and AntViews ----

@@ -23,7 +23,19 @@ final class CardState {
 
   CardState() {}
 
-  CardState(AntMemory m) {
+  /** What it carries across continue-as-new (the JSON names of the ant's memory). */
+  record Memory(List<SessionRecord> recent, String stateShown, Long stateSinceMillis, long cardRevision,
+      String lastError, Long lastErrorMillis) {
+    Memory {
+      recent = recent == null ? List.of() : List.copyOf(recent);
+    }
+  }
+
+  Memory memory() {
+    return new Memory(recent(), stateShown, stateSinceMillis, revision, lastError, lastErrorMillis);
+  }
+
+  CardState(Memory m) {
     revision = m.cardRevision();
     stateShown = m.stateShown();
     stateSinceMillis = m.stateSinceMillis();

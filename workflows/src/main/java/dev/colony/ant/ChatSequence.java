@@ -8,9 +8,20 @@ final class ChatSequence {
   private long lastPost;
   private boolean announced;
 
+  /** What it carries across continue-as-new (the JSON names of the ant's memory). */
+  record Memory(long postSequence, boolean announced) {}
+
   ChatSequence(long lastPost, boolean announced) {
     this.lastPost = lastPost;
     this.announced = announced;
+  }
+
+  ChatSequence(Memory m) {
+    this(m.postSequence(), m.announced());
+  }
+
+  Memory memory() {
+    return new Memory(lastPost, announced);
   }
 
   /** The number of the next post. */

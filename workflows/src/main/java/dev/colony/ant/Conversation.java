@@ -8,8 +8,19 @@ final class Conversation {
   private String last;
   private String resumeNext;
 
+  /** What it carries across continue-as-new (the JSON name of the ant's memory). */
+  record Memory(String lastConversation) {}
+
   Conversation(String last) {
     this.last = last;
+  }
+
+  Conversation(Memory m) {
+    this(m.lastConversation());
+  }
+
+  Memory memory() {
+    return new Memory(last);
   }
 
   /** A session reported its conversation id. */

@@ -9,9 +9,20 @@ final class Delivery {
   private int failures;
   private int alone;
 
+  /** What it carries across continue-as-new (the JSON names of the ant's memory). */
+  record Memory(int deliveryFailures, int deliverAlone) {}
+
   Delivery(int failures, int alone) {
     this.failures = failures;
     this.alone = alone;
+  }
+
+  Delivery(Memory m) {
+    this(m.deliveryFailures(), m.deliverAlone());
+  }
+
+  Memory memory() {
+    return new Memory(failures, alone);
   }
 
   /** One more failed session carried the instructions; returns how many in a row. */

@@ -16,6 +16,22 @@ final class IssueIntake {
   private final int maxHandled;
   private IssueEvent taken;
 
+  /** What it carries across continue-as-new (the JSON names of the ant's memory). */
+  record Memory(List<String> handledIssues, List<IssueEvent> pendingIssues) {
+    Memory {
+      handledIssues = handledIssues == null ? List.of() : List.copyOf(handledIssues);
+      pendingIssues = pendingIssues == null ? List.of() : List.copyOf(pendingIssues);
+    }
+  }
+
+  IssueIntake(Memory m, int maxHandled) {
+    this(m.handledIssues(), m.pendingIssues(), maxHandled);
+  }
+
+  Memory memory() {
+    return new Memory(handledKeys(), pending());
+  }
+
   IssueIntake(List<String> handled, List<IssueEvent> pending, int maxHandled) {
     this.handled.addAll(handled);
     this.pending.addAll(pending);

@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.errorpolicy.Outcome;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.mailbox.Mail;
@@ -31,44 +32,22 @@ import org.slf4j.Logger;
  * another ant's work holds them), moves its branch onto the target once its work landed, and acts
  * on the queue's news (a post; a rework session of its own for a rework; a notice when a human
  * must decide). An ant without a merge queue never gets here; everything here runs only in runs
- * of code that has the change {@value #CHANGE_ID}.
+ * of code that has the change {@code Change.MERGE}.
  */
 final class MergeDesk {
   private static final Logger log = Workflow.getLogger(MergeDesk.class);
-  /** The one change id of everything the merge queue added to the ant's command sequence. */
-  static final String CHANGE_ID = "merge";
-  /** The change id of submitting a task's work only after the board accepted its report. */
-  static final String ACCEPTED_REPORT = "merge-accepted-report";
   /** An ant waiting for paths claims again this often, in case a PATHS_FREE was lost. */
   static final Duration RECLAIM = Duration.ofMinutes(5);
   /** The longest rework message that goes to the agent. */
   static final int MAX_REWORK_CHARS = 8_000;
   /** A task's body line that declares the paths its work touches: {@code touches: src/api/**, docs/*.md}. */
   static final String TOUCHES = "touches:";
-  /**
-   * The change that keeps an ant's paths held until its work lands or is dropped: a claim the queue
-   * cannot check is a wait, not a pass, and the queue's LANDED or CLOSED news no longer drops a claim
-   * the ant made since (for its next work).
-   */
-  static final String CLAIMS_HELD = "merge-claims-held";
   /** How long an ant waits before asking again when the queue could not answer its claim. */
   static final Duration CLAIM_RETRY = Duration.ofMinutes(1);
   /** Globs one claim carries at most. */
   static final int MAX_GLOBS = 20;
-  /**
-   * The change that makes a rework the ant's own work item: the queue's REWORK news is kept as a
-   * pending rework (it no longer interrupts the running session as urgent mail) and runs as a
-   * session of its own before the ant's next session, which reports no task and resubmits.
-   */
-  static final String REWORK_ITEM = "merge-rework-item";
   /** The prefix of the rework's text in the agent's prompt. */
   static final String REWORK_PREFIX = "[merge queue] ";
-  /**
-   * The change that makes an ant that declares no paths visible to conflict-aware scheduling: with
-   * {@code undeclared: changed} its submission carries the files its branch changed (read on its
-   * host first), with {@code undeclared: everything} it claims {@code **} before each session.
-   */
-  static final String UNDECLARED = "merge-undeclared";
   /** What an ant that declares no paths claims with {@code undeclared: everything}. */
   static final String EVERYTHING = dev.colony.merge.MergeBook.EVERYTHING;
 
@@ -90,7 +69,8 @@ final class MergeDesk {
       return false;
     }
     if (on == null) {
-      on = Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+      Change.MERGE.require();
+      on = true;
     }
     return on;
   }
@@ -98,18 +78,18 @@ final class MergeDesk {
   /** Whether this run keeps a rework as a work item of its own (decided once per run, at the first rework). */
   private boolean reworkItem() {
     if (reworkItem == null) {
-      reworkItem = Workflow.getVersion(REWORK_ITEM, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+      reworkItem = Change.MERGE_REWORK_ITEM.applies();
     }
     return reworkItem;
   }
 
   /** Whether this run makes an ant that declares no paths visible to the queue (asked only for such an ant). */
   private static boolean undeclaredVisible() {
-    return Workflow.getVersion(UNDECLARED, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    return Change.MERGE_UNDECLARED.applies();
   }
 
   private static boolean claimsHeld() {
-    return Workflow.getVersion(CLAIMS_HELD, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    return Change.MERGE_CLAIMS_HELD.applies();
   }
 
   // ---- the queue's news (a signal) ----
@@ -318,7 +298,7 @@ final class MergeDesk {
    * other work waits for a human's {@code colony merge submit}.
    *
    * @param task the task the session worked on (null: none)
-   * @param letGo whether the ant let that task go after the session (the rule of runs before {@value #ACCEPTED_REPORT})
+   * @param letGo whether the ant let that task go after the session (the rule of runs before {@code Change.MERGE_ACCEPTED_REPORT})
    * @param accepted whether the board accepted the session's report that handed the task over (In
    *     Review or Done): only then is its work submitted for the task
    */
@@ -411,7 +391,7 @@ final class MergeDesk {
   }
 
   /**
-   * Whether the task was handed over. Runs before {@value #ACCEPTED_REPORT} read "held before, not
+   * Whether the task was handed over. Runs before {@code Change.MERGE_ACCEPTED_REPORT} read "held before, not
    * held after" as handed over, even when the board refused the report (a human requeued the task
    * meanwhile); now only an accepted report is. Where both rules agree no marker is written.
    */
@@ -419,7 +399,7 @@ final class MergeDesk {
     if (letGo == accepted) {
       return accepted;
     }
-    return Workflow.getVersion(ACCEPTED_REPORT, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION ? letGo
+    return !Change.MERGE_ACCEPTED_REPORT.applies() ? letGo
         : accepted;
   }
 

@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.notify.Notice;
 import dev.colony.notify.NotifyActivities;
 import dev.colony.notify.NotifyResult;
@@ -25,8 +26,6 @@ import org.slf4j.Logger;
  */
 final class Notifier {
   private static final Logger log = Workflow.getLogger(Notifier.class);
-  /** The change that brought notices (command order of runs before it is unchanged). */
-  static final String CHANGE_ID = "notify-humans";
   private static final int MAX_TEXT = 300;
   private static final String REQUEST = "request-";
   private static final String PAUSE = "pause-";
@@ -34,11 +33,6 @@ final class Notifier {
   private static final String TASK = "task-";
   /** Work the merge queue gave to a human (after its reworks): one notice, no reminders (the queue holds it). */
   private static final String MERGE = "merge-";
-  /**
-   * Change id: a told-once notice (a Blocked task, a merge item for a human) held back by quiet
-   * hours is sent when they end (runs before dropped it).
-   */
-  static final String HELD_ONCE_CHANGE_ID = "held-once-notices";
 
   private final AntState ant;
   /** Needs with a thread following them. */
@@ -58,9 +52,7 @@ final class Notifier {
     if (started || ant.spec().notices() == null) {
       return;
     }
-    if (Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
-      return;
-    }
+    Change.NOTIFY_HUMANS.require();
     started = true;
     Async.procedure(this::watch);
   }
@@ -197,7 +189,7 @@ final class Notifier {
         // Held by quiet hours: the notice still goes when they end (its state, carried across
         // continue-as-new, keeps the need open until then). Runs recorded before dropped it.
         if (heldUntil(r) <= 0
-            || Workflow.getVersion(HELD_ONCE_CHANGE_ID, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+            || !Change.HELD_ONCE_NOTICES.applies()) {
           followed.remove(need.id());
           return;
         }

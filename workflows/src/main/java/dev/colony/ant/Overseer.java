@@ -3,6 +3,7 @@ package dev.colony.ant;
 import static dev.colony.chat.OperatorMessages.trim;
 
 import dev.colony.chat.OperatorMessages;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.overseer.Ladder;
 import dev.colony.overseer.OverseerActivities;
 import dev.colony.overseer.OverseerSpec;
@@ -133,17 +134,6 @@ final class Overseer {
    * the ladder: a whisper waits for the agent's next turn; an escalation alerts humans and
    * pauses the ant. A failing evaluation is skipped and counted, never fatal.
    */
-  /** The change that counts the overseer's model calls in the ant's spend. */
-  static final String OVERSEER_COST = "supervisor-cost"; // the change id in histories: never renamed
-
-  /**
-   * Whether this run counts the overseer's cost: it feeds the budget cap, whose pause issues
-   * commands, so a run recorded before the change (a worker with the new activity, the old
-   * workflow code) must replay without it.
-   */
-  private static boolean countsCost() {
-    return Workflow.getVersion(OVERSEER_COST, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
-  }
 
   private void superviseTurns() {
     while (true) {
@@ -157,14 +147,12 @@ final class Overseer {
         var request = ant.overseer.beginEvaluation(ant.spec().name(), ant.spec().colonyDir(), s, task());
         try {
           verdict = evaluator(s).evaluate(request);
-          if (countsCost()) {
-            ant.addCost(verdict == null ? 0 : verdict.costUsd());
-          }
+          Change.OVERSEER_COST.require(); // the overseer's cost feeds the budget cap
+          ant.addCost(verdict == null ? 0 : verdict.costUsd());
         } catch (ActivityFailure f) {
           double cost = costOf(f);
-          if (countsCost()) {
-            ant.addCost(cost);
-          }
+          Change.OVERSEER_COST.require();
+          ant.addCost(cost);
           ant.overseer.skipped(trim(Texts.failureText(f)), cost);
           log.info("{}: overseer evaluation skipped: {}", ant.spec().name(), Texts.rootMessage(f));
           continue;

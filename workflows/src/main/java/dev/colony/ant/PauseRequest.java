@@ -11,9 +11,23 @@ final class PauseRequest {
   private String reason;
   private Long sinceMillis;
 
+  /**
+   * What it carries across continue-as-new (the JSON names of the ant's memory): a pause asked for
+   * with no reason (memories of older code) is an operator's.
+   */
+  record Memory(boolean paused, String pauseReason, Long pausedSinceMillis) {}
+
   PauseRequest(String reason, Long sinceMillis) {
     this.reason = reason;
     this.sinceMillis = sinceMillis;
+  }
+
+  PauseRequest(Memory m) {
+    this(m.paused() ? (m.pauseReason() == null ? AntState.OPERATOR : m.pauseReason()) : null, m.pausedSinceMillis());
+  }
+
+  Memory memory() {
+    return new Memory(requested(), reason, sinceMillis);
   }
 
   boolean requested() {

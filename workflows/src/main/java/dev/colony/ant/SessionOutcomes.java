@@ -4,6 +4,7 @@ import static dev.colony.chat.OperatorMessages.trim;
 
 import dev.colony.budget.BudgetBook;
 import dev.colony.chat.OperatorMessages;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.errorpolicy.Outcome;
 import dev.colony.lifecycle.LifecycleEvent.Exit;
 import dev.colony.lifecycle.LifecycleEvent;
@@ -23,8 +24,6 @@ final class SessionOutcomes {
   private static final Logger log = Workflow.getLogger(SessionOutcomes.class);
   /** Instructions that this many failed sessions in a row carried are dropped with a notice. */
   static final int MAX_DELIVERY_FAILURES = 3;
-  /** The change that splits a failing batch instead of dropping it whole (runs before it drop the batch). */
-  static final String ONE_AT_A_TIME = "failing-batch-one-at-a-time";
   private final AntState ant;
   private final Outbox outbox;
   private final ColonyReports reports;
@@ -99,11 +98,9 @@ final class SessionOutcomes {
    */
   boolean chargesReportedSpend(double usd) {
     return usd > 0 && Double.isFinite(usd)
-        && Workflow.getVersion(REPORTED_SPEND, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+        && Change.CHARGE_REPORTED_SPEND.applies();
   }
 
-  /** The change that charges what a session spent when it ends without a result that says so. */
-  static final String REPORTED_SPEND = "charge-reported-spend";
 
   /**
    * A session that ended with no result (stopped, or its host lost: it runs again) spent {@code usd}
@@ -169,8 +166,8 @@ final class SessionOutcomes {
     if (delivered.isEmpty()) {
       return;
     }
-    if (counts && ant.delivery.failedOnce() >= MAX_DELIVERY_FAILURES && delivered.size() > 1
-        && Workflow.getVersion(ONE_AT_A_TIME, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+    if (counts && ant.delivery.failedOnce() >= MAX_DELIVERY_FAILURES && delivered.size() > 1) {
+      Change.FAILING_BATCH_ONE_AT_A_TIME.require();
       ant.delivery.oneAtATime(delivered.size());
       ant.mailbox.giveBack(delivered);
       return;

@@ -22,8 +22,21 @@ final class SessionStats {
     this.startedAtMillis = startedAtMillis;
   }
 
+  /** What it carries across continue-as-new (the JSON names of the ant's memory). */
+  record Memory(String lastOutcome, String lastDetail, long startedAtMillis, Map<String, Integer> sessionsByOutcome,
+      long turns, double costUsd, boolean costReported, long inputTokens, long outputTokens) {
+    Memory {
+      sessionsByOutcome = dev.colony.determinism.SortedCopies.of(sessionsByOutcome);
+    }
+  }
+
+  Memory memory() {
+    return new Memory(lastOutcome, lastDetail, startedAtMillis, byOutcome, turns, costUsd, costReported, inputTokens,
+        outputTokens);
+  }
+
   /** The statistics a run that continued as new carried over. */
-  SessionStats(AntMemory m) {
+  SessionStats(Memory m) {
     this(m.startedAtMillis());
     byOutcome.putAll(m.sessionsByOutcome());
     lastOutcome = m.lastOutcome();

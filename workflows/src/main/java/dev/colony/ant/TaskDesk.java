@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.errorpolicy.Outcome;
 import dev.colony.session.SessionResult;
 import dev.colony.spec.AntSpec;
@@ -35,14 +36,10 @@ import org.slf4j.Logger;
  * <p>Who looks: an ant that takes pools ({@code tasks.takes}) or waits for tasks
  * ({@code when_idle: wait}) before each session (and, waiting, every {@link #RECHECK}), and any ant
  * a {@code tasksWaiting} signal woke (a task was assigned to it by name). An ant that nobody wakes
- * and that takes no pool never calls the board. Everything here runs only in runs of code that has the change {@value #CHANGE_ID}.
+ * and that takes no pool never calls the board. Everything here runs only in runs of code that has the change {@code Change.TASKS}.
  */
 final class TaskDesk {
   private static final Logger log = Workflow.getLogger(TaskDesk.class);
-  /** The one change id of everything the board added to the ant's command sequence. */
-  static final String CHANGE_ID = "tasks";
-  /** Change id: a look is one local activity ({@code TakeTask}: find and claim) instead of FindTasks, then ClaimTask. */
-  static final String TAKE_CHANGE_ID = "take-task";
   /** The unanswered-claim key of a look (no task's id: a look's token covers every claim it makes). */
   private static final String LOOK = "(look)";
   /** The task whose SUBMITTED report the last session's end had accepted, or null (not carried: read at once). */
@@ -61,12 +58,11 @@ final class TaskDesk {
     this.outbox = outbox;
   }
 
-  /** Decides once, at the run's start, whether this run's code takes tasks (runs recorded before do not). */
+  /** At the run's start: this run takes tasks (the change "tasks"; runs begun before it are not this build's to replay). */
   void start() {
-    on = Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
-    if (on) {
-      ant.task.activate();
-    }
+    Change.TASKS.require();
+    on = true;
+    ant.task.activate();
   }
 
   boolean on() {
@@ -129,7 +125,7 @@ final class TaskDesk {
     TaskPolicy policy = spec.tasks();
     long aging = policy == null || policy.agingSeconds() <= 0 ? TaskOrder.DEFAULT_AGING_SECONDS : policy.agingSeconds();
     List<String> tags = takerTags(spec);
-    if (Workflow.getVersion(TAKE_CHANGE_ID, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+    if (Change.TAKE_TASK.applies()) {
       take(new FindTasks(spec.colony(), spec.name(), tags, aging, FIND_LIMIT), tags);
       return;
     }

@@ -24,7 +24,14 @@ final class TaskSlot {
   /** Blocked tasks to tell phones about: need ids {@code task-<id>-<claim>} and their text. */
   private final List<String[]> blockedNotices = new ArrayList<>();
 
-  TaskSlot(AntMemory m) {
+  /** What it carries across continue-as-new (the JSON names of the ant's memory). */
+  record Memory(TaskBrief task, long taskClaims, boolean tasksWaiting, String claimTaskId, String claimToken) {}
+
+  Memory memory() {
+    return new Memory(brief, claims, waiting, unansweredTaskId, unansweredToken);
+  }
+
+  TaskSlot(Memory m) {
     if (m != null) {
       brief = m.task();
       claims = m.taskClaims();

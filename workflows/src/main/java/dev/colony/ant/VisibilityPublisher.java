@@ -1,5 +1,6 @@
 package dev.colony.ant;
 
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.spec.AntSpec;
 import dev.colony.visibility.AntCard;
 import dev.colony.visibility.AntSearchAttributes;
@@ -22,13 +23,11 @@ import java.util.Map;
  * last one written, with {@code AntUpdatedAt} set to the time of the write.
  */
 final class VisibilityPublisher {
-  /** The change that publishes the console's card and AntUpdatedAt (runs before it publish neither). */
-  static final String CONSOLE_CARD = "console-card";
 
   private final AntState ant;
   /** What this run last wrote; null until the first write. */
   private AntVisibility published;
-  /** Whether this run writes the card (decided once, at the thread's start). */
+  /** Whether this run has begun writing the card (there is none to wait for before). */
   private boolean cards;
   /** The card this run last wrote; null until the first. */
   private AntCard card;
@@ -50,16 +49,9 @@ final class VisibilityPublisher {
     return !cards || card != null && AntViews.card(ant, card.revision()).equals(card);
   }
 
-  /** The memo an ant carries: what the Web UI and {@code colony status} show beside its state. */
-  static Map<String, Object> memo(AntSpec spec) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put(AntSearchAttributes.MEMO_DESCRIPTION, spec.description());
-    m.put(AntSearchAttributes.MEMO_ENGINE, spec.engine().configName());
-    return m;
-  }
-
   private void publish() {
-    cards = Workflow.getVersion(CONSOLE_CARD, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    Change.CONSOLE_CARD.require();
+    cards = true;
     // The memo this run started with (set by `colony start`, or carried over).
     List<String> memoShown = Arrays.asList(
         (String) Workflow.getMemo(AntSearchAttributes.MEMO_DESCRIPTION, String.class),
@@ -86,7 +78,7 @@ final class VisibilityPublisher {
       List<String> memo = memoValues();
       Map<String, Object> memoChanges = new LinkedHashMap<>();
       if (!memoShown.equals(memo)) {
-        memoChanges.putAll(memo(ant.spec()));
+        memoChanges.putAll(AntSearchAttributes.memo(ant.spec()));
         memoShown.set(0, memo.get(0));
         memoShown.set(1, memo.get(1));
       }

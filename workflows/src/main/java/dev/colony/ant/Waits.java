@@ -2,6 +2,7 @@ package dev.colony.ant;
 
 import dev.colony.budget.BudgetBook;
 import dev.colony.chat.OperatorMessages;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.lifecycle.LifecycleEvent;
 import dev.colony.schedule.CronSchedule;
 import dev.colony.spec.AntSpec;
@@ -33,7 +34,8 @@ final class Waits {
    * the ant's memory, and the new run goes on with it.
    */
   boolean readyToRun() {
-    if (ant.paused() && ant.wakeAtMillis() != null && pauseWinsOverWaits()) {
+    if (ant.paused() && ant.wakeAtMillis() != null) {
+      Change.PAUSE_WINS_OVER_WAITS.require();
       // A pause wins over any wait: one asked for during a session that then failed (or hit a
       // rate limit) must not hide behind the backoff, nor end with it. Resume starts at once, as
       // it does from a backoff; missed cron ticks are caught up as after any pause.
@@ -90,13 +92,6 @@ final class Waits {
         () -> ant.task.wakePending() || !ant.mailbox.isEmpty() || ant.issues.hasPending() || ant.paused()
             || ant.stopRequested() || ant.specPending() || ant.upgrade.due() || ant.merge.reworkPending());
     ant.fire(new LifecycleEvent.Woken());
-  }
-
-  /** The change that lets a pause end the wait it finds (runs recorded before it waited the wait out first). */
-  static final String PAUSE_WINS = "pause-wins-over-waits";
-
-  private static boolean pauseWinsOverWaits() {
-    return Workflow.getVersion(PAUSE_WINS, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
   }
 
   /** Until the wait's time, or a signal that ends it early. */

@@ -18,6 +18,23 @@ public final class Mailbox {
   private final List<String> queue = new ArrayList<>();
   private final LinkedHashSet<String> seen = new LinkedHashSet<>();
 
+  /** What a mailbox carries across continue-as-new (the JSON names of the ant's memory). */
+  public record Memory(List<String> queue, List<String> urgentQueue, List<String> mailIds) {
+    public Memory {
+      queue = queue == null ? List.of() : List.copyOf(queue);
+      urgentQueue = urgentQueue == null ? List.of() : List.copyOf(urgentQueue);
+      mailIds = mailIds == null ? List.of() : List.copyOf(mailIds);
+    }
+  }
+
+  public Mailbox(Memory m) {
+    this(m.queue(), m.urgentQueue(), m.mailIds());
+  }
+
+  public Memory memory() {
+    return new Memory(queue(), urgentQueue(), seenIds());
+  }
+
   public Mailbox(Collection<String> queue, Collection<String> urgent, Collection<String> seen) {
     this.queue.addAll(queue);
     this.urgent.addAll(urgent);

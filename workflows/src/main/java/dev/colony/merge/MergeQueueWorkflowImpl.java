@@ -2,6 +2,7 @@ package dev.colony.merge;
 
 import dev.colony.Activities;
 import dev.colony.ant.Timers;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.spec.AntIds;
 import dev.colony.task.TaskState;
 import dev.colony.upgrade.Upgrade;
@@ -50,19 +51,6 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   static final Duration HOST_GONE_HOLD = Duration.ofMinutes(5);
   /** Rebases in a row after the target moved under the update, before the item goes to the back of the line. */
   static final int MAX_MOVES = 5;
-  /** The change id of telling every task of an item (not only its first) of its landing or rework. */
-  static final String ITEM_TASKS = "merge-item-tasks";
-  /**
-   * The change that leaves the tasks of work sent back where they are when its ant runs the rework
-   * as a session of its own (TaskInRework instead of ReworkTask, which requeued them to To Do).
-   */
-  static final String REWORK_IN_PLACE = "merge-rework-in-place";
-  /**
-   * With review, an approved task whose work is sent back to a rework session stays Done until the
-   * fix comes, and goes back to In Review then (before: at the rework, when a human could approve a
-   * fix that did not exist yet).
-   */
-  static final String FIX_IN_REVIEW = "merge-fix-in-review";
 
   private final MergeBook book;
   private final Upgrade upgrade = new Upgrade();
@@ -448,12 +436,12 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     }
     tell(it.ant(), new MergeNews(MergeNews.Kind.REWORK, r.name(), it.id(), text, null, cut(files, 50), r.target()));
     if (book.reworksInSessions(it.ant())
-        && Workflow.getVersion(REWORK_IN_PLACE, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+        && Change.MERGE_REWORK_IN_PLACE.applies()) {
       // The ant's rework session fixes the item: its tasks are not requeued (no extra session),
       // they wait where they are and are Done when it lands. With review an approved one goes back
       // to In Review when the fix comes (before: now, when there was nothing to approve yet).
       boolean inReviewNow = r.review()
-          && Workflow.getVersion(FIX_IN_REVIEW, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION;
+          && !Change.MERGE_FIX_IN_REVIEW.applies();
       for (String task : now.taskIds()) {
         try {
           desk(Activities.MERGE_TASK, "task " + task + " in rework · " + it.id() + " " + reason)
@@ -492,7 +480,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     if (tasks.equals(first)) {
       return first;
     }
-    return Workflow.getVersion(ITEM_TASKS, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION ? first : tasks;
+    return !Change.MERGE_ITEM_TASKS.applies() ? first : tasks;
   }
 
   private static String squashMessage(MergeItem it, BranchHead b) {
@@ -531,7 +519,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     boolean fix = book.repo().review() && book.fixOfRework(submission);
     SubmitReply reply = book.submit(submission, Workflow.currentTimeMillis());
     if (fix && book.reworksInSessions(submission.ant())
-        && Workflow.getVersion(FIX_IN_REVIEW, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+        && Change.MERGE_FIX_IN_REVIEW.applies()) {
       fixesCame.add(reply.itemId()); // (the main loop moves its tasks: this update answers at once)
     }
     changes++;

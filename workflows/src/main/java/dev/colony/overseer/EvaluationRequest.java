@@ -1,5 +1,6 @@
 package dev.colony.overseer;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 
@@ -13,7 +14,7 @@ import java.util.List;
  * @param strikes flagged evaluations in a row so far (0: none; the ladder's step)
  * @param lastPattern what the previous flagged evaluation saw, or null
  */
-public record EvaluationRequest(String ant, String colonyDir, @JsonProperty("supervisor") OverseerSpec overseer, String task,
+public record EvaluationRequest(String ant, String colonyDir, @JsonProperty("supervisor") @JsonAlias("overseer") OverseerSpec overseer, String task,
     List<Turn> window, int strikes, Pattern lastPattern) {
   public EvaluationRequest {
     window = window == null ? List.of() : List.copyOf(window);

@@ -1,6 +1,7 @@
 package dev.colony.spec;
 
 import dev.colony.errorpolicy.ErrorPolicy;
+import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 
@@ -49,9 +50,10 @@ public record AntSpec(
     GitIdentity git,
     String colonyDir,
     String sourceFile,
-    // JSON names of older histories: "supervision" and "supervisor" (ant inputs in committed histories).
-    @JsonProperty("supervision") ErrorPolicy errorPolicy,
-    @JsonProperty("supervisor") dev.colony.overseer.OverseerSpec overseer,
+    // Old JSON names, still written (older code reads them): "supervision" and "supervisor"; the new
+    // names are read too (see the compatibility ledger, dev.colony.compat.Compatibility).
+    @JsonProperty("supervision") @JsonAlias("errorPolicy") ErrorPolicy errorPolicy,
+    @JsonProperty("supervisor") @JsonAlias("overseer") dev.colony.overseer.OverseerSpec overseer,
     NotifySpec notices,
     TaskPolicy tasks,
     dev.colony.merge.MergeRepo merge,

@@ -3,6 +3,7 @@ package dev.colony.supervision;
 import dev.colony.ant.AntWorkflow;
 import dev.colony.chat.ChatActivities;
 import dev.colony.chat.ChatPost;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.spec.AntIds;
 import dev.colony.upgrade.Upgrade;
 import dev.colony.webhook.WebhookActivities;
@@ -41,10 +42,6 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   /** Webhook deliveries not yet done (continue-as-new waits for them: they would be lost). */
   private int webhooksInFlight;
   private final ActivityOptions chatOptions = dev.colony.Activities.COLONY_CHAT_POST;
-  /** The change that publishes the console's card (runs before it publish none). */
-  static final String CONSOLE_CARD = "console-card";
-  /** Whether this run writes the card (decided at its start). */
-  private boolean cards;
   /** The card this run last wrote; null until the first. */
   private ColonyCard card;
   /** New groups arrived: the card is rewritten. */
@@ -65,10 +62,10 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
   @Override
   public void run(ColonyRun run) {
     int handled = 0;
-    cards = Workflow.getVersion(CONSOLE_CARD, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    Change.CONSOLE_CARD.require();
     publishCard();
     while (true) {
-      Workflow.await(() -> !inbox.isEmpty() || !resets.isEmpty() || upgrade.due() || cards && groupsChanged);
+      Workflow.await(() -> !inbox.isEmpty() || !resets.isEmpty() || upgrade.due() || groupsChanged);
       groupsChanged = false;
       while (!resets.isEmpty()) {
         handleReset(resets.remove(0));
@@ -95,9 +92,6 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
    * events. Restarts are counted at this moment (the card also holds their times).
    */
   private void publishCard() {
-    if (!cards) {
-      return;
-    }
     long now = Workflow.currentTimeMillis();
     List<ColonyCard.Group> shown = new ArrayList<>();
     LinkedHashSet<String> names = new LinkedHashSet<>();
@@ -205,7 +199,7 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
     while (events.size() > MAX_EVENTS) {
       events.remove(0);
     }
-    post(describe(e));
+    post(e.describe());
     notifyWebhook(e);
   }
 
@@ -231,24 +225,6 @@ public class ColonyWorkflowImpl implements ColonyWorkflow {
           }
           return null;
         });
-  }
-
-  /** The event as the alerts channel (and {@code colony observe}) reads it. */
-  public static String describe(ColonyEvent e) {
-    String who = e.ant() == null ? "group **" + e.group() + "**" : "**" + e.ant() + "**";
-    String icon = switch (e.type()) {
-      case "agent_restarted" -> "♻️";
-      case "agent_failed", "restart_limit_exceeded" -> "🛑";
-      case "agent_budget" -> "💰";
-      case "agent_escalated" -> "🚨";
-      case "agent_resumed" -> "▶️";
-      case "agent_aborted" -> "🗑️";
-      case "group_reset" -> "🔁";
-      default -> "⚠️";
-    };
-    return icon + " supervisor: " + e.type().replace('_', ' ') + " " + who
-        + (e.strategy() == null ? "" : e.ant() == null ? " (" + e.strategy() + ")" : " (" + e.strategy() + ", group " + e.group() + ")")
-        + (e.reason() == null ? "" : ": " + e.reason());
   }
 
   private void post(String text) {

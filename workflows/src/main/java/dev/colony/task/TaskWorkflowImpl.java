@@ -1,6 +1,7 @@
 package dev.colony.task;
 
 import dev.colony.Activities;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.upgrade.Upgrade;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.SearchAttributeUpdate;
@@ -36,11 +37,6 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
   private final TaskSettings settings;
   private final List<Effect> effects = new ArrayList<>();
   private final Upgrade upgrade = new Upgrade();
-  /**
-   * Change id: the gone check also asks a running ant whether it still holds the task
-   * ({@code AntHoldsTask} instead of {@code AntRunning}).
-   */
-  static final String HOLDER_CHANGE_ID = "task-holder";
   /** Gone checks in a row at which the running ant did not hold the claim {@link #missedToken}. */
   private int misses;
   private String missedToken;
@@ -344,7 +340,7 @@ public final class TaskWorkflowImpl implements TaskWorkflow {
    * may be a claim whose answer the ant has not read yet). Runs recorded before ask only "running?".
    */
   private void checkGone(String ant, String token) {
-    if (Workflow.getVersion(HOLDER_CHANGE_ID, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+    if (Change.TASK_HOLDER.applies()) {
       checkHolder(ant, token);
       return;
     }

@@ -1,6 +1,7 @@
 package dev.colony.trigger;
 
 import dev.colony.ant.AntWorkflow;
+import dev.colony.compat.Compatibility.Change;
 import dev.colony.github.GithubActivities;
 import dev.colony.github.IssuePage;
 import dev.colony.github.IssueTaskActivities;
@@ -36,15 +37,6 @@ public final class RepoWatcherImpl implements RepoWatcher {
   static final long MAX_TASKED_CHARS = 128 * 1024;
   static final int MAX_CLOSED_TASKS = 2_000;
   static final long MAX_CLOSED_TASKS_CHARS = 64 * 1024;
-  /** Change id: what the watcher carries is bounded by count and size (before: 20,000 keys a set). */
-  static final String BOUND = "watch-bound";
-  /** Change id: an issue reopened after its closing moved its task to Done reopens the task, once. */
-  static final String REOPEN = "issue-reopen";
-  /**
-   * Change id: issues become tasks ({@code as: task}), closed issues are polled and their tasks
-   * move to Done, and a subscribed ant that is gone is dropped instead of failing the watcher.
-   */
-  static final String ISSUE_TASKS = "issue-tasks";
 
   private final GithubActivities github = Workflow.newActivityStub(GithubActivities.class,
       dev.colony.Activities.GITHUB);
@@ -68,17 +60,15 @@ public final class RepoWatcherImpl implements RepoWatcher {
   private String closedSince;
   private String closedEtag;
   private boolean pollNow;
-  /** Whether this run makes tasks of issues (runs begun before the change do not). */
-  private boolean tasks;
 
   @Override
   public void run(WatchState s) {
-    tasks = Workflow.getVersion(ISSUE_TASKS, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
-    if (Workflow.getVersion(BOUND, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION) {
+    Change.ISSUE_TASKS.require();
+    if (Change.WATCH_BOUND.applies()) {
       forwarded.bound(MAX_FORWARDED, MAX_FORWARDED_CHARS);
       tasked.bound(MAX_TASKED, MAX_TASKED_CHARS);
     }
-    reopens = tasks && Workflow.getVersion(REOPEN, Workflow.DEFAULT_VERSION, 1) != Workflow.DEFAULT_VERSION;
+    reopens = Change.ISSUE_REOPEN.applies();
     state = s;
     etag = s.etag();
     closedSince = s.closedSince();
@@ -97,7 +87,7 @@ public final class RepoWatcherImpl implements RepoWatcher {
           page.issues().forEach(this::forward);
         }
         waitSeconds = Math.max(waitSeconds, page.retryAfterSeconds());
-        if (tasks && page.retryAfterSeconds() == 0) {
+        if (page.retryAfterSeconds() == 0) {
           pollClosed();
         }
       } catch (ActivityFailure f) {
@@ -200,18 +190,14 @@ public final class RepoWatcherImpl implements RepoWatcher {
    */
   private void forward(IssueEvent e) {
     if (e.closed()) {
-      if (tasks) {
-        close(e);
-      }
+      close(e);
       return;
     }
-    if (tasks) {
-      closedDone.remove(e.key()); // open again: a later closing counts
-    }
+    closedDone.remove(e.key()); // open again: a later closing counts
     if (reopens && closedTasks.contains(e.key())) {
       reopen(e);
     }
-    if (tasks && !tasked.contains(e.key())) {
+    if (!tasked.contains(e.key())) {
       for (Subscription sub : List.copyOf(subscriptions.values())) {
         Subscription.TaskRoute route = sub.taskRoute(e);
         if (route == null) {
@@ -241,9 +227,8 @@ public final class RepoWatcherImpl implements RepoWatcher {
         // The ant was stopped: it no longer watches.
         subscriptions.remove(sub.antWorkflowId());
       } catch (ApplicationFailure f) {
-        // How the SDK reports a signal to a workflow that is not there; runs begun before the
-        // change failed on it (and must, on replay).
-        if (!tasks || f.getType() == null || !f.getType().contains("NOT_FOUND")) {
+        // How the SDK reports a signal to a workflow that is not there.
+        if (f.getType() == null || !f.getType().contains("NOT_FOUND")) {
           throw f;
         }
         subscriptions.remove(sub.antWorkflowId());

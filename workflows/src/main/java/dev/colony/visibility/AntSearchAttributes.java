@@ -56,4 +56,15 @@ public final class AntSearchAttributes {
   /** Memo keys (set at start, refreshed when the spec changes); the card is {@link AntCard#MEMO_KEY}. */
   public static final String MEMO_DESCRIPTION = "description";
   public static final String MEMO_ENGINE = "engine";
+
+  /**
+   * The memo an ant carries: what the Web UI and {@code colony status} show beside its state
+   * ({@code colony start} sets it, the ant's workflow keeps it).
+   */
+  public static java.util.Map<String, Object> memo(dev.colony.spec.AntSpec spec) {
+    java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+    m.put(MEMO_DESCRIPTION, spec.description());
+    m.put(MEMO_ENGINE, spec.engine().configName());
+    return m;
+  }
 }

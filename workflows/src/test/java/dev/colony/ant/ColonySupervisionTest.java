@@ -233,8 +233,8 @@ class ColonySupervisionTest {
   @Test
   void theEventDescriptionReadsLikeTheChat() {
     assertEquals("♻️ supervisor: agent restarted **c** (rest_for_one, group pipeline): b failed (rest_for_one)",
-        ColonyWorkflowImpl.describe(new ColonyEvent(3, 0, "agent_restarted", "c", "pipeline", "rest_for_one",
-            "b failed (rest_for_one)")));
+        new ColonyEvent(3, 0, "agent_restarted", "c", "pipeline", "rest_for_one",
+            "b failed (rest_for_one)").describe());
   }
 
   /** Records an ant restarted by its supervisor, and the supervisor's own history, for the replay guard. */

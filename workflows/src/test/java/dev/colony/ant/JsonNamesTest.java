@@ -55,4 +55,28 @@ class JsonNamesTest {
     var stats = new AntStats("a", 0, 0, 0, java.util.Map.of(), 0, 0, false, 0, 0, 0, 0, null, null, 0.5);
     assertEquals(0.5, JSON.valueToTree(stats).path("supervisorCostUsd").asDouble());
   }
+
+  /**
+   * The new names are read too (the compatibility ledger's "new name read since"), so that a later
+   * release may write them while this one still reads what it writes.
+   */
+  @Test
+  void theNewNamesAreReadBesideTheOldOnes() throws Exception {
+    ErrorPolicy policy = new ErrorPolicy(2, 60, 5, 20);
+    AntSpec spec = Fakes.withErrorPolicy(Fakes.spec("a"), policy).withOverseer(OverseerSpec.DEFAULTS);
+    var tree = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.valueToTree(spec);
+    tree.set("errorPolicy", tree.remove("supervision"));
+    tree.set("overseer", tree.remove("supervisor"));
+    assertEquals(spec, JSON.treeToValue(tree, AntSpec.class));
+
+    AntMemory m = JSON.readValue("{\"overseer\":{\"sinceEval\":3}}", AntMemory.class);
+    assertEquals(3, m.overseer().sinceEval());
+    AntStats stats = JSON.readValue("{\"overseerCostUsd\":1.5}", AntStats.class);
+    assertEquals(1.5, stats.overseerCostUsd());
+    assertTrue(JSON.valueToTree(stats).has("supervisorCostUsd"), "the old name is the one written");
+    AntStatus status = JSON.readValue("{\"overseer\":\"on\"}", AntStatus.class);
+    assertEquals("on", status.overseer());
+    EvaluationRequest r = JSON.readValue("{\"overseer\":{\"model\":\"m\"}}", EvaluationRequest.class);
+    assertEquals("m", r.overseer().model());
+  }
 }

@@ -95,13 +95,81 @@ class StatePartsTest {
     assertEquals("Europe/Paris", Fakes.withPoll(spec, 9).timezone());
   }
 
-  /** The builders leave the records alone: their JSON (workflow inputs, continue-as-new) names the components only, by their wire names. */
+  /** The spec's builder leaves the record alone: its JSON (workflow inputs) names the components only, by their wire names. */
   @Test
-  void theWireShapeOfSpecAndMemoryIsTheirComponents() throws Exception {
+  void theWireShapeOfTheSpecIsItsComponents() throws Exception {
     assertEquals(components(AntSpec.class), jsonKeys(Specs.ant("wire").build()));
-    AntMemory memory = AntMemory.builder().sessions(3).pauseReason("operator").paused(true).build();
-    assertEquals(components(AntMemory.class), jsonKeys(memory));
-    assertEquals(memory, memory.toBuilder().build());
+  }
+
+  /**
+   * A memory written before the ant's parts owned their memories (by the code of release 1.5 with
+   * every fact set: no committed history continues as new, so it was written by that code's data
+   * converter) reads into the same facts, part by part, and is written back key for key: older
+   * code reads what this code carries across continue-as-new, and this code reads theirs.
+   */
+  @Test
+  void aMemoryOfTheOldShapeReadsIntoTheSameFactsAndIsWrittenBackTheSame() throws Exception {
+    String old = java.nio.file.Files.readString(java.nio.file.Path.of("src/test/resources/memory/ant-memory-1.5.json"));
+    var converter = DefaultDataConverter.STANDARD_INSTANCE;
+    AntMemory m = converter.fromPayload(io.temporal.api.common.v1.Payload.newBuilder()
+        .putMetadata("encoding", com.google.protobuf.ByteString.copyFromUtf8("json/plain"))
+        .setData(com.google.protobuf.ByteString.copyFromUtf8(old)).build(), AntMemory.class, AntMemory.class);
+    assertEquals(new AntState.Loop(150, 2, 10, 1_764_400_000_000L, WaitKind.RATE_LIMITED, 1_764_500_000_000L, true,
+        "host-a"), m.loop());
+    assertEquals(new PauseRequest.Memory(true, "billing", 1_764_300_000_000L), m.pause());
+    assertEquals(List.of("fix the docs", "then the tests"), m.mailbox().queue());
+    assertEquals(List.of("stop touching main"), m.mailbox().urgentQueue());
+    assertEquals(List.of("discord:1", "slack:2"), m.mailbox().mailIds());
+    assertEquals(new ChatSequence.Memory(301, true), m.chat());
+    assertEquals(new SessionStats.Memory("rate_limit", "429", 1_764_000_000_000L,
+        Map.of("success", 140, "transient", 8, "rate_limit", 2), 6000, 42.5, true, 3_000_000, 600_000), m.stats());
+    assertEquals(new Delivery.Memory(1, 2), m.delivery());
+    assertEquals(List.of("acme/app#7", "acme/app#8"), m.issues().handledIssues());
+    assertEquals(9, m.issues().pendingIssues().get(0).number());
+    assertEquals(new Conversation.Memory("conv-150"), m.conversation());
+    assertEquals(99, m.card().cardRevision());
+    assertEquals("429 too many requests", m.card().lastError());
+    assertEquals(150, m.card().recent().get(0).number());
+    assertEquals("k7m2qx", m.taskSlot().task().id());
+    assertEquals(3, m.taskSlot().taskClaims());
+    assertEquals("ant/test/alpha#4", m.taskSlot().claimToken());
+    assertEquals(42.5, m.spend().monthUsd());
+    assertEquals(7, m.ledger().get(0).sessions());
+    assertEquals(3, m.overseer().sinceEval());
+    assertEquals("pause-billing", m.notices().get(0).need());
+    assertEquals("beta", m.merge().waitingFor());
+    assertEquals("alpha-3", m.merge().rework().itemId());
+
+    // Restored into the ant's parts and carried again, the memory is the one it read.
+    var mapper = new ObjectMapper();
+    assertEquals(mapper.readTree(old),
+        mapper.readTree(converter.toPayload(m).orElseThrow().getData().toString(StandardCharsets.UTF_8)));
+    assertEquals(new TreeSet<>(iterable(mapper.readTree(old).fieldNames())), jsonKeys(m));
+  }
+
+  /** The memory's JSON is flat: every part's component names one key, shared with no other part nor with the record's own. */
+  @Test
+  void noTwoFactsOfTheMemoryShareAJsonName() {
+    List<String> names = new java.util.ArrayList<>();
+    for (var c : AntMemory.class.getRecordComponents()) {
+      if (c.getAccessor().isAnnotationPresent(com.fasterxml.jackson.annotation.JsonUnwrapped.class)
+          || c.isAnnotationPresent(com.fasterxml.jackson.annotation.JsonUnwrapped.class)) {
+        names.add(c.getName()); // not written, but a key of that name would be read as this part
+        names.addAll(components(c.getType().asSubclass(Record.class)));
+      } else {
+        names.addAll(components(AntMemory.class).stream().filter(n -> n.equals(c.getName())
+            || (c.getAccessor().isAnnotationPresent(com.fasterxml.jackson.annotation.JsonProperty.class)
+                && n.equals(c.getAccessor().getAnnotation(com.fasterxml.jackson.annotation.JsonProperty.class).value())))
+            .toList());
+      }
+    }
+    assertEquals(new TreeSet<>(names).size(), names.size(), "a JSON name used twice in " + names);
+  }
+
+  private static <T> List<T> iterable(java.util.Iterator<T> it) {
+    List<T> out = new java.util.ArrayList<>();
+    it.forEachRemaining(out::add);
+    return out;
   }
 
   private static Set<String> components(Class<? extends Record> type) {

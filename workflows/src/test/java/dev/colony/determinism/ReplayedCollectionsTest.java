@@ -42,8 +42,11 @@ class ReplayedCollectionsTest {
   @Test
   void recordsThatCrossTemporalIterateTheirMapsInKeyOrder() {
     Map<String, Integer> m = scrambled();
-    AntMemory memory = AntMemory.builder().sessionsByOutcome(m).build();
-    assertEquals(sortedKeys(), new ArrayList<>(memory.sessionsByOutcome().keySet()), "AntMemory.sessionsByOutcome");
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    AntMemory memory = json.convertValue(Map.of("sessionsByOutcome", m), AntMemory.class);
+    List<String> written = new ArrayList<>();
+    json.valueToTree(memory).get("sessionsByOutcome").fieldNames().forEachRemaining(written::add);
+    assertEquals(sortedKeys(), written, "AntMemory.sessionsByOutcome");
     AntStats stats = new AntStats("a", 0, 0, 0, m, 0, 0, false, 0, 0, 0, 0, null, null, 0);
     assertEquals(sortedKeys(), new ArrayList<>(stats.sessionsByOutcome().keySet()), "AntStats.sessionsByOutcome");
 

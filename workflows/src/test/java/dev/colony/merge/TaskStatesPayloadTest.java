@@ -10,11 +10,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * TaskStates answers a map of task ids to {@link TaskState}: in history it is the same JSON as when
  * it answered strings, so a queue whose history holds an older answer replays it.
  */
+@Timeout(30)
 class TaskStatesPayloadTest {
   private static final Type STATES;
 
