@@ -161,4 +161,22 @@ class VerbsTest {
     assertInstanceOf(VerbRefused.class, new VerbRefused("x"));
     assertEquals(List.of("pause", "resume", "stop", "abort", "clear", "send", "urgent", "approve", "deny"), Verbs.NAMED);
   }
+
+  /** The old chat words are read in one place (Verbs) and listed in the compatibility ledger, the same ones. */
+  @Test
+  void theOldWordsAreTheLedgersAndReadOnlyHere() {
+    var rows = dev.colony.compat.Compatibility.LEGACY_NAMES.stream()
+        .filter(n -> n.kind() == dev.colony.compat.Compatibility.Kind.CHAT_COMMAND).toList();
+    assertEquals(java.util.Set.of("start", "stop"),
+        rows.stream().map(dev.colony.compat.Compatibility.LegacyName::old).collect(java.util.stream.Collectors.toSet()));
+    for (var n : rows) {
+      if (n.old().equals("stop")) {
+        assertTrue(refusal(() -> CHAT.parse("stop", "")).contains("`/pause` pauses the ant"), "stop answers which word to use");
+      } else {
+        assertEquals(n.current(), CHAT.word(n.old()), "an old name reads as the verb the ledger names");
+        assertEquals(CHAT.parse(n.current(), ""), CHAT.parse(n.old(), ""));
+      }
+      assertFalse(NAMED.knows(n.old()) && !n.old().equals("stop"), "the CLI and console never take an old name: " + n.old());
+    }
+  }
 }

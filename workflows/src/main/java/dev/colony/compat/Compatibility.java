@@ -244,10 +244,11 @@ public final class Compatibility {
           true, "1.5"),
       new LegacyName(Kind.YAML_KEY, "supervisor:", "overseer:", "ants/*.yaml and colony.yaml defaults (OverseerReader)",
           false, null),
-      new LegacyName(Kind.CHAT_COMMAND, "stop", "pause", "Discord and Slack channels (ChannelCommands)", false, null),
-      new LegacyName(Kind.CHAT_COMMAND, "start", "resume", "Discord and Slack channels (ChannelCommands)", false, null),
-      new LegacyName(Kind.CHAT_COMMAND, "/stop", "/pause", "colony dev's console (DevConsole)", false, null),
-      new LegacyName(Kind.CHAT_COMMAND, "/start", "/resume", "colony dev's console (DevConsole)", false, null));
+      new LegacyName(Kind.CHAT_COMMAND, "start", "resume",
+          "every typed surface: Discord, Slack and colony dev's terminal (the client's Verbs, never offered)", false, null),
+      new LegacyName(Kind.CHAT_COMMAND, "stop", "pause, or colony stop to end the ant",
+          "every typed surface (the client's Verbs): it paused there and ended the ant in the CLI and console, "
+              + "so typed it acts on nothing and answers which word to use", false, null));
 
   /** The ledger as the Markdown of docs/operations.md's generated block {@code compatibility-ledger}. */
   public static String markdown() {
