@@ -7,22 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.ant.AntRun;
-import dev.colony.ant.AntStats;
-import dev.colony.ant.AntStatus;
 import dev.colony.ant.AntWorkflow;
-import dev.colony.autonomy.ConfirmationDecision;
-import dev.colony.autonomy.ConfirmationRequest;
 import dev.colony.autonomy.Decide;
 import dev.colony.mailbox.Mail;
-import dev.colony.overseer.TurnReply;
-import dev.colony.overseer.TurnReport;
-import dev.colony.spec.AntSpec;
 import dev.colony.testing.Specs;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.workflow.Workflow;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
@@ -33,91 +25,6 @@ import org.junit.jupiter.api.Timeout;
 /** The one executor: each verb is one signal, sent as the actor, with the same sentence back from every surface. */
 @Timeout(60)
 class AntSteeringTest {
-  /** An ant that only takes what it is sent. */
-  public static class FakeAnt implements AntWorkflow {
-    private boolean stopped;
-
-    @Override
-    public void run(AntRun run) {
-      Workflow.await(() -> stopped);
-    }
-
-    @Override
-    public void pause() {}
-
-    @Override
-    public void resume() {}
-
-    @Override
-    public void stop() {
-      stopped = true;
-    }
-
-    @Override
-    public void message(Mail mail) {}
-
-    @Override
-    public void restart(dev.colony.supervision.Restart restart) {}
-
-    @Override
-    public void sessionStarted(int session) {}
-
-    @Override
-    public void githubIssue(dev.colony.trigger.IssueEvent issue) {}
-
-    @Override
-    public void abort() {}
-
-    @Override
-    public TurnReply reportTurns(TurnReport report) {
-      return new TurnReply(List.of(), false);
-    }
-
-    @Override
-    public void validateReportTurns(TurnReport report) {}
-
-    @Override
-    public void upgrade() {}
-
-    @Override
-    public void clear() {}
-
-    @Override
-    public void tasksWaiting() {}
-
-    @Override
-    public void taskWithdrawn(String taskId) {}
-
-    @Override
-    public void mergeNews(dev.colony.merge.MergeNews news) {}
-
-    @Override
-    public void configure(AntSpec spec) {}
-
-    @Override
-    public ConfirmationDecision confirm(ConfirmationRequest request) {
-      return null;
-    }
-
-    @Override
-    public void decide(Decide decision) {}
-
-    @Override
-    public AntStatus status() {
-      return null;
-    }
-
-    @Override
-    public AntStats stats() {
-      return null;
-    }
-
-    @Override
-    public String taskHeld() {
-      return "";
-    }
-  }
-
   TestWorkflowEnvironment env;
   WorkflowClient client;
   AntSteering steering;
