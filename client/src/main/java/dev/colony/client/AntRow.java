@@ -44,6 +44,15 @@ public record AntRow(
   /** The state of an ant that has not published one yet. */
   public static final String UNKNOWN = "unknown";
 
+  /**
+   * The visibility query of the ants (of {@code colony}, when not null): their workflow type and
+   * colony; a surface adds {@code running()} or its own filter. Tasks share ColonyName, so the type is named.
+   */
+  public static VisibilityQuery ants(String colony) {
+    VisibilityQuery q = VisibilityQuery.where().eq("WorkflowType", AntIds.WORKFLOW_TYPE);
+    return colony == null ? q : q.eq("ColonyName", colony);
+  }
+
   /** The row of the workflow run {@code m} (a visibility listing's or a describe's). */
   public static AntRow of(WorkflowExecutionMetadata m) {
     String id = m.getExecution().getWorkflowId();

@@ -510,16 +510,7 @@ public final class ConsoleServer implements AutoCloseable {
       throw new IllegalArgumentException("unknown action '" + kind.replaceAll("[^A-Za-z0-9_-]", "?")
           + "' (" + String.join(", ", Verbs.NAMED) + ")");
     }
-    byte[] raw = body(ctx);
-    JsonNode body;
-    try {
-      body = raw.length == 0 ? Views.MAPPER.createObjectNode() : Views.MAPPER.readTree(raw);
-    } catch (IOException bad) {
-      throw new IllegalArgumentException("the body is not JSON");
-    }
-    if (body == null || !body.isObject()) {
-      throw new IllegalArgumentException("the body must be a JSON object");
-    }
+    JsonNode body = Views.jsonObject(body(ctx));
     String text = textField(body, "text");
     String note = textField(body, "note");
     Integer id = null;

@@ -60,7 +60,7 @@ final class MergeRoutes {
     if (!REPO.matcher(repo).matches()) {
       throw new IllegalArgumentException("not a repository name (letters, digits, '.', '_', '-'; 63 at most)");
     }
-    JsonNode body = object(raw);
+    JsonNode body = Views.jsonObject(raw);
     String item = ConsoleServer.textField(body, "item");
     if (item == null || item.isBlank()) {
       throw new IllegalArgumentException("which item? send {\"item\": \"alpha-3\", \"action\": \"approve|retry|cancel\"}");
@@ -90,19 +90,6 @@ final class MergeRoutes {
         : action + " sent for " + item + " in " + repo);
     m.put("reply", reply);
     return m;
-  }
-
-  private static JsonNode object(byte[] raw) {
-    JsonNode body;
-    try {
-      body = raw.length == 0 ? Views.MAPPER.createObjectNode() : Views.MAPPER.readTree(raw);
-    } catch (IOException bad) {
-      throw new IllegalArgumentException("the body is not JSON");
-    }
-    if (body == null || !body.isObject()) {
-      throw new IllegalArgumentException("the body must be a JSON object");
-    }
-    return body;
   }
 
   private static String clip(String s) {

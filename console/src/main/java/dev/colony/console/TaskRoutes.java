@@ -189,7 +189,7 @@ final class TaskRoutes {
   /** {@code POST /api/tasks}: {@code {"title", "body"?, "priority"?, "labels"?, "assignee"?, "backlog"?}}. */
   Map<String, Object> add(Context ctx, byte[] raw, String operator) {
     TaskBoard b = board();
-    JsonNode body = object(raw);
+    JsonNode body = Views.jsonObject(raw);
     String title = ConsoleServer.textField(body, "title");
     if (title == null || title.isBlank()) {
       throw new IllegalArgumentException("a task needs a title: send {\"title\": \"...\"}");
@@ -227,7 +227,7 @@ final class TaskRoutes {
       throw new IllegalArgumentException("unknown action '" + action.replaceAll("[^A-Za-z0-9_-]", "?") + "' ("
           + String.join(", ", ACTIONS) + ")");
     }
-    JsonNode body = object(raw);
+    JsonNode body = Views.jsonObject(raw);
     String text = ConsoleServer.textField(body, "text");
     bounded("text", text, TaskLimits.COMMENT);
     text = text == null || text.isBlank() ? null : text.strip();
@@ -347,19 +347,6 @@ final class TaskRoutes {
       // below
     }
     throw new IllegalArgumentException("limit must be a number from 1 to " + ConsoleServer.MAX_TASKS);
-  }
-
-  private static JsonNode object(byte[] raw) {
-    JsonNode body;
-    try {
-      body = raw.length == 0 ? Views.MAPPER.createObjectNode() : Views.MAPPER.readTree(raw);
-    } catch (IOException bad) {
-      throw new IllegalArgumentException("the body is not JSON");
-    }
-    if (body == null || !body.isObject()) {
-      throw new IllegalArgumentException("the body must be a JSON object");
-    }
-    return body;
   }
 
   private static List<String> labels(JsonNode n) {

@@ -42,7 +42,6 @@ import io.temporal.api.workflowservice.v1.QueryWorkflowRequest;
 import io.temporal.api.workflowservice.v1.WorkflowServiceGrpc.WorkflowServiceBlockingStub;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionMetadata;
-import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.common.SearchAttributeKey;
 import io.temporal.common.converter.DataConverter;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -200,7 +199,7 @@ public final class TemporalColonySource implements ColonySource {
   }
 
   private VisibilityQuery base(boolean runningOnly) {
-    VisibilityQuery q = VisibilityQuery.where().eq("WorkflowType", AntIds.WORKFLOW_TYPE).eq("ColonyName", colony);
+    VisibilityQuery q = AntRow.ants(colony);
     return runningOnly ? q.running() : q;
   }
 
@@ -877,9 +876,7 @@ public final class TemporalColonySource implements ColonySource {
   public String act(String name, AntVerb verb, String operator) {
     try {
       return steering.send(workflowId(name), verb, new Actor(operator, "console"));
-    } catch (WorkflowNotFoundException e) {
-      throw new NoSuchElementException("no ant '" + name + "' runs in colony '" + colony + "'");
-    } catch (io.temporal.client.WorkflowServiceException e) {
+    } catch (io.temporal.client.WorkflowException e) {
       if (Rpc.notFound(e)) {
         throw new NoSuchElementException("no ant '" + name + "' runs in colony '" + colony + "'");
       }

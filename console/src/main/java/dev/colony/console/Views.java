@@ -379,4 +379,18 @@ final class Views {
   private static String csv(String s) {
     return s.matches("[A-Za-z0-9_.-]*") ? s : '"' + s.replace("\"", "\"\"") + '"';
   }
+
+  /** A request's body as a JSON object (an empty body is an empty object); anything else is refused in one sentence. */
+  static JsonNode jsonObject(byte[] raw) {
+    JsonNode body;
+    try {
+      body = raw.length == 0 ? MAPPER.createObjectNode() : MAPPER.readTree(raw);
+    } catch (java.io.IOException bad) {
+      throw new IllegalArgumentException("the body is not JSON");
+    }
+    if (body == null || !body.isObject()) {
+      throw new IllegalArgumentException("the body must be a JSON object");
+    }
+    return body;
+  }
 }

@@ -118,8 +118,7 @@ final class Ants {
 
   /** The visibility query for running ants (of {@code colony}, when not null), narrowed by {@code filter}. */
   static VisibilityQuery query(String colony, VisibilityQuery filter) {
-    VisibilityQuery q = VisibilityQuery.where().eq("WorkflowType", AntIds.WORKFLOW_TYPE).running();
-    q = colony == null ? q : q.eq("ColonyName", colony);
+    VisibilityQuery q = AntRow.ants(colony).running();
     return filter == null ? q : q.and(filter);
   }
 

@@ -1,6 +1,5 @@
 package dev.colony.cli;
 
-import dev.colony.client.VisibilityQuery;
 import java.io.PrintWriter;
 
 /** What {@code colony dev} and {@code colony server} print once Temporal is up. */
@@ -14,8 +13,7 @@ final class Banner {
     TemporalCli cli = TemporalCli.find();
     String temporal = cli == null ? "temporal" : cli.path().toString();
     // Tasks share ColonyName: the ants' list names their type.
-    VisibilityQuery ants = VisibilityQuery.where().eq("WorkflowType", "AntWorkflow");
-    String query = (colony == null ? ants : ants.eq("ColonyName", colony)).toString();
+    String query = dev.colony.client.AntRow.ants(colony).toString();
     if (server instanceof DevServer) {
       out.println("  temporal CLI:  " + temporal + " workflow list --address " + server.address()
           + " --query \"" + query + "\"");

@@ -46,9 +46,28 @@ record CliContext(TaskCommand.Boards boards, MergeCommand.Queues queues, Supplie
     return new CliContext(boards, queues, who, stdin, w);
   }
 
-  /** A command line's root: it holds the context its commands use. */
-  interface Root {
-    CliContext context();
+  /**
+   * A command line's root (the whole tree's, or a one-shot command's): it holds the context its
+   * commands use, and the options every command inherits.
+   */
+  abstract static class Root implements Runnable {
+    private final CliContext context;
+
+    Root(CliContext context) {
+      this.context = context;
+    }
+
+    CliContext context() {
+      return context;
+    }
+
+    @CommandLine.Option(names = {"-v", "--verbose"}, scope = CommandLine.ScopeType.INHERIT,
+        description = "Log what the worker and the SDK do.")
+    void verbose(boolean on) {
+      if (on) {
+        Logging.verbose();
+      }
+    }
   }
 
   /** The context of the command line {@code spec} belongs to (its root's). */

@@ -7,7 +7,6 @@ import java.io.FileOutputStream;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /** The {@code colony} command. Exit codes: 0 ok, 1 failure, 2 usage. */
 @Command(name = "colony", mixinStandardHelpOptions = true, versionProvider = ColonyCli.Version.class,
@@ -20,24 +19,9 @@ import picocli.CommandLine.Option;
         SignalCommands.Stop.class, SignalCommands.Clear.class, SignalCommands.Abort.class, SignalCommands.Approve.class,
         SignalCommands.Deny.class, TaskCommand.class, MergeCommand.class, UpgradeCommand.class, SchemaCommand.class,
         CommandLine.HelpCommand.class})
-public final class ColonyCli implements Runnable, CliContext.Root {
-  private final CliContext context;
-
+public final class ColonyCli extends CliContext.Root {
   ColonyCli(CliContext context) {
-    this.context = context;
-  }
-
-  @Override
-  public CliContext context() {
-    return context;
-  }
-
-  @Option(names = {"-v", "--verbose"}, scope = CommandLine.ScopeType.INHERIT,
-      description = "Log what the worker and the SDK do.")
-  void verbose(boolean on) {
-    if (on) {
-      Logging.verbose();
-    }
+    super(context);
   }
 
   @CommandLine.Spec
@@ -155,24 +139,9 @@ public final class ColonyCli implements Runnable, CliContext.Root {
 
   /** The root of a one-shot command line: the same name, options and version as {@link ColonyCli}. */
   @Command(name = "colony", mixinStandardHelpOptions = true, versionProvider = ColonyCli.Version.class)
-  static final class OneShot implements Runnable, CliContext.Root {
-    private final CliContext context;
-
+  static final class OneShot extends CliContext.Root {
     OneShot(CliContext context) {
-      this.context = context;
-    }
-
-    @Override
-    public CliContext context() {
-      return context;
-    }
-
-    @Option(names = {"-v", "--verbose"}, scope = CommandLine.ScopeType.INHERIT,
-        description = "Log what the worker and the SDK do.")
-    void verbose(boolean on) {
-      if (on) {
-        Logging.verbose();
-      }
+      super(context);
     }
 
     @Override

@@ -138,46 +138,8 @@ final class MergeCommand implements Runnable {
     };
   }
 
-  /** What every merge command takes: where the colony is and how to reach Temporal. */
-  static final class Common {
-    @Option(names = "--colony", paramLabel = "NAME",
-        description = "The colony (default: $COLONY_COLONY, else the one in --dir).")
-    String colony;
-
-    @Option(names = "--dir", paramLabel = "DIR",
-        description = "The colony directory (default: the current directory, when it holds colony.yaml).")
-    Path dir;
-
-    @Mixin
-    TemporalOptions temporal;
-
-    private LoadedColony loaded;
-
-    /** The colony's name; loading its directory only when neither --colony nor $COLONY_COLONY says. */
-    String colonyName() {
-      if (colony != null && !colony.isBlank()) {
-        return colony.strip();
-      }
-      String env = System.getenv("COLONY_COLONY");
-      if (dir == null && env != null && !env.isBlank()) {
-        return env.strip();
-      }
-      return config("which colony? Give --colony NAME, or --dir DIR (or run this in the colony's directory)")
-          .colony().name();
-    }
-
-    /** The colony's config (for an ant's repository). */
-    LoadedColony config(String whenMissing) {
-      if (loaded == null) {
-        Path d = dir != null ? dir : Path.of(".");
-        if (dir == null && !Files.isRegularFile(d.resolve(dev.colony.config.ColonyLoader.COLONY_FILE))) {
-          throw new UsageError(whenMissing);
-        }
-        loaded = ColonyDir.load(d, true);
-      }
-      return loaded;
-    }
-  }
+  /** What every merge command takes: where the colony is and how to reach Temporal ({@link ColonyChoice}). */
+  static final class Common extends ColonyChoice {}
 
   /** One merge command: opens the queues, runs, and turns a queue's refusal into one line. */
   abstract static class Base implements Callable<Integer> {

@@ -116,37 +116,10 @@ final class TaskCommand implements Runnable {
     };
   }
 
-  /** What every task command takes: where the colony is, how to reach Temporal, and --json. */
-  static final class Common {
-    @Option(names = "--colony", paramLabel = "NAME",
-        description = "The colony (default: $COLONY_COLONY, else the one in --dir).")
-    String colony;
-
-    @Option(names = "--dir", paramLabel = "DIR",
-        description = "The colony directory (default: the current directory, when it holds colony.yaml).")
-    Path dir;
-
+  /** What every task command takes: where the colony is, how to reach Temporal ({@link ColonyChoice}), and --json. */
+  static final class Common extends ColonyChoice {
     @Option(names = "--json", description = "Print JSON: the task (or, for list, every task) as the board holds it.")
     boolean json;
-
-    @Mixin
-    TemporalOptions temporal;
-
-    /** The colony's name; loading its directory only when neither --colony nor $COLONY_COLONY says. */
-    String colonyName() {
-      if (colony != null && !colony.isBlank()) {
-        return colony.strip();
-      }
-      String env = System.getenv("COLONY_COLONY");
-      if (dir == null && env != null && !env.isBlank()) {
-        return env.strip();
-      }
-      Path d = dir != null ? dir : Path.of(".");
-      if (dir == null && !Files.isRegularFile(d.resolve(dev.colony.config.ColonyLoader.COLONY_FILE))) {
-        throw new UsageError("which colony? Give --colony NAME, or --dir DIR (or run this in the colony's directory)");
-      }
-      return ColonyDir.load(d, true).colony().name();
-    }
 
     /**
      * The colony's task settings: they matter when a command starts a task's workflow (add, a move
