@@ -448,8 +448,11 @@ class MergeActivitiesImplTest {
     assertEquals(new TargetUpdate(TargetUpdate.Outcome.ALREADY, r.head()), q.updateTarget(repo, t, r.head()));
   }
 
-  @Test
-  void withPushOriginsCompareAndSwapDecidesAndALocalMoveMeanwhileIsNotMoved() throws Exception {
+  /** A local repository whose origin is a bare remote, with push on, and alpha's work rebased on its main. */
+  private record PushOn(Path remote, Path repoDir, MergeRepo repo, MergeActivitiesImpl q, String target,
+      RebaseResult rebased) {}
+
+  private PushOn pushOn() throws Exception {
     Path remote = bareRemote();
     Path repoDir = tmp.resolve("repo");
     git(tmp, "clone", "-q", remote.toString(), repoDir.toString());
@@ -462,6 +465,18 @@ class MergeActivitiesImplTest {
     BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
     String t = q.prepareScratch(repo);
     RebaseResult r = q.rebase(repo, b, t, null);
+    return new PushOn(remote, repoDir, repo, q, t, r);
+  }
+
+  @Test
+  void withPushOriginsCompareAndSwapDecidesAndALocalMoveMeanwhileIsNotMoved() throws Exception {
+    PushOn p = pushOn();
+    Path remote = p.remote();
+    Path repoDir = p.repoDir();
+    MergeRepo repo = p.repo();
+    MergeActivitiesImpl q = p.q();
+    String t = p.target();
+    RebaseResult r = p.rebased();
     // A human's commit on the local main lands right after origin took the queue's push, before
     // the queue moves the local main: origin's receive-pack moves it as it ends.
     Path human = tmp.resolve("human");
@@ -483,18 +498,13 @@ class MergeActivitiesImplTest {
 
   @Test
   void withPushALeaseLostToATargetDeletedMeanwhileIsNoLanding() throws Exception {
-    Path remote = bareRemote();
-    Path repoDir = tmp.resolve("repo");
-    git(tmp, "clone", "-q", remote.toString(), repoDir.toString());
-    git(repoDir, "checkout", "-q", "--detach");
-    Host h = host("a");
-    Path alpha = h.workspaces().prepare(spec("alpha", repoDir.toString(), h.root()));
-    commit(alpha, "a.txt", "1\n", "one");
-    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of(), 60, true, null);
-    MergeActivitiesImpl q = queue();
-    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
-    String t = q.prepareScratch(repo);
-    RebaseResult r = q.rebase(repo, b, t, null);
+    PushOn p = pushOn();
+    Path remote = p.remote();
+    Path repoDir = p.repoDir();
+    MergeRepo repo = p.repo();
+    MergeActivitiesImpl q = p.q();
+    String t = p.target();
+    RebaseResult r = p.rebased();
     String localMain = git(repoDir, "rev-parse", "main");
     // A human deletes origin's main between the queue's read of it and its push with lease.
     git(repoDir, "config", "remote.origin.receivepack", script("receive-pack",
@@ -506,18 +516,12 @@ class MergeActivitiesImplTest {
 
   @Test
   void withPushARetryAfterOriginTookTheLandingMovesTheLocalTargetAndSaysAlready() throws Exception {
-    Path remote = bareRemote();
-    Path repoDir = tmp.resolve("repo");
-    git(tmp, "clone", "-q", remote.toString(), repoDir.toString());
-    git(repoDir, "checkout", "-q", "--detach");
-    Host h = host("a");
-    Path alpha = h.workspaces().prepare(spec("alpha", repoDir.toString(), h.root()));
-    commit(alpha, "a.txt", "1\n", "one");
-    MergeRepo repo = repo(repoDir.toString(), LandMode.REBASE, List.of(), 60, true, null);
-    MergeActivitiesImpl q = queue();
-    BranchHead b = h.merge().publishBranch(repo, "alpha", "colony/alpha", null, null);
-    String t = q.prepareScratch(repo);
-    RebaseResult r = q.rebase(repo, b, t, null);
+    PushOn p = pushOn();
+    Path repoDir = p.repoDir();
+    MergeRepo repo = p.repo();
+    MergeActivitiesImpl q = p.q();
+    String t = p.target();
+    RebaseResult r = p.rebased();
     git(repoDir, "push", "-q", "origin", r.head() + ":refs/heads/main"); // the worker died after the push
     assertEquals(t, git(repoDir, "rev-parse", "main"));
     assertEquals(new TargetUpdate(TargetUpdate.Outcome.ALREADY, r.head()), q.updateTarget(repo, t, r.head()));
