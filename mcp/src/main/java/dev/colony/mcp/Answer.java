@@ -22,7 +22,7 @@ import java.util.Map;
 
 /**
  * What a tool answers, and how every answer leaves the server: redacted (the client's one
- * redactor, {@link Secrets}) and inert. Every string of the structured content, keys included, is
+ * redactor, {@link Secrets}) and inert, its fields without a value left out. Every string of the structured content, keys included, is
  * redacted first, then cleaned of control and invisible format characters (terminal escapes, bidi
  * overrides), then cut to {@link #MAX_STRING} characters with a marker saying how much was left
  * out. The same data is also given as text, JSON with {@code <}, {@code >} and {@code &} escaped
@@ -90,7 +90,7 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
     Map<String, Object> structured = MAPPER.convertValue(tree, LinkedHashMap.class);
     String json;
     try {
-      json = TEXT.writerWithDefaultPrettyPrinter().writeValueAsString(tree);
+      json = TEXT.writeValueAsString(tree); // compact: fewer tokens for the model that reads it
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("an answer that is not JSON", e);
     }
@@ -139,6 +139,9 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
       ObjectNode o = JsonNodeFactory.instance.objectNode();
       for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext();) {
         Map.Entry<String, JsonNode> e = it.next();
+        if (e.getValue() == null || e.getValue().isNull()) {
+          continue; // a field without a value is left out (fewer tokens); no output schema requires one that may be null
+        }
         o.set(text(e.getKey(), secrets), inert(e.getValue(), secrets));
       }
       return o;
