@@ -154,6 +154,11 @@ class McpIT {
       in.close();
       assertTrue(client.waitFor(60, TimeUnit.SECONDS), "the client did not end");
       assertEquals(0, client.exitValue(), Cluster.read(stderr));
+      // The server's own line went to standard error (the client passes it on), and its standard output held
+      // only protocol messages: the SDK logs a line it cannot parse as "Failed to parse JSONRPC message".
+      String err = Cluster.read(stderr);
+      assertTrue(err.contains("colony 'hello': MCP server on stdio"), err);
+      assertFalse(err.contains("Failed to parse JSONRPC message"), err);
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "\nclient's stderr:\n" + Cluster.read(stderr) + "\n"
           + cluster.diagnostics(), e);
