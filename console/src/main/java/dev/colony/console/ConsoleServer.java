@@ -1,14 +1,16 @@
 package dev.colony.console;
 
+import dev.colony.client.ColonySource;
+import dev.colony.client.MergeSource;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.colony.board.TaskBoard;
 import dev.colony.secrets.Secrets;
 import dev.colony.console.Auth.Principal;
 import dev.colony.client.AntVerb;
 import dev.colony.client.Verbs;
-import dev.colony.console.ColonySource.Filter;
-import dev.colony.console.ColonySource.Row;
-import dev.colony.console.ColonySource.SourceException;
+import dev.colony.client.ColonySource.Filter;
+import dev.colony.client.ColonySource.Row;
+import dev.colony.client.ColonySource.SourceException;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
@@ -522,7 +524,7 @@ public final class ConsoleServer implements AutoCloseable {
     }
     // The one reading of a verb and its bounds (a refusal is a 400 with its sentence).
     AntVerb verb = Verbs.named().action(kind, text, id, note);
-    String message = source.act(name, verb, who(ctx).name());
+    String message = source.act(name, verb, new dev.colony.client.Actor(who(ctx).name(), "console"));
     json(ctx, Map.of("ok", true, "message", message));
   }
 

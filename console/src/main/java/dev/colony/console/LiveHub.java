@@ -1,8 +1,9 @@
 package dev.colony.console;
 
+import dev.colony.client.ColonySource;
 import dev.colony.board.TaskBoard;
-import dev.colony.console.ColonySource.Row;
-import dev.colony.console.ColonySource.TurnBatch;
+import dev.colony.client.ColonySource.Row;
+import dev.colony.client.ColonySource.TurnBatch;
 import dev.colony.task.TaskCard;
 import dev.colony.task.TaskState;
 import java.time.Duration;

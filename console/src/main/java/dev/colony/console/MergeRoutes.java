@@ -1,5 +1,6 @@
 package dev.colony.console;
 
+import dev.colony.client.MergeSource;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.colony.merge.MergeCard;
 import dev.colony.merge.MergeDecision;

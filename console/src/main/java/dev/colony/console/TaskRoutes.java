@@ -1,5 +1,6 @@
 package dev.colony.console;
 
+import dev.colony.client.ColonySource;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.colony.board.TaskBoard;
 import dev.colony.task.Assignee;

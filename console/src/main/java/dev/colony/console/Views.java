@@ -1,5 +1,6 @@
 package dev.colony.console;
 
+import dev.colony.client.ColonySource;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,9 +8,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.colony.secrets.Secrets;
-import dev.colony.console.ColonySource.Counts;
-import dev.colony.console.ColonySource.Row;
-import dev.colony.console.ColonySource.TurnBatch;
+import dev.colony.client.ColonySource.Counts;
+import dev.colony.client.ColonySource.Row;
+import dev.colony.client.ColonySource.TurnBatch;
 import dev.colony.task.TaskCard;
 import dev.colony.task.TaskState;
 import dev.colony.task.TaskWork;
@@ -17,7 +18,6 @@ import dev.colony.visibility.AntCard;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -235,53 +235,20 @@ final class Views {
   }
 
   /** The inbox: what each ant needing a human waits for, oldest first. */
+  /** The inbox: what waits for a human ({@link dev.colony.client.Inbox}, the one reading), oldest first. */
   Map<String, Object> inbox(List<Row> rows) {
     List<Map<String, Object>> items = new ArrayList<>();
-    for (Row r : rows) {
-      AntCard c = r.card();
-      if (c != null && !c.confirmations().isEmpty()) {
-        for (var p : c.confirmations()) {
-          items.add(item(r.name(), "confirmation", since(c, r), p.tool() + ": " + p.summary(), p, List.of("approve", "deny")));
-        }
-        continue;
-      }
-      String kind = c != null && c.needsHuman() != null ? c.needsHuman()
-          : r.pauseReason() != null && !r.pauseReason().equals("operator") ? r.pauseReason()
-          : "parked".equals(r.state()) ? "parked" : "escalated";
-      String detail = c != null && c.needsHumanDetail() != null ? c.needsHumanDetail()
-          : c != null && c.lastError() != null ? c.lastError() : r.lastOutcome();
-      List<String> actions = switch (kind) {
-        case "confirmation" -> List.of("approve", "deny");
-        case "parked" -> List.of("resume", "stop");
-        default -> List.of("resume", "abort");
-      };
-      items.add(item(r.name(), kind, since(c, r), detail, null, actions));
+    for (dev.colony.client.Inbox.Item i : dev.colony.client.Inbox.of(rows)) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("ant", i.ant());
+      m.put("kind", i.kind());
+      m.put("sinceMillis", i.sinceMillis());
+      m.put("detail", i.detail());
+      m.put("confirmation", i.confirmation());
+      m.put("actions", i.actions());
+      items.add(m);
     }
-    items.sort(Comparator.comparing(i -> (Long) i.get("sinceMillis"), Comparator.nullsLast(Comparator.naturalOrder())));
     return Map.of("items", items);
-  }
-
-  /** Since when the item waits; null when unknown (an ant whose run began before the card): sorted last. */
-  private static Long since(AntCard c, Row r) {
-    if (c != null && c.needsHumanSinceMillis() != null) {
-      return c.needsHumanSinceMillis();
-    }
-    if (c != null && c.stateSinceMillis() > 0) {
-      return c.stateSinceMillis();
-    }
-    return r.updatedMillis() > 0 ? r.updatedMillis() : null;
-  }
-
-  private static Map<String, Object> item(String ant, String kind, Long since, String detail, Object confirmation,
-      List<String> actions) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("ant", ant);
-    m.put("kind", kind);
-    m.put("sinceMillis", since);
-    m.put("detail", detail);
-    m.put("confirmation", confirmation);
-    m.put("actions", actions);
-    return m;
   }
 
   /** The last {@code days} days (UTC), oldest first. */

@@ -1,5 +1,6 @@
 package dev.colony.console;
 
+import dev.colony.client.FakeSource;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

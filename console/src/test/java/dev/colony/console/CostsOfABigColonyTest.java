@@ -1,5 +1,6 @@
 package dev.colony.console;
 
+import dev.colony.client.TemporalColonySource;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,5 +1,8 @@
 package dev.colony.console;
 
+import dev.colony.client.ColonySource;
+import dev.colony.client.FakeSource;
+import dev.colony.client.FakeMergeSource;
 import static dev.colony.testing.Eventually.eventually;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,7 @@
 package dev.colony.console;
 
+import dev.colony.client.ColonySource;
+import dev.colony.client.FakeSource;
 import static dev.colony.testing.Eventually.eventually;
 
 import dev.colony.secrets.Secrets;

@@ -1,5 +1,7 @@
 package dev.colony.console;
 
+import dev.colony.client.FakeSource;
+import dev.colony.client.FakeMergeSource;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

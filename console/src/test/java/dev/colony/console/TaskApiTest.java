@@ -1,5 +1,6 @@
 package dev.colony.console;
 
+import dev.colony.client.FakeSource;
 import dev.colony.board.FakeTaskBoard;
 import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -17,7 +17,8 @@ import picocli.CommandLine.Command;
         SlackCommand.class, FakesCommand.class, ConsoleCommand.class,
         SignalCommands.Pause.class, SignalCommands.Resume.class, SignalCommands.Send.class,
         SignalCommands.Stop.class, SignalCommands.Clear.class, SignalCommands.Abort.class, SignalCommands.Approve.class,
-        SignalCommands.Deny.class, TaskCommand.class, MergeCommand.class, UpgradeCommand.class, SchemaCommand.class,
+        SignalCommands.Deny.class, TaskCommand.class, MergeCommand.class, McpCommand.class, UpgradeCommand.class,
+        SchemaCommand.class,
         CommandLine.HelpCommand.class})
 public final class ColonyCli extends CliContext.Root {
   ColonyCli(CliContext context) {

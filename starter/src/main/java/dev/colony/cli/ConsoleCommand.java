@@ -2,7 +2,7 @@ package dev.colony.cli;
 
 import dev.colony.secrets.Secrets;
 import dev.colony.console.ConsoleServer;
-import dev.colony.console.TemporalColonySource;
+import dev.colony.client.TemporalColonySource;
 import dev.colony.task.TaskSettings;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -118,7 +118,7 @@ final class DevCommand implements Callable<Integer> {
     ConsoleCommand.quietJavalin();
     try {
       // The board's calls go through the source's client, so /api/metrics counts them with the rest.
-      var source = new dev.colony.console.TemporalColonySource(t.client, colony, local.webUi());
+      var source = new dev.colony.client.TemporalColonySource(t.client, colony, local.webUi());
       return dev.colony.console.ConsoleServer.startOnAnyPort(dev.colony.console.ConsoleServer.Options.defaults()
               .withBind("127.0.0.1", consolePort).withWebUi(local.webUi()),
           source, source.board(dev.colony.task.TaskSettings.defaults()), dev.colony.secrets.Secrets.process());

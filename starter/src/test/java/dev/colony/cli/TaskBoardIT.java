@@ -265,7 +265,7 @@ class TaskBoardIT {
     } finally {
       pool.shutdownNow();
     }
-    var console = new dev.colony.console.TemporalColonySource(temporal.client, "burst", null);
+    var console = new dev.colony.client.TemporalColonySource(temporal.client, "burst", null);
     eventually(java.time.Duration.ofSeconds(60), () -> burst.list(TaskBoard.Filter.all(2_000)).size() == n, "visibility has them all");
     List<TaskCard> changed = console.tasksChangedSince(since);
     assertEquals(n, changed.stream().map(TaskCard::id).distinct().count(), "every task changed in the window is read");
@@ -302,7 +302,7 @@ class TaskBoardIT {
     } finally {
       pool.shutdownNow();
     }
-    var console = new dev.colony.console.TemporalColonySource(temporal.client, "swarm", null);
+    var console = new dev.colony.client.TemporalColonySource(temporal.client, "swarm", null);
     eventually(java.time.Duration.ofSeconds(60), () -> console.counts().total() == n, "visibility has them all");
     java.util.Set<String> seen = new java.util.HashSet<>();
     int pages = 0;

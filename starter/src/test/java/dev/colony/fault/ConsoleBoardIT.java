@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.secrets.Secrets;
 import dev.colony.console.ConsoleServer;
-import dev.colony.console.FakeSource;
+import dev.colony.client.FakeSource;
 import dev.colony.board.FakeTaskBoard;
 import dev.colony.task.Assignee;
 import dev.colony.task.Priority;

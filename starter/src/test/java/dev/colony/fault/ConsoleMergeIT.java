@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.colony.secrets.Secrets;
 import dev.colony.console.ConsoleServer;
-import dev.colony.console.FakeMergeSource;
-import dev.colony.console.FakeSource;
+import dev.colony.client.FakeMergeSource;
+import dev.colony.client.FakeSource;
 import dev.colony.merge.ItemState;
 import dev.colony.merge.MergeCard;
 import dev.colony.merge.MergeItem;
@@ -122,10 +122,10 @@ class ConsoleMergeIT {
     return items;
   }
 
-  private static dev.colony.console.ColonySource.Row paused(String name, String state, boolean paused, String reason,
+  private static dev.colony.client.ColonySource.Row paused(String name, String state, boolean paused, String reason,
       boolean needsHuman) {
     var r = FakeSource.row(name, System.nanoTime(), "paused");
-    return new dev.colony.console.ColonySource.Row(name, state, paused, reason, r.sessions(), r.errors(), r.queue(),
+    return new dev.colony.client.ColonySource.Row(name, state, paused, reason, r.sessions(), r.errors(), r.queue(),
         null, r.host(), needsHuman, "success", r.card(), true, System.currentTimeMillis());
   }
 

@@ -1,4 +1,4 @@
-package dev.colony.console;
+package dev.colony.client;
 
 import dev.colony.merge.ItemState;
 import dev.colony.merge.LandMode;

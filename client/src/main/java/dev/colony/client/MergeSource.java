@@ -1,4 +1,4 @@
-package dev.colony.console;
+package dev.colony.client;
 
 import dev.colony.merge.MergeCard;
 import dev.colony.merge.MergeDecision;
@@ -6,7 +6,7 @@ import dev.colony.merge.SubmitReply;
 import java.util.List;
 
 /**
- * Where the console reads the colony's merge queues and sends a human's decisions: Temporal
+ * Where a surface (the console, the MCP server) reads the colony's merge queues and sends a human's decisions: Temporal
  * ({@link TemporalMergeSource}: visibility and the memo {@value MergeCard#MEMO}, the {@code decide}
  * update) or, in tests, an in-memory one.
  */

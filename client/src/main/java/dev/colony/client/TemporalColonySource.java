@@ -1,13 +1,7 @@
-package dev.colony.console;
+package dev.colony.client;
 
 import com.google.protobuf.ByteString;
 import dev.colony.ant.AntRun;
-import dev.colony.client.Actor;
-import dev.colony.client.AntSteering;
-import dev.colony.client.AntVerb;
-import dev.colony.client.AntRow;
-import dev.colony.client.Rpc;
-import dev.colony.client.VisibilityQuery;
 import dev.colony.overseer.Turn;
 import dev.colony.overseer.TurnReport;
 import dev.colony.spec.AntIds;
@@ -77,8 +71,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class TemporalColonySource implements ColonySource {
   /** Set by the ant when its card changes; until every ant sets it the poller lists them all. */
-  static final SearchAttributeKey<OffsetDateTime> UPDATED_AT = AntSearchAttributes.UPDATED_AT;
+  public static final SearchAttributeKey<OffsetDateTime> UPDATED_AT = AntSearchAttributes.UPDATED_AT;
   static final int MAX_ANTS = 2000;
+  private static final java.util.regex.Pattern ANT = java.util.regex.Pattern.compile(Verbs.ANT_NAME);
   private static final Duration CALL_DEADLINE = Duration.ofSeconds(10);
   private static final Duration QUERY_DEADLINE = Duration.ofSeconds(2);
   /**
@@ -563,7 +558,7 @@ public final class TemporalColonySource implements ColonySource {
 
   @Override
   public java.util.Set<String> running(java.util.Collection<String> names) {
-    List<String> all = names.stream().filter(n -> ConsoleServer.ANT_NAME.matcher(n).matches()).distinct().sorted().toList();
+    List<String> all = names.stream().filter(n -> ANT.matcher(n).matches()).distinct().sorted().toList();
     java.util.Set<String> out = new java.util.HashSet<>();
     // One visibility call per 100 names (an IN list of names, not a read of the whole colony).
     for (int i = 0; i < all.size(); i += 100) {
@@ -871,11 +866,11 @@ public final class TemporalColonySource implements ColonySource {
     return converter.fromPayloads(0, Optional.of(r.getQueryResult()), result, result);
   }
 
-  /** The console's actions, through the one executor: sent as {@code console:<operator>}. */
+  /** A surface's actions, through the one executor: sent as {@code who} ({@code console:<operator>}, {@code mcp:<client>}). */
   @Override
-  public String act(String name, AntVerb verb, String operator) {
+  public String act(String name, AntVerb verb, Actor who) {
     try {
-      return steering.send(workflowId(name), verb, new Actor(operator, "console"));
+      return steering.send(workflowId(name), verb, who);
     } catch (io.temporal.client.WorkflowException e) {
       if (Rpc.notFound(e)) {
         throw new NoSuchElementException("no ant '" + name + "' runs in colony '" + colony + "'");

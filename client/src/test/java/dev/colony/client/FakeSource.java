@@ -1,4 +1,4 @@
-package dev.colony.console;
+package dev.colony.client;
 
 import dev.colony.overseer.Turn;
 import dev.colony.visibility.AntCard;
@@ -15,22 +15,23 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A colony in memory: rows the test sets, turns it adds, the actions it was sent, every call
- * counted. Public (in the test-jar) for the starter's browser test of the board.
+ * counted. Public (in the client's test-jar) for every surface's tests: the console's, the MCP
+ * server's, the starter's browser test of the board.
  */
 public final class FakeSource implements ColonySource {
-  final Map<String, Row> rows = new ConcurrentHashMap<>();
-  final Map<String, List<Turn>> turns = new ConcurrentHashMap<>();
-  final List<String> actions = new CopyOnWriteArrayList<>();
-  final AtomicLong calls = new AtomicLong();
-  final AtomicLong changedSinceCalls = new AtomicLong();
-  final AtomicLong countsCalls = new AtomicLong();
-  final AtomicInteger following = new AtomicInteger();
-  final AtomicInteger maxFollowing = new AtomicInteger();
+  public final Map<String, Row> rows = new ConcurrentHashMap<>();
+  public final Map<String, List<Turn>> turns = new ConcurrentHashMap<>();
+  public final List<String> actions = new CopyOnWriteArrayList<>();
+  public final AtomicLong calls = new AtomicLong();
+  public final AtomicLong changedSinceCalls = new AtomicLong();
+  public final AtomicLong countsCalls = new AtomicLong();
+  public final AtomicInteger following = new AtomicInteger();
+  public final AtomicInteger maxFollowing = new AtomicInteger();
   /** Long polls holding a cursor, counted under the lock: a turn added after this is seen reaches them. */
-  final AtomicInteger waiting = new AtomicInteger();
+  public final AtomicInteger waiting = new AtomicInteger();
   private final Object lock = new Object();
 
-  static AntCard card(long revision, String doing) {
+  public static AntCard card(long revision, String doing) {
     return new AntCard(AntCard.VERSION, revision, "waiting", 1_000L, doing, null, null, null, 0, false, null, 0,
         0.5, 2.0, 5.0, null, "UTC", null, null,
         List.of(new AntCard.DayCost(java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString(), 0.5, 2)),
@@ -49,7 +50,7 @@ public final class FakeSource implements ColonySource {
     }
   }
 
-  void addTurns(String ant, Turn... t) {
+  public void addTurns(String ant, Turn... t) {
     synchronized (lock) {
       turns.computeIfAbsent(ant, k -> new CopyOnWriteArrayList<>()).addAll(List.of(t));
       lock.notifyAll();
@@ -83,9 +84,9 @@ public final class FakeSource implements ColonySource {
   }
 
   /** Rows one page of {@link #changedSince} holds, as visibility's pages (in name order here, not by time). */
-  volatile int pageSize = 1000;
+  public volatile int pageSize = 1000;
   /** Run before each page is read (a test changes ants while the poller pages). */
-  volatile Runnable beforePage = () -> {};
+  public volatile Runnable beforePage = () -> {};
 
   @Override
   public Changes changedSince(long sinceMillis, String token) {
@@ -158,17 +159,25 @@ public final class FakeSource implements ColonySource {
   @Override
   public Supervision supervision() {
     calls.incrementAndGet();
-    return new Supervision(false, List.of(), List.of(), "no supervision workflow");
+    return supervision;
   }
 
+  /** Who sent each action, as the ant's history would record them ({@link Actor#identity()}). */
+  public final List<String> identities = new CopyOnWriteArrayList<>();
+  /** What {@link #supervision()} answers; none by default. */
+  public volatile Supervision supervision = new Supervision(false, List.of(), List.of(), "no supervision workflow");
+
   @Override
-  public String act(String name, dev.colony.client.AntVerb verb, String operator) {
+  public String act(String name, AntVerb verb, Actor who) {
     calls.incrementAndGet();
     if (!rows.containsKey(name)) {
       throw new NoSuchElementException("no ant '" + name + "' runs");
     }
-    actions.add(name + " " + verb.word() + " by " + operator
-        + (verb instanceof dev.colony.client.AntVerb.Send m ? ": " + m.text() : ""));
+    actions.add(name + " " + verb.word() + " by " + who.name()
+        + (verb instanceof AntVerb.Send m ? ": " + m.text() : "")
+        + (verb instanceof AntVerb.Decide d && (d.id() != null || d.note() != null)
+            ? " #" + d.id() + (d.note() == null ? "" : ": " + d.note()) : ""));
+    identities.add(who.identity());
     return verb.word() + " sent";
   }
 

@@ -1,4 +1,4 @@
-package dev.colony.console;
+package dev.colony.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

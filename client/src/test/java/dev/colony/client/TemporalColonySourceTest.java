@@ -1,4 +1,4 @@
-package dev.colony.console;
+package dev.colony.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -91,9 +91,9 @@ class TemporalColonySourceTest {
   @Test
   void actionsAreTheCliSignalsSentAsTheOperator() {
     long before = source.callsByMethod().getOrDefault("SignalWorkflowExecution", 0L);
-    source.act("alpha", VERBS.action("pause", null, null, null), "Ada");
-    source.act("alpha", VERBS.action("urgent", "stop and test", null, null), "Ada");
-    source.act("alpha", VERBS.action("deny", null, 3, "too risky"), "Grace");
+    source.act("alpha", VERBS.action("pause", null, null, null), new Actor("Ada", "console"));
+    source.act("alpha", VERBS.action("urgent", "stop and test", null, null), new Actor("Ada", "console"));
+    source.act("alpha", VERBS.action("deny", null, 3, "too risky"), new Actor("Grace", "console"));
     // the in-memory server writes a signal that came during a workflow task when the task completes
     dev.colony.testing.Eventually.eventually(() -> signals().size() == 3, "the three signals in the history");
     List<HistoryEvent> s = signals();
@@ -109,7 +109,7 @@ class TemporalColonySourceTest {
     assertEquals(before + 3, source.callsByMethod().get("SignalWorkflowExecution"), "each signal counted once");
     assertThrows(IllegalArgumentException.class, () -> VERBS.action("send", " ", null, null));
     assertThrows(NoSuchElementException.class,
-        () -> source.act("nobody", VERBS.action("pause", null, null, null), "Ada"));
+        () -> source.act("nobody", VERBS.action("pause", null, null, null), new Actor("Ada", "console")));
   }
 
   @Test

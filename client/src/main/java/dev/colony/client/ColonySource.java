@@ -1,4 +1,4 @@
-package dev.colony.console;
+package dev.colony.client;
 
 import dev.colony.overseer.Turn;
 import dev.colony.task.TaskCard;
@@ -11,8 +11,8 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Where the console reads the colony and sends its actions: Temporal ({@link TemporalColonySource})
- * or, in tests, a fake. Every method may fail with {@link SourceException} (Temporal refused or did
+ * Where a surface (the console, the MCP server) reads the colony and sends its actions: Temporal
+ * ({@link TemporalColonySource}) or, in tests, a fake ({@code FakeSource} in this module's test-jar). Every method may fail with {@link SourceException} (Temporal refused or did
  * not answer); none keeps state the console relies on.
  */
 public interface ColonySource {
@@ -119,10 +119,11 @@ public interface ColonySource {
   Supervision supervision();
 
   /**
-   * Sends {@code verb} (read by {@link dev.colony.client.Verbs}, which refuses what cannot be sent)
-   * to the ant as the operator {@code operator}; returns what was done.
+   * Sends {@code verb} (read by {@link Verbs}, which refuses what cannot be sent) to the ant as
+   * {@code who} (the surface and the person, recorded in the ant's history); returns what was done.
+   * Throws {@link java.util.NoSuchElementException} when no such ant runs.
    */
-  String act(String name, dev.colony.client.AntVerb verb, String operator);
+  String act(String name, AntVerb verb, Actor who);
 
   /** Calls made to Temporal since the start (the benchmark's measure). */
   long calls();
@@ -137,13 +138,13 @@ public interface ColonySource {
     ALL, NEED_YOU, WORKING, WAITING, PAUSED, PARKED;
 
     /** {@code AntState} values of a working ant (a session is being prepared, runs or ends). */
-    static final List<String> WORKING_STATES = List.of("building_prompt", "spawning", "running", "interrupting",
+    public static final List<String> WORKING_STATES = List.of("building_prompt", "spawning", "running", "interrupting",
         "session_complete");
     /** {@code AntState} values of a waiting ant (between sessions). */
-    static final List<String> WAITING_STATES = List.of("initializing", "cooling_down", "waiting");
+    public static final List<String> WAITING_STATES = List.of("initializing", "cooling_down", "waiting");
 
 
-    static Filter parse(String s) {
+    public static Filter parse(String s) {
       if (s == null || s.isEmpty() || s.equals("all")) {
         return ALL;
       }
@@ -175,15 +176,15 @@ public interface ColonySource {
      * The console's row of {@code r} (the client's reading of an ant's visibility): a stopped ant's
      * state is {@code stopped}, and it needs no human; a state not published yet is null.
      */
-    static Row of(dev.colony.client.AntRow r, AntCard card) {
-      String state = !r.running() ? "stopped" : dev.colony.client.AntRow.UNKNOWN.equals(r.state()) ? null : r.state();
+    public static Row of(AntRow r, AntCard card) {
+      String state = !r.running() ? "stopped" : AntRow.UNKNOWN.equals(r.state()) ? null : r.state();
       return new Row(r.ant(), state, r.paused(), r.pauseReason(), r.sessions(), r.errors(), r.queue(),
           r.nextWake() == null ? null : r.nextWake().toEpochMilli(), r.host(), r.running() && r.needsHuman(),
           r.lastOutcome(), card, r.running(), r.updatedMillis());
     }
 
     /** What tells one version of the row from the next: the card's revision, else the row itself. */
-    String fingerprint() {
+    public String fingerprint() {
       return card != null ? "r" + card.revision() + "/" + state + "/" + running : toString();
     }
   }

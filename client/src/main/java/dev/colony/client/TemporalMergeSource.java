@@ -1,7 +1,6 @@
-package dev.colony.console;
+package dev.colony.client;
 
-import dev.colony.client.MergeQueues;
-import dev.colony.console.ColonySource.SourceException;
+import dev.colony.client.ColonySource.SourceException;
 import dev.colony.merge.MergeCard;
 import dev.colony.merge.MergeDecision;
 import dev.colony.merge.SubmitReply;
@@ -12,15 +11,23 @@ import java.util.NoSuchElementException;
 /**
  * The console's {@link MergeSource} on the one merge queue client, {@link MergeQueues}: its cards
  * (a queue whose card is not written yet is not shown), a decision as the operator
- * ({@code console:<operator>}), and its failures in the console's terms.
+ * ({@code console:<operator>}, or the surface given), and its failures in a surface's terms.
  */
 public final class TemporalMergeSource implements MergeSource {
   private final MergeQueues queues;
   private final String colony;
+  private final String via;
 
+  /** The console's: a decision's identity is {@code console:<by>}. */
   public TemporalMergeSource(WorkflowClient client, String colony) {
+    this(client, colony, "console");
+  }
+
+  /** A decision's identity is {@code <via>:<by>} ({@code mcp:claude-code (dana)}). */
+  public TemporalMergeSource(WorkflowClient client, String colony, String via) {
     this.queues = new MergeQueues(client, colony);
     this.colony = colony;
+    this.via = via;
   }
 
   @Override
@@ -35,7 +42,7 @@ public final class TemporalMergeSource implements MergeSource {
   @Override
   public SubmitReply decide(String repo, MergeDecision decision) {
     try {
-      return queues.as("console:" + decision.by()).decide(repo, decision);
+      return queues.as(via + ":" + decision.by()).decide(repo, decision);
     } catch (MergeQueues.MergeQueueException e) {
       throw switch (e.kind()) {
         case NO_QUEUE -> new NoSuchElementException("no merge queue '" + repo + "' runs in colony '" + colony + "'");

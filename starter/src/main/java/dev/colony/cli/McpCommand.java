@@ -1,0 +1,95 @@
+package dev.colony.cli;
+
+import dev.colony.board.TemporalTaskBoard;
+import dev.colony.client.TemporalColonySource;
+import dev.colony.client.TemporalMergeSource;
+import dev.colony.mcp.ColonyMcp;
+import dev.colony.secrets.Secrets;
+import dev.colony.task.TaskSettings;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/**
+ * {@code colony mcp}: the colony as an MCP server over stdio (docs/mcp.md), for an agent host
+ * that starts it ({@code claude mcp add colony -- ./colony mcp --dir my-colony}). Standard output
+ * carries the protocol's messages only: everything else this process would print goes to standard
+ * error. It keeps no state (every answer is read from Temporal, every change a signal or an
+ * update), so it needs no worker to read; the ant's verbs wait for none either.
+ */
+@Command(name = "mcp", mixinStandardHelpOptions = true,
+    description = "Serve the colony to an AI agent as an MCP server over stdio: its ants, inbox, costs, tasks and merge "
+        + "queues as tools, steering recorded as mcp:<client> in the ants' histories. Started by the agent host, e.g. "
+        + "claude mcp add colony -- /path/to/colony mcp --dir my-colony",
+    footerHeading = "%nExamples:%n",
+    footer = {"  claude mcp add colony -- /path/to/colony mcp --dir my-colony",
+        "  colony mcp --colony hello --address temporal.example.com:7233"})
+final class McpCommand implements Callable<Integer> {
+  @Mixin
+  ColonyChoice choice;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    // stdout is the protocol's (through the one redactor, as everything this process prints); whatever
+    // else would write to System.out (a library, a stray print) goes to stderr.
+    PrintStream protocol = System.out;
+    System.setOut(System.err);
+    String colony = choice.colonyName();
+    Temporal t = Temporal.connect(choice.temporal);
+    CountDownLatch stopped = new CountDownLatch(1);
+    McpSyncServer server;
+    try {
+      TemporalColonySource source = new TemporalColonySource(t.client, colony, null);
+      ColonyMcp mcp = new ColonyMcp(source, new TemporalTaskBoard(source.client(), colony, TaskSettings.defaults()),
+          new TemporalMergeSource(source.client(), colony, ColonyMcp.SURFACE), Secrets.process(), System.getenv("USER"));
+      StdioServerTransportProvider transport = new StdioServerTransportProvider(ColonyMcp.jsonMapper(),
+          untilEnd(new FileInputStream(FileDescriptor.in), stopped), protocol);
+      server = mcp.serve(transport, ColonyMcp.class.getPackage().getImplementationVersion());
+    } catch (RuntimeException e) {
+      t.close();
+      throw e;
+    }
+    System.err.println("colony '" + colony + "': MCP server on stdio (Temporal " + t.address + ", namespace "
+        + t.namespace + ")");
+    Thread hook = new Thread(() -> {
+      server.close();
+      t.close();
+    }, "colony-mcp-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
+    // The transport reads standard input on its own thread: the server ends when the client closes it.
+    stopped.await();
+    return 0;
+  }
+
+  /** {@code in}, counting {@code ended} down when it ends (the client closed the server's standard input). */
+  static InputStream untilEnd(InputStream in, CountDownLatch ended) {
+    return new FilterInputStream(in) {
+      @Override
+      public int read() throws IOException {
+        int b = super.read();
+        if (b < 0) {
+          ended.countDown();
+        }
+        return b;
+      }
+
+      @Override
+      public int read(byte[] buf, int off, int len) throws IOException {
+        int n = super.read(buf, off, len);
+        if (n < 0) {
+          ended.countDown();
+        }
+        return n;
+      }
+    };
+  }
+}

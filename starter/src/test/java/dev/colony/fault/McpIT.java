@@ -1,0 +1,197 @@
+package dev.colony.fault;
+
+import static dev.colony.testing.Eventually.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code colony mcp} driven by a client nobody here wrote: the official MCP Python SDK
+ * (bin/mcp-python.sh, pinned) starts {@code ./colony mcp --dir <colony>} over stdio against
+ * examples/hello on the real dev server with a worker, lists the tools, reads the inbox, is
+ * refused a bad argument, pauses the greeter and resumes it. {@code colony status} sees the ant
+ * paused, then not, and the ant's history records the MCP client and the operator as who did it.
+ */
+@Timeout(600)
+class McpIT {
+  private static final Path EXAMPLE = Path.of("../examples/hello").toAbsolutePath().normalize();
+  private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+  private static final Path CLIENT = Path.of("src/test/python/mcp_client.py").toAbsolutePath();
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration STEP = Duration.ofSeconds(120);
+  private static final java.util.regex.Pattern PAUSED = java.util.regex.Pattern.compile("(?m)^\\s*paused:\\s+yes");
+  private static final java.util.regex.Pattern NOT_PAUSED = java.util.regex.Pattern.compile("(?m)^\\s*paused:\\s+no");
+
+  @TempDir
+  Path tmp;
+
+  private Cluster cluster;
+  private Process client;
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (client != null) {
+      client.descendants().forEach(ProcessHandle::destroyForcibly);
+      client.destroyForcibly();
+    }
+    Cluster.closeAll(cluster);
+  }
+
+  /** The MCP Python SDK's python: $COLONY_MCP_PYTHON, else what bin/mcp-python.sh installed under .tools/. */
+  static String python() throws IOException {
+    String env = System.getenv("COLONY_MCP_PYTHON");
+    if (env != null && Files.isExecutable(Path.of(env))) {
+      return env;
+    }
+    Path tools = ROOT.resolve(".tools");
+    try (Stream<Path> s = Files.isDirectory(tools) ? Files.list(tools) : Stream.empty()) {
+      for (Path p : s.filter(d -> d.getFileName().toString().startsWith("mcp-python-")
+          && !d.getFileName().toString().endsWith(".partial")).sorted(Comparator.reverseOrder()).toList()) {
+        if (Files.isExecutable(p.resolve("bin/python"))) {
+          return p.resolve("bin/python").toString();
+        }
+      }
+    }
+    throw new AssertionError("no MCP Python SDK for this integration test: install it with bin/mcp-python.sh "
+        + "(the pinned mcp into .tools/; ./run-tests does it), or set COLONY_MCP_PYTHON");
+  }
+
+  @Test
+  void thePythonSdkReadsTheInboxAndPausesAndResumesAnAnt() throws Exception {
+    String python = python();
+    cluster = new Cluster(tmp, EXAMPLE);
+    cluster.colonyName = "hello";
+    deleteTree(cluster.dir.resolve(".colony")); // a checkout where examples/hello ran holds its state
+    cluster.startServer("dev");
+    cluster.startWorker("w1");
+    cluster.start();
+    eventually(STEP, () -> quietly("status", "hello/greeter").contains("sessions:"),
+        () -> "greeter never ran:\n" + cluster.diagnostics());
+
+    List<String> server = List.of(ROOT.resolve("colony").toString(), "mcp", "--dir", cluster.dir.toString(),
+        "--address", cluster.target());
+    Path stderr = cluster.logs.resolve("mcp-client.log");
+    ProcessBuilder pb = new ProcessBuilder(python, CLIENT.toString(), JSON.writeValueAsString(server), "greeter")
+        .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
+    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    pb.environment().put("USER", "dana");
+    pb.environment().putAll(cluster.env);
+    client = pb.start();
+    BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    Thread.ofVirtual().start(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = r.readLine()) != null;) {
+          lines.add(line);
+        }
+      } catch (IOException ignored) {
+        // the client ended
+      }
+    });
+    try {
+      JsonNode init = step(lines, "initialize", stderr).get("result");
+      assertEquals("2025-11-25", init.get("protocolVersion").asText(), "the protocol's current revision");
+      assertEquals("colony", init.get("serverInfo").get("name").asText());
+
+      JsonNode tools = step(lines, "tools", stderr).get("tools");
+      List<String> names = new ArrayList<>();
+      JsonNode stop = null;
+      JsonNode inboxTool = null;
+      for (JsonNode t : tools) {
+        names.add(t.get("name").asText());
+        stop = t.get("name").asText().equals("ant_stop") ? t : stop;
+        inboxTool = t.get("name").asText().equals("colony_inbox") ? t : inboxTool;
+      }
+      assertEquals(24, names.size(), names.toString());
+      assertTrue(stop.get("annotations").get("destructiveHint").asBoolean(), "ant_stop is destructive: " + stop);
+      assertTrue(inboxTool.get("annotations").get("readOnlyHint").asBoolean(), inboxTool.toString());
+
+      JsonNode inbox = step(lines, "inbox", stderr).get("result");
+      assertFalse(inbox.path("isError").asBoolean(), inbox.toString());
+      assertEquals("hello", inbox.get("structuredContent").get("colony").asText());
+      assertTrue(inbox.get("content").get(1).get("text").asText().startsWith("Untrusted content from"), inbox.toString());
+
+      JsonNode bad = step(lines, "bad", stderr).get("result");
+      assertTrue(bad.get("isError").asBoolean(), bad.toString());
+      assertTrue(bad.get("content").get(0).get("text").asText().startsWith("'ant' is not an ant's name"), bad.toString());
+
+      JsonNode paused = step(lines, "paused", stderr).get("result");
+      assertFalse(paused.path("isError").asBoolean(), paused.toString());
+      assertEquals("mcp:python-sdk-it (dana)", paused.get("structuredContent").get("by").asText());
+      eventually(STEP, () -> PAUSED.matcher(quietly("status", "hello/greeter")).find(),
+          () -> "greeter is not paused in colony status:\n" + quietly("status", "hello/greeter"));
+      assertTrue(cluster.history("greeter").contains("mcp:python-sdk-it (dana)"),
+          "the ant's history records the MCP client and the operator as who paused it");
+
+      OutputStream in = client.getOutputStream();
+      in.write("go on\n".getBytes(StandardCharsets.UTF_8));
+      in.flush();
+      JsonNode resumed = step(lines, "resumed", stderr).get("result");
+      assertFalse(resumed.path("isError").asBoolean(), resumed.toString());
+      eventually(STEP, () -> NOT_PAUSED.matcher(quietly("status", "hello/greeter")).find(),
+          () -> "greeter is still paused in colony status:\n" + quietly("status", "hello/greeter"));
+      in.close();
+      assertTrue(client.waitFor(60, TimeUnit.SECONDS), "the client did not end");
+      assertEquals(0, client.exitValue(), Cluster.read(stderr));
+      // The server's own line went to standard error (the client passes it on), and its standard output held
+      // only protocol messages: the SDK logs a line it cannot parse as "Failed to parse JSONRPC message".
+      String err = Cluster.read(stderr);
+      assertTrue(err.contains("colony 'hello': MCP server on stdio"), err);
+      assertFalse(err.contains("Failed to parse JSONRPC message"), err);
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\nclient's stderr:\n" + Cluster.read(stderr) + "\n"
+          + cluster.diagnostics(), e);
+    }
+  }
+
+  private String quietly(String... args) {
+    try {
+      return cluster.cliRun(args).out();
+    } catch (Exception e) {
+      return e.toString();
+    }
+  }
+
+  /** The client's next line, which must be {@code step}'s. */
+  private static JsonNode step(BlockingQueue<String> lines, String step, Path stderr) throws Exception {
+    String line = lines.poll(STEP.toSeconds(), TimeUnit.SECONDS);
+    if (line == null) {
+      throw new AssertionError("the client printed no '" + step + "' within " + STEP.toSeconds() + " s");
+    }
+    JsonNode n = JSON.readTree(line);
+    assertEquals(step, n.get("step").asText(), line);
+    return n;
+  }
+
+  private static void deleteTree(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(p)) {
+      for (Path f : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(f);
+      }
+    }
+  }
+}
