@@ -100,6 +100,11 @@ public interface ColonySource {
     return null;
   }
 
+  /** {@link #merges()}, deciding as the surface {@code via} (e.g. {@code mcp}); by default the same. */
+  default MergeSource merges(String via) {
+    return merges();
+  }
+
   /** One ant, or null when no ant of that name runs or ran. */
   Detail ant(String name);
 

@@ -164,6 +164,11 @@ public final class TemporalColonySource implements ColonySource {
   }
 
   @Override
+  public MergeSource merges(String via) {
+    return new TemporalMergeSource(client, colony, via);
+  }
+
+  @Override
   public String colony() {
     return colony;
   }

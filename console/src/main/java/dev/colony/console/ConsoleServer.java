@@ -11,6 +11,7 @@ import dev.colony.client.Verbs;
 import dev.colony.client.ColonySource.Filter;
 import dev.colony.client.ColonySource.Row;
 import dev.colony.client.ColonySource.SourceException;
+import dev.colony.mcp.ColonyMcp;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
@@ -32,6 +33,8 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.regex.Pattern;
+import jakarta.servlet.http.HttpServletRequest;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.ServerConnector;
 import org.slf4j.Logger;
@@ -126,6 +129,7 @@ public final class ConsoleServer implements AutoCloseable {
   private final Views views;
   private final Auth auth;
   private final LiveHub hub;
+  private final McpEndpoint mcp;
   private final Javalin app;
   private volatile Set<String> hosts = Set.of();
   private final boolean anyHost;
@@ -140,6 +144,9 @@ public final class ConsoleServer implements AutoCloseable {
     this.auth = new Auth(options.token(), options.readToken());
     this.hub = new LiveHub(source, board, merge, views, options.pollEvery(), options.keepAlive(), 256);
     this.anyHost = !options.loopback() && isWildcard(options.bind());
+    MergeSource mcpMerges = merges != null ? merges : source.merges(ColonyMcp.SURFACE);
+    this.mcp = new McpEndpoint(new ColonyMcp(source, board, mcpMerges, secrets, null), this::mcpGuard, views,
+        options.keepAlive());
     views.warmUp();
     this.app = Javalin.create(config -> {
       config.startup.showJavalinBanner = false;
@@ -159,6 +166,12 @@ public final class ConsoleServer implements AutoCloseable {
         c.setPort(options.port());
         c.setIdleTimeout(30_000);
         return c;
+      });
+      // The MCP SDK's servlet transport at /mcp, beside Javalin's servlet (at /*): an exact mapping wins.
+      config.jetty.modifyServletContextHandler(handler -> {
+        ServletHolder holder = new ServletHolder("mcp", mcp);
+        holder.setAsyncSupported(true); // its event streams answer asynchronously
+        handler.addServlet(holder, McpEndpoint.PATH);
       });
       routes(config);
     });
@@ -265,6 +278,7 @@ public final class ConsoleServer implements AutoCloseable {
   @Override
   public void close() {
     hub.close();
+    mcp.close();
     app.stop();
   }
 
@@ -376,11 +390,7 @@ public final class ConsoleServer implements AutoCloseable {
     ctx.header("X-Frame-Options", "DENY");
     ctx.header("Cache-Control", "no-store");
     String host = ctx.header("Host");
-    if (!anyHost && (host == null || !(hosts.contains(host.toLowerCase(Locale.ROOT))
-        || options.loopback() && LOOPBACK_HOST.matcher(host.toLowerCase(Locale.ROOT)).matches()))) {
-      throw new HttpResponseException(403, "this console does not answer to the host '"
-          + (host == null ? "" : host.replaceAll("[^A-Za-z0-9.:\\[\\]_-]", "?")) + "'");
-    }
+    checkHost(host);
     boolean post = ctx.method() != HandlerType.GET && ctx.method() != HandlerType.HEAD;
     // A page on another site may not read the API either (an EventSource opened from there would
     // hold one of the streams until the next keep-alive).
@@ -431,16 +441,60 @@ public final class ConsoleServer implements AutoCloseable {
   }
 
   private Principal principal(Context ctx) {
-    String named = ctx.header("X-Colony-Operator");
+    return principal(ctx.header("X-Colony-Operator"), ctx.header("Authorization"), ctx.cookie(cookieName()));
+  }
+
+  /** Who asks: without tokens everyone is an operator; with them, a Bearer token or the sign-in cookie; null: no one. */
+  private Principal principal(String named, String authz, String cookie) {
     if (!auth.required()) {
-      Principal fromCookie = auth.fromCookie(ctx.cookie(cookieName()), System.currentTimeMillis());
+      Principal fromCookie = auth.fromCookie(cookie, System.currentTimeMillis());
       return new Principal(Auth.name(named, fromCookie != null ? fromCookie.name() : "local"), true);
     }
-    String authz = ctx.header("Authorization");
     if (authz != null && authz.regionMatches(true, 0, "Bearer ", 0, 7)) {
       return auth.byToken(authz.substring(7).strip(), named);
     }
-    return auth.fromCookie(ctx.cookie(cookieName()), System.currentTimeMillis());
+    return auth.fromCookie(cookie, System.currentTimeMillis());
+  }
+
+  /** The Host check of every request: one of the console's own names (any, bound to a wildcard address). */
+  private void checkHost(String host) {
+    if (!anyHost && (host == null || !(hosts.contains(host.toLowerCase(Locale.ROOT))
+        || options.loopback() && LOOPBACK_HOST.matcher(host.toLowerCase(Locale.ROOT)).matches()))) {
+      throw new HttpResponseException(403, "this console does not answer to the host '"
+          + (host == null ? "" : host.replaceAll("[^A-Za-z0-9.:\\[\\]_-]", "?")) + "'");
+    }
+  }
+
+  /**
+   * The checks of a request to {@code /mcp}, the API's: the Host; no page of another site (a browser's
+   * {@code Origin} must be the console's own, on every method, as Streamable HTTP asks against DNS
+   * rebinding; {@code Sec-Fetch-Site} cross-site or same-site is refused); a token as the API takes
+   * it (none needed on loopback without tokens). Answers who asks, or throws the refusal.
+   */
+  Principal mcpGuard(HttpServletRequest req) {
+    String host = req.getHeader("Host");
+    checkHost(host);
+    String site = req.getHeader("Sec-Fetch-Site");
+    if (site != null && !site.equals("same-origin") && !site.equals("none")) {
+      throw new HttpResponseException(403, "cross-site requests are refused");
+    }
+    String origin = req.getHeader("Origin");
+    if (origin != null && !(origin.equals("http://" + host) || origin.equals("https://" + host))) {
+      throw new HttpResponseException(403, "cross-site requests are refused: the Origin is not this console's");
+    }
+    String cookie = null;
+    if (req.getCookies() != null) {
+      for (jakarta.servlet.http.Cookie c : req.getCookies()) {
+        if (c.getName().equals(cookieName())) {
+          cookie = c.getValue();
+        }
+      }
+    }
+    Principal who = principal(req.getHeader("X-Colony-Operator"), req.getHeader("Authorization"), cookie);
+    if (who == null) {
+      throw new HttpResponseException(401, "a token is needed (Authorization: Bearer TOKEN)");
+    }
+    return who;
   }
 
   private static Principal who(Context ctx) {
