@@ -39,6 +39,9 @@ class McpIT {
   private static final Path EXAMPLE = Path.of("../examples/hello").toAbsolutePath().normalize();
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
   private static final Path CLIENT = Path.of("src/test/python/mcp_client.py").toAbsolutePath();
+  private static final Path HTTP_CLIENT = Path.of("src/test/python/mcp_http_client.py").toAbsolutePath();
+  private static final java.util.regex.Pattern CONSOLE_URL =
+      java.util.regex.Pattern.compile("(?:Console:|console on)\\s+(http://\\S+)");
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration STEP = Duration.ofSeconds(120);
   private static final java.util.regex.Pattern PAUSED = java.util.regex.Pattern.compile("(?m)^\\s*paused:\\s+yes");
@@ -49,12 +52,17 @@ class McpIT {
 
   private Cluster cluster;
   private Process client;
+  private Process console;
 
   @AfterEach
   void tearDown() throws Exception {
     if (client != null) {
       client.descendants().forEach(ProcessHandle::destroyForcibly);
       client.destroyForcibly();
+    }
+    if (console != null) {
+      console.destroyForcibly();
+      console.waitFor(30, TimeUnit.SECONDS);
     }
     Cluster.closeAll(cluster);
   }
@@ -163,6 +171,98 @@ class McpIT {
       throw new AssertionError(e.getMessage() + "\nclient's stderr:\n" + Cluster.read(stderr) + "\n"
           + cluster.diagnostics(), e);
     }
+  }
+
+  /**
+   * The console's {@code /mcp} driven by the Python SDK over Streamable HTTP ({@code colony console}
+   * with an operator and a read-only token): the operator's session lists every tool, reads the
+   * inbox and pauses the greeter (recorded as the client and the operator's name); the read-only
+   * session lists only reads and is refused a change; no token is refused.
+   */
+  @Test
+  void thePythonSdkOverStreamableHttpActsWithTheConsolesTokens() throws Exception {
+    String python = python();
+    cluster = new Cluster(tmp, EXAMPLE);
+    cluster.colonyName = "hello";
+    deleteTree(cluster.dir.resolve(".colony"));
+    cluster.startServer("dev");
+    cluster.startWorker("w1");
+    cluster.start();
+    eventually(STEP, () -> quietly("status", "hello/greeter").contains("sessions:"),
+        () -> "greeter never ran:\n" + cluster.diagnostics());
+
+    String operator = "operator-secret-0123456789";
+    String reader = "reader-secret-0123456789";
+    Path consoleLog = cluster.logs.resolve("console.log");
+    console = new ProcessBuilder(Cluster.jvm("console", cluster.dir.toString(), "--address", cluster.address,
+        "--port", Integer.toString(Cluster.freePort()), "--token", operator, "--read-token", reader))
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(consoleLog.toFile())).start();
+    eventually(STEP, () -> {
+      if (!console.isAlive()) {
+        throw new AssertionError("colony console exited: " + Cluster.read(consoleLog));
+      }
+      return CONSOLE_URL.matcher(Cluster.read(consoleLog)).find();
+    }, () -> "colony console printed no URL: " + Cluster.read(consoleLog));
+    java.util.regex.Matcher m = CONSOLE_URL.matcher(Cluster.read(consoleLog));
+    assertTrue(m.find());
+    String url = m.group(1).replaceAll("/$", "") + "/mcp";
+
+    Path stderr = cluster.logs.resolve("mcp-http-client.log");
+    ProcessBuilder pb = new ProcessBuilder(python, HTTP_CLIENT.toString(), url, operator, reader, "greeter")
+        .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
+    client = pb.start();
+    BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    Thread.ofVirtual().start(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = r.readLine()) != null;) {
+          lines.add(line);
+        }
+      } catch (IOException ignored) {
+        // the client ended
+      }
+    });
+    try {
+      assertEquals("colony", step(lines, "initialize", stderr).get("result").get("serverInfo").get("name").asText());
+      List<String> names = strings(step(lines, "tools", stderr).get("tools"));
+      assertEquals(24, names.size(), names.toString());
+      assertTrue(names.contains("ant_pause") && names.contains("ant_stop"), names.toString());
+
+      JsonNode inbox = step(lines, "inbox", stderr).get("result");
+      assertFalse(inbox.path("isError").asBoolean(), inbox.toString());
+      assertEquals("hello", inbox.get("structuredContent").get("colony").asText());
+
+      JsonNode paused = step(lines, "paused", stderr).get("result");
+      assertFalse(paused.path("isError").asBoolean(), paused.toString());
+      assertEquals("mcp:python-sdk-http-it (dana)", paused.get("structuredContent").get("by").asText());
+      eventually(STEP, () -> PAUSED.matcher(quietly("status", "hello/greeter")).find(),
+          () -> "greeter is not paused in colony status:\n" + quietly("status", "hello/greeter"));
+      assertTrue(cluster.history("greeter").contains("mcp:python-sdk-http-it (dana)"),
+          "the ant's history records the MCP client and the operator's name as who paused it");
+
+      List<String> readerTools = strings(step(lines, "reader_tools", stderr).get("tools"));
+      assertTrue(readerTools.contains("colony_inbox") && readerTools.contains("ant_status"), readerTools.toString());
+      assertFalse(readerTools.contains("ant_pause") || readerTools.contains("ant_resume")
+          || readerTools.contains("ant_stop") || readerTools.contains("task_add"), readerTools.toString());
+      JsonNode write = step(lines, "reader_write", stderr);
+      // the read-only server has no such tool: the SDK's JSON-RPC error (-32602, "Unknown tool")
+      assertTrue(write.path("error").asText().startsWith("Unknown tool"), write.toString());
+      assertTrue(PAUSED.matcher(quietly("status", "hello/greeter")).find(), "a read-only token resumed the greeter");
+
+      JsonNode anonymous = step(lines, "anonymous", stderr);
+      assertFalse(anonymous.path("error").asText().isEmpty(), "no token was let in: " + anonymous);
+      assertTrue(client.waitFor(60, TimeUnit.SECONDS), "the client did not end");
+      assertEquals(0, client.exitValue(), Cluster.read(stderr));
+      assertFalse(Cluster.read(consoleLog).contains(operator), "the console logged its token");
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\nclient's stderr:\n" + Cluster.read(stderr) + "\nconsole:\n"
+          + Cluster.read(consoleLog) + "\n" + cluster.diagnostics(), e);
+    }
+  }
+
+  private static List<String> strings(JsonNode array) {
+    List<String> out = new ArrayList<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
   }
 
   private String quietly(String... args) {
