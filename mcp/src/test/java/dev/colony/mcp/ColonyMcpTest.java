@@ -133,6 +133,16 @@ class ColonyMcpTest {
   }
 
   @Test
+  void theReadOnlyServerHasOnlyTheToolsAnnotatedReadOnly() {
+    List<String> readOnly = mcp.specifications(true).stream().map(t -> t.tool().name()).toList();
+    assertEquals(List.of("colony_ants", "ant_status", "colony_inbox", "colony_costs", "colony_supervision",
+        "task_list", "task_show", "merge_status"), readOnly);
+    mcp.specifications(true).forEach(t -> assertEquals(Boolean.TRUE, t.tool().annotations().readOnlyHint(), t.tool().name()));
+    assertEquals(mcp.tools().size(), mcp.specifications(false).size());
+    assertEquals(24, mcp.specifications().size());
+  }
+
+  @Test
   void theAntsWithTheirFilters() {
     JsonNode all = data(call("colony_ants"));
     assertEquals("hello", all.get("colony").asText());
