@@ -178,7 +178,11 @@ class HostsIT {
     System.err.printf("HostsIT: two rounds after %d ms%n", (System.nanoTime() - t0) / 1_000_000);
     for (String ant : some) {
       String other = home.get(ant).equals("a") ? "b" : "a";
-      assertEquals(2, sessions(home.get(ant), ant).size(), ant + " ran both sessions on host " + home.get(ant));
+      // on failure, the lines say which sessions ran when (a session the worker redid after a missed
+      // heartbeat shows its number again, a session nobody asked for a new one)
+      assertEquals(2, sessions(home.get(ant), ant).size(), () -> ant + " ran both sessions on host " + home.get(ant)
+          + ": " + sessions(home.get(ant), ant).stream().map(java.util.Arrays::toString).toList()
+          + "\n" + cluster.diagnostics());
       assertTrue(sessions(other, ant).isEmpty(), ant + " never ran on host " + other);
     }
     List<String> longOnB = longAnts.stream().filter(x -> home.get(x).equals("b")).toList();
