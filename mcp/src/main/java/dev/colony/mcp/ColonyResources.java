@@ -161,19 +161,22 @@ final class ColonyResources {
   /**
    * The server's one watcher, on a virtual thread: each round it asks the colony once which ants
    * changed ({@link ColonySource#changedSince}), and the ants whose live view a client read last
-   * (at most {@value #MAX_FOLLOWED}) for new turns ({@link ColonySource#waitTurns}, without
-   * waiting), then tells the server which URIs changed; the SDK notifies the sessions subscribed.
+   * (at most {@value #MAX_FOLLOWED}) for new turns ({@link ColonySource#waitTurns}, a short wait
+   * each), then tells the server which URIs changed; the SDK notifies the sessions subscribed.
    * However many clients subscribe, the colony is asked the same.
    */
   final class Watcher {
     /** Visibility's lag: a window starts this much before the last round began. */
     static final long SLACK_MILLIS = 5_000;
+    /** The longest a round waits on one followed ant's turns. */
+    static final long FOLLOW_WAIT_MILLIS = 250;
     private final Object lock = new Object();
     private final Map<String, String> seen = new HashMap<>();
     private final Map<String, Boolean> needing = new HashMap<>();
     /** Followed ants and their turn cursor (null until the first round), the last read last. */
     private final LinkedHashMap<String, String> followed = new LinkedHashMap<>(16, 0.75f, true);
     private volatile boolean stopped;
+    private boolean failing;
     private Thread thread;
     /** Rounds done (tests wait on it). */
     volatile long rounds;
@@ -212,7 +215,7 @@ final class ColonyResources {
       while (!stopped) {
         long began = System.currentTimeMillis();
         try {
-          for (String uri : round(since, first)) {
+          for (String uri : round(since, first, every)) {
             if (stopped) {
               return;
             }
@@ -220,13 +223,17 @@ final class ColonyResources {
           }
           since = began - SLACK_MILLIS;
           first = false;
+          failing = false;
         } catch (InterruptedException e) {
           return;
         } catch (RuntimeException e) {
           if (stopped) {
             return;
           }
-          System.err.println("colony mcp: watching the colony failed: " + Answer.line(e.toString(), secrets));
+          if (!failing) { // once until it works again, not every round
+            System.err.println("colony mcp: watching the colony failed: " + Answer.line(e.toString(), secrets));
+          }
+          failing = true;
         }
         rounds++;
         synchronized (lock) {
@@ -242,7 +249,7 @@ final class ColonyResources {
     }
 
     /** The URIs that changed since the round before ({@code first}: none, the round only learns). */
-    private java.util.Set<String> round(long since, boolean first) throws InterruptedException {
+    private java.util.Set<String> round(long since, boolean first, Duration every) throws InterruptedException {
       java.util.Set<String> changed = new java.util.LinkedHashSet<>();
       String token = null;
       do {
@@ -267,7 +274,10 @@ final class ColonyResources {
       for (Map.Entry<String, String> e : ants) {
         ColonySource.TurnBatch b;
         try {
-          b = source.waitTurns(e.getKey(), e.getValue(), Duration.ZERO);
+          // A short long poll: the store answers at once when there are new events (a zero wait
+          // would expire before the store reads anything).
+          b = source.waitTurns(e.getKey(), e.getValue(), Duration.ofMillis(Math.min(FOLLOW_WAIT_MILLIS,
+              Math.max(1, every.toMillis()))));
         } catch (NoSuchElementException | ColonySource.SourceException gone) {
           continue;
         }
