@@ -1,9 +1,12 @@
 package dev.colony.mcp;
 
+import dev.colony.board.TaskBoard;
 import dev.colony.client.ColonySource;
 import dev.colony.client.ColonySource.Row;
 import dev.colony.overseer.Turn;
 import dev.colony.secrets.Secrets;
+import dev.colony.task.TaskCard;
+import dev.colony.task.TaskState;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncResourceSpecification;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncResourceTemplateSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
@@ -36,12 +39,14 @@ final class ColonyResources {
 
   private final ColonyMcp mcp;
   private final ColonySource source;
+  private final TaskBoard board;
   private final Secrets secrets;
   final Watcher watcher;
 
-  ColonyResources(ColonyMcp mcp, ColonySource source, Secrets secrets) {
+  ColonyResources(ColonyMcp mcp, ColonySource source, TaskBoard board, Secrets secrets) {
     this.mcp = mcp;
     this.source = source;
+    this.board = board;
     this.secrets = secrets;
     this.watcher = new Watcher();
   }
@@ -163,7 +168,8 @@ final class ColonyResources {
    * changed ({@link ColonySource#changedSince}), and the ants whose live view a client read last
    * (at most {@value #MAX_FOLLOWED}) for new turns ({@link ColonySource#waitTurns}, a short wait
    * each), then tells the server which URIs changed; the SDK notifies the sessions subscribed.
-   * However many clients subscribe, the colony is asked the same.
+   * With a board, it lists the tasks In Review too (the inbox shows them). However many clients
+   * subscribe, the colony is asked the same.
    */
   final class Watcher {
     /** Visibility's lag: a window starts this much before the last round began. */
@@ -177,6 +183,8 @@ final class ColonyResources {
     private final LinkedHashMap<String, String> followed = new LinkedHashMap<>(16, 0.75f, true);
     private volatile boolean stopped;
     private boolean failing;
+    /** The tasks In Review the round before (id@updated, newest change first). */
+    private String inReview;
     private Thread thread;
     /** Rounds done (tests wait on it). */
     volatile long rounds;
@@ -214,13 +222,9 @@ final class ColonyResources {
       boolean first = true;
       while (!stopped) {
         long began = System.currentTimeMillis();
+        java.util.Set<String> changed = new java.util.LinkedHashSet<>();
         try {
-          for (String uri : round(since, first, every)) {
-            if (stopped) {
-              return;
-            }
-            server.notifyResourcesUpdated(new McpSchema.ResourcesUpdatedNotification(uri));
-          }
+          round(since, first, every, changed);
           since = began - SLACK_MILLIS;
           first = false;
           failing = false;
@@ -235,6 +239,19 @@ final class ColonyResources {
           }
           failing = true;
         }
+        try {
+          for (String uri : changed) { // what a failed round saw change is told all the same
+            if (stopped) {
+              return;
+            }
+            server.notifyResourcesUpdated(new McpSchema.ResourcesUpdatedNotification(uri));
+          }
+        } catch (RuntimeException e) {
+          if (stopped) {
+            return;
+          }
+          System.err.println("colony mcp: a notification failed: " + Answer.line(e.toString(), secrets));
+        }
         rounds++;
         synchronized (lock) {
           if (!stopped) {
@@ -248,9 +265,9 @@ final class ColonyResources {
       }
     }
 
-    /** The URIs that changed since the round before ({@code first}: none, the round only learns). */
-    private java.util.Set<String> round(long since, boolean first, Duration every) throws InterruptedException {
-      java.util.Set<String> changed = new java.util.LinkedHashSet<>();
+    /** Adds to {@code changed} the URIs that changed since the round before ({@code first}: none, it only learns). */
+    private void round(long since, boolean first, Duration every, java.util.Set<String> changed)
+        throws InterruptedException {
       String token = null;
       do {
         ColonySource.Changes page = source.changedSince(since, token);
@@ -266,6 +283,23 @@ final class ColonyResources {
         }
         token = page.next();
       } while (token != null && !stopped);
+      if (board != null) {
+        // The tasks In Review (the inbox shows them): a task coming, going or changing there.
+        // A board that does not answer this round takes nothing from the ants' notifications.
+        try {
+          StringBuilder review = new StringBuilder();
+          for (TaskCard t : board.list(new TaskBoard.Filter(TaskState.IN_REVIEW, null, null, null, ColonyMcp.MAX_LIST))) {
+            review.append(t.id()).append('@').append(t.updatedAtMillis()).append(' ');
+          }
+          String now = review.toString();
+          if (!first && inReview != null && !now.equals(inReview)) {
+            changed.add(INBOX);
+          }
+          inReview = now;
+        } catch (RuntimeException e) {
+          // the next round asks again
+        }
+      }
       List<Map.Entry<String, String>> ants;
       synchronized (followed) {
         ants = List.copyOf(followed.entrySet().stream().map(e -> new java.util.AbstractMap.SimpleEntry<>(e.getKey(),
@@ -290,7 +324,6 @@ final class ColonyResources {
           }
         }
       }
-      return changed;
     }
   }
 }

@@ -200,6 +200,10 @@ class McpResourcesTest {
     assertTrue(source.changedSinceCalls.get() > calls);
     assertEquals(0, updates("colony://ant/beta/live"));
 
+    board.put("t1", "Fix the build", TaskState.IN_REVIEW, "alpha");
+    eventually(Eventually.DEFAULT, () -> updates("colony://inbox") == 2,
+        () -> "an inbox update for a task In Review: " + messages);
+
     server.close();
     eventually(() -> !watcher.running(), "the watcher stops with the server");
   }
