@@ -121,7 +121,7 @@ public final class ColonyMcp {
    * clients of changes until the server is closed.
    */
   public McpSyncServer serve(McpServerTransportProvider transport, String version) {
-    ColonyResources resources = new ColonyResources(this, source, board, secrets);
+    ColonyResources resources = new ColonyResources(this, source, board, merges, secrets);
     this.resources = resources;
     return resources.watched(McpServer.sync(transport)
         .serverInfo(new McpSchema.Implementation("colony", "Colony", version == null ? "dev" : version))

@@ -2,6 +2,10 @@ package dev.colony.mcp;
 
 import dev.colony.board.TaskBoard;
 import dev.colony.client.ColonySource;
+import dev.colony.client.MergeSource;
+import dev.colony.merge.ItemState;
+import dev.colony.merge.MergeCard;
+import dev.colony.merge.MergeItem;
 import dev.colony.client.ColonySource.Row;
 import dev.colony.overseer.Turn;
 import dev.colony.secrets.Secrets;
@@ -40,13 +44,15 @@ final class ColonyResources {
   private final ColonyMcp mcp;
   private final ColonySource source;
   private final TaskBoard board;
+  private final MergeSource merges;
   private final Secrets secrets;
   final Watcher watcher;
 
-  ColonyResources(ColonyMcp mcp, ColonySource source, TaskBoard board, Secrets secrets) {
+  ColonyResources(ColonyMcp mcp, ColonySource source, TaskBoard board, MergeSource merges, Secrets secrets) {
     this.mcp = mcp;
     this.source = source;
     this.board = board;
+    this.merges = merges;
     this.secrets = secrets;
     this.watcher = new Watcher();
   }
@@ -168,7 +174,8 @@ final class ColonyResources {
    * changed ({@link ColonySource#changedSince}), and the ants whose live view a client read last
    * (at most {@value #MAX_FOLLOWED}) for new turns ({@link ColonySource#waitTurns}, a short wait
    * each), then tells the server which URIs changed; the SDK notifies the sessions subscribed.
-   * With a board, it lists the tasks In Review too (the inbox shows them). However many clients
+   * With a board and merge queues, it reads the tasks In Review and the merge items awaiting review
+   * or a human too (the inbox shows them). However many clients
    * subscribe, the colony is asked the same.
    */
   final class Watcher {
@@ -185,6 +192,8 @@ final class ColonyResources {
     private boolean failing;
     /** The tasks In Review the round before (id@updated, newest change first). */
     private String inReview;
+    /** The merge items awaiting review or a human the round before. */
+    private String mergeWaiting;
     private Thread thread;
     /** Rounds done (tests wait on it). */
     volatile long rounds;
@@ -296,6 +305,27 @@ final class ColonyResources {
             changed.add(INBOX);
           }
           inReview = now;
+        } catch (RuntimeException e) {
+          // the next round asks again
+        }
+      }
+      if (merges != null) {
+        // The merge items awaiting review or a human (the inbox shows them).
+        try {
+          StringBuilder waiting = new StringBuilder();
+          for (MergeCard c : merges.cards()) {
+            for (MergeItem i : c.items()) {
+              if (i.state() == ItemState.AWAITING_REVIEW || i.state() == ItemState.NEEDS_HUMAN) {
+                waiting.append(c.repo()).append('/').append(i.id()).append('/').append(i.state()).append('@')
+                    .append(i.updatedAt()).append(' ');
+              }
+            }
+          }
+          String now = waiting.toString();
+          if (!first && mergeWaiting != null && !now.equals(mergeWaiting)) {
+            changed.add(INBOX);
+          }
+          mergeWaiting = now;
         } catch (RuntimeException e) {
           // the next round asks again
         }

@@ -11,6 +11,7 @@ import dev.colony.board.FakeTaskBoard;
 import dev.colony.client.ColonySource.Row;
 import dev.colony.client.FakeMergeSource;
 import dev.colony.client.FakeSource;
+import dev.colony.merge.ItemState;
 import dev.colony.overseer.Turn;
 import dev.colony.secrets.Secrets;
 import dev.colony.task.NewTask;
@@ -48,6 +49,7 @@ class McpResourcesTest {
   static final String SECRET = "sk-live-0123456789abcdef";
   FakeSource source;
   FakeTaskBoard board;
+  FakeMergeSource merges;
   ColonyMcp mcp;
   McpSyncServer server;
   OutputStream toServer;
@@ -76,7 +78,8 @@ class McpResourcesTest {
         // the test ended
       }
     });
-    mcp = new ColonyMcp(source, board, new FakeMergeSource(), secrets, "dana");
+    merges = new FakeMergeSource();
+    mcp = new ColonyMcp(source, board, merges, secrets, "dana");
     mcp.watchEvery = Duration.ofMillis(20);
     server = mcp.serve(new StdioServerTransportProvider(ColonyMcp.jsonMapper(), Channels.newInputStream(in.source()),
         Channels.newOutputStream(out.sink())), "test");
@@ -203,6 +206,11 @@ class McpResourcesTest {
     board.put("t1", "Fix the build", TaskState.IN_REVIEW, "alpha");
     eventually(Eventually.DEFAULT, () -> updates("colony://inbox") == 2,
         () -> "an inbox update for a task In Review: " + messages);
+
+    merges.put(FakeMergeSource.card("app", List.of(FakeMergeSource.item("alpha-2", "alpha", ItemState.AWAITING_REVIEW,
+        null, 0, null, "t1", 60_000)), List.of(), java.util.Map.of(), java.util.Map.of(), java.util.Map.of()));
+    eventually(Eventually.DEFAULT, () -> updates("colony://inbox") == 3,
+        () -> "an inbox update for a merge item awaiting review: " + messages);
 
     server.close();
     eventually(() -> !watcher.running(), "the watcher stops with the server");
