@@ -2,8 +2,8 @@
 
 Usage: python mcp_client.py SERVER_COMMAND_JSON ANT
 
-It starts the server command (a JSON list), initializes, lists the tools, reads the inbox and
-pauses ANT, printing one JSON line per step on stdout ({"step": ..., ...}); then it waits for a
+It starts the server command (a JSON list), initializes, lists the tools, reads the inbox, reads
+ANT's live session as a resource, gets the why_is_ant_stuck prompt for it and pauses ANT, printing one JSON line per step on stdout ({"step": ..., ...}); then it waits for a
 line on stdin (the test has checked `colony status`) and resumes ANT. Every answer is printed as
 the SDK parsed it (camelCase, as on the wire). Exit 0 when every step ran.
 """
@@ -37,6 +37,10 @@ async def main():
             emit("tools", tools=[dump(t) for t in tools.tools])
             inbox = await session.call_tool("colony_inbox", {})
             emit("inbox", result=dump(inbox))
+            live = await session.read_resource(f"colony://ant/{ant}/live")
+            emit("resource", result=dump(live))
+            prompt = await session.get_prompt("why_is_ant_stuck", {"ant": ant})
+            emit("prompt", result=dump(prompt))
             bad = await session.call_tool("ant_pause", {"ant": "not an ant!"})
             emit("bad", result=dump(bad))
             paused = await session.call_tool("ant_pause", {"ant": ant})

@@ -110,6 +110,19 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
         .meta(meta.isEmpty() ? null : meta).isError(false).build();
   }
 
+  /**
+   * The same answer as a resource's contents at {@code uri}: the summary, then the data as JSON
+   * text (inert, and inside the untrusted block with the same warning when text from ants or
+   * people is in it), the marking in the contents' {@code _meta} as in a tool's result.
+   */
+  McpSchema.ReadResourceResult resource(String uri, Secrets secrets) {
+    McpSchema.CallToolResult r = result(secrets);
+    String text = r.content().stream().map(c -> ((McpSchema.TextContent) c).text())
+        .collect(java.util.stream.Collectors.joining("\n"));
+    return new McpSchema.ReadResourceResult(List.of(new McpSchema.TextResourceContents(uri, "text/plain", text,
+        r.meta())));
+  }
+
   /** A refused call: one line, redacted and printable, as the tool's error result. */
   static McpSchema.CallToolResult error(String sentence, Secrets secrets) {
     return McpSchema.CallToolResult.builder().addTextContent(line(sentence, secrets)).isError(true).build();

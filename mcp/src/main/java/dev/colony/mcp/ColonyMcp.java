@@ -116,24 +116,31 @@ public final class ColonyMcp {
     return new JacksonMcpJsonMapper(new com.fasterxml.jackson.databind.ObjectMapper());
   }
 
-  /** Serves the tools on {@code transport} (stdio for {@code colony mcp}) until the client goes. */
+  /**
+   * Serves the tools, resources and prompts on {@code transport} (stdio for {@code colony mcp})
+   * until the client goes; the server's one watcher ({@link ColonyResources}) tells subscribed
+   * clients of changes until the server is closed.
+   */
   public McpSyncServer serve(McpServerTransportProvider transport, String version) {
-    return configure(McpServer.sync(transport), version, false).build();
+    return serveWith(McpServer.sync(transport), version, false);
   }
 
   /**
-   * Serves the tools over Streamable HTTP ({@code /mcp} of the console): all of them, or with
-   * {@code readOnly} only those annotated read-only (the others are neither listed nor callable).
-   * The operator's name comes with each request, as {@link #OPERATOR} of its transport context.
+   * Serves the same over Streamable HTTP ({@code /mcp} of the console): all the tools, or with
+   * {@code readOnly} only those annotated read-only (the others are neither listed nor callable);
+   * the resources and prompts only read, so both have them. The operator's name comes with each
+   * request, as {@link #OPERATOR} of its transport context.
    */
   public McpSyncServer serve(McpStreamableServerTransportProvider transport, String version, boolean readOnly) {
-    return configure(McpServer.sync(transport), version, readOnly).build();
+    return serveWith(McpServer.sync(transport), version, readOnly);
   }
 
   /** The transport context's key of the operator's name (the console's signed-in name), for the actor. */
   public static final String OPERATOR = "colony.operator";
 
-  private <S extends McpServer.SyncSpecification<S>> S configure(S spec, String version, boolean readOnly) {
+  private <S extends McpServer.SyncSpecification<S>> McpSyncServer serveWith(S spec, String version, boolean readOnly) {
+    ColonyResources resources = new ColonyResources(this, source, board, merges, secrets);
+    this.resources = resources;
     spec.serverInfo(new McpSchema.Implementation("colony", "Colony", version == null ? "dev" : version));
     spec.instructions("Colony runs coding agents (ants) on Temporal. These tools read and steer colony '"
         + source.colony() + "': its ants, what waits for a human (colony_inbox), tasks and merge queues. "
@@ -141,13 +148,34 @@ public final class ColonyMcp {
         + (readOnly ? "This connection is read-only: it lists only the tools that read."
             : "Tools marked destructive (ant_stop, ant_abort, ant_clear, ant_decide, merge_cancel) need the user's "
             + "consent."));
-    spec.capabilities(McpSchema.ServerCapabilities.builder().tools(false).build());
+    spec.capabilities(McpSchema.ServerCapabilities.builder().tools(false).resources(true, false).prompts(false).build());
     spec.jsonMapper(jsonMapper());
     spec.jsonSchemaValidator(new DefaultJsonSchemaValidator());
     spec.validateToolInputs(false); // Args checks every argument and answers with the project's sentence
     spec.requestTimeout(Duration.ofSeconds(30));
     spec.tools(specifications(readOnly));
-    return spec;
+    spec.resources(resources.resources());
+    spec.resourceTemplates(resources.templates());
+    spec.prompts(ColonyPrompts.specifications());
+    return resources.watched(spec.build(), watchEvery);
+  }
+
+  /** How often the server's watcher asks the colony what changed (tests shorten it). */
+  Duration watchEvery = Duration.ofSeconds(2);
+  /** The resources of the server last served (tests read its watcher). */
+  volatile ColonyResources resources;
+
+  /**
+   * What tool {@code name} answers to {@code arguments}, for a resource that shows the same data:
+   * a refusal is thrown ({@link Args.Refused}, {@link NoSuchElementException}...).
+   */
+  Answer answer(String name, Map<String, Object> arguments) {
+    Tool t = tools.get(name);
+    return t.handler().call(new Args(name, arguments, t.args()), actor(null, user));
+  }
+
+  String colony() {
+    return source.colony();
   }
 
   /** The tools as the SDK serves them: the caller's client name read from the session's initialize. */
@@ -436,7 +464,7 @@ public final class ColonyMcp {
         + (r.paused() ? " (paused)" : "") + why, m).untrusted("ant '" + ant + "'");
   }
 
-  private static Map<String, Object> turn(Turn t) {
+  static Map<String, Object> turn(Turn t) {
     Map<String, Object> x = new LinkedHashMap<>();
     x.put("kind", t.kind());
     x.put("name", t.name());

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code colony mcp} driven by a client nobody here wrote: the official MCP Python SDK
  * (bin/mcp-python.sh, pinned) starts {@code ./colony mcp --dir <colony>} over stdio against
- * examples/hello on the real dev server with a worker, lists the tools, reads the inbox, is
- * refused a bad argument, pauses the greeter and resumes it. {@code colony status} sees the ant
+ * examples/hello on the real dev server with a worker, lists the tools, reads the inbox, reads the
+ * greeter's live session as a resource, gets a prompt, is refused a bad argument, pauses the greeter and resumes it. {@code colony status} sees the ant
  * paused, then not, and the ant's history records the MCP client and the operator as who did it.
  */
 @Timeout(600)
@@ -87,7 +87,7 @@ class McpIT {
   }
 
   @Test
-  void thePythonSdkReadsTheInboxAndPausesAndResumesAnAnt() throws Exception {
+  void thePythonSdkReadsTheInboxAResourceAndAPromptAndPausesAndResumesAnAnt() throws Exception {
     String python = python();
     cluster = new Cluster(tmp, EXAMPLE);
     cluster.colonyName = "hello";
@@ -139,6 +139,14 @@ class McpIT {
       assertFalse(inbox.path("isError").asBoolean(), inbox.toString());
       assertEquals("hello", inbox.get("structuredContent").get("colony").asText());
       assertTrue(inbox.get("content").get(1).get("text").asText().startsWith("Untrusted content from"), inbox.toString());
+
+      JsonNode live = step(lines, "resource", stderr).get("result").get("contents").get(0);
+      assertEquals("colony://ant/greeter/live", live.get("uri").asText(), live.toString());
+      assertTrue(live.get("text").asText().contains("of ant 'greeter' in colony 'hello'"), live.toString());
+      assertEquals("ant 'greeter'", live.get("_meta").get("dev.colony/untrusted").asText(), live.toString());
+      JsonNode prompt = step(lines, "prompt", stderr).get("result");
+      assertTrue(prompt.get("messages").get(0).get("content").get("text").asText().contains("colony://ant/greeter/live"),
+          prompt.toString());
 
       JsonNode bad = step(lines, "bad", stderr).get("result");
       assertTrue(bad.get("isError").asBoolean(), bad.toString());
