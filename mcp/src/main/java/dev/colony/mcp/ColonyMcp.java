@@ -122,23 +122,26 @@ public final class ColonyMcp {
    * clients of changes until the server is closed.
    */
   public McpSyncServer serve(McpServerTransportProvider transport, String version) {
-    return serveWith(McpServer.sync(transport), version, false);
+    return serveWith(McpServer.sync(transport), version, false, true);
   }
 
   /**
    * Serves the same over Streamable HTTP ({@code /mcp} of the console): all the tools, or with
    * {@code readOnly} only those annotated read-only (the others are neither listed nor callable);
    * the resources and prompts only read, so both have them. The operator's name comes with each
-   * request, as {@link #OPERATOR} of its transport context.
+   * request, as {@link #OPERATOR} of its transport context. No subscriptions here: the server lives
+   * as long as the console, and a watcher would ask Temporal every round whether or not a client
+   * listens (the console asks nothing while nobody watches).
    */
   public McpSyncServer serve(McpStreamableServerTransportProvider transport, String version, boolean readOnly) {
-    return serveWith(McpServer.sync(transport), version, readOnly);
+    return serveWith(McpServer.sync(transport), version, readOnly, false);
   }
 
   /** The transport context's key of the operator's name (the console's signed-in name), for the actor. */
   public static final String OPERATOR = "colony.operator";
 
-  private <S extends McpServer.SyncSpecification<S>> McpSyncServer serveWith(S spec, String version, boolean readOnly) {
+  private <S extends McpServer.SyncSpecification<S>> McpSyncServer serveWith(S spec, String version, boolean readOnly,
+      boolean subscriptions) {
     ColonyResources resources = new ColonyResources(this, source, board, merges, secrets);
     this.resources = resources;
     spec.serverInfo(new McpSchema.Implementation("colony", "Colony", version == null ? "dev" : version));
@@ -148,7 +151,8 @@ public final class ColonyMcp {
         + (readOnly ? "This connection is read-only: it lists only the tools that read."
             : "Tools marked destructive (ant_stop, ant_abort, ant_clear, ant_decide, merge_cancel) need the user's "
             + "consent."));
-    spec.capabilities(McpSchema.ServerCapabilities.builder().tools(false).resources(true, false).prompts(false).build());
+    spec.capabilities(McpSchema.ServerCapabilities.builder().tools(false).resources(subscriptions, false).prompts(false)
+        .build());
     spec.jsonMapper(jsonMapper());
     spec.jsonSchemaValidator(new DefaultJsonSchemaValidator());
     spec.validateToolInputs(false); // Args checks every argument and answers with the project's sentence
@@ -157,7 +161,7 @@ public final class ColonyMcp {
     spec.resources(resources.resources());
     spec.resourceTemplates(resources.templates());
     spec.prompts(ColonyPrompts.specifications());
-    return resources.watched(spec.build(), watchEvery);
+    return subscriptions ? resources.watched(spec.build(), watchEvery) : spec.build();
   }
 
   /** How often the server's watcher asks the colony what changed (tests shorten it). */
