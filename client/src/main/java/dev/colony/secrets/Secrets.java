@@ -17,6 +17,13 @@ import java.util.regex.Pattern;
  * is loaded and again whenever a worker resolves a reference, and replaced by {@code ${VAR}}
  * wherever it appears afterwards. Variables of the process environment whose names look secret
  * ({@code *KEY*}, {@code *TOKEN*}, ...) are registered too, because agents inherit them.
+ *
+ * <p>Masking must never change what a worker executes. A short value can coincide with part of
+ * a path (a process id inside a temporary folder's name, a project name in a directory), and the
+ * ant's spec, its workspace and its command travel through history as text. So the places the
+ * colony itself names, its directory and its workspace root, are registered as public text: a
+ * secret's occurrence that lies inside an occurrence of public text is left as it is (the text is
+ * public anyway, it names where the colony lives), every other occurrence is masked.
  */
 public final class Secrets {
   /** Values shorter than this cannot be told apart from ordinary text: they are not masked. */
@@ -31,6 +38,8 @@ public final class Secrets {
   private final Map<String, String> names = new ConcurrentHashMap<>();
   /** Longest first, so a value containing another is replaced whole. */
   private volatile List<Map.Entry<String, String>> ordered = List.of();
+  /** Text known not to be secret (the colony's own paths); secrets inside it are kept. */
+  private volatile List<String> publicText = List.of();
 
   /** The registry of this process (the worker's). */
   public static Secrets process() {
@@ -55,6 +64,19 @@ public final class Secrets {
         ordered = List.copyOf(list);
       }
     }
+  }
+
+  /**
+   * Registers {@code text} (a path the colony itself names) as public: a secret's value found
+   * inside it is not masked there. Text shorter than two characters is ignored.
+   */
+  public synchronized void registerPublic(String text) {
+    if (text == null || text.length() < 2 || publicText.contains(text)) {
+      return;
+    }
+    List<String> list = new ArrayList<>(publicText);
+    list.add(text);
+    publicText = List.copyOf(list);
   }
 
   /** Registers each named variable's value from {@code env}. */
@@ -105,12 +127,43 @@ public final class Secrets {
       return text;
     }
     String out = text;
+    List<String> keep = publicText;
     for (Map.Entry<String, String> s : ordered) {
       if (out.contains(s.getKey())) {
-        out = out.replace(s.getKey(), "${" + s.getValue() + "}");
+        out = keep.isEmpty() ? out.replace(s.getKey(), "${" + s.getValue() + "}")
+            : replaceOutside(out, s.getKey(), "${" + s.getValue() + "}", keep);
       }
     }
     return out;
+  }
+
+  /** {@code text} with each occurrence of {@code value} replaced, except those inside public text. */
+  private static String replaceOutside(String text, String value, String replacement, List<String> keep) {
+    StringBuilder out = new StringBuilder(text.length());
+    int from = 0;
+    for (int at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + value.length())) {
+      if (insidePublic(text, at, at + value.length(), keep)) {
+        continue;
+      }
+      out.append(text, from, at).append(replacement);
+      from = at + value.length();
+    }
+    return out.append(text, from, text.length()).toString();
+  }
+
+  /** True when {@code [start, end)} of {@code text} lies inside an occurrence of a public text. */
+  private static boolean insidePublic(String text, int start, int end, List<String> keep) {
+    for (String p : keep) {
+      if (p.length() < end - start) {
+        continue;
+      }
+      // The first occurrence that could still cover the range: it must start at or before start.
+      int at = text.indexOf(p, Math.max(0, end - p.length()));
+      if (at >= 0 && at <= start) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Variables whose values are too short to mask (for a warning before the worker starts). */

@@ -46,4 +46,28 @@ class SecretsTest {
     assertEquals(List.of("PORT"), Secrets.tooShortToMask(List.of("PORT", "UNSET"), Map.of("PORT", "80")));
     assertFalse(s.contains("80"));
   }
+
+  @Test
+  void aValueInsideTheColonysOwnPathsStaysSoTheAntsCommandIsNotChanged() {
+    // A process id given to an ant as ${WORKER_PID} was also part of the temporary folder the
+    // colony lived in: masking it there made the ant's command "…/${WORKER_PID}4/colony/…".
+    Secrets s = new Secrets();
+    s.register("WORKER_PID", "25655");
+    String colony = "/tmp/junit-1225655417/colony";
+    s.registerPublic(colony);
+    assertEquals(colony + "/scripts/alice.sh", s.redact(colony + "/scripts/alice.sh"));
+    assertEquals("kill -9 ${WORKER_PID} in " + colony + ", then ${WORKER_PID}",
+        s.redact("kill -9 25655 in " + colony + ", then 25655"));
+    // Outside the public path, the same digits are masked, also when they touch it.
+    assertEquals("${WORKER_PID}" + colony, s.redact("25655" + colony));
+  }
+
+  @Test
+  void publicTextShorterThanTheSecretDoesNotProtectIt() {
+    Secrets s = new Secrets();
+    s.register("TOKEN", "abcdefgh-long");
+    s.registerPublic("/x");
+    s.registerPublic("h-l");
+    assertEquals("/x/${TOKEN}/", s.redact("/x/abcdefgh-long/"));
+  }
 }

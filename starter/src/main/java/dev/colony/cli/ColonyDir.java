@@ -38,6 +38,10 @@ final class ColonyDir {
       Map<String, String> env = Environment.forColony(Path.of(colony.colony().dir()));
       Secrets.process().registerAll(colony.variables(), env);
       Secrets.process().registerSecretLookingNames(env);
+      // The colony's own paths are public: a short value inside them stays, or the ant's
+      // command and workspace would change on their way through history.
+      Secrets.process().registerPublic(colony.colony().dir());
+      Secrets.process().registerPublic(dir.toAbsolutePath().normalize().toString());
       return colony;
     } catch (ConfigException e) {
       throw new UserError(e.getMessage());

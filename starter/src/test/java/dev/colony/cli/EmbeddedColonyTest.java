@@ -218,4 +218,42 @@ class EmbeddedColonyTest {
       assertTrue(out.chars().noneMatch(c -> c == 0x1b || c == 0x07 || c == 0x9b), out);
     }
   }
+
+  /**
+   * A value the config references is masked everywhere, but never inside the colony's own
+   * path: a short number given to an ant as {@code ${PROBE_NUMBER}} that was also part of the
+   * colony's folder name turned the ant's command into "…/${PROBE_NUMBER}…/scripts/…" on its
+   * way through history, and the ant could not start.
+   */
+  @Test
+  void aReferencedValueThatIsPartOfTheColonysPathDoesNotChangeTheAntsCommand() throws Exception {
+    java.nio.file.Path dir = tmp.resolve("colony-4817305");
+    java.nio.file.Files.createDirectories(dir.resolve("ants"));
+    java.nio.file.Files.createDirectories(dir.resolve("scripts"));
+    java.nio.file.Files.writeString(dir.resolve("colony.yaml"), "name: hello\ndefaults:\n  poll_interval: 1h\n");
+    java.nio.file.Files.writeString(dir.resolve(".env"), "PROBE_NUMBER=17305\n");
+    java.nio.file.Path script = dir.resolve("scripts/probe.sh");
+    java.nio.file.Files.writeString(script, "#!/bin/sh\necho \"probe $PROBE_NUMBER done\"\n");
+    script.toFile().setExecutable(true);
+    java.nio.file.Files.writeString(dir.resolve("ants/probe.yaml"), """
+        name: probe
+        description: is given a number that is also part of its colony's folder name
+        instructions: say it
+        engine: command
+        command:
+          argv: ["./scripts/probe.sh"]
+          env:
+            PROBE_NUMBER: "${PROBE_NUMBER}"
+        """);
+    CliTest.Result started = cli("start", dir.toString());
+    assertEquals(0, started.code(), started.err());
+    eventually(Duration.ofSeconds(30),
+        () -> posts.stream().anyMatch(p -> p.text().startsWith("✅ **probe** finished session 1")),
+        "probe finished its first session");
+    // Elsewhere the value is still masked: the agent's line reached the chat without it.
+    eventually(Duration.ofSeconds(10), () -> posts.stream().anyMatch(p -> p.text().contains("probe ${PROBE_NUMBER} done")),
+        "the agent's line with the number masked");
+    assertTrue(posts.stream().noneMatch(p -> p.text().contains("17305") && !p.text().contains(dir.toString())),
+        posts.toString());
+  }
 }

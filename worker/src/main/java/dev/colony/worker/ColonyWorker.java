@@ -82,6 +82,9 @@ public final class ColonyWorker implements AutoCloseable {
         colony -> new dev.colony.board.TemporalTaskBoard(client, colony, dev.colony.task.TaskSettings.defaults())));
     // Every post passes the worker's one redactor, whichever activity or narrator sends it.
     Secrets secrets = Secrets.process();
+    if (settings.workspaceRoot() != null) {
+      secrets.registerPublic(settings.workspaceRoot().toAbsolutePath().normalize().toString());
+    }
     ChatSink chat = post -> settings.chat().deliver(new ChatPost(post.colony(), post.ant(), post.channel(),
         secrets.redact(post.text()), post.idempotencyKey(), post.at()));
     WorkspaceActivitiesImpl workspaces = new WorkspaceActivitiesImpl(secrets, settings.host(), settings.workspaceRoot(),
