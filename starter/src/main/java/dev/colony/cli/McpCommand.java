@@ -44,6 +44,8 @@ final class McpCommand implements Callable<Integer> {
     PrintStream protocol = System.out;
     System.setOut(System.err);
     String colony = choice.colonyName();
+    // With --colony alone no config is loaded: the environment's secret-looking values are still masked.
+    Secrets.process().registerSecretLookingNames(System.getenv());
     Temporal t = Temporal.connect(choice.temporal);
     CountDownLatch stopped = new CountDownLatch(1);
     McpSyncServer server;
