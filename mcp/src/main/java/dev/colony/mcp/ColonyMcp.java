@@ -548,12 +548,39 @@ public final class ColonyMcp {
         m.put("tasks_unavailable", String.valueOf(e.getMessage()));
       }
     }
-    String oldest = items.isEmpty() || items.get(0).sinceMillis() == null ? ""
-        : "; the oldest waits since " + iso(items.get(0).sinceMillis());
-    return Answer.of(items.size() + " item(s) of ants wait for a human (" + confirmations + " confirmation(s))"
-        + (merges != null ? ", " + mergeCount + " merge item(s)" : "") + (board != null ? ", " + taskCount
-        + " task(s) in review" : "") + " in colony '" + source.colony() + "'" + oldest, m)
-        .untrusted("the ants and tasks of colony '" + source.colony() + "'");
+    return Answer.of(inboxLine(items, confirmations, merges != null ? mergeCount : null,
+        board != null ? taskCount : null), m).untrusted("the ants and tasks of colony '" + source.colony() + "'");
+  }
+
+  /**
+   * The inbox's summary in sentences: "Nothing waits for a human in colony 'hello'.", "1 item waits
+   * for a human in colony 'hello': 1 ant (1 confirmation).", "3 items wait …: 1 ant (1
+   * confirmation), 1 merge item, 1 task in review; the oldest ant waits since …". {@code merges}
+   * and {@code tasks} are null when this server has no merge queues or board.
+   */
+  private String inboxLine(List<Inbox.Item> ants, long confirmations, Integer merges, Integer tasks) {
+    int total = ants.size() + (merges == null ? 0 : merges) + (tasks == null ? 0 : tasks);
+    String where = " in colony '" + source.colony() + "'";
+    if (total == 0) {
+      return "Nothing waits for a human" + where + ".";
+    }
+    List<String> parts = new ArrayList<>();
+    parts.add(count(ants.size(), "ant", "ants") + " (" + count(confirmations, "confirmation", "confirmations") + ")");
+    if (merges != null) {
+      parts.add(count(merges, "merge item", "merge items"));
+    }
+    if (tasks != null) {
+      parts.add(count(tasks, "task in review", "tasks in review"));
+    }
+    String oldest = ants.isEmpty() || ants.get(0).sinceMillis() == null ? ""
+        : "; the oldest ant waits since " + iso(ants.get(0).sinceMillis());
+    return count(total, "item", "items") + (total == 1 ? " waits" : " wait") + " for a human" + where + ": "
+        + String.join(", ", parts) + oldest + ".";
+  }
+
+  /** {@code n} and the noun, singular for 1: "1 item", "3 items", "0 items". */
+  static String count(long n, String one, String many) {
+    return n + " " + (n == 1 ? one : many);
   }
 
   /** The tool that answers an inbox item with {@code verb}. */

@@ -158,7 +158,8 @@ class McpResourcesTest {
     assertTrue(task.get("text").asText().contains("Fix the build"), task.toString());
 
     JsonNode inbox = read("colony://inbox").get("result").get("contents").get(0);
-    assertTrue(inbox.get("text").asText().contains("wait for a human"), inbox.toString());
+    assertTrue(inbox.get("text").asText().startsWith("Nothing waits for a human in colony 'hello'."),
+        inbox.toString());
 
     JsonNode none = read("colony://ant/nobody/live");
     assertEquals(-32002, none.get("error").get("code").asInt(), none.toString());
