@@ -8,6 +8,7 @@ import dev.colony.client.AntVerb;
 import dev.colony.client.ColonySource;
 import dev.colony.client.ColonySource.Filter;
 import dev.colony.client.ColonySource.Row;
+import dev.colony.client.Costs;
 import dev.colony.client.Inbox;
 import dev.colony.client.MergeSource;
 import dev.colony.client.Verbs;
@@ -40,8 +41,6 @@ import io.modelcontextprotocol.spec.McpServerTransportProvider;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -602,44 +601,25 @@ public final class ColonyMcp {
         throw new Args.Refused(noAnt(only));
       }
     }
-    long now = System.currentTimeMillis();
-    LocalDate end = LocalDate.now(ZoneOffset.UTC);
-    for (Row r : rows) {
-      if (r.card() != null) {
-        LocalDate t = LocalDate.parse(r.card().today(now));
-        end = t.isAfter(end) ? t : end;
-      }
-    }
-    List<String> dayList = new ArrayList<>();
-    for (int i = days - 1; i >= 0; i--) {
-      dayList.add(end.minusDays(i).toString());
-    }
-    double[] perDay = new double[days];
-    double sum = 0;
+    Costs costs = Costs.of(rows, days, System.currentTimeMillis());
+    List<String> dayList = costs.days();
+    double sum = costs.totalUsd();
     List<Map<String, Object>> ants = new ArrayList<>();
-    for (Row r : rows) {
-      AntCard c = r.card();
-      double total = 0;
+    for (Costs.Ant c : costs.ants()) {
       List<Map<String, Object>> spent = new ArrayList<>();
-      if (c != null) {
-        for (AntCard.DayCost d : c.ledger()) {
-          int i = dayList.indexOf(d.day());
-          if (i >= 0 && (d.usd() > 0 || d.sessions() > 0)) {
-            perDay[i] += d.usd();
-            total += d.usd();
-            spent.add(Map.<String, Object>of("day", d.day(), "usd", d.usd(), "sessions", d.sessions()));
-          }
+      for (int i = 0; i < dayList.size(); i++) {
+        if (c.usdPerDay()[i] > 0 || c.sessionsPerDay()[i] > 0) {
+          spent.add(Map.<String, Object>of("day", dayList.get(i), "usd", c.usdPerDay()[i], "sessions",
+              c.sessionsPerDay()[i]));
         }
       }
-      sum += total;
-      AntCard now2 = c == null ? null : c.asOf(c.today(now));
       Map<String, Object> x = new LinkedHashMap<>();
-      x.put("ant", r.name());
-      x.put("total_usd", total);
-      x.put("today_usd", now2 == null ? 0 : now2.costTodayUsd());
-      x.put("month_usd", now2 == null ? 0 : now2.costMonthUsd());
-      x.put("daily_budget_usd", c == null ? null : c.dailyBudgetUsd());
-      x.put("monthly_budget_usd", c == null ? null : c.monthlyBudgetUsd());
+      x.put("ant", c.name());
+      x.put("total_usd", c.totalUsd());
+      x.put("today_usd", c.todayUsd());
+      x.put("month_usd", c.monthUsd());
+      x.put("daily_budget_usd", c.dailyBudgetUsd());
+      x.put("monthly_budget_usd", c.monthlyBudgetUsd());
       x.put("per_day", spent);
       ants.add(x);
     }
@@ -649,7 +629,7 @@ public final class ColonyMcp {
     m.put("colony", source.colony());
     m.put("days", dayList);
     m.put("total_usd", sum);
-    m.put("total_per_day", Arrays.stream(perDay).boxed().toList());
+    m.put("total_per_day", Arrays.stream(costs.totalPerDay()).boxed().toList());
     m.put("ants_counted", ants.size());
     m.put("ants", ants.subList(0, Math.min(limit, ants.size())));
     return Answer.of(String.format("colony '%s' spent $%.2f in the %d day(s) from %s to %s (%d ant(s))", source.colony(),
