@@ -121,7 +121,17 @@ public final class ColonyMcp {
    * clients of changes until the server is closed.
    */
   public McpSyncServer serve(McpServerTransportProvider transport, String version) {
-    return serveWith(McpServer.sync(transport), version, false, true);
+    return serve(transport, version, resources());
+  }
+
+  /** {@link #serve(McpServerTransportProvider, String)} with {@code resources} (from {@link #resources()}) and their watcher. */
+  McpSyncServer serve(McpServerTransportProvider transport, String version, ColonyResources resources) {
+    return serveWith(McpServer.sync(transport), version, false, resources, true);
+  }
+
+  /** The resources of one server, with its one watcher. */
+  ColonyResources resources() {
+    return new ColonyResources(this, source, board, merges, secrets);
   }
 
   /**
@@ -133,16 +143,14 @@ public final class ColonyMcp {
    * listens (the console asks nothing while nobody watches).
    */
   public McpSyncServer serve(McpStreamableServerTransportProvider transport, String version, boolean readOnly) {
-    return serveWith(McpServer.sync(transport), version, readOnly, false);
+    return serveWith(McpServer.sync(transport), version, readOnly, resources(), false);
   }
 
   /** The transport context's key of the operator's name (the console's signed-in name), for the actor. */
   public static final String OPERATOR = "colony.operator";
 
   private <S extends McpServer.SyncSpecification<S>> McpSyncServer serveWith(S spec, String version, boolean readOnly,
-      boolean subscriptions) {
-    ColonyResources resources = new ColonyResources(this, source, board, merges, secrets);
-    this.resources = resources;
+      ColonyResources resources, boolean subscriptions) {
     spec.serverInfo(new McpSchema.Implementation("colony", "Colony", version == null ? "dev" : version));
     spec.instructions("Colony runs coding agents (ants) on Temporal. These tools read and steer colony '"
         + source.colony() + "': its ants, what waits for a human (colony_inbox), tasks and merge queues. "
@@ -165,8 +173,6 @@ public final class ColonyMcp {
 
   /** How often the server's watcher asks the colony what changed (tests shorten it). */
   Duration watchEvery = Duration.ofSeconds(2);
-  /** The resources of the server last served (tests read its watcher). */
-  volatile ColonyResources resources;
 
   /**
    * What tool {@code name} answers to {@code arguments}, for a resource that shows the same data:

@@ -51,6 +51,7 @@ class McpResourcesTest {
   FakeTaskBoard board;
   FakeMergeSource merges;
   ColonyMcp mcp;
+  ColonyResources resources;
   McpSyncServer server;
   OutputStream toServer;
   final List<JsonNode> messages = new CopyOnWriteArrayList<>();
@@ -81,8 +82,9 @@ class McpResourcesTest {
     merges = new FakeMergeSource();
     mcp = new ColonyMcp(source, board, merges, secrets, "dana");
     mcp.watchEvery = Duration.ofMillis(20);
+    resources = mcp.resources();
     server = mcp.serve(new StdioServerTransportProvider(ColonyMcp.jsonMapper(), Channels.newInputStream(in.source()),
-        Channels.newOutputStream(out.sink())), "test");
+        Channels.newOutputStream(out.sink())), "test", resources);
     send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
         + "\"capabilities\":{},\"clientInfo\":{\"name\":\"test-host\",\"version\":\"1.0\"}}}");
     JsonNode caps = response(1).get("result").get("capabilities");
@@ -188,7 +190,7 @@ class McpResourcesTest {
     assertTrue(request("resources/subscribe", "{\"uri\":\"" + live + "\"}").has("result"));
     assertTrue(request("resources/subscribe", "{\"uri\":\"colony://inbox\"}").has("result"));
     read(live); // the watcher follows alpha's turns from now on
-    ColonyResources.Watcher watcher = mcp.resources.watcher;
+    ColonyResources.Watcher watcher = resources.watcher;
     long r0 = watcher.rounds;
     eventually(() -> watcher.rounds >= r0 + 2, "two rounds of the watcher after the read");
     assertEquals(0, updates(live), "nothing changed yet");
