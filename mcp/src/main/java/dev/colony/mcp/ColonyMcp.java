@@ -171,6 +171,29 @@ public final class ColonyMcp {
     return subscriptions ? resources.watched(spec.build(), watchEvery) : spec.build();
   }
 
+  /** Where session transcripts are read; by default nowhere (see {@link #transcriptsIn}). */
+  private volatile SessionTranscripts transcripts = SessionTranscripts.notServed("this server was started without "
+      + "the colony directory, so it reads no transcript (colony mcp --dir DIR on that machine does)");
+
+  /**
+   * Serves session transcripts ({@code colony://ant/{name}/session/{n}}) from {@code colonyDir}'s
+   * {@code .colony/transcripts}, where the workers of this machine write them; before {@link #serve}.
+   */
+  public ColonyMcp transcriptsIn(java.nio.file.Path colonyDir) {
+    transcripts = SessionTranscripts.in(colonyDir);
+    return this;
+  }
+
+  /** Serves no transcript, each read of one answered "not found" with {@code why} (one sentence's end). */
+  public ColonyMcp noTranscripts(String why) {
+    transcripts = SessionTranscripts.notServed(why);
+    return this;
+  }
+
+  SessionTranscripts transcripts() {
+    return transcripts;
+  }
+
   /** How often the server's watcher asks the colony what changed (tests shorten it). */
   Duration watchEvery = Duration.ofSeconds(2);
 

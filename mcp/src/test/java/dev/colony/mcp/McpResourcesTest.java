@@ -141,7 +141,8 @@ class McpResourcesTest {
     JsonNode templates = request("resources/templates/list", null).get("result").get("resourceTemplates");
     List<String> uris = new ArrayList<>();
     templates.forEach(t -> uris.add(t.get("uriTemplate").asText()));
-    assertEquals(List.of("colony://ant/{name}/config", "colony://ant/{name}/live", "colony://task/{id}"),
+    assertEquals(List.of("colony://ant/{name}/config", "colony://ant/{name}/live", "colony://ant/{name}/session/{n}",
+        "colony://task/{id}"),
         uris.stream().sorted().toList(), "the SDK lists them in its own order");
 
     source.addTurns("alpha", new Turn("tool", "Bash", "make test", "all green", false));
