@@ -109,6 +109,19 @@ class McpHttpTest {
   }
 
   @Test
+  void theConsoleServesNoTranscriptToAnyToken() {
+    start(TOKEN, READ);
+    for (String token : List.of(TOKEN, READ)) {
+      McpSyncClient c = client("Authorization", "Bearer " + token);
+      c.initialize();
+      Exception e = assertThrows(Exception.class, () -> c.readResource(
+          new McpSchema.ReadResourceRequest("colony://ant/alpha/session/1")));
+      assertTrue(String.valueOf(e.getMessage()).contains("the console serves no transcripts, as its pages show none"),
+          e.toString());
+    }
+  }
+
+  @Test
   void noTokenOrAWrongOneIsRefusedWhenTokensAreSet() throws Exception {
     start(TOKEN, READ);
     assertEquals(401, post(INIT).statusCode());
