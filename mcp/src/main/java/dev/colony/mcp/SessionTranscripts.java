@@ -122,6 +122,8 @@ final class SessionTranscripts {
         throw new Args.Refused(what + " is not a file of the colony's transcripts directory: refused");
       }
       return page(uri, ant, n, page, file, source.colony(), secrets);
+    } catch (java.nio.file.AccessDeniedException e) {
+      throw new Args.Refused(what + " is readable by its owner only (the worker's user), not by this server's user");
     } catch (IOException e) {
       throw new Args.Refused(what + " cannot be read here: " + e.getClass().getSimpleName());
     }
