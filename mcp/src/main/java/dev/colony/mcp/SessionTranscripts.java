@@ -109,12 +109,12 @@ final class SessionTranscripts {
     }
     String what = "the transcript of session " + n + " of ant '" + ant + "'";
     if (colonyDir == null) {
-      throw new Args.Refused(what + " is " + where(ant, n, source) + ": " + notServed);
+      throw new Args.Refused(absent(what, ant, n, source));
     }
     Path dir = colonyDir.resolve(".colony").resolve("transcripts");
     Path file = file(dir, ant, n);
     if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-      throw new Args.Refused(missing(what, ant, n, source));
+      throw new Args.Refused(absent(what, ant, n, source));
     }
     try {
       Path real = file.toRealPath();
@@ -185,41 +185,44 @@ final class SessionTranscripts {
     }
   }
 
-  /** Why a transcript this server would read is not in its directory. */
-  private String missing(String what, String ant, int n, ColonySource source) {
-    ColonySource.Detail d;
+  /**
+   * Why the transcript is not served: no such ant or session, else where it lives and why it is not
+   * read here (not in this directory, or this server reads none).
+   */
+  private String absent(String what, String ant, int n, ColonySource source) {
+    ColonySource.Detail d = null;
+    Object config = null;
+    boolean answered = false;
     try {
       d = source.ant(ant);
+      answered = true;
+      config = d == null ? null : source.config(ant);
     } catch (RuntimeException e) {
-      d = null;
+      // Temporal did not answer: said with what is known
     }
-    String here = " (" + shown(colonyDir) + ")";
-    if (d == null) {
-      return "no transcript of session " + n + " of ant '" + ant + "' in this colony directory" + here
-          + ", and no ant '" + ant + "' runs or ran in colony '" + source.colony() + "'";
+    String here = colonyDir == null ? "" : " (" + shown(colonyDir) + ")";
+    if (answered && d == null) {
+      return "no ant '" + ant + "' runs or ran in colony '" + source.colony() + "'" + (colonyDir == null ? ""
+          : ", and no transcript of its session " + n + " is in this colony directory" + here);
     }
-    AntCard card = d.row() == null ? null : d.row().card();
+    AntCard card = d == null || d.row() == null ? null : d.row().card();
     if (card != null && card.session() < n) {
       return "ant '" + ant + "' has begun " + (card.session() == 0 ? "no session" : card.session() == 1
           ? "1 session" : card.session() + " sessions") + ": it has no session " + n;
     }
-    return what + " is not in this colony directory" + here + ": it is " + where(ant, n, source)
-        + ", and transcripts stay on the disk of the worker that wrote them";
+    String where = where(ant, n, d, config);
+    return colonyDir == null ? what + " is " + where + ": " + notServed
+        : what + " is not in this colony directory" + here + ": it is " + where
+            + ", and transcripts stay on the disk of the worker that wrote them";
   }
 
-  /** "on the disk of the worker that ran it (DIR/.colony/transcripts/ANT/session-NNNNN.log; the ant's host is 'h')". */
-  private static String where(String ant, int n, ColonySource source) {
-    String host = null;
-    String dir = null;
-    try {
-      ColonySource.Detail d = source.ant(ant);
-      host = d == null || d.row() == null ? null : d.row().host();
-      if (d != null && source.config(ant) instanceof AntSpec spec) {
-        dir = spec.colonyDir();
-      }
-    } catch (RuntimeException e) {
-      // said with what is known
-    }
+  /**
+   * "on the disk of the worker that ran it (DIR/.colony/transcripts/ANT/session-NNNNN.log; the ant's
+   * host is 'h')": the directory from the ant's config as its run loaded it, the host from its row.
+   */
+  private static String where(String ant, int n, ColonySource.Detail d, Object config) {
+    String host = d == null || d.row() == null ? null : d.row().host();
+    String dir = config instanceof AntSpec spec ? spec.colonyDir() : null;
     List<String> parts = new ArrayList<>();
     if (dir != null && SHOWN_PATH.matcher(dir).matches()) {
       parts.add(file(Path.of(dir, ".colony", "transcripts"), ant, n).toString());

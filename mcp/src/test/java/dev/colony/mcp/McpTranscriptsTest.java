@@ -233,7 +233,8 @@ class McpTranscriptsTest {
         + "session-00005.log; the ant's host is 'host1'), and transcripts stay on the disk of the worker that wrote "
         + "them", line);
     assertEquals("ant 'alpha' has begun 7 sessions: it has no session 8", notFound("colony://ant/alpha/session/8"));
-    assertTrue(notFound("colony://ant/gamma/session/1").contains("no ant 'gamma' runs or ran in colony 'hello'"));
+    assertEquals("no ant 'gamma' runs or ran in colony 'hello', and no transcript of its session 1 is in this colony "
+        + "directory (" + colony.toAbsolutePath() + ")", notFound("colony://ant/gamma/session/1"));
   }
 
   @Test
@@ -245,6 +246,8 @@ class McpTranscriptsTest {
         + "(/srv/colonies/hello/.colony/transcripts/alpha/session-00003.log; the ant's host is 'host1'): this server "
         + "was started without the colony directory, so it reads no transcript (colony mcp --dir DIR on that machine "
         + "does)", line);
+    assertEquals("no ant 'gamma' runs or ran in colony 'hello'", notFound("colony://ant/gamma/session/1"));
+    assertEquals("ant 'alpha' has begun 7 sessions: it has no session 8", notFound("colony://ant/alpha/session/8"));
     String live = text("colony://ant/alpha/live");
     assertFalse(live.contains("/session/"), "no transcripts listed where none is served: " + live);
   }
