@@ -30,7 +30,8 @@ import picocli.CommandLine.Mixin;
  */
 @Command(name = "mcp", mixinStandardHelpOptions = true,
     description = "Serve the colony to an AI agent as an MCP server over stdio: its ants, inbox, costs, tasks and merge "
-        + "queues as tools, steering recorded as mcp:<client> in the ants' histories. Started by the agent host, e.g. "
+        + "queues as tools, steering recorded as mcp:<client> in the ants' histories; with the colony directory "
+        + "(--dir) on a worker's machine, the sessions' transcripts too. Started by the agent host, e.g. "
         + "claude mcp add colony -- /path/to/colony mcp --dir my-colony",
     footerHeading = "%nExamples:%n",
     footer = {"  claude mcp add colony -- /path/to/colony mcp --dir my-colony",
