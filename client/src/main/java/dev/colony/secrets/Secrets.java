@@ -171,33 +171,42 @@ public final class Secrets {
     return out;
   }
 
-  /** {@code text} with each occurrence of {@code value} replaced, except those inside public text. */
+  /**
+   * {@code text} with each occurrence of {@code value} replaced, except those inside public text.
+   * Linear in the text: the public texts' occurrences are found once, in order, and each
+   * occurrence of the value is checked against them with a pointer that only moves forward.
+   */
   private static String replaceOutside(String text, String value, String replacement, List<String> keep) {
+    List<int[]> cover = new ArrayList<>();
+    for (String p : keep) {
+      if (p.length() < value.length()) {
+        continue;
+      }
+      for (int at = text.indexOf(p); at >= 0; at = text.indexOf(p, at + 1)) {
+        cover.add(new int[] {at, at + p.length()});
+      }
+    }
+    if (cover.isEmpty()) {
+      return text.replace(value, replacement);
+    }
+    cover.sort(Comparator.comparingInt((int[] r) -> r[0]));
     StringBuilder out = new StringBuilder(text.length());
     int from = 0;
+    int next = 0;
+    // The furthest end of the public ranges starting at or before the occurrence.
+    int reach = -1;
     for (int at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + value.length())) {
-      if (insidePublic(text, at, at + value.length(), keep)) {
+      while (next < cover.size() && cover.get(next)[0] <= at) {
+        reach = Math.max(reach, cover.get(next)[1]);
+        next++;
+      }
+      if (reach >= at + value.length()) {
         continue;
       }
       out.append(text, from, at).append(replacement);
       from = at + value.length();
     }
     return out.append(text, from, text.length()).toString();
-  }
-
-  /** True when {@code [start, end)} of {@code text} lies inside an occurrence of a public text. */
-  private static boolean insidePublic(String text, int start, int end, List<String> keep) {
-    for (String p : keep) {
-      if (p.length() < end - start) {
-        continue;
-      }
-      // The first occurrence that could still cover the range: it must start at or before start.
-      int at = text.indexOf(p, Math.max(0, end - p.length()));
-      if (at >= 0 && at <= start) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Variables whose values are too short to mask (for a warning before the worker starts). */

@@ -23,6 +23,8 @@ public final class FakeSource implements ColonySource {
   public final Map<String, List<Turn>> turns = new ConcurrentHashMap<>();
   public final List<String> actions = new CopyOnWriteArrayList<>();
   public final AtomicLong calls = new AtomicLong();
+  /** When set, reading an ant's config throws it (Temporal not answering). */
+  public volatile RuntimeException configFailure;
   public final AtomicLong changedSinceCalls = new AtomicLong();
   public final AtomicLong countsCalls = new AtomicLong();
   public final AtomicInteger following = new AtomicInteger();
@@ -113,6 +115,9 @@ public final class FakeSource implements ColonySource {
   @Override
   public Object config(String name) {
     calls.incrementAndGet();
+    if (configFailure != null) {
+      throw configFailure;
+    }
     Object set = configs.get(name);
     return set != null ? set : rows.containsKey(name) ? Map.of("name", name, "prompt", "do the work") : null;
   }

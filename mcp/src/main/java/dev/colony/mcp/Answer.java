@@ -191,16 +191,23 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
     }
     String r = SafeText.clean(secrets.redact(s));
     StringBuilder sb = null;
-    for (int i = 0; i < r.length(); i++) {
-      char c = r.charAt(i);
-      boolean sep = c == '\u2028' || c == '\u2029';
-      boolean drop = !sep && c != '\n' && c != '\t' && Printable.unsafe(c);
+    for (int i = 0; i < r.length(); ) {
+      int cp = r.codePointAt(i);
+      int n = Character.charCount(cp);
+      boolean sep = cp == '\u2028' || cp == '\u2029';
+      // By code point: the invisible tag characters beyond the first plane are dropped too.
+      boolean drop = !sep && cp != '\n' && cp != '\t' && Printable.unsafe(cp);
       if ((sep || drop) && sb == null) {
         sb = new StringBuilder(r.length()).append(r, 0, i);
       }
       if (sb != null && !drop) {
-        sb.append(sep ? '\n' : c);
+        if (sep) {
+          sb.append('\n');
+        } else {
+          sb.append(r, i, i + n);
+        }
       }
+      i += n;
     }
     String clean = sb == null ? r : sb.toString();
     if (clean.length() <= maxString) {

@@ -98,6 +98,14 @@ final class ColonyResources {
     } catch (Args.Refused | NoSuchElementException | IllegalArgumentException e) {
       throw McpError.builder(McpSchema.ErrorCodes.RESOURCE_NOT_FOUND).message(Answer.line(e.getMessage(), secrets))
           .data(Map.of("uri", Answer.line(u, secrets))).build();
+    } catch (McpError e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // Temporal not answering, a board that failed: one redacted line, as a tool's error says it.
+      System.err.println("colony mcp: reading " + Answer.line(u, secrets) + " failed: " + Answer.line(e.toString(), secrets));
+      throw McpError.builder(McpSchema.ErrorCodes.INTERNAL_ERROR)
+          .message(Answer.line("reading the resource failed: " + e.getMessage(), secrets))
+          .data(Map.of("uri", Answer.line(u, secrets))).build();
     }
   }
 

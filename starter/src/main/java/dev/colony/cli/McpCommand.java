@@ -5,16 +5,16 @@ import dev.colony.client.TemporalColonySource;
 import dev.colony.client.TemporalMergeSource;
 import dev.colony.config.LoadedColony;
 import dev.colony.mcp.ColonyMcp;
+import dev.colony.mcp.StdioGuard;
 import dev.colony.secrets.Secrets;
 import dev.colony.task.TaskSettings;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
-import java.io.FilterInputStream;
-import java.io.IOException;
-import java.io.InputStream;
+import java.io.FileOutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -55,8 +55,10 @@ final class McpCommand implements Callable<Integer> {
       ColonyMcp mcp = new ColonyMcp(source, new TemporalTaskBoard(source.client(), colony, TaskSettings.defaults()),
           new TemporalMergeSource(source.client(), colony, ColonyMcp.SURFACE), Secrets.process(), System.getenv("USER"));
       transcripts(mcp, colony);
+      // One bad line from the client is answered as the protocol's error, not the end of the session.
       StdioServerTransportProvider transport = new StdioServerTransportProvider(ColonyMcp.jsonMapper(),
-          untilEnd(new FileInputStream(FileDescriptor.in), stopped), protocol);
+          new StdioGuard(new FileInputStream(FileDescriptor.in), protocol, ColonyMcp.jsonMapper(), stopped::countDown),
+          protocol);
       server = mcp.serve(transport, ColonyMcp.class.getPackage().getImplementationVersion());
     } catch (RuntimeException e) {
       t.close();
@@ -99,28 +101,5 @@ final class McpCommand implements Callable<Integer> {
       return;
     }
     mcp.transcriptsIn(Path.of(loaded.colony().dir()));
-  }
-
-  /** {@code in}, counting {@code ended} down when it ends (the client closed the server's standard input). */
-  static InputStream untilEnd(InputStream in, CountDownLatch ended) {
-    return new FilterInputStream(in) {
-      @Override
-      public int read() throws IOException {
-        int b = super.read();
-        if (b < 0) {
-          ended.countDown();
-        }
-        return b;
-      }
-
-      @Override
-      public int read(byte[] buf, int off, int len) throws IOException {
-        int n = super.read(buf, off, len);
-        if (n < 0) {
-          ended.countDown();
-        }
-        return n;
-      }
-    };
   }
 }
