@@ -233,6 +233,12 @@ class McpTranscriptsTest {
         + "session-00005.log; the ant's host is 'host1'), and transcripts stay on the disk of the worker that wrote "
         + "them", line);
     assertEquals("ant 'alpha' has begun 7 sessions: it has no session 8", notFound("colony://ant/alpha/session/8"));
+    source.configFailure = new dev.colony.client.ColonySource.SourceException("reading the history: Temporal answered "
+        + "UNAVAILABLE " + SECRET, null);
+    assertEquals("the transcript of session 5 of ant 'alpha' is not in this colony directory (" + colony.toAbsolutePath()
+        + "): it is on the disk of the worker that ran it (the ant's host is 'host1'), and transcripts stay on the disk "
+        + "of the worker that wrote them", notFound("colony://ant/alpha/session/5"), "Temporal not answering: what is known");
+    source.configFailure = null;
     assertEquals("no ant 'gamma' runs or ran in colony 'hello', and no transcript of its session 1 is in this colony "
         + "directory (" + colony.toAbsolutePath() + ")", notFound("colony://ant/gamma/session/1"));
   }
