@@ -138,6 +138,40 @@ public final class Secrets {
   }
 
   /**
+   * {@link #redact} of a window cut out of a longer text (a page of a transcript): besides every
+   * whole occurrence, a secret's beginning at the window's end ({@code cutAfter}: the text went on)
+   * and a secret's end at its start ({@code cutBefore}: the text began earlier), at least
+   * {@link #MIN_LENGTH} characters of it, are masked too, so no secret is shown by straddling a cut.
+   */
+  public String redactWindow(String text, boolean cutBefore, boolean cutAfter) {
+    String out = redact(text);
+    if (out == null || out.isEmpty() || (!cutBefore && !cutAfter)) {
+      return out;
+    }
+    for (Map.Entry<String, String> s : ordered) {
+      String v = s.getKey();
+      String mask = "${" + s.getValue() + "}";
+      if (cutAfter) {
+        for (int k = Math.min(v.length() - 1, out.length()); k >= MIN_LENGTH; k--) {
+          if (out.regionMatches(out.length() - k, v, 0, k)) {
+            out = out.substring(0, out.length() - k) + mask;
+            break;
+          }
+        }
+      }
+      if (cutBefore) {
+        for (int k = Math.min(v.length() - 1, out.length()); k >= MIN_LENGTH; k--) {
+          if (out.regionMatches(0, v, v.length() - k, k)) {
+            out = mask + out.substring(k);
+            break;
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
    * {@code text} with each occurrence of {@code value} replaced, except those inside public text.
    * Linear in the text: the public texts' occurrences are found once, in order, and each
    * occurrence of the value is checked against them with a pointer that only moves forward.

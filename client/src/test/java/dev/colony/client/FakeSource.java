@@ -118,7 +118,15 @@ public final class FakeSource implements ColonySource {
     if (configFailure != null) {
       throw configFailure;
     }
-    return rows.containsKey(name) ? Map.of("name", name, "prompt", "do the work") : null;
+    Object set = configs.get(name);
+    return set != null ? set : rows.containsKey(name) ? Map.of("name", name, "prompt", "do the work") : null;
+  }
+
+  private final Map<String, Object> configs = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The ant's spec as its run loaded it, as {@link #config} answers from now on (an AntSpec, say). */
+  public void putConfig(String name, Object spec) {
+    configs.put(name, spec);
   }
 
   @Override

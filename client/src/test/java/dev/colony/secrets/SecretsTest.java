@@ -70,4 +70,21 @@ class SecretsTest {
     s.registerPublic("h-l");
     assertEquals("/x/${TOKEN}/", s.redact("/x/abcdefgh-long/"));
   }
+
+  @Test
+  void aWindowCutOutOfALongerTextMasksTheSecretsThatStraddleItsCuts() {
+    Secrets s = new Secrets();
+    s.register("ANTHROPIC_API_KEY", "sk-live-0123456789abcdef");
+    String whole = "the key sk-live-0123456789abcdef, and again sk-live-0123456789abcdef";
+    // cut inside both occurrences: the page before ends with the key's beginning, the page after starts with its end
+    String before = whole.substring(0, 16);
+    String after = whole.substring(whole.length() - 10);
+    assertEquals("the key ${ANTHROPIC_API_KEY}", s.redactWindow(before, false, true));
+    assertEquals("${ANTHROPIC_API_KEY}", s.redactWindow(after, true, false));
+    String middle = whole.substring(16, whole.length() - 10);
+    assertEquals("${ANTHROPIC_API_KEY}, and again ${ANTHROPIC_API_KEY}", s.redactWindow(middle, true, true));
+    assertEquals(before, s.redactWindow(before, false, false), "a text not cut: whole occurrences only");
+    assertEquals("the key sk-", s.redactWindow("the key sk-", false, true), "fewer than 4 characters: ordinary text");
+    assertEquals("the key ${ANTHROPIC_API_KEY} end", s.redactWindow("the key sk-live-0123456789abcdef end", true, true));
+  }
 }

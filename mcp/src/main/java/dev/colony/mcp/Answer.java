@@ -89,7 +89,12 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
 
   /** The result a client gets: inert structured content, the summary, the data as text, the marking. */
   McpSchema.CallToolResult result(Secrets secrets) {
-    JsonNode tree = inert(MAPPER.valueToTree(data), secrets);
+    return result(secrets, MAX_STRING);
+  }
+
+  /** {@link #result(Secrets)} with strings of at most {@code maxString} characters (a transcript's page). */
+  McpSchema.CallToolResult result(Secrets secrets, int maxString) {
+    JsonNode tree = inert(MAPPER.valueToTree(data), secrets, maxString);
     @SuppressWarnings("unchecked")
     Map<String, Object> fields = MAPPER.convertValue(tree, LinkedHashMap.class);
     Map<String, Object> structured = fields;
@@ -130,7 +135,12 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
    * people is in it), the marking in the contents' {@code _meta} as in a tool's result.
    */
   McpSchema.ReadResourceResult resource(String uri, Secrets secrets) {
-    McpSchema.CallToolResult r = result(secrets);
+    return resource(uri, secrets, MAX_STRING);
+  }
+
+  /** {@link #resource(String, Secrets)} with strings of at most {@code maxString} characters. */
+  McpSchema.ReadResourceResult resource(String uri, Secrets secrets, int maxString) {
+    McpSchema.CallToolResult r = result(secrets, maxString);
     String text = r.content().stream().map(c -> ((McpSchema.TextContent) c).text())
         .collect(java.util.stream.Collectors.joining("\n"));
     return new McpSchema.ReadResourceResult(List.of(new McpSchema.TextResourceContents(uri, "text/plain", text,
@@ -149,16 +159,20 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
 
   /** {@code n} with every string (and key) redacted, cleaned and bounded. */
   static JsonNode inert(JsonNode n, Secrets secrets) {
+    return inert(n, secrets, MAX_STRING);
+  }
+
+  private static JsonNode inert(JsonNode n, Secrets secrets, int maxString) {
     if (n == null || n.isNull()) {
       return n;
     }
     if (n.isTextual()) {
-      return TextNode.valueOf(text(n.textValue(), secrets));
+      return TextNode.valueOf(text(n.textValue(), secrets, maxString));
     }
     if (n.isArray()) {
       ArrayNode a = JsonNodeFactory.instance.arrayNode();
       for (JsonNode e : n) {
-        a.add(inert(e, secrets));
+        a.add(inert(e, secrets, maxString));
       }
       return a;
     }
@@ -169,7 +183,7 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
         if (e.getValue() == null || e.getValue().isNull()) {
           continue; // a field without a value is left out (fewer tokens); no output schema requires one that may be null
         }
-        o.set(text(e.getKey(), secrets), inert(e.getValue(), secrets));
+        o.set(text(e.getKey(), secrets), inert(e.getValue(), secrets, maxString));
       }
       return o;
     }
@@ -182,6 +196,10 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
    * characters, the line and paragraph separators as line breaks, at most {@link #MAX_STRING}.
    */
   static String text(String s, Secrets secrets) {
+    return text(s, secrets, MAX_STRING);
+  }
+
+  private static String text(String s, Secrets secrets, int maxString) {
     if (s == null) {
       return null;
     }
@@ -206,10 +224,10 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
       i += n;
     }
     String clean = sb == null ? r : sb.toString();
-    if (clean.length() <= MAX_STRING) {
+    if (clean.length() <= maxString) {
       return clean;
     }
-    String kept = SafeText.cut(clean, MAX_STRING);
+    String kept = SafeText.cut(clean, maxString);
     return kept + "… [" + (clean.length() - kept.length()) + " more characters]";
   }
 }

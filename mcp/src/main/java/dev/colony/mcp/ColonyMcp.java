@@ -8,6 +8,7 @@ import dev.colony.client.AntVerb;
 import dev.colony.client.ColonySource;
 import dev.colony.client.ColonySource.Filter;
 import dev.colony.client.ColonySource.Row;
+import dev.colony.client.Costs;
 import dev.colony.client.Inbox;
 import dev.colony.client.MergeSource;
 import dev.colony.client.Verbs;
@@ -40,8 +41,6 @@ import io.modelcontextprotocol.spec.McpServerTransportProvider;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -122,7 +121,17 @@ public final class ColonyMcp {
    * clients of changes until the server is closed.
    */
   public McpSyncServer serve(McpServerTransportProvider transport, String version) {
-    return serveWith(McpServer.sync(transport), version, false, true);
+    return serve(transport, version, resources());
+  }
+
+  /** {@link #serve(McpServerTransportProvider, String)} with {@code resources} (from {@link #resources()}) and their watcher. */
+  McpSyncServer serve(McpServerTransportProvider transport, String version, ColonyResources resources) {
+    return serveWith(McpServer.sync(transport), version, false, resources, true);
+  }
+
+  /** The resources of one server, with its one watcher. */
+  ColonyResources resources() {
+    return new ColonyResources(this, source, board, merges, secrets);
   }
 
   /**
@@ -134,16 +143,14 @@ public final class ColonyMcp {
    * listens (the console asks nothing while nobody watches).
    */
   public McpSyncServer serve(McpStreamableServerTransportProvider transport, String version, boolean readOnly) {
-    return serveWith(McpServer.sync(transport), version, readOnly, false);
+    return serveWith(McpServer.sync(transport), version, readOnly, resources(), false);
   }
 
   /** The transport context's key of the operator's name (the console's signed-in name), for the actor. */
   public static final String OPERATOR = "colony.operator";
 
   private <S extends McpServer.SyncSpecification<S>> McpSyncServer serveWith(S spec, String version, boolean readOnly,
-      boolean subscriptions) {
-    ColonyResources resources = new ColonyResources(this, source, board, merges, secrets);
-    this.resources = resources;
+      ColonyResources resources, boolean subscriptions) {
     spec.serverInfo(new McpSchema.Implementation("colony", "Colony", version == null ? "dev" : version));
     spec.instructions("Colony runs coding agents (ants) on Temporal. These tools read and steer colony '"
         + source.colony() + "': its ants, what waits for a human (colony_inbox), tasks and merge queues. "
@@ -165,10 +172,31 @@ public final class ColonyMcp {
     return subscriptions ? resources.watched(spec.build(), watchEvery) : spec.build();
   }
 
+  /** Where session transcripts are read; by default nowhere (see {@link #transcriptsIn}). */
+  private volatile SessionTranscripts transcripts = SessionTranscripts.notServed("this server was started without "
+      + "the colony directory, so it reads no transcript (colony mcp --dir DIR on that machine does)");
+
+  /**
+   * Serves session transcripts ({@code colony://ant/{name}/session/{n}}) from {@code colonyDir}'s
+   * {@code .colony/transcripts}, where the workers of this machine write them; before {@link #serve}.
+   */
+  public ColonyMcp transcriptsIn(java.nio.file.Path colonyDir) {
+    transcripts = SessionTranscripts.in(colonyDir);
+    return this;
+  }
+
+  /** Serves no transcript, each read of one answered "not found" with {@code why} (one sentence's end). */
+  public ColonyMcp noTranscripts(String why) {
+    transcripts = SessionTranscripts.notServed(why);
+    return this;
+  }
+
+  SessionTranscripts transcripts() {
+    return transcripts;
+  }
+
   /** How often the server's watcher asks the colony what changed (tests shorten it). */
   Duration watchEvery = Duration.ofSeconds(2);
-  /** The resources of the server last served (tests read its watcher). */
-  volatile ColonyResources resources;
 
   /**
    * What tool {@code name} answers to {@code arguments}, for a resource that shows the same data:
@@ -555,12 +583,39 @@ public final class ColonyMcp {
         m.put("tasks_unavailable", String.valueOf(e.getMessage()));
       }
     }
-    String oldest = items.isEmpty() || items.get(0).sinceMillis() == null ? ""
-        : "; the oldest waits since " + iso(items.get(0).sinceMillis());
-    return Answer.of(items.size() + " item(s) of ants wait for a human (" + confirmations + " confirmation(s))"
-        + (merges != null ? ", " + mergeCount + " merge item(s)" : "") + (board != null ? ", " + taskCount
-        + " task(s) in review" : "") + " in colony '" + source.colony() + "'" + oldest, m)
-        .untrusted("the ants and tasks of colony '" + source.colony() + "'");
+    return Answer.of(inboxLine(items, confirmations, merges != null ? mergeCount : null,
+        board != null ? taskCount : null), m).untrusted("the ants and tasks of colony '" + source.colony() + "'");
+  }
+
+  /**
+   * The inbox's summary in sentences: "Nothing waits for a human in colony 'hello'.", "1 item waits
+   * for a human in colony 'hello': 1 ant (1 confirmation).", "3 items wait …: 1 ant (1
+   * confirmation), 1 merge item, 1 task in review; the oldest ant waits since …". {@code merges}
+   * and {@code tasks} are null when this server has no merge queues or board.
+   */
+  private String inboxLine(List<Inbox.Item> ants, long confirmations, Integer merges, Integer tasks) {
+    int total = ants.size() + (merges == null ? 0 : merges) + (tasks == null ? 0 : tasks);
+    String where = " in colony '" + source.colony() + "'";
+    if (total == 0) {
+      return "Nothing waits for a human" + where + ".";
+    }
+    List<String> parts = new ArrayList<>();
+    parts.add(count(ants.size(), "ant", "ants") + " (" + count(confirmations, "confirmation", "confirmations") + ")");
+    if (merges != null) {
+      parts.add(count(merges, "merge item", "merge items"));
+    }
+    if (tasks != null) {
+      parts.add(count(tasks, "task in review", "tasks in review"));
+    }
+    String oldest = ants.isEmpty() || ants.get(0).sinceMillis() == null ? ""
+        : "; the oldest ant waits since " + iso(ants.get(0).sinceMillis());
+    return count(total, "item", "items") + (total == 1 ? " waits" : " wait") + " for a human" + where + ": "
+        + String.join(", ", parts) + oldest + ".";
+  }
+
+  /** {@code n} and the noun, singular for 1: "1 item", "3 items", "0 items". */
+  static String count(long n, String one, String many) {
+    return n + " " + (n == 1 ? one : many);
   }
 
   /** The tool that answers an inbox item with {@code verb}. */
@@ -582,44 +637,25 @@ public final class ColonyMcp {
         throw new Args.Refused(noAnt(only));
       }
     }
-    long now = System.currentTimeMillis();
-    LocalDate end = LocalDate.now(ZoneOffset.UTC);
-    for (Row r : rows) {
-      if (r.card() != null) {
-        LocalDate t = LocalDate.parse(r.card().today(now));
-        end = t.isAfter(end) ? t : end;
-      }
-    }
-    List<String> dayList = new ArrayList<>();
-    for (int i = days - 1; i >= 0; i--) {
-      dayList.add(end.minusDays(i).toString());
-    }
-    double[] perDay = new double[days];
-    double sum = 0;
+    Costs costs = Costs.of(rows, days, System.currentTimeMillis());
+    List<String> dayList = costs.days();
+    double sum = costs.totalUsd();
     List<Map<String, Object>> ants = new ArrayList<>();
-    for (Row r : rows) {
-      AntCard c = r.card();
-      double total = 0;
+    for (Costs.Ant c : costs.ants()) {
       List<Map<String, Object>> spent = new ArrayList<>();
-      if (c != null) {
-        for (AntCard.DayCost d : c.ledger()) {
-          int i = dayList.indexOf(d.day());
-          if (i >= 0 && (d.usd() > 0 || d.sessions() > 0)) {
-            perDay[i] += d.usd();
-            total += d.usd();
-            spent.add(Map.<String, Object>of("day", d.day(), "usd", d.usd(), "sessions", d.sessions()));
-          }
+      for (int i = 0; i < dayList.size(); i++) {
+        if (c.usdPerDay()[i] > 0 || c.sessionsPerDay()[i] > 0) {
+          spent.add(Map.<String, Object>of("day", dayList.get(i), "usd", c.usdPerDay()[i], "sessions",
+              c.sessionsPerDay()[i]));
         }
       }
-      sum += total;
-      AntCard now2 = c == null ? null : c.asOf(c.today(now));
       Map<String, Object> x = new LinkedHashMap<>();
-      x.put("ant", r.name());
-      x.put("total_usd", total);
-      x.put("today_usd", now2 == null ? 0 : now2.costTodayUsd());
-      x.put("month_usd", now2 == null ? 0 : now2.costMonthUsd());
-      x.put("daily_budget_usd", c == null ? null : c.dailyBudgetUsd());
-      x.put("monthly_budget_usd", c == null ? null : c.monthlyBudgetUsd());
+      x.put("ant", c.name());
+      x.put("total_usd", c.totalUsd());
+      x.put("today_usd", c.todayUsd());
+      x.put("month_usd", c.monthUsd());
+      x.put("daily_budget_usd", c.dailyBudgetUsd());
+      x.put("monthly_budget_usd", c.monthlyBudgetUsd());
       x.put("per_day", spent);
       ants.add(x);
     }
@@ -629,7 +665,7 @@ public final class ColonyMcp {
     m.put("colony", source.colony());
     m.put("days", dayList);
     m.put("total_usd", sum);
-    m.put("total_per_day", Arrays.stream(perDay).boxed().toList());
+    m.put("total_per_day", Arrays.stream(costs.totalPerDay()).boxed().toList());
     m.put("ants_counted", ants.size());
     m.put("ants", ants.subList(0, Math.min(limit, ants.size())));
     return Answer.of(String.format("colony '%s' spent $%.2f in the %d day(s) from %s to %s (%d ant(s))", source.colony(),

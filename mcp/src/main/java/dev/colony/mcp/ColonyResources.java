@@ -28,8 +28,9 @@ import java.util.regex.Pattern;
 /**
  * The colony as MCP resources (docs/mcp.md): {@code colony://inbox}, and the templates
  * {@code colony://ant/{name}/live} (the turns of the ant's current or last session),
- * {@code colony://ant/{name}/config} (its spec as its run loaded it) and {@code colony://task/{id}}
- * (a task's card), each read through the same {@link Answer} rules as the tools (redacted, inert,
+ * {@code colony://ant/{name}/config} (its spec as its run loaded it), {@code colony://task/{id}}
+ * (a task's card) and {@code colony://ant/{name}/session/{n}} (a session's transcript, read from the
+ * worker's disk by {@link SessionTranscripts} where this server has the colony directory), each read through the same {@link Answer} rules as the tools (redacted, inert,
  * text from ants marked untrusted). One {@link Watcher} per server tells subscribed clients when an
  * ant's state or turns, or the inbox, change; the SDK sends {@code notifications/resources/updated}
  * only to the sessions subscribed to that URI.
@@ -73,7 +74,11 @@ final class ColonyResources {
         template("colony://ant/{name}/config", "ant-config", "An ant's config",
             "The ant's spec as its run loaded it, redacted."),
         template("colony://task/{id}", "task", "A task",
-            "A task's card: its text, comments, log, sessions and work (as task_show answers)."));
+            "A task's card: its text, comments, log, sessions and work (as task_show answers)."),
+        template(SessionTranscripts.TEMPLATE, "ant-session", "A session's transcript",
+            "The transcript of the ant's session {n} (from 1) as its worker wrote it, redacted, in pages of "
+                + SessionTranscripts.PAGE_BYTES / 1024 + " KB: the last unless ?page=K asks for another. Served "
+                + "only by a server that has the colony directory on the worker's machine (colony mcp --dir)."));
   }
 
   private SyncResourceTemplateSpecification template(String uri, String name, String title, String description) {
@@ -86,6 +91,9 @@ final class ColonyResources {
   McpSchema.ReadResourceResult read(String uri) {
     String u = uri == null ? "" : uri;
     try {
+      if (SessionTranscripts.isTranscript(u)) {
+        return mcp.transcripts().read(u, source, secrets);
+      }
       return answer(u).resource(u, secrets);
     } catch (Args.Refused | NoSuchElementException | IllegalArgumentException e) {
       throw McpError.builder(McpSchema.ErrorCodes.RESOURCE_NOT_FOUND).message(Answer.line(e.getMessage(), secrets))
@@ -112,7 +120,7 @@ final class ColonyResources {
     Matcher a = ANT_URI.matcher(uri);
     if (!a.matches()) {
       throw new Args.Refused("no resource '" + uri + "' (colony://inbox, colony://ant/{name}/live, "
-          + "colony://ant/{name}/config, colony://task/{id})");
+          + "colony://ant/{name}/config, " + SessionTranscripts.TEMPLATE + ", colony://task/{id})");
     }
     String ant = a.group(1);
     return a.group(2).equals("live") ? live(ant) : config(ant);
@@ -135,6 +143,7 @@ final class ColonyResources {
     m.put("doing", r == null || r.card() == null ? null : r.card().doing());
     m.put("session", live.session());
     m.put("running", live.running());
+    m.put("transcripts", mcp.transcripts().listed(ant, r == null ? null : r.card()));
     m.put("turns_total", turns.size());
     m.put("turns", turns.subList(Math.max(0, turns.size() - ColonyMcp.MAX_TURNS), turns.size()).stream()
         .map(ColonyMcp::turn).toList());

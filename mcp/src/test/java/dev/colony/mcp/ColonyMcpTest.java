@@ -202,8 +202,21 @@ class ColonyMcpTest {
     assertTrue(ant.get("waiting").asText().matches("\\d+m|\\d+s"), ant.toString());
     assertEquals(List.of("alpha-2"), names(inbox.get("merges"), "item"), "only what waits for a human");
     assertEquals(List.of("t1"), names(inbox.get("tasks_in_review"), "id"));
-    assertTrue(text(call("colony_inbox")).startsWith("1 item(s) of ants wait for a human (1 confirmation(s)), "
-        + "1 merge item(s), 1 task(s) in review in colony 'hello'"), text(call("colony_inbox")));
+    assertTrue(text(call("colony_inbox")).startsWith("3 items wait for a human in colony 'hello': 1 ant "
+        + "(1 confirmation), 1 merge item, 1 task in review; the oldest ant waits since "), text(call("colony_inbox")));
+  }
+
+  @Test
+  void theInboxSpeaksInSentences() {
+    source.put(FakeSource.row("beta", 3, "waiting"));
+    assertEquals("Nothing waits for a human in colony 'hello'.", firstLine(call("colony_inbox")));
+    board.put(FakeTaskBoard.reviewed("t1", "Fix the login form", "body", "alpha"));
+    assertEquals("1 item waits for a human in colony 'hello': 0 ants (0 confirmations), 0 merge items, "
+        + "1 task in review.", firstLine(call("colony_inbox")));
+  }
+
+  static String firstLine(McpSchema.CallToolResult r) {
+    return ((McpSchema.TextContent) r.content().get(0)).text();
   }
 
   @Test

@@ -51,6 +51,7 @@ class McpResourcesTest {
   FakeTaskBoard board;
   FakeMergeSource merges;
   ColonyMcp mcp;
+  ColonyResources resources;
   McpSyncServer server;
   OutputStream toServer;
   final List<JsonNode> messages = new CopyOnWriteArrayList<>();
@@ -81,8 +82,9 @@ class McpResourcesTest {
     merges = new FakeMergeSource();
     mcp = new ColonyMcp(source, board, merges, secrets, "dana");
     mcp.watchEvery = Duration.ofMillis(20);
+    resources = mcp.resources();
     server = mcp.serve(new StdioServerTransportProvider(ColonyMcp.jsonMapper(), Channels.newInputStream(in.source()),
-        Channels.newOutputStream(out.sink())), "test");
+        Channels.newOutputStream(out.sink())), "test", resources);
     send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
         + "\"capabilities\":{},\"clientInfo\":{\"name\":\"test-host\",\"version\":\"1.0\"}}}");
     JsonNode caps = response(1).get("result").get("capabilities");
@@ -139,7 +141,8 @@ class McpResourcesTest {
     JsonNode templates = request("resources/templates/list", null).get("result").get("resourceTemplates");
     List<String> uris = new ArrayList<>();
     templates.forEach(t -> uris.add(t.get("uriTemplate").asText()));
-    assertEquals(List.of("colony://ant/{name}/config", "colony://ant/{name}/live", "colony://task/{id}"),
+    assertEquals(List.of("colony://ant/{name}/config", "colony://ant/{name}/live", "colony://ant/{name}/session/{n}",
+        "colony://task/{id}"),
         uris.stream().sorted().toList(), "the SDK lists them in its own order");
 
     source.addTurns("alpha", new Turn("tool", "Bash", "make test", "all green", false));
@@ -158,7 +161,8 @@ class McpResourcesTest {
     assertTrue(task.get("text").asText().contains("Fix the build"), task.toString());
 
     JsonNode inbox = read("colony://inbox").get("result").get("contents").get(0);
-    assertTrue(inbox.get("text").asText().contains("wait for a human"), inbox.toString());
+    assertTrue(inbox.get("text").asText().startsWith("Nothing waits for a human in colony 'hello'."),
+        inbox.toString());
 
     JsonNode none = read("colony://ant/nobody/live");
     assertEquals(-32002, none.get("error").get("code").asInt(), none.toString());
@@ -202,7 +206,7 @@ class McpResourcesTest {
     assertTrue(request("resources/subscribe", "{\"uri\":\"" + live + "\"}").has("result"));
     assertTrue(request("resources/subscribe", "{\"uri\":\"colony://inbox\"}").has("result"));
     read(live); // the watcher follows alpha's turns from now on
-    ColonyResources.Watcher watcher = mcp.resources.watcher;
+    ColonyResources.Watcher watcher = resources.watcher;
     long r0 = watcher.rounds;
     eventually(() -> watcher.rounds >= r0 + 2, "two rounds of the watcher after the read");
     assertEquals(0, updates(live), "nothing changed yet");

@@ -3,6 +3,7 @@ package dev.colony.cli;
 import dev.colony.board.TemporalTaskBoard;
 import dev.colony.client.TemporalColonySource;
 import dev.colony.client.TemporalMergeSource;
+import dev.colony.config.LoadedColony;
 import dev.colony.mcp.ColonyMcp;
 import dev.colony.mcp.StdioGuard;
 import dev.colony.secrets.Secrets;
@@ -14,6 +15,7 @@ import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -28,7 +30,8 @@ import picocli.CommandLine.Mixin;
  */
 @Command(name = "mcp", mixinStandardHelpOptions = true,
     description = "Serve the colony to an AI agent as an MCP server over stdio: its ants, inbox, costs, tasks and merge "
-        + "queues as tools, steering recorded as mcp:<client> in the ants' histories. Started by the agent host, e.g. "
+        + "queues as tools, steering recorded as mcp:<client> in the ants' histories; with the colony directory "
+        + "(--dir) on a worker's machine, the sessions' transcripts too. Started by the agent host, e.g. "
         + "claude mcp add colony -- /path/to/colony mcp --dir my-colony",
     footerHeading = "%nExamples:%n",
     footer = {"  claude mcp add colony -- /path/to/colony mcp --dir my-colony",
@@ -53,6 +56,7 @@ final class McpCommand implements Callable<Integer> {
       TemporalColonySource source = new TemporalColonySource(t.client, colony, null);
       ColonyMcp mcp = new ColonyMcp(source, new TemporalTaskBoard(source.client(), colony, TaskSettings.defaults()),
           new TemporalMergeSource(source.client(), colony, ColonyMcp.SURFACE), Secrets.process(), System.getenv("USER"));
+      transcripts(mcp, colony);
       // One bad line from the client is answered as the protocol's error, not the end of the session.
       StdioServerTransportProvider transport = new StdioServerTransportProvider(ColonyMcp.jsonMapper(),
           new StdioGuard(new FileInputStream(FileDescriptor.in), protocol, ColonyMcp.jsonMapper(), stopped::countDown),
@@ -72,5 +76,32 @@ final class McpCommand implements Callable<Integer> {
     // The transport reads standard input on its own thread: the server ends when the client closes it.
     stopped.await();
     return 0;
+  }
+
+  /**
+   * With the colony directory ({@code --dir}, or the current one holding the colony's colony.yaml),
+   * the server reads the sessions' transcripts the workers of this machine write there, redacted
+   * with the colony's secrets (its config is loaded for them). Without it, or with the directory of
+   * another colony, a transcript's read says where it lives.
+   */
+  private void transcripts(ColonyMcp mcp, String colony) {
+    Path dir = choice.directory();
+    if (dir == null) {
+      return; // the default: "started without the colony directory"
+    }
+    LoadedColony loaded;
+    try {
+      loaded = choice.config("no colony.yaml in " + dir);
+    } catch (UserError e) {
+      System.err.println("colony mcp: no transcripts served: " + Secrets.process().redact(e.getMessage()));
+      mcp.noTranscripts("this server could not load its colony directory, so it reads no transcript");
+      return;
+    }
+    if (!loaded.colony().name().equals(colony)) {
+      mcp.noTranscripts("this server's directory holds colony '" + loaded.colony().name() + "', not this one, so it "
+          + "reads no transcript");
+      return;
+    }
+    mcp.transcriptsIn(Path.of(loaded.colony().dir()));
   }
 }
