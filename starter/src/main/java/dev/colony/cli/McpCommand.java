@@ -42,9 +42,11 @@ final class McpCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    // stdout is the protocol's (through the one redactor, as everything this process prints); whatever
-    // else would write to System.out (a library, a stray print) goes to stderr.
-    PrintStream protocol = System.out;
+    // stdout is the protocol's alone, written as the SDK writes it: every answer is redacted value by
+    // value before it is sent, and the text redactor on a whole JSON line would rewrite the protocol
+    // itself (a referenced value "true" or "2025" inside it). Whatever else would write to
+    // System.out (a library, a stray print) goes to stderr, through the redactor.
+    PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
     System.setOut(System.err);
     String colony = choice.colonyName();
     // With --colony alone no config is loaded: the environment's secret-looking values are still masked.
