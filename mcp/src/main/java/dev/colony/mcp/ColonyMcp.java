@@ -118,23 +118,53 @@ public final class ColonyMcp {
 
   /**
    * Serves the tools, resources and prompts on {@code transport} (stdio for {@code colony mcp})
-   * until the client goes; the server's one watcher ({@link ColonyResources}) tells subscribed
-   * clients of changes until the server is closed.
+   * until the client goes. Subscriptions are followed by the server's {@link ResourceWatcher},
+   * which asks the colony what changed only while the client is subscribed to something (the first
+   * subscription starts it, the last unsubscribe or the session's end stops it), until the server
+   * is closed.
    */
   public McpSyncServer serve(McpServerTransportProvider transport, String version) {
-    return serveWith(McpServer.sync(transport), version, false, true);
+    ResourceWatcher watcher = new ResourceWatcher(source, board, merges, secrets, watchEvery);
+    this.watcher = watcher;
+    McpSyncServer server = serveWith(McpServer.sync(new Subscriptions(watcher).track(transport)), version, false, true);
+    McpSyncServer closing = new McpSyncServer(server.getAsyncServer()) {
+      @Override
+      public void close() {
+        watcher.close();
+        super.close();
+      }
+
+      @Override
+      public void closeGracefully() {
+        watcher.close();
+        super.closeGracefully();
+      }
+    };
+    watcher.tell(closing);
+    return closing;
   }
 
   /**
    * Serves the same over Streamable HTTP ({@code /mcp} of the console): all the tools, or with
    * {@code readOnly} only those annotated read-only (the others are neither listed nor callable);
    * the resources and prompts only read, so both have them. The operator's name comes with each
-   * request, as {@link #OPERATOR} of its transport context. No subscriptions here: the server lives
-   * as long as the console, and a watcher would ask Temporal every round whether or not a client
-   * listens (the console asks nothing while nobody watches).
+   * request, as {@link #OPERATOR} of its transport context. No subscriptions: see the next.
    */
   public McpSyncServer serve(McpStreamableServerTransportProvider transport, String version, boolean readOnly) {
-    return serveWith(McpServer.sync(transport), version, readOnly, false);
+    return serve(transport, version, readOnly, null);
+  }
+
+  /**
+   * The same, with subscriptions when {@code subscribers} is given: it is told when a URI the
+   * server notifies gains its first subscriber and loses its last (over every session, their end
+   * included), and whoever it is calls {@link McpSyncServer#notifyResourcesUpdated} when the
+   * resource changes; the server itself watches nothing (the console follows its one live stream).
+   */
+  public McpSyncServer serve(McpStreamableServerTransportProvider transport, String version, boolean readOnly,
+      Subscriptions.Listener subscribers) {
+    McpStreamableServerTransportProvider t = subscribers == null ? transport
+        : new Subscriptions(subscribers).track(transport);
+    return serveWith(McpServer.sync(t), version, readOnly, subscribers != null);
   }
 
   /** The transport context's key of the operator's name (the console's signed-in name), for the actor. */
@@ -161,13 +191,15 @@ public final class ColonyMcp {
     spec.resources(resources.resources());
     spec.resourceTemplates(resources.templates());
     spec.prompts(ColonyPrompts.specifications());
-    return subscriptions ? resources.watched(spec.build(), watchEvery) : spec.build();
+    return spec.build();
   }
 
-  /** How often the server's watcher asks the colony what changed (tests shorten it). */
+  /** How often the stdio server's watcher asks the colony what changed (tests shorten it). */
   Duration watchEvery = Duration.ofSeconds(2);
-  /** The resources of the server last served (tests read its watcher). */
+  /** The resources of the server last served. */
   volatile ColonyResources resources;
+  /** The watcher of the stdio server last served (tests read it). */
+  volatile ResourceWatcher watcher;
 
   /**
    * What tool {@code name} answers to {@code arguments}, for a resource that shows the same data:

@@ -186,10 +186,9 @@ class McpResourcesTest {
     String live = "colony://ant/alpha/live";
     assertTrue(request("resources/subscribe", "{\"uri\":\"" + live + "\"}").has("result"));
     assertTrue(request("resources/subscribe", "{\"uri\":\"colony://inbox\"}").has("result"));
-    read(live); // the watcher follows alpha's turns from now on
-    ColonyResources.Watcher watcher = mcp.resources.watcher;
+    ResourceWatcher watcher = mcp.watcher; // it follows alpha's turns while alpha is subscribed
     long r0 = watcher.rounds;
-    eventually(() -> watcher.rounds >= r0 + 2, "two rounds of the watcher after the read");
+    eventually(() -> watcher.rounds >= r0 + 2, "two rounds of the watcher after the subscription");
     assertEquals(0, updates(live), "nothing changed yet");
 
     source.addTurns("alpha", new Turn("tool", "Bash", "make", "ok", false));
