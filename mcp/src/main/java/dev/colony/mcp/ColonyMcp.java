@@ -155,16 +155,17 @@ public final class ColonyMcp {
   }
 
   /**
-   * The same, with subscriptions when {@code subscribers} is given: it is told when a URI the
-   * server notifies gains its first subscriber and loses its last (over every session, their end
-   * included), and whoever it is calls {@link McpSyncServer#notifyResourcesUpdated} when the
-   * resource changes; the server itself watches nothing (the console follows its one live stream).
+   * The same, with subscriptions when {@code subscriptions} is given: it is told of each session's
+   * subscriptions and end (the servlet in front of the transport shows it each POST's body,
+   * {@link Subscriptions#request}), and tells its listener when a URI the server notifies gains its
+   * first subscriber and loses its last; whoever listens calls
+   * {@link McpSyncServer#notifyResourcesUpdated} when the resource changes. The server itself
+   * watches nothing (the console follows its one live stream).
    */
   public McpSyncServer serve(McpStreamableServerTransportProvider transport, String version, boolean readOnly,
-      Subscriptions.Listener subscribers) {
-    McpStreamableServerTransportProvider t = subscribers == null ? transport
-        : new Subscriptions(subscribers).track(transport);
-    return serveWith(McpServer.sync(t), version, readOnly, subscribers != null);
+      Subscriptions subscriptions) {
+    McpStreamableServerTransportProvider t = subscriptions == null ? transport : subscriptions.track(transport);
+    return serveWith(McpServer.sync(t), version, readOnly, subscriptions != null);
   }
 
   /** The transport context's key of the operator's name (the console's signed-in name), for the actor. */

@@ -1,5 +1,6 @@
 package dev.colony.mcp;
 
+import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpServerSession;
@@ -10,6 +11,7 @@ import io.modelcontextprotocol.spec.McpStreamableServerTransport;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +32,10 @@ import reactor.core.publisher.Mono;
  * {@code colony://ant/{name}/live}); at most {@value #MAX_PER_SESSION} per session.
  *
  * <p>It wraps the transport's sessions: every method is handed to the SDK's own session, so the
- * protocol is the SDK's; only the two requests and the end are looked at.
+ * protocol is the SDK's; only the two requests and the end are looked at. Over stdio the session
+ * is handed each message; over Streamable HTTP the transport hands requests to streams of the
+ * session instead, so the servlet in front of it shows each POST's body to {@link #request} (the
+ * console's {@code McpEndpoint}); the session's end is seen on the session either way.
  */
 public final class Subscriptions {
   /** The resource whose changes a subscriber of the inbox hears of. */
@@ -47,10 +52,12 @@ public final class Subscriptions {
     void unwatched(String uri);
   }
 
+  private static final McpJsonMapper JSON = ColonyMcp.jsonMapper();
   private final Listener listener;
   private final Map<String, Set<String>> bySession = new HashMap<>();
   private final Map<String, Integer> byUri = new HashMap<>();
-  private final Set<String> ended = new LinkedHashSet<>();
+  /** The sessions begun and not ended: only theirs count (a request naming another is refused by the transport). */
+  private final Set<String> live = new HashSet<>();
 
   public Subscriptions(Listener listener) {
     this.listener = listener;
@@ -67,13 +74,8 @@ public final class Subscriptions {
     return INBOX.equals(uri) || liveAnt(uri) != null;
   }
 
-  /** The URIs watched now (tests). */
-  public synchronized Set<String> watched() {
-    return Set.copyOf(byUri.keySet());
-  }
-
   synchronized void subscribe(String session, String uri) {
-    if (!notified(uri) || ended.contains(session)) {
+    if (!notified(uri) || !live.contains(session)) {
       return;
     }
     Set<String> mine = bySession.computeIfAbsent(session, k -> new LinkedHashSet<>());
@@ -92,12 +94,13 @@ public final class Subscriptions {
     }
   }
 
+  synchronized void begin(String session) {
+    live.add(session);
+  }
+
   /** The session ended: every subscription it held goes. */
   synchronized void end(String session) {
-    ended.add(session);
-    if (ended.size() > 10_000) {
-      ended.remove(ended.iterator().next()); // bounded: only a late request of a long-gone session could use it
-    }
+    live.remove(session);
     Set<String> mine = bySession.remove(session);
     if (mine != null) {
       mine.forEach(this::drop);
@@ -114,6 +117,24 @@ public final class Subscriptions {
       listener.unwatched(uri);
     } else {
       byUri.put(uri, n - 1);
+    }
+  }
+
+  /**
+   * Looks at one message a client of Streamable HTTP sent in session {@code session} (the body of
+   * its POST, before the transport takes it). The SDK's HTTP transport hands a request to a stream
+   * of the session that shows it to nobody, so the servlet in front of it (the console's) shows the
+   * body here first; a session that is not one this server began is ignored, as is a body that is
+   * not a message (the transport answers it).
+   */
+  public void request(String session, String body) {
+    if (session == null || body == null) {
+      return;
+    }
+    try {
+      look(session, McpSchema.deserializeJsonRpcMessage(JSON, body));
+    } catch (RuntimeException | java.io.IOException notAMessage) {
+      // the transport answers it
     }
   }
 
@@ -137,7 +158,11 @@ public final class Subscriptions {
     return new McpServerTransportProvider() {
       @Override
       public void setSessionFactory(McpServerSession.Factory factory) {
-        transport.setSessionFactory(t -> new Session(factory.create(t), t));
+        transport.setSessionFactory(t -> {
+          McpServerSession s = factory.create(t);
+          begin(s.getId());
+          return new Session(s, t);
+        });
       }
 
       @Override
@@ -234,6 +259,7 @@ public final class Subscriptions {
       public void setSessionFactory(McpStreamableServerSession.Factory factory) {
         transport.setSessionFactory(init -> {
           McpStreamableServerSession.McpStreamableServerSessionInit s = factory.startSession(init);
+          begin(s.session().getId());
           return new McpStreamableServerSession.McpStreamableServerSessionInit(new StreamableSession(s.session()),
               s.initResult());
         });
