@@ -128,8 +128,8 @@ public final class Subscriptions {
    * not a message (the transport answers it).
    */
   public void request(String session, String body) {
-    if (session == null || body == null) {
-      return;
+    if (session == null || body == null || !body.contains("subscribe")) {
+      return; // most requests: not read twice
     }
     try {
       look(session, McpSchema.deserializeJsonRpcMessage(JSON, body));
