@@ -109,12 +109,13 @@ final class McpEndpoint extends HttpServlet {
     if ("POST".equals(req.getMethod())) {
       // The body is read here (bounded as on the API) so that the server's subscriptions see a
       // resources/subscribe or unsubscribe before the SDK answers it (its transport shows nobody).
-      byte[] body = req.getInputStream().readNBytes(ConsoleServer.MAX_BODY + 1);
-      if (body.length > ConsoleServer.MAX_BODY) {
+      byte[] body = req.getContentLengthLong() > ConsoleServer.MAX_BODY ? null
+          : req.getInputStream().readNBytes(ConsoleServer.MAX_BODY + 1);
+      if (body == null || body.length > ConsoleServer.MAX_BODY) {
         res.setStatus(413);
         res.setContentType("application/json; charset=utf-8");
-        res.getOutputStream().write(views.json(Map.of("error", "the request is too large (100 KB at most)"))
-            .getBytes(StandardCharsets.UTF_8));
+        res.getOutputStream().write(views.json(Map.of("error", "the request body is over " + ConsoleServer.MAX_BODY
+            / 1024 + " KB")).getBytes(StandardCharsets.UTF_8));
         return;
       }
       (who.operator() ? fullSubscriptions : readerSubscriptions).request(req.getHeader(SESSION),

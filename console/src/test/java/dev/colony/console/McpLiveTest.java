@@ -228,6 +228,22 @@ class McpLiveTest {
     quiet("no call once the gone client is forgotten");
   }
 
+  @Test
+  void aBodyOverTheBoundIsRefusedBeforeAnythingReadsIt() throws Exception {
+    start(Duration.ofSeconds(5));
+    String big = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"" + ALPHA
+        + "\",\"pad\":\"" + "x".repeat(ConsoleServer.MAX_BODY) + "\"}}";
+    assertEquals(413, post(big, null).statusCode());
+    // without a length (chunked): the read stops at the bound
+    HttpRequest chunked = HttpRequest.newBuilder(URI.create(server.url() + "/mcp"))
+        .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+        .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(10))
+        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(
+            big.getBytes(java.nio.charset.StandardCharsets.UTF_8)))).build();
+    assertEquals(413, http.send(chunked, HttpResponse.BodyHandlers.ofString()).statusCode());
+    assertEquals(0, viewers());
+  }
+
   HttpResponse<String> post(String body, String session) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.url() + "/mcp"))
         .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
