@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * the console makes no call to Temporal). It holds at most one viewer per role, whatever the number
  * of sessions and servers: the colony's rows (every subscription), the tasks and merge queues (while
  * the inbox is subscribed), and one per subscribed ant for its turns (at most
- * {@value #MAX_FOLLOWED} ants, the first subscribed; the others hear of their card's changes only).
+ * {@value #MAX_FOLLOWED} ants, the last subscribed; the others hear of their card's changes only).
  * What a viewer is sent becomes the URIs that changed; one notifier thread tells both servers (each
  * sends {@code notifications/resources/updated} only to its sessions subscribed to the URI), so a
  * slow client never holds the hub.
@@ -96,15 +96,17 @@ final class McpLive implements Subscriptions.Listener, AutoCloseable {
       inbox = null;
       mergeWaiting = null;
     }
-    Set<String> ants = new LinkedHashSet<>();
+    List<String> subscribed = new ArrayList<>();
     if (any) {
-      for (String uri : watched.keySet()) {
+      for (String uri : watched.keySet()) { // in the order first subscribed
         String ant = Subscriptions.liveAnt(uri);
-        if (ant != null && ConsoleServer.ANT_NAME.matcher(ant).matches() && ants.size() < MAX_FOLLOWED) {
-          ants.add(ant);
+        if (ant != null && ConsoleServer.ANT_NAME.matcher(ant).matches()) {
+          subscribed.add(ant);
         }
       }
     }
+    Set<String> ants = new LinkedHashSet<>(subscribed.subList(Math.max(0, subscribed.size() - MAX_FOLLOWED),
+        subscribed.size()));
     for (var it = followers.entrySet().iterator(); it.hasNext();) {
       var e = it.next();
       if (!ants.contains(e.getKey())) {
