@@ -147,7 +147,7 @@ public final class ConsoleServer implements AutoCloseable {
     MergeSource mcpMerges = merges != null ? merges : source.merges(ColonyMcp.SURFACE);
     this.mcp = new McpEndpoint(new ColonyMcp(source, board, mcpMerges, secrets, null)
         .noTranscripts("the console serves no transcripts, as its pages show none (colony mcp --dir DIR on that "
-            + "machine reads them)"), this::mcpGuard, views,
+            + "machine reads them)"), hub, this::mcpGuard, views,
         options.keepAlive());
     views.warmUp();
     this.app = Javalin.create(config -> {

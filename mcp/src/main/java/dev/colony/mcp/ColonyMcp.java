@@ -117,40 +117,62 @@ public final class ColonyMcp {
 
   /**
    * Serves the tools, resources and prompts on {@code transport} (stdio for {@code colony mcp})
-   * until the client goes; the server's one watcher ({@link ColonyResources}) tells subscribed
-   * clients of changes until the server is closed.
+   * until the client goes. Subscriptions are followed by the server's {@link ResourceWatcher},
+   * which asks the colony what changed only while the client is subscribed to something (the first
+   * subscription starts it, the last unsubscribe or the session's end stops it), until the server
+   * is closed.
    */
   public McpSyncServer serve(McpServerTransportProvider transport, String version) {
-    return serve(transport, version, resources());
-  }
+    ResourceWatcher watcher = new ResourceWatcher(source, board, merges, secrets, watchEvery);
+    this.watcher = watcher;
+    McpSyncServer server = serveWith(McpServer.sync(new Subscriptions(watcher).track(transport)), version, false, true);
+    McpSyncServer closing = new McpSyncServer(server.getAsyncServer()) {
+      @Override
+      public void close() {
+        watcher.close();
+        super.close();
+      }
 
-  /** {@link #serve(McpServerTransportProvider, String)} with {@code resources} (from {@link #resources()}) and their watcher. */
-  McpSyncServer serve(McpServerTransportProvider transport, String version, ColonyResources resources) {
-    return serveWith(McpServer.sync(transport), version, false, resources, true);
-  }
-
-  /** The resources of one server, with its one watcher. */
-  ColonyResources resources() {
-    return new ColonyResources(this, source, board, merges, secrets);
+      @Override
+      public void closeGracefully() {
+        watcher.close();
+        super.closeGracefully();
+      }
+    };
+    watcher.tell(closing);
+    return closing;
   }
 
   /**
    * Serves the same over Streamable HTTP ({@code /mcp} of the console): all the tools, or with
    * {@code readOnly} only those annotated read-only (the others are neither listed nor callable);
    * the resources and prompts only read, so both have them. The operator's name comes with each
-   * request, as {@link #OPERATOR} of its transport context. No subscriptions here: the server lives
-   * as long as the console, and a watcher would ask Temporal every round whether or not a client
-   * listens (the console asks nothing while nobody watches).
+   * request, as {@link #OPERATOR} of its transport context. No subscriptions: see the next.
    */
   public McpSyncServer serve(McpStreamableServerTransportProvider transport, String version, boolean readOnly) {
-    return serveWith(McpServer.sync(transport), version, readOnly, resources(), false);
+    return serve(transport, version, readOnly, null);
+  }
+
+  /**
+   * The same, with subscriptions when {@code subscriptions} is given: it is told of each session's
+   * subscriptions and end (the servlet in front of the transport shows it each POST's body,
+   * {@link Subscriptions#request}), and tells its listener when a URI the server notifies gains its
+   * first subscriber and loses its last; whoever listens calls
+   * {@link McpSyncServer#notifyResourcesUpdated} when the resource changes. The server itself
+   * watches nothing (the console follows its one live stream).
+   */
+  public McpSyncServer serve(McpStreamableServerTransportProvider transport, String version, boolean readOnly,
+      Subscriptions subscriptions) {
+    McpStreamableServerTransportProvider t = subscriptions == null ? transport : subscriptions.track(transport);
+    return serveWith(McpServer.sync(t), version, readOnly, subscriptions != null);
   }
 
   /** The transport context's key of the operator's name (the console's signed-in name), for the actor. */
   public static final String OPERATOR = "colony.operator";
 
   private <S extends McpServer.SyncSpecification<S>> McpSyncServer serveWith(S spec, String version, boolean readOnly,
-      ColonyResources resources, boolean subscriptions) {
+      boolean subscriptions) {
+    ColonyResources resources = new ColonyResources(this, source, board, merges, secrets);
     spec.serverInfo(new McpSchema.Implementation("colony", "Colony", version == null ? "dev" : version));
     spec.instructions("Colony runs coding agents (ants) on Temporal. These tools read and steer colony '"
         + source.colony() + "': its ants, what waits for a human (colony_inbox), tasks and merge queues. "
@@ -169,7 +191,7 @@ public final class ColonyMcp {
     spec.resources(resources.resources());
     spec.resourceTemplates(resources.templates());
     spec.prompts(ColonyPrompts.specifications());
-    return subscriptions ? resources.watched(spec.build(), watchEvery) : spec.build();
+    return spec.build();
   }
 
   /** Where session transcripts are read; by default nowhere (see {@link #transcriptsIn}). */
@@ -195,8 +217,10 @@ public final class ColonyMcp {
     return transcripts;
   }
 
-  /** How often the server's watcher asks the colony what changed (tests shorten it). */
+  /** How often the stdio server's watcher asks the colony what changed (tests shorten it). */
   Duration watchEvery = Duration.ofSeconds(2);
+  /** The watcher of the stdio server last served (tests read it). */
+  volatile ResourceWatcher watcher;
 
   /**
    * What tool {@code name} answers to {@code arguments}, for a resource that shows the same data:

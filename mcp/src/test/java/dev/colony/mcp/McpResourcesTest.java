@@ -51,7 +51,6 @@ class McpResourcesTest {
   FakeTaskBoard board;
   FakeMergeSource merges;
   ColonyMcp mcp;
-  ColonyResources resources;
   McpSyncServer server;
   OutputStream toServer;
   final List<JsonNode> messages = new CopyOnWriteArrayList<>();
@@ -82,9 +81,8 @@ class McpResourcesTest {
     merges = new FakeMergeSource();
     mcp = new ColonyMcp(source, board, merges, secrets, "dana");
     mcp.watchEvery = Duration.ofMillis(20);
-    resources = mcp.resources();
     server = mcp.serve(new StdioServerTransportProvider(ColonyMcp.jsonMapper(), Channels.newInputStream(in.source()),
-        Channels.newOutputStream(out.sink())), "test", resources);
+        Channels.newOutputStream(out.sink())), "test");
     send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
         + "\"capabilities\":{},\"clientInfo\":{\"name\":\"test-host\",\"version\":\"1.0\"}}}");
     JsonNode caps = response(1).get("result").get("capabilities");
@@ -205,10 +203,9 @@ class McpResourcesTest {
     String live = "colony://ant/alpha/live";
     assertTrue(request("resources/subscribe", "{\"uri\":\"" + live + "\"}").has("result"));
     assertTrue(request("resources/subscribe", "{\"uri\":\"colony://inbox\"}").has("result"));
-    read(live); // the watcher follows alpha's turns from now on
-    ColonyResources.Watcher watcher = resources.watcher;
+    ResourceWatcher watcher = mcp.watcher; // it follows alpha's turns while alpha is subscribed
     long r0 = watcher.rounds;
-    eventually(() -> watcher.rounds >= r0 + 2, "two rounds of the watcher after the read");
+    eventually(() -> watcher.rounds >= r0 + 2, "two rounds of the watcher after the subscription");
     assertEquals(0, updates(live), "nothing changed yet");
 
     source.addTurns("alpha", new Turn("tool", "Bash", "make", "ok", false));
