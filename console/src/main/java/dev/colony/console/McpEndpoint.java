@@ -118,8 +118,15 @@ final class McpEndpoint extends HttpServlet {
             / 1024 + " KB")).getBytes(StandardCharsets.UTF_8));
         return;
       }
-      (who.operator() ? fullSubscriptions : readerSubscriptions).request(req.getHeader(SESSION),
+      String refused = (who.operator() ? fullSubscriptions : readerSubscriptions).request(req.getHeader(SESSION),
           new String(body, StandardCharsets.UTF_8));
+      if (refused != null) {
+        // A subscription no server follows, or one too many: answered here, never recorded by the SDK.
+        res.setStatus(200);
+        res.setContentType("application/json; charset=utf-8");
+        res.getOutputStream().write(refused.getBytes(StandardCharsets.UTF_8));
+        return;
+      }
       forward = new Body(req, body);
     }
     (who.operator() ? full : reader).service((ServletRequest) forward, (ServletResponse) res);

@@ -222,6 +222,11 @@ class McpLiveTest {
     HttpResponse<String> sub = post("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\",\"params\":"
         + "{\"uri\":\"" + ALPHA + "\"}}", session);
     assertTrue(sub.body().contains("\"result\""), sub.body());
+    // One no server follows is answered as an error here, never recorded by the SDK (which keeps them all).
+    HttpResponse<String> never = post("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/subscribe\",\"params\":"
+        + "{\"uri\":\"colony://made-up/" + "x".repeat(5_000) + "\"}}", session);
+    assertEquals(200, never.statusCode());
+    assertTrue(never.body().contains("\"code\":-32602") && never.body().contains("\"id\":3"), never.body());
     eventually(() -> source.changedSinceCalls.get() >= 3, "the poller runs for the subscription");
     // The client goes without a DELETE and holds no stream: its session is forgotten, its subscription with it.
     eventually(Eventually.DEFAULT, () -> viewers() == 0, () -> "the gone client's subscription is dropped");

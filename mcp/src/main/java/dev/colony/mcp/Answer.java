@@ -191,9 +191,10 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
   }
 
   /**
-   * A string as an answer carries it: redacted (before any cut, so no part of a secret survives
-   * one), without control characters but line breaks and tabs, without invisible format
-   * characters, the line and paragraph separators as line breaks, at most {@link #MAX_STRING}.
+   * A string as an answer carries it: without control characters but line breaks and tabs,
+   * without invisible format characters, the line and paragraph separators as line breaks, then
+   * redacted (after what is dropped, so nothing dropped can hide a secret, and before any cut, so
+   * no part of a secret survives one), at most {@link #MAX_STRING}.
    */
   static String text(String s, Secrets secrets) {
     return text(s, secrets, MAX_STRING);
@@ -203,7 +204,9 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
     if (s == null) {
       return null;
     }
-    String r = SafeText.clean(secrets.redact(s));
+    // What is dropped is dropped before the redaction: a zero-width mark or a bell inside a
+    // secret's value would otherwise hide it from the redactor and, dropped after, give it back whole.
+    String r = SafeText.clean(s);
     StringBuilder sb = null;
     for (int i = 0; i < r.length(); ) {
       int cp = r.codePointAt(i);
@@ -223,7 +226,7 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
       }
       i += n;
     }
-    String clean = sb == null ? r : sb.toString();
+    String clean = secrets.redact(sb == null ? r : sb.toString());
     if (clean.length() <= maxString) {
       return clean;
     }

@@ -17,7 +17,8 @@ import java.util.Map;
  * JSON nested deeper than its parser allows, a line over its size limit): the agent host then
  * waits for answers that never come. This stream passes on only lines the SDK reads, and answers
  * every other one itself with the protocol's error (parse error {@code -32700}, invalid request
- * {@code -32600}), so one bad line costs that line only. Blank lines are skipped.
+ * {@code -32600}), so one bad line costs that line only. Blank lines are skipped; a carriage
+ * return, where the SDK would end a line, is passed on as a space.
  */
 public final class StdioGuard extends InputStream {
   /** A message longer than this (in characters) is refused: the SDK's own limit is 16 MiB. */
@@ -97,7 +98,9 @@ public final class StdioGuard extends InputStream {
     int c;
     while ((c = in.read()) >= 0 && c != '\n') {
       if (sb.length() < MAX_LINE) {
-        sb.append((char) c);
+        // The SDK ends a line at a lone CR too: a CR (JSON's whitespace outside a string, invalid
+        // inside one) is passed on as a space, so the SDK sees the line the client sent.
+        sb.append(c == '\r' ? ' ' : (char) c);
       } else {
         over = true;
       }

@@ -74,6 +74,34 @@ public final class Subscriptions {
     return INBOX.equals(uri) || liveAnt(uri) != null;
   }
 
+  /**
+   * Why a subscription of {@code session} to {@code uri} is refused (answered as the protocol's
+   * invalid-params error, so the SDK never records it): a URI no server tells of changes, or one
+   * past {@link #MAX_PER_SESSION}; null when it is taken.
+   */
+  synchronized String refusal(String session, String uri) {
+    if (!notified(uri)) {
+      return "only colony://inbox and colony://ant/{name}/live are told of changes; read the others again instead";
+    }
+    Set<String> mine = bySession.get(session);
+    if (mine != null && mine.size() >= MAX_PER_SESSION && !mine.contains(uri)) {
+      return "a session holds at most " + MAX_PER_SESSION + " subscriptions";
+    }
+    return null;
+  }
+
+  /** The JSON-RPC error answering {@code message} when it is a subscription refused, else null. */
+  private McpSchema.JSONRPCResponse refused(String session, McpSchema.JSONRPCMessage message) {
+    if (!(message instanceof McpSchema.JSONRPCRequest r)
+        || !McpSchema.METHOD_RESOURCES_SUBSCRIBE.equals(r.method())) {
+      return null;
+    }
+    String uri = r.params() instanceof Map<?, ?> params && params.get("uri") instanceof String u ? u : null;
+    String why = uri == null ? "resources/subscribe needs 'uri'" : refusal(session, uri);
+    return why == null ? null : new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, r.id(), null,
+        new McpSchema.JSONRPCResponse.JSONRPCError(McpSchema.ErrorCodes.INVALID_PARAMS, why, null));
+  }
+
   synchronized void subscribe(String session, String uri) {
     if (!notified(uri) || !live.contains(session)) {
       return;
@@ -125,16 +153,33 @@ public final class Subscriptions {
    * its POST, before the transport takes it). The SDK's HTTP transport hands a request to a stream
    * of the session that shows it to nobody, so the servlet in front of it (the console's) shows the
    * body here first; a session that is not one this server began is ignored, as is a body that is
-   * not a message (the transport answers it).
+   * not a message (the transport answers it). Answers the JSON-RPC error to send instead of
+   * passing the request on when it is a subscription refused ({@link #refusal}), else null.
    */
-  public void request(String session, String body) {
+  public String request(String session, String body) {
     if (session == null || body == null || !body.contains("subscribe")) {
-      return; // most requests: not read twice
+      return null; // most requests: not read twice
     }
+    McpSchema.JSONRPCMessage message;
     try {
-      look(session, McpSchema.deserializeJsonRpcMessage(JSON, body));
+      message = McpSchema.deserializeJsonRpcMessage(JSON, body);
     } catch (RuntimeException | java.io.IOException notAMessage) {
-      // the transport answers it
+      return null; // the transport answers it
+    }
+    synchronized (this) {
+      if (!live.contains(session)) {
+        return null; // not a session of this server: the transport refuses it
+      }
+      McpSchema.JSONRPCResponse refused = refused(session, message);
+      if (refused != null) {
+        try {
+          return JSON.writeValueAsString(refused);
+        } catch (java.io.IOException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+      look(session, message);
+      return null;
     }
   }
 
@@ -195,10 +240,12 @@ public final class Subscriptions {
   /** The SDK's session, every call handed to it; a subscription and the end seen on the way. */
   private final class Session extends McpServerSession {
     private final McpServerSession sdk;
+    private final McpServerTransport transport;
 
     Session(McpServerSession sdk, McpServerTransport transport) {
       super(sdk.getId(), Duration.ofSeconds(1), transport, init -> Mono.empty(), Map.of(), Map.of());
       this.sdk = sdk;
+      this.transport = transport;
     }
 
     @Override
@@ -233,6 +280,10 @@ public final class Subscriptions {
 
     @Override
     public Mono<Void> handle(McpSchema.JSONRPCMessage message) {
+      McpSchema.JSONRPCResponse refused = refused(sdk.getId(), message);
+      if (refused != null) {
+        return transport.sendMessage(refused);
+      }
       look(sdk.getId(), message);
       return sdk.handle(message);
     }

@@ -372,6 +372,9 @@ class ColonyMcpTest {
       assertTrue(doing.indexOf(c) < 0, "no control or format character " + (int) c + " in the data");
     }
     assertTrue(doing.codePoints().noneMatch(cp -> cp >= 0xe0000), "no tag character in the data");
+    // A mark the answer drops, inside the secret, does not hide it from the redactor.
+    String split = SECRET.substring(0, 6) + "\u200b" + SECRET.substring(6, 10) + "\u0007\udb40\udc20" + SECRET.substring(10);
+    assertEquals("key ${ANTHROPIC_API_KEY} end", Answer.text("key " + split + " end", secrets));
     assertTrue(doing.length() <= Answer.MAX_STRING + 40, "bounded: " + doing.length());
     assertTrue(doing.endsWith(" more characters]"), doing.substring(doing.length() - 40));
     assertTrue(doing.contains("</tool>"), "the data keeps the text, as data");

@@ -158,6 +158,9 @@ class McpProtocolTest {
     JsonNode deep = JSON.readTree(fromServer.readLine());
     assertEquals(-32700, deep.get("error").get("code").asInt(), "nested deeper than the parser reads: " + deep);
 
+    // A CR is JSON's whitespace; the SDK ended the line there and the session with it.
+    send("{\"jsonrpc\":\"2.0\",\r\"id\":11,\"method\":\"ping\"}\r\r");
+    assertTrue(response(11).has("result"), "the line with CRs is read whole");
     send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
     assertEquals(24, response(2).get("result").get("tools").size(), "the session is alive");
     assertFalse(ended);

@@ -171,11 +171,23 @@ class McpSubscriptionsTest {
         () -> "beta left the inbox (its confirmation answered): the subscriber is told: " + messages);
   }
 
+  /**
+   * A subscription no server follows (a config, a task, a made-up URI, up to the request's size) is
+   * refused before the SDK records it: the SDK keeps every URI it is given, without a bound.
+   */
   @Test
-  void aSubscriptionTheServerNeverNotifiesStartsNothing() throws Exception {
-    request("resources/subscribe", "colony://ant/alpha/config");
-    request("resources/subscribe", "colony://task/t1");
+  void aSubscriptionTheServerNeverNotifiesIsRefusedAndStartsNothing() throws Exception {
+    for (String uri : List.of("colony://ant/alpha/config", "colony://task/t1", "colony://x/" + "y".repeat(50_000))) {
+      int id = nextId++;
+      send("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"" + uri
+          + "\"}}");
+      JsonNode r = response(id);
+      assertEquals(-32602, r.path("error").path("code").asInt(), () -> r.toString());
+      assertTrue(r.get("error").get("message").asText().startsWith("only colony://inbox and colony://ant/{name}/live"),
+          () -> r.toString());
+    }
     quiet("a config or a task is never told changed: nothing to watch");
     assertEquals(0, source.calls());
+    request("resources/subscribe", "colony://ant/alpha/live"); // the session goes on
   }
 }

@@ -1,6 +1,7 @@
 package dev.colony.mcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -52,9 +53,11 @@ class SubscriptionsTest {
   void anUnknownSessionAUriNeverToldOrABadBodyChangesNothing() {
     subs.request("forged", body("resources/subscribe", ALPHA));
     subs.begin("s1");
-    subs.request("s1", body("resources/subscribe", "colony://ant/alpha/config"));
-    subs.request("s1", body("resources/subscribe", "colony://task/t1"));
-    subs.request("s1", body("resources/subscribe", "colony://ant/not a name/live"));
+    for (String never : List.of("colony://ant/alpha/config", "colony://task/t1", "colony://ant/not a name/live")) {
+      String refused = subs.request("s1", body("resources/subscribe", never));
+      assertTrue(refused != null && refused.contains("\"code\":-32602") && refused.contains("\"id\":7"),
+          "answered as the protocol's error, never recorded by the SDK: " + refused);
+    }
     subs.request("s1", "{not json subscribe");
     subs.request("s1", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/subscribe\",\"params\":{}}");
     assertEquals(List.of(), told);
@@ -66,9 +69,12 @@ class SubscriptionsTest {
   @Test
   void aSessionFollowsABoundedNumberOfUris() {
     subs.begin("s1");
-    for (int i = 0; i < Subscriptions.MAX_PER_SESSION + 10; i++) {
-      subs.request("s1", body("resources/subscribe", "colony://ant/ant-" + i + "/live"));
+    for (int i = 0; i < Subscriptions.MAX_PER_SESSION; i++) {
+      assertEquals(null, subs.request("s1", body("resources/subscribe", "colony://ant/ant-" + i + "/live")));
     }
+    String refused = subs.request("s1", body("resources/subscribe", "colony://ant/one-more/live"));
+    assertTrue(refused != null && refused.contains("at most " + Subscriptions.MAX_PER_SESSION), String.valueOf(refused));
+    assertEquals(null, subs.request("s1", body("resources/subscribe", "colony://ant/ant-0/live")), "again: taken");
     assertEquals(Subscriptions.MAX_PER_SESSION, told.size());
   }
 }
