@@ -137,38 +137,63 @@ public final class Secrets {
     return out;
   }
 
+  /** The length of the longest value known (characters): the context a slice of a longer text needs. */
+  public int longest() {
+    List<Map.Entry<String, String>> o = ordered;
+    return o.isEmpty() ? 0 : o.get(0).getKey().length();
+  }
+
   /**
-   * {@link #redact} of a window cut out of a longer text (a page of a transcript): besides every
-   * whole occurrence, a secret's beginning at the window's end ({@code cutAfter}: the text went on)
-   * and a secret's end at its start ({@code cutBefore}: the text began earlier), at least
-   * {@link #MIN_LENGTH} characters of it, are masked too, so no secret is shown by straddling a cut.
+   * {@link #redact} of {@code page}, a slice of a longer text (a page of a transcript) read with
+   * the text around it ({@code before} and {@code after}, at least {@link #longest()} characters of
+   * each where the text has them): every secret that overlaps the page, also one the page's edge
+   * cuts, is masked (the part of it inside the page, once). With {@code openEnd} (the text may go
+   * on after {@code after}: a transcript still written), a secret's beginning at the very end, at
+   * least {@link #MIN_LENGTH} characters of it, is masked too.
    */
-  public String redactWindow(String text, boolean cutBefore, boolean cutAfter) {
-    String out = redact(text);
-    if (out == null || out.isEmpty() || (!cutBefore && !cutAfter)) {
-      return out;
+  public String redactSlice(String before, String page, String after, boolean openEnd) {
+    if (page == null || page.isEmpty()) {
+      return page;
     }
-    for (Map.Entry<String, String> s : ordered) {
+    String full = before + page + after;
+    int p0 = before.length();
+    int p1 = p0 + page.length();
+    String[] names = new String[page.length()];
+    for (Map.Entry<String, String> s : ordered) { // longest first: a longer secret claims its characters
       String v = s.getKey();
-      String mask = "${" + s.getValue() + "}";
-      if (cutAfter) {
-        for (int k = Math.min(v.length() - 1, out.length()); k >= MIN_LENGTH; k--) {
-          if (out.regionMatches(out.length() - k, v, 0, k)) {
-            out = out.substring(0, out.length() - k) + mask;
-            break;
-          }
-        }
+      for (int at = full.indexOf(v, Math.max(0, p0 - v.length() + 1)); at >= 0 && at < p1; at = full.indexOf(v, at + 1)) {
+        mark(names, Math.max(at, p0) - p0, Math.min(at + v.length(), p1) - p0, s.getValue());
       }
-      if (cutBefore) {
-        for (int k = Math.min(v.length() - 1, out.length()); k >= MIN_LENGTH; k--) {
-          if (out.regionMatches(0, v, v.length() - k, k)) {
-            out = mask + out.substring(k);
+      if (openEnd && after.isEmpty()) {
+        for (int k = Math.min(v.length() - 1, page.length()); k >= MIN_LENGTH; k--) {
+          if (full.regionMatches(p1 - k, v, 0, k)) {
+            mark(names, page.length() - k, page.length(), s.getValue());
             break;
           }
         }
       }
     }
-    return out;
+    StringBuilder out = new StringBuilder(page.length());
+    for (int i = 0; i < page.length(); ) {
+      if (names[i] == null) {
+        out.append(page.charAt(i++));
+        continue;
+      }
+      out.append("${").append(names[i]).append('}');
+      String name = names[i];
+      while (i < page.length() && name.equals(names[i])) {
+        i++;
+      }
+    }
+    return out.toString();
+  }
+
+  private static void mark(String[] names, int from, int to, String name) {
+    for (int i = from; i < to; i++) {
+      if (names[i] == null) {
+        names[i] = name;
+      }
+    }
   }
 
   /**

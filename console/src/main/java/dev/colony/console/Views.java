@@ -250,7 +250,6 @@ final class Views {
     return Map.of("items", items);
   }
 
-  /** The last {@code days} days (UTC), oldest first. */
   /** Cost per ant per day from the cards' ledgers, the colony's total, the budgets ({@link Costs}). */
   Map<String, Object> costs(List<Row> rows, int days) {
     Costs c = Costs.of(rows, days, System.currentTimeMillis());

@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * <p>A transcript can be megabytes: it is served in pages of {@value #PAGE_BYTES} bytes, the last
  * one unless the URI asks for another ({@code ?page=K}, from 1); the first line says which part
  * it is and the URI of the part before. Each page is redacted with the cut in mind (a secret
- * straddling a page's edge is masked on both sides, {@link Secrets#redactWindow}), then made inert
+ * straddling a page's edge is masked on both sides, {@link Secrets#redactSlice}), then made inert
  * and marked untrusted like every answer with an ant's text ({@link Answer}).
  *
  * <p>No path is built from unchecked input: the name must be an ant's name (letters, digits,
@@ -71,10 +71,6 @@ final class SessionTranscripts {
   /** No transcript read here, {@code why} said in each answer. */
   static SessionTranscripts notServed(String why) {
     return new SessionTranscripts(null, why);
-  }
-
-  boolean served() {
-    return colonyDir != null;
   }
 
   static boolean isTranscript(String uri) {
@@ -118,7 +114,9 @@ final class SessionTranscripts {
     }
     try {
       Path real = file.toRealPath();
-      if (Files.isSymbolicLink(file) || !real.startsWith(dir.toRealPath()) || !Files.isRegularFile(real)) {
+      if (Files.isSymbolicLink(file) || !real.startsWith(dir.toRealPath()) || !Files.isRegularFile(real)
+          || links(real) > 1) {
+        // a hard link is another name of a file elsewhere (an ant could make one to a file it reads)
         throw new Args.Refused(what + " is not a file of the colony's transcripts directory: refused");
       }
       return page(uri, ant, n, page, file, source.colony(), secrets);
@@ -142,25 +140,24 @@ final class SessionTranscripts {
       long page = asked == null ? pages : asked;
       long start = (page - 1) * PAGE_BYTES;
       long end = Math.min(size, page * PAGE_BYTES);
-      // 3 more bytes: a character that begins in this page ends in it, whatever the byte offsets
-      ByteBuffer buf = ByteBuffer.allocate((int) (Math.min(size, end + 3) - start));
-      while (buf.hasRemaining() && ch.read(buf, start + buf.position()) >= 0) {
+      // Around the page, as much of the text as the longest secret (4 bytes a character at most):
+      // a secret the page's edge cuts is found whole and masked on both pages.
+      long context = 4L * secrets.longest() + 3;
+      long readFrom = Math.max(0, start - context);
+      ByteBuffer buf = ByteBuffer.allocate((int) (Math.min(size, end + context) - readFrom));
+      while (buf.hasRemaining() && ch.read(buf, readFrom + buf.position()) >= 0) {
         // read on
       }
       byte[] b = buf.array();
-      int from = 0;
-      if (start > 0) {
-        while (from < b.length && from < 3 && (b[from] & 0xC0) == 0x80) {
-          from++; // the end of the page before's last character
-        }
-      }
-      int to = (int) (end - start);
-      while (to < buf.position() && (b[to] & 0xC0) == 0x80) {
-        to++;
-      }
-      to = Math.min(to, buf.position());
-      String text = secrets.redactWindow(new String(b, from, Math.max(0, to - from), StandardCharsets.UTF_8),
-          start > 0, end < size);
+      int got = buf.position();
+      int from = align(b, (int) (start - readFrom), got);
+      int to = align(b, (int) (end - readFrom), got);
+      int first = align(b, 0, got);
+      String before = new String(b, first, from - first, StandardCharsets.UTF_8);
+      String after = new String(b, to, got - to, StandardCharsets.UTF_8);
+      // The file's end is open: the worker may be writing the session still.
+      String text = secrets.redactSlice(before, new String(b, from, to - from, StandardCharsets.UTF_8), after,
+          end >= size);
       Map<String, Object> data = new LinkedHashMap<>();
       data.put("ant", ant);
       data.put("session", n);
@@ -183,6 +180,24 @@ final class SessionTranscripts {
       return Answer.of(summary, data).untrusted(what + " (what its agent read and wrote)")
           .resource(uri, secrets, MAX_CHARS);
     }
+  }
+
+  /** The file's hard links (1 where the file system does not say). */
+  private static int links(Path file) throws IOException {
+    try {
+      return ((Number) Files.getAttribute(file, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).intValue();
+    } catch (UnsupportedOperationException | IllegalArgumentException e) {
+      return 1;
+    }
+  }
+
+  /** {@code at}, moved past the continuation bytes of a character begun before it (UTF-8), at most {@code limit}. */
+  private static int align(byte[] b, int at, int limit) {
+    int i = Math.min(at, limit);
+    while (i < limit && i - at < 3 && (b[i] & 0xC0) == 0x80) {
+      i++;
+    }
+    return i;
   }
 
   /**

@@ -267,7 +267,9 @@ class McpTranscriptsTest {
     Path transcripts = colony.resolve(".colony/transcripts");
     Files.createSymbolicLink(transcripts.resolve("beta"), elsewhere); // a linked ant directory
     Files.createSymbolicLink(transcripts.resolve("alpha/session-00002.log"), elsewhere.resolve("passwd"));
-    for (String uri : List.of("colony://ant/beta/session/1", "colony://ant/alpha/session/2",
+    // a hard link: another name, inside the directory, of a file outside it
+    Files.createLink(transcripts.resolve("alpha/session-00003.log"), elsewhere.resolve("passwd"));
+    for (String uri : List.of("colony://ant/beta/session/1", "colony://ant/alpha/session/2", "colony://ant/alpha/session/3",
         "colony://ant/../session/1", "colony://ant/..%2F..%2Fetc/session/1", "colony://ant/.hidden/session/1",
         "colony://ant/alpha/session/0", "colony://ant/alpha/session/-1", "colony://ant/alpha/session/1e3",
         "colony://ant/alpha/session/1?page=0", "colony://ant/alpha/session/1?page=../x",
@@ -281,6 +283,8 @@ class McpTranscriptsTest {
         + "refused"));
     assertTrue(notFound("colony://ant/alpha/session/2").endsWith("is not a file of the colony's transcripts directory: "
         + "refused"));
+    assertTrue(notFound("colony://ant/alpha/session/3").endsWith("is not a file of the colony's transcripts directory: "
+        + "refused"), "a hard link");
     assertTrue(notFound("colony://ant/alpha/session/0").contains("sessions and pages count from 1"));
     assertTrue(data(text("colony://ant/alpha/session/1")).get("text").asText().equals("alpha's own"));
   }
