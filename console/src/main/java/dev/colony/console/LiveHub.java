@@ -166,6 +166,11 @@ final class LiveHub implements AutoCloseable {
     return v;
   }
 
+  /** Whether the hub is closed (a viewer attached now is closed at once). */
+  boolean isClosed() {
+    return closed;
+  }
+
   /** A page closed (or was dropped): stops what no page needs any more. */
   void detach(Viewer v) {
     if (v.closed) {

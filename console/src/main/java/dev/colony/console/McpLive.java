@@ -313,8 +313,31 @@ final class McpLive implements Subscriptions.Listener, AutoCloseable {
 
     @Override
     public void close() {
-      // Detached: by this class, or by the hub closing (its sink only queues, so never for being slow).
+      // Detached by this class (gone already), or by the hub: its queue filled while this class
+      // waited for its own lock, or the hub closed. The role is replaced by a fresh viewer (off the
+      // hub's thread), or every notification would stop until the last subscription went.
+      if (gone) {
+        return;
+      }
       gone = true;
+      if (hub.isClosed()) {
+        return; // the console is closing: nothing to watch any more
+      }
+      Thread.ofVirtual().name("console-mcp-rearrange").start(() -> {
+        synchronized (McpLive.this) {
+          if (rows == this) {
+            rows = null;
+          }
+          if (inbox == this) {
+            inbox = null;
+            mergeWaiting = null;
+          }
+          followers.values().remove(this);
+          if (!closed) {
+            arrange();
+          }
+        }
+      });
     }
   }
 

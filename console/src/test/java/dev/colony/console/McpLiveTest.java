@@ -150,6 +150,31 @@ class McpLiveTest {
     quiet("no call once nobody is subscribed");
   }
 
+  /**
+   * The hub drops a viewer whose queue filled (it waited for McpLive's lock): McpLive kept the
+   * dead viewer and no subscriber was told anything again until every subscription went.
+   */
+  @Test
+  void aViewerTheHubDroppedIsReplacedAndTheSubscriberStillHears() throws Exception {
+    start(Duration.ofSeconds(5));
+    Client c = client(TOKEN);
+    subscribe(c, ALPHA);
+    eventually(() -> viewers() >= 2, "the rows' viewer and alpha's");
+    // As the hub does with a viewer that does not keep up: detached from the hub's side.
+    java.lang.reflect.Field hubField = ConsoleServer.class.getDeclaredField("hub");
+    hubField.setAccessible(true);
+    LiveHub hub = (LiveHub) hubField.get(server);
+    java.lang.reflect.Field viewersField = LiveHub.class.getDeclaredField("viewers");
+    viewersField.setAccessible(true);
+    for (Object v : List.copyOf((java.util.Set<?>) viewersField.get(hub))) {
+      hub.detach((LiveHub.Viewer) v);
+    }
+    eventually(() -> viewers() >= 2, "the dropped viewers are replaced");
+    long before = c.of(ALPHA);
+    source.put(alpha(5, "after the drop", false));
+    eventually(Eventually.DEFAULT, () -> c.of(ALPHA) > before, () -> "told of alpha's change after the drop: " + c.told());
+  }
+
   @Test
   void twoClientsShareOneStreamAndClosingTheirSessionsStopsIt() throws Exception {
     start(Duration.ofSeconds(5));
