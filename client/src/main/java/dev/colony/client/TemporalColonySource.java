@@ -696,6 +696,27 @@ public final class TemporalColonySource implements ColonySource {
       throw new NoSuchElementException("no ant '" + name + "' in colony '" + colony + "'");
     }
     AntCard card = AntRow.card(new WorkflowExecutionMetadata(info, converter));
+    return live(info.getExecution(), card,
+        info.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+  }
+
+  /**
+   * The run {@code detail} describes, its history read without describing the ant again (one call
+   * to Temporal fewer for a status); a detail without a row (a run that published nothing yet) is
+   * read by name.
+   */
+  @Override
+  public Live live(String name, Detail detail) {
+    if (detail == null || detail.row() == null || detail.runId() == null || detail.runId().isEmpty()) {
+      return live(name);
+    }
+    WorkflowExecution run = WorkflowExecution.newBuilder().setWorkflowId(detail.workflowId()).setRunId(detail.runId())
+        .build();
+    return live(run, detail.row().card(), detail.row().running());
+  }
+
+  /** The turns of the last session in {@code run}'s history; its card tells whether that session runs. */
+  private Live live(WorkflowExecution run, AntCard card, boolean runRunning) {
     List<Turn> turns = new ArrayList<>();
     int session = 0;
     ByteString token = ByteString.EMPTY;
@@ -703,7 +724,7 @@ public final class TemporalColonySource implements ColonySource {
       ByteString t = token;
       GetWorkflowExecutionHistoryResponse r = call("reading the history", () -> rpc(CALL_DEADLINE)
           .getWorkflowExecutionHistory(GetWorkflowExecutionHistoryRequest.newBuilder().setNamespace(namespace)
-              .setExecution(info.getExecution()).setNextPageToken(t).build()));
+              .setExecution(run).setNextPageToken(t).build()));
       for (HistoryEvent e : r.getHistory().getEventsList()) {
         TurnReport report = report(e);
         if (report != null) {
@@ -716,8 +737,7 @@ public final class TemporalColonySource implements ColonySource {
       }
       token = r.getNextPageToken();
     } while (!token.isEmpty());
-    boolean running = card != null ? card.sessionRunning()
-        : info.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+    boolean running = card != null ? card.sessionRunning() : runRunning;
     List<Turn> last = turns.size() > 200 ? turns.subList(turns.size() - 200, turns.size()) : turns;
     return new Live(session, running, List.copyOf(last));
   }
