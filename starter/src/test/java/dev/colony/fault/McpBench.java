@@ -119,7 +119,7 @@ public final class McpBench {
           // Start-up: the first start after a build (no archive) once, then warm ones.
           if (cold) {
             forgetArchives();
-            Start first = start(c, null);
+            Start first = start(c, null, null);
             first.close();
             startRows.add(String.format(Locale.ROOT, "| cold: first start after a build (no start-up archive) | %,d | 1 | %s | %s | |",
                 n, ms(first.initializedMs), ms(first.listedMs)));
@@ -128,7 +128,7 @@ public final class McpBench {
           List<Double> init = new ArrayList<>();
           List<Double> listed = new ArrayList<>();
           for (int i = 0; i < WARM_STARTS; i++) {
-            Start s = start(c, null);
+            Start s = start(c, null, null);
             init.add(s.initializedMs);
             listed.add(s.listedMs);
             s.close();
@@ -138,7 +138,9 @@ public final class McpBench {
 
           // Over stdio: one server, the tools in turn.
           String load = ConsoleBench.loadAverage();
-          Start server = start(c, c.logs.resolve("mcp-stdio-" + n + ".log"));
+          String jfr = System.getProperty("bench.mcpJfr");
+          Start server = start(c, c.logs.resolve("mcp-stdio-" + n + ".log"), jfr == null ? null
+              : "-Xlog:jfr+startup=off -XX:StartFlightRecording=filename=" + jfr + "-" + n + ".jfr,settings=profile");
           try {
             for (Tool t : tools) {
               List<Double> ms = calls(t, (name, arguments) -> server.call(name, arguments));
@@ -363,11 +365,18 @@ public final class McpBench {
     }
   }
 
-  /** Starts {@code ./colony mcp --dir} as an agent host does; stderr to {@code log} (null: discarded). */
-  private static Start start(Cluster c, Path log) throws Exception {
+  /**
+   * Starts {@code ./colony mcp --dir} as an agent host does; stderr to {@code log} (null:
+   * discarded); {@code javaOpts} (null: none) the launcher's {@code COLONY_JAVA_OPTS}, e.g. a
+   * flight recording ({@code -Dbench.mcpJfr=/tmp/mcp}: a profile of the stdio server's calls).
+   */
+  private static Start start(Cluster c, Path log, String javaOpts) throws Exception {
     ProcessBuilder pb = new ProcessBuilder(LAUNCHER.toString(), "mcp", "--dir", c.dir.toString(), "--address", c.address)
         .redirectError(log == null ? ProcessBuilder.Redirect.DISCARD : ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    if (javaOpts != null) {
+      pb.environment().put("COLONY_JAVA_OPTS", javaOpts);
+    }
     long t0 = System.nanoTime();
     Process p = pb.start();
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
