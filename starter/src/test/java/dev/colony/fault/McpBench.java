@@ -121,7 +121,7 @@ public final class McpBench {
             forgetArchives();
             Start first = start(c, null, null);
             first.close();
-            startRows.add(String.format(Locale.ROOT, "| cold: first start after a build (no start-up archive) | %,d | 1 | %s | %s | |",
+            startRows.add(String.format(Locale.ROOT, "| cold: first start after a build (no start-up archive) | %,d | 1 | %s | %s | none set |",
                 n, ms(first.initializedMs), ms(first.listedMs)));
             cold = false;
           }
@@ -133,7 +133,7 @@ public final class McpBench {
             listed.add(s.listedMs);
             s.close();
           }
-          startRows.add(String.format(Locale.ROOT, "| warm: a later start (the launcher's archive) | %,d | %d | %s | %s | |",
+          startRows.add(String.format(Locale.ROOT, "| warm: a later start (the launcher's archive) | %,d | %d | %s | %s | none set |",
               n, WARM_STARTS, spread(init), spread(listed)));
 
           // Over stdio: one server, the tools in turn.
