@@ -500,13 +500,18 @@ public final class TemporalColonySource implements ColonySource {
   @Override
   public Page page(Filter filter, String q, int size, String token) {
     VisibilityQuery where = base(true).and(filterQuery(filter));
+    Long counted = null;
     if (token == null || !token.startsWith("v")) {
       long all = call("counting the ants", () -> countQuery(where.toString()));
       if (all <= SMALL && (token == null || token.matches("[0-9]{1,9}"))) {
         return ColonySource.super.page(filter, q, size, token);
       }
+      counted = all;
     }
-    String query = (q == null || q.isBlank() ? where : where.startsWith("AntName", q.strip())).toString();
+    boolean byName = q != null && !q.isBlank();
+    String query = (byName ? where.startsWith("AntName", q.strip()) : where).toString();
+    // The page's total is the count just made when no name narrows the query (one call, not two).
+    Long total = byName ? null : counted;
     ByteString from = ByteString.EMPTY;
     if (token != null && token.startsWith("v")) {
       try {
@@ -528,7 +533,7 @@ public final class TemporalColonySource implements ColonySource {
       }
       String next = r.getNextPageToken().isEmpty() ? null
           : "v" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(r.getNextPageToken().toByteArray());
-      return new Page(rows, next, countQuery(query));
+      return new Page(rows, next, total != null ? total : countQuery(query));
     });
   }
 
