@@ -196,7 +196,7 @@ public final class McpBench {
         + "tool first (not counted), then " + CALLS + ". Over stdio a server started for the run (warm: after the "
         + "start-ups above); over HTTP the console, up since the bench began. The arguments: `ant_status` "
         + "`{\"ant\": \"ant-NNNNN\"}` (another ant each call; default 10 turns, so its history is read too), "
-        + "`colony_ants` `{\"state\": \"paused\"}` (a sixth of the ants are paused; the first 100 answered), "
+        + "`colony_ants` `{\"state\": \"paused\"}` (about a sixth of the ants are paused; the first 100 answered), "
         + "`colony_inbox` `{}` (1 ant in 100 waits for a human; no task board or merge queue holds anything). "
         + "Target: p50 under " + (int) STATUS_TARGET_MS + " ms for a status on a warm server at 10,000 ants. "
         + "Load is the machine's one-minute load average when the transport's calls began (2 cores, shared).\n\n"
