@@ -116,6 +116,14 @@ public interface ColonySource {
   Live live(String name);
 
   /**
+   * {@link #live(String)} of the run {@code detail} describes ({@link #ant} just read it): a source
+   * that can reads that run's history without reading the ant again. By default, {@code live(name)}.
+   */
+  default Live live(String name, Detail detail) {
+    return live(name);
+  }
+
+  /**
    * Waits up to {@code maxWait} for new turns after {@code cursor} (null: from the start of the
    * current run, returned at once). Follows continue-as-new.
    */

@@ -501,13 +501,18 @@ public final class TemporalColonySource implements ColonySource {
   @Override
   public Page page(Filter filter, String q, int size, String token) {
     VisibilityQuery where = base(true).and(filterQuery(filter));
+    Long counted = null;
     if (token == null || !token.startsWith("v")) {
       long all = call("counting the ants", () -> countQuery(where.toString()));
       if (all <= SMALL && (token == null || token.matches("[0-9]{1,9}"))) {
         return ColonySource.super.page(filter, q, size, token);
       }
+      counted = all;
     }
-    String query = (q == null || q.isBlank() ? where : where.startsWith("AntName", q.strip())).toString();
+    boolean byName = q != null && !q.isBlank();
+    String query = (byName ? where.startsWith("AntName", q.strip()) : where).toString();
+    // The page's total is the count just made when no name narrows the query (one call, not two).
+    Long total = byName ? null : counted;
     ByteString from = ByteString.EMPTY;
     if (token != null && token.startsWith("v")) {
       try {
@@ -529,7 +534,7 @@ public final class TemporalColonySource implements ColonySource {
       }
       String next = r.getNextPageToken().isEmpty() ? null
           : "v" + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(r.getNextPageToken().toByteArray());
-      return new Page(rows, next, countQuery(query));
+      return new Page(rows, next, total != null ? total : countQuery(query));
     });
   }
 
@@ -697,6 +702,27 @@ public final class TemporalColonySource implements ColonySource {
       throw new NoSuchElementException("no ant '" + name + "' in colony '" + colony + "'");
     }
     AntCard card = AntRow.card(new WorkflowExecutionMetadata(info, converter));
+    return live(info.getExecution(), card,
+        info.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+  }
+
+  /**
+   * The run {@code detail} describes, its history read without describing the ant again (one call
+   * to Temporal fewer for a status); a detail without a row (a run that published nothing yet) is
+   * read by name.
+   */
+  @Override
+  public Live live(String name, Detail detail) {
+    if (detail == null || detail.row() == null || detail.runId() == null || detail.runId().isEmpty()) {
+      return live(name);
+    }
+    WorkflowExecution run = WorkflowExecution.newBuilder().setWorkflowId(detail.workflowId()).setRunId(detail.runId())
+        .build();
+    return live(run, detail.row().card(), detail.row().running());
+  }
+
+  /** The turns of the last session in {@code run}'s history; its card tells whether that session runs. */
+  private Live live(WorkflowExecution run, AntCard card, boolean runRunning) {
     List<Turn> turns = new ArrayList<>();
     int session = 0;
     ByteString token = ByteString.EMPTY;
@@ -704,7 +730,7 @@ public final class TemporalColonySource implements ColonySource {
       ByteString t = token;
       GetWorkflowExecutionHistoryResponse r = call("reading the history", () -> rpc(CALL_DEADLINE)
           .getWorkflowExecutionHistory(GetWorkflowExecutionHistoryRequest.newBuilder().setNamespace(namespace)
-              .setExecution(info.getExecution()).setNextPageToken(t).build()));
+              .setExecution(run).setNextPageToken(t).build()));
       for (HistoryEvent e : r.getHistory().getEventsList()) {
         TurnReport report = report(e);
         if (report != null) {
@@ -717,8 +743,7 @@ public final class TemporalColonySource implements ColonySource {
       }
       token = r.getNextPageToken();
     } while (!token.isEmpty());
-    boolean running = card != null ? card.sessionRunning()
-        : info.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+    boolean running = card != null ? card.sessionRunning() : runRunning;
     List<Turn> last = turns.size() > 200 ? turns.subList(turns.size() - 200, turns.size()) : turns;
     return new Live(session, running, List.copyOf(last));
   }

@@ -510,7 +510,7 @@ public final class ColonyMcp {
     }
     if (turns > 0) {
       try {
-        ColonySource.Live live = source.live(ant);
+        ColonySource.Live live = source.live(ant, d);
         List<Turn> t = live.turns();
         Map<String, Object> x = new LinkedHashMap<>();
         x.put("session", live.session());

@@ -120,7 +120,7 @@ final class ColonyResources {
     if (d == null) {
       throw new Args.Refused("no ant '" + ant + "' in colony '" + mcp.colony() + "'");
     }
-    ColonySource.Live live = source.live(ant);
+    ColonySource.Live live = source.live(ant, d);
     List<Turn> turns = live.turns();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("ant", ant);

@@ -44,8 +44,11 @@ class McpOnTemporalTest {
     AntWorkflow alpha = client.newWorkflowStub(AntWorkflow.class, WorkflowOptions.newBuilder().setTaskQueue("q")
         .setWorkflowId("ant/hello/alpha").build());
     WorkflowClient.start(alpha::run, new AntRun(Specs.ant("alpha").colony("hello").build(), null));
-    mcp = new ColonyMcp(new TemporalColonySource(client, "hello", null), null, null, new Secrets(), "dana");
+    source = new TemporalColonySource(client, "hello", null);
+    mcp = new ColonyMcp(source, null, null, new Secrets(), "dana");
   }
+
+  TemporalColonySource source;
 
   @AfterEach
   void stop() {
@@ -55,6 +58,30 @@ class McpOnTemporalTest {
   private List<HistoryEvent> signals() {
     return client.fetchHistory("ant/hello/alpha").getEvents().stream()
         .filter(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED).toList();
+  }
+
+  /**
+   * An ant's status (its card, then its session's turns from the history) describes the ant once:
+   * two calls to Temporal, where it made three (a second describe for the turns).
+   */
+  @Test
+  void anAntsStatusDescribesTheAntOnceThenReadsItsHistory() {
+    dev.colony.testing.Eventually.eventually(() -> source.ant("alpha") != null && source.ant("alpha").row() != null,
+        "alpha's row");
+    Map<String, Long> before = source.callsByMethod();
+    McpSchema.CallToolResult status = mcp.call("ant_status", Map.of("ant", "alpha"), "claude-code");
+    assertFalse(Boolean.TRUE.equals(status.isError()), status.toString());
+    com.fasterxml.jackson.databind.JsonNode answer = Answer.MAPPER.valueToTree(status.structuredContent());
+    assertTrue(answer.path("current_session").has("turns"), answer.toString());
+    Map<String, Long> after = source.callsByMethod();
+    Map<String, Long> made = new java.util.TreeMap<>();
+    after.forEach((method, n) -> {
+      long d = n - before.getOrDefault(method, 0L);
+      if (d > 0) {
+        made.put(method, d);
+      }
+    });
+    assertEquals(Map.of("DescribeWorkflowExecution", 1L, "GetWorkflowExecutionHistory", 1L), made);
   }
 
   @Test

@@ -418,7 +418,7 @@ public final class ScaleBench {
   }
 
   /** Heap in use after a full GC, in bytes, from jcmd. */
-  static long heapAfterGc(long pid) throws Exception {
+  public static long heapAfterGc(long pid) throws Exception {
     Path jcmd = Path.of(JAVA).resolveSibling("jcmd");
     run(List.of(jcmd.toString(), Long.toString(pid), "GC.run"));
     String info = run(List.of(jcmd.toString(), Long.toString(pid), "GC.heap_info"));

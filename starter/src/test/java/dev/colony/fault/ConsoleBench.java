@@ -127,7 +127,7 @@ public final class ConsoleBench {
   }
 
   /** A colony with one command ant that works once, then waits an hour between sessions. */
-  private static Path fixture(Path dir) throws Exception {
+  static Path fixture(Path dir) throws Exception {
     Files.createDirectories(dir.resolve("ants"));
     Files.writeString(dir.resolve("colony.yaml"), "name: " + COLONY + "\n");
     Files.writeString(dir.resolve("ants").resolve(LIVE_ANT + ".yaml"), """
@@ -146,6 +146,15 @@ public final class ConsoleBench {
 
   /** Ant-shaped executions {@code from}..{@code to}-1 with search attributes and a card; nobody runs them. */
   private static void startShaped(Cluster c, int from, int to) throws Exception {
+    startShaped(c, from, to, 0);
+  }
+
+  /**
+   * {@link #startShaped(Cluster, int, int)}, with every {@code needHumanEvery}-th ant (0: none)
+   * parked and waiting for a human since an hour ({@code AntNeedsHuman}, its card's reason), as
+   * the inbox lists them.
+   */
+  static void startShaped(Cluster c, int from, int to, int needHumanEvery) throws Exception {
     long now = System.currentTimeMillis();
     List<AntCard.DayCost> ledger = new ArrayList<>();
     for (int d = 29; d >= 0; d--) {
@@ -163,15 +172,17 @@ public final class ConsoleBench {
         int n = i;
         started.add(pool.submit(() -> {
           String name = String.format(Locale.ROOT, "ant-%05d", n);
-          String state = STATES[n % STATES.length];
+          boolean needsHuman = needHumanEvery > 0 && n % needHumanEvery == 0;
+          String state = needsHuman ? "parked" : STATES[n % STATES.length];
           boolean paused = state.equals("paused");
-          AntCard card = new AntCard(AntCard.VERSION, 1, state, now - n * 1000L, "session 9 running", null, null, null,
-              9, state.equals("running"), now - 60_000, 3, 1.25, 26.5, 5.0, 50.0, "UTC", null, null, ledger, recent,
-              List.of(), List.of(), 0);
+          AntCard card = new AntCard(AntCard.VERSION, 1, state, now - n * 1000L, "session 9 running",
+              needsHuman ? "parked" : null, needsHuman ? now - 3_600_000L : null,
+              needsHuman ? "parked after 3 failed sessions in a row" : null, 9, state.equals("running"), now - 60_000, 3,
+              1.25, 26.5, 5.0, 50.0, "UTC", null, null, ledger, recent, List.of(), List.of(), 0);
           SearchAttributes sa = SearchAttributes.newBuilder()
               .set(AntSearchAttributes.COLONY, COLONY).set(AntSearchAttributes.ANT, name)
               .set(AntSearchAttributes.STATE, state).set(AntSearchAttributes.PAUSED, paused)
-              .set(AntSearchAttributes.NEEDS_HUMAN, false).set(AntSearchAttributes.SESSIONS, 9L)
+              .set(AntSearchAttributes.NEEDS_HUMAN, needsHuman).set(AntSearchAttributes.SESSIONS, 9L)
               .set(AntSearchAttributes.ERRORS, 0L).set(AntSearchAttributes.QUEUE, 0L)
               .set(AntSearchAttributes.UPDATED_AT, OffsetDateTime.ofInstant(Instant.ofEpochMilli(now), ZoneOffset.UTC))
               .build();
@@ -350,7 +361,7 @@ public final class ConsoleBench {
     }
   }
 
-  private static long rssKb(Process p) throws Exception {
+  static long rssKb(Process p) throws Exception {
     for (String line : Files.readAllLines(Path.of("/proc/" + p.pid() + "/status"))) {
       if (line.startsWith("VmRSS:")) {
         return Long.parseLong(line.replaceAll("[^0-9]", ""));
