@@ -1,5 +1,6 @@
 package dev.colony.fault;
 
+import static dev.colony.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
@@ -80,6 +81,92 @@ class LauncherStaleTest {
     assertEquals(false, stale(tmp, jar), "a test source, or a folder the parent pom does not list");
     Files.delete(jar);
     assertEquals(true, stale(tmp, jar), "no jar");
+  }
+
+  /**
+   * A build the launcher began and did not finish (killed with the launcher by Ctrl-C, a crash, a
+   * failure) can leave starter/target/colony.jar newer than every source but not the CLI (Maven's
+   * plain jar before the shade step, or a jar cut short): the next start builds again instead of
+   * running it. An agent host that stops waiting for {@code colony mcp}'s first start (Claude Code
+   * after 30 s) kills the launcher only: its build goes on, and once it ends well the next start
+   * runs the jar without building it again. Here the launcher runs in a copy of the project whose
+   * Maven wrapper writes the plain jar and dies the first time; the second time it writes it, waits
+   * for the test, which kills the launcher meanwhile, then ends well.
+   */
+  @Test
+  void aBuildThatDidNotFinishIsDoneAgainAndOneThatOutlivedTheLauncherIsNot() throws Exception {
+    Files.writeString(tmp.resolve("pom.xml"), "<project><modules><module>client</module></modules></project>");
+    file("client/pom.xml", OLDER);
+    file("client/src/main/java/A.java", OLDER);
+    Files.setLastModifiedTime(tmp.resolve("pom.xml"), OLDER);
+    Files.createDirectories(tmp.resolve("bin"));
+    for (String f : new String[] {"colony", "bin/jdk.sh", "bin/temporal.sh", "bin/sandbox.sh", "bin/build.sh"}) {
+      Files.copy(ROOT.resolve(f), tmp.resolve(f));
+    }
+    Path go = tmp.resolve("go");
+    Process mkfifo = new ProcessBuilder("mkfifo", go.toString()).start();
+    assertEquals(0, mkfifo.waitFor());
+    Path mvnw = tmp.resolve("mvnw");
+    Files.writeString(mvnw, """
+        #!/bin/sh
+        echo run >> builds.log
+        mkdir -p starter/target
+        printf 'PK-the-plain-jar' > starter/target/colony.jar
+        [ "$(wc -l < builds.log)" -eq 1 ] && kill -9 $$
+        read -r word < go
+        printf 'PK-the-cli' > starter/target/colony.jar
+        """);
+    assertEquals(true, mvnw.toFile().setExecutable(true));
+    Path jar = tmp.resolve("starter/target/colony.jar");
+
+    boolean released = false;
+    try {
+      ended(launch());
+      assertEquals(1, builds(), "the first start builds");
+      assertEquals(true, stale(tmp, jar), "the jar its killed build left, newer than the sources, is not the CLI");
+
+      Process launcher = launch();
+      eventually(Duration.ofSeconds(30), () -> builds() == 2, "the next start did not build again");
+      launcher.destroy(); // SIGTERM to the launcher alone, as an agent host stops a server it gave up on
+      ended(launcher);
+      Files.writeString(go, "go\n"); // the build, on its own now, ends well
+      released = true;
+      eventually(Duration.ofSeconds(30), () -> !Files.exists(tmp.resolve("starter/target/colony.jar.building")),
+          "the build that ended well after its launcher was killed left its mark");
+      assertEquals("PK-the-cli", Files.readString(jar));
+      ended(launch());
+      assertEquals(2, builds(), "a build that ended well is not done again");
+    } finally {
+      // a wrapper still waiting for the test (a failure above) is let go, or nothing happens in 5 s
+      if (!released) {
+        new ProcessBuilder("timeout", "5", "sh", "-c", ": > \"$1\"", "sh", go.toString()).start().waitFor();
+      }
+    }
+  }
+
+  private void ended(Process p) throws Exception {
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("the launcher did not end in 30 s: " + Files.readString(tmp.resolve("launcher.log")));
+    }
+  }
+
+  private int builds() {
+    try {
+      return Files.readAllLines(tmp.resolve("builds.log")).size();
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  /** {@code ./colony mcp} in the test's copy of the project (the fake jar does not run: it ends there). */
+  private Process launch() throws IOException {
+    ProcessBuilder pb = new ProcessBuilder("bash", tmp.resolve("colony").toString(), "mcp").directory(tmp.toFile())
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(tmp.resolve("launcher.log").toFile()));
+    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    Process p = pb.start();
+    p.getOutputStream().close();
+    return p;
   }
 
   @Test

@@ -86,17 +86,42 @@ class McpIT {
         + "(the pinned mcp into .tools/; ./run-tests does it), or set COLONY_MCP_PYTHON");
   }
 
+  /** What a test adds to its copy of examples/hello before anything starts (an ant, a .env). */
+  interface Preparation {
+    void prepare(Path colonyDir) throws Exception;
+  }
+
+  /**
+   * examples/hello copied into {@code tmp} (with what {@code prepare} adds), served by the real
+   * dev server with a worker: its ants started, the greeter's first session begun. A cluster that
+   * fails to get there is closed here (the caller never had it to close).
+   */
+  static Cluster runningHello(Path tmp, Preparation prepare) throws Exception {
+    Cluster cluster = new Cluster(tmp, EXAMPLE);
+    try {
+      cluster.colonyName = "hello";
+      deleteTree(cluster.dir.resolve(".colony")); // a checkout where examples/hello ran holds its state
+      prepare.prepare(cluster.dir);
+      cluster.startServer("dev");
+      cluster.startWorker("w1");
+      cluster.start();
+      eventually(STEP, () -> quietly(cluster, "status", "hello/greeter").contains("sessions:"),
+          () -> "greeter never ran:\n" + cluster.diagnostics());
+      return cluster;
+    } catch (Exception | AssertionError e) {
+      try {
+        Cluster.closeAll(cluster);
+      } catch (Exception closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
+    }
+  }
+
   @Test
   void thePythonSdkReadsTheInboxAResourceAndAPromptAndPausesAndResumesAnAnt() throws Exception {
     String python = python();
-    cluster = new Cluster(tmp, EXAMPLE);
-    cluster.colonyName = "hello";
-    deleteTree(cluster.dir.resolve(".colony")); // a checkout where examples/hello ran holds its state
-    cluster.startServer("dev");
-    cluster.startWorker("w1");
-    cluster.start();
-    eventually(STEP, () -> quietly("status", "hello/greeter").contains("sessions:"),
-        () -> "greeter never ran:\n" + cluster.diagnostics());
+    cluster = runningHello(tmp, dir -> { });
 
     List<String> server = List.of(ROOT.resolve("colony").toString(), "mcp", "--dir", cluster.dir.toString(),
         "--address", cluster.target());
@@ -190,14 +215,7 @@ class McpIT {
   @Test
   void thePythonSdkOverStreamableHttpActsWithTheConsolesTokens() throws Exception {
     String python = python();
-    cluster = new Cluster(tmp, EXAMPLE);
-    cluster.colonyName = "hello";
-    deleteTree(cluster.dir.resolve(".colony"));
-    cluster.startServer("dev");
-    cluster.startWorker("w1");
-    cluster.start();
-    eventually(STEP, () -> quietly("status", "hello/greeter").contains("sessions:"),
-        () -> "greeter never ran:\n" + cluster.diagnostics());
+    cluster = runningHello(tmp, dir -> { });
 
     String operator = "operator-secret-0123456789";
     String reader = "reader-secret-0123456789";
@@ -274,6 +292,11 @@ class McpIT {
   }
 
   private String quietly(String... args) {
+    return quietly(cluster, args);
+  }
+
+  /** The CLI's output whatever its exit code, or what failed: for conditions polled until they hold. */
+  static String quietly(Cluster cluster, String... args) {
     try {
       return cluster.cliRun(args).out();
     } catch (Exception e) {
@@ -292,7 +315,7 @@ class McpIT {
     return n;
   }
 
-  private static void deleteTree(Path p) throws IOException {
+  static void deleteTree(Path p) throws IOException {
     if (!Files.exists(p)) {
       return;
     }
