@@ -51,7 +51,8 @@ class McpIT {
   /**
    * A stand-in for the Claude Code CLI in stream-json mode, as FaultIT's (fault-colony/fake-claude.sh):
    * asks permission to {@code git push} through the CLI's permission channel, writes the answer it
-   * gets to control/pusher/decisions.log, then reports a success.
+   * gets to control/pusher/decisions.log and the message that follows it (the approver's note) to
+   * control/pusher/told.log, then reports a success.
    */
   private static final String FAKE_CLAUDE = """
       #!/bin/sh
@@ -64,6 +65,11 @@ class McpIT {
       while read -r line; do
         case "$line" in
           *control_response*) echo "$line" >> "$log/decisions.log"; break ;;
+        esac
+      done
+      while read -r line; do
+        case "$line" in
+          *'"type":"user"'*) echo "$line" >> "$log/told.log"; break ;;
         esac
       done
       echo '{"type":"result","subtype":"success","is_error":false,"num_turns":2,"total_cost_usd":0.1,"usage":{"input_tokens":10,"output_tokens":5},"result":"pushed the fix","session_id":"sess-mcp"}'
@@ -300,9 +306,9 @@ class McpIT {
    * {@code notifications/resources/updated} for the greeter, after which it reads the greeter
    * paused; an ant started then (its agent a stand-in for the Claude Code CLI, as FaultIT's) asks
    * to {@code git push}, which reaches it as an update of the inbox holding the request; it
-   * approves the request with a note, the ant's session goes on to its success with the call
-   * allowed, the history records the client and the operator as who decided, and the inbox
-   * update says the request left.
+   * approves the request with a note, the agent is allowed its call and told the note, the ant's
+   * session goes on to its success, the history records the client and the operator as who
+   * decided, and the inbox update says the request left.
    */
   @Test
   void thePythonSdkIsToldOfWhatItSubscribedToAndApprovesAConfirmationAnAntRaised() throws Exception {
@@ -379,6 +385,9 @@ class McpIT {
       String answer = Cluster.read(cluster.dir.resolve("control/pusher/decisions.log"));
       assertTrue(answer.contains("\"behavior\":\"allow\"") && answer.contains("git push origin main"),
           "the agent was not allowed its call: " + answer);
+      String told = Cluster.read(cluster.dir.resolve("control/pusher/told.log"));
+      assertTrue(told.contains("approved by python-sdk-it (dana) (mcp), with a note: " + note), "the agent was not "
+          + "told the note: " + told);
       // The history: the decision's signal, sent by the client for the operator, its decider and note.
       List<java.util.Map.Entry<String, String>> decisions = decideSignals("pusher");
       assertEquals(1, decisions.size(), decisions.toString());
