@@ -468,6 +468,7 @@ class McpIT {
     try {
       JsonNode anonymous = step(lines, "anonymous", stderr);
       assertFalse(anonymous.get("error").asText().isEmpty(), "no token was let in: " + anonymous);
+      System.out.println("McpIT: without a token, off loopback, the SDK raised " + anonymous.get("error").asText());
       JsonNode plain = step(lines, "anonymous_http", stderr);
       assertEquals(401, plain.get("status").asInt(), plain.toString());
       assertTrue(plain.get("body").asText().contains("a token is needed"), plain.toString());
