@@ -30,6 +30,8 @@ import java.util.function.Function;
 final class McpEndpoint extends HttpServlet {
   static final String PATH = "/mcp";
   private static final String WHO = "dev.colony.console.who";
+  /** The JSON-RPC error code of a request the console's checks refused (the implementation-defined server error). */
+  static final int REFUSED = -32000;
 
   private final transient Function<HttpServletRequest, Principal> guard;
   private final transient HttpServletStreamableServerTransportProvider full;
@@ -76,7 +78,13 @@ final class McpEndpoint extends HttpServlet {
       }
       res.setStatus(refused.getStatus());
       res.setContentType("application/json; charset=utf-8");
-      res.getOutputStream().write(views.json(Map.of("error", refused.getMessage())).getBytes(StandardCharsets.UTF_8));
+      // A JSON-RPC error, so that a client shows the sentence (the Python SDK surfaces one found in
+      // a non-2xx body; any other body becomes its "Server returned an error response").
+      Map<String, Object> body = new java.util.LinkedHashMap<>();
+      body.put("jsonrpc", "2.0");
+      body.put("id", null);
+      body.put("error", Map.of("code", REFUSED, "message", refused.getMessage()));
+      res.getOutputStream().write(views.json(body).getBytes(StandardCharsets.UTF_8));
       return;
     }
     req.setAttribute(WHO, who);

@@ -467,11 +467,14 @@ class McpIT {
     BlockingQueue<String> lines = launch(stderr, python, HTTP_TOKEN_CLIENT.toString(), url, token, "greeter");
     try {
       JsonNode anonymous = step(lines, "anonymous", stderr);
-      assertFalse(anonymous.get("error").asText().isEmpty(), "no token was let in: " + anonymous);
-      System.out.println("McpIT: without a token, off loopback, the SDK raised " + anonymous.get("error").asText());
+      // the SDK raises the console's sentence (a JSON-RPC error in the 401's body)
+      assertTrue(anonymous.get("error").asText().contains("a token is needed (Authorization: Bearer TOKEN)"),
+          "no token was let in, or the client was not told why: " + anonymous);
       JsonNode plain = step(lines, "anonymous_http", stderr);
       assertEquals(401, plain.get("status").asInt(), plain.toString());
-      assertTrue(plain.get("body").asText().contains("a token is needed"), plain.toString());
+      JsonNode refusal = JSON.readTree(plain.get("body").asText());
+      assertEquals("a token is needed (Authorization: Bearer TOKEN)", refusal.path("error").path("message").asText(),
+          plain.toString());
 
       assertEquals("colony", step(lines, "initialize", stderr).get("result").get("serverInfo").get("name").asText());
       List<String> names = strings(step(lines, "tools", stderr).get("tools"));
