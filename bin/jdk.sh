@@ -43,7 +43,9 @@ colony_find_jdk() {
 # $1 (optional): a class-data-sharing archive the JVM creates on first use and maps afterwards,
 # which takes about a third off every CLI call (recreated by itself when the jar changes).
 colony_jvm_flags() {
-  local flags=""
+  # The JVM's own messages (a VM warning) go to stderr: stdout is the command's (status --json,
+  # the MCP protocol of colony mcp).
+  local flags="-XX:+DisplayVMOutputToStderr"
   if [ -n "${1:-}" ]; then
     flags="$flags -XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=$1 -Xlog:cds=off -Xlog:cds+dynamic=off"
   fi

@@ -12,7 +12,7 @@ import java.time.OffsetDateTime;
 
 /**
  * One ant as Temporal visibility shows it, for every surface (the CLI's status, the console's
- * lists): read from the search attributes and memo the ant keeps up to date, so listing ants never
+ * lists, the MCP tools): read from the search attributes and memo the ant keeps up to date, so listing ants never
  * needs a worker. {@link #of} is the one reading; a surface shows the fields it needs.
  *
  * @param state the lifecycle state, lower case; {@link #UNKNOWN} for an ant that has not

@@ -11,9 +11,10 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Where a surface (the console, the MCP server) reads the colony and sends its actions: Temporal
- * ({@link TemporalColonySource}) or, in tests, a fake ({@code FakeSource} in this module's test-jar). Every method may fail with {@link SourceException} (Temporal refused or did
- * not answer); none keeps state the console relies on.
+ * Where every surface (the console, the MCP servers, ...) reads the colony and sends its actions:
+ * Temporal ({@link TemporalColonySource}) or, in tests, a fake ({@code FakeSource} in this module's
+ * test-jar). Every method may fail with {@link SourceException} (Temporal refused or did not
+ * answer); none keeps state a surface relies on.
  */
 public interface ColonySource {
   /** The colony this source shows. */
@@ -29,7 +30,7 @@ public interface ColonySource {
   List<Row> list(Filter filter);
 
   /**
-   * Every ant of the colony for the costs page, running or stopped, the newest run of each, sorted
+   * Every ant of the colony for the costs (the console's page, the MCP tool), running or stopped, the newest run of each, sorted
    * by name, however many: a stopped ant's spend still counts in the colony's. This default is
    * {@link #list}{@code (ALL)}.
    */
@@ -55,7 +56,7 @@ public interface ColonySource {
     if (token != null && token.matches("[0-9]{1,9}")) {
       from = Integer.parseInt(token);
     } else if (token != null) {
-      throw new IllegalArgumentException("page is not a page token of this console");
+      throw new IllegalArgumentException("page is not a page token this source gave");
     }
     int to = Math.min(rows.size(), from + size);
     return new Page(rows.subList(Math.min(from, to), to), to < rows.size() ? String.valueOf(to) : null, rows.size());
@@ -178,7 +179,7 @@ public interface ColonySource {
       boolean running, long updatedMillis) {
 
     /**
-     * The console's row of {@code r} (the client's reading of an ant's visibility): a stopped ant's
+     * The surfaces' row of {@code r} (the client's reading of an ant's visibility): a stopped ant's
      * state is {@code stopped}, and it needs no human; a state not published yet is null.
      */
     public static Row of(AntRow r, AntCard card) {

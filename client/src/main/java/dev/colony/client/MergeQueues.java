@@ -25,11 +25,11 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A colony's merge queues from a surface (the CLI, the console, the board): started with their
+ * A colony's merge queues from a surface (the CLI, the console, the MCP servers, the board): started with their
  * settings (signal-with-start of {@code configure}), listed and read from their memo (no worker
  * needed), and changed by updates bounded by {@link #ANSWER_WITHIN} (a person waits for the answer).
  * Every failure is one {@link MergeQueueException} whose {@link MergeQueueException#kind} a surface
- * maps to its own answer (the console: a 404, a 409, a 503).
+ * maps to its own answer (the console: a 404, a 409, a 503; an MCP tool: its error result).
  */
 public final class MergeQueues {
   /** How long a change waits for a worker to apply it. */

@@ -6,7 +6,7 @@ import dev.colony.merge.SubmitReply;
 import java.util.List;
 
 /**
- * Where a surface (the console, the MCP server) reads the colony's merge queues and sends a human's decisions: Temporal
+ * Where every surface (the console, the MCP servers) reads the colony's merge queues and sends a human's decisions: Temporal
  * ({@link TemporalMergeSource}: visibility and the memo {@value MergeCard#MEMO}, the {@code decide}
  * update) or, in tests, an in-memory one.
  */

@@ -59,11 +59,12 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The colony as Temporal holds it: visibility (search attributes and memo cards) for the lists,
- * histories for the config and the live turns, signals for the actions. Every call the console
- * makes, its own, the task board's ({@link #board}), the merge queues' ({@link #merges}), and the
- * operators' signals, goes through one set of service stubs with a counting interceptor (counted:
- * {@link #calls()}, {@link #callsByMethod()}); actions go through a client whose identity is
- * {@code console:<operator>}, so the history records who acted.
+ * histories for the config and the live turns, signals for the actions. Every call a surface (the
+ * console, an MCP server) makes through it, its own, the task board's ({@link #board}), the merge
+ * queues' ({@link #merges}), and the operators' signals, goes through one set of service stubs with
+ * a counting interceptor (counted: {@link #calls()}, {@link #callsByMethod()}); an action is sent
+ * with the identity of its {@link Actor} ({@code console:<operator>}, {@code mcp:<client>}), so
+ * the history records who acted.
  *
  * <p>Visibility on the dev server (SQLite) has no {@code LIKE}, and {@code STARTS_WITH} is not on
  * every server: the list reads the colony's ants (at most {@link #MAX_ANTS}), sorts them by name and
@@ -98,7 +99,7 @@ public final class TemporalColonySource implements ColonySource {
   private final DataConverter converter;
   private final AtomicLong calls = new AtomicLong();
   private final Map<String, AtomicLong> byMethod = new ConcurrentHashMap<>();
-  /** The console's actions: the colony's one executor of verbs, on the counted stubs. */
+  /** The surface's actions: the colony's one executor of verbs, on the counted stubs. */
   private final AntSteering steering;
   /** Whether the server refused a query on {@code AntUpdatedAt} (the attribute is not registered). */
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(TemporalColonySource.class);
@@ -148,12 +149,12 @@ public final class TemporalColonySource implements ColonySource {
         .setChannel(stubs.getRawChannel()).setGrpcClientInterceptors(interceptors).build());
   }
 
-  /** The client the console calls through (counted): for the task board it shows, and the merge queues. */
+  /** The client the surface calls through (counted): for the task board it shows, and the merge queues. */
   public WorkflowClient client() {
     return client;
   }
 
-  /** The colony's task board, its calls counted with the console's. */
+  /** The colony's task board, its calls counted with the surface's. */
   public dev.colony.board.TaskBoard board(dev.colony.task.TaskSettings settings) {
     return new dev.colony.board.TemporalTaskBoard(client, colony, settings);
   }
@@ -290,7 +291,7 @@ public final class TemporalColonySource implements ColonySource {
    * first card), a run that continued as new (dropped: its successor carries its ledger). A read
    * that finds the full listing older than {@link #COST_REBUILD} starts reading it again in the
    * background (runs deleted by retention, a change visibility showed late) and is answered from
-   * what is kept, as are the reads until that ends. A console restart reads everything again.
+   * what is kept, as are the reads until that ends. A restart of the surface reads everything again.
    * On a server without {@code AntUpdatedAt} every read is a full one.
    */
   final class CostRuns {
@@ -348,7 +349,7 @@ public final class TemporalColonySource implements ColonySource {
         since = newest[0] - COST_MARGIN.toMillis();
         if (!rebuilding && System.nanoTime() - builtNanos > COST_REBUILD.toNanos()) {
           rebuilding = true;
-          Thread.ofVirtual().name("console-costs-rebuild").start(this::rebuild);
+          Thread.ofVirtual().name("colony-costs-rebuild").start(this::rebuild);
         }
         return newestPerAnt(new ArrayList<>(runs.values()));
       }
@@ -364,7 +365,7 @@ public final class TemporalColonySource implements ColonySource {
           builtNanos = System.nanoTime();
         }
       } catch (RuntimeException e) {
-        log.warn("console: reading the costs again failed ({}); the kept ones are served", e.toString());
+        log.warn("reading the ants' costs again failed ({}); the kept ones are served", e.toString());
       } finally {
         synchronized (this) {
           rebuilding = false;
@@ -483,7 +484,7 @@ public final class TemporalColonySource implements ColonySource {
     try {
       return ByteString.copyFrom(Base64.getUrlDecoder().decode(token));
     } catch (IllegalArgumentException bad) {
-      throw new IllegalArgumentException("not a page token of this console");
+      throw new IllegalArgumentException("not a page token this source gave");
     }
   }
 
@@ -512,7 +513,7 @@ public final class TemporalColonySource implements ColonySource {
       try {
         from = ByteString.copyFrom(java.util.Base64.getUrlDecoder().decode(token.substring(1)));
       } catch (IllegalArgumentException bad) {
-        throw new IllegalArgumentException("page is not a page token of this console");
+        throw new IllegalArgumentException("page is not a page token this source gave");
       }
     }
     ByteString start = from;

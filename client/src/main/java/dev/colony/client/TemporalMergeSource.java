@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
- * The console's {@link MergeSource} on the one merge queue client, {@link MergeQueues}: its cards
+ * Every surface's {@link MergeSource} on the one merge queue client, {@link MergeQueues}: its cards
  * (a queue whose card is not written yet is not shown), a decision as the operator
  * ({@code console:<operator>}, or the surface given), and its failures in a surface's terms.
  */

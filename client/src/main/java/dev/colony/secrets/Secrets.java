@@ -137,33 +137,101 @@ public final class Secrets {
     return out;
   }
 
-  /** {@code text} with each occurrence of {@code value} replaced, except those inside public text. */
+  /** The length of the longest value known (characters): the context a slice of a longer text needs. */
+  public int longest() {
+    List<Map.Entry<String, String>> o = ordered;
+    return o.isEmpty() ? 0 : o.get(0).getKey().length();
+  }
+
+  /**
+   * {@link #redact} of {@code page}, a slice of a longer text (a page of a transcript) read with
+   * the text around it ({@code before} and {@code after}, at least {@link #longest()} characters of
+   * each where the text has them): every secret that overlaps the page, also one the page's edge
+   * cuts, is masked (the part of it inside the page, once). With {@code openEnd} (the text may go
+   * on after {@code after}: a transcript still written), a secret's beginning at the very end, at
+   * least {@link #MIN_LENGTH} characters of it, is masked too.
+   */
+  public String redactSlice(String before, String page, String after, boolean openEnd) {
+    if (page == null || page.isEmpty()) {
+      return page;
+    }
+    String full = before + page + after;
+    int p0 = before.length();
+    int p1 = p0 + page.length();
+    String[] names = new String[page.length()];
+    for (Map.Entry<String, String> s : ordered) { // longest first: a longer secret claims its characters
+      String v = s.getKey();
+      for (int at = full.indexOf(v, Math.max(0, p0 - v.length() + 1)); at >= 0 && at < p1; at = full.indexOf(v, at + 1)) {
+        mark(names, Math.max(at, p0) - p0, Math.min(at + v.length(), p1) - p0, s.getValue());
+      }
+      if (openEnd && after.isEmpty()) {
+        for (int k = Math.min(v.length() - 1, page.length()); k >= MIN_LENGTH; k--) {
+          if (full.regionMatches(p1 - k, v, 0, k)) {
+            mark(names, page.length() - k, page.length(), s.getValue());
+            break;
+          }
+        }
+      }
+    }
+    StringBuilder out = new StringBuilder(page.length());
+    for (int i = 0; i < page.length(); ) {
+      if (names[i] == null) {
+        out.append(page.charAt(i++));
+        continue;
+      }
+      out.append("${").append(names[i]).append('}');
+      String name = names[i];
+      while (i < page.length() && name.equals(names[i])) {
+        i++;
+      }
+    }
+    return out.toString();
+  }
+
+  private static void mark(String[] names, int from, int to, String name) {
+    for (int i = from; i < to; i++) {
+      if (names[i] == null) {
+        names[i] = name;
+      }
+    }
+  }
+
+  /**
+   * {@code text} with each occurrence of {@code value} replaced, except those inside public text.
+   * Linear in the text: the public texts' occurrences are found once, in order, and each
+   * occurrence of the value is checked against them with a pointer that only moves forward.
+   */
   private static String replaceOutside(String text, String value, String replacement, List<String> keep) {
+    List<int[]> cover = new ArrayList<>();
+    for (String p : keep) {
+      if (p.length() < value.length()) {
+        continue;
+      }
+      for (int at = text.indexOf(p); at >= 0; at = text.indexOf(p, at + 1)) {
+        cover.add(new int[] {at, at + p.length()});
+      }
+    }
+    if (cover.isEmpty()) {
+      return text.replace(value, replacement);
+    }
+    cover.sort(Comparator.comparingInt((int[] r) -> r[0]));
     StringBuilder out = new StringBuilder(text.length());
     int from = 0;
+    int next = 0;
+    // The furthest end of the public ranges starting at or before the occurrence.
+    int reach = -1;
     for (int at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + value.length())) {
-      if (insidePublic(text, at, at + value.length(), keep)) {
+      while (next < cover.size() && cover.get(next)[0] <= at) {
+        reach = Math.max(reach, cover.get(next)[1]);
+        next++;
+      }
+      if (reach >= at + value.length()) {
         continue;
       }
       out.append(text, from, at).append(replacement);
       from = at + value.length();
     }
     return out.append(text, from, text.length()).toString();
-  }
-
-  /** True when {@code [start, end)} of {@code text} lies inside an occurrence of a public text. */
-  private static boolean insidePublic(String text, int start, int end, List<String> keep) {
-    for (String p : keep) {
-      if (p.length() < end - start) {
-        continue;
-      }
-      // The first occurrence that could still cover the range: it must start at or before start.
-      int at = text.indexOf(p, Math.max(0, end - p.length()));
-      if (at >= 0 && at <= start) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Variables whose values are too short to mask (for a warning before the worker starts). */

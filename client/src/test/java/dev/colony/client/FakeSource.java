@@ -23,6 +23,8 @@ public final class FakeSource implements ColonySource {
   public final Map<String, List<Turn>> turns = new ConcurrentHashMap<>();
   public final List<String> actions = new CopyOnWriteArrayList<>();
   public final AtomicLong calls = new AtomicLong();
+  /** When set, reading an ant's config throws it (Temporal not answering). */
+  public volatile RuntimeException configFailure;
   public final AtomicLong changedSinceCalls = new AtomicLong();
   public final AtomicLong countsCalls = new AtomicLong();
   public final AtomicInteger following = new AtomicInteger();
@@ -113,7 +115,18 @@ public final class FakeSource implements ColonySource {
   @Override
   public Object config(String name) {
     calls.incrementAndGet();
-    return rows.containsKey(name) ? Map.of("name", name, "prompt", "do the work") : null;
+    if (configFailure != null) {
+      throw configFailure;
+    }
+    Object set = configs.get(name);
+    return set != null ? set : rows.containsKey(name) ? Map.of("name", name, "prompt", "do the work") : null;
+  }
+
+  private final Map<String, Object> configs = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The ant's spec as its run loaded it, as {@link #config} answers from now on (an AntSpec, say). */
+  public void putConfig(String name, Object spec) {
+    configs.put(name, spec);
   }
 
   @Override

@@ -70,4 +70,40 @@ class SecretsTest {
     s.registerPublic("h-l");
     assertEquals("/x/${TOKEN}/", s.redact("/x/abcdefgh-long/"));
   }
+
+  @Test
+  void aSliceOfALongerTextMasksEverySecretThatOverlapsItWhereverTheCutFalls() {
+    Secrets s = new Secrets();
+    s.register("ANTHROPIC_API_KEY", "sk-live-0123456789abcdef");
+    s.register("SHORT", "k9Zq2x");
+    String whole = "the key sk-live-0123456789abcdef, a short k9Zq2x, and again sk-live-0123456789abcdef";
+    boolean[] secret = new boolean[whole.length()];
+    for (String v : List.of("sk-live-0123456789abcdef", "k9Zq2x")) {
+      for (int at = whole.indexOf(v); at >= 0; at = whole.indexOf(v, at + 1)) {
+        java.util.Arrays.fill(secret, at, at + v.length(), true);
+      }
+    }
+    // Every cut, every page width: a page shows exactly the characters that are no secret's.
+    for (int width = 1; width <= 12; width++) {
+      for (int from = 0; from < whole.length(); from += width) {
+        int to = Math.min(whole.length(), from + width);
+        String page = s.redactSlice(whole.substring(Math.max(0, from - s.longest()), from), whole.substring(from, to),
+            whole.substring(to, Math.min(whole.length(), to + s.longest())), false);
+        StringBuilder plain = new StringBuilder();
+        for (int i = from; i < to; i++) {
+          if (!secret[i]) {
+            plain.append(whole.charAt(i));
+          }
+        }
+        assertEquals(plain.toString(), page.replace("${ANTHROPIC_API_KEY}", "").replace("${SHORT}", ""),
+            "page [" + from + ", " + to + ") = '" + page + "'");
+      }
+    }
+    assertEquals("${SHORT}", s.redactSlice("a short k9Z", "q2x", ", and", false), "3|3 split: masked");
+    assertEquals("the key ${ANTHROPIC_API_KEY}", s.redactSlice("", "the key sk-live-01", "23456789abcdef", false));
+    // A transcript still written: its end may be a secret's beginning.
+    assertEquals("export T=${ANTHROPIC_API_KEY}", s.redactSlice("", "export T=sk-live-01", "", true));
+    assertEquals("export T=sk-", s.redactSlice("", "export T=sk-", "", true), "fewer than 4 characters: ordinary text");
+    assertEquals("export T=sk-live-01", s.redactSlice("", "export T=sk-live-01", "", false), "the text's true end");
+  }
 }

@@ -145,7 +145,9 @@ public final class ConsoleServer implements AutoCloseable {
     this.hub = new LiveHub(source, board, merge, views, options.pollEvery(), options.keepAlive(), 256);
     this.anyHost = !options.loopback() && isWildcard(options.bind());
     MergeSource mcpMerges = merges != null ? merges : source.merges(ColonyMcp.SURFACE);
-    this.mcp = new McpEndpoint(new ColonyMcp(source, board, mcpMerges, secrets, null), this::mcpGuard, views,
+    this.mcp = new McpEndpoint(new ColonyMcp(source, board, mcpMerges, secrets, null)
+        .noTranscripts("the console serves no transcripts, as its pages show none (colony mcp --dir DIR on that "
+            + "machine reads them)"), hub, this::mcpGuard, views,
         options.keepAlive());
     views.warmUp();
     this.app = Javalin.create(config -> {

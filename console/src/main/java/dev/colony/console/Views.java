@@ -1,6 +1,7 @@
 package dev.colony.console;
 
 import dev.colony.client.ColonySource;
+import dev.colony.client.Costs;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -15,8 +16,6 @@ import dev.colony.task.TaskCard;
 import dev.colony.task.TaskState;
 import dev.colony.task.TaskWork;
 import dev.colony.visibility.AntCard;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -251,93 +250,39 @@ final class Views {
     return Map.of("items", items);
   }
 
-  /** The last {@code days} days (UTC), oldest first. */
-  static List<String> days(int days, LocalDate today) {
-    List<String> out = new ArrayList<>();
-    for (int i = days - 1; i >= 0; i--) {
-      out.add(today.minusDays(i).toString());
-    }
-    return out;
-  }
-
-  /** Cost per ant per day from the cards' ledgers, the colony's total, the budgets. */
+  /** Cost per ant per day from the cards' ledgers, the colony's total, the budgets ({@link Costs}). */
   Map<String, Object> costs(List<Row> rows, int days) {
-    // The days end at the latest "today" among the ants' budget zones (a zone ahead of UTC is in tomorrow already).
-    long now = System.currentTimeMillis();
-    LocalDate end = LocalDate.now(ZoneOffset.UTC);
-    for (Row r : rows) {
-      if (r.card() != null) {
-        LocalDate t = LocalDate.parse(r.card().today(now));
-        end = t.isAfter(end) ? t : end;
-      }
-    }
-    List<String> dayList = days(days, end);
-    double[] total = new double[days];
+    Costs c = Costs.of(rows, days, System.currentTimeMillis());
     List<Map<String, Object>> ants = new ArrayList<>();
-    double sum = 0;
-    for (Row r : rows) {
-      AntCard c = r.card();
-      double[] usd = new double[days];
-      int[] sessions = new int[days];
-      double antTotal = 0;
-      if (c != null) {
-        for (var d : c.ledger()) {
-          int i = dayList.indexOf(d.day());
-          if (i >= 0) {
-            usd[i] += d.usd();
-            sessions[i] += d.sessions();
-            total[i] += d.usd();
-            antTotal += d.usd();
-          }
-        }
-      }
-      sum += antTotal;
+    for (Costs.Ant x : c.ants()) {
       Map<String, Object> a = new LinkedHashMap<>();
-      a.put("name", r.name());
-      a.put("perDay", usd);
-      a.put("sessionsPerDay", sessions);
-      a.put("totalUsd", antTotal);
-      a.put("dailyBudgetUsd", c == null ? null : c.dailyBudgetUsd());
-      a.put("monthlyBudgetUsd", c == null ? null : c.monthlyBudgetUsd());
-      AntCard asOfNow = c == null ? null : c.asOf(c.today(now));
-      a.put("todayUsd", asOfNow == null ? 0 : asOfNow.costTodayUsd());
-      a.put("monthUsd", asOfNow == null ? 0 : asOfNow.costMonthUsd());
+      a.put("name", x.name());
+      a.put("perDay", x.usdPerDay());
+      a.put("sessionsPerDay", x.sessionsPerDay());
+      a.put("totalUsd", x.totalUsd());
+      a.put("dailyBudgetUsd", x.dailyBudgetUsd());
+      a.put("monthlyBudgetUsd", x.monthlyBudgetUsd());
+      a.put("todayUsd", x.todayUsd());
+      a.put("monthUsd", x.monthUsd());
       ants.add(a);
     }
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("days", dayList);
+    m.put("days", c.days());
     m.put("ants", ants);
-    m.put("totalPerDay", total);
-    m.put("totalUsd", sum);
+    m.put("totalPerDay", c.totalPerDay());
+    m.put("totalUsd", c.totalUsd());
     return m;
   }
 
   /** The same as CSV: {@code day,ant,usd,sessions}, redacted. */
   String costsCsv(List<Row> rows, int days) {
     StringBuilder sb = new StringBuilder("day,ant,usd,sessions\n");
-    // The days end at the latest "today" among the ants' budget zones (a zone ahead of UTC is in tomorrow already).
-    long now = System.currentTimeMillis();
-    LocalDate end = LocalDate.now(ZoneOffset.UTC);
-    for (Row r : rows) {
-      if (r.card() != null) {
-        LocalDate t = LocalDate.parse(r.card().today(now));
-        end = t.isAfter(end) ? t : end;
-      }
-    }
-    List<String> dayList = days(days, end);
-    for (Row r : rows) {
-      Map<String, double[]> byDay = new LinkedHashMap<>();
-      if (r.card() != null) {
-        for (var d : r.card().ledger()) {
-          byDay.computeIfAbsent(d.day(), k -> new double[2]);
-          byDay.get(d.day())[0] += d.usd();
-          byDay.get(d.day())[1] += d.sessions();
-        }
-      }
-      for (String day : dayList) {
-        double[] v = byDay.getOrDefault(day, new double[2]);
-        sb.append(day).append(',').append(csv(r.name())).append(',')
-            .append(String.format(java.util.Locale.ROOT, "%.4f", v[0])).append(',').append((long) v[1]).append('\n');
+    Costs c = Costs.of(rows, days, System.currentTimeMillis());
+    for (Costs.Ant x : c.ants()) {
+      for (int i = 0; i < c.days().size(); i++) {
+        sb.append(c.days().get(i)).append(',').append(csv(x.name())).append(',')
+            .append(String.format(java.util.Locale.ROOT, "%.4f", x.usdPerDay()[i])).append(',')
+            .append(x.sessionsPerDay()[i]).append('\n');
       }
     }
     return secrets.redact(sb.toString());

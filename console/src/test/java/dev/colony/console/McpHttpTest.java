@@ -109,6 +109,24 @@ class McpHttpTest {
   }
 
   @Test
+  void theConsoleServesNoTranscriptToAnyToken() {
+    start(TOKEN, READ);
+    dev.colony.visibility.AntCard card = new dev.colony.visibility.AntCard(dev.colony.visibility.AntCard.VERSION, 1,
+        "waiting", 0, "waiting", null, null, null, 2, false, null, 0, 0, 0, null, null, "UTC", null, null, List.of(),
+        List.of(), List.of(), List.of(), 0);
+    source.put(new dev.colony.client.ColonySource.Row("alpha", "waiting", false, null, 2, 0, 0, null, "host1", false,
+        "success", card, true, System.currentTimeMillis()));
+    for (String token : List.of(TOKEN, READ)) {
+      McpSyncClient c = client("Authorization", "Bearer " + token);
+      c.initialize();
+      Exception e = assertThrows(Exception.class, () -> c.readResource(
+          new McpSchema.ReadResourceRequest("colony://ant/alpha/session/1")));
+      assertTrue(String.valueOf(e.getMessage()).contains("the console serves no transcripts, as its pages show none"),
+          e.toString());
+    }
+  }
+
+  @Test
   void noTokenOrAWrongOneIsRefusedWhenTokensAreSet() throws Exception {
     start(TOKEN, READ);
     assertEquals(401, post(INIT).statusCode());

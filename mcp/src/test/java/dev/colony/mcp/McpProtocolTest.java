@@ -39,6 +39,7 @@ class McpProtocolTest {
   OutputStream toServer;
   BufferedReader fromServer;
   final List<String> lines = new ArrayList<>();
+  volatile boolean ended;
 
   @BeforeEach
   void start() throws Exception {
@@ -49,8 +50,11 @@ class McpProtocolTest {
     toServer = Channels.newOutputStream(in.sink());
     fromServer = new BufferedReader(new InputStreamReader(Channels.newInputStream(out.source()), StandardCharsets.UTF_8));
     ColonyMcp mcp = new ColonyMcp(source, new FakeTaskBoard("hello"), new FakeMergeSource(), new Secrets(), "dana");
-    server = mcp.serve(new StdioServerTransportProvider(ColonyMcp.jsonMapper(), Channels.newInputStream(in.source()),
-        Channels.newOutputStream(out.sink())), "test");
+    OutputStream serverOut = Channels.newOutputStream(out.sink());
+    // As colony mcp serves it: the guard before the SDK's transport.
+    server = mcp.serve(new StdioServerTransportProvider(ColonyMcp.jsonMapper(),
+        new StdioGuard(Channels.newInputStream(in.source()), serverOut, ColonyMcp.jsonMapper(), () -> ended = true),
+        serverOut), "test");
   }
 
   @AfterEach
@@ -126,5 +130,42 @@ class McpProtocolTest {
     assertFalse(inbox.path("isError").asBoolean(), inbox.toString());
     assertEquals("hello", inbox.get("structuredContent").get("colony").asText());
     assertEquals(1, source.actions.size(), "the reads sent nothing");
+  }
+
+  /**
+   * The SDK ended the whole session on the first line it could not read (a blank line, {}, JSON
+   * nested too deep): the host then waited for answers that never came. Each such line is now
+   * answered with the protocol's error and the session goes on.
+   */
+  @Test
+  void aLineTheServerCannotReadIsAnsweredAndTheSessionGoesOn() throws Exception {
+    send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+        + "\"capabilities\":{},\"clientInfo\":{\"name\":\"test-host\",\"version\":\"1.0\"}}}");
+    response(1);
+    send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    send("");
+    send("{}");
+    JsonNode empty = JSON.readTree(fromServer.readLine());
+    assertEquals(-32600, empty.get("error").get("code").asInt(), empty.toString());
+    assertTrue(empty.get("id").isNull(), empty.toString());
+    send("{\"id\":9}");
+    JsonNode noMethod = response(9);
+    assertEquals(-32600, noMethod.get("error").get("code").asInt(), noMethod.toString());
+    send("this is not json");
+    assertEquals(-32700, JSON.readTree(fromServer.readLine()).get("error").get("code").asInt());
+    send("{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":\"colony_ants\",\"arguments\":"
+        + "[".repeat(1100) + "]".repeat(1100) + "}}");
+    JsonNode deep = JSON.readTree(fromServer.readLine());
+    assertEquals(-32700, deep.get("error").get("code").asInt(), "nested deeper than the parser reads: " + deep);
+
+    // A CR is JSON's whitespace; the SDK ended the line there and the session with it.
+    send("{\"jsonrpc\":\"2.0\",\r\"id\":11,\"method\":\"ping\"}\r\r");
+    assertTrue(response(11).has("result"), "the line with CRs is read whole");
+    send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+    assertEquals(24, response(2).get("result").get("tools").size(), "the session is alive");
+    assertFalse(ended);
+    toServer.close();
+    dev.colony.testing.Eventually.eventually(java.time.Duration.ofSeconds(10), () -> ended,
+        "the end of the client's output ends the server");
   }
 }

@@ -139,7 +139,8 @@ class McpResourcesTest {
     JsonNode templates = request("resources/templates/list", null).get("result").get("resourceTemplates");
     List<String> uris = new ArrayList<>();
     templates.forEach(t -> uris.add(t.get("uriTemplate").asText()));
-    assertEquals(List.of("colony://ant/{name}/config", "colony://ant/{name}/live", "colony://task/{id}"),
+    assertEquals(List.of("colony://ant/{name}/config", "colony://ant/{name}/live", "colony://ant/{name}/session/{n}",
+        "colony://task/{id}"),
         uris.stream().sorted().toList(), "the SDK lists them in its own order");
 
     source.addTurns("alpha", new Turn("tool", "Bash", "make test", "all green", false));
@@ -158,13 +159,29 @@ class McpResourcesTest {
     assertTrue(task.get("text").asText().contains("Fix the build"), task.toString());
 
     JsonNode inbox = read("colony://inbox").get("result").get("contents").get(0);
-    assertTrue(inbox.get("text").asText().contains("wait for a human"), inbox.toString());
+    assertTrue(inbox.get("text").asText().startsWith("Nothing waits for a human in colony 'hello'."),
+        inbox.toString());
 
     JsonNode none = read("colony://ant/nobody/live");
     assertEquals(-32002, none.get("error").get("code").asInt(), none.toString());
     assertTrue(none.get("error").get("message").asText().contains("no ant 'nobody'"), none.toString());
     JsonNode bad = read("colony://ant/x%20y/live");
     assertTrue(bad.has("error"), "a name that is not one is refused: " + bad);
+  }
+
+  @Test
+  void aResourceThatCannotBeReadIsOneRedactedLine() throws Exception {
+    source.configFailure = new IllegalStateException("listing the ants: Temporal answered UNAVAILABLE (key " + SECRET
+        + ")\n\tat io.grpc.Something");
+    JsonNode failed = read("colony://ant/alpha/config");
+    JsonNode error = failed.get("error");
+    assertEquals(-32603, error.get("code").asInt(), failed.toString());
+    String message = error.get("message").asText();
+    assertFalse(message.contains(SECRET), "redacted: " + message);
+    assertFalse(message.contains("\n"), "one line: " + message);
+    assertTrue(message.startsWith("reading the resource failed: listing the ants: Temporal answered UNAVAILABLE"), message);
+    source.configFailure = null;
+    assertTrue(read("colony://ant/alpha/config").has("result"), "the session goes on");
   }
 
   @Test
@@ -186,10 +203,9 @@ class McpResourcesTest {
     String live = "colony://ant/alpha/live";
     assertTrue(request("resources/subscribe", "{\"uri\":\"" + live + "\"}").has("result"));
     assertTrue(request("resources/subscribe", "{\"uri\":\"colony://inbox\"}").has("result"));
-    read(live); // the watcher follows alpha's turns from now on
-    ColonyResources.Watcher watcher = mcp.resources.watcher;
+    ResourceWatcher watcher = mcp.watcher; // it follows alpha's turns while alpha is subscribed
     long r0 = watcher.rounds;
-    eventually(() -> watcher.rounds >= r0 + 2, "two rounds of the watcher after the read");
+    eventually(() -> watcher.rounds >= r0 + 2, "two rounds of the watcher after the subscription");
     assertEquals(0, updates(live), "nothing changed yet");
 
     source.addTurns("alpha", new Turn("tool", "Bash", "make", "ok", false));

@@ -38,6 +38,15 @@ class ColonyChoice {
         .colony().name();
   }
 
+  /**
+   * The colony directory this command was given ({@code --dir}), or the current directory when its
+   * colony.yaml named the colony; null when the colony came from {@code --colony} or
+   * {@code $COLONY_COLONY} alone. After {@link #colonyName()}.
+   */
+  Path directory() {
+    return dir != null ? dir : loaded != null ? Path.of(".") : null;
+  }
+
   /** The colony's config, loaded once; {@code whenMissing} is the one-line error when no directory holds one. */
   LoadedColony config(String whenMissing) {
     if (loaded == null) {

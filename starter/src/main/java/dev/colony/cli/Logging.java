@@ -26,6 +26,9 @@ final class Logging {
     setIfAbsent("org.slf4j.simpleLogger.log.io.temporal.internal.worker.BasePoller", "off");
     setIfAbsent("org.slf4j.simpleLogger.log.io.temporal.internal.worker.Poller", "off");
     setIfAbsent("org.slf4j.simpleLogger.log.io.temporal", "error");
+    // The MCP SDK warns with what a client sent, raw (an unknown notification's parameters: terminal
+    // escapes, forged log lines); Colony answers the client itself.
+    setIfAbsent("org.slf4j.simpleLogger.log.io.modelcontextprotocol", "error");
     setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
     setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS");
     setIfAbsent("org.slf4j.simpleLogger.logFile", "System.err");

@@ -3,17 +3,19 @@ package dev.colony.cli;
 import dev.colony.board.TemporalTaskBoard;
 import dev.colony.client.TemporalColonySource;
 import dev.colony.client.TemporalMergeSource;
+import dev.colony.config.LoadedColony;
 import dev.colony.mcp.ColonyMcp;
+import dev.colony.mcp.StdioGuard;
 import dev.colony.secrets.Secrets;
 import dev.colony.task.TaskSettings;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
-import java.io.FilterInputStream;
-import java.io.IOException;
-import java.io.InputStream;
+import java.io.FileOutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -28,7 +30,8 @@ import picocli.CommandLine.Mixin;
  */
 @Command(name = "mcp", mixinStandardHelpOptions = true,
     description = "Serve the colony to an AI agent as an MCP server over stdio: its ants, inbox, costs, tasks and merge "
-        + "queues as tools, steering recorded as mcp:<client> in the ants' histories. Started by the agent host, e.g. "
+        + "queues as tools, steering recorded as mcp:<client> in the ants' histories; with the colony directory "
+        + "(--dir) on a worker's machine, the sessions' transcripts too. Started by the agent host, e.g. "
         + "claude mcp add colony -- /path/to/colony mcp --dir my-colony",
     footerHeading = "%nExamples:%n",
     footer = {"  claude mcp add colony -- /path/to/colony mcp --dir my-colony",
@@ -39,11 +42,15 @@ final class McpCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    // stdout is the protocol's (through the one redactor, as everything this process prints); whatever
-    // else would write to System.out (a library, a stray print) goes to stderr.
-    PrintStream protocol = System.out;
+    // stdout is the protocol's alone, written as the SDK writes it: every answer is redacted value by
+    // value before it is sent, and the text redactor on a whole JSON line would rewrite the protocol
+    // itself (a referenced value "true" or "2025" inside it). Whatever else would write to
+    // System.out (a library, a stray print) goes to stderr, through the redactor.
+    PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
     System.setOut(System.err);
     String colony = choice.colonyName();
+    // With --colony alone no config is loaded: the environment's secret-looking values are still masked.
+    Secrets.process().registerSecretLookingNames(System.getenv());
     Temporal t = Temporal.connect(choice.temporal);
     CountDownLatch stopped = new CountDownLatch(1);
     McpSyncServer server;
@@ -51,8 +58,11 @@ final class McpCommand implements Callable<Integer> {
       TemporalColonySource source = new TemporalColonySource(t.client, colony, null);
       ColonyMcp mcp = new ColonyMcp(source, new TemporalTaskBoard(source.client(), colony, TaskSettings.defaults()),
           new TemporalMergeSource(source.client(), colony, ColonyMcp.SURFACE), Secrets.process(), System.getenv("USER"));
+      transcripts(mcp, colony);
+      // One bad line from the client is answered as the protocol's error, not the end of the session.
       StdioServerTransportProvider transport = new StdioServerTransportProvider(ColonyMcp.jsonMapper(),
-          untilEnd(new FileInputStream(FileDescriptor.in), stopped), protocol);
+          new StdioGuard(new FileInputStream(FileDescriptor.in), protocol, ColonyMcp.jsonMapper(), stopped::countDown),
+          protocol);
       server = mcp.serve(transport, ColonyMcp.class.getPackage().getImplementationVersion());
     } catch (RuntimeException e) {
       t.close();
@@ -70,26 +80,30 @@ final class McpCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** {@code in}, counting {@code ended} down when it ends (the client closed the server's standard input). */
-  static InputStream untilEnd(InputStream in, CountDownLatch ended) {
-    return new FilterInputStream(in) {
-      @Override
-      public int read() throws IOException {
-        int b = super.read();
-        if (b < 0) {
-          ended.countDown();
-        }
-        return b;
-      }
-
-      @Override
-      public int read(byte[] buf, int off, int len) throws IOException {
-        int n = super.read(buf, off, len);
-        if (n < 0) {
-          ended.countDown();
-        }
-        return n;
-      }
-    };
+  /**
+   * With the colony directory ({@code --dir}, or the current one holding the colony's colony.yaml),
+   * the server reads the sessions' transcripts the workers of this machine write there, redacted
+   * with the colony's secrets (its config is loaded for them). Without it, or with the directory of
+   * another colony, a transcript's read says where it lives.
+   */
+  private void transcripts(ColonyMcp mcp, String colony) {
+    Path dir = choice.directory();
+    if (dir == null) {
+      return; // the default: "started without the colony directory"
+    }
+    LoadedColony loaded;
+    try {
+      loaded = choice.config("no colony.yaml in " + dir);
+    } catch (UserError e) {
+      System.err.println("colony mcp: no transcripts served: " + Secrets.process().redact(e.getMessage()));
+      mcp.noTranscripts("this server could not load its colony directory, so it reads no transcript");
+      return;
+    }
+    if (!loaded.colony().name().equals(colony)) {
+      mcp.noTranscripts("this server's directory holds colony '" + loaded.colony().name() + "', not this one, so it "
+          + "reads no transcript");
+      return;
+    }
+    mcp.transcriptsIn(Path.of(loaded.colony().dir()));
   }
 }

@@ -26,6 +26,15 @@ public final class Printable {
       if (c == '\r' && i + 1 < text.length() && text.charAt(i + 1) == '\n') {
         continue; // a Windows line end: the \n that follows ends the line
       }
+      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        char low = text.charAt(++i);
+        if (unsafe(Character.toCodePoint(c, low))) {
+          sb.append(escaped(c)).append(escaped(low));
+        } else {
+          sb.append(c).append(low);
+        }
+        continue;
+      }
       if (c == '\n' || c == '\t' || !unsafe(c)) {
         sb.append(c);
       } else {
@@ -49,7 +58,12 @@ public final class Printable {
       char c = text.charAt(i);
       if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
         // an emoji stays whole: never half of it at the cut
-        sb.append(c).append(text.charAt(++i));
+        char low = text.charAt(++i);
+        if (unsafe(Character.toCodePoint(c, low))) {
+          sb.append(escaped(c)).append(escaped(low));
+        } else {
+          sb.append(c).append(low);
+        }
         continue;
       }
       switch (c) {
@@ -77,13 +91,31 @@ public final class Printable {
    * except the zero-width joiner and non-joiner that emoji and several scripts need.
    */
   public static boolean unsafe(char c) {
-    return Character.isISOControl(c)
-        || Character.getType(c) == Character.FORMAT && c != '\u200c' && c != '\u200d';
+    return unsafe((int) c);
+  }
+
+  /**
+   * {@link #unsafe(char)} for a whole code point, beyond the first plane too: the tag characters
+   * (U+E0000 to U+E007F, invisible, which spell ASCII a reader never sees: "ASCII smuggling"),
+   * the other invisible format characters there, and the variation selectors U+E0100 to U+E01EF.
+   * Flags of regions (England, Scotland) are spelled with tags and lose them.
+   */
+  public static boolean unsafe(int cp) {
+    return Character.isISOControl(cp)
+        || Character.getType(cp) == Character.FORMAT && cp != 0x200c && cp != 0x200d
+        || cp >= 0xe0000 && cp <= 0xe01ef;
   }
 
   private static int firstUnsafe(String text) {
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        if (unsafe(Character.toCodePoint(c, text.charAt(i + 1)))) {
+          return i;
+        }
+        i++;
+        continue;
+      }
       if (unsafe(c) && c != '\n' && c != '\t') {
         return i;
       }

@@ -56,4 +56,13 @@ class PrintableTest {
     String line = Printable.line("ab\uD83D\uDE00cd", 3);
     assertEquals("ab\uD83D\uDE00… [2 more characters]", line);
   }
+
+  @Test
+  void tagCharactersBeyondTheFirstPlaneAreEscapedEmojiAreNot() {
+    // U+E0073 U+E0074: "st" spelled in invisible tag characters
+    assertEquals("a\\udb40\\udc73\\udb40\\udc74b", Printable.of("a\udb40\udc73\udb40\udc74b"));
+    assertEquals("a\\udb40\\udc73", Printable.line("a\udb40\udc73", 100));
+    assertEquals("🐜 ok", Printable.of("🐜 ok"));
+    assertEquals("🐜", Printable.line("🐜", 10));
+  }
 }
