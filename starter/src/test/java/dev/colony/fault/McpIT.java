@@ -413,7 +413,8 @@ class McpIT {
   /**
    * A console off loopback ({@code --bind} the machine's own non-loopback address, or all of them
    * when it has none): it will not start without a token, and with one the Python SDK is refused
-   * without it (401) and let in with it, its pause reaching {@code colony status}.
+   * without it (401, told why) and let in with it: its pause reaches {@code colony status}, and its
+   * subscription to the ant's live view is told of the change over the session's event stream.
    */
   @Test
   void offLoopbackTheConsolesMcpRefusesAClientWithoutAToken() throws Exception {
@@ -484,6 +485,8 @@ class McpIT {
       assertEquals("mcp:python-sdk-http-it (dana)", paused.get("structuredContent").get("by").asText());
       eventually(STEP, () -> PAUSED.matcher(quietly("status", "hello/greeter")).find(),
           () -> "greeter is not paused in colony status:\n" + quietly("status", "hello/greeter"));
+      JsonNode told = waited(lines, "told", stderr);
+      assertTrue(notified(told, "colony://ant/greeter/live"), "the subscription over HTTP was not told: " + told);
       assertTrue(client.waitFor(60, TimeUnit.SECONDS), "the client did not end");
       assertEquals(0, client.exitValue(), Cluster.read(stderr));
       assertFalse(Cluster.read(consoleLog).contains(token), "the console logged its token");
