@@ -24,7 +24,12 @@ public final class ToolGate {
   public static final int SUMMARY_LIMIT = 800;
   private static final ObjectMapper JSON = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
-  /** The outcome for the agent: run it, or don't and here is why. */
+  /**
+   * The outcome for the agent: run it, or don't and here is why.
+   *
+   * @param message for a call not allowed, why (the agent is told); for an allowed one, the note
+   *     the human who approved it wrote, for the agent to read, or null when there is none
+   */
   public record Verdict(boolean allowed, String message) {
     static Verdict allow() {
       return new Verdict(true, null);
@@ -72,7 +77,8 @@ public final class ToolGate {
         redactor.redact(summary(tool, input)), reason.get());
     ConfirmationDecision d = confirmer.confirm(request);
     if (d.approved()) {
-      return Verdict.allow();
+      return d.note() == null || d.note().isBlank() ? Verdict.allow()
+          : new Verdict(true, "This " + tool + " call was approved by " + d.by() + ", with a note: " + d.note());
     }
     String why = "timeout".equals(d.by()) ? "nobody approved it in time" : "denied by " + d.by();
     return new Verdict(false, "This " + tool + " call was not approved: " + why

@@ -40,6 +40,8 @@ import java.util.function.Function;
 final class McpEndpoint extends HttpServlet {
   static final String PATH = "/mcp";
   private static final String WHO = "dev.colony.console.who";
+  /** The JSON-RPC error code of a request the console's checks refused (the implementation-defined server error). */
+  static final int REFUSED = -32000;
   private static final String SESSION = "Mcp-Session-Id";
   /** Keep-alive intervals after which a session with no stream and no request is forgotten (1 min). */
   static final int SWEEP_KEEP_ALIVES = 12;
@@ -99,9 +101,7 @@ final class McpEndpoint extends HttpServlet {
       if (refused.getStatus() == 401) {
         res.setHeader("WWW-Authenticate", "Bearer realm=\"colony\"");
       }
-      res.setStatus(refused.getStatus());
-      res.setContentType("application/json; charset=utf-8");
-      res.getOutputStream().write(views.json(Map.of("error", refused.getMessage())).getBytes(StandardCharsets.UTF_8));
+      refuse(res, refused.getStatus(), refused.getMessage());
       return;
     }
     req.setAttribute(WHO, who);
@@ -112,10 +112,7 @@ final class McpEndpoint extends HttpServlet {
       byte[] body = req.getContentLengthLong() > ConsoleServer.MAX_BODY ? null
           : req.getInputStream().readNBytes(ConsoleServer.MAX_BODY + 1);
       if (body == null || body.length > ConsoleServer.MAX_BODY) {
-        res.setStatus(413);
-        res.setContentType("application/json; charset=utf-8");
-        res.getOutputStream().write(views.json(Map.of("error", "the request body is over " + ConsoleServer.MAX_BODY
-            / 1024 + " KB")).getBytes(StandardCharsets.UTF_8));
+        refuse(res, 413, "the request body is over " + ConsoleServer.MAX_BODY / 1024 + " KB");
         return;
       }
       String refused = (who.operator() ? fullSubscriptions : readerSubscriptions).request(req.getHeader(SESSION),
@@ -130,6 +127,21 @@ final class McpEndpoint extends HttpServlet {
       forward = new Body(req, body);
     }
     (who.operator() ? full : reader).service((ServletRequest) forward, (ServletResponse) res);
+  }
+
+  /**
+   * A refusal: {@code status} with a JSON-RPC error whose message is {@code sentence}, so that a
+   * client shows the sentence (the Python SDK surfaces a JSON-RPC error found in a non-2xx body;
+   * any other body becomes its "Server returned an error response").
+   */
+  private void refuse(HttpServletResponse res, int status, String sentence) throws IOException {
+    res.setStatus(status);
+    res.setContentType("application/json; charset=utf-8");
+    Map<String, Object> body = new java.util.LinkedHashMap<>();
+    body.put("jsonrpc", "2.0");
+    body.put("id", null);
+    body.put("error", Map.of("code", REFUSED, "message", sentence));
+    res.getOutputStream().write(views.json(body).getBytes(StandardCharsets.UTF_8));
   }
 
   /** A request whose body was read already: it is read again from memory. */

@@ -136,6 +136,31 @@ class McpHttpTest {
     assertEquals(200, post(INIT, "Authorization", "Bearer " + TOKEN).statusCode());
   }
 
+  /**
+   * A refusal is a JSON-RPC error whose message is the console's sentence: an MCP client shows it
+   * (the Python SDK surfaces a JSON-RPC error in a non-2xx body; any other body becomes its own
+   * "Server returned an error response", which says nothing of the token).
+   */
+  @Test
+  void aRefusalIsAJsonRpcErrorThatSaysWhy() throws Exception {
+    start(TOKEN, READ);
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    HttpResponse<String> anonymous = post(INIT);
+    assertEquals(401, anonymous.statusCode());
+    assertTrue(anonymous.headers().firstValue("Content-Type").orElse("").startsWith("application/json"),
+        anonymous.headers().toString());
+    assertEquals("Bearer realm=\"colony\"", anonymous.headers().firstValue("WWW-Authenticate").orElse(""));
+    var body = json.readTree(anonymous.body());
+    assertEquals("2.0", body.path("jsonrpc").asText(), anonymous.body());
+    assertTrue(body.has("id") && body.get("id").isNull(), anonymous.body());
+    assertEquals(-32000, body.path("error").path("code").asInt(), anonymous.body());
+    assertEquals("a token is needed (Authorization: Bearer TOKEN)", body.path("error").path("message").asText(),
+        anonymous.body());
+    var hostile = json.readTree(post(INIT, "Authorization", "Bearer " + TOKEN, "Origin", "http://evil.example").body());
+    assertTrue(hostile.path("error").path("message").asText().startsWith("cross-site requests are refused"),
+        hostile.toString());
+  }
+
   @Test
   void onLoopbackWithoutTokensNoneIsNeeded() {
     start(null, null);

@@ -31,8 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code colony mcp} driven by a client nobody here wrote: the official MCP Python SDK
  * (bin/mcp-python.sh, pinned) starts {@code ./colony mcp --dir <colony>} over stdio against
  * examples/hello on the real dev server with a worker, lists the tools, reads the inbox, reads the
- * greeter's live session as a resource, gets a prompt, is refused a bad argument, pauses the greeter and resumes it. {@code colony status} sees the ant
- * paused, then not, and the ant's history records the MCP client and the operator as who did it.
+ * greeter's live session as a resource, gets a prompt, is refused a bad argument, pauses the
+ * greeter and resumes it. {@code colony status} sees the ant paused, then not, and the ant's
+ * history records the MCP client and the operator as who did it. Over stdio too, it is told of
+ * the changes it subscribed to and approves a confirmation an ant raised; over the console's
+ * Streamable HTTP it acts with the console's tokens, a read-only token is refused a change, and a
+ * console off loopback refuses it without a token.
  */
 @Timeout(600)
 class McpIT {
@@ -42,6 +46,35 @@ class McpIT {
   private static final Path HTTP_CLIENT = Path.of("src/test/python/mcp_http_client.py").toAbsolutePath();
   private static final java.util.regex.Pattern CONSOLE_URL =
       java.util.regex.Pattern.compile("(?:Console:|console on)\\s+(http://\\S+)");
+  private static final Path SUBSCRIBE_CLIENT = Path.of("src/test/python/mcp_subscribe_client.py").toAbsolutePath();
+  private static final Path HTTP_TOKEN_CLIENT = Path.of("src/test/python/mcp_http_token_client.py").toAbsolutePath();
+  /**
+   * A stand-in for the Claude Code CLI in stream-json mode, as FaultIT's (fault-colony/fake-claude.sh):
+   * asks permission to {@code git push} through the CLI's permission channel, writes the answer it
+   * gets to control/pusher/decisions.log and the message that follows it (the approver's note) to
+   * control/pusher/told.log, then reports a success.
+   */
+  private static final String FAKE_CLAUDE = """
+      #!/bin/sh
+      here=$(cd "$(dirname "$0")" && pwd)
+      log="$here/control/pusher"
+      mkdir -p "$log"
+      read -r first
+      echo '{"type":"system","subtype":"init","session_id":"sess-mcp"}'
+      echo '{"type":"control_request","request_id":"r1","request":{"subtype":"can_use_tool","tool_name":"Bash","input":{"command":"git push origin main"}}}'
+      while read -r line; do
+        case "$line" in
+          *control_response*) echo "$line" >> "$log/decisions.log"; break ;;
+        esac
+      done
+      while read -r line; do
+        case "$line" in
+          *'"type":"user"'*) echo "$line" >> "$log/told.log"; break ;;
+        esac
+      done
+      echo '{"type":"result","subtype":"success","is_error":false,"num_turns":2,"total_cost_usd":0.1,"usage":{"input_tokens":10,"output_tokens":5},"result":"pushed the fix","session_id":"sess-mcp"}'
+      while read -r line; do :; done
+      """;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration STEP = Duration.ofSeconds(120);
   private static final java.util.regex.Pattern PAUSED = java.util.regex.Pattern.compile("(?m)^\\s*paused:\\s+yes");
@@ -285,6 +318,269 @@ class McpIT {
     }
   }
 
+  /**
+   * Subscriptions and a confirmation over stdio: the Python SDK subscribes to the greeter's live
+   * view and to the inbox; {@code colony pause} from outside reaches it as
+   * {@code notifications/resources/updated} for the greeter, after which it reads the greeter
+   * paused; an ant started then (its agent a stand-in for the Claude Code CLI, as FaultIT's) asks
+   * to {@code git push}, which reaches it as an update of the inbox holding the request; it
+   * approves the request with a note, the agent is allowed its call and told the note, the ant's
+   * session goes on to its success, the history records the client and the operator as who
+   * decided, and the inbox update says the request left.
+   */
+  @Test
+  void thePythonSdkIsToldOfWhatItSubscribedToAndApprovesAConfirmationAnAntRaised() throws Exception {
+    String python = python();
+    cluster = new Cluster(tmp, EXAMPLE);
+    cluster.colonyName = "hello";
+    deleteTree(cluster.dir.resolve(".colony"));
+    Path fake = cluster.dir.resolve("fake-claude.sh");
+    Files.writeString(fake, FAKE_CLAUDE);
+    assertTrue(fake.toFile().setExecutable(true));
+    Files.writeString(cluster.dir.resolve(".env"), "COLONY_CLAUDE_BIN=" + fake + "\n");
+    cluster.startServer("dev");
+    cluster.startWorker("w1");
+    cluster.start();
+    eventually(STEP, () -> quietly("status", "hello/greeter").contains("sessions:"),
+        () -> "greeter never ran:\n" + cluster.diagnostics());
+
+    String note = "only origin main, once";
+    List<String> server = List.of(ROOT.resolve("colony").toString(), "mcp", "--dir", cluster.dir.toString(),
+        "--address", cluster.target());
+    Path stderr = cluster.logs.resolve("mcp-subscribe-client.log");
+    BlockingQueue<String> lines = launch(stderr, python, SUBSCRIBE_CLIENT.toString(), JSON.writeValueAsString(server),
+        "greeter", "pusher", note);
+    try {
+      JsonNode subscribed = step(lines, "subscribed", stderr);
+      assertTrue(subscribed.get("capabilities").get("resources").get("subscribe").asBoolean(), subscribed.toString());
+      assertFalse(subscribed.get("data").get("paused").asBoolean(), "the greeter was paused already: " + subscribed);
+
+      cluster.cli("pause", "hello/greeter");
+      JsonNode paused = waited(lines, "watched_paused", stderr);
+      assertTrue(notified(paused, "colony://ant/greeter/live"), paused.toString());
+      assertTrue(paused.get("data").get("paused").asBoolean(), paused.toString());
+      assertTrue(PAUSED.matcher(quietly("status", "hello/greeter")).find(), quietly("status", "hello/greeter"));
+
+      Files.writeString(cluster.dir.resolve("ants/pusher.yaml"), """
+          name: pusher
+          description: pushes the fix, asking first (its agent a stand-in for the Claude Code CLI)
+          instructions: Push the fix.
+          engine: claude
+          poll_interval: 1h
+          session_timeout: 10m
+          sandbox:
+            write: [control]
+          """);
+      cluster.start("pusher");
+      JsonNode asked = waited(lines, "inbox_confirmation", stderr);
+      assertTrue(notified(asked, "colony://inbox"), asked.toString());
+      JsonNode item = null;
+      for (JsonNode i : step(lines, "inbox_tool", stderr).get("result").get("structuredContent").get("ants")) {
+        item = i.get("ant").asText().equals("pusher") ? i : item;
+      }
+      assertTrue(item != null, "colony_inbox does not list the pusher: " + asked);
+      JsonNode request = item.get("confirmation");
+      assertEquals("Bash", request.get("tool").asText(), item.toString());
+      assertEquals("`git push origin main`", request.get("summary").asText(), item.toString());
+      assertTrue(strings(item.get("answer_with")).contains("ant_decide"), item.toString());
+      int id = request.get("request").asInt();
+      assertEquals(List.of(id), cluster.status("pusher").confirmations().stream().map(p -> p.id()).toList(),
+          "the request the client saw is the one the ant waits on");
+      assertTrue(!Files.exists(cluster.dir.resolve("control/pusher/decisions.log")), "the agent was answered unasked");
+      OutputStream in = client.getOutputStream();
+      in.write("go on\n".getBytes(StandardCharsets.UTF_8));
+      in.flush();
+
+      JsonNode decided = step(lines, "decided", stderr);
+      assertEquals(id, decided.get("request").asInt());
+      JsonNode result = decided.get("result");
+      assertFalse(result.path("isError").asBoolean(), result.toString());
+      assertEquals("mcp:python-sdk-it (dana)", result.get("structuredContent").get("by").asText(), result.toString());
+      eventually(STEP, () -> {
+        var s = cluster.status("pusher");
+        return s.confirmations().isEmpty() && s.sessions() >= 1 && "success".equals(s.lastOutcome());
+      }, () -> "the pusher did not go on after the approval: " + cluster.status("pusher"));
+      String answer = Cluster.read(cluster.dir.resolve("control/pusher/decisions.log"));
+      assertTrue(answer.contains("\"behavior\":\"allow\"") && answer.contains("git push origin main"),
+          "the agent was not allowed its call: " + answer);
+      String told = Cluster.read(cluster.dir.resolve("control/pusher/told.log"));
+      assertTrue(told.contains("approved by python-sdk-it (dana) (mcp), with a note: " + note), "the agent was not "
+          + "told the note: " + told);
+      // The history: the decision's signal, sent by the client for the operator, its decider and note.
+      List<java.util.Map.Entry<String, String>> decisions = decideSignals("pusher");
+      assertEquals(1, decisions.size(), decisions.toString());
+      assertEquals("mcp:python-sdk-it (dana)", decisions.get(0).getKey(), decisions.toString());
+      JsonNode decide = JSON.readTree(decisions.get(0).getValue());
+      assertEquals(id, decide.get("id").asInt(), decide.toString());
+      assertTrue(decide.get("approve").asBoolean(), decide.toString());
+      assertEquals("python-sdk-it (dana) (mcp)", decide.get("by").asText(), decide.toString());
+      assertEquals(note, decide.get("note").asText(), decide.toString());
+      String worker = Cluster.read(cluster.logs.resolve("worker-w1.log"));
+      assertTrue(worker.contains("request #" + id + " approved by python-sdk-it (dana) (mcp)."), worker);
+
+      JsonNode cleared = waited(lines, "inbox_cleared", stderr);
+      assertTrue(notified(cleared, "colony://inbox"), cleared.toString());
+      assertTrue(client.waitFor(60, TimeUnit.SECONDS), "the client did not end");
+      assertEquals(0, client.exitValue(), Cluster.read(stderr));
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\nclient's stderr:\n" + Cluster.read(stderr) + "\n"
+          + cluster.diagnostics(), e);
+    }
+  }
+
+  /**
+   * A console off loopback ({@code --bind} the machine's own non-loopback address, or all of them
+   * when it has none): it will not start without a token, and with one the Python SDK is refused
+   * without it (401, told why) and let in with it: its pause reaches {@code colony status}, and its
+   * subscription to the ant's live view is told of the change over the session's event stream.
+   */
+  @Test
+  void offLoopbackTheConsolesMcpRefusesAClientWithoutAToken() throws Exception {
+    String python = python();
+    cluster = new Cluster(tmp, EXAMPLE);
+    cluster.colonyName = "hello";
+    deleteTree(cluster.dir.resolve(".colony"));
+    cluster.startServer("dev");
+    cluster.startWorker("w1");
+    cluster.start();
+    eventually(STEP, () -> quietly("status", "hello/greeter").contains("sessions:"),
+        () -> "greeter never ran:\n" + cluster.diagnostics());
+
+    String own = nonLoopbackAddress();
+    // Without one (a machine with loopback only), all addresses: a console that is not on loopback just the same.
+    String bind = own != null ? own : "0.0.0.0";
+    String port = Integer.toString(Cluster.freePort());
+    Path refusedLog = cluster.logs.resolve("console-refused.log");
+    ProcessBuilder refusedPb = new ProcessBuilder(Cluster.jvm("console", cluster.dir.toString(), "--address",
+        cluster.address, "--bind", bind, "--port", port)).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(refusedLog.toFile()));
+    refusedPb.environment().remove("COLONY_CONSOLE_TOKEN");
+    Process refused = refusedPb.start();
+    try {
+      assertTrue(refused.waitFor(60, TimeUnit.SECONDS), "a console off loopback without a token started: "
+          + Cluster.read(refusedLog));
+    } finally {
+      refused.destroyForcibly();
+    }
+    assertEquals(1, refused.exitValue(), Cluster.read(refusedLog));
+    assertTrue(Cluster.read(refusedLog).contains("refusing to serve the console on " + bind + " without a token"),
+        Cluster.read(refusedLog));
+
+    String token = "operator-secret-0123456789";
+    Path consoleLog = cluster.logs.resolve("console.log");
+    console = new ProcessBuilder(Cluster.jvm("console", cluster.dir.toString(), "--address", cluster.address,
+        "--bind", bind, "--port", port, "--token", token))
+        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(consoleLog.toFile())).start();
+    eventually(STEP, () -> {
+      if (!console.isAlive()) {
+        throw new AssertionError("colony console exited: " + Cluster.read(consoleLog));
+      }
+      return CONSOLE_URL.matcher(Cluster.read(consoleLog)).find();
+    }, () -> "colony console printed no URL: " + Cluster.read(consoleLog));
+    java.util.regex.Matcher m = CONSOLE_URL.matcher(Cluster.read(consoleLog));
+    assertTrue(m.find());
+    String url = m.group(1).replaceAll("/$", "") + "/mcp";
+    assertTrue(url.startsWith("http://" + (own != null ? own : "127.0.0.1") + ":" + port + "/"), url);
+
+    Path stderr = cluster.logs.resolve("mcp-http-token-client.log");
+    BlockingQueue<String> lines = launch(stderr, python, HTTP_TOKEN_CLIENT.toString(), url, token, "greeter");
+    try {
+      JsonNode anonymous = step(lines, "anonymous", stderr);
+      // the SDK raises the console's sentence (a JSON-RPC error in the 401's body)
+      assertTrue(anonymous.get("error").asText().contains("a token is needed (Authorization: Bearer TOKEN)"),
+          "no token was let in, or the client was not told why: " + anonymous);
+      JsonNode plain = step(lines, "anonymous_http", stderr);
+      assertEquals(401, plain.get("status").asInt(), plain.toString());
+      JsonNode refusal = JSON.readTree(plain.get("body").asText());
+      assertEquals("a token is needed (Authorization: Bearer TOKEN)", refusal.path("error").path("message").asText(),
+          plain.toString());
+
+      assertEquals("colony", step(lines, "initialize", stderr).get("result").get("serverInfo").get("name").asText());
+      List<String> names = strings(step(lines, "tools", stderr).get("tools"));
+      assertEquals(24, names.size(), names.toString());
+      JsonNode paused = step(lines, "paused", stderr).get("result");
+      assertFalse(paused.path("isError").asBoolean(), paused.toString());
+      assertEquals("mcp:python-sdk-http-it (dana)", paused.get("structuredContent").get("by").asText());
+      eventually(STEP, () -> PAUSED.matcher(quietly("status", "hello/greeter")).find(),
+          () -> "greeter is not paused in colony status:\n" + quietly("status", "hello/greeter"));
+      JsonNode told = waited(lines, "told", stderr);
+      assertTrue(notified(told, "colony://ant/greeter/live"), "the subscription over HTTP was not told: " + told);
+      assertTrue(client.waitFor(60, TimeUnit.SECONDS), "the client did not end");
+      assertEquals(0, client.exitValue(), Cluster.read(stderr));
+      assertFalse(Cluster.read(consoleLog).contains(token), "the console logged its token");
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\nclient's stderr:\n" + Cluster.read(stderr) + "\nconsole:\n"
+          + Cluster.read(consoleLog) + "\n" + cluster.diagnostics(), e);
+    }
+  }
+
+  /** The ant's {@code decide} signals: each its sender's identity and its input as JSON. */
+  private List<java.util.Map.Entry<String, String>> decideSignals(String ant) {
+    List<java.util.Map.Entry<String, String>> out = new ArrayList<>();
+    for (var e : cluster.client.fetchHistory("ant/" + cluster.colonyName + "/" + ant).getEvents()) {
+      if (e.hasWorkflowExecutionSignaledEventAttributes()
+          && e.getWorkflowExecutionSignaledEventAttributes().getSignalName().equals("decide")) {
+        var a = e.getWorkflowExecutionSignaledEventAttributes();
+        out.add(java.util.Map.entry(a.getIdentity(), a.getInput().getPayloads(0).getData().toStringUtf8()));
+      }
+    }
+    return out;
+  }
+
+  /** An IPv4 address of this machine's that is not loopback (nor link-local), or null. */
+  private static String nonLoopbackAddress() throws IOException {
+    for (java.net.NetworkInterface ni : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+      if (!ni.isUp() || ni.isLoopback()) {
+        continue;
+      }
+      for (java.net.InetAddress a : java.util.Collections.list(ni.getInetAddresses())) {
+        if (a instanceof java.net.Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress()
+            && !a.isAnyLocalAddress()) {
+          return a.getHostAddress();
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Starts the Python client {@code command} (as {@link #client}, the operator dana); its stdout's lines. */
+  private BlockingQueue<String> launch(Path stderr, String... command) throws IOException {
+    ProcessBuilder pb = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
+    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    pb.environment().put("USER", "dana");
+    pb.environment().putAll(cluster.env);
+    client = pb.start();
+    BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    Thread.ofVirtual().start(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(client.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = r.readLine()) != null;) {
+          lines.add(line);
+        }
+      } catch (IOException ignored) {
+        // the client ended
+      }
+    });
+    return lines;
+  }
+
+  /** A step the client waited for notifications for (it waits 150 s at most, then says so). */
+  private static JsonNode waited(BlockingQueue<String> lines, String step, Path stderr) throws Exception {
+    JsonNode n = step(lines, step, stderr, Duration.ofSeconds(240));
+    assertFalse(n.path("timeout").asBoolean(), "the client was told nothing that led to '" + step + "': " + n);
+    System.out.println("McpIT: '" + step + "' after the notifications " + n.get("notified"));
+    return n;
+  }
+
+  /** Whether the client was sent {@code notifications/resources/updated} for {@code uri} while it waited. */
+  private static boolean notified(JsonNode step, String uri) {
+    for (JsonNode n : step.get("notified")) {
+      if ("notifications/resources/updated".equals(n.path("method").asText()) && uri.equals(n.path("uri").asText())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static List<String> strings(JsonNode array) {
     List<String> out = new ArrayList<>();
     array.forEach(n -> out.add(n.asText()));
@@ -306,9 +602,13 @@ class McpIT {
 
   /** The client's next line, which must be {@code step}'s. */
   private static JsonNode step(BlockingQueue<String> lines, String step, Path stderr) throws Exception {
-    String line = lines.poll(STEP.toSeconds(), TimeUnit.SECONDS);
+    return step(lines, step, stderr, STEP);
+  }
+
+  private static JsonNode step(BlockingQueue<String> lines, String step, Path stderr, Duration within) throws Exception {
+    String line = lines.poll(within.toSeconds(), TimeUnit.SECONDS);
     if (line == null) {
-      throw new AssertionError("the client printed no '" + step + "' within " + STEP.toSeconds() + " s");
+      throw new AssertionError("the client printed no '" + step + "' within " + within.toSeconds() + " s");
     }
     JsonNode n = JSON.readTree(line);
     assertEquals(step, n.get("step").asText(), line);

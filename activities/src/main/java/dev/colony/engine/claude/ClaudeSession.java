@@ -314,16 +314,23 @@ final class ClaudeSession {
     JsonNode input = req.path("input");
     permissions.submit(() -> {
       String response;
+      String note = null;
       try {
         @SuppressWarnings("unchecked")
         Map<String, Object> map = StreamJson.JSON.convertValue(input, Map.class);
         ToolGate.Verdict v = ctx.gate().check(tool, map);
         response = v.allowed() ? StreamJson.allow(requestId, input) : StreamJson.deny(requestId, v.message());
+        note = v.allowed() ? v.message() : null;
       } catch (RuntimeException e) {
         log.warn("{}: permission check for {} failed: {}", ctx.spec().name(), tool, e.toString());
         response = StreamJson.deny(requestId, "Colony could not get this call approved (" + e.getMessage() + "); do not retry it.");
       }
       send(response);
+      if (note != null) {
+        // An allow carries no message: the approver's note goes in as a user message, which the
+        // CLI takes at the agent's next turn (as a whisper).
+        send(StreamJson.userMessage(note));
+      }
     });
   }
 }

@@ -109,6 +109,11 @@ final class GeminiTools {
       Object err = result.get("error");
       narrator.toolUsed(name, describe(name, a), err != null ? err.toString() : summary(result), err != null);
     }
+    if (verdict.message() != null) {
+      // the note of the human who approved the call, in the response the model reads
+      result = new java.util.LinkedHashMap<>(result);
+      result.put("approval_note", verdict.message());
+    }
     return result;
   }
 

@@ -54,6 +54,7 @@ class ClaudeEngineTest {
   private final ByteArrayOutputStream console = new ByteArrayOutputStream();
   private volatile String previousConversation;
   private volatile boolean humanApproves = true;
+  private volatile String humanNote;
 
   static final String INIT = "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"sess-42\",\"model\":\"claude-x\",\"tools\":[\"Bash\",\"Read\"]}";
 
@@ -186,7 +187,7 @@ class ClaudeEngineTest {
     };
     ToolGate gate = new ToolGate(spec, 1, request -> {
       asked.add(request);
-      return new ConfirmationDecision(asked.size(), humanApproves, "tester", null);
+      return new ConfirmationDecision(asked.size(), humanApproves, "tester", humanNote);
     });
     Narrator narrator = new Narrator(spec, (ChatPost p) -> posts.add(p.text()), new PrintStream(console, true), "k");
     SessionContext ctx = new SessionContext(spec, 1, "Do the task", tmp,
@@ -331,6 +332,17 @@ class ClaudeEngineTest {
     run(INIT, canUseTool("r1", "sudo rm -rf /"), result("success", false, ""));
     String d = Files.readString(fake.resolve("decisions.txt"));
     assertTrue(d.contains("\"behavior\":\"deny\"") && d.contains("denied by tester"), d);
+  }
+
+  @Test
+  void aHumanApprovalsNoteReachesTheAgent() throws Exception {
+    humanNote = "only origin main, once";
+    SessionResult r = run(INIT, canUseTool("r1", "git push origin main"), "#await-user", result("success", false, ""));
+    assertEquals(Outcome.SUCCESS, r.outcome(), r.detail());
+    String d = Files.readString(fake.resolve("decisions.txt"));
+    assertTrue(d.contains("\"behavior\":\"allow\""), d);
+    String told = Files.readString(fake.resolve("user-messages.jsonl"));
+    assertTrue(told.contains("This Bash call was approved by tester, with a note: only origin main, once"), told);
   }
 
   @Test

@@ -59,6 +59,23 @@ class GeminiToolsWallsTest {
   }
 
   @Test
+  void aHumanApprovalsNoteIsInTheResponseTheModelReads() throws Exception {
+    Path colony = Files.createDirectories(tmp.resolve("colony"));
+    Path ws = Files.createDirectories(colony.resolve(".colony/workspaces/g"));
+    AntSpec spec = spec(colony).toBuilder().autonomy(Autonomy.HUMAN)
+        .confirmation(new ConfirmationSpec(List.of("write_file"), List.of())).build();
+    ToolGate gate = new ToolGate(spec, 1, r -> new ConfirmationDecision(1, true, "dana (console)", "only notes/"));
+    Narrator narrator = new Narrator(spec, (ChatPost p) -> { }, new PrintStream(PrintStream.nullOutputStream()), "k");
+    GeminiTools t = new GeminiTools(ws, gate, narrator, Confinement.NONE, Map.of("COLONY_ANT", "g"));
+    Map<String, Object> wrote = t.call("write_file", Map.of("path", "notes/a.txt", "content", "hello"));
+    assertEquals("notes/a.txt", wrote.get("written"), wrote.toString());
+    assertEquals("This write_file call was approved by dana (console), with a note: only notes/",
+        wrote.get("approval_note"), wrote.toString());
+    // A call nobody was asked about carries no note.
+    assertNull(t.call("read_file", Map.of("path", "notes/a.txt")).get("approval_note"));
+  }
+
+  @Test
   void aLinkToTheWorkersFilesReadsNothingAndWritesNothing() throws Exception {
     Path colony = Files.createDirectories(tmp.resolve("colony"));
     Path ws = Files.createDirectories(colony.resolve(".colony/workspaces/g"));
