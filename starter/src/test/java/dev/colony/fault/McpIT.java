@@ -154,7 +154,15 @@ class McpIT {
   @Test
   void thePythonSdkReadsTheInboxAResourceAndAPromptAndPausesAndResumesAnAnt() throws Exception {
     String python = python();
-    cluster = runningHello(tmp, dir -> { });
+    // A value the config references is masked in everything the server says, never in the
+    // protocol itself: "true" is in every initialize answer ("subscribe": true), and the
+    // redactor on colony mcp's whole output lines made it "${GREETING_LOUD}", which no client reads.
+    cluster = runningHello(tmp, dir -> {
+      Files.writeString(dir.resolve(".env"), "GREETING_LOUD=true\n");
+      Path greeter = dir.resolve("ants/greeter.yaml");
+      Files.writeString(greeter, Files.readString(greeter)
+          + "  env:\n    GREETING_LOUD: \"${GREETING_LOUD}\"   # a referenced value the protocol also holds\n");
+    });
 
     List<String> server = List.of(ROOT.resolve("colony").toString(), "mcp", "--dir", cluster.dir.toString(),
         "--address", cluster.target());
