@@ -19,18 +19,9 @@ import dev.colony.task.Priority;
 import dev.colony.task.TaskState;
 import dev.colony.testing.Eventually;
 import dev.colony.testing.Specs;
-import io.modelcontextprotocol.server.McpSyncServer;
-import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.channels.Channels;
-import java.nio.channels.Pipe;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,11 +42,7 @@ class McpResourcesTest {
   FakeTaskBoard board;
   FakeMergeSource merges;
   ColonyMcp mcp;
-  McpSyncServer server;
-  OutputStream toServer;
-  final List<JsonNode> messages = new CopyOnWriteArrayList<>();
-  Thread reader;
-  int nextId = 10;
+  StdioClient client;
 
   @BeforeEach
   void start() throws Exception {
@@ -64,72 +51,30 @@ class McpResourcesTest {
     board = new FakeTaskBoard("hello");
     Secrets secrets = new Secrets();
     secrets.register("ANTHROPIC_API_KEY", SECRET);
-    Pipe in = Pipe.open();
-    Pipe out = Pipe.open();
-    toServer = Channels.newOutputStream(in.sink());
-    BufferedReader fromServer = new BufferedReader(new InputStreamReader(Channels.newInputStream(out.source()),
-        StandardCharsets.UTF_8));
-    reader = Thread.ofVirtual().start(() -> {
-      try {
-        for (String line; (line = fromServer.readLine()) != null;) {
-          messages.add(JSON.readTree(line));
-        }
-      } catch (Exception closed) {
-        // the test ended
-      }
-    });
     merges = new FakeMergeSource();
     mcp = new ColonyMcp(source, board, merges, secrets, "dana");
     mcp.watchEvery = Duration.ofMillis(20);
-    server = mcp.serve(new StdioServerTransportProvider(ColonyMcp.jsonMapper(), Channels.newInputStream(in.source()),
-        Channels.newOutputStream(out.sink())), "test");
-    send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
-        + "\"capabilities\":{},\"clientInfo\":{\"name\":\"test-host\",\"version\":\"1.0\"}}}");
-    JsonNode caps = response(1).get("result").get("capabilities");
+    client = StdioClient.serve(mcp);
+    JsonNode caps = client.initialize();
     assertTrue(caps.get("resources").get("subscribe").asBoolean(), caps.toString());
     assertTrue(caps.has("prompts"), caps.toString());
-    send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
   }
 
   @AfterEach
   void stop() throws Exception {
-    toServer.close();
-    server.close();
-  }
-
-  void send(String json) throws Exception {
-    toServer.write((json + "\n").getBytes(StandardCharsets.UTF_8));
-    toServer.flush();
-  }
-
-  JsonNode response(int id) {
-    eventually(() -> find(id) != null, "the response to request " + id);
-    return find(id);
-  }
-
-  JsonNode find(int id) {
-    for (JsonNode n : messages) {
-      if (n.has("id") && n.get("id").asInt() == id && (n.has("result") || n.has("error"))) {
-        return n;
-      }
-    }
-    return null;
+    client.close();
   }
 
   JsonNode request(String method, String params) throws Exception {
-    int id = nextId++;
-    send("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method + "\""
-        + (params == null ? "" : ",\"params\":" + params) + "}");
-    return response(id);
+    return client.request(method, params);
   }
 
   JsonNode read(String uri) throws Exception {
-    return request("resources/read", "{\"uri\":\"" + uri + "\"}");
+    return client.read(uri);
   }
 
   long updates(String uri) {
-    return messages.stream().filter(n -> "notifications/resources/updated".equals(n.path("method").asText())
-        && uri.equals(n.path("params").path("uri").asText())).count();
+    return client.updates(uri);
   }
 
   @Test
@@ -209,26 +154,26 @@ class McpResourcesTest {
     assertEquals(0, updates(live), "nothing changed yet");
 
     source.addTurns("alpha", new Turn("tool", "Bash", "make", "ok", false));
-    eventually(Eventually.DEFAULT, () -> updates(live) == 1, () -> "an update for alpha's new turn: " + messages);
+    eventually(Eventually.DEFAULT, () -> updates(live) == 1, () -> "an update for alpha's new turn: " + client.messages);
 
     long calls = source.changedSinceCalls.get();
     source.put(new Row("alpha", "waiting", false, null, 3, 0, 0, null, "host1", true, "success",
         FakeSource.card(2, "waiting for a decision"), true, System.currentTimeMillis()));
     eventually(Eventually.DEFAULT, () -> updates(live) == 2 && updates("colony://inbox") == 1,
-        () -> "updates for alpha's change and the inbox: " + messages);
+        () -> "updates for alpha's change and the inbox: " + client.messages);
     assertTrue(source.changedSinceCalls.get() > calls);
     assertEquals(0, updates("colony://ant/beta/live"));
 
     board.put("t1", "Fix the build", TaskState.IN_REVIEW, "alpha");
     eventually(Eventually.DEFAULT, () -> updates("colony://inbox") == 2,
-        () -> "an inbox update for a task In Review: " + messages);
+        () -> "an inbox update for a task In Review: " + client.messages);
 
     merges.put(FakeMergeSource.card("app", List.of(FakeMergeSource.item("alpha-2", "alpha", ItemState.AWAITING_REVIEW,
         null, 0, null, "t1", 60_000)), List.of(), java.util.Map.of(), java.util.Map.of(), java.util.Map.of()));
     eventually(Eventually.DEFAULT, () -> updates("colony://inbox") == 3,
-        () -> "an inbox update for a merge item awaiting review: " + messages);
+        () -> "an inbox update for a merge item awaiting review: " + client.messages);
 
-    server.close();
+    client.server.close();
     eventually(() -> !watcher.running(), "the watcher stops with the server");
   }
 

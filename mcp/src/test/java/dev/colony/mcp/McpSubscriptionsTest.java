@@ -15,17 +15,9 @@ import dev.colony.client.FakeSource;
 import dev.colony.overseer.Turn;
 import dev.colony.secrets.Secrets;
 import dev.colony.testing.Eventually;
-import io.modelcontextprotocol.server.McpSyncServer;
-import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.channels.Channels;
-import java.nio.channels.Pipe;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,81 +38,41 @@ class McpSubscriptionsTest {
   final FakeSource source = new FakeSource();
   final FakeTaskBoard board = new FakeTaskBoard("hello");
   final FakeMergeSource merges = new FakeMergeSource();
-  final List<JsonNode> messages = new CopyOnWriteArrayList<>();
   ColonyMcp mcp;
-  McpSyncServer server;
-  OutputStream toServer;
-  int nextId = 10;
+  StdioClient client;
 
   @BeforeEach
   void start() throws Exception {
     source.put(FakeSource.row("alpha", 1, "session 3 running"));
-    Pipe in = Pipe.open();
-    Pipe out = Pipe.open();
-    toServer = Channels.newOutputStream(in.sink());
-    BufferedReader fromServer = new BufferedReader(new InputStreamReader(Channels.newInputStream(out.source()),
-        StandardCharsets.UTF_8));
-    Thread.ofVirtual().start(() -> {
-      try {
-        for (String line; (line = fromServer.readLine()) != null;) {
-          messages.add(JSON.readTree(line));
-        }
-      } catch (Exception closed) {
-        // the test ended
-      }
-    });
     mcp = new ColonyMcp(source, board, merges, new Secrets(), "dana");
     mcp.watchEvery = Duration.ofMillis(20);
-    server = mcp.serve(new StdioServerTransportProvider(ColonyMcp.jsonMapper(), Channels.newInputStream(in.source()),
-        Channels.newOutputStream(out.sink())), "test");
-    send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
-        + "\"capabilities\":{},\"clientInfo\":{\"name\":\"test-host\",\"version\":\"1.0\"}}}");
-    JsonNode caps = response(1).get("result").get("capabilities");
+    client = StdioClient.serve(mcp);
+    JsonNode caps = client.initialize();
     assertTrue(caps.get("resources").get("subscribe").asBoolean(), caps.toString());
     // Nothing listed ever changes: one resource (the inbox), the ants and tasks are templates, the
     // tools and prompts are the server's own.
     assertFalse(caps.get("resources").path("listChanged").asBoolean(), caps.toString());
     assertFalse(caps.get("tools").path("listChanged").asBoolean(), caps.toString());
     assertFalse(caps.get("prompts").path("listChanged").asBoolean(), caps.toString());
-    send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
   }
 
   @AfterEach
   void stop() throws Exception {
-    toServer.close();
-    server.close();
-  }
-
-  void send(String json) throws Exception {
-    toServer.write((json + "\n").getBytes(StandardCharsets.UTF_8));
-    toServer.flush();
+    client.close();
   }
 
   JsonNode response(int id) {
-    eventually(() -> find(id) != null, "the response to request " + id);
-    return find(id);
-  }
-
-  JsonNode find(int id) {
-    for (JsonNode n : messages) {
-      if (n.has("id") && n.get("id").asInt() == id && (n.has("result") || n.has("error"))) {
-        return n;
-      }
-    }
-    return null;
+    return client.response(id);
   }
 
   JsonNode request(String method, String uri) throws Exception {
-    int id = nextId++;
-    send("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method + "\",\"params\":{\"uri\":\"" + uri + "\"}}");
-    JsonNode r = response(id);
+    JsonNode r = client.request(method, "{\"uri\":\"" + uri + "\"}");
     assertTrue(r.has("result"), r.toString());
     return r;
   }
 
   long updates(String uri) {
-    return messages.stream().filter(n -> "notifications/resources/updated".equals(n.path("method").asText())
-        && uri.equals(n.path("params").path("uri").asText())).count();
+    return client.updates(uri);
   }
 
   /** Waits until the colony is asked nothing for half a second (the same count of calls at every look). */
@@ -139,7 +91,7 @@ class McpSubscriptionsTest {
     eventually(() -> source.changedSinceCalls.get() >= 3, "the watcher runs while a client is subscribed");
     eventually(() -> source.maxFollowing.get() >= 1, "it follows the subscribed ant's turns without a read first");
     source.addTurns("alpha", new Turn("tool", "Bash", "make", "ok", false));
-    eventually(Eventually.DEFAULT, () -> updates(ALPHA) == 1, () -> "an update for alpha's new turn: " + messages);
+    eventually(Eventually.DEFAULT, () -> updates(ALPHA) == 1, () -> "an update for alpha's new turn: " + client.messages);
     assertEquals(0, board.listCalls.get(), "only an ant is subscribed: the board is not asked");
     assertEquals(0L, merges.calls.getOrDefault("cards", 0L), "nor the merge queues");
 
@@ -151,10 +103,10 @@ class McpSubscriptionsTest {
     long before = source.changedSinceCalls.get();
     source.put(new Row("alpha", "waiting", false, null, 3, 0, 0, null, "host1", true, "success",
         FakeSource.card(2, "waiting for a decision"), true, System.currentTimeMillis()));
-    eventually(Eventually.DEFAULT, () -> updates("colony://inbox") == 1, () -> "an inbox update: " + messages);
+    eventually(Eventually.DEFAULT, () -> updates("colony://inbox") == 1, () -> "an inbox update: " + client.messages);
     assertTrue(source.changedSinceCalls.get() > before);
 
-    toServer.close(); // the client goes: the session ends, and its subscriptions with it
+    client.hangUp(); // the client goes: the session ends, and its subscriptions with it
     quiet("the calls stop when the session ends");
   }
 
@@ -168,7 +120,7 @@ class McpSubscriptionsTest {
     source.put(new Row("beta", "waiting", false, null, 3, 0, 0, null, "host1", false, "success",
         FakeSource.card(2, "approved, back at work"), true, System.currentTimeMillis()));
     eventually(Eventually.DEFAULT, () -> updates("colony://inbox") >= 1,
-        () -> "beta left the inbox (its confirmation answered): the subscriber is told: " + messages);
+        () -> "beta left the inbox (its confirmation answered): the subscriber is told: " + client.messages);
   }
 
   /**
@@ -178,10 +130,7 @@ class McpSubscriptionsTest {
   @Test
   void aSubscriptionTheServerNeverNotifiesIsRefusedAndStartsNothing() throws Exception {
     for (String uri : List.of("colony://ant/alpha/config", "colony://task/t1", "colony://x/" + "y".repeat(50_000))) {
-      int id = nextId++;
-      send("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"" + uri
-          + "\"}}");
-      JsonNode r = response(id);
+      JsonNode r = client.request("resources/subscribe", StdioClient.JSON.writeValueAsString(Map.of("uri", uri)));
       assertEquals(-32602, r.path("error").path("code").asInt(), () -> r.toString());
       assertTrue(r.get("error").get("message").asText().startsWith("only colony://inbox and colony://ant/{name}/live"),
           () -> r.toString());

@@ -10,19 +10,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.colony.client.FakeSource;
 import dev.colony.secrets.Secrets;
 import dev.colony.testing.Specs;
-import io.modelcontextprotocol.server.McpSyncServer;
-import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.nio.channels.Channels;
-import java.nio.channels.Pipe;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -47,10 +39,7 @@ class McpTranscriptsTest {
   @TempDir
   Path elsewhere;
   FakeSource source;
-  McpSyncServer server;
-  OutputStream toServer;
-  final List<JsonNode> messages = new CopyOnWriteArrayList<>();
-  int nextId = 10;
+  StdioClient client;
 
   /** A server on stdio for {@code source}, reading transcripts from {@code dir} (null: none). */
   void start(Path dir) throws Exception {
@@ -59,62 +48,23 @@ class McpTranscriptsTest {
     source.putConfig("alpha", Specs.ant("alpha").colonyDir("/srv/colonies/hello").build());
     Secrets secrets = new Secrets();
     secrets.register("ANTHROPIC_API_KEY", SECRET);
-    Pipe in = Pipe.open();
-    Pipe out = Pipe.open();
-    toServer = Channels.newOutputStream(in.sink());
-    BufferedReader fromServer = new BufferedReader(new InputStreamReader(Channels.newInputStream(out.source()),
-        StandardCharsets.UTF_8));
-    Thread.ofVirtual().start(() -> {
-      try {
-        for (String line; (line = fromServer.readLine()) != null;) {
-          messages.add(JSON.readTree(line));
-        }
-      } catch (Exception closed) {
-        // the test ended
-      }
-    });
     ColonyMcp mcp = new ColonyMcp(source, null, null, secrets, "dana");
     if (dir != null) {
       mcp.transcriptsIn(dir);
     }
-    server = mcp.serve(new StdioServerTransportProvider(ColonyMcp.jsonMapper(), Channels.newInputStream(in.source()),
-        Channels.newOutputStream(out.sink())), "test");
-    request("initialize", "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
-        + "\"clientInfo\":{\"name\":\"test-host\",\"version\":\"1.0\"}}");
-    send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    client = StdioClient.serve(mcp);
+    client.initialize();
   }
 
   @AfterEach
   void stop() throws Exception {
-    if (server != null) {
-      toServer.close();
-      server.close();
+    if (client != null) {
+      client.close();
     }
-  }
-
-  void send(String json) throws Exception {
-    toServer.write((json + "\n").getBytes(StandardCharsets.UTF_8));
-    toServer.flush();
-  }
-
-  JsonNode request(String method, String params) throws Exception {
-    int id = nextId++;
-    send("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method + "\",\"params\":" + params + "}");
-    eventually(() -> find(id) != null, "the response to request " + id);
-    return find(id);
-  }
-
-  JsonNode find(int id) {
-    for (JsonNode n : messages) {
-      if (n.has("id") && n.get("id").asInt() == id && (n.has("result") || n.has("error"))) {
-        return n;
-      }
-    }
-    return null;
   }
 
   JsonNode read(String uri) throws Exception {
-    return request("resources/read", JSON.writeValueAsString(java.util.Map.of("uri", uri)));
+    return client.read(uri);
   }
 
   /** The contents' text of a read that succeeded. */
@@ -179,7 +129,7 @@ class McpTranscriptsTest {
     assertEquals("the transcript of session 3 of ant 'alpha' (what its agent read and wrote)",
         meta.get(Answer.UNTRUSTED).asText());
 
-    JsonNode templates = request("resources/templates/list", "{}").get("result").get("resourceTemplates");
+    JsonNode templates = client.request("resources/templates/list", "{}").get("result").get("resourceTemplates");
     List<String> uris = new ArrayList<>();
     templates.forEach(t -> uris.add(t.get("uriTemplate").asText()));
     assertTrue(uris.contains("colony://ant/{name}/session/{n}"), uris.toString());
