@@ -147,9 +147,10 @@ public final class Secrets {
    * {@link #redact} of {@code page}, a slice of a longer text (a page of a transcript) read with
    * the text around it ({@code before} and {@code after}, at least {@link #longest()} characters of
    * each where the text has them): every secret that overlaps the page, also one the page's edge
-   * cuts, is masked (the part of it inside the page, once). With {@code openEnd} (the text may go
-   * on after {@code after}: a transcript still written), a secret's beginning at the very end, at
-   * least {@link #MIN_LENGTH} characters of it, is masked too.
+   * cuts, is masked (the part of it inside the page, once), except inside public text as
+   * {@link #redact} keeps it. With {@code openEnd} ({@code after} reaches the text's end so far,
+   * and it may go on: a transcript still written), a secret's beginning at that end, at least
+   * {@link #MIN_LENGTH} characters of it, is masked where it is in the page.
    */
   public String redactSlice(String before, String page, String after, boolean openEnd) {
     if (page == null || page.isEmpty()) {
@@ -158,16 +159,24 @@ public final class Secrets {
     String full = before + page + after;
     int p0 = before.length();
     int p1 = p0 + page.length();
+    List<String> keep = publicText;
     String[] names = new String[page.length()];
     for (Map.Entry<String, String> s : ordered) { // longest first: a longer secret claims its characters
       String v = s.getKey();
+      List<int[]> cover = cover(full, v, keep);
       for (int at = full.indexOf(v, Math.max(0, p0 - v.length() + 1)); at >= 0 && at < p1; at = full.indexOf(v, at + 1)) {
-        mark(names, Math.max(at, p0) - p0, Math.min(at + v.length(), p1) - p0, s.getValue());
+        if (!covered(cover, at, at + v.length())) {
+          mark(names, Math.max(at, p0) - p0, Math.min(at + v.length(), p1) - p0, s.getValue());
+        }
       }
-      if (openEnd && after.isEmpty()) {
-        for (int k = Math.min(v.length() - 1, page.length()); k >= MIN_LENGTH; k--) {
-          if (full.regionMatches(p1 - k, v, 0, k)) {
-            mark(names, page.length() - k, page.length(), s.getValue());
+      if (openEnd) {
+        // The text's end may be a secret's beginning, its rest not written yet: the part in the page is masked.
+        for (int k = Math.min(v.length() - 1, full.length()); k >= MIN_LENGTH; k--) {
+          int start = full.length() - k;
+          if (full.regionMatches(start, v, 0, k)) {
+            if (start < p1) {
+              mark(names, Math.max(start, p0) - p0, p1 - p0, s.getValue());
+            }
             break;
           }
         }
@@ -186,6 +195,28 @@ public final class Secrets {
       }
     }
     return out.toString();
+  }
+
+  /** Where the public texts at least as long as {@code value} occur in {@code text}. */
+  private static List<int[]> cover(String text, String value, List<String> keep) {
+    List<int[]> cover = new ArrayList<>();
+    for (String p : keep) {
+      if (p.length() >= value.length()) {
+        for (int at = text.indexOf(p); at >= 0; at = text.indexOf(p, at + 1)) {
+          cover.add(new int[] {at, at + p.length()});
+        }
+      }
+    }
+    return cover;
+  }
+
+  private static boolean covered(List<int[]> cover, int from, int to) {
+    for (int[] c : cover) {
+      if (c[0] <= from && to <= c[1]) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void mark(String[] names, int from, int to, String name) {

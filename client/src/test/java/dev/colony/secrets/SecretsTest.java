@@ -105,5 +105,13 @@ class SecretsTest {
     assertEquals("export T=${ANTHROPIC_API_KEY}", s.redactSlice("", "export T=sk-live-01", "", true));
     assertEquals("export T=sk-", s.redactSlice("", "export T=sk-", "", true), "fewer than 4 characters: ordinary text");
     assertEquals("export T=sk-live-01", s.redactSlice("", "export T=sk-live-01", "", false), "the text's true end");
+    // The page before the last one, its context reaching the end of a text still written.
+    assertEquals("T=${ANTHROPIC_API_KEY}", s.redactSlice("export ", "T=sk-l", "ive-01", true));
+    assertEquals("${ANTHROPIC_API_KEY}", s.redactSlice("export T=sk-l", "ive-01", "", true));
+    // As redact() does, a value inside the colony's own path stays (a transcript is full of them).
+    s.register("WORKER_PID", "25655");
+    s.registerPublic("/tmp/junit-1225655417/colony");
+    assertEquals("25655417/colony/x, pid ${WORKER_PID}",
+        s.redactSlice("cd /tmp/junit-12", "25655417/colony/x, pid 25655", "", false));
   }
 }

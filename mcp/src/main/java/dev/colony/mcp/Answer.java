@@ -22,9 +22,10 @@ import java.util.Map;
 
 /**
  * What a tool answers, and how every answer leaves the server: redacted (the client's one
- * redactor, {@link Secrets}) and inert, its fields without a value left out. Every string of the structured content, keys included, is
- * redacted first, then cleaned of control and invisible format characters (terminal escapes, bidi
- * overrides), then cut to {@link #MAX_STRING} characters with a marker saying how much was left
+ * redactor, {@link Secrets}) and inert, its fields without a value left out. Every string of the
+ * structured content, keys included, is redacted, cleaned of control and invisible format
+ * characters (terminal escapes, bidi overrides, tag characters), redacted again (nothing dropped
+ * may hide a secret), then cut to {@link #MAX_STRING} characters with a marker saying how much was left
  * out. The same data is also given as text, JSON with {@code <}, {@code >} and {@code &} escaped
  * (a {@code </tool>} in an ant's output stays text), and, when any of it was written by an ant
  * or a person (output, names, notes, task text), inside a block that says it is untrusted data from
@@ -191,21 +192,10 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
   }
 
   /**
-   * A string as an answer carries it: without control characters but line breaks and tabs,
-   * without invisible format characters, the line and paragraph separators as line breaks, then
-   * redacted (after what is dropped, so nothing dropped can hide a secret, and before any cut, so
-   * no part of a secret survives one), at most {@link #MAX_STRING}.
+   * {@code s} without control characters but line breaks and tabs, without invisible format
+   * characters (tag characters too), the line and paragraph separators as line breaks.
    */
-  static String text(String s, Secrets secrets) {
-    return text(s, secrets, MAX_STRING);
-  }
-
-  private static String text(String s, Secrets secrets, int maxString) {
-    if (s == null) {
-      return null;
-    }
-    // What is dropped is dropped before the redaction: a zero-width mark or a bell inside a
-    // secret's value would otherwise hide it from the redactor and, dropped after, give it back whole.
+  static String visible(String s) {
     String r = SafeText.clean(s);
     StringBuilder sb = null;
     for (int i = 0; i < r.length(); ) {
@@ -226,7 +216,25 @@ record Answer(String summary, Map<String, Object> data, String untrustedFrom) {
       }
       i += n;
     }
-    String clean = secrets.redact(sb == null ? r : sb.toString());
+    return sb == null ? r : sb.toString();
+  }
+
+  /**
+   * A string as an answer carries it: {@link #visible}, redacted before and after what is dropped
+   * (nothing dropped can hide a secret) and before any cut (no part of a secret survives one), at
+   * most {@link #MAX_STRING}.
+   */
+  static String text(String s, Secrets secrets) {
+    return text(s, secrets, MAX_STRING);
+  }
+
+  private static String text(String s, Secrets secrets, int maxString) {
+    if (s == null) {
+      return null;
+    }
+    // Redacted as it came (a value holding a character dropped below matches only there), then
+    // again once cleaned (a mark inside a secret would hide it until dropped), then cut.
+    String clean = secrets.redact(visible(secrets.redact(s)));
     if (clean.length() <= maxString) {
       return clean;
     }

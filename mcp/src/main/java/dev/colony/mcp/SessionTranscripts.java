@@ -114,10 +114,12 @@ final class SessionTranscripts {
     }
     try {
       Path real = file.toRealPath();
-      if (Files.isSymbolicLink(file) || !real.startsWith(dir.toRealPath()) || !Files.isRegularFile(real)
-          || links(real) > 1) {
-        // a hard link is another name of a file elsewhere (an ant could make one to a file it reads)
+      if (Files.isSymbolicLink(file) || !real.startsWith(dir.toRealPath()) || !Files.isRegularFile(real)) {
         throw new Args.Refused(what + " is not a file of the colony's transcripts directory: refused");
+      }
+      if (links(real) > 1) {
+        // another name of a file that may live elsewhere (an ant could make one to a file it reads)
+        throw new Args.Refused(what + " has other names (hard links): refused, as it may be a file from elsewhere");
       }
       return page(uri, ant, n, page, file, source.colony(), secrets);
     } catch (java.nio.file.AccessDeniedException e) {
@@ -156,8 +158,9 @@ final class SessionTranscripts {
       String before = new String(b, first, from - first, StandardCharsets.UTF_8);
       String after = new String(b, to, got - to, StandardCharsets.UTF_8);
       // The file's end is open: the worker may be writing the session still.
-      String text = secrets.redactSlice(before, new String(b, from, to - from, StandardCharsets.UTF_8), after,
-          end >= size);
+      // What an answer drops is dropped before the redaction (a mark inside a secret would hide it).
+      String text = secrets.redactSlice(Answer.visible(before), Answer.visible(new String(b, from, to - from,
+          StandardCharsets.UTF_8)), Answer.visible(after), readFrom + got >= size);
       Map<String, Object> data = new LinkedHashMap<>();
       data.put("ant", ant);
       data.put("session", n);

@@ -18,7 +18,7 @@ import java.util.Map;
  * waits for answers that never come. This stream passes on only lines the SDK reads, and answers
  * every other one itself with the protocol's error (parse error {@code -32700}, invalid request
  * {@code -32600}), so one bad line costs that line only. Blank lines are skipped; a carriage
- * return, where the SDK would end a line, is passed on as a space.
+ * return between tokens, where the SDK would end the line, is passed on as a space.
  */
 public final class StdioGuard extends InputStream {
   /** A message longer than this (in characters) is refused: the SDK's own limit is 16 MiB. */
@@ -83,8 +83,13 @@ public final class StdioGuard extends InputStream {
         ended.run();
         return false;
       }
+      if (next.endsWith("\r")) {
+        next = next.substring(0, next.length() - 1); // a CRLF line end
+      }
       if (accept(next)) {
-        line = (next + "\n").getBytes(StandardCharsets.UTF_8);
+        // The SDK ends a line at a CR too. One that passed the parser was whitespace between
+        // tokens (inside a string it is refused), so it goes on as a space.
+        line = (next.replace('\r', ' ') + "\n").getBytes(StandardCharsets.UTF_8);
         pos = 0;
       }
     }
@@ -98,9 +103,7 @@ public final class StdioGuard extends InputStream {
     int c;
     while ((c = in.read()) >= 0 && c != '\n') {
       if (sb.length() < MAX_LINE) {
-        // The SDK ends a line at a lone CR too: a CR (JSON's whitespace outside a string, invalid
-        // inside one) is passed on as a space, so the SDK sees the line the client sent.
-        sb.append(c == '\r' ? ' ' : (char) c);
+        sb.append((char) c);
       } else {
         over = true;
       }

@@ -375,6 +375,9 @@ class ColonyMcpTest {
     // A mark the answer drops, inside the secret, does not hide it from the redactor.
     String split = SECRET.substring(0, 6) + "\u200b" + SECRET.substring(6, 10) + "\u0007\udb40\udc20" + SECRET.substring(10);
     assertEquals("key ${ANTHROPIC_API_KEY} end", Answer.text("key " + split + " end", secrets));
+    // A value that itself holds a character answers drop is masked as it came.
+    secrets.register("ODD_TOKEN", "odd\u00advalue-0042");
+    assertEquals("t=${ODD_TOKEN}", Answer.text("t=odd\u00advalue-0042", secrets));
     assertTrue(doing.length() <= Answer.MAX_STRING + 40, "bounded: " + doing.length());
     assertTrue(doing.endsWith(" more characters]"), doing.substring(doing.length() - 40));
     assertTrue(doing.contains("</tool>"), "the data keeps the text, as data");

@@ -161,6 +161,10 @@ class McpProtocolTest {
     // A CR is JSON's whitespace; the SDK ended the line there and the session with it.
     send("{\"jsonrpc\":\"2.0\",\r\"id\":11,\"method\":\"ping\"}\r\r");
     assertTrue(response(11).has("result"), "the line with CRs is read whole");
+    // Inside a string a raw CR is not JSON: refused, never changed into something the client did not send.
+    send("{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":\"ant_send\","
+        + "\"arguments\":{\"ant\":\"alpha\",\"text\":\"a\rb\"}}}");
+    assertEquals(-32700, JSON.readTree(fromServer.readLine()).get("error").get("code").asInt());
     send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
     assertEquals(24, response(2).get("result").get("tools").size(), "the session is alive");
     assertFalse(ended);
