@@ -24,6 +24,9 @@ final class ConsoleCommand implements Callable<Integer> {
   @Mixin
   TemporalOptions temporal;
 
+  @Mixin
+  MetricsOption metricsOption;
+
   @Option(names = "--port", defaultValue = "8080", paramLabel = "PORT",
       description = "The port to serve on (default: ${DEFAULT-VALUE}; 0: any free port).")
   int port;
@@ -56,9 +59,17 @@ final class ConsoleCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new UserError(e.getMessage());
     }
+    metricsOption.address(); // a bad --metrics-port or --metrics-bind too
     register(operator, reader);
     quietJavalin();
-    Temporal t = Temporal.connect(temporal);
+    dev.colony.worker.Metrics metrics = metricsOption.start(new PrintWriter(System.out, true));
+    Temporal t;
+    try {
+      t = Temporal.connect(temporal, metrics == null ? null : metrics.scope());
+    } catch (RuntimeException e) {
+      MetricsOption.close(metrics);
+      throw e;
+    }
     ConsoleServer server;
     try {
       String name = colony.colony().name();
@@ -69,6 +80,7 @@ final class ConsoleCommand implements Callable<Integer> {
       source.warmCosts(); // the costs page's first read, in the background: a big colony's first visit is not the slow one
     } catch (RuntimeException e) {
       t.close();
+      MetricsOption.close(metrics);
       if (ConsoleServer.portTaken(e)) {
         throw new UserError("port " + port + " on " + bind + " is taken: choose another with --port (0: any free one)");
       }
@@ -84,6 +96,7 @@ final class ConsoleCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.close();
       t.close();
+      MetricsOption.close(metrics);
       stopped.countDown();
     }, "colony-console-stop"));
     stopped.await();

@@ -36,6 +36,9 @@ final class DevCommand implements Callable<Integer> {
           + "-1: no console).")
   int consolePort;
 
+  @Mixin
+  MetricsOption metricsOption;
+
   @picocli.CommandLine.Spec
   picocli.CommandLine.Model.CommandSpec spec;
 
@@ -54,13 +57,21 @@ final class DevCommand implements Callable<Integer> {
           + " not set: the terminal is the chat (set " + (slackMissing.size() == 1 ? "it" : "them") + " to use Slack).");
     }
     StartCommand.select(colony, names); // an unknown ant name fails here, before anything starts
+    metricsOption.address(); // so does a bad --metrics-port or --metrics-bind
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Path state = Path.of(colony.colony().dir(), ".colony");
     PrintWriter err = new PrintWriter(System.err, true);
-    LocalServer local = server.start(state.resolve("temporal.db"), state, err);
+    dev.colony.worker.Metrics metrics = metricsOption.start(new PrintWriter(System.out, true));
+    LocalServer local;
+    try {
+      local = server.start(state.resolve("temporal.db"), state, err);
+    } catch (RuntimeException e) {
+      MetricsOption.close(metrics);
+      throw e;
+    }
     Temporal t;
     try {
-      t = Temporal.connect(local.address(), "default");
+      t = Temporal.connect(local.address(), "default", metrics == null ? null : metrics.scope());
       SearchAttributeSetup.ensure(t);
       String elsewhere = QueueCheck.elsewhereNote(t, taskQueue, colony.colony().name());
       if (elsewhere != null) {
@@ -72,12 +83,14 @@ final class DevCommand implements Callable<Integer> {
       }
     } catch (RuntimeException e) {
       local.close();
+      MetricsOption.close(metrics);
       throw e;
     }
     ColonyWorker worker = WorkerRuntime.start(t, taskQueue, StickyMode.AUTO, new HostOption(), System.out, colony, null,
         CliContext.of(spec).antWorkflow(), () -> {
           t.close();
           local.close();
+          MetricsOption.close(metrics);
         });
     PrintWriter out = new PrintWriter(System.out, true);
     out.printf("colony '%s': %d ants on %s%n", colony.colony().name(), colony.ants().size(), local.describe());

@@ -51,9 +51,21 @@ final class Temporal implements AutoCloseable {
     return connect(o.resolve());
   }
 
+  /**
+   * {@link #connect(TemporalOptions)} reporting the SDK's client and worker metrics (a worker made on
+   * this client reports to its stubs' scope) to {@code metrics}; null: none.
+   */
+  static Temporal connect(TemporalOptions o, com.uber.m3.tally.Scope metrics) {
+    return connect(o.resolve(), metrics);
+  }
+
   /** A plaintext connection (the local dev server, tests). */
   static Temporal connect(String address, String namespace) {
     return connect(ClientProfile.plain(address, namespace));
+  }
+
+  static Temporal connect(String address, String namespace, com.uber.m3.tally.Scope metrics) {
+    return connect(ClientProfile.plain(address, namespace), metrics);
   }
 
   static Temporal connect(ClientProfile profile) {
@@ -62,6 +74,16 @@ final class Temporal implements AutoCloseable {
 
   /** {@link #connect(ClientProfile)} with gRPC interceptors: tests see the calls a command makes. */
   static Temporal connect(ClientProfile profile, io.grpc.ClientInterceptor... interceptors) {
+    return connect(profile, null, interceptors);
+  }
+
+  /**
+   * The one place this process makes its service stubs: every client, and so every worker, the CLI
+   * makes comes from here. {@code metrics}: the Tally scope the SDK reports its client and worker
+   * meters to ({@code dev.colony.worker.Metrics}); null: none (the SDK's no-op scope).
+   */
+  static Temporal connect(ClientProfile profile, com.uber.m3.tally.Scope metrics,
+      io.grpc.ClientInterceptor... interceptors) {
     String address = profile.address();
     WorkflowServiceStubsOptions fromProfile;
     try {
@@ -78,6 +100,9 @@ final class Temporal implements AutoCloseable {
     });
     String serverName = profile.config().getTls() == null ? null : profile.config().getTls().getServerName();
     WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder(fromProfile);
+    if (metrics != null) {
+      options.setMetricsScope(metrics);
+    }
     if (!profile.tls()) {
       // TLS turned off (--tls=false, TEMPORAL_TLS=false, tls.disabled) with an API key: plaintext
       // with the key, as the temporal CLI does. Unsaid, the SDK turns TLS on for any API key.

@@ -27,6 +27,9 @@ class WorkerCommand implements Callable<Integer> {
   @Mixin
   VersionOption version;
 
+  @Mixin
+  MetricsOption metricsOption;
+
   @picocli.CommandLine.Option(names = "--github-webhook", paramLabel = "PORT",
       description = "Also receive GitHub 'issues' webhooks on this port (signed with integrations.github.webhook_secret).")
   Integer githubWebhook;
@@ -40,26 +43,36 @@ class WorkerCommand implements Callable<Integer> {
     String hostName = host.resolve(); // a bad --host or --build-id fails here, before anything starts
     String taskQueue = temporal.taskQueue(colony.colony().name());
     var deploymentVersion = version.resolve(taskQueue);
+    metricsOption.address(); // a bad --metrics-port or --metrics-bind too
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
-    Temporal t = Temporal.connect(temporal);
-    SearchAttributeSetup.ensure(t);
-    String shared = QueueCheck.refuseSharedUnlessAsked(t, taskQueue, colony.colony().name(), temporal.taskQueue != null);
-    if (shared != null) {
-      System.err.println("colony: " + shared);
-    }
-    String elsewhere = QueueCheck.elsewhereNote(t, taskQueue, colony.colony().name());
-    if (elsewhere != null) {
-      System.err.println("colony: " + elsewhere);
-    }
-    if (deploymentVersion == null) {
-      // After `colony upgrade` the server gives this queue's tasks to the current version's workers only.
-      String idle = WorkerCheck.unversionedWorker(t, taskQueue);
-      if (idle != null) {
-        System.err.println("colony: " + idle);
+    dev.colony.worker.Metrics metrics = metricsOption.start(spec.commandLine().getOut());
+    Temporal t;
+    ColonyWorker worker;
+    try {
+      t = Temporal.connect(temporal, metrics == null ? null : metrics.scope());
+      SearchAttributeSetup.ensure(t);
+      String shared = QueueCheck.refuseSharedUnlessAsked(t, taskQueue, colony.colony().name(), temporal.taskQueue != null);
+      if (shared != null) {
+        System.err.println("colony: " + shared);
       }
+      String elsewhere = QueueCheck.elsewhereNote(t, taskQueue, colony.colony().name());
+      if (elsewhere != null) {
+        System.err.println("colony: " + elsewhere);
+      }
+      if (deploymentVersion == null) {
+        // After `colony upgrade` the server gives this queue's tasks to the current version's workers only.
+        String idle = WorkerCheck.unversionedWorker(t, taskQueue);
+        if (idle != null) {
+          System.err.println("colony: " + idle);
+        }
+      }
+      worker = WorkerRuntime.start(t, taskQueue, sticky.mode, host, System.out, colony,
+          deploymentVersion, CliContext.of(spec).antWorkflow(), () -> MetricsOption.close(metrics));
+    } catch (RuntimeException e) {
+      // refused before the worker ran (a shared queue, the server gone): the metrics port is let go
+      MetricsOption.close(metrics);
+      throw e;
     }
-    ColonyWorker worker = WorkerRuntime.start(t, taskQueue, sticky.mode, host, System.out, colony,
-        deploymentVersion, CliContext.of(spec).antWorkflow(), () -> { });
     spec.commandLine().getOut().printf("worker for colony '%s' polling '%s' (host %s%s) at %s%n",
         colony.colony().name(), taskQueue, hostName,
         deploymentVersion == null ? "" : ", version " + deploymentVersion.getDeploymentName() + ":"
