@@ -78,6 +78,17 @@ class MetricsEndpointTest {
         assertTrue(scrape.contains("jvm_gc_"), scrape);
         assertTrue(scrape.contains("process_cpu_usage "), scrape);
         assertEquals(java.util.Set.of(), metrics.refused(), "every meter exported");
+        // The console's stubs are made from this client's (counted): their calls land in the same registry.
+        var source = new dev.colony.client.TemporalColonySource(t.client, "hello", null);
+        try {
+          source.counts();
+        } catch (RuntimeException e) {
+          // the in-memory server may not count: the call was made all the same
+        }
+        eventually(java.time.Duration.ofSeconds(30), () -> {
+          last.set(get(url));
+          return last.get().contains("operation=\"CountWorkflowExecutions\"");
+        }, () -> "the console source's call in the scrape:\n" + last.get());
       } finally {
         worker.close();
       }
