@@ -179,7 +179,13 @@ final class McpEndpoint extends HttpServlet {
 
         @Override
         public void setReadListener(ReadListener listener) {
-          throw new UnsupportedOperationException("the body is read already");
+          // The whole body is in memory: available at once, then at its end.
+          try {
+            listener.onDataAvailable();
+            listener.onAllDataRead();
+          } catch (IOException e) {
+            listener.onError(e);
+          }
         }
       };
     }

@@ -27,12 +27,7 @@ public final class Printable {
         continue; // a Windows line end: the \n that follows ends the line
       }
       if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-        char low = text.charAt(++i);
-        if (unsafe(Character.toCodePoint(c, low))) {
-          sb.append(escaped(c)).append(escaped(low));
-        } else {
-          sb.append(c).append(low);
-        }
+        appendPair(sb, c, text.charAt(++i));
         continue;
       }
       if (c == '\n' || c == '\t' || !unsafe(c)) {
@@ -58,12 +53,7 @@ public final class Printable {
       char c = text.charAt(i);
       if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
         // an emoji stays whole: never half of it at the cut
-        char low = text.charAt(++i);
-        if (unsafe(Character.toCodePoint(c, low))) {
-          sb.append(escaped(c)).append(escaped(low));
-        } else {
-          sb.append(c).append(low);
-        }
+        appendPair(sb, c, text.charAt(++i));
         continue;
       }
       switch (c) {
@@ -104,6 +94,15 @@ public final class Printable {
     return Character.isISOControl(cp)
         || Character.getType(cp) == Character.FORMAT && cp != 0x200c && cp != 0x200d
         || cp >= 0xe0000 && cp <= 0xe01ef;
+  }
+
+  /** A surrogate pair, whole: as it is, or both halves escaped when its code point is unsafe. */
+  private static void appendPair(StringBuilder sb, char high, char low) {
+    if (unsafe(Character.toCodePoint(high, low))) {
+      sb.append(escaped(high)).append(escaped(low));
+    } else {
+      sb.append(high).append(low);
+    }
   }
 
   private static int firstUnsafe(String text) {
