@@ -47,6 +47,13 @@ public final class MetricLabels {
     assertEquals(new TreeSet<>(AntMetrics.LABELS), new TreeSet<>(allowed.keySet()), "every label has its closed set");
     List<RecordingMetrics.Point> points = metrics.named("colony_");
     assertFalse(points.isEmpty(), "nothing was counted");
+    // Prometheus' registry takes one set of label names per metric name (a meter with other keys is refused).
+    Map<String, Set<String>> keys = new TreeMap<>();
+    for (RecordingMetrics.Point p : points) {
+      Set<String> before = keys.putIfAbsent(p.name(), p.tags().keySet());
+      assertTrue(before == null || before.equals(p.tags().keySet()), p.name() + " has labels " + p.tags().keySet()
+          + " and " + before);
+    }
     for (RecordingMetrics.Point p : points) {
       p.tags().forEach((key, value) -> {
         if (TEMPORAL.containsKey(key)) {
