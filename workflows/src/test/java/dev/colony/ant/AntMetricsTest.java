@@ -46,8 +46,11 @@ class AntMetricsTest {
       + "token=sk-live-0123456789";
 
   private static TestWorkflowEnvironment environment(RecordingMetrics metrics, Object... activities) {
-    var env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-        .setMetricsScope(metrics.scope()).build());
+    return environment(metrics.scope(), activities);
+  }
+
+  private static TestWorkflowEnvironment environment(com.uber.m3.tally.Scope scope, Object... activities) {
+    var env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setMetricsScope(scope).build());
     dev.colony.visibility.AntSearchAttributes.ALL.forEach(k -> env.registerSearchAttribute(k.getName(), k.getValueType()));
     Worker worker = env.newWorker(QUEUE);
     worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class, dev.colony.supervision.ColonyWorkflowImpl.class);
@@ -60,8 +63,12 @@ class AntMetricsTest {
   private record Run(WorkflowExecutionHistory history, AntStats stats, AntSpec spec) {}
 
   private static Run failRateLimitSucceed(RecordingMetrics metrics) {
+    return failRateLimitSucceed(metrics.scope(), metrics::finish);
+  }
+
+  private static Run failRateLimitSucceed(com.uber.m3.tally.Scope scope, Runnable finish) {
     Fakes.ScriptedSessions sessions = new Fakes.ScriptedSessions();
-    TestWorkflowEnvironment env = environment(metrics, sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace());
+    TestWorkflowEnvironment env = environment(scope, sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace());
     try {
       sessions.then(Outcome.TRANSIENT, HOSTILE)
           .then(() -> SessionResult.rateLimited(HOSTILE, env.currentTimeMillis() + 30_000))
@@ -77,7 +84,7 @@ class AntMetricsTest {
       return new Run(env.getWorkflowClient().fetchHistory(spec.workflowId()), stats, spec);
     } finally {
       env.close();
-      metrics.finish();
+      finish.run();
     }
   }
 
@@ -114,6 +121,32 @@ class AntMetricsTest {
     assertTrue(rateLimit.get(0) > 0 && rateLimit.get(0) <= 30_000, "until the reset: " + rateLimit);
 
     MetricLabels.assertClosed(metrics, Set.of("counter"), Set.of());
+  }
+
+  /**
+   * Through Temporal's Micrometer reporter (what a worker's Prometheus registry is fed by): the counters
+   * arrive as counters and the durations as timers (a Tally histogram would be dropped there).
+   */
+  @Test
+  void theMicrometerReporterGetsTheCountersAndTheTimers() {
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    com.uber.m3.tally.Scope scope = new com.uber.m3.tally.RootScopeBuilder()
+        .reporter(new io.temporal.common.reporter.MicrometerClientStatsReporter(registry))
+        .reportEvery(com.uber.m3.util.Duration.ofMillis(100));
+    failRateLimitSucceed(scope, () -> {
+      try {
+        scope.close();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    assertEquals(1.0, registry.get(AntMetrics.SESSIONS).tag("outcome", "success").tag("ant", "counter").counter().count());
+    assertEquals(3.0, registry.get(AntMetrics.SESSIONS_STARTED).counter().count());
+    assertEquals(250_000.0, registry.get(AntMetrics.COST).counter().count());
+    assertEquals(3, registry.get(AntMetrics.SESSION_DURATION).timers().stream().mapToLong(t -> t.count()).sum());
+    assertEquals(Backoff.delay(1, ErrorPolicy.DEFAULTS).toMillis(), (long) registry.get(AntMetrics.WAIT_PLANNED)
+        .tag("kind", "backoff").timer().totalTime(java.util.concurrent.TimeUnit.MILLISECONDS));
   }
 
   @Test
