@@ -225,7 +225,7 @@ class AntMetricsTest {
 
   /** Sessions that end with no outcome of their own count too, so sessions started = sessions ended + running. */
   @Test
-  void anInterruptedAndAStoppedSessionAreCountedAsEnded() {
+  void anInterruptedAnAbortedAndAStoppedSessionAreCountedAsEnded() {
     RecordingMetrics metrics = new RecordingMetrics();
     GuardrailsTest.Sessions sessions = new GuardrailsTest.Sessions();
     TestWorkflowEnvironment env = environment(metrics, sessions, new Fakes.RecordingChat(), new Fakes.FixedWorkspace());
@@ -237,16 +237,21 @@ class AntMetricsTest {
       sessions.runUntilCancelled = true; // the next one too
       ant.message(new dev.colony.mailbox.Mail(HOSTILE, true, null, "u1")); // urgent: interrupts the first
       eventually(() -> sessions.requests.size() == 2 && sessions.cancelled.size() == 1, "the second session");
-      ant.stop(); // stops the second
+      sessions.runUntilCancelled = true; // and the third
+      ant.abort(); // interrupts the second and drops its task
+      eventually(() -> sessions.cancelled.size() == 2, "the second session aborted");
+      ant.message(dev.colony.mailbox.Mail.of("more work")); // a third session (if none began already)
+      eventually(() -> sessions.requests.size() == 3, "the third session");
+      ant.stop(); // stops the third
       WorkflowStub.fromTyped(ant).getResult(Void.class);
-      assertEquals(List.of(1, 2), sessions.cancelled);
+      assertEquals(List.of(1, 2, 3), sessions.cancelled);
     } finally {
       env.close();
       metrics.finish();
     }
-    assertEquals(2, metrics.count(AntMetrics.SESSIONS_STARTED));
-    assertEquals(Map.of("interrupted", 1L, "stopped", 1L), metrics.countsBy(AntMetrics.SESSIONS, "outcome"));
-    assertEquals(2, metrics.timerMillis(AntMetrics.SESSION_DURATION).size());
+    assertEquals(3, metrics.count(AntMetrics.SESSIONS_STARTED));
+    assertEquals(Map.of("aborted", 1L, "interrupted", 1L, "stopped", 1L), metrics.countsBy(AntMetrics.SESSIONS, "outcome"));
+    assertEquals(3, metrics.timerMillis(AntMetrics.SESSION_DURATION).size());
     MetricLabels.assertClosed(metrics, Set.of("busy"), Set.of());
   }
 
