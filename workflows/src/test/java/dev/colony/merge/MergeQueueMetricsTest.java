@@ -35,11 +35,11 @@ class MergeQueueMetricsTest {
   private static final String COLONY = "test";
 
   @Test
-  void aLandingAConflictAndRedTestsAreCountedOnceEachAndAReplayCountsNothing() throws Exception {
+  void aLandingAConflictRedTestsAndAnItemPastItsTriesAreCountedOnceEachAndAReplayCountsNothing() throws Exception {
     MergeFakes.NEWS.clear();
     FakeGit git = new FakeGit();
     RecordingMetrics metrics = new RecordingMetrics();
-    MergeRepo repo = MergeQueueWorkflowTest.repo(false, 3, LandMode.REBASE);
+    MergeRepo repo = MergeQueueWorkflowTest.repo(false, 2, LandMode.REBASE);
     io.temporal.common.WorkflowExecutionHistory history;
     TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
         .setMetricsScope(metrics.scope()).build());
@@ -71,6 +71,9 @@ class MergeQueueMetricsTest {
           .anyMatch(n -> n.kind() == MergeNews.Kind.REWORK), "gamma sent back");
       eventually(() -> q.card().items().stream().filter(i -> i.state() == ItemState.REWORK).count() == 2,
           "beta and gamma in rework");
+      q.submit(new Submission("gamma", "", "colony/gamma", null, 1, "ant", false)); // red again: its second try
+      eventually(() -> q.card().items().stream().anyMatch(i -> i.state() == ItemState.NEEDS_HUMAN),
+          "gamma goes to a human after two tries");
       history = client.fetchHistory(repo.workflowId());
     } finally {
       env.close();
@@ -78,9 +81,9 @@ class MergeQueueMetricsTest {
     }
     assertEquals(1, metrics.count(AntMetrics.MERGE_LANDINGS, "colony", COLONY, "repo", "app"));
     assertEquals(1, metrics.timerMillis(AntMetrics.MERGE_LANDING, "repo", "app").size());
-    assertEquals(Map.of("conflict", 1L, "tests_failed", 1L), metrics.countsBy(AntMetrics.MERGE_REWORKS, "reason"));
-    assertEquals(Map.of("failed", 1L, "passed", 1L), metrics.countsBy(AntMetrics.MERGE_TESTS, "result"));
-    assertEquals(0, metrics.count(AntMetrics.MERGE_NEEDS_HUMAN));
+    assertEquals(Map.of("conflict", 1L, "tests_failed", 2L), metrics.countsBy(AntMetrics.MERGE_REWORKS, "reason"));
+    assertEquals(Map.of("failed", 2L, "passed", 1L), metrics.countsBy(AntMetrics.MERGE_TESTS, "result"));
+    assertEquals(1, metrics.count(AntMetrics.MERGE_NEEDS_HUMAN, "repo", "app"));
     MetricLabels.assertClosed(metrics, Set.of(), Set.of("app"));
 
     RecordingMetrics replayed = new RecordingMetrics();
