@@ -179,6 +179,7 @@ final class AntHandlers {
     if (c == null) {
       long now = Workflow.currentTimeMillis();
       c = ant.confirmations.open(request, now + timeout * 1000, now);
+      ant.metrics.confirmationRequested();
       outbox.say(OperatorMessages.confirmationRequested(ant.spec().name(), c.id(), request.tool(), request.summary(),
           request.reason(), timeout));
     }
@@ -192,6 +193,7 @@ final class AntHandlers {
       if (pending.open()) {
         pending.decide(new ConfirmationDecision(pending.id(), false, "timeout",
             "nobody answered within " + timeout + "s"));
+        ant.metrics.confirmationDecided(AntMetrics.Decision.TIMED_OUT, pending.openedMillis());
         outbox.say(OperatorMessages.confirmationTimedOut(ant.spec().name(), pending.id()));
       }
     }
@@ -209,6 +211,8 @@ final class AntHandlers {
     }
     String by = d.by() == null || d.by().isBlank() ? "an operator" : Texts.clean(d.by());
     target.decide(new ConfirmationDecision(target.id(), d.approve(), by, Texts.clean(d.note())));
+    ant.metrics.confirmationDecided(d.approve() ? AntMetrics.Decision.APPROVED : AntMetrics.Decision.DENIED,
+        target.openedMillis());
     outbox.say(OperatorMessages.decided(ant.spec().name(), target.id(), d.approve(), by));
   }
 }

@@ -29,7 +29,8 @@ import java.util.TreeMap;
  * small owned parts: {@link SessionStats}, {@link ChatSequence}, {@link IssueIntake},
  * {@link Delivery}, {@link Conversation}, {@link CurrentSession}, {@link WakeRequests}, and the
  * books ({@link Mailbox}, {@link BudgetBook}, {@link OverseerBook}, {@link ConfirmationBook}).
- * Nothing here talks to Temporal except the clock and one version marker.
+ * Nothing here talks to Temporal except the clock, one version marker and the {@link AntMetrics} the
+ * collaborators count facts with.
  */
 final class AntState {
   static final String OPERATOR = "operator";
@@ -87,6 +88,8 @@ final class AntState {
   final dev.colony.upgrade.Upgrade upgrade = new dev.colony.upgrade.Upgrade();
   /** Dangerous tool calls of the current session, by request key; cleared between sessions. */
   final ConfirmationBook confirmations = new ConfirmationBook();
+  /** The counters and timers of this ant (replay-aware: a replay counts nothing). */
+  final AntMetrics metrics = new AntMetrics(this::spec);
 
   AntState(AntRun run) {
     spec = run.spec();
@@ -183,7 +186,12 @@ final class AntState {
       return List.of();
     }
     Change.CONFIRMATIONS_END_WITH_SESSION.require();
-    return confirmations.denyOpenUpTo(session);
+    List<Integer> denied = confirmations.denyOpenUpTo(session);
+    for (int id : denied) {
+      ConfirmationBook.Entry e = confirmations.entry(id);
+      metrics.confirmationDecided(AntMetrics.Decision.SESSION_ENDED, e == null ? null : e.openedMillis());
+    }
+    return denied;
   }
 
   /**
@@ -192,6 +200,7 @@ final class AntState {
    */
   void addCost(double usd) {
     if (stats.addCost(usd)) {
+      metrics.charged(usd);
       dev.colony.budget.BudgetDays days = dev.colony.budget.BudgetDays.of(spec.errorPolicy());
       budget.add(usd, Workflow.currentTimeMillis(), days);
       ledger.addCost(usd, Workflow.currentTimeMillis(), days);
@@ -203,6 +212,12 @@ final class AntState {
     long now = Workflow.currentTimeMillis();
     session.begin(now);
     ledger.addSession(now, dev.colony.budget.BudgetDays.of(spec.errorPolicy()));
+  }
+
+  /** How long the running (or just ended) session has run, in workflow time; 0 before the first. */
+  long sessionMillis() {
+    Long started = session.startedMillis();
+    return started == null ? 0 : Math.max(0, Workflow.currentTimeMillis() - started);
   }
 
   AntSpec spec() {

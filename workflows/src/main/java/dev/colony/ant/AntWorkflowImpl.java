@@ -155,6 +155,7 @@ public class AntWorkflowImpl implements AntWorkflow {
     String why = OperatorMessages.trim(Texts.failureText(bug));
     log.error("{}: fatal error in the ant's workflow, parking it", ant.spec().name(), bug);
     ant.parkFatal();
+    ant.metrics.parked(AntMetrics.Park.FATAL);
     outbox.say(OperatorMessages.fatal(ant.spec().name(), why));
     desk.parked(ant.spec().name() + " stopped on an error in its own workflow code: " + why);
     reports.report(AntFailure.PARKED, "fatal error: " + why);

@@ -25,6 +25,7 @@ final class ColonyReports {
   void report(String kind, String reason) {
     var colony = Workflow.newExternalWorkflowStub(ColonyWorkflow.class, ColonyWorkflow.workflowId(ant.spec().colony()));
     String name = ant.spec().name();
+    ant.metrics.reported(kind);
     Promise<Void> told = Async.procedure(colony::antFailed, new AntFailure(name, reason, kind))
         .exceptionally(e -> {
           log.info("{}: no colony supervisor to tell ({})", name, e.getMessage());

@@ -62,6 +62,7 @@ final class SessionOutcomes {
         giveIssueBack();
         // Parked: no more sessions, no timer, until a human resumes (counters reset) or stops it.
         ant.pauseFor(AntState.PARKED_REASON);
+        ant.metrics.parked(AntMetrics.Park.ERRORS);
         String why = ((SideEffect.LogFatal) effect).message();
         outbox.say(OperatorMessages.parked(name, why, r.detail()));
         reports.report(AntFailure.PARKED, "parked after " + why + "; last error: " + trim(r.detail()));
@@ -70,6 +71,8 @@ final class SessionOutcomes {
         long waitMillis = ant.phase().untilMillis() - now;
         requeueAfterFailure(delivered, outcome.action() == Outcome.Action.BACK_OFF);
         giveIssueBack();
+        ant.metrics.waited(outcome.action() == Outcome.Action.BACK_OFF ? AntMetrics.Wait.BACKOFF
+            : AntMetrics.Wait.RATE_LIMIT, waitMillis);
         if (outcome.action() == Outcome.Action.BACK_OFF) {
           outbox.say(outcome == Outcome.PERMANENT
               ? OperatorMessages.permanent(name, r.detail(), waitMillis / 1000)
@@ -131,7 +134,7 @@ final class SessionOutcomes {
       if (result != null) {
         record(result.outcome() == null ? Outcome.TRANSIENT : result.outcome(), result);
       } else {
-        recordWithoutResult("aborted", "interrupted by abort; its task was dropped", spent);
+        recordWithoutResult(AntMetrics.Unfinished.ABORTED, "interrupted by abort; its task was dropped", spent);
       }
       ant.issues.done();
       ant.conversation.forgetLast();
@@ -140,7 +143,8 @@ final class SessionOutcomes {
       record(result.outcome() == null ? Outcome.TRANSIENT : result.outcome(), result);
       ant.issues.done();
     } else {
-      recordWithoutResult("interrupted", "interrupted (an urgent message or a supervisor's restart)", spent);
+      recordWithoutResult(AntMetrics.Unfinished.INTERRUPTED, "interrupted (an urgent message or a supervisor's restart)",
+          spent);
       ant.mailbox.giveBack(delivered);
       giveIssueBack();
     }
@@ -192,7 +196,9 @@ final class SessionOutcomes {
     };
   }
 
-  private void recordWithoutResult(String outcome, String detail, double spent) {
+  private void recordWithoutResult(AntMetrics.Unfinished why, String detail, double spent) {
+    String outcome = why.label();
+    ant.metrics.sessionEnded(why, ant.sessionMillis());
     String said = spent > 0 ? detail + "; " + spentWords(spent) : detail;
     ant.stats.recordOutcome(outcome, said);
     remember(outcome, said, 0, 0, 0, spent, false);
@@ -214,6 +220,8 @@ final class SessionOutcomes {
     }
     ant.stats.recordOutcome(outcome.configName(), trim(r.detail()));
     ant.stats.addUsage(r.turns(), r.inputTokens(), r.outputTokens());
+    ant.metrics.sessionEnded(outcome, ant.sessionMillis());
+    ant.metrics.usage(r.turns(), r.inputTokens(), r.outputTokens());
     ant.addCost(r.costUsd());
     Outcome.Action action = outcome.action();
     remember(outcome.configName(), r.detail(), r.turns(), r.inputTokens(), r.outputTokens(), r.costUsd(),
@@ -233,6 +241,7 @@ final class SessionOutcomes {
       return;
     }
     ant.pauseForBudget(cap.resetsAtMillis());
+    ant.metrics.budgetPaused(cap.window());
     String zone = ant.spec().errorPolicy().budgetZone();
     String resets = java.time.Instant.ofEpochMilli(cap.resetsAtMillis()).atZone(java.time.ZoneId.of(zone))
         .toLocalDateTime() + " " + zone;

@@ -89,6 +89,7 @@ final class SessionRunner {
     }
     List<Promise<SessionResult>> holder = new ArrayList<>(1);
     SessionActivities sessions = sessions(number);
+    ant.metrics.sessionStarted();
     CancellationScope scope = Workflow.newCancellationScope(
         () -> holder.add(Async.function(sessions::runSession, request)));
     scope.run();
@@ -145,6 +146,8 @@ final class SessionRunner {
       if (hostLost) {
         hosts.timedOut();
       }
+      ant.metrics.sessionEnded(hostLost ? AntMetrics.Unfinished.HOST_LOST : AntMetrics.Unfinished.STOPPED,
+          ant.sessionMillis());
       return;
     }
     hosts.reached();
@@ -208,6 +211,7 @@ final class SessionRunner {
     if (!Timers.await(Duration.ofSeconds(bound), "session " + number + " stopping (grace " + grace + "s)",
         session::isCompleted)) {
       ant.fire(new LifecycleEvent.GraceExceeded()); // ForceStopSession: the activity has killed its agent
+      ant.metrics.forceStopped();
       outbox.say(OperatorMessages.forceStopped(ant.spec().name(), number, grace));
     }
   }

@@ -43,6 +43,11 @@ public final class ConfirmationBook {
       return decision;
     }
 
+    /** When it was asked; null for a request opened without the time. */
+    public Long openedMillis() {
+      return openedMillis;
+    }
+
     public boolean open() {
       return decision == null;
     }
@@ -76,6 +81,16 @@ public final class ConfirmationBook {
   public Entry target(Integer id) {
     for (Entry e : byKey.values()) {
       if (e.open() && (id == null || id == e.id)) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  /** The request numbered {@code id}, open or decided; null when there is none (or it was forgotten). */
+  public Entry entry(int id) {
+    for (Entry e : byKey.values()) {
+      if (e.id == id) {
         return e;
       }
     }

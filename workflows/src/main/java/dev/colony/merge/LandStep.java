@@ -26,8 +26,9 @@ sealed interface LandStep {
   /** On the target (or in a pull request, {@code url}). */
   record Landed(BranchHead branch, Tested tested, String url) implements LandStep {}
 
-  /** Back to the ant: a conflict or red tests. */
-  record Rework(String reason, String text, List<String> files) implements LandStep {}
+  /** Back to the ant: a conflict or red tests ({@code why}, the closed category the metrics count). */
+  record Rework(dev.colony.ant.AntMetrics.Rework why, String reason, String text, List<String> files)
+      implements LandStep {}
 
   /** A step failed in a way only a human resolves. */
   record NeedsHuman(String reason) implements LandStep {}

@@ -1,6 +1,7 @@
 package dev.colony.merge;
 
 import dev.colony.Activities;
+import dev.colony.ant.AntMetrics;
 import dev.colony.ant.Timers;
 import dev.colony.compat.Compatibility.Change;
 import dev.colony.spec.AntIds;
@@ -53,6 +54,8 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   static final int MAX_MOVES = 5;
 
   private final MergeBook book;
+  /** Landings, reworks, test runs and items to a human, counted (replay-aware) under the repository in force. */
+  private final AntMetrics.MergeQueue metrics = AntMetrics.mergeQueue(this::repo);
   private final Upgrade upgrade = new Upgrade();
   private String targetHead;
   /** Bumped by the handlers that may put an item in line: the idle loop wakes on it. */
@@ -173,6 +176,10 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     return info.isContinueAsNewSuggested() || info.getHistoryLength() > CONTINUE_AS_NEW_EVENTS || upgrade.due();
   }
 
+  private MergeRepo repo() {
+    return book.repo();
+  }
+
   /** This run's history is at its bound: nothing more may grow it before continue-as-new. */
   private static boolean historyFull() {
     return Workflow.getInfo().getHistoryLength() > historyBound;
@@ -266,8 +273,8 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
       return new LandStep.NeedsHuman("preparing the landing failed: " + message(f));
     }
     if (rebased.conflicted()) {
-      return new LandStep.Rework("conflict in " + String.join(", ", cut(rebased.conflicts(), 5))
-          + (rebased.conflicts().size() > 5 ? " …" : ""),
+      return new LandStep.Rework(AntMetrics.Rework.CONFLICT,
+          "conflict in " + String.join(", ", cut(rebased.conflicts(), 5)) + (rebased.conflicts().size() > 5 ? " …" : ""),
           MergeText.conflict(it.id(), it.branch(), r.target(), rebased.conflicts(), rebased.detail()),
           rebased.conflicts());
     }
@@ -302,10 +309,14 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     try {
       run = running.get(0).get();
     } catch (ActivityFailure f) {
+      metrics.tested(AntMetrics.TestResult.COULD_NOT_RUN);
       return new LandStep.NeedsHuman("the tests could not run: " + message(f));
     }
+    metrics.tested(run.passed() ? AntMetrics.TestResult.PASSED
+        : run.timedOut() ? AntMetrics.TestResult.TIMED_OUT : AntMetrics.TestResult.FAILED);
     if (!run.passed()) {
-      return new LandStep.Rework(run.timedOut() ? "tests timed out after " + r.testTimeoutSeconds() + " s"
+      return new LandStep.Rework(run.timedOut() ? AntMetrics.Rework.TESTS_TIMED_OUT : AntMetrics.Rework.TESTS_FAILED,
+          run.timedOut() ? "tests timed out after " + r.testTimeoutSeconds() + " s"
           : "tests failed (exit code " + run.exitCode() + ")",
           MergeText.redTests(it.id(), it.branch(), r.target(), r.test(), run), List.of());
     }
@@ -348,7 +359,10 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
         landed(it, l.branch(), l.tested().rebased(), l.tested().onto(), l.tested().rebased().head(),
             l.tested().testMillis(), start, l.url());
       }
-      case LandStep.Rework w -> rework(it, w.reason(), w.text(), w.files());
+      case LandStep.Rework w -> {
+        metrics.reworked(w.why());
+        rework(it, w.reason(), w.text(), w.files());
+      }
       case LandStep.NeedsHuman h -> toHuman(it, h.reason());
       case LandStep.Closed c -> {
         book.close(id, c.why(), Workflow.currentTimeMillis());
@@ -391,6 +405,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
         rebased.commits(), testMillis, Math.max(0, now - start - testMillis), now, b.paths(), url, tasks, b.base(),
         reviewed);
     book.landed(it.id(), l, now);
+    metrics.landed(now - start);
     List<PathClaim> freed = book.freed(); // the landed work's paths (a claim made since for newer work stays)
     publish();
     tell(it.ant(), new MergeNews(MergeNews.Kind.LANDED, r.name(), it.id(), MergeText.landed(l, r.target()), l,
@@ -428,6 +443,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
     publish();
     MergeItem now = book.item(it.id());
     if (s == ItemState.NEEDS_HUMAN) {
+      metrics.toHuman(); // too many tries
       String human = it.id() + " needs a human after " + now.tries() + (now.tries() == 1 ? " try" : " tries")
           + ": " + reason + "\n\n" + text;
       tell(it.ant(), new MergeNews(MergeNews.Kind.NEEDS_HUMAN, r.name(), it.id(),
@@ -465,6 +481,7 @@ public final class MergeQueueWorkflowImpl implements MergeQueueWorkflow {
   private void toHuman(MergeItem it, String reason) {
     MergeRepo r = book.repo();
     book.needsHuman(it.id(), reason, Workflow.currentTimeMillis());
+    metrics.toHuman();
     book.rejoinLater(it.ant());
     publish();
     tell(it.ant(), new MergeNews(MergeNews.Kind.NEEDS_HUMAN, r.name(), it.id(),
