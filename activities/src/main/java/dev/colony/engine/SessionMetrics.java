@@ -4,7 +4,6 @@ import dev.colony.spec.AntSpec;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -50,13 +49,14 @@ public final class SessionMetrics {
     }
   }
 
-  /** Counts nothing (a worker without {@code --metrics-port}, the engine tests). */
-  public static final SessionMetrics NONE = new SessionMetrics(new CompositeMeterRegistry());
+  /** Counts nothing and registers nothing (a worker without {@code --metrics-port}, the engine tests). */
+  public static final SessionMetrics NONE = new SessionMetrics(null);
 
   private final MeterRegistry registry;
   /** The ants whose refused connections are exported already (colony, ant). */
   private final java.util.Set<java.util.List<String>> exported = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+  /** @param registry where to count; null: nowhere ({@link #NONE}) */
   public SessionMetrics(MeterRegistry registry) {
     this.registry = registry;
   }
@@ -66,12 +66,16 @@ public final class SessionMetrics {
     return registry == null ? NONE : new SessionMetrics(registry);
   }
 
+  /** The registry counted on; null for {@link #NONE}. */
   public MeterRegistry registry() {
     return registry;
   }
 
   /** What counts one watchdog interruption of a session of {@code spec}. */
   public Runnable watchdog(AntSpec spec) {
+    if (registry == null) {
+      return () -> { };
+    }
     Counter c = Counter.builder(WATCHDOG_INTERRUPTIONS)
         .description("Sessions the idle watchdog interrupted (no sign of life for session_idle_timeout)")
         .tag("colony", label(spec.colony())).tag("ant", label(spec.name()))
@@ -82,6 +86,9 @@ public final class SessionMetrics {
 
   /** One refusal of {@code kind} in a session of {@code ant}. */
   public void refused(String colony, String ant, Refusal kind) {
+    if (registry == null) {
+      return;
+    }
     Counter.builder(SANDBOX_REFUSALS)
         .description("What an ant's sandbox refused: a granted path (path), a request on its channel to the colony (channel)")
         .tag("colony", label(colony)).tag("ant", label(ant)).tag("kind", kind.label())
@@ -99,7 +106,7 @@ public final class SessionMetrics {
    * (each session of the ant) finds the same meter.
    */
   public <T> void egress(T proxy, String colony, String ant, ToDoubleFunction<T> refused) {
-    if (!exported.add(java.util.List.of(label(colony), label(ant)))) {
+    if (registry == null || !exported.add(java.util.List.of(label(colony), label(ant)))) {
       return; // registered by an earlier session (Micrometer would warn of the second registration)
     }
     FunctionCounter.builder(SANDBOX_REFUSED_CONNECTIONS, proxy, refused)

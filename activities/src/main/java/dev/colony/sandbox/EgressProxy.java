@@ -63,10 +63,10 @@ public final class EgressProxy {
   private final AtomicLong refusedAll = new AtomicLong();
   /** Refusals by ant (colony and ant: the config names of the door's session). */
   private final Map<AntKey, AtomicLong> refusedByAnt = new ConcurrentHashMap<>();
+  private final AtomicLong opened = new AtomicLong();
 
   /** An ant of a colony (a worker's proxy serves every colony its JVM runs). */
   private record AntKey(String colony, String ant) {}
-  private final AtomicLong opened = new AtomicLong();
 
   /** The worker's proxy, started on first use. */
   public static EgressProxy shared() throws IOException {
