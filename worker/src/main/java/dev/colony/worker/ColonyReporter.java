@@ -48,6 +48,16 @@ public final class ColonyReporter implements AutoCloseable {
   private final AtomicInteger leader = new AtomicInteger();
   private final Gauge leaderGauge;
   private final Map<String, MultiGauge> gauges = new LinkedHashMap<>();
+  /**
+   * Each gauge's series and their values: a series that stays is updated in place (re-registering
+   * it would leave a moment in which a scrape misses it), a new one is added, a gone one removed.
+   */
+  private final Map<String, Map<Tags, Value>> values = new LinkedHashMap<>();
+
+  /** One series' value, read by its gauge at each scrape. */
+  private static final class Value {
+    volatile double v;
+  }
   /** Changes each time this process starts or stops holding: a read begun under another is not published. */
   private long generation;
   private boolean leading;
@@ -145,7 +155,7 @@ public final class ColonyReporter implements AutoCloseable {
       loop.interrupt();
       loop = null;
     }
-    gauges.values().forEach(m -> m.register(List.of(), true));
+    clear();
     log.info("metrics: colony '{}''s figures of state are exported elsewhere now", colony);
   }
 
@@ -179,27 +189,44 @@ public final class ColonyReporter implements AutoCloseable {
       return; // the lease was lost while reading: another process exports them now
     }
     r.gauges().forEach((name, samples) -> {
-      MultiGauge m = gauges.get(name);
-      if (m == null) {
-        return;
+      if (gauges.containsKey(name)) {
+        set(name, samples);
       }
-      List<MultiGauge.Row<?>> rows = new ArrayList<>(samples.size());
-      for (ColonyFigures.Sample s : samples) {
-        Tags tags = Tags.empty();
-        for (Map.Entry<String, String> l : s.labels().entrySet()) {
-          tags = tags.and(l.getKey(), l.getValue());
-        }
-        rows.add(MultiGauge.Row.of(tags, s.value()));
-      }
-      m.register(rows, true);
     });
     if (r.failed().isEmpty()) {
-      gauges.get(LAST_SUCCESS).register(List.of(MultiGauge.Row.of(Tags.of("colony", colony), r.atMillis() / 1000.0)),
-          true);
+      set(LAST_SUCCESS, List.of(new ColonyFigures.Sample(Map.of("colony", colony), r.atMillis() / 1000.0)));
       lastFailure = null;
     } else {
       failed(String.join("; ", r.failed()));
     }
+  }
+
+  /** The series of gauge {@code name} are {@code samples} now: kept ones updated in place, new ones added, gone ones removed. */
+  private void set(String name, List<ColonyFigures.Sample> samples) {
+    Map<Tags, Value> kept = values.getOrDefault(name, Map.of());
+    Map<Tags, Value> next = new LinkedHashMap<>();
+    for (ColonyFigures.Sample s : samples) {
+      Tags tags = Tags.empty();
+      for (Map.Entry<String, String> l : s.labels().entrySet()) {
+        tags = tags.and(l.getKey(), l.getValue());
+      }
+      Value v = kept.get(tags);
+      if (v == null) {
+        v = new Value();
+      }
+      v.v = s.value();
+      next.put(tags, v);
+    }
+    List<MultiGauge.Row<?>> rows = new ArrayList<>(next.size());
+    next.forEach((tags, v) -> rows.add(MultiGauge.Row.of(tags, v, x -> x.v)));
+    gauges.get(name).register(rows, false); // false: a series already there keeps its gauge (reading the same Value)
+    values.put(name, next);
+  }
+
+  /** Every series of the colony's gauges removed (the leader gauge stays). */
+  private void clear() {
+    gauges.values().forEach(m -> m.register(List.of(), true));
+    values.clear();
   }
 
   private synchronized void failed(String why) {
@@ -222,7 +249,7 @@ public final class ColonyReporter implements AutoCloseable {
     }
     synchronized (this) {
       follow();
-      gauges.values().forEach(m -> m.register(List.of(), true));
+      clear();
       registry.remove(leaderGauge);
     }
   }

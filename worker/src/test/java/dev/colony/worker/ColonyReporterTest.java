@@ -177,6 +177,33 @@ class ColonyReporterTest {
         "read every period");
   }
 
+  @Test
+  void aSeriesNoLongerReadIsRemovedAndOneStillReadNeverMissesAScrape() {
+    PrometheusMeterRegistry r = registry();
+    AtomicInteger reads = new AtomicInteger();
+    ColonyReporter c = reporter(r, () -> {
+      int n = reads.incrementAndGet();
+      List<ColonyFigures.Sample> since = new ArrayList<>();
+      since.add(new ColonyFigures.Sample(Map.of("colony", "hello", "ant", "alpha", "reason", "parked"), n));
+      if (n < 3) {
+        since.add(new ColonyFigures.Sample(Map.of("colony", "hello", "ant", "beta", "reason", "billing"), n));
+      }
+      return new ColonyFigures.Reading(Map.of(ColonyFigures.ANT_NEEDS_HUMAN_SINCE, since), List.of(),
+          System.currentTimeMillis());
+    }, Duration.ofMillis(20));
+    String alpha = "colony_ant_needs_human_since_seconds{ant=\"alpha\",colony=\"hello\",reason=\"parked\"}";
+    String beta = "colony_ant_needs_human_since_seconds{ant=\"beta\",colony=\"hello\",reason=\"billing\"}";
+    c.lead();
+    eventually(() -> value(r, beta) != null, "beta needs a human");
+    long until = System.currentTimeMillis() + 1000;
+    eventually(() -> {
+      assertTrue(value(r, alpha) != null, "a series still read is in every scrape");
+      return reads.get() > 10 && System.currentTimeMillis() > until;
+    }, "many reads");
+    assertNull(value(r, beta), "beta no longer needs one: its series is gone");
+    assertTrue(value(r, alpha) > 3, "updated in place");
+  }
+
   static ColonyFigures.Reading reading(String state, double n, List<String> failed) {
     return new ColonyFigures.Reading(Map.of(ColonyFigures.ANTS, List.of(new ColonyFigures.Sample(
         Map.of("colony", "hello", "state", state), n))), failed, System.currentTimeMillis());
@@ -192,7 +219,8 @@ class ColonyReporterTest {
       return next.get();
     }, Duration.ofMillis(50));
     c.lead();
-    eventually(() -> value(r, "colony_ants{colony=\"hello\",state=\"running\"}") != null, "first read");
+    // the success time is set last in a publication: once it shows, the whole first read does
+    eventually(() -> value(r, "colony_reporter_last_success_timestamp_seconds{colony=\"hello\"}") != null, "first read");
     Double success = value(r, "colony_reporter_last_success_timestamp_seconds{colony=\"hello\"}");
     next.set(new ColonyFigures.Reading(Map.of(), List.of("the tasks: Temporal is away"), System.currentTimeMillis() + 5000));
     int now = reads.get();
