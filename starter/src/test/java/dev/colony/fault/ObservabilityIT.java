@@ -69,10 +69,10 @@ class ObservabilityIT {
 
   /**
    * The figures of state, exported by the colony's reporter (one worker per colony holds its lease).
-   * Until the reporter is part of this build, the dashboard's queries that read them must run (status
-   * success) but need not find data: set this to true once it is.
+   * Without the reporter in the build, the dashboard's queries that read them could only be asked to
+   * run (status success), not to find data: false turns that on.
    */
-  static final boolean REPORTER_IN_BUILD = false;
+  static final boolean REPORTER_IN_BUILD = true;
   static final List<String> REPORTER_METRICS = List.of("colony_ants", "colony_ants_needing_human",
       "colony_needs_human_oldest_seconds", "colony_ant_needs_human_since_seconds", "colony_mailbox_messages",
       "colony_task_queue_pollers", "colony_tasks", "colony_merge_items", "colony_merge_oldest_item_age_seconds",
@@ -117,7 +117,9 @@ class ObservabilityIT {
       for (Map.Entry<String, Cluster> c : colonies.entrySet()) {
         int port = Cluster.freePort();
         metricsPorts.put(c.getKey(), port);
-        c.getValue().startWorker(c.getKey(), hello.address, "--metrics-port", Integer.toString(port));
+        // The figures of state every 2 s instead of 30 s (a hidden option for the tests).
+        c.getValue().startWorker(c.getKey(), hello.address, "--metrics-port", Integer.toString(port),
+            "--metrics-state-every", "2s");
         hello.cli("start", c.getValue().dir.toString());
       }
       startPrometheus(promBin);
@@ -196,7 +198,8 @@ class ObservabilityIT {
       // The check can fail: the scrapes do carry the labels it reads.
       String all = metricsPorts.values().stream().map(this::scrape).reduce("", String::concat);
       for (String must : List.of("colony_sessions_total{", "outcome=\"rate_limit\"", "ant=\"greeter\"",
-          "decision=\"approved\"", "colony_merge_landings_total{", "colony_parks_total{")) {
+          "decision=\"approved\"", "colony_merge_landings_total{", "colony_parks_total{", "colony_ants{",
+          "reason=\"parked\"", "colony_ant_budget_daily_usd{")) {
         assertTrue(all.contains(must), "no " + must + " in the scrapes");
       }
     } catch (AssertionError e) {
