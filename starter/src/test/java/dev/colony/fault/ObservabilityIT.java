@@ -79,6 +79,20 @@ class ObservabilityIT {
       "colony_ant_cost_today_usd", "colony_ant_budget_daily_usd", "colony_reporter_leader",
       "colony_reporter_last_success_timestamp_seconds");
   /**
+   * The session activity's counters, on the worker's registry (the watchdog's and the sandbox's).
+   * Without them in the build, the dashboard's queries that read them could only be asked to run,
+   * not to find data: false turns that on.
+   */
+  static final boolean ACTIVITY_COUNTERS_IN_BUILD = false;
+  static final List<String> ACTIVITY_METRICS = List.of("colony_watchdog_interruptions_total",
+      "colony_sandbox_refused_connections_total", "colony_sandbox_refusals_total");
+  /**
+   * Series these colonies never have: none of their ants names a path the sandbox refuses or asks
+   * its channel for what it may not (SandboxIT's mallory does both), so the refusals' query must run
+   * but finds nothing here.
+   */
+  static final List<String> NOT_IN_THESE_COLONIES = List.of("colony_sandbox_refusals_total");
+  /**
    * Series no offline colony can have: the command engine reports no tokens (only Claude and Gemini
    * do), so the tokens panel's query must run but finds nothing here.
    */
@@ -207,13 +221,17 @@ class ObservabilityIT {
     }
   }
 
-  /** Whether the query must find data here (see {@link #REPORTER_IN_BUILD} and {@link #NEVER_OFFLINE}). */
+  /**
+   * Whether the query must find data here (see {@link #REPORTER_IN_BUILD}, {@link #ACTIVITY_COUNTERS_IN_BUILD},
+   * {@link #NOT_IN_THESE_COLONIES} and {@link #NEVER_OFFLINE}).
+   */
   static boolean needsData(String expr) {
     Predicate<String> reads = name -> Pattern.compile("\\b" + name + "\\b").matcher(expr).find();
-    if (NEVER_OFFLINE.stream().anyMatch(reads)) {
+    if (NEVER_OFFLINE.stream().anyMatch(reads) || NOT_IN_THESE_COLONIES.stream().anyMatch(reads)) {
       return false;
     }
-    return REPORTER_IN_BUILD || REPORTER_METRICS.stream().noneMatch(reads);
+    return (REPORTER_IN_BUILD || REPORTER_METRICS.stream().noneMatch(reads))
+        && (ACTIVITY_COUNTERS_IN_BUILD || ACTIVITY_METRICS.stream().noneMatch(reads));
   }
 
   /** A .env with secret values, used by greeter's file (its description and its agent's environment). */
