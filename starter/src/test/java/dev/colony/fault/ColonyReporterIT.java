@@ -106,6 +106,13 @@ class ColonyReporterIT {
         h);
     assertEquals(2.0, value(h, "colony_task_queue_pollers{colony=\"fault\",task_queue=\"" + cluster.queue() + "\"}"), h);
     assertTrue(value(h, "colony_reporter_last_success_timestamp_seconds{colony=\"fault\"}") != null, h);
+    // Instructions wait in the mailbox of the ant whose session runs (a message to the ant paused on
+    // billing would wake it): the colony's queued messages.
+    cluster.cli("send", "alpha", "one");
+    cluster.cli("send", "alpha", "two");
+    eventually(Duration.ofSeconds(30), () -> Double.valueOf(2.0).equals(
+        value(scrape(holderPort), "colony_mailbox_messages{colony=\"fault\"}")), () -> "two messages queued:\n"
+        + scrape(holderPort));
     // Several periods and lease renewals: still exactly one exporter.
     throughout(PERIOD.multipliedBy(4), () -> hasColonyAnts(scrape(holderPort)) && !hasColonyAnts(scrape(otherPort)),
         () -> "two exporters, or none:\n" + scrape(p1) + "\n----\n" + scrape(p2));
@@ -124,5 +131,6 @@ class ColonyReporterIT {
     String s = scrape(otherPort);
     assertEquals(1.0, value(s, "colony_reporter_leader{colony=\"fault\"}"));
     assertEquals(1.0, value(s, billing), s);
+    assertEquals(2.0, value(s, "colony_mailbox_messages{colony=\"fault\"}"), s);
   }
 }
