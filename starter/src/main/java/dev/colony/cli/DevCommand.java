@@ -87,7 +87,7 @@ final class DevCommand implements Callable<Integer> {
       throw e;
     }
     ColonyWorker worker = WorkerRuntime.start(t, taskQueue, StickyMode.AUTO, new HostOption(), System.out, colony, null,
-        CliContext.of(spec).antWorkflow(), metrics == null ? null : metrics.registry(), () -> {
+        CliContext.of(spec).antWorkflow(), metrics, metricsOption.stateEvery(), () -> {
           t.close();
           local.close();
           MetricsOption.close(metrics);

@@ -67,7 +67,7 @@ class WorkerCommand implements Callable<Integer> {
         }
       }
       worker = WorkerRuntime.start(t, taskQueue, sticky.mode, host, System.out, colony,
-          deploymentVersion, CliContext.of(spec).antWorkflow(), metrics == null ? null : metrics.registry(),
+          deploymentVersion, CliContext.of(spec).antWorkflow(), metrics, metricsOption.stateEvery(),
           () -> MetricsOption.close(metrics));
     } catch (RuntimeException e) {
       // refused before the worker ran (a shared queue, the server gone): the metrics port is let go
