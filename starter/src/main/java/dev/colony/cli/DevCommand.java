@@ -87,7 +87,8 @@ final class DevCommand implements Callable<Integer> {
       throw e;
     }
     ColonyWorker worker = WorkerRuntime.start(t, taskQueue, StickyMode.AUTO, new HostOption(), System.out, colony, null,
-        CliContext.of(spec).antWorkflow(), metrics, metricsOption.stateEvery(), () -> {
+        CliContext.of(spec).antWorkflow(), metrics == null ? null : metrics.registry(), metricsOption.stateEvery(),
+        () -> {
           t.close();
           local.close();
           MetricsOption.close(metrics);

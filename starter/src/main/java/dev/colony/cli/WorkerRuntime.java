@@ -27,13 +27,13 @@ final class WorkerRuntime {
   /**
    * @param antWorkflow the AntWorkflow implementation to register ({@link CliContext#antWorkflow}: today's,
    *     unless an upgrade test's worker of a later release gives its own)
-   * @param metrics the process's metrics; with them this worker is a candidate to export the
-   *     colony's figures of state ({@link ColonyReporter}, every {@code reportEvery}); null: none (the
-   *     activities then count nowhere)
+   * @param registry the process's metrics registry, where the activities count; with it this worker is
+   *     also a candidate to export the colony's figures of state ({@link ColonyReporter}, read every
+   *     {@code reportEvery}); null: none
    */
   static ColonyWorker start(Temporal t, String taskQueue, StickyMode sticky, HostOption hostOption,
       PrintStream chatOut, LoadedColony colony, io.temporal.common.WorkerDeploymentVersion version,
-      Class<? extends dev.colony.ant.AntWorkflow> antWorkflow, dev.colony.worker.Metrics metrics,
+      Class<? extends dev.colony.ant.AntWorkflow> antWorkflow, io.micrometer.core.instrument.MeterRegistry registry,
       java.time.Duration reportEvery, Runnable afterStop) {
     String hostName = hostOption.resolve();
     boolean useSticky = sticky.resolve(t);
@@ -54,12 +54,12 @@ final class WorkerRuntime {
     ChatSink chat = chats.isEmpty() ? new ConsoleSink(chatOut) : FanoutSink.of(chats);
     ColonyWorker worker = ColonyWorker.start(t.client,
         new WorkerSettings(taskQueue, useSticky, chat, null, journal, http, hostName, hostOption.resolvedRoot(),
-            hostOption.cacheSize == null ? 0 : hostOption.cacheSize, version, antWorkflow), metrics == null ? null : metrics.registry());
+            hostOption.cacheSize == null ? 0 : hostOption.cacheSize, version, antWorkflow), registry);
     String candidate = ProcessHandle.current().pid() + "@" + host();
     LeasedConnection<?> gateway = discord == null ? null : discord.gateway(t, taskQueue, candidate, http);
     LeasedConnection<?> socket = slack == null ? null : slack.connection(t, taskQueue, candidate, slackApi);
-    ColonyReporter reporter = metrics == null ? null : ColonyReporter.start(t.client, taskQueue,
-        colony.colony().name(), candidate, metrics.registry(),
+    ColonyReporter reporter = registry == null ? null : ColonyReporter.start(t.client, taskQueue,
+        colony.colony().name(), candidate, registry,
         reportEvery == null ? ColonyReporter.DEFAULT_PERIOD : reportEvery);
     ConnectionWatch watch = ConnectionWatch.start(t, System.err);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
