@@ -37,6 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
 class OtlpMetricsIT {
   private static final Duration LONG = Duration.ofSeconds(60);
   private static final String TOKEN = "s3cr3tPushT0ken+abc==";
+  /** A token pasted without its key: no '=' in it, so the entry is not key=value. */
+  private static final String BARE = "s3cr3tBareT0ken";
 
   @TempDir
   Path tmp;
@@ -128,13 +130,18 @@ class OtlpMetricsIT {
     for (Map<String, String> bad : List.of(
         Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint(), "OTEL_METRIC_EXPORT_INTERVAL", "5s"),
         Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4318"),
-        Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint(), "OTEL_EXPORTER_OTLP_HEADERS", "x-a=1," + TOKEN))) {
+        Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint(), "OTEL_EXPORTER_OTLP_HEADERS", "x-a=1," + BARE))) {
+      Path log = tmp.resolve("bad.log");
       ProcessBuilder pb = new ProcessBuilder(Cluster.jvm("worker", cluster.dir.toString(), "--address", cluster.address))
-          .redirectErrorStream(true);
+          .redirectErrorStream(true).redirectOutput(log.toFile());
       pb.environment().putAll(bad);
       Process p = pb.start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertTrue(p.waitFor(60, TimeUnit.SECONDS), "hung: " + out);
+      boolean exited = p.waitFor(60, TimeUnit.SECONDS);
+      if (!exited) {
+        p.destroyForcibly().waitFor(10, TimeUnit.SECONDS); // a worker that started: the value was taken
+      }
+      String out = java.nio.file.Files.readString(log, StandardCharsets.UTF_8);
+      assertTrue(exited, bad + " was taken, the worker ran: " + out);
       assertNotEquals(0, p.exitValue(), out);
       String variable = bad.keySet().stream().filter(k -> !k.equals("OTEL_EXPORTER_OTLP_ENDPOINT")).findFirst()
           .orElse("OTEL_EXPORTER_OTLP_ENDPOINT");
@@ -142,7 +149,7 @@ class OtlpMetricsIT {
       assertEquals(1, lines.size(), out);
       assertTrue(lines.get(0).startsWith("colony: invalid " + variable), out);
       assertFalse(out.contains("Exception") || out.contains("\tat "), out);
-      assertFalse(out.contains(TOKEN), out);
+      assertFalse(out.contains(TOKEN) || out.contains(BARE), out);
       assertFalse(out.contains("polling"), "nothing started: " + out);
     }
     assertEquals(List.of(), receiver.posts(), "nothing pushed");
