@@ -93,6 +93,13 @@ class MetricsPushTest {
           duration.getExplicitBoundsList());
       assertEquals(45.0, duration.getSum(), 0.001);
       assertTrue(m.keySet().stream().anyMatch(n -> n.startsWith("jvm")), m.keySet().toString());
+      // the names docs/observability.md gives for the OTLP side
+      for (String name : List.of("jvm.memory.used", "process.cpu.usage", "colony_session_duration_seconds.max",
+          "temporal_workflow_endtoend_latency", "temporal_request")) {
+        assertTrue(m.containsKey(name), name + " in " + m.keySet());
+      }
+      assertEquals("seconds", m.get("colony_session_duration_seconds").getUnit());
+      assertEquals("seconds", m.get("temporal_workflow_endtoend_latency").getUnit());
 
       OtlpReceiver.Post post = receiver.posts("/v1/metrics").getLast();
       assertEquals(TOKEN, post.headers().get("authorization"));
