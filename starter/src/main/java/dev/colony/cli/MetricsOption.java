@@ -62,8 +62,10 @@ final class MetricsOption {
     }
   }
 
+  /** colony-worker (for run too: a worker that starts the ants, as traces name it), colony-dev, colony-console. */
   private String serviceName() {
-    return "colony-" + (command == null || command.name() == null ? "worker" : command.name());
+    String name = command == null || command.name() == null ? "worker" : command.name();
+    return "colony-" + (name.equals("run") ? "worker" : name);
   }
 
   /**

@@ -70,6 +70,15 @@ class MetricsPushOptionTest {
   }
 
   @Test
+  void runIsAWorkerForTheServiceName() {
+    Map<String, String> env = Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1");
+    assertEquals("colony-worker", option(new RunCommand(), env, "../examples/hello").push().resource().get("service.name"));
+    assertEquals("colony-console", option(new ConsoleCommand(), env, "../examples/hello").push().resource().get("service.name"));
+    assertEquals("mine", option(new DevCommand(), Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1",
+        "OTEL_SERVICE_NAME", "mine"), "../examples/hello").push().resource().get("service.name"));
+  }
+
+  @Test
   void offWithoutAnEndpointOrWithTheExporterNone() {
     assertNull(option(new WorkerCommand(), Map.of(), "../examples/hello").start(new PrintWriter(new StringWriter())));
     assertNull(option(new ConsoleCommand(), Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1",
