@@ -24,10 +24,12 @@ final class WorkerRuntime {
   /**
    * @param antWorkflow the AntWorkflow implementation to register ({@link CliContext#antWorkflow}: today's,
    *     unless an upgrade test's worker of a later release gives its own)
+   * @param registry the process's metrics registry, where the activities count; null: none
    */
   static ColonyWorker start(Temporal t, String taskQueue, StickyMode sticky, HostOption hostOption,
       PrintStream chatOut, LoadedColony colony, io.temporal.common.WorkerDeploymentVersion version,
-      Class<? extends dev.colony.ant.AntWorkflow> antWorkflow, Runnable afterStop) {
+      Class<? extends dev.colony.ant.AntWorkflow> antWorkflow, io.micrometer.core.instrument.MeterRegistry registry,
+      Runnable afterStop) {
     String hostName = hostOption.resolve();
     boolean useSticky = sticky.resolve(t);
     String dir = colony.colony().dir();
@@ -47,7 +49,7 @@ final class WorkerRuntime {
     ChatSink chat = chats.isEmpty() ? new ConsoleSink(chatOut) : FanoutSink.of(chats);
     ColonyWorker worker = ColonyWorker.start(t.client,
         new WorkerSettings(taskQueue, useSticky, chat, null, journal, http, hostName, hostOption.resolvedRoot(),
-            hostOption.cacheSize == null ? 0 : hostOption.cacheSize, version, antWorkflow));
+            hostOption.cacheSize == null ? 0 : hostOption.cacheSize, version, antWorkflow), registry);
     String candidate = ProcessHandle.current().pid() + "@" + host();
     LeasedConnection<?> gateway = discord == null ? null : discord.gateway(t, taskQueue, candidate, http);
     LeasedConnection<?> socket = slack == null ? null : slack.connection(t, taskQueue, candidate, slackApi);

@@ -37,6 +37,15 @@ public final class ColonyWorker implements AutoCloseable {
   }
 
   public static ColonyWorker start(WorkflowClient client, WorkerSettings settings) {
+    return start(client, settings, null);
+  }
+
+  /**
+   * @param registry the process's metrics ({@link Metrics#registry}): the activities count on it
+   *     (a session's watchdog interruptions, its sandbox's refusals); null counts nothing
+   */
+  public static ColonyWorker start(WorkflowClient client, WorkerSettings settings,
+      io.micrometer.core.instrument.MeterRegistry registry) {
     // Every ant stays cached: an evicted ant is replayed from its history at its next event. Its
     // workflow threads (the loop, the outbox, visibility, the overseer) are virtual, so
     // thousands of cached ants cost heap, not OS threads.
@@ -92,7 +101,8 @@ public final class ColonyWorker implements AutoCloseable {
     SessionActivitiesImpl sessions = SessionActivitiesImpl.withDefaultEngines(chat, System.out,
         new dev.colony.session.impl.SessionEnvironment(
             client.getWorkflowServiceStubs().getOptions().getTarget(), client.getOptions().getNamespace(),
-            ColonyBin.path())).withWorkspaces(workspaces::prepare);
+            ColonyBin.path())).withWorkspaces(workspaces::prepare)
+        .withMetrics(dev.colony.engine.SessionMetrics.on(registry));
     // The merge queue's git steps: PublishBranch and SyncBranch run on the ant's host (its
     // worktree is there), the others wherever the queue runs; both queues hold the same instance.
     dev.colony.merge.impl.MergeActivitiesImpl merges = new dev.colony.merge.impl.MergeActivitiesImpl(secrets,

@@ -47,6 +47,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private final Secrets secrets;
   private final SessionEnvironment sessionEnvironment;
   private final Workspaces workspaces;
+  private final dev.colony.engine.SessionMetrics metrics;
 
   /** Prepares an ant's workspace on this host (the spec's references already resolved). */
   @FunctionalInterface
@@ -92,6 +93,14 @@ public final class SessionActivitiesImpl implements SessionActivities {
   /** @param workspaces where this host keeps worktrees (null: the spec's workspace root) */
   public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
       Secrets secrets, SessionEnvironment sessionEnvironment, Workspaces workspaces) {
+    this(engines, chat, console, secrets, sessionEnvironment, workspaces, dev.colony.engine.SessionMetrics.NONE);
+  }
+
+  /** @param metrics where the sessions' watchdog interruptions and sandbox refusals are counted */
+  public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
+      Secrets secrets, SessionEnvironment sessionEnvironment, Workspaces workspaces,
+      dev.colony.engine.SessionMetrics metrics) {
+    this.metrics = metrics == null ? dev.colony.engine.SessionMetrics.NONE : metrics;
     this.engines = new EnumMap<>(engines);
     this.chat = chat;
     this.console = console;
@@ -103,7 +112,12 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   /** The same engines and sinks, preparing workspaces with {@code workspaces}. */
   public SessionActivitiesImpl withWorkspaces(Workspaces workspaces) {
-    return new SessionActivitiesImpl(engines, chat, console, secrets, sessionEnvironment, workspaces);
+    return new SessionActivitiesImpl(engines, chat, console, secrets, sessionEnvironment, workspaces, metrics);
+  }
+
+  /** The same engines and sinks, counting on {@code metrics} (the worker's registry). */
+  public SessionActivitiesImpl withMetrics(dev.colony.engine.SessionMetrics metrics) {
+    return new SessionActivitiesImpl(engines, chat, console, secrets, sessionEnvironment, workspaces, metrics);
   }
 
   /** The engines this build provides. */
@@ -163,7 +177,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     Duration interval = Duration.ofMillis(Math.max(500, heartbeatTimeout * 1000 / 4));
     String keyPrefix = activity.getInfo().getWorkflowId() + "/s" + request.session() + "/a"
         + activity.getInfo().getAttempt();
-    SessionGuard guard = SessionGuard.of(spec);
+    SessionGuard guard = SessionGuard.of(spec, metrics);
     WorkflowConfirmer confirmer = new WorkflowConfirmer(activity);
     Map<String, String> sessionVars = sessionEnvironment.forSession(spec, request.session(), request.task());
     env.putAll(sessionVars);
@@ -194,8 +208,9 @@ public final class SessionActivitiesImpl implements SessionActivities {
               // The session's channel to its colony speaks for this ant and this session only.
               var who = new dev.colony.sandbox.channel.ChannelRules.Identity(spec.colony(), spec.name(), request.session());
               return dev.colony.sandbox.channel.ColonyChannel.open(who,
-                  new dev.colony.sandbox.channel.TemporalChannelColony(activity.getWorkflowClient(), who));
-            });
+                  new dev.colony.sandbox.channel.TemporalChannelColony(activity.getWorkflowClient(), who),
+                  metrics.refusals(spec.colony(), spec.name(), dev.colony.engine.SessionMetrics.Refusal.CHANNEL));
+            }, metrics);
     var ended = new java.util.concurrent.atomic.AtomicBoolean();
     try {
       if (walls.refusal() != null) {
