@@ -59,7 +59,7 @@ final class ConsoleCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new UserError(e.getMessage());
     }
-    metricsOption.address(); // a bad --metrics-port or --metrics-bind too
+    metricsOption.check(); // a bad --metrics-port, --metrics-bind or OTEL_* variable too
     register(operator, reader);
     quietJavalin();
     dev.colony.worker.Metrics metrics = metricsOption.start(new PrintWriter(System.out, true));

@@ -57,7 +57,7 @@ final class DevCommand implements Callable<Integer> {
           + " not set: the terminal is the chat (set " + (slackMissing.size() == 1 ? "it" : "them") + " to use Slack).");
     }
     StartCommand.select(colony, names); // an unknown ant name fails here, before anything starts
-    metricsOption.address(); // so does a bad --metrics-port or --metrics-bind
+    metricsOption.check(); // so does a bad --metrics-port, --metrics-bind or OTEL_* variable
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Path state = Path.of(colony.colony().dir(), ".colony");
     PrintWriter err = new PrintWriter(System.err, true);

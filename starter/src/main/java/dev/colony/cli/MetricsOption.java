@@ -1,17 +1,23 @@
 package dev.colony.cli;
 
 import dev.colony.worker.Metrics;
+import dev.colony.worker.OtlpPush;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.util.Map;
+import java.util.function.Supplier;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code --metrics-port} and {@code --metrics-bind}, shared by the commands that run for long
  * ({@code worker}, {@code run}, {@code dev}, {@code console}): the process's metrics served at
- * {@code /metrics} in the Prometheus text format. Off unless a port is given.
+ * {@code /metrics} in the Prometheus text format. Off unless a port is given. Beside it (or alone),
+ * OTLP push when the standard {@code OTEL_EXPORTER_OTLP_*} variables ask ({@link OtlpPush}).
  */
 final class MetricsOption {
   /** The port the docs suggest (the one OpenTelemetry's Prometheus exporter uses). */
@@ -32,6 +38,40 @@ final class MetricsOption {
       description = "The address /metrics is served on (default: 127.0.0.1, this machine only; 0.0.0.0: every "
           + "interface, for a Prometheus on another host).")
   String bind;
+
+  /** The command this option belongs to: its name gives the default {@code service.name} (colony-worker...). */
+  @Spec(Spec.Target.MIXEE)
+  CommandSpec command;
+
+  /** The environment the OTEL_* variables are read from (a test hands its own). */
+  Supplier<Map<String, String>> environment = System::getenv;
+
+  /**
+   * Every metrics setting checked, before anything starts: the options ({@link #address()}) and the
+   * OTEL_* variables ({@link #push()}).
+   */
+  void check() {
+    address();
+    push();
+  }
+
+  /**
+   * The OTLP push the OTEL_* variables ask for, or null. A malformed value is a {@link UserError}:
+   * one line naming the variable (a header's value never in it).
+   */
+  OtlpPush push() {
+    try {
+      return OtlpPush.fromEnv(environment.get(), serviceName());
+    } catch (OtlpPush.Invalid e) {
+      throw new UserError(e.getMessage() + " (see docs/observability.md#push-with-otlp)");
+    }
+  }
+
+  /** colony-worker (for run too: a worker that starts the ants, as traces name it), colony-dev, colony-console. */
+  private String serviceName() {
+    String name = command == null || command.name() == null ? "worker" : command.name();
+    return "colony-" + (name.equals("run") ? "worker" : name);
+  }
 
   /**
    * The options checked, before anything starts: null when off. A malformed value is a {@link UsageError}
@@ -88,15 +128,23 @@ final class MetricsOption {
   }
 
   /**
-   * The process's metrics, serving {@code /metrics} when a port is given (told on {@code out});
-   * null when off. A port taken or an address not this machine's is a {@link UserError} naming the option.
+   * The process's metrics, serving {@code /metrics} when a port is given and pushing when the
+   * OTEL_* variables ask (each told on {@code out}); null when neither. A port taken or an address
+   * not this machine's is a {@link UserError} naming the option.
    */
   Metrics start(java.io.PrintWriter out) {
     InetSocketAddress at = address();
-    if (at == null) {
+    OtlpPush push = push();
+    if (at == null && push == null) {
       return null;
     }
-    Metrics metrics = Metrics.create();
+    if (at == null) {
+      Metrics metrics = Metrics.create(false, push);
+      out.println(push);
+      out.flush();
+      return metrics;
+    }
+    Metrics metrics = Metrics.create(true, push);
     InetSocketAddress serving;
     try {
       serving = metrics.serve(at);
@@ -111,6 +159,9 @@ final class MetricsOption {
           + dev.colony.text.Printable.line(String.valueOf(e.getMessage()), 120));
     }
     out.printf("metrics on %s%n", url(serving));
+    if (push != null) {
+      out.println(push);
+    }
     out.flush();
     return metrics;
   }

@@ -43,7 +43,7 @@ class WorkerCommand implements Callable<Integer> {
     String hostName = host.resolve(); // a bad --host or --build-id fails here, before anything starts
     String taskQueue = temporal.taskQueue(colony.colony().name());
     var deploymentVersion = version.resolve(taskQueue);
-    metricsOption.address(); // a bad --metrics-port or --metrics-bind too
+    metricsOption.check(); // a bad --metrics-port, --metrics-bind or OTEL_* variable too
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     dev.colony.worker.Metrics metrics = metricsOption.start(spec.commandLine().getOut());
     Temporal t;

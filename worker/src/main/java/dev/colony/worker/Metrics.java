@@ -5,15 +5,18 @@ import com.sun.net.httpserver.HttpServer;
 import com.uber.m3.tally.RootScopeBuilder;
 import com.uber.m3.tally.Scope;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.micrometer.registry.otlp.OtlpMeterRegistry;
 import io.temporal.common.reporter.MicrometerClientStatsReporter;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -27,9 +30,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The metrics of one process: one Prometheus registry with the JVM's meters, the Temporal SDK's
- * worker and client meters fed into it through a Tally root scope ({@link #scope()}, given to the
- * service stubs), and, when asked, {@code /metrics} served in the Prometheus text format.
+ * The metrics of one process: one registry ({@link #registry()}) with the JVM's meters, the Temporal
+ * SDK's worker and client meters fed into it through a Tally root scope ({@link #scope()}, given to
+ * the service stubs), and, when asked, {@code /metrics} served in the Prometheus text format. Behind
+ * that registry: a Prometheus registry when the process is scraped, an OTLP registry pushing to a
+ * receiver when the {@code OTEL_EXPORTER_OTLP_*} variables ask ({@link OtlpPush}), or both; every
+ * meter goes to each.
  *
  * <p>Every timer's buckets are decided here ({@link #BUCKETS}, {@link #TEMPORAL_BUCKETS}): the SDK
  * asks for Micrometer's percentile histogram on every timer it reports (about 70 buckets a
@@ -57,7 +63,13 @@ public final class Metrics implements AutoCloseable {
 
   static final double[] DEFAULT_COLONY_BUCKETS = {1, 10, 60, 300, 1800, 3600, 14400, 86400};
 
-  private final PrometheusMeterRegistry registry;
+  /** Where meters are registered: each one reaches every registry behind it. */
+  private final CompositeMeterRegistry registry = new CompositeMeterRegistry();
+  /** The scraped registry; null when the process is not scraped (push only). */
+  private final PrometheusMeterRegistry prometheus;
+  /** The pushing registry; null when nothing is pushed. */
+  private final OtlpMeterRegistry otlp;
+  private final OtlpPush push;
   private final Scope scope;
   private final JvmGcMetrics gc;
   /** Meters the registry refused (a name already registered with other tag keys), by name: told once each. */
@@ -65,20 +77,24 @@ public final class Metrics implements AutoCloseable {
   private HttpServer server;
   private ExecutorService serving;
 
-  private Metrics() {
-    registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    // Filters first: a filter added after a meter exists does not change that meter.
-    registry.config().meterFilter(new MeterFilter() {
-      @Override
-      public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
-        return buckets(id, config);
+  private Metrics(boolean scraped, OtlpPush push) {
+    if (!scraped && push == null) {
+      throw new IllegalArgumentException("metrics neither scraped nor pushed");
+    }
+    this.push = push;
+    prometheus = scraped ? configured(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)) : null;
+    otlp = push == null ? null : configured(OtlpMeterRegistry.builder(push.config()).metricsSender(push.sender())
+        .threadFactory(r -> {
+          Thread t = new Thread(r, "colony-otlp-metrics");
+          t.setDaemon(true);
+          return t;
+        }).build());
+    // Each registry is configured before it is added: a filter added after a meter exists does not change it.
+    for (MeterRegistry r : new MeterRegistry[] {prometheus, otlp}) {
+      if (r != null) {
+        registry.add(r);
       }
-    });
-    registry.config().onMeterRegistrationFailed((id, reason) -> {
-      if (refused.add(id.getName())) {
-        org.slf4j.LoggerFactory.getLogger(Metrics.class).warn("metric {} not exported: {}", id.getName(), reason);
-      }
-    });
+    }
     new JvmMemoryMetrics().bindTo(registry);
     gc = new JvmGcMetrics();
     gc.bindTo(registry);
@@ -90,9 +106,33 @@ public final class Metrics implements AutoCloseable {
         .reportEvery(com.uber.m3.util.Duration.ofMillis(REPORT_EVERY.toMillis()));
   }
 
-  /** A registry with the JVM's meters and a Tally scope feeding it; nothing served yet. */
+  /** A registry (Prometheus) with the JVM's meters and a Tally scope feeding it; nothing served yet. */
   public static Metrics create() {
-    return new Metrics();
+    return new Metrics(true, null);
+  }
+
+  /**
+   * The process's metrics: scraped ({@link #serve}) when {@code scraped}, pushed when {@code push}
+   * is not null (the pushing starts now), at least one of the two.
+   */
+  public static Metrics create(boolean scraped, OtlpPush push) {
+    return new Metrics(scraped, push);
+  }
+
+  /** Colony's buckets and the told-once refusal on one registry behind the composite. */
+  private <R extends MeterRegistry> R configured(R r) {
+    r.config().meterFilter(new MeterFilter() {
+      @Override
+      public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+        return buckets(id, config);
+      }
+    });
+    r.config().onMeterRegistrationFailed((id, reason) -> {
+      if (refused.add(id.getName())) {
+        org.slf4j.LoggerFactory.getLogger(Metrics.class).warn("metric {} not exported: {}", id.getName(), reason);
+      }
+    });
+    return r;
   }
 
   /** The Tally scope to give to {@code WorkflowServiceStubsOptions.Builder.setMetricsScope}. */
@@ -100,13 +140,27 @@ public final class Metrics implements AutoCloseable {
     return scope;
   }
 
-  public PrometheusMeterRegistry registry() {
+  /** Where to register a meter: it is scraped and pushed as the process is. */
+  public MeterRegistry registry() {
     return registry;
+  }
+
+  /** The push, or null when nothing is pushed. */
+  public OtlpPush push() {
+    return push;
+  }
+
+  /** Whether the process is scraped ({@link #scrape}, {@link #serve}). */
+  public boolean scraped() {
+    return prometheus != null;
   }
 
   /** What {@code /metrics} answers now. */
   public String scrape() {
-    return registry.scrape();
+    if (prometheus == null) {
+      throw new IllegalStateException("not scraped: these metrics are only pushed");
+    }
+    return prometheus.scrape();
   }
 
   /**
@@ -118,6 +172,9 @@ public final class Metrics implements AutoCloseable {
   public synchronized InetSocketAddress serve(InetSocketAddress address) throws IOException {
     if (server != null) {
       throw new IllegalStateException("already serving on " + server.getAddress());
+    }
+    if (prometheus == null) {
+      throw new IllegalStateException("not scraped: these metrics are only pushed");
     }
     HttpServer s = HttpServer.create(address, 0);
     s.createContext("/", this::answer);
@@ -212,7 +269,10 @@ public final class Metrics implements AutoCloseable {
     return server == null ? null : server.getAddress();
   }
 
-  /** Stops serving, reports what the scope still holds and closes the registry. */
+  /**
+   * Stops serving, reports what the scope still holds and closes the registries (the push's last
+   * push among them).
+   */
   @Override
   public synchronized void close() {
     if (server != null) {
@@ -222,7 +282,7 @@ public final class Metrics implements AutoCloseable {
     }
     for (AutoCloseable c : List.<AutoCloseable>of(scope::close, gc)) {
       try {
-        c.close(); // the scope's reporter closes the registry
+        c.close(); // the scope's reporter closes the registry, which closes those behind it
       } catch (Exception ignored) {
         // closing: nothing to do about it
       }
