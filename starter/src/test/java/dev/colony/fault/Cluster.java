@@ -463,7 +463,28 @@ public final class Cluster implements AutoCloseable {
   }
 
   AntStatus status(String name) {
-    return ant(name).status();
+    try {
+      return ant(name).status();
+    } catch (io.temporal.client.WorkflowQueryRejectedException e) {
+      // The server refuses queries while the ant's last workflow task failed: say why it failed.
+      throw new AssertionError("the status query of " + name + " was refused: " + e.getCause().getMessage()
+          + "\nits failed workflow tasks: " + failedWorkflowTasks(name), e);
+    }
+  }
+
+  /** The ant's failed workflow tasks (cause, who ran it, the failure's message and first stack lines). */
+  String failedWorkflowTasks(String name) {
+    StringBuilder out = new StringBuilder();
+    for (var event : client.fetchHistory("ant/" + colonyName + "/" + name).getEvents()) {
+      if (event.hasWorkflowTaskFailedEventAttributes()) {
+        var a = event.getWorkflowTaskFailedEventAttributes();
+        String trace = a.getFailure().getStackTrace();
+        out.append("\n  event ").append(event.getEventId()).append(' ').append(a.getCause()).append(" by ")
+            .append(a.getIdentity()).append(": ").append(a.getFailure().getMessage()).append('\n')
+            .append(trace.lines().limit(12).map(l -> "    " + l).collect(java.util.stream.Collectors.joining("\n")));
+      }
+    }
+    return out.length() == 0 ? "none in its history" : out.toString();
   }
 
   /** The ant's whole history (every run so far), as JSON: for checks that nothing secret is in it. */
