@@ -70,16 +70,30 @@ final class SpanRules {
   }
 
   /**
-   * Gives each span the run id and the session its parent has (when the parent is a span of this
-   * process), else the run id Temporal's interceptor tagged it with.
+   * Gives each span the run id and the session its parent has (when the parent is an open span of
+   * this process: Temporal's OpenTracing shim hands a parent on as its bare context, so the open
+   * spans that carry them are remembered by span id until they end), else the run id Temporal's
+   * interceptor tagged it with.
    */
   static SpanProcessor sessionAttributes() {
     return new SpanProcessor() {
+      private record Carried(String runId, Long session) {}
+
+      private final java.util.Map<String, Carried> open = new java.util.concurrent.ConcurrentHashMap<>();
+
       @Override
       public void onStart(Context parentContext, ReadWriteSpan span) {
-        if (Span.fromContext(parentContext) instanceof ReadableSpan parent) {
-          copy(parent, span, SessionTrace.RUN_ID);
-          copy(parent, span, SessionTrace.SESSION);
+        Span parent = Span.fromContext(parentContext);
+        Carried from = parent instanceof ReadableSpan p
+            ? new Carried(p.getAttribute(SessionTrace.RUN_ID), p.getAttribute(SessionTrace.SESSION))
+            : open.get(parent.getSpanContext().getSpanId());
+        if (from != null) {
+          if (from.runId() != null && span.getAttribute(SessionTrace.RUN_ID) == null) {
+            span.setAttribute(SessionTrace.RUN_ID, from.runId());
+          }
+          if (from.session() != null && span.getAttribute(SessionTrace.SESSION) == null) {
+            span.setAttribute(SessionTrace.SESSION, from.session());
+          }
         }
         if (span.getAttribute(SessionTrace.RUN_ID) == null) {
           String runId = span.getAttribute(TEMPORAL_RUN_ID);
@@ -87,12 +101,9 @@ final class SpanRules {
             span.setAttribute(SessionTrace.RUN_ID, runId);
           }
         }
-      }
-
-      private <T> void copy(ReadableSpan from, ReadWriteSpan to, AttributeKey<T> key) {
-        T value = from.getAttribute(key);
-        if (value != null && to.getAttribute(key) == null) {
-          to.setAttribute(key, value);
+        Long session = span.getAttribute(SessionTrace.SESSION);
+        if (session != null) {
+          open.put(span.getSpanContext().getSpanId(), new Carried(span.getAttribute(SessionTrace.RUN_ID), session));
         }
       }
 
@@ -103,11 +114,12 @@ final class SpanRules {
 
       @Override
       public void onEnd(ReadableSpan span) {
+        open.remove(span.getSpanContext().getSpanId());
       }
 
       @Override
       public boolean isEndRequired() {
-        return false;
+        return true;
       }
     };
   }
