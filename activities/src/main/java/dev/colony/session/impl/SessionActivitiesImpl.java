@@ -190,6 +190,10 @@ public final class SessionActivitiesImpl implements SessionActivities {
         activity.getInfo().getAttempt(), secrets::redact);
     Map<String, String> sessionVars = sessionEnvironment.forSession(spec, request.session(), request.task(),
         trace.environment());
+    // Claude Code's own telemetry, when the ant turns it on (claude.telemetry): session variables,
+    // so a sandboxed agent gets them too; a collector's token only through the ant's sandbox.secrets.
+    sessionVars.putAll(dev.colony.engine.claude.ClaudeTelemetry.variables(spec, request.session(),
+        activity.getInfo().getRunId(), env));
     env.putAll(sessionVars);
     // Every ant's turns reach its workflow (the console shows the running session live); only an
     // ant with an overseer waits for verdicts (spec.overseer() null: batches by time, no answer).
