@@ -167,7 +167,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     if (workspace == null) {
       // Since the lean cycle the workspace is prepared here, on the ant's host, with the session.
       try {
-        workspace = prepareWorkspace(spec, activity, beat.carried()).toString();
+        workspace = prepareWorkspace(spec, request.session(), activity, beat.carried()).toString();
       } catch (java.io.IOException e) {
         return SessionResult.of(Outcome.TRANSIENT, "workspace setup failed: " + secrets.redact(e.getMessage()));
       } catch (InterruptedException e) {
@@ -299,7 +299,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
   }
 
   /** Prepares the workspace, trying again twice (2 s, 4 s) before the session counts as failed. */
-  private Path prepareWorkspace(AntSpec spec, ActivityExecutionContext activity, String carried)
+  private Path prepareWorkspace(AntSpec spec, int session, ActivityExecutionContext activity, String carried)
       throws java.io.IOException, InterruptedException {
     for (int attempt = 1; ; attempt++) {
       try {
@@ -308,7 +308,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
         if (attempt >= WORKSPACE_ATTEMPTS) {
           throw e instanceof java.io.IOException io ? io : new java.io.IOException(e.getMessage(), e);
         }
-        log.warn("{}: workspace setup failed (attempt {}): {}", spec.name(), attempt, secrets.redact(String.valueOf(e.getMessage())));
+        log.warn("{}{}: workspace setup failed (attempt {}): {}",
+            SessionLog.prefix(activity.getInfo().getRunId(), session), spec.name(), attempt, secrets.redact(String.valueOf(e.getMessage())));
         waitAlive(activity, workspaceRetryMillis * attempt, carried);
       }
     }
