@@ -1,7 +1,6 @@
 package dev.colony.fault;
 
 import static dev.colony.testing.Eventually.eventually;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
