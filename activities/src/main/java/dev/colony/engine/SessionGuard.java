@@ -18,15 +18,29 @@ public final class SessionGuard {
   private final Duration grace;
   private final AtomicLong lastActivityNanos = new AtomicLong(System.nanoTime());
   private final AtomicInteger holds = new AtomicInteger();
+  private final Runnable onInterruption;
+  private final java.util.concurrent.atomic.AtomicBoolean interrupted = new java.util.concurrent.atomic.AtomicBoolean();
 
   public SessionGuard(Duration idleTimeout, Duration grace) {
+    this(idleTimeout, grace, () -> { });
+  }
+
+  /** @param onInterruption counts the watchdog's interruption ({@link SessionMetrics#watchdog}); run once at most */
+  public SessionGuard(Duration idleTimeout, Duration grace, Runnable onInterruption) {
     this.idleTimeout = idleTimeout;
     this.grace = grace;
+    this.onInterruption = onInterruption;
   }
 
   public static SessionGuard of(AntSpec spec) {
+    return of(spec, SessionMetrics.NONE);
+  }
+
+  /** The ant's watchdog and grace, its interruptions counted on {@code metrics}. */
+  public static SessionGuard of(AntSpec spec, SessionMetrics metrics) {
     ErrorPolicy s = spec.errorPolicy();
-    return new SessionGuard(Duration.ofSeconds(s.sessionIdleTimeout()), Duration.ofSeconds(s.interruptGrace()));
+    return new SessionGuard(Duration.ofSeconds(s.sessionIdleTimeout()), Duration.ofSeconds(s.interruptGrace()),
+        metrics.watchdog(spec));
   }
 
   /** The agent did something: the silence starts again from now. */
@@ -63,6 +77,18 @@ public final class SessionGuard {
   /** True when the session has been silent for the idle timeout and no human is being waited for. */
   public boolean idle() {
     return holds.get() == 0 && System.nanoTime() - lastActivityNanos.get() >= idleTimeout.toNanos();
+  }
+
+  /**
+   * The watchdog gives up on the silent session: the one call every engine makes when it stops an
+   * idle agent. Counts the interruption (once per session attempt, however often it is asked) and
+   * answers the transient error the session ends with ({@link #idleDetail}).
+   */
+  public String interrupted() {
+    if (interrupted.compareAndSet(false, true)) {
+      onInterruption.run();
+    }
+    return idleDetail();
   }
 
   /** The transient error a silent session ends with. */

@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * {@link EgressPolicy} first, and the connection goes to the address that was checked.
  *
  * <p>Every refusal is one line in the worker's log ({@code egress refused: ant=..., destination=...,
- * why=...}) and counted, per ant and in all ({@link #refused()}, {@link #refused(String)}).
+ * why=...}) and counted, per ant and in all ({@link #refused()}, {@link #refused(String, String)});
+ * the per-ant count is what {@code colony_sandbox_refused_connections_total} reads
+ * ({@link #export}).
  */
 public final class EgressProxy {
   private static final Logger LOG = LoggerFactory.getLogger(EgressProxy.class);
@@ -59,8 +61,12 @@ public final class EgressProxy {
   private final Path dir;
   private final Map<Connector, Door> doors = new ConcurrentHashMap<>();
   private final AtomicLong refusedAll = new AtomicLong();
-  private final Map<String, AtomicLong> refusedByAnt = new ConcurrentHashMap<>();
+  /** Refusals by ant (colony and ant: the config names of the door's session). */
+  private final Map<AntKey, AtomicLong> refusedByAnt = new ConcurrentHashMap<>();
   private final AtomicLong opened = new AtomicLong();
+
+  /** An ant of a colony (a worker's proxy serves every colony its JVM runs). */
+  private record AntKey(String colony, String ant) {}
 
   /** The worker's proxy, started on first use. */
   public static EgressProxy shared() throws IOException {
@@ -103,12 +109,14 @@ public final class EgressProxy {
 
   /** One session's way out: its socket, and the list it is held to. Closing it shuts the door. */
   public final class Door implements AutoCloseable {
+    private final String colony;
     private final String ant;
     private final EgressPolicy policy;
     private final Path socket;
     private final UnixDomainServerConnector connector;
 
-    private Door(String ant, EgressPolicy policy, Path socket, UnixDomainServerConnector connector) {
+    private Door(String colony, String ant, EgressPolicy policy, Path socket, UnixDomainServerConnector connector) {
+      this.colony = colony;
       this.ant = ant;
       this.policy = policy;
       this.socket = socket;
@@ -174,15 +182,15 @@ public final class EgressProxy {
     }
   }
 
-  /** Opens a door for one session of {@code ant}, held to {@code allow}. */
-  public Door open(String ant, java.util.List<String> allow) throws IOException {
+  /** Opens a door for one session of {@code ant} of {@code colony}, held to {@code allow}. */
+  public Door open(String colony, String ant, java.util.List<String> allow) throws IOException {
     Path socket = dir.resolve("s" + opened.incrementAndGet() + ".sock");
     UnixDomainServerConnector c = new UnixDomainServerConnector(server, 0, 1);
     c.setUnixDomainPath(socket);
     c.setAcceptQueueSize(64);
     c.setIdleTimeout(300_000);
     c.addBean(new org.eclipse.jetty.server.NetworkConnectionLimit(MAX_CONNECTIONS_PER_SESSION, c));
-    Door door = new Door(ant, new EgressPolicy(allow), socket, c);
+    Door door = new Door(colony, ant, new EgressPolicy(allow), socket, c);
     doors.put(c, door);
     server.addConnector(c);
     try {
@@ -201,9 +209,18 @@ public final class EgressProxy {
   }
 
   /** Connections refused for one ant since the worker started. */
-  public long refused(String ant) {
-    AtomicLong n = refusedByAnt.get(ant);
+  public long refused(String colony, String ant) {
+    AtomicLong n = refusedByAnt.get(new AntKey(colony, ant));
     return n == null ? 0 : n.get();
+  }
+
+  /**
+   * Exports this proxy's count of {@code ant}'s refused connections as
+   * {@code colony_sandbox_refused_connections_total{colony,ant}} on {@code metrics}: read at each
+   * scrape, so the metric is the proxy's own count (nothing counted twice, nothing missed).
+   */
+  public void export(dev.colony.engine.SessionMetrics metrics, String colony, String ant) {
+    metrics.egress(this, colony, ant, p -> p.refused(colony, ant));
   }
 
   /** How many sessions have a door open now. */
@@ -227,7 +244,8 @@ public final class EgressProxy {
       return d.address();
     }
     String ant = door == null ? "?" : door.ant;
-    long forAnt = refusedByAnt.computeIfAbsent(ant, k -> new AtomicLong()).incrementAndGet();
+    long forAnt = refusedByAnt.computeIfAbsent(new AntKey(door == null ? "?" : door.colony, ant), k -> new AtomicLong())
+        .incrementAndGet();
     refusedAll.incrementAndGet();
     String destination = host + ":" + port;
     long hidden = door == null ? 0 : door.logAllowance();

@@ -117,6 +117,17 @@ public final class SessionWalls implements AutoCloseable {
    */
   public static SessionWalls of(AntSpec spec, Path workspace, Map<String, String> workerEnv,
       Map<String, String> session, List<Path> readOnly, String unique, ChannelOpener channel) {
+    return of(spec, workspace, workerEnv, session, readOnly, unique, channel, dev.colony.engine.SessionMetrics.NONE);
+  }
+
+  /**
+   * Decides a session's walls, counting on {@code metrics} what they refuse: a grant of the colony's
+   * own files ({@code colony_sandbox_refusals_total{kind="path"}}), and the connections its door in
+   * the egress proxy refuses ({@code colony_sandbox_refused_connections_total}, the proxy's count).
+   */
+  public static SessionWalls of(AntSpec spec, Path workspace, Map<String, String> workerEnv,
+      Map<String, String> session, List<Path> readOnly, String unique, ChannelOpener channel,
+      dev.colony.engine.SessionMetrics metrics) {
     SandboxSpec s = SandboxSpec.of(spec);
     if (s.off()) {
       return new SessionWalls(Confinement.NONE, Map.of(), null, null);
@@ -159,6 +170,7 @@ public final class SessionWalls implements AutoCloseable {
         Path path = colony == null ? Path.of(p) : colony.resolve(p).normalize();
         String bad = grantRefused(path, colony);
         if (bad != null) {
+          metrics.refused(spec.colony(), spec.name(), dev.colony.engine.SessionMetrics.Refusal.PATH);
           return refused("sandbox." + (write ? "write" : "read") + " names " + path + ": " + bad);
         }
         if (write && !Path.of(p).isAbsolute()) {
@@ -210,7 +222,9 @@ public final class SessionWalls implements AutoCloseable {
       }
       List<String> allow = allowList(spec, s, workerEnv);
       try {
-        egress = EgressProxy.shared().open(spec.name(), allow);
+        EgressProxy proxy = EgressProxy.shared();
+        proxy.export(metrics, spec.colony(), spec.name());
+        egress = proxy.open(spec.colony(), spec.name(), allow);
       } catch (IOException | RuntimeException e) {
         if (limits != null) {
           limits.close();

@@ -53,11 +53,18 @@ public final class CommandAnts {
    */
   public static Ran run(AntSpec spec, int session, Path workspace, Map<String, String> worker,
       Map<String, String> sessionVars, Duration timeout, SessionWalls.ChannelOpener channel) throws Exception {
+    return run(spec, session, workspace, worker, sessionVars, timeout, channel, dev.colony.engine.SessionMetrics.NONE);
+  }
+
+  /** {@link #run(AntSpec, int, Path, Map, Map, Duration, SessionWalls.ChannelOpener)}, counting on {@code metrics}. */
+  public static Ran run(AntSpec spec, int session, Path workspace, Map<String, String> worker,
+      Map<String, String> sessionVars, Duration timeout, SessionWalls.ChannelOpener channel,
+      dev.colony.engine.SessionMetrics metrics) throws Exception {
     Path transcript = Path.of(spec.colonyDir(), ".colony", "transcripts", spec.name(),
         String.format("session-%05d.log", session));
     Transcripts.prepare(transcript);
     try (SessionWalls walls = SessionWalls.of(spec, workspace, worker, sessionVars, List.of(transcript.getParent()),
-        spec.name() + "-" + System.nanoTime(), channel)) {
+        spec.name() + "-" + System.nanoTime(), channel, metrics)) {
       if (walls.refusal() != null) {
         throw new AssertionError("the walls were refused: " + walls.refusal());
       }

@@ -36,7 +36,7 @@ class EgressProxyTest {
     java.util.List<java.net.Socket> held = new java.util.concurrent.CopyOnWriteArrayList<>();
     java.util.List<java.nio.channels.SocketChannel> clients = new java.util.ArrayList<>();
     try (java.net.ServerSocket server = new java.net.ServerSocket(0, 500, java.net.InetAddress.getLoopbackAddress());
-        EgressProxy.Door door = EgressProxy.shared().open("flood", java.util.List.of("127.0.0.1:" + server.getLocalPort()))) {
+        EgressProxy.Door door = EgressProxy.shared().open("c", "flood", java.util.List.of("127.0.0.1:" + server.getLocalPort()))) {
       Thread.ofVirtual().start(() -> {
         while (!server.isClosed()) {
           try {
@@ -103,9 +103,12 @@ class EgressProxyTest {
   void aSessionThatHammersRefusedDestinationsFillsTheLogAtItsRateOnly() throws Exception {
     java.io.PrintStream err = System.err;
     java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
-    long before = EgressProxy.shared().refused("hammer");
+    long before = EgressProxy.shared().refused("c", "hammer");
+    // The metric reads the proxy's own count: every refusal, at each scrape.
+    var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    EgressProxy.shared().export(new dev.colony.engine.SessionMetrics(registry), "c", "hammer");
     System.setErr(new java.io.PrintStream(log, true, java.nio.charset.StandardCharsets.UTF_8));
-    try (EgressProxy.Door door = EgressProxy.shared().open("hammer", java.util.List.of("example.com"))) {
+    try (EgressProxy.Door door = EgressProxy.shared().open("c", "hammer", java.util.List.of("example.com"))) {
       for (int i = 0; i < 100; i++) {
         try (java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(
             java.net.UnixDomainSocketAddress.of(door.socket()))) {
@@ -120,7 +123,10 @@ class EgressProxyTest {
     }
     String logged = log.toString(java.nio.charset.StandardCharsets.UTF_8);
     long lines = logged.lines().filter(l -> l.contains("egress refused: ant=hammer")).count();
-    assertEquals(100, EgressProxy.shared().refused("hammer") - before, "every refusal is counted");
+    assertEquals(100, EgressProxy.shared().refused("c", "hammer") - before, "every refusal is counted");
+    assertEquals(before + 100, registry.get(dev.colony.engine.SessionMetrics.SANDBOX_REFUSED_CONNECTIONS)
+        .tags("colony", "c", "ant", "hammer").functionCounter().count(), "the metric is the proxy's count");
+    assertEquals(0, EgressProxy.shared().refused("other-colony", "hammer"), "an ant is counted in its own colony");
     // A hundred in well under a minute: the session's first lines are logged, the rest counted.
     assertEquals(EgressProxy.LOG_PER_MINUTE, lines, "lines logged:\n" + logged);
   }

@@ -63,6 +63,9 @@ class SandboxEgressTest {
   HttpServer server;
   int port;
   final List<String> seen = new CopyOnWriteArrayList<>();
+  /** The worker's metrics registry, as the session activity hands it to the walls. */
+  final io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+      new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
 
   @BeforeAll
   static void toolsAreThere() {
@@ -105,7 +108,8 @@ class SandboxEgressTest {
     Map<String, String> worker = new LinkedHashMap<>(System.getenv());
     Map<String, String> session = Map.of("COLONY_ANT", "a", "COLONY_COLONY", "c");
     worker.putAll(session);
-    return CommandAnts.run(spec(script, sandbox), 1, workspace, worker, session, Duration.ofSeconds(90), null).output();
+    return CommandAnts.run(spec(script, sandbox), 1, workspace, worker, session, Duration.ofSeconds(90), null,
+        new dev.colony.engine.SessionMetrics(registry)).output();
   }
 
 
@@ -192,7 +196,7 @@ class SandboxEgressTest {
         + "echo END";
     // localhost is on the list by name only: a name never reaches loopback unless host:port is named.
     SandboxSpec s = allowing("127.0.0.1:" + port, "localhost", "example.com:8443");
-    long before = EgressProxy.shared().refused("a");
+    long before = EgressProxy.shared().refused("c", "a");
     long beforeAll = EgressProxy.shared().refused();
     PrintStream err = System.err;
     ByteArrayOutputStream log = new ByteArrayOutputStream();
@@ -212,7 +216,10 @@ class SandboxEgressTest {
     assertTrue(out.contains("metadata 403/000"), out);
     assertTrue(out.contains("name-to-loopback 403/000"), out);
     assertTrue(seen.isEmpty(), "nothing reached the server: " + seen);
-    assertEquals(6, EgressProxy.shared().refused("a") - before);
+    assertEquals(6, EgressProxy.shared().refused("c", "a") - before);
+    // ... and exported: the walls registered the proxy's count of this ant on the worker's registry.
+    assertEquals(before + 6, registry.get(dev.colony.engine.SessionMetrics.SANDBOX_REFUSED_CONNECTIONS)
+        .tags("colony", "c", "ant", "a").functionCounter().count(), "colony_sandbox_refused_connections_total");
     assertTrue(EgressProxy.shared().refused() - beforeAll >= 6);
     for (String line : List.of("ant=a destination=example.com:80 why=not on the allow list",
         "ant=a destination=example.com:443 why=not on the allow list",

@@ -38,6 +38,32 @@ public interface ColonySource {
     return list(Filter.ALL);
   }
 
+  /**
+   * How many running ants are in each of {@code states} (values of the {@code AntState} search
+   * attribute, {@code running}, {@code paused}, ...), every state given answered, zeros included.
+   * This default counts {@link #list}{@code (ALL)}'s running rows; on Temporal it is one visibility
+   * count per state.
+   */
+  default Map<String, Long> countByState(Collection<String> states) {
+    Map<String, Long> out = new java.util.LinkedHashMap<>();
+    states.forEach(s -> out.put(s, 0L));
+    for (Row r : list(Filter.ALL)) {
+      if (r.running() && r.state() != null && out.containsKey(r.state())) {
+        out.merge(r.state(), 1L, Long::sum);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The instructions queued in the running ants' mailboxes, summed ({@code AntQueue}). This
+   * default sums {@link #list}{@code (ALL)}'s running rows; on Temporal only the ants with a
+   * message queued are listed.
+   */
+  default long queuedMessages() {
+    return list(Filter.ALL).stream().filter(Row::running).mapToLong(Row::queue).sum();
+  }
+
   /** One page of the overview: its rows, the next page's token (null: the last page), how many match. */
   record Page(List<Row> rows, String next, long total) {}
 

@@ -232,6 +232,37 @@ public final class TemporalColonySource implements ColonySource {
         count(Filter.WAITING), count(Filter.PAUSED), count(Filter.PARKED)));
   }
 
+  /** One visibility count per state: {@code AntState = s} among the colony's running ants. */
+  @Override
+  public Map<String, Long> countByState(java.util.Collection<String> states) {
+    Map<String, Long> out = new LinkedHashMap<>();
+    call("counting the ants by state", () -> {
+      for (String s : states) {
+        out.put(s, countQuery(base(true).eq("AntState", s).toString()));
+      }
+      return out;
+    });
+    return out;
+  }
+
+  /** The running ants with a message queued ({@code AntQueue > 0}), page by page: their queues summed. */
+  @Override
+  public long queuedMessages() {
+    String q = base(true).above("AntQueue", 0).toString();
+    return call("counting the queued messages", () -> {
+      long sum = 0;
+      ByteString token = ByteString.EMPTY;
+      do {
+        Changes page = listPage(q, token, 1000);
+        for (Row r : page.rows()) {
+          sum += r.queue();
+        }
+        token = page.next() == null ? ByteString.EMPTY : decodeToken(page.next());
+      } while (!token.isEmpty());
+      return sum;
+    });
+  }
+
   private long count(Filter f) {
     String q = base(true).and(filterQuery(f == null ? Filter.ALL : f)).toString();
     return rpc(CALL_DEADLINE).countWorkflowExecutions(CountWorkflowExecutionsRequest.newBuilder()

@@ -88,9 +88,15 @@ final class ConnectFailure {
       return "cannot reach Temporal at " + p.address() + " (unknown host "
           + desc.substring("Unable to resolve host".length()).strip() + "). Check --address / TEMPORAL_ADDRESS.";
     }
+    long waited = Temporal.CONNECT_CHECK.toSeconds();
     if (code == Status.Code.DEADLINE_EXCEEDED && p.tls()) {
-      return at + " did not answer within 5 s over " + p.describe() + ": check that the address is the server's TLS "
-          + "port and that it is running.";
+      return at + " did not answer within " + waited + " s over " + p.describe() + ": check that the address is the "
+          + "server's TLS port and that it is running.";
+    }
+    if (code == Status.Code.DEADLINE_EXCEEDED) {
+      // It took the connection (an absent server refuses it at once) but gave no answer.
+      return at + " accepted the connection but did not answer within " + waited + " s: it is starting or too busy, "
+          + "or the address is not a Temporal frontend's (--address / TEMPORAL_ADDRESS).";
     }
     return "cannot reach Temporal at " + p.address() + " (" + code + "). Start one with './colony server' (or "
         + "bin/cluster.sh up, or see docker-compose.temporal.yml), or point --address / $TEMPORAL_ADDRESS at yours.";

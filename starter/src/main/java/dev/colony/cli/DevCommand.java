@@ -88,7 +88,7 @@ final class DevCommand implements Callable<Integer> {
       throw e;
     }
     ColonyWorker worker = WorkerRuntime.start(t, taskQueue, StickyMode.AUTO, new HostOption(), System.out, colony, null,
-        CliContext.of(spec).antWorkflow(), () -> {
+        CliContext.of(spec).antWorkflow(), metrics, metricsOption.stateEvery(), () -> {
           t.close();
           local.close();
           MetricsOption.close(metrics);

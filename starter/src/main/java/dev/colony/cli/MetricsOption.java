@@ -18,10 +18,15 @@ final class MetricsOption {
   static final int SUGGESTED_PORT = 9464;
 
   @Option(names = "--metrics-port", paramLabel = "PORT",
-      description = "Serve this process's metrics (the Temporal SDK's worker and client meters, the JVM's) in "
+      description = "Serve this process's metrics (the Temporal SDK's worker and client meters, the JVM's; with a "
+          + "worker, the colony's figures of state when this process holds the colony's metrics lease) in "
           + "the Prometheus text format at /metrics on this port (default: off; 9464 is the usual one; 0: any "
           + "free one). See docs/observability.md.")
   String port;
+
+  /** How often the colony's figures of state are read (tests shorten it); hidden: the default is the documented one. */
+  @Option(names = "--metrics-state-every", paramLabel = "DURATION", hidden = true)
+  String stateEvery;
 
   @Option(names = "--metrics-bind", paramLabel = "ADDRESS",
       description = "The address /metrics is served on (default: 127.0.0.1, this machine only; 0.0.0.0: every "
@@ -33,6 +38,7 @@ final class MetricsOption {
    * (exit 2), a host name that does not resolve a {@link UserError}; each one line naming the option.
    */
   InetSocketAddress address() {
+    stateEvery();
     if (port == null) {
       if (bind != null) {
         throw new UsageError("--metrics-bind needs --metrics-port: the metrics are served only on a port given "
@@ -62,6 +68,23 @@ final class MetricsOption {
           + "': not an address or a known host name (127.0.0.1: this machine only; 0.0.0.0: every interface)");
     }
     return new InetSocketAddress(address, number);
+  }
+
+  /** How often the colony's reporter reads the figures of state: {@code --metrics-state-every}, else 30 s. */
+  java.time.Duration stateEvery() {
+    if (stateEvery == null) {
+      return dev.colony.worker.ColonyReporter.DEFAULT_PERIOD;
+    }
+    try {
+      long s = dev.colony.config.Durations.parseSeconds(stateEvery);
+      if (s < 1) {
+        throw new IllegalArgumentException("at least 1s");
+      }
+      return java.time.Duration.ofSeconds(s);
+    } catch (IllegalArgumentException e) {
+      throw new UsageError("invalid --metrics-state-every '" + dev.colony.text.Printable.line(stateEvery, 40) + "': "
+          + dev.colony.config.Durations.ACCEPTED + ", at least 1s");
+    }
   }
 
   /**

@@ -21,6 +21,12 @@ import java.util.concurrent.TimeUnit;
 final class Temporal implements AutoCloseable {
   static final java.time.Duration QUERY_TIMEOUT = java.time.Duration.ofSeconds(5);
   static final java.time.Duration WORKER_LONG_POLL = java.time.Duration.ofSeconds(10);
+  /**
+   * How long the first call may take before the server counts as not answering. A server that is
+   * not there refuses at once; this bounds one that accepts but is slow (a loaded machine, a cold
+   * JVM making its first connection), so it is generous.
+   */
+  static final java.time.Duration CONNECT_CHECK = java.time.Duration.ofSeconds(15);
   /** The address of the last connection this process made: errors after it name the server. */
   static volatile String lastAddress;
   final String address;
@@ -126,13 +132,13 @@ final class Temporal implements AutoCloseable {
             .setRpcLongPollTimeout(WORKER_LONG_POLL)
             .build());
     try {
-      stubs.blockingStub().withDeadlineAfter(5, TimeUnit.SECONDS)
+      stubs.blockingStub().withDeadlineAfter(CONNECT_CHECK.toMillis(), TimeUnit.MILLISECONDS)
           .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
       if (profile.apiKey() != null || profile.tls()) {
         // Servers answer GetSystemInfo without credentials: ask for the namespace, which a
         // refused (or missing) key may not read, so it fails here and not in the middle of a
         // command. A plaintext local server is spared the extra call.
-        stubs.blockingStub().withDeadlineAfter(5, TimeUnit.SECONDS)
+        stubs.blockingStub().withDeadlineAfter(CONNECT_CHECK.toMillis(), TimeUnit.MILLISECONDS)
             .describeNamespace(DescribeNamespaceRequest.newBuilder().setNamespace(profile.namespace()).build());
       }
     } catch (StatusRuntimeException e) {

@@ -68,7 +68,8 @@ class WorkerCommand implements Callable<Integer> {
         }
       }
       worker = WorkerRuntime.start(t, taskQueue, sticky.mode, host, System.out, colony,
-          deploymentVersion, CliContext.of(spec).antWorkflow(), () -> MetricsOption.close(metrics));
+          deploymentVersion, CliContext.of(spec).antWorkflow(), metrics, metricsOption.stateEvery(),
+          () -> MetricsOption.close(metrics));
     } catch (RuntimeException e) {
       // refused before the worker ran (a shared queue, the server gone): the metrics port is let go
       MetricsOption.close(metrics);

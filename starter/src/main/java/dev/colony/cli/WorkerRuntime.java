@@ -5,6 +5,7 @@ import dev.colony.chat.impl.ConsoleSink;
 import dev.colony.chat.impl.FanoutSink;
 import dev.colony.chat.impl.LeasedConnection;
 import dev.colony.config.LoadedColony;
+import dev.colony.worker.ColonyReporter;
 import dev.colony.worker.ColonyWorker;
 import dev.colony.worker.WorkerSettings;
 import java.io.PrintStream;
@@ -16,7 +17,9 @@ import okhttp3.OkHttpClient;
  * {@code afterStop} (the dev command stops its embedded server there, after the worker, so the
  * worker's goodbye to the server does not fail). With Discord or Slack configured and its tokens
  * set in this worker's environment, posts go there (to both when both are) and the worker is a
- * candidate for the colony's one connection to each; otherwise the console is the chat.
+ * candidate for the colony's one connection to each; otherwise the console is the chat. With
+ * metrics, the worker is a candidate to export the colony's figures of state too (one process per
+ * colony: {@link ColonyReporter}).
  */
 final class WorkerRuntime {
   private WorkerRuntime() {}
@@ -24,10 +27,14 @@ final class WorkerRuntime {
   /**
    * @param antWorkflow the AntWorkflow implementation to register ({@link CliContext#antWorkflow}: today's,
    *     unless an upgrade test's worker of a later release gives its own)
+   * @param metrics the process's metrics; with them this worker is a candidate to export the
+   *     colony's figures of state ({@link ColonyReporter}, every {@code reportEvery}); null: none (the
+   *     activities then count nowhere)
    */
   static ColonyWorker start(Temporal t, String taskQueue, StickyMode sticky, HostOption hostOption,
       PrintStream chatOut, LoadedColony colony, io.temporal.common.WorkerDeploymentVersion version,
-      Class<? extends dev.colony.ant.AntWorkflow> antWorkflow, Runnable afterStop) {
+      Class<? extends dev.colony.ant.AntWorkflow> antWorkflow, dev.colony.worker.Metrics metrics,
+      java.time.Duration reportEvery, Runnable afterStop) {
     String hostName = hostOption.resolve();
     boolean useSticky = sticky.resolve(t);
     String dir = colony.colony().dir();
@@ -47,13 +54,19 @@ final class WorkerRuntime {
     ChatSink chat = chats.isEmpty() ? new ConsoleSink(chatOut) : FanoutSink.of(chats);
     ColonyWorker worker = ColonyWorker.start(t.client,
         new WorkerSettings(taskQueue, useSticky, chat, null, journal, http, hostName, hostOption.resolvedRoot(),
-            hostOption.cacheSize == null ? 0 : hostOption.cacheSize, version, antWorkflow));
+            hostOption.cacheSize == null ? 0 : hostOption.cacheSize, version, antWorkflow), metrics == null ? null : metrics.registry());
     String candidate = ProcessHandle.current().pid() + "@" + host();
     LeasedConnection<?> gateway = discord == null ? null : discord.gateway(t, taskQueue, candidate, http);
     LeasedConnection<?> socket = slack == null ? null : slack.connection(t, taskQueue, candidate, slackApi);
+    ColonyReporter reporter = metrics == null ? null : ColonyReporter.start(t.client, taskQueue,
+        colony.colony().name(), candidate, metrics.registry(),
+        reportEvery == null ? ColonyReporter.DEFAULT_PERIOD : reportEvery);
     ConnectionWatch watch = ConnectionWatch.start(t, System.err);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       watch.interrupt(); // stopping the server below is not a lost connection
+      if (reporter != null) {
+        reporter.close(); // lets another worker export the colony's figures at once
+      }
       if (gateway != null) {
         gateway.close(); // lets another worker take the gateway at once
       }

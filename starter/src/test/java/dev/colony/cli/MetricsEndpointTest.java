@@ -126,6 +126,11 @@ class MetricsEndpointTest {
       oneLine(run(cmd, to, "--metrics-bind", "0.0.0.0"), 2, "--metrics-bind needs --metrics-port");
       oneLine(run(cmd, to, "--metrics-port", "0", "--metrics-bind", " "), 2, "invalid --metrics-bind ''");
     }
+    // the hidden period of the colony's figures of state (tests shorten it)
+    oneLine(run("worker", List.of("--address", "127.0.0.1:1"), "--metrics-port", "0", "--metrics-state-every", "soon"),
+        2, "invalid --metrics-state-every 'soon'");
+    oneLine(run("worker", List.of("--address", "127.0.0.1:1"), "--metrics-port", "0", "--metrics-state-every", "0s"),
+        2, "invalid --metrics-state-every '0s'");
     oneLine(run("worker", List.of("--address", "127.0.0.1:1"), "--metrics-port", "0", "--metrics-bind", "no-such-host.invalid"),
         1, "invalid --metrics-bind 'no-such-host.invalid'");
     // an address of another machine (TEST-NET-1): nothing can listen on it here

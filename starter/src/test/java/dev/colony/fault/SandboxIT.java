@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A hostile ant on the real dev server, its worker a separate process: it tries each door of its
  * sandbox (the colony's secrets and files, its peer's workspace, Temporal's frontend and the Web
  * UI on loopback, any loopback port, private and metadata addresses, killing its worker) and finds
- * each shut; its peer and the worker go on; and a worker killed with {@code kill -9} while the ant
+ * each shut, and the worker's {@code /metrics} counts what its walls refused; its peer and the worker go on; and a worker killed with {@code kill -9} while the ant
  * left a detached child running leaves no process of the session behind.
  */
 @Timeout(600)
@@ -45,7 +45,8 @@ class SandboxIT {
     try (ServerSocket other = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       // The worker checks the ant's ${VAR}s when it starts; the real values (its own pid) follow.
       Files.writeString(cluster.dir.resolve(".env"), "PROBE_PORTS=\nPEER_WORKSPACE=/nonexistent\nWORKER_PID=0000\n");
-      Cluster.WorkerProcess worker = cluster.startWorker("w1");
+      int metricsPort = Cluster.freePort();
+      Cluster.WorkerProcess worker = cluster.startWorker("w1", cluster.target(), "--metrics-port", Integer.toString(metricsPort));
       Files.writeString(cluster.dir.resolve(".env"), "SECRET_TOKEN=s3cr3t-value-of-the-colony\n"
           + "PROBE_PORTS=" + cluster.port + " " + cluster.uiPort + " " + other.getLocalPort() + "\n"
           + "PEER_WORKSPACE=" + alice + "\n"
@@ -63,6 +64,7 @@ class SandboxIT {
         assertEquals(List.of(), open, "every door shut:\n" + found);
         assertTrue(found.lines().count() >= 24, found);
         assertTrue(found.contains("shut loopback-" + cluster.port), found); // Temporal's frontend
+        assertRefusalsCounted(metricsPort);
         assertTrue(worker.process().isAlive(), "the worker lives");
         assertFalse(Files.exists(alice.resolve("pwned.txt")));
         assertFalse(Cluster.read(cluster.dir.resolve("ants/mallory.yaml")).contains("autonomy"));
@@ -104,6 +106,56 @@ class SandboxIT {
           "nothing of the session outlives its worker");
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "\n" + cluster.diagnostics(), e);
+    }
+  }
+
+  /**
+   * The worker's {@code /metrics} counts what mallory's walls refused: each connection the egress
+   * proxy refused (the metadata address: one a session; its requests to loopback names never reach
+   * the proxy, {@code NO_PROXY} sends them to the sandbox's own loopback) and each request on its
+   * channel (mail as alice, pause, resume, approve, a peer's status: 5 a session); the watchdog's
+   * series is there; every label is a config name or a closed set's word.
+   */
+  private static void assertRefusalsCounted(int port) throws Exception {
+    String series = "{ant=\"mallory\",colony=\"walls\"";
+    java.util.concurrent.atomic.AtomicReference<String> body = new java.util.concurrent.atomic.AtomicReference<>("");
+    eventually(Duration.ofSeconds(30), () -> {
+      body.set(scrape(port));
+      double connections = value(body.get(), "colony_sandbox_refused_connections_total" + series + "}");
+      double channel = value(body.get(), "colony_sandbox_refusals_total" + series + ",kind=\"channel\"}");
+      return connections >= 1 && channel == 5 * connections;
+    }, () -> "the worker counted mallory's refusals:\n" + body.get().lines()
+        .filter(l -> l.startsWith("colony_")).collect(java.util.stream.Collectors.joining("\n")));
+    assertEquals(-1, value(body.get(), "colony_sandbox_refusals_total" + series + ",kind=\"path\"}"), "no grant refused");
+    assertTrue(value(body.get(), "colony_watchdog_interruptions_total" + series + ",engine=\"command\"}") == 0,
+        "the watchdog's series, nothing interrupted:\n" + body.get());
+    java.util.regex.Pattern allowed = java.util.regex.Pattern.compile(
+        "(ant=\"(alice|mallory)\"|colony=\"walls\"|engine=\"command\"|kind=\"(path|channel)\")");
+    for (String line : body.get().lines().filter(l -> l.startsWith("colony_watchdog") || l.startsWith("colony_sandbox")).toList()) {
+      String labels = line.substring(line.indexOf('{') + 1, line.indexOf('}'));
+      for (String label : labels.split(",")) {
+        assertTrue(allowed.matcher(label).matches(), "a label outside the closed sets: " + line);
+      }
+    }
+  }
+
+  /** A series' value in a scrape (its full name and labels as written), or -1 when it is not there. */
+  private static double value(String body, String series) {
+    return body.lines().filter(l -> l.startsWith(series + " ")).mapToDouble(l -> Double.parseDouble(l.substring(series.length() + 1)))
+        .findFirst().orElse(-1);
+  }
+
+  private static String scrape(int port) {
+    try {
+      var r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+          java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      return r.body();
+    } catch (java.io.IOException e) {
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "";
     }
   }
 

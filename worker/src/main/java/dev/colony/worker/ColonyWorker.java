@@ -37,11 +37,21 @@ public final class ColonyWorker implements AutoCloseable {
   }
 
   public static ColonyWorker start(WorkflowClient client, WorkerSettings settings) {
-    return start(client, settings, Tracing.process());
+    return start(client, settings, null);
+  }
+
+  /**
+   * @param registry the process's metrics ({@link Metrics#registry}): the activities count on it
+   *     (a session's watchdog interruptions, its sandbox's refusals); null counts nothing
+   */
+  public static ColonyWorker start(WorkflowClient client, WorkerSettings settings,
+      io.micrometer.core.instrument.MeterRegistry registry) {
+    return start(client, settings, registry, Tracing.process());
   }
 
   /** @param tracing the process's traces ({@link Tracing#OFF}: no interceptor) */
-  public static ColonyWorker start(WorkflowClient client, WorkerSettings settings, Tracing tracing) {
+  public static ColonyWorker start(WorkflowClient client, WorkerSettings settings,
+      io.micrometer.core.instrument.MeterRegistry registry, Tracing tracing) {
     // Every ant stays cached: an evicted ant is replayed from its history at its next event. Its
     // workflow threads (the loop, the outbox, visibility, the overseer) are virtual, so
     // thousands of cached ants cost heap, not OS threads.
@@ -99,7 +109,8 @@ public final class ColonyWorker implements AutoCloseable {
     SessionActivitiesImpl sessions = SessionActivitiesImpl.withDefaultEngines(chat, System.out,
         new dev.colony.session.impl.SessionEnvironment(
             client.getWorkflowServiceStubs().getOptions().getTarget(), client.getOptions().getNamespace(),
-            ColonyBin.path())).withWorkspaces(workspaces::prepare).withTracer(tracing.tracer());
+            ColonyBin.path())).withWorkspaces(workspaces::prepare)
+        .withMetrics(dev.colony.engine.SessionMetrics.on(registry)).withTracer(tracing.tracer());
     // The merge queue's git steps: PublishBranch and SyncBranch run on the ant's host (its
     // worktree is there), the others wherever the queue runs; both queues hold the same instance.
     dev.colony.merge.impl.MergeActivitiesImpl merges = new dev.colony.merge.impl.MergeActivitiesImpl(secrets,

@@ -194,7 +194,11 @@ class TracingTest {
       worker.registerWorkflowImplementationTypes(AntWorkflowImpl.class, dev.colony.supervision.ColonyWorkflowImpl.class);
       WorkflowReplayer.replayWorkflowExecution(history, worker);
       // a committed history of an ant with sessions, recorded without traces, replays with them
-      WorkflowReplayer.replayWorkflowExecutionFromResource("histories/1.5-costs/interrupted-session-charged.json", worker);
+      // (read as a stream: in a packaged build the workflows test-jar holds it, not a directory)
+      try (var in = TracingTest.class.getClassLoader().getResourceAsStream("histories/1.5-costs/interrupted-session-charged.json")) {
+        WorkflowReplayer.replayWorkflowExecution(WorkflowExecutionHistory.fromJson(
+            new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)), worker);
+      }
     }
     assertEquals(List.of(), names(exporter.getFinishedSpanItems()), "no span from a replay");
   }

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * every connection of a token, so two would answer every command twice. Every worker with the
  * token is a candidate; the holder of a {@link LeaseWorkflow} lease (workflow id derived from a
  * hash of the token, never the token) connects, renews every {@code ttl / 3}, and disconnects as
- * soon as it cannot renew for {@code ttl / 2}, before anyone else may take over at {@code ttl}. A
+ * soon as it cannot renew for {@code ttl / 2} (a renewal not answered within {@code ttl / 3} counts
+ * as failed), before anyone else may take over at {@code ttl}. A
  * killed holder is replaced within about {@code ttl + ttl / 3}.
  *
  * @param <C> the connection (a chat bridge)
@@ -122,7 +123,7 @@ public final class LeasedConnection<C extends LeasedConnection.Connection> imple
   private synchronized void step() {
     boolean holds;
     try {
-      holds = acquire();
+      holds = acquireWithin(Duration.ofMillis(Math.max(100, ttl.toMillis() / 3)));
       lastRenewed = System.currentTimeMillis();
       warned = false;
     } catch (RuntimeException e) {
@@ -155,6 +156,33 @@ public final class LeasedConnection<C extends LeasedConnection.Connection> imple
       bridge.close();
       bridge = null;
       log.info("{}: connection handed over; this worker no longer holds it", kind);
+    }
+  }
+
+  /**
+   * {@link #acquire} answered within {@code bound}, else a failure: a call to a server this process
+   * cannot reach is retried by the SDK for far longer than the lease lasts, and the holder must let
+   * go within {@code ttl / 2} of its last renewal whatever the call does. An answer that comes
+   * later is ignored (the next ask renews again).
+   */
+  private boolean acquireWithin(Duration bound) {
+    java.util.concurrent.CompletableFuture<Boolean> asked = new java.util.concurrent.CompletableFuture<>();
+    Thread.ofVirtual().name("colony-" + kind + "-lease-ask").start(() -> {
+      try {
+        asked.complete(acquire());
+      } catch (Throwable t) {
+        asked.completeExceptionally(t);
+      }
+    });
+    try {
+      return asked.get(bound.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("the lease did not answer within " + bound.toMillis() + " ms");
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while asking for the lease");
     }
   }
 

@@ -116,7 +116,7 @@ public final class ClaudeEngine implements Engine {
         }
         if (ctx.guard().idle()) {
           session.interrupt();
-          return stopped(session, ctx.guard().idleDetail(), started, ctx);
+          return stopped(session, ctx.guard().interrupted(), started, ctx);
         }
       }
     } catch (SessionCancelledException e) {

@@ -126,7 +126,7 @@ public final class CommandEngine implements Engine {
           // Hung: no output for the idle timeout. Interrupted like an urgent message (grace, then kill).
           Processes.stopGracefully(process, ctx.guard().grace());
           pump.join(2000);
-          return new SessionResult(Outcome.TRANSIENT, ctx.guard().idleDetail(), null, pump.turns(), pump.spent(), 0, 0,
+          return new SessionResult(Outcome.TRANSIENT, ctx.guard().interrupted(), null, pump.turns(), pump.spent(), 0, 0,
               clock.millis() - started, conversation, ctx.transcript().toString());
         }
       }

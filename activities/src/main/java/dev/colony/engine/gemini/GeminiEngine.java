@@ -82,7 +82,7 @@ public final class GeminiEngine implements Engine {
           }
           if (ctx.guard().idle()) {
             stopGracefully(loop, result, ctx);
-            return loop.partial(Outcome.TRANSIENT, ctx.guard().idleDetail());
+            return loop.partial(Outcome.TRANSIENT, ctx.guard().interrupted());
           }
         } catch (ExecutionException e) {
           return loop.partial(Outcome.TRANSIENT, "gemini loop failed: " + e.getCause());

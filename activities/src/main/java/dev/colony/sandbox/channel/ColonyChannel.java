@@ -40,6 +40,10 @@ import org.slf4j.LoggerFactory;
  * not UTF-8, or not complete within {@link #READ_WITHIN_MILLIS} gets one line and the connection
  * closed; at most {@link #CONNECTIONS} connections at once; a rate limit per session (a burst of
  * {@link #BURST}, then one request per {@link #REFILL_MILLIS}).
+ *
+ * <p>Every request refused (not allowed inside, refused by the colony, malformed, over a bound or
+ * the rate) is counted ({@code colony_sandbox_refusals_total{kind="channel"}}, through the
+ * {@code refusals} the worker gave); a request the colony failed to carry out is not a refusal.
  */
 public final class ColonyChannel implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ColonyChannel.class);
@@ -74,6 +78,7 @@ public final class ColonyChannel implements AutoCloseable {
 
   private final Identity who;
   private final Colony colony;
+  private final Runnable refusals;
   private final Path dir;
   private final Path socket;
   private final Path client;
@@ -87,9 +92,10 @@ public final class ColonyChannel implements AutoCloseable {
   private long refilledAt;
   private volatile boolean closed;
 
-  private ColonyChannel(Identity who, Colony colony, LongSupplier clock) throws IOException {
+  private ColonyChannel(Identity who, Colony colony, LongSupplier clock, Runnable refusals) throws IOException {
     this.who = who;
     this.colony = colony;
+    this.refusals = refusals;
     this.clock = clock;
     this.refilledAt = clock.getAsLong();
     // A short path (a socket's path is limited to 107 bytes), private to the worker's user.
@@ -129,10 +135,15 @@ public final class ColonyChannel implements AutoCloseable {
 
   /** Opens the channel for the session of {@code who}. */
   public static ColonyChannel open(Identity who, Colony colony) throws IOException {
+    return open(who, colony, () -> { });
+  }
+
+  /** Opens the channel for the session of {@code who}; {@code refusals} counts each request refused. */
+  public static ColonyChannel open(Identity who, Colony colony, Runnable refusals) throws IOException {
     if (SWEPT.compareAndSet(false, true)) {
       sweepStale(Path.of(System.getProperty("java.io.tmpdir")));
     }
-    return new ColonyChannel(who, colony, System::nanoTime);
+    return new ColonyChannel(who, colony, System::nanoTime, refusals);
   }
 
   private static final java.util.concurrent.atomic.AtomicBoolean SWEPT = new java.util.concurrent.atomic.AtomicBoolean();
@@ -173,7 +184,12 @@ public final class ColonyChannel implements AutoCloseable {
 
   /** With a clock in nanoseconds (tests of the rate limit). */
   static ColonyChannel open(Identity who, Colony colony, LongSupplier nanos) throws IOException {
-    return new ColonyChannel(who, colony, nanos);
+    return new ColonyChannel(who, colony, nanos, () -> { });
+  }
+
+  /** With a clock and a count of refusals (tests). */
+  static ColonyChannel open(Identity who, Colony colony, LongSupplier nanos, Runnable refusals) throws IOException {
+    return new ColonyChannel(who, colony, nanos, refusals);
   }
 
   /** The socket on the worker's disk (bound at {@link #SOCKET} inside). */
@@ -212,6 +228,7 @@ public final class ColonyChannel implements AutoCloseable {
         return;
       }
       if (!open.tryAcquire()) {
+        refused();
         Thread.ofVirtual().name("channel-busy-" + who.ant()).start(() -> answerAndClose(ch, 1,
             "too many requests at once from this session (at most " + CONNECTIONS + ")"));
         continue;
@@ -234,6 +251,7 @@ public final class ColonyChannel implements AutoCloseable {
       args = read(new DataInputStream(Channels.newInputStream(ch)));
     } catch (BadRequest e) {
       deadline.cancel(false);
+      refused();
       answerAndClose(ch, 1, e.getMessage());
       return;
     } catch (IOException e) {
@@ -243,6 +261,7 @@ public final class ColonyChannel implements AutoCloseable {
     }
     deadline.cancel(false);
     if (!take()) {
+      refused();
       answerAndClose(ch, 1, "rate limit: at most " + BURST + " requests at once and one a second from a session; "
           + "try again in a few seconds");
       return;
@@ -258,6 +277,7 @@ public final class ColonyChannel implements AutoCloseable {
         case ChannelRules.Refused r -> throw new Refusal(r.line());
       };
     } catch (Refusal r) {
+      refused();
       code = 1;
       text = r.getMessage();
     } catch (RuntimeException e) {
@@ -269,6 +289,15 @@ public final class ColonyChannel implements AutoCloseable {
       log.info("{}/{} session {}: channel refused: {}", who.colony(), who.ant(), who.session(), text);
     }
     answerAndClose(ch, code, text);
+  }
+
+  /** Counts one refused request; counting never stops the answer. */
+  private void refused() {
+    try {
+      refusals.run();
+    } catch (RuntimeException e) {
+      log.debug("{}/{}: counting a refusal failed", who.colony(), who.ant(), e);
+    }
   }
 
   /** A request's arguments, within the bounds. */

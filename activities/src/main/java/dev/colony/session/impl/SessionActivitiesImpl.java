@@ -48,6 +48,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private final Secrets secrets;
   private final SessionEnvironment sessionEnvironment;
   private final Workspaces workspaces;
+  private final dev.colony.engine.SessionMetrics metrics;
   /** The session's colony.agent span is started with it (the API's no-op one: tracing off). */
   private final io.opentelemetry.api.trace.Tracer tracer;
 
@@ -95,13 +96,21 @@ public final class SessionActivitiesImpl implements SessionActivities {
   /** @param workspaces where this host keeps worktrees (null: the spec's workspace root) */
   public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
       Secrets secrets, SessionEnvironment sessionEnvironment, Workspaces workspaces) {
-    this(engines, chat, console, secrets, sessionEnvironment, workspaces,
+    this(engines, chat, console, secrets, sessionEnvironment, workspaces, dev.colony.engine.SessionMetrics.NONE);
+  }
+
+  /** @param metrics where the sessions' watchdog interruptions and sandbox refusals are counted */
+  public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
+      Secrets secrets, SessionEnvironment sessionEnvironment, Workspaces workspaces,
+      dev.colony.engine.SessionMetrics metrics) {
+    this(engines, chat, console, secrets, sessionEnvironment, workspaces, metrics,
         io.opentelemetry.api.OpenTelemetry.noop().getTracer(SessionTrace.SCOPE));
   }
 
   private SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
       Secrets secrets, SessionEnvironment sessionEnvironment, Workspaces workspaces,
-      io.opentelemetry.api.trace.Tracer tracer) {
+      dev.colony.engine.SessionMetrics metrics, io.opentelemetry.api.trace.Tracer tracer) {
+    this.metrics = metrics == null ? dev.colony.engine.SessionMetrics.NONE : metrics;
     this.tracer = tracer;
     this.engines = new EnumMap<>(engines);
     this.chat = chat;
@@ -114,7 +123,12 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   /** The same engines and sinks, preparing workspaces with {@code workspaces}. */
   public SessionActivitiesImpl withWorkspaces(Workspaces workspaces) {
-    return new SessionActivitiesImpl(engines, chat, console, secrets, sessionEnvironment, workspaces, tracer);
+    return new SessionActivitiesImpl(engines, chat, console, secrets, sessionEnvironment, workspaces, metrics, tracer);
+  }
+
+  /** The same engines and sinks, counting on {@code metrics} (the worker's registry). */
+  public SessionActivitiesImpl withMetrics(dev.colony.engine.SessionMetrics metrics) {
+    return new SessionActivitiesImpl(engines, chat, console, secrets, sessionEnvironment, workspaces, metrics, tracer);
   }
 
   /**
@@ -122,7 +136,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
    * when traces are on: docs/observability.md#traces).
    */
   public SessionActivitiesImpl withTracer(io.opentelemetry.api.trace.Tracer tracer) {
-    return new SessionActivitiesImpl(engines, chat, console, secrets, sessionEnvironment, workspaces, tracer);
+    return new SessionActivitiesImpl(engines, chat, console, secrets, sessionEnvironment, workspaces, metrics, tracer);
   }
 
   /** The engines this build provides. */
@@ -182,7 +196,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
     Duration interval = Duration.ofMillis(Math.max(500, heartbeatTimeout * 1000 / 4));
     String keyPrefix = activity.getInfo().getWorkflowId() + "/s" + request.session() + "/a"
         + activity.getInfo().getAttempt();
-    SessionGuard guard = SessionGuard.of(spec);
+    SessionGuard guard = SessionGuard.of(spec, metrics);
     WorkflowConfirmer confirmer = new WorkflowConfirmer(activity);
     String at = SessionLog.prefix(activity.getInfo().getRunId(), request.session());
     // The agent's span, under the activity's: its W3C context goes into the agent's environment.
@@ -224,8 +238,9 @@ public final class SessionActivitiesImpl implements SessionActivities {
               // The session's channel to its colony speaks for this ant and this session only.
               var who = new dev.colony.sandbox.channel.ChannelRules.Identity(spec.colony(), spec.name(), request.session());
               return dev.colony.sandbox.channel.ColonyChannel.open(who,
-                  new dev.colony.sandbox.channel.TemporalChannelColony(activity.getWorkflowClient(), who));
-            });
+                  new dev.colony.sandbox.channel.TemporalChannelColony(activity.getWorkflowClient(), who),
+                  metrics.refusals(spec.colony(), spec.name(), dev.colony.engine.SessionMetrics.Refusal.CHANNEL));
+            }, metrics);
     var ended = new java.util.concurrent.atomic.AtomicBoolean();
     try {
       if (walls.refusal() != null) {

@@ -109,4 +109,46 @@ class LeasedConnectionTest {
     assertTrue(LeasedConnection.tokenHash("token-abc").matches("[0-9a-f]{16}"));
     assertTrue(c.leaseWorkflowId().startsWith("colony-discord-gateway/"), c.leaseWorkflowId());
   }
+
+  /** A client on the environment's connection whose calls fail while {@code cut} is set (a holder cut off). */
+  private io.temporal.client.WorkflowClient cuttable(java.util.concurrent.atomic.AtomicBoolean cut) {
+    io.temporal.serviceclient.WorkflowServiceStubs stubs = env.getWorkflowServiceStubs();
+    io.grpc.ClientInterceptor cutter = new io.grpc.ClientInterceptor() {
+      @Override
+      public <Q, A> io.grpc.ClientCall<Q, A> interceptCall(io.grpc.MethodDescriptor<Q, A> method,
+          io.grpc.CallOptions options, io.grpc.Channel next) {
+        if (cut.get()) {
+          throw io.grpc.Status.UNAVAILABLE.withDescription("cut off (test)").asRuntimeException();
+        }
+        return next.newCall(method, options);
+      }
+    };
+    var o = stubs.getOptions();
+    var mine = io.temporal.serviceclient.WorkflowServiceStubs.newServiceStubs(
+        io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder(o).setTarget(null).setChannelInitializer(null)
+            .setSslContext(null).setEnableHttps(false).setChannel(stubs.getRawChannel())
+            .setGrpcClientInterceptors(List.of(cutter)).build());
+    return io.temporal.client.WorkflowClient.newInstance(mine, env.getWorkflowClient().getOptions());
+  }
+
+  @Test
+  void aHolderCutOffFromTemporalLetsGoBeforeTheLeaseRunsOutThoughItsCallsHang() {
+    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+    env.newWorker("q").registerWorkflowImplementationTypes(LeaseWorkflowImpl.class);
+    env.start();
+    java.util.concurrent.atomic.AtomicBoolean cut = new java.util.concurrent.atomic.AtomicBoolean();
+    Duration ttl = Duration.ofMillis(1500);
+    LeasedConnection<Up> a = new LeasedConnection<Up>(cuttable(cut), "q", "discord", "token-abc", "a", ttl, Up::new,
+        c -> c.up = true).start();
+    eventually(a::holding, "a holds the lease");
+    LeasedConnection<Up> b = gateway("b").start();
+    long cutAt = System.currentTimeMillis();
+    cut.set(true); // the SDK retries an unreachable server's calls far longer than the lease lasts
+    eventually(() -> !a.holding(), "a let go");
+    long held = System.currentTimeMillis() - cutAt;
+    assertTrue(held < ttl.toMillis(), "a held the connection " + held + " ms after it was cut off: two at once");
+    eventually(b::holding, "b holds the lease");
+    b.close();
+    a.close();
+  }
 }

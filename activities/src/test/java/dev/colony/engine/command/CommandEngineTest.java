@@ -249,9 +249,17 @@ class CommandEngineTest {
 
   @Test
   void aSilentSessionIsInterruptedByTheWatchdogAsATransientError() throws Exception {
-    SessionResult r = runGuarded("echo started; exec sleep 60", Progress.NONE, Duration.ofSeconds(1), Duration.ofSeconds(2));
+    var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    var spec = spec("echo started; exec sleep 60", List.of(), Map.of());
+    var guard = new dev.colony.engine.SessionGuard(Duration.ofSeconds(1), Duration.ofSeconds(2),
+        new dev.colony.engine.SessionMetrics(registry).watchdog(spec));
+    SessionResult r = new CommandEngine().run(new SessionContext(spec, 4, "p", tmp, Map.of(),
+        tmp.resolve("t/session.log"), Duration.ofMinutes(5), Duration.ofMillis(50), Progress.NONE, null, null, guard));
     assertEquals(Outcome.TRANSIENT, r.outcome());
     assertEquals("no output for 1s; the session was interrupted", r.detail());
+    // colony_watchdog_interruptions_total{colony,ant,engine="command"}: this one interruption
+    assertEquals(1.0, registry.get(dev.colony.engine.SessionMetrics.WATCHDOG_INTERRUPTIONS)
+        .tags("colony", spec.colony(), "ant", spec.name(), "engine", "command").counter().count());
   }
 
   /** A session the watchdog stops still cost what its agent said so far ({@code COLONY_COST_USD=}, the last line). */

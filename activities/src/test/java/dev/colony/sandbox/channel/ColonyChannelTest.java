@@ -41,11 +41,16 @@ class ColonyChannelTest {
 
   final List<Sent> sent = new CopyOnWriteArrayList<>();
   final AtomicLong nanos = new AtomicLong();
+  /** Refusals the channel counted (colony_sandbox_refusals_total{kind="channel"} on a worker). */
+  final AtomicLong refusals = new AtomicLong();
   ColonyChannel channel;
 
   final ColonyChannel.Colony colony = new ColonyChannel.Colony() {
     @Override
     public String send(String to, Mail mail) throws ColonyChannel.Refusal {
+      if (to.equals("broken")) {
+        throw new IllegalStateException("the server is away");
+      }
       if (to.equals("nobody")) {
         throw new ColonyChannel.Refusal("no running ant named 'nobody' in colony 'mailbox'");
       }
@@ -61,7 +66,7 @@ class ColonyChannelTest {
 
   @BeforeEach
   void open() throws IOException {
-    channel = ColonyChannel.open(SCOUT, colony, nanos::get);
+    channel = ColonyChannel.open(SCOUT, colony, nanos::get, refusals::incrementAndGet);
   }
 
   @AfterEach
@@ -112,6 +117,11 @@ class ColonyChannelTest {
     assertEquals(1, sent.size(), "only the honest mail was sent");
     assertEquals(0, client("status").code());
     assertTrue(client("status").out().contains("state:              running (session 3)"));
+    assertEquals(3, refusals.get(), "the forged sender, the pause and the unknown peer are refusals; nothing else");
+    Answer failed = client("send", "--from", "scout", "broken", "hi");
+    assertEquals(1, failed.code());
+    assertTrue(failed.err().startsWith("the colony could not do it"), failed.err());
+    assertEquals(3, refusals.get(), "a request the colony failed to carry out was not refused");
   }
 
   @Test
@@ -199,6 +209,7 @@ class ColonyChannelTest {
     Answer over = client("send", "--from", "scout", "builder", "one too many");
     assertEquals(1, over.code());
     assertTrue(over.err().startsWith("rate limit: at most 20 requests at once and one a second"), over.err());
+    assertEquals(1, refusals.get(), "the request over the rate is counted as refused");
     nanos.addAndGet(TimeUnit.SECONDS.toNanos(2));
     assertEquals(0, client("send", "--from", "scout", "builder", "later").code());
     assertEquals(ColonyChannel.BURST + 1, sent.size());
