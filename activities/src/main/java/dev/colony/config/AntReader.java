@@ -80,7 +80,7 @@ final class AntReader {
     if (c != null) {
       c.allowOnly(ConfigSchema.ANT.child("claude"));
       claude = new ClaudeSpec(c.reference("model", false), c.positiveInt("max_turns"),
-          c.positiveNumber("max_budget_usd"));
+          c.positiveNumber("max_budget_usd"), c.has("telemetry") ? c.bool("telemetry", false) : null);
     }
     CommandSpec command = readCommand(n, engine);
 

@@ -343,7 +343,10 @@ public final class ConfigSchema {
               key("output", Kind.AMOUNT, "US dollars per million output tokens (thinking included)."))),
       section("claude", "engine: claude (Claude Code).",
           key("model", Kind.TEXT, "The model."), key("max_turns", Kind.COUNT, "Turns per session."),
-          key("max_budget_usd", Kind.AMOUNT, "The spend cap of one session.")),
+          key("max_budget_usd", Kind.AMOUNT, "The spend cap of one session."),
+          key("telemetry", Kind.BOOLEAN, "Claude Code's own OpenTelemetry metrics and events, sent to the worker's "
+              + "OTEL_EXPORTER_OTLP_* endpoint with the colony, ant, session and run as resource attributes "
+              + "(default false; docs/observability.md#claude-codes-own-telemetry).")),
       section("command", "engine: command (any CLI agent).",
           required("argv", Kind.COMMAND_LINE, "The program and its arguments, or a shell command line."),
           key("env", Kind.MAP, "Variables for the program."),

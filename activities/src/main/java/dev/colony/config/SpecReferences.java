@@ -25,7 +25,8 @@ public final class SpecReferences {
 
   public static AntSpec resolve(AntSpec s, Map<String, String> env, Secrets secrets) {
     ClaudeSpec claude = s.claude() == null ? null
-        : new ClaudeSpec(secrets.resolve(s.claude().model(), env), s.claude().maxTurns(), s.claude().maxBudgetUsd());
+        : new ClaudeSpec(secrets.resolve(s.claude().model(), env), s.claude().maxTurns(), s.claude().maxBudgetUsd(),
+            s.claude().telemetry());
     GeminiSpec gemini = s.gemini() == null ? null
         : new GeminiSpec(secrets.resolve(s.gemini().model(), env), s.gemini().maxTurns(),
             s.gemini().inputUsdPerMillion(), s.gemini().outputUsdPerMillion());

@@ -304,8 +304,29 @@ public final class SessionWalls implements AutoCloseable {
       if (!allow.contains(api)) {
         allow.add(api);
       }
+      // Claude Code's own telemetry, when the ant turns it on: the collector the worker names.
+      for (String endpoint : dev.colony.engine.claude.ClaudeTelemetry.endpoints(spec, workerEnv)) {
+        String host = endpointHost(endpoint);
+        if (host != null && !allow.contains(host)) {
+          allow.add(host);
+        }
+      }
     }
     return allow;
+  }
+
+  /** {@code host:port} of an endpoint URL (scheme's port when none is written), or null. */
+  static String endpointHost(String url) {
+    try {
+      java.net.URI u = java.net.URI.create(url.strip());
+      if (u.getHost() == null) {
+        return null;
+      }
+      int port = u.getPort() > 0 ? u.getPort() : "http".equalsIgnoreCase(u.getScheme()) ? 80 : 443;
+      return EgressPolicy.normalHost(u.getHost()) + ":" + port;
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
   }
 
   /** {@code host:port} of an API base URL (scheme's port when none is written), or the default. */

@@ -645,6 +645,18 @@ class ColonyLoaderTest {
   }
 
   @Test
+  void claudeTelemetryIsOffUnlessTheAntTurnsItOn() throws Exception {
+    AntSpec off = load(colony(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "claude:\n  model: m\n")), ENV)
+        .ants().get(0);
+    assertFalse(off.claude().telemetryOn());
+    AntSpec on = load(colony(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "claude:\n  telemetry: true\n")), ENV)
+        .ants().get(0);
+    assertTrue(on.claude().telemetryOn());
+    String bad = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "claude:\n  telemetry: loud\n"), ENV);
+    assertTrue(bad.contains("claude.telemetry: invalid value 'loud': expected true or false"), bad);
+  }
+
+  @Test
   void brokenYamlAndMissingFilesAreReportedWithWhere() throws Exception {
     String yaml = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", "name: a\n  description: : x\n"), ENV);
     assertTrue(yaml.contains("Invalid ants/a.yaml:\n  not valid YAML: line 2"), yaml);
