@@ -482,6 +482,11 @@ public final class Cluster implements AutoCloseable {
         out.append("\n  event ").append(event.getEventId()).append(' ').append(a.getCause()).append(" by ")
             .append(a.getIdentity()).append(": ").append(a.getFailure().getMessage()).append('\n')
             .append(trace.lines().limit(12).map(l -> "    " + l).collect(java.util.stream.Collectors.joining("\n")));
+        for (var cause = a.getFailure().getCause(); cause != null && cause != cause.getDefaultInstanceForType();
+            cause = cause.hasCause() ? cause.getCause() : null) {
+          out.append("\n  caused by: ").append(cause.getMessage()).append('\n').append(cause.getStackTrace().lines()
+              .limit(25).map(l -> "    " + l).collect(java.util.stream.Collectors.joining("\n")));
+        }
       }
     }
     return out.length() == 0 ? "none in its history" : out.toString();
