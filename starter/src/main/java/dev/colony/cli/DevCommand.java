@@ -58,6 +58,7 @@ final class DevCommand implements Callable<Integer> {
     }
     StartCommand.select(colony, names); // an unknown ant name fails here, before anything starts
     metricsOption.address(); // so does a bad --metrics-port or --metrics-bind
+    TracingSetup.install("colony-dev"); // and bad OTEL_* variables, when they ask for traces
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     Path state = Path.of(colony.colony().dir(), ".colony");
     PrintWriter err = new PrintWriter(System.err, true);

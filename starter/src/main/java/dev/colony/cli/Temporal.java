@@ -43,6 +43,9 @@ final class Temporal implements AutoCloseable {
             // Secret values are masked in everything this process sends (the worker's results,
             // failures and answers); the start spec carries ${VAR} references only.
             .setDataConverter(RedactingDataConverter.create(Secrets.process()))
+            // Traces, when a worker command turned them on (dev.colony.worker.Tracing): a start or a
+            // signal sent from here carries its trace context. None otherwise.
+            .setInterceptors(dev.colony.worker.Tracing.process().clientInterceptors())
             .build());
   }
 

@@ -44,6 +44,7 @@ class WorkerCommand implements Callable<Integer> {
     String taskQueue = temporal.taskQueue(colony.colony().name());
     var deploymentVersion = version.resolve(taskQueue);
     metricsOption.address(); // a bad --metrics-port or --metrics-bind too
+    TracingSetup.install("colony-worker"); // and bad OTEL_* variables, when they ask for traces
     Preflight.print(colony, new java.io.PrintWriter(System.err, true));
     dev.colony.worker.Metrics metrics = metricsOption.start(spec.commandLine().getOut());
     Temporal t;

@@ -62,6 +62,8 @@ final class WorkerRuntime {
       }
       // Is the server still there? If not, there is nothing to drain towards.
       worker.close(t.reachable(java.time.Duration.ofMillis(500)) ? ColonyWorker.SHUTDOWN_GRACE : java.time.Duration.ZERO);
+      // the sessions that ended in the grace are in their traces: what is buffered leaves now
+      dev.colony.worker.Tracing.process().close();
       afterStop.run();
     }, "colony-worker-shutdown"));
     return worker;

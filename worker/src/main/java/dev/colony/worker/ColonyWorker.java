@@ -37,6 +37,11 @@ public final class ColonyWorker implements AutoCloseable {
   }
 
   public static ColonyWorker start(WorkflowClient client, WorkerSettings settings) {
+    return start(client, settings, Tracing.process());
+  }
+
+  /** @param tracing the process's traces ({@link Tracing#OFF}: no interceptor) */
+  public static ColonyWorker start(WorkflowClient client, WorkerSettings settings, Tracing tracing) {
     // Every ant stays cached: an evicted ant is replayed from its history at its next event. Its
     // workflow threads (the loop, the outbox, visibility, the overseer) are virtual, so
     // thousands of cached ants cost heap, not OS threads.
@@ -44,6 +49,8 @@ public final class ColonyWorker implements AutoCloseable {
         .setUsingVirtualWorkflowThreads(true)
         .setWorkflowCacheSize(settings.cacheSize())
         .setMaxWorkflowThreadCount(settings.cacheSize() * THREADS_PER_ANT + 100)
+        // Traces (when the OTEL_* variables ask): one per session, docs/observability.md#traces.
+        .setWorkerInterceptors(tracing.workerInterceptors())
         .build());
     WorkerOptions.Builder options = WorkerOptions.newBuilder()
         // Task executors on virtual threads too: a session waiting on its agent holds no OS thread.
@@ -92,7 +99,7 @@ public final class ColonyWorker implements AutoCloseable {
     SessionActivitiesImpl sessions = SessionActivitiesImpl.withDefaultEngines(chat, System.out,
         new dev.colony.session.impl.SessionEnvironment(
             client.getWorkflowServiceStubs().getOptions().getTarget(), client.getOptions().getNamespace(),
-            ColonyBin.path())).withWorkspaces(workspaces::prepare);
+            ColonyBin.path())).withWorkspaces(workspaces::prepare).withTracer(tracing.tracer());
     // The merge queue's git steps: PublishBranch and SyncBranch run on the ant's host (its
     // worktree is there), the others wherever the queue runs; both queues hold the same instance.
     dev.colony.merge.impl.MergeActivitiesImpl merges = new dev.colony.merge.impl.MergeActivitiesImpl(secrets,

@@ -89,7 +89,9 @@ final class SessionOutcomes {
         ant.pauseFor(outcome.configName());
         outbox.say(OperatorMessages.paused(name, outcome, r.detail()));
       }
-      default -> log.warn("{}: session {} ended while {}", name, ant.sessionCount(), ant.phase().state());
+      default -> log.warn("{}{}: session {} ended while {}",
+          dev.colony.session.SessionLog.prefix(Workflow.getInfo().getRunId(), ant.sessionCount()), name,
+          ant.sessionCount(), ant.phase().state());
     }
     checkBudget();
   }

@@ -30,6 +30,8 @@ import java.util.List;
  * {@link SessionOutcomes}.
  */
 final class SessionRunner {
+  /** Replay-aware (Temporal's workflow logger): each line once, prefixed with the run and the session. */
+  private static final org.slf4j.Logger log = Workflow.getLogger(SessionRunner.class);
   /** The instructions one session gets at most; the rest wait for the next, which starts at once. */
   static final int MAX_BATCH_CHARS = 64_000;
   /** How many handled issues an ant remembers (carried over continue-as-new). */
@@ -90,6 +92,8 @@ final class SessionRunner {
     List<Promise<SessionResult>> holder = new ArrayList<>(1);
     SessionActivities sessions = sessions(number);
     ant.metrics.sessionStarted();
+    log.debug("{}{}: session {} starting on {}", dev.colony.session.SessionLog.prefix(Workflow.getInfo().getRunId(), number),
+        ant.spec().name(), number, ant.spec().engine().configName());
     CancellationScope scope = Workflow.newCancellationScope(
         () -> holder.add(Async.function(sessions::runSession, request)));
     scope.run();
@@ -101,6 +105,10 @@ final class SessionRunner {
       interrupt(scope, session, number);
     }
     ant.session.abortHandled();
+    if (!session.isCompleted()) {
+      log.info("{}{}: session {} interrupted and not waited for", dev.colony.session.SessionLog.prefix(
+          Workflow.getInfo().getRunId(), number), ant.spec().name(), number);
+    }
     finish(session, delivered, number, aborted, rework);
   }
 

@@ -34,6 +34,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
+import dev.colony.session.SessionLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +48,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
   private final Secrets secrets;
   private final SessionEnvironment sessionEnvironment;
   private final Workspaces workspaces;
+  /** The session's colony.agent span is started with it (the API's no-op one: tracing off). */
+  private final io.opentelemetry.api.trace.Tracer tracer;
 
   /** Prepares an ant's workspace on this host (the spec's references already resolved). */
   @FunctionalInterface
@@ -92,6 +95,14 @@ public final class SessionActivitiesImpl implements SessionActivities {
   /** @param workspaces where this host keeps worktrees (null: the spec's workspace root) */
   public SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
       Secrets secrets, SessionEnvironment sessionEnvironment, Workspaces workspaces) {
+    this(engines, chat, console, secrets, sessionEnvironment, workspaces,
+        io.opentelemetry.api.OpenTelemetry.noop().getTracer(SessionTrace.SCOPE));
+  }
+
+  private SessionActivitiesImpl(Map<EngineKind, Engine> engines, ChatSink chat, PrintStream console,
+      Secrets secrets, SessionEnvironment sessionEnvironment, Workspaces workspaces,
+      io.opentelemetry.api.trace.Tracer tracer) {
+    this.tracer = tracer;
     this.engines = new EnumMap<>(engines);
     this.chat = chat;
     this.console = console;
@@ -103,7 +114,15 @@ public final class SessionActivitiesImpl implements SessionActivities {
 
   /** The same engines and sinks, preparing workspaces with {@code workspaces}. */
   public SessionActivitiesImpl withWorkspaces(Workspaces workspaces) {
-    return new SessionActivitiesImpl(engines, chat, console, secrets, sessionEnvironment, workspaces);
+    return new SessionActivitiesImpl(engines, chat, console, secrets, sessionEnvironment, workspaces, tracer);
+  }
+
+  /**
+   * The same, starting each session's {@code colony.agent} span with {@code tracer} (the worker's,
+   * when traces are on: docs/observability.md#traces).
+   */
+  public SessionActivitiesImpl withTracer(io.opentelemetry.api.trace.Tracer tracer) {
+    return new SessionActivitiesImpl(engines, chat, console, secrets, sessionEnvironment, workspaces, tracer);
   }
 
   /** The engines this build provides. */
@@ -165,7 +184,12 @@ public final class SessionActivitiesImpl implements SessionActivities {
         + activity.getInfo().getAttempt();
     SessionGuard guard = SessionGuard.of(spec);
     WorkflowConfirmer confirmer = new WorkflowConfirmer(activity);
-    Map<String, String> sessionVars = sessionEnvironment.forSession(spec, request.session(), request.task());
+    String at = SessionLog.prefix(activity.getInfo().getRunId(), request.session());
+    // The agent's span, under the activity's: its W3C context goes into the agent's environment.
+    SessionTrace trace = SessionTrace.start(tracer, spec, request.session(), activity.getInfo().getRunId(),
+        activity.getInfo().getAttempt(), secrets::redact);
+    Map<String, String> sessionVars = sessionEnvironment.forSession(spec, request.session(), request.task(),
+        trace.environment());
     env.putAll(sessionVars);
     // Every ant's turns reach its workflow (the console shows the running session live); only an
     // ant with an overseer waits for verdicts (spec.overseer() null: batches by time, no answer).
@@ -173,11 +197,13 @@ public final class SessionActivitiesImpl implements SessionActivities {
         activity.getInfo().getAttempt(), spec.overseer(),
         guard, secrets::redact,
         "turns/" + activity.getInfo().getRunId() + "/s" + request.session() + "/a" + activity.getInfo().getAttempt(),
-        System::currentTimeMillis);
+        System::currentTimeMillis).loggingAs(at);
     Path transcript = Transcripts.forSession(spec, request.session());
     try {
       Transcripts.prepare(transcript);
     } catch (java.io.IOException e) {
+      trace.ended(Outcome.TRANSIENT.name().toLowerCase(java.util.Locale.ROOT));
+      trace.close();
       return SessionResult.of(Outcome.TRANSIENT, "cannot create the transcript " + transcript + ": " + e.getMessage());
     }
     // The session's walls: what it reads besides its workspace is its own transcript directory
@@ -201,7 +227,8 @@ public final class SessionActivitiesImpl implements SessionActivities {
       if (walls.refusal() != null) {
         // Fail closed: without its walls the session does not run. A human fixes the machine (or
         // sets sandbox: off on purpose) and resumes the ant.
-        log.warn("{}: session {} not started: {}", spec.name(), request.session(), walls.refusal());
+        log.warn("{}{}: session {} not started: {}", at, spec.name(), request.session(), walls.refusal());
+        trace.ended(Outcome.SANDBOX.name().toLowerCase(java.util.Locale.ROOT));
         return SessionResult.of(Outcome.SANDBOX, walls.refusal());
       }
       if (spec.workspace() != null && spec.workspace().repo() != null
@@ -222,7 +249,7 @@ public final class SessionActivitiesImpl implements SessionActivities {
           // Waiting for a human's answer is not silence: the watchdog is held meanwhile.
           new ToolGate(spec, request.session(), r -> guard.holding(() -> confirmer.confirm(r)), secrets),
           new Narrator(spec, chat, console, keyPrefix), guard, overseer, walls.confinement());
-      log.info("{}: session {} starting (attempt {}, {})", spec.name(), request.session(),
+      log.info("{}{}: session {} starting (attempt {}, {})", at, spec.name(), request.session(),
           activity.getInfo().getAttempt(), walls.confinement().describe());
       announceLater(activity, request.session(), ended, ANNOUNCE_AFTER.toMillis());
       beat.stop(); // the engine beats from here
@@ -234,19 +261,26 @@ public final class SessionActivitiesImpl implements SessionActivities {
       if (request.task() != null || request.reworkItem() != null) { // a null base: no commit yet (the agent made it)
         result = result.withWork(redacted(TaskWorkReader.since(Path.of(workspace), taskBase, walls.confinement())));
       }
-      log.info("{}: session {} ended: {} {}", spec.name(), request.session(), result.outcome(),
+      log.info("{}{}: session {} ended: {} {}", at, spec.name(), request.session(), result.outcome(),
           dev.colony.text.Printable.of(result.detail()));
+      trace.ended(result);
       return result;
     } catch (InterruptedException e) {
+      trace.ended("interrupted");
       Thread.currentThread().interrupt();
       throw Activity.wrap(e);
     } catch (SessionCancelledException e) {
-      log.info("{}: session {} cancelled", spec.name(), request.session());
+      log.info("{}{}: session {} cancelled", at, spec.name(), request.session());
+      trace.ended("cancelled");
       throw e.getCause() instanceof RuntimeException r ? r : e;
+    } catch (RuntimeException | Error e) {
+      trace.ended("failed");
+      throw e;
     } finally {
       ended.set(true);
       overseer.close();
       walls.close();
+      trace.close();
     }
   }
 

@@ -24,6 +24,9 @@ import java.util.stream.Stream;
  *   <li>{@code COLONY_BIN}: a {@code colony} command for this worker's build
  *   <li>with a task from the board: {@code COLONY_TASK_ID}, {@code COLONY_TASK_TITLE},
  *       {@code COLONY_TASK_FILE}
+ *   <li>with traces on: {@code TRACEPARENT} (and {@code TRACESTATE}), the W3C context of the
+ *       session's {@code colony.agent} span ({@link SessionTrace}), so an agent that traces joins
+ *       the session's trace
  * </ul>
  * In a session's sandbox the worker's own ({@code TEMPORAL_*}, {@code COLONY_BIN}) are left out ({@code SessionWalls}); {@code COLONY_BIN} is then the session's channel's client
  * ({@code ColonyChannel}).
@@ -37,7 +40,22 @@ public record SessionEnvironment(String temporalAddress, String namespace, Strin
    * it, under the colony's {@code .colony/tasks/}) when the colony has a directory.
    */
   public Map<String, String> forSession(AntSpec spec, int session, dev.colony.task.TaskBrief task) {
+    return forSession(spec, session, task, Map.of());
+  }
+
+  /**
+   * With the session's trace context too ({@link SessionTrace#environment()}: {@code TRACEPARENT},
+   * {@code TRACESTATE}; empty with traces off). These are session variables, so a sandboxed
+   * session gets them as it gets {@code COLONY_SESSION}.
+   */
+  public Map<String, String> forSession(AntSpec spec, int session, dev.colony.task.TaskBrief task,
+      Map<String, String> trace) {
     Map<String, String> env = forSession(spec, session);
+    trace.forEach((k, v) -> {
+      if (k.equals("TRACEPARENT") || k.equals("TRACESTATE")) {
+        env.put(k, v);
+      }
+    });
     if (task != null) {
       env.put("COLONY_TASK_ID", task.id());
       env.put("COLONY_TASK_TITLE", task.title() == null ? "" : task.title().replace('\n', ' '));

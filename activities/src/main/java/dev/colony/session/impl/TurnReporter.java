@@ -77,6 +77,8 @@ public final class TurnReporter implements OverseerFeed {
   private boolean spendUnsent;
   /** How many times the reporter's thread found no batch due (see {@link #looks()}). */
   private volatile long looks;
+  /** Before each log line: the session's {@code run=... session=... } ({@code SessionLog}). */
+  private volatile String logPrefix = "";
 
   public TurnReporter(Channel channel, int session, OverseerSpec spec, SessionGuard guard,
       UnaryOperator<String> redact, String idPrefix, LongSupplier clock) {
@@ -98,6 +100,12 @@ public final class TurnReporter implements OverseerFeed {
     this.thread = new Thread(this::loop, "colony-turn-reporter");
     thread.setDaemon(true);
     thread.start();
+  }
+
+  /** Logs with {@code prefix} ({@code SessionLog.prefix}) before each line. */
+  public TurnReporter loggingAs(String prefix) {
+    this.logPrefix = prefix == null ? "" : prefix;
+    return this;
   }
 
   @Override
@@ -276,7 +284,7 @@ public final class TurnReporter implements OverseerFeed {
     try {
       reply = channel.send(report, idPrefix + "/" + sequence, waitForVerdict);
     } catch (RuntimeException e) {
-      log.info("turn report for session {} not delivered: {}", session, e.toString());
+      log.info("{}turn report for session {} not delivered: {}", logPrefix, session, e.toString());
       reply = null;
     }
     Runnable listener;
@@ -304,7 +312,7 @@ public final class TurnReporter implements OverseerFeed {
       try {
         listener.run();
       } catch (RuntimeException e) {
-        log.info("whispers for session {} not given now: {}", session, e.toString());
+        log.info("{}whispers for session {} not given now: {}", logPrefix, session, e.toString());
       }
     }
     return reply;
