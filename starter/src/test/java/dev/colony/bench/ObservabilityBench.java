@@ -103,12 +103,16 @@ public final class ObservabilityBench {
         + "the machine was shared while measuring.", CLK_TCK);
     r.line("");
     long t0 = System.nanoTime();
+    Files.createDirectories(out.getParent());
+    // Written after each section too: a run stopped midway keeps what it measured.
     if (only.contains("1")) {
       perSession(r, modes);
+      Files.writeString(out, r.text());
     }
     if (only.contains("2")) {
       for (int n : sizes) {
         waiting(r, modes, n);
+        Files.writeString(out, r.text());
       }
     }
     r.line("Whole run: %d s.", (System.nanoTime() - t0) / 1_000_000_000L);
@@ -279,7 +283,7 @@ public final class ObservabilityBench {
     }
     r.line(startLine);
     r.line("");
-    r.line("Then per column a fresh worker; the bench asks every ant its `status` (a query: the worker replays each "
+    r.line("Then per column a fresh worker; the bench asks every ant its `status` (a query, from " + QUERY_THREADS + " threads: the worker replays each "
         + "ant into its cache, as the one that started them holds them), waits 5 s, then measures a %d s window "
         + "of the idle colony. *CPU* in %% of one core (the worker's CPU time in the window). Heap after a full GC "
         + "(`jcmd GC.run`, then `GC.heap_info`) at the end. Scrapes: those of the window, every %.1f s, and 5 more "
@@ -335,16 +339,18 @@ public final class ObservabilityBench {
     }
   }
 
-  /** Queries every ant's status from 4 threads; returns {failures}. */
+  private static final int QUERY_THREADS = Integer.getInteger("bench.obsQueryThreads", 16);
+
+  /** Queries every ant's status from QUERY_THREADS threads; returns {failures}. */
   private static int[] queryAll(Bench b, int n) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(4);
+    ExecutorService pool = Executors.newFixedThreadPool(QUERY_THREADS);
     AtomicLong failed = new AtomicLong();
     try {
       List<Future<?>> fs = new ArrayList<>();
-      for (int t = 0; t < 4; t++) {
+      for (int t = 0; t < QUERY_THREADS; t++) {
         int from = t;
         fs.add(pool.submit(() -> {
-          for (int i = from; i < n; i += 4) {
+          for (int i = from; i < n; i += QUERY_THREADS) {
             AntWorkflow stub = b.client.newWorkflowStub(AntWorkflow.class, "ant/scale/" + ScaleBench.antName(i));
             boolean ok = false;
             for (int attempt = 0; attempt < 3 && !ok; attempt++) {
