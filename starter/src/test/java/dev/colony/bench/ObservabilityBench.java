@@ -115,6 +115,8 @@ public final class ObservabilityBench {
         Files.writeString(out, r.text());
       }
     }
+    r.line(loadNote());
+    r.line("");
     r.line("Whole run: %d s.", (System.nanoTime() - t0) / 1_000_000_000L);
     Files.createDirectories(out.getParent());
     Files.writeString(out, r.text());
@@ -429,10 +431,35 @@ public final class ObservabilityBench {
   static String loadavg() {
     try {
       String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+      LOADS.add(Double.parseDouble(f[0]));
       return f[0] + " " + f[1] + " " + f[2];
     } catch (IOException e) {
       return "?";
     }
+  }
+
+  /** Every 1-minute load average read at a window's start or end. */
+  private static final List<Double> LOADS = Collections.synchronizedList(new ArrayList<>());
+
+  /** What the machine's load was while measuring, and what that means for the figures. */
+  static String loadNote() {
+    List<Double> l;
+    synchronized (LOADS) {
+      l = new ArrayList<>(LOADS);
+    }
+    if (l.isEmpty()) {
+      return "";
+    }
+    Collections.sort(l);
+    int cores = Runtime.getRuntime().availableProcessors();
+    String range = String.format(Locale.ROOT, "The 1-minute load average was %.2f to %.2f (median %.2f) at the run's start "
+        + "and at every window's start and end, on %d cores", l.get(0), l.get(l.size() - 1), ScaleBench.pct(l, 50), cores);
+    return l.get(l.size() - 1) > cores
+        ? range + ": **these numbers were taken on a loaded machine** (other processes waited for a core). The "
+            + "worker's CPU time is its own and is the figure to trust; wall-clock figures (sessions a second, start, "
+            + "query and scrape times) are slower than on a quiet machine, and every ratio between columns carries the "
+            + "noise of the load changing between windows."
+        : range + ": a quiet machine.";
   }
 
   static String load1() {
