@@ -17,7 +17,6 @@ import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.micrometer.registry.otlp.OtlpMeterRegistry;
-import io.temporal.common.reporter.MicrometerClientStatsReporter;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -102,7 +101,7 @@ public final class Metrics implements AutoCloseable {
     new ProcessorMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
     scope = new RootScopeBuilder()
-        .reporter(new MicrometerClientStatsReporter(registry))
+        .reporter(new CachingStatsReporter(registry))
         .reportEvery(com.uber.m3.util.Duration.ofMillis(REPORT_EVERY.toMillis()));
   }
 
