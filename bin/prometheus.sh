@@ -19,9 +19,11 @@ colony_find_prometheus() {
   if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; }; then
     echo "colony: installing Prometheus for the observability tests (Debian's prometheus, apt-get)..." >&2
     local log="${TMPDIR:-/tmp}/colony-apt-prometheus.log"
-    # The package's service is not wanted (the tests run their own Prometheus): policy-rc.d is
-    # not touched; where no init system runs (containers, CI) it does not start anyway.
-    if { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq prometheus; } >"$log" 2>&1 \
+    # The package's service is not wanted (the tests run their own Prometheus): no recommended
+    # packages (the node exporter), and where systemd runs, the service the package enabled is
+    # stopped and disabled again; where no init system runs (containers, CI) it never starts.
+    if { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends prometheus \
+        && { ! [ -d /run/systemd/system ] || $sudo systemctl disable --now prometheus || true; }; } >"$log" 2>&1 \
         && [ -x "$prom" ] && [ -x "$tool" ]; then
       export COLONY_TEST_PROMETHEUS="$prom" COLONY_TEST_PROMTOOL="$tool"
       return 0

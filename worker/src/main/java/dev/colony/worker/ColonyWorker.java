@@ -29,6 +29,8 @@ public final class ColonyWorker implements AutoCloseable {
   static final int THREADS_PER_ANT = 6;
   /** Sessions, workspaces and posts a worker runs at once, per queue (each is mostly waiting). */
   public static final int MAX_ACTIVITIES = 2_000;
+  /** How long a workflow thread may run without yielding before its task fails as a deadlock. */
+  static final Duration DEADLOCK_DETECTION = Duration.ofSeconds(5);
 
   private final WorkerFactory factory;
 
@@ -66,6 +68,13 @@ public final class ColonyWorker implements AutoCloseable {
         // Task executors on virtual threads too: a session waiting on its agent holds no OS thread.
         .setUsingVirtualThreads(true)
         .setMaxConcurrentActivityExecutionSize(MAX_ACTIVITIES)
+        // A workflow thread that holds on for this long without yielding fails its task (the SDK's
+        // deadlock detector). With the SDK's 1 s, an ant's first workflow task on a fresh worker
+        // failed twice on a 2-core machine at load 12 to 20 (classes loaded and compiled cold while
+        // other JVMs competed; the detector is the suspected cause, not a proven one): the task is
+        // retried, but the ant refuses queries until it succeeds. Colony's workflow code never
+        // blocks; 5 s keeps the detector for a real deadlock without firing on a busy machine.
+        .setDefaultDeadlockDetectionTimeout(DEADLOCK_DETECTION.toMillis())
         // The shutdown grace is for sessions to finish: by default the SDK refuses heartbeats once
         // shutdown begins, so a session's first heartbeat after SIGTERM (about a second later)
         // stopped its agent, and a running session never got the documented 10 s. Heartbeats go on

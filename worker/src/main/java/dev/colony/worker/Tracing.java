@@ -114,8 +114,22 @@ public final class Tracing implements AutoCloseable {
           .getOpenTelemetrySdk();
       return new Tracing(sdk, sdk, secrets);
     } catch (ConfigurationException e) {
-      throw new IllegalArgumentException("traces: " + e.getMessage() + " (check the OTEL_* variables)", e);
+      throw new IllegalArgumentException("traces: " + told(e.getMessage()) + " (check the OTEL_* variables)", e);
     }
+  }
+
+  /**
+   * The SDK's complaint about a variable, without its value when the variable holds headers (the
+   * parser repeats the whole value, a collector's token with it), and masked anyway.
+   */
+  static String told(String message) {
+    String m = message == null ? "unexpected configuration error" : message;
+    if (m.toLowerCase(java.util.Locale.ROOT).contains("header")) {
+      int eq = m.indexOf('=');
+      m = (eq >= 0 ? m.substring(0, eq) : m).strip()
+          + ": not a list of key=value pairs separated by commas (its value is not shown)";
+    }
+    return Secrets.process().redact(m);
   }
 
   /** Traces to {@code exporter}, each span as it ends (tests). */

@@ -260,6 +260,29 @@ class TracingTest {
     }
   }
 
+  @Test
+  void malformedHeadersAreNamedWithoutTheirValue() {
+    // "Authorization: Bearer ..." (a colon for an equals sign): the SDK's parser repeats the value
+    System.setProperty("otel.exporter.otlp.headers", "Authorization: Bearer sk-colony-collector-token");
+    try {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> Tracing.fromEnvironment(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318"), "colony-worker",
+              secrets));
+      assertFalse(e.getMessage().contains("sk-colony-collector-token"), e.getMessage());
+      assertFalse(e.getMessage().contains("Bearer"), e.getMessage());
+      assertTrue(e.getMessage().contains("otel.exporter.otlp.headers: not a list of key=value pairs"), e.getMessage());
+    } finally {
+      System.clearProperty("otel.exporter.otlp.headers");
+    }
+  }
+
+  @Test
+  void aComplaintThatRepeatsAHeaderValueIsCutBeforeIt() {
+    String told = Tracing.told("Invalid map property: otel.exporter.otlp.headers=Authorization: Bearer sk-abc");
+    assertEquals("Invalid map property: otel.exporter.otlp.headers: not a list of key=value pairs separated by commas"
+        + " (its value is not shown)", told);
+  }
+
   private static SpanData only(List<SpanData> trace, String name) {
     List<SpanData> found = trace.stream().filter(s -> s.getName().equals(name)).toList();
     assertEquals(1, found.size(), name + " in " + names(trace));

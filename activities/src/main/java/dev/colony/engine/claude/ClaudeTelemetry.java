@@ -26,7 +26,9 @@ public final class ClaudeTelemetry {
   static final List<String> PASSED = List.of("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL",
       "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
       "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL",
-      "OTEL_METRIC_EXPORT_INTERVAL", "OTEL_LOGS_EXPORT_INTERVAL", "OTEL_METRICS_EXPORTER", "OTEL_LOGS_EXPORTER");
+      "OTEL_METRIC_EXPORT_INTERVAL", "OTEL_LOGS_EXPORT_INTERVAL");
+  // Not OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER: on the worker they say whether Colony pushes its
+  // own metrics (none stops that); the agent always exports over OTLP once its ant turns telemetry on.
 
   /** Whether {@code spec}'s sessions export Claude Code's telemetry. */
   public static boolean on(AntSpec spec) {
