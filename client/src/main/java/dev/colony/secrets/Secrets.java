@@ -31,7 +31,7 @@ public final class Secrets {
   /** Unreferenced variables are masked only when their name looks secret and the value is this long. */
   private static final int MIN_LENGTH_BY_NAME = 8;
   private static final Pattern SECRET_NAME =
-      Pattern.compile("(?i).*(key|token|secret|passw|credential|auth).*");
+      Pattern.compile("(?i).*(key|token|secret|passw|credential|auth|headers).*");
   private static final Secrets PROCESS = new Secrets();
 
   /** value (and its URL-encoded form) -> variable name */
@@ -92,6 +92,19 @@ public final class Secrets {
       if (e.getValue() != null && e.getValue().length() >= MIN_LENGTH_BY_NAME
           && SECRET_NAME.matcher(e.getKey()).matches()) {
         register(e.getKey(), e.getValue());
+        if (e.getKey().toUpperCase(java.util.Locale.ROOT).endsWith("HEADERS")) {
+          // OTEL_EXPORTER_OTLP_HEADERS and the like: "name=value,name=value", each value on its own
+          // too (a token printed without its header's name), and a "Bearer x" token alone
+          for (String pair : e.getValue().split(",")) {
+            int eq = pair.indexOf('=');
+            String value = eq < 0 ? pair.strip() : pair.substring(eq + 1).strip();
+            register(e.getKey(), value);
+            int space = value.indexOf(' ');
+            if (space > 0) {
+              register(e.getKey(), value.substring(space + 1).strip());
+            }
+          }
+        }
       }
     }
   }

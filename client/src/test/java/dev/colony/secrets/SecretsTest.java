@@ -39,6 +39,17 @@ class SecretsTest {
   }
 
   @Test
+  void anOtlpHeadersVariableIsMaskedWholeAndByItsValues() {
+    Secrets s = new Secrets();
+    s.registerSecretLookingNames(Map.of("OTEL_EXPORTER_OTLP_HEADERS",
+        "authorization=Bearer collector-token-123,x-scope-orgid=tenant-blue"));
+    assertEquals("env: OTEL_EXPORTER_OTLP_HEADERS=${OTEL_EXPORTER_OTLP_HEADERS}",
+        s.redact("env: OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer collector-token-123,x-scope-orgid=tenant-blue"));
+    assertEquals("the token ${OTEL_EXPORTER_OTLP_HEADERS}, for ${OTEL_EXPORTER_OTLP_HEADERS}",
+        s.redact("the token collector-token-123, for tenant-blue"));
+  }
+
+  @Test
   void valuesTooShortToMaskAreReportedNotMasked() {
     Secrets s = new Secrets();
     s.register("PORT", "80");

@@ -22,9 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Claude Code's own telemetry ({@code claude.telemetry: true}): the real CLI, against the fake
- * Anthropic API, sends its metrics and events (OTLP http/json) to the receiver the worker's
+ * Anthropic API, sends its metrics and events (OTLP http/protobuf) to the receiver the worker's
  * {@code OTEL_*} variables name, with the colony, the ant, the session and the run as resource
- * attributes; the worker's own traces (http/protobuf) reach the same receiver.
+ * attributes; the worker's own traces and metrics reach the same receiver.
  *
  * <p>The ant runs with {@code sandbox: off}: inside the walls the CLI's exporter does not go through
  * the sandbox's proxy (measured with the pinned 2.1.332: nothing arrived and the egress proxy saw
@@ -65,7 +65,8 @@ class ClaudeTelemetryIT {
         byte[] body = in.readAllBytes();
         boolean json = String.valueOf(ex.getRequestHeaders().getFirst("Content-Type")).contains("json");
         got.add(ex.getRequestURI().getPath() + " " + ex.getRequestHeaders().entrySet() + " "
-            + (json ? new String(body, StandardCharsets.UTF_8) : "(" + body.length + " bytes)"));
+            // protobuf carries its strings as they are: names and attribute values are readable in it
+            + new String(body, json ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1));
         byte[] answer = json ? "{}".getBytes(StandardCharsets.UTF_8) : new byte[0];
         ex.getResponseHeaders().set("Content-Type", json ? "application/json" : "application/x-protobuf");
         ex.sendResponseHeaders(200, answer.length == 0 ? -1 : answer.length);
@@ -95,9 +96,7 @@ class ClaudeTelemetryIT {
           + "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1\n");
       String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort();
       cluster.env.put("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint);
-      // Claude Code speaks http/json; the worker's own traces stay http/protobuf
-      cluster.env.put("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/json");
-      cluster.env.put("OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "http/json");
+      // one protocol for all: the worker's push and traces, and Claude Code, speak http/protobuf
       cluster.env.put("OTEL_METRIC_EXPORT_INTERVAL", "1000");
       cluster.env.put("OTEL_LOGS_EXPORT_INTERVAL", "1000");
       cluster.env.put("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer collector-token-123");
@@ -106,9 +105,10 @@ class ClaudeTelemetryIT {
         cluster.startWorker("w1");
         cluster.cli("start", cluster.dir.toString());
         eventually(Duration.ofSeconds(180), () -> got.stream().anyMatch(r -> (r.startsWith("/v1/metrics") || r.startsWith("/v1/logs"))
-            && r.contains("colony.ant") && r.contains("coder")),
+            && r.contains("claude_code") && r.contains("colony.ant") && r.contains("coder")),
             () -> "Claude Code's telemetry with the session's names; received " + got);
-        String claudes = String.join("\n", got.stream().filter(r -> r.startsWith("/v1/metrics") || r.startsWith("/v1/logs")).toList());
+        String claudes = String.join("\n", got.stream().filter(r -> (r.startsWith("/v1/metrics") || r.startsWith("/v1/logs"))
+            && r.contains("claude_code")).toList());
         assertTrue(claudes.contains("colony.session") && claudes.contains("colony.run_id") && claudes.contains("colony.name"),
             claudes);
         assertTrue(got.stream().anyMatch(r -> r.startsWith("/v1/traces")), "the worker's own traces: " + got);
