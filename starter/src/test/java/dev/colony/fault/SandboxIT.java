@@ -57,9 +57,14 @@ class SandboxIT {
         eventually(Duration.ofSeconds(90), () -> Files.exists(alice.resolve("notes.txt")), "alice wrote her notes");
         cluster.cli("send", "walls/mallory", "try the doors");
         Path doors = mallory.resolve("doors.txt");
-        eventually(Duration.ofSeconds(120), () -> Cluster.read(doors).lines().anyMatch(l -> l.contains("kill-worker")),
-            () -> "mallory tried every door; doors: " + Cluster.read(doors));
-        String found = Cluster.read(doors);
+        // The file as it was when it held every door: mallory's next session (its queued message)
+        // writes it anew, so reading it again could find it empty.
+        java.util.concurrent.atomic.AtomicReference<String> tried = new java.util.concurrent.atomic.AtomicReference<>("");
+        eventually(Duration.ofSeconds(120), () -> {
+          tried.set(Cluster.read(doors));
+          return tried.get().lines().anyMatch(l -> l.contains("kill-worker"));
+        }, () -> "mallory tried every door; doors: " + tried.get());
+        String found = tried.get();
         List<String> open = found.lines().filter(l -> l.startsWith("OPEN")).toList();
         assertEquals(List.of(), open, "every door shut:\n" + found);
         assertTrue(found.lines().count() >= 24, found);
