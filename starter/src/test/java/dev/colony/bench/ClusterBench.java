@@ -178,7 +178,11 @@ final class ClusterBench {
     resume.add(worker.output().await("[" + ant + "] ▶️", q0));
   }
 
-  private static String awaitWaiting(Bench b, String colony, int n, long s0) throws InterruptedException {
+  /**
+   * Waits (25 minutes at most) until visibility shows the {@code n} ants of {@code colony} waiting:
+   * the time since {@code s0}, or how many were waiting when it gave up, and how many at 120 s.
+   */
+  static String awaitWaiting(Bench b, String colony, int n, long s0) throws InterruptedException {
     long limit = System.nanoTime() + Duration.ofMinutes(25).toNanos();
     long waiting = 0;
     long at120 = -1;

@@ -49,7 +49,6 @@ public final class ObservabilityBench {
   private static final int WINDOW_S = Integer.getInteger("bench.obsWindow", 30);
   private static final int IDLE_WINDOW_S = Integer.getInteger("bench.obsIdleWindow", 60);
   private static final int SCRAPE_MS = Integer.getInteger("bench.obsScrapeMs", 2000);
-  private static final int WAIT_LIMIT_MIN = Integer.getInteger("bench.waitMinutes", 25);
   private static final Path JAR = Path.of(System.getProperty("colony.jar", "target/colony.jar")).toAbsolutePath();
   private static final long CLK_TCK = clockTicks();
 
@@ -226,24 +225,11 @@ public final class ObservabilityBench {
       b.startServer();
       Worker first = Worker.start(b, Mode.OFF, "start", sink);
       long s0 = System.nanoTime();
-      long waiting = 0;
       try {
         b.cli("start", dir.toString());
         long startMs = (System.nanoTime() - s0) / 1_000_000;
-        long limit = System.nanoTime() + Duration.ofMinutes(WAIT_LIMIT_MIN).toNanos();
-        while (System.nanoTime() < limit) {
-          try {
-            waiting = b.count("scale", "AntState = 'waiting'");
-          } catch (io.grpc.StatusRuntimeException e) {
-            // the server is busy: ask again
-          }
-          if (waiting == n) {
-            break;
-          }
-          Thread.sleep(1000);
-        }
-        startLine = String.format(Locale.ROOT, "`colony start` of %,d: %s; %,d waiting after %s (one worker, metrics off).",
-            n, ScaleBench.ms(startMs), waiting, ScaleBench.ms((System.nanoTime() - s0) / 1_000_000));
+        startLine = String.format(Locale.ROOT, "`colony start` of %,d: %s; all waiting: %s (one worker, metrics off).",
+            n, ScaleBench.ms(startMs), ClusterBench.awaitWaiting(b, "scale", n, s0));
       } finally {
         first.stop();
       }
@@ -331,13 +317,8 @@ public final class ObservabilityBench {
       }
     }
     if (pause) {
-      long limit = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-      while (b.count("loop", "AntState = 'paused'") < SESSION_ANTS) {
-        if (System.nanoTime() > limit) {
-          throw new IllegalStateException("not every ant paused within 120 s");
-        }
-        Thread.sleep(500);
-      }
+      dev.colony.testing.Eventually.eventually(Duration.ofSeconds(120),
+          () -> b.count("loop", "AntState = 'paused'") >= SESSION_ANTS, "every ant of the section paused");
     }
   }
 
