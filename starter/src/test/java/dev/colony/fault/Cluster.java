@@ -472,6 +472,17 @@ public final class Cluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until {@code name} has settled in the paused state: a pause asked for during a session
+   * lets that session end (and charge, and deny its open confirmations as session_ended) first, so
+   * {@code paused()} alone is not yet a still ant.
+   */
+  void awaitSettledPaused(String name) {
+    dev.colony.testing.Eventually.eventually(java.time.Duration.ofSeconds(120),
+        () -> status(name).state() == dev.colony.ant.Lifecycle.PAUSED,
+        () -> name + " did not settle paused: " + status(name));
+  }
+
   /** The ant's failed workflow tasks (cause, who ran it, the failure's message and first stack lines). */
   String failedWorkflowTasks(String name) {
     StringBuilder out = new StringBuilder();

@@ -279,10 +279,7 @@ class ConsoleIT {
     int before = cluster.status("alpha").sessions();
     eventually(LONG, () -> cluster.status("alpha").sessions() >= before + 2, "alpha's sessions after the restart");
     cluster.cli("pause", "alpha");
-    // Paused is asked for while a session may still run; its cost lands when it ends, so the
-    // totals are read once the ant has settled in the paused state.
-    eventually(LONG, () -> cluster.status("alpha").state() == dev.colony.ant.Lifecycle.PAUSED,
-        () -> "alpha did not settle paused: " + cluster.status("alpha"));
+    cluster.awaitSettledPaused("alpha"); // the totals are read once the last session has charged
     JsonNode costs = JSON.readTree(http(HttpRequest.newBuilder(URI.create(url + "/api/costs?days=30"))).body());
     double alphaUsd = 0;
     for (JsonNode a : costs.path("ants")) {

@@ -5,7 +5,6 @@ import static dev.colony.testing.Eventually.throughout;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.colony.ant.Lifecycle;
 import dev.colony.visibility.AntSearchAttributes;
 import java.io.IOException;
 import java.net.URI;
@@ -151,8 +150,7 @@ class MetricsExactlyOnceIT {
    */
   private long settle(String ant) throws Exception {
     cluster.ant(ant).pause();
-    eventually(LONG, () -> cluster.status(ant).state() == Lifecycle.PAUSED,
-        () -> ant + " settled paused; status " + cluster.status(ant));
+    cluster.awaitSettledPaused(ant);
     long sessions = cluster.status(ant).sessions();
     eventually(LONG, () -> {
       var attributes = cluster.client.newUntypedWorkflowStub("ant/" + cluster.colonyName + "/" + ant)

@@ -121,12 +121,9 @@ class ObservabilityIT {
       eventually(Duration.ofSeconds(60), () -> targetsUp() == COLONIES.size(),
           () -> "not every worker's /metrics is up in Prometheus: " + get("/api/v1/targets"));
 
-      // A confirmation for greeter, paused so that no session's end decides it first: paused is
-      // asked while a session may still run (its end would deny the request as session_ended), so
-      // the request is made once greeter has settled in the paused state.
+      // A confirmation for greeter, paused so that no session's end decides it first.
       cli(hello, "pause", "hello/greeter");
-      eventually(Duration.ofSeconds(60), () -> hello.status("greeter").state() == dev.colony.ant.Lifecycle.PAUSED,
-          () -> "greeter did not settle paused: " + hello.status("greeter"));
+      hello.awaitSettledPaused("greeter");
       hello.client.newUntypedWorkflowStub("ant/hello/greeter").startUpdate(
           UpdateOptions.newBuilder(ConfirmationDecision.class).setUpdateName("confirm").setUpdateId("confirm/obs-it")
               .setWaitForStage(WorkflowUpdateStage.ACCEPTED).build(),
