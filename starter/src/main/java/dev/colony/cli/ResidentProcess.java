@@ -43,6 +43,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * another.
  */
 final class ResidentProcess {
+  /** How long a caller has to send its request once connected. */
+  static final Duration REQUEST_WITHIN = Duration.ofSeconds(10);
   private final Path jar;
   private final String build;
   private final Path socket;
@@ -201,7 +203,20 @@ final class ResidentProcess {
       }
       DataInputStream in = new DataInputStream(Channels.newInputStream(ch));
       Resident.Wire wire = new Resident.Wire(ch);
-      Resident.Frame first = Resident.read(in, Resident.MAX_REQUEST);
+      // A caller that connects and says nothing does not hold a thread for long.
+      var deadline = timers.schedule(() -> {
+        try {
+          ch.close();
+        } catch (IOException e) {
+          // closed already
+        }
+      }, REQUEST_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+      Resident.Frame first;
+      try {
+        first = Resident.read(in, Resident.MAX_REQUEST);
+      } finally {
+        deadline.cancel(false);
+      }
       if (first == null) {
         return;
       }
@@ -217,7 +232,6 @@ final class ResidentProcess {
       try {
         request(first.payload(), in, wire);
       } finally {
-        answered.incrementAndGet();
         running.decrementAndGet();
         lastActivity.set(System.nanoTime());
         Thread.interrupted(); // a cancelled command's interrupt ends with it
@@ -355,6 +369,7 @@ final class ResidentProcess {
   }
 
   private void run(String[] args, Invocation invocation, int ttys, DataInputStream in, Resident.Wire wire) throws IOException {
+    answered.incrementAndGet();
     Resident.FrameStream rawOut = new Resident.FrameStream(wire, Resident.STDOUT);
     Resident.FrameStream rawErr = new Resident.FrameStream(wire, Resident.STDERR);
     PrintStream out = new RedactingPrintStream(rawOut, invocation.registry());

@@ -24,14 +24,23 @@ class CliTest {
 
   record Result(int code, String out, String err) {}
 
+  /**
+   * Runs {@code args} as the resident process runs a caller's command ({@link ColonyCli#run} under an
+   * {@link dev.colony.secrets.Invocation} of this JVM's environment and directory, its own streams
+   * and secrets), which FastPathIT proves answers as a JVM of the command's own does.
+   */
   static Result run(String... args) {
-    CommandLine cl = ColonyCli.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int code = cl.execute(args);
-    return new Result(code, out.toString(), err.toString());
+    var out = new java.io.ByteArrayOutputStream();
+    var err = new java.io.ByteArrayOutputStream();
+    var caller = new dev.colony.secrets.Invocation(System.getenv(), Path.of("").toAbsolutePath());
+    int code;
+    try (var o = new dev.colony.worker.RedactingPrintStream(out, caller.registry());
+        var e = new dev.colony.worker.RedactingPrintStream(err, caller.registry())) {
+      code = dev.colony.secrets.Invocation.call(caller, () -> ColonyCli.run(args, CliContext.standard(), o, e, false));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+    return new Result(code, out.toString(java.nio.charset.StandardCharsets.UTF_8), err.toString(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   private Path colony(String colonyYaml, String antFile, String antYaml) throws IOException {

@@ -441,14 +441,69 @@ public final class Cluster implements AutoCloseable {
     if (taskQueue != null && !List.of("validate", "observe").contains(args[0])) {
       full.addAll(List.of("--task-queue", taskQueue));
     }
-    ProcessBuilder pb = new ProcessBuilder(jvm(full.toArray(String[]::new))).redirectErrorStream(true);
+    ProcessBuilder pb = new ProcessBuilder(launched(full)).redirectErrorStream(true);
     pb.environment().putAll(env);
+    pb.environment().put("COLONY_RUNTIME_DIR", residentDir().toString());
+    pb.environment().put("COLONY_DAEMON_IDLE", "10");
     Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!p.waitFor(60, TimeUnit.SECONDS)) {
       throw new AssertionError("colony " + String.join(" ", args) + " hung: " + out);
     }
     return new CliRun(p.exitValue(), out);
+  }
+
+  /** The commands ./colony hands to the resident process (its list, in the launcher). */
+  static final java.util.Set<String> ONE_SHOT = java.util.Set.of("pause", "resume", "send", "stop", "clear", "abort",
+      "approve", "deny", "status", "task", "merge", "validate", "help", "--help", "-h", "--version", "-V");
+  private static Path residentDir;
+
+  /**
+   * The runtime directory of this test JVM's resident process (one for all its tests, stopped when
+   * the JVM exits; after 10 idle minutes by itself, should this JVM be killed).
+   */
+  static synchronized Path residentDir() throws IOException {
+    if (residentDir == null) {
+      Path d = Files.createTempDirectory("colony-rt-", java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+          java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+          ProcessBuilder stop = new ProcessBuilder(LAUNCHER.toString(), "daemon", "stop").redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+          stop.environment().put("COLONY_RUNTIME_DIR", d.toString());
+          stop.environment().put("COLONY_FAST", "off");
+          stop.start().waitFor(30, TimeUnit.SECONDS);
+        } catch (IOException | InterruptedException e) {
+          // the JVM is going: it stops by itself when idle
+        }
+      }));
+      residentDir = d;
+    }
+    return residentDir;
+  }
+
+  static final Path LAUNCHER = JAR.getParent().getParent().getParent().resolve("colony");
+
+  /**
+   * The command line for {@code args} as a user types it: a one-shot command through
+   * {@code ./colony} (the resident process, so every test of the CLI runs through the fast path),
+   * anything else in a JVM of its own.
+   */
+  static List<String> launched(List<String> args) {
+    if (!args.isEmpty() && ONE_SHOT.contains(args.get(0)) && Files.isExecutable(LAUNCHER)) {
+      List<String> cmd = new ArrayList<>(List.of(LAUNCHER.toString()));
+      cmd.addAll(args);
+      return cmd;
+    }
+    return jvm(args.toArray(String[]::new));
+  }
+
+  /** A process builder for {@code args} as {@link #launched} runs them, over this JVM's resident process. */
+  static ProcessBuilder oneShot(String... args) throws IOException {
+    ProcessBuilder pb = new ProcessBuilder(launched(List.of(args)));
+    pb.environment().put("COLONY_RUNTIME_DIR", residentDir().toString());
+    pb.environment().put("COLONY_DAEMON_IDLE", "10");
+    return pb;
   }
 
   /** Starts ants through the real CLI (signal-with-start). */

@@ -68,7 +68,7 @@ class ConnectionFaultIT extends FaultScenario {
       try (TcpProxy proxy = new TcpProxy(cluster.port)) {
         proxy.downAfterCalls(calls);
         Path log = tmp.resolve("status-cut-" + calls + ".log");
-        Process p = new ProcessBuilder(Cluster.jvm("status", "fault/alpha", "--address", proxy.address()))
+        Process p = Cluster.oneShot("status", "fault/alpha", "--address", proxy.address())
             .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         // Not a speed check: a wait of a minute against an answer (the JVM start is in the bound).
         boolean answered = p.waitFor(10, TimeUnit.SECONDS);
@@ -99,7 +99,7 @@ class ConnectionFaultIT extends FaultScenario {
       try (TcpProxy proxy = new TcpProxy(cluster.port)) {
         proxy.downAfterCalls(Integer.parseInt(run[1]));
         Path log = tmp.resolve("pause-cut-" + run[0].replace('/', '-') + "-" + run[1] + ".log");
-        Process p = new ProcessBuilder(Cluster.jvm("pause", run[0], "--address", proxy.address()))
+        Process p = Cluster.oneShot("pause", run[0], "--address", proxy.address())
             .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         // The bound is Ants.SIGNAL_WITHIN (10 s) and the JVM's start; the SDK alone retried for a minute.
         boolean answered = p.waitFor(20, TimeUnit.SECONDS);

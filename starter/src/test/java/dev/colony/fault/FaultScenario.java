@@ -7,7 +7,6 @@ import dev.colony.ant.AntStatus;
 import dev.colony.ant.AntWorkflowImpl;
 import dev.colony.ant.Lifecycle;
 import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.testing.WorkflowReplayer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,7 +65,7 @@ abstract class FaultScenario {
         continue;
       }
       for (WorkflowExecutionHistory h : histories) {
-        WorkflowReplayer.replayWorkflowExecution(h, AntWorkflowImpl.class);
+        dev.colony.testing.Replay.history(h, AntWorkflowImpl.class);
         if (record) {
           Path dir = Path.of("../workflows/src/test/resources/histories/baseline-1.0");
           Files.createDirectories(dir);

@@ -12,7 +12,6 @@ import dev.colony.mailbox.Mail;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.testing.WorkflowReplayer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -86,7 +85,7 @@ class ProductionClusterIT {
           continue;
         }
         for (WorkflowExecutionHistory h : histories) {
-          WorkflowReplayer.replayWorkflowExecution(h, AntWorkflowImpl.class);
+          dev.colony.testing.Replay.history(h, AntWorkflowImpl.class);
         }
         try {
           cluster.client.newUntypedWorkflowStub("ant/" + cluster.colonyName + "/" + ant).terminate("test over");

@@ -15,7 +15,6 @@ import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.testing.WorkflowReplayer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -156,7 +155,7 @@ class UpgradeIT {
         if (next) {
           sawNext = true;
         } else {
-          WorkflowReplayer.replayWorkflowExecution(h, AntWorkflowImpl.class);
+          dev.colony.testing.Replay.history(h, AntWorkflowImpl.class);
         }
       }
       assertTrue(sawNext, ant + ": no run of the next release");

@@ -112,7 +112,7 @@ class MergeQueueWorkflowTest {
   private void replays(MergeRepo repo) {
     var history = client.fetchHistory(repo.workflowId());
     try {
-      io.temporal.testing.WorkflowReplayer.replayWorkflowExecution(history, MergeQueueWorkflowImpl.class);
+      dev.colony.testing.Replay.history(history, MergeQueueWorkflowImpl.class);
     } catch (Exception e) {
       throw new AssertionError("the history of " + repo.workflowId() + " does not replay", e);
     }

@@ -14,7 +14,6 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -306,21 +305,13 @@ class RepoWatcherTest {
       files = s.filter(p -> p.toString().endsWith(".json")).sorted().toList();
     }
     assertFalse(files.isEmpty(), "no committed histories under " + HISTORIES);
-    // Warm-up, result ignored: the first replay loads classes inside a workflow task, which on a
-    // loaded machine takes over the SDK's 1 s deadlock bound (as in HistoryReplayTest).
-    try {
-      WorkflowReplayer.replayWorkflowExecution(WorkflowExecutionHistory.fromJson(Files.readString(files.get(0))),
-          RepoWatcherImpl.class);
-    } catch (Exception | AssertionError ignored) {
-      // the loop below replays it again and reports
-    }
     var lastReplayedBy = dev.colony.testing.Sunset.lastReplayedBy();
     java.util.Set<String> needTheOldPath = new java.util.TreeSet<>();
     for (Path f : files) {
       String dir = "watcher-histories/" + HISTORIES.relativize(f).getName(0);
       try {
-        WorkflowReplayer.replayWorkflowExecution(WorkflowExecutionHistory.fromJson(Files.readString(f)),
-            RepoWatcherImpl.class);
+        // a minute's deadlock bound: a slow machine is not non-determinism (dev.colony.testing.Replay)
+        dev.colony.testing.Replay.history(WorkflowExecutionHistory.fromJson(Files.readString(f)), RepoWatcherImpl.class);
       } catch (Exception e) {
         String sunset = dev.colony.testing.Sunset.changeNeeded(e);
         if (!lastReplayedBy.containsKey(dir) || sunset == null) {
