@@ -111,6 +111,16 @@ class SessionChannelTest {
   }
 
   @Test
+  void textThatIsNotAsciiArrivesAsWrittenWhateverTheSessionsLocale() throws Exception {
+    // An agent's shell in the C locale (LC_ALL=C is common in scripts) still sends UTF-8 bytes.
+    String out = session("LC_ALL=C \"$COLONY_BIN\" send --from \"$COLONY_ANT\" builder 'caf\u00e9 \u2713 \ud83d\udc1c'; "
+        + "echo \"send=$?\"");
+    assertTrue(out.contains("send=0"), out);
+    assertEquals(List.of(new Sent("builder", new Mail("caf\u00e9 \u2713 \ud83d\udc1c", false, "scout",
+        Mail.derivedId("scout", "4", "builder", "caf\u00e9 \u2713 \ud83d\udc1c")))), sent);
+  }
+
+  @Test
   void insideItCannotSendAsAnotherAntOrSteerAny() throws Exception {
     String out = session("\"$COLONY_BIN\" send --from builder tester 'from the builder'; echo \"forged=$?\"; "
         + "\"$COLONY_BIN\" pause builder; echo \"pause=$?\"; "
