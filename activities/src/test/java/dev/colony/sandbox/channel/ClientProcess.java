@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The channel's {@code colony} command run as a session runs it: a process started from the
  * channel's script (python3 or the JVM), its arguments as raw bytes (not UTF-8 ones too, passed
- * through {@code /bin/sh}'s printf), its output as bytes.
+ * through {@code /bin/sh}), its output as bytes.
  */
 final class ClientProcess {
   private ClientProcess() {}
@@ -61,6 +61,7 @@ final class ClientProcess {
     try {
       Path out = Files.createTempFile("colony-client-out-", ".bin");
       Path err = Files.createTempFile("colony-client-err-", ".bin");
+      List<Path> argFiles = new ArrayList<>();
       try {
         List<String> cmd = new ArrayList<>();
         if (args.stream().allMatch(ClientProcess::plain)) {
@@ -69,14 +70,13 @@ final class ClientProcess {
             cmd.add(new String(a, StandardCharsets.US_ASCII));
           }
         } else {
-          // The JDK passes a String's bytes in its own charset: the raw bytes go through printf.
+          // The JDK passes a String's bytes in its own charset: the raw bytes go through files.
           StringBuilder sh = new StringBuilder("set --\n");
           for (byte[] a : args) {
-            sh.append("a=$(printf '");
-            for (byte b : a) {
-              sh.append(String.format("\\%03o", b & 0xFF));
-            }
-            sh.append("x'); set -- \"$@\" \"${a%x}\"\n");
+            Path f = Files.createTempFile(out.getParent(), "colony-client-arg-", ".bin");
+            Files.write(f, a);
+            argFiles.add(f);
+            sh.append("a=$(cat '").append(f).append("'; printf x); set -- \"$@\" \"${a%x}\"\n");
           }
           sh.append("exec \"$0\" \"$@\"\n");
           cmd.addAll(List.of("/bin/sh", "-c", sh.toString(), script.toString()));
@@ -100,6 +100,9 @@ final class ClientProcess {
       } finally {
         Files.deleteIfExists(out);
         Files.deleteIfExists(err);
+        for (Path f : argFiles) {
+          Files.deleteIfExists(f);
+        }
       }
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
