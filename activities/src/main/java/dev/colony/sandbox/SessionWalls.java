@@ -274,8 +274,8 @@ public final class SessionWalls implements AutoCloseable {
 
   /**
    * The channel inside: its socket, its client and the client's code under {@code /run/colony}
-   * (after bwrap's {@code --tmpfs /run}), and, when the client runs on the worker's JDK (no python3
-   * the sandbox can run), that JDK read-only when it is not under {@code /usr} already.
+   * (after bwrap's {@code --tmpfs /run}), and the worker's JDK read-only when it is not under
+   * {@code /usr} already.
    */
   static List<Bubblewrap.Bind> channelBinds(ColonyChannel channel) {
     List<Bubblewrap.Bind> binds = new ArrayList<>();
@@ -283,7 +283,7 @@ public final class SessionWalls implements AutoCloseable {
     binds.add(new Bubblewrap.Bind(channel.client(), ColonyChannel.BIN, false));
     binds.add(new Bubblewrap.Bind(channel.code(), channel.codeInside(), false));
     Path javaHome = Path.of(System.getProperty("java.home")).toAbsolutePath().normalize();
-    if (channel.python() == null && !javaHome.startsWith("/usr")) {
+    if (!javaHome.startsWith("/usr")) {
       binds.add(new Bubblewrap.Bind(javaHome, javaHome.toString(), false));
     }
     return binds;
