@@ -257,6 +257,20 @@ class ChannelClientParityTest {
   }
 
   @Test
+  void theJvmClientsMessagesDoNotFollowTheWorkersLocale() {
+    // A worker in a German locale passes its LANG to the session: python prints "140,022" always.
+    java.util.Locale was = java.util.Locale.getDefault();
+    try {
+      java.util.Locale.setDefault(java.util.Locale.GERMANY);
+      ClientProcess.Ran r = inProcess(socket(), ClientProcess.bytes("send", "x".repeat(70_000), "x".repeat(70_010)));
+      assertEquals("the request is 140,014 bytes; at most 131,072 (a message may be at most 16,000 characters)\n",
+          r.errText());
+    } finally {
+      java.util.Locale.setDefault(was);
+    }
+  }
+
+  @Test
   void noChannelOrOneThatIsNotThere() throws IOException {
     ClientProcess.Ran unset = same("COLONY_CHANNEL unset", null, ClientProcess.bytes("status"));
     assertEquals("COLONY_CHANNEL is not set: this colony command works only inside an ant's session\n", unset.errText());
