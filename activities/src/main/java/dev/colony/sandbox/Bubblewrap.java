@@ -42,6 +42,32 @@ public final class Bubblewrap implements Confinement {
       "/etc/gitconfig", "/etc/inputrc", "/etc/bash.bashrc", "/etc/profile", "/etc/java-17-openjdk",
       "/etc/java-21-openjdk", "/etc/java-25-openjdk", "/etc/magic", "/etc/magic.mime");
 
+  /** The top-level system directories beside {@code /usr}: bound read-only, or their symlinks made. */
+  static final List<String> SYSTEM = List.of("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32");
+
+  /**
+   * Whether every sandbox shows {@code path} of the worker's disk at the same place, read-only:
+   * under {@code /usr}, a top-level system directory ({@link #SYSTEM}) or one of the {@link #ETC}
+   * files. (The channel's client runs a program only when all it loads is so.)
+   */
+  public static boolean shows(Path path) {
+    Path p = path.toAbsolutePath().normalize();
+    if (p.startsWith("/usr")) {
+      return true;
+    }
+    for (String top : SYSTEM) {
+      if (p.startsWith(top)) {
+        return true;
+      }
+    }
+    for (String e : ETC) {
+      if (p.startsWith(e)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * What the walls let in.
    *
@@ -154,7 +180,7 @@ public final class Bubblewrap implements Confinement {
       a.add("--share-net");
     }
     a.addAll(List.of("--ro-bind", "/usr", "/usr"));
-    for (String top : List.of("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")) {
+    for (String top : SYSTEM) {
       Path p = Path.of(top);
       if (Files.isSymbolicLink(p)) {
         try {

@@ -38,7 +38,8 @@ import java.util.concurrent.Future;
  * What the sandbox costs, measured the way a session runs (SessionWalls, then the command engine
  * starting the agent in its walls): the start-to-end time of a trivial session with the sandbox
  * and with {@code sandbox: off}, interleaved in one run; the memory of the sandbox's own processes
- * beside a running agent; and 20 ants running sessions at once. Writes bench/SANDBOX.md.
+ * beside a running agent; and 20 ants running sessions at once. Writes bench/SANDBOX.md (keeping
+ * the channel's client's section, {@code ChannelClientBench}'s).
  * Run: bench/sandbox.
  */
 public final class SandboxBench {
@@ -91,6 +92,12 @@ public final class SandboxBench {
         + "not counting the agent itself (").append(kb(memory[1])).append(").\n\n");
     md.append("## 20 ants at once on ").append(Runtime.getRuntime().availableProcessors()).append(" cores\n\n");
     md.append(concurrent);
+    // The channel's client's section (ChannelClientBench, bench/channel) is kept as it was.
+    String old = Files.exists(out) ? Files.readString(out, StandardCharsets.UTF_8) : "";
+    int channel = old.indexOf("\n## The channel's client");
+    if (channel >= 0) {
+      md.append(old.substring(channel));
+    }
     Files.writeString(out, md.toString(), StandardCharsets.UTF_8);
     System.out.println(md);
   }

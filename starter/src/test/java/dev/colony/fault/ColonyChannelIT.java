@@ -61,6 +61,7 @@ class ColonyChannelIT {
           "$COLONY_BIN" send --from "$COLONY_ANT" builder "finding from session $COLONY_SESSION"; echo "send=$?"
         } > scout.out 2>&1
         echo "TEMPORAL_ADDRESS=${TEMPORAL_ADDRESS:-none}" >> scout.out
+        echo "client: $(sed -n 2p "$COLONY_BIN")" >> scout.out
         """);
     script(f.resolve("scripts/builder.sh"), """
         #!/bin/sh
@@ -96,6 +97,10 @@ class ColonyChannelIT {
     assertTrue(out.contains("chan/builder: message from scout sent") && out.contains("send=0"), out);
     assertTrue(out.contains("TEMPORAL_ADDRESS=none"), out);
     assertFalse(out.contains("Exception"), out);
+    // The worker's python3 runs the client (milliseconds a call) where it has one; else its JDK.
+    assertTrue(out.contains(Files.isExecutable(Path.of("/usr/bin/python3"))
+        ? "client: exec '/usr/bin/python3' -I -S -X utf8 '/run/colony/lib/channel_client.py' \"$@\""
+        : "dev.colony.sandbox.channel.ChannelClient"), out);
     String builder = cluster.cli("status", "chan/builder");
     assertTrue(builder.contains("paused:             no"), builder);
   }

@@ -18,6 +18,11 @@ import java.util.List;
  * CLI. It decides nothing: the worker knows whose channel it is and what it allows. Only JDK
  * classes, so it starts fast and needs nothing but its own class on the class path.
  *
+ * <p>Its twin in python3, {@code channel_client.py} beside this class, is what a session runs when
+ * the worker's python3 can run in the sandbox ({@link PythonClient}): a few milliseconds against a
+ * JVM's tens. Both print the same bytes to the same stream and exit with the same code in every
+ * case ({@code ChannelClientParityTest}): a change here is a change there.
+ *
  * <p>The wire, both ways {@link DataOutputStream}'s big-endian ints: the request is
  * {@link #MAGIC}, the number of arguments, then each argument as a length and its UTF-8 bytes; the
  * answer is the exit code, a length, and the UTF-8 text to print.
@@ -92,7 +97,8 @@ public final class ChannelClient {
       parts.add(b);
     }
     if (total > MAX_REQUEST_BYTES) {
-      throw new IllegalArgumentException(String.format("the request is %,d bytes; at most %,d (a message may be "
+      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+          "the request is %,d bytes; at most %,d (a message may be "
           + "at most 16,000 characters)", total, MAX_REQUEST_BYTES));
     }
     java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream((int) total + 8 + 4 * parts.size());

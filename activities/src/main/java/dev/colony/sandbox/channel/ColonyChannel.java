@@ -52,7 +52,7 @@ public final class ColonyChannel implements AutoCloseable {
   public static final String SOCKET = "/run/colony/colony.sock";
   /** The {@code colony} command inside: {@code $COLONY_BIN}. */
   public static final String BIN = "/run/colony/colony";
-  /** Where the client's class is inside (a directory holding that one class). */
+  /** Where the client's code is inside (a directory holding its class and its python twin). */
   public static final String CODE = "/run/colony/lib";
 
   static final long READ_WITHIN_MILLIS = 5_000;
@@ -83,6 +83,7 @@ public final class ColonyChannel implements AutoCloseable {
   private final Path socket;
   private final Path client;
   private final Path code;
+  private final Path python;
   private final ServerSocketChannel server;
   private final Semaphore open = new Semaphore(CONNECTIONS);
   private final ScheduledExecutorService deadlines;
@@ -92,7 +93,8 @@ public final class ColonyChannel implements AutoCloseable {
   private long refilledAt;
   private volatile boolean closed;
 
-  private ColonyChannel(Identity who, Colony colony, LongSupplier clock, Runnable refusals) throws IOException {
+  private ColonyChannel(Identity who, Colony colony, LongSupplier clock, Runnable refusals, Path python)
+      throws IOException {
     this.who = who;
     this.colony = colony;
     this.refusals = refusals;
@@ -102,23 +104,18 @@ public final class ColonyChannel implements AutoCloseable {
     this.dir = Files.createTempDirectory("colony-channel-",
         PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     this.socket = dir.resolve("colony.sock");
-    // The client's one class, copied out of the worker's code: a JVM starts faster on a small
-    // directory than on Colony's 120 MB jar, and the session sees nothing else of it.
+    // The client's one class and its python twin, copied out of the worker's code: a JVM starts
+    // faster on a small directory than on Colony's 120 MB jar, and the session sees nothing else of it.
     this.code = dir.resolve("lib");
     Path classFile = code.resolve(ChannelClient.class.getName().replace('.', '/') + ".class");
     Files.createDirectories(classFile.getParent());
-    try (var in = ChannelClient.class.getResourceAsStream(ChannelClient.class.getSimpleName() + ".class")) {
-      if (in == null) {
-        delete(dir);
-        throw new IOException("cannot find the colony client's class");
-      }
-      Files.write(classFile, in.readAllBytes());
-    }
+    copy(ChannelClient.class.getSimpleName() + ".class", classFile);
+    Path pythonFile = code.resolve(PythonClient.FILE);
+    copy(PythonClient.FILE, pythonFile);
+    // python3 when the sandbox can run it (milliseconds), else the JVM: decided now, the script fixed.
+    this.python = python != null && PythonClient.problem(python, pythonFile) == null ? python : null;
     this.client = dir.resolve("colony");
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    // -Xshare and tiered level 1: a command that runs a few milliseconds of code starts fastest so.
-    Files.writeString(client, "#!/bin/sh\nexec '" + java.replace("'", "'\\''") + "' -Xshare:auto -XX:TieredStopAtLevel=1 "
-        + "-XX:+UseSerialGC -XX:-UsePerfData -cp " + CODE + " " + ChannelClient.class.getName() + " \"$@\"\n");
+    Files.writeString(client, script(CODE, this.python));
     Files.setPosixFilePermissions(client, PosixFilePermissions.fromString("r-xr-xr-x"));
     ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
     try {
@@ -133,6 +130,38 @@ public final class ColonyChannel implements AutoCloseable {
     this.acceptor = Thread.ofVirtual().name("channel-" + who.colony() + "-" + who.ant()).start(this::accept);
   }
 
+  /** Copies the client's file {@code name} (a resource beside {@link ChannelClient}) to {@code to}. */
+  private void copy(String name, Path to) throws IOException {
+    try (var in = ChannelClient.class.getResourceAsStream(name)) {
+      if (in == null) {
+        delete(dir);
+        throw new IOException("cannot find the colony client's " + name);
+      }
+      Files.write(to, in.readAllBytes());
+    }
+  }
+
+  /**
+   * The {@code colony} command's script: python3 (at {@code python}) running the client's file in
+   * {@code code}, or, with no {@code python}, the worker's JDK running its class there.
+   */
+  static String script(String code, Path python) {
+    if (python != null) {
+      return "#!/bin/sh\nexec " + quote(python.toString()) + " " + String.join(" ", PythonClient.OPTIONS) + " "
+          + quote(code + "/" + PythonClient.FILE) + " \"$@\"\n";
+    }
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    // The JDK reads its arguments in the locale's charset (the C locale's is ASCII): UTF-8 always,
+    // as the python client does. -Xshare and tiered level 1: a command that runs a few
+    // milliseconds of code starts fastest so.
+    return "#!/bin/sh\nLC_ALL=C.UTF-8\nexport LC_ALL\nexec " + quote(java) + " -Xshare:auto -XX:TieredStopAtLevel=1 "
+        + "-XX:+UseSerialGC -XX:-UsePerfData -cp " + quote(code) + " " + ChannelClient.class.getName() + " \"$@\"\n";
+  }
+
+  private static String quote(String s) {
+    return "'" + s.replace("'", "'\\''") + "'";
+  }
+
   /** Opens the channel for the session of {@code who}. */
   public static ColonyChannel open(Identity who, Colony colony) throws IOException {
     return open(who, colony, () -> { });
@@ -143,7 +172,7 @@ public final class ColonyChannel implements AutoCloseable {
     if (SWEPT.compareAndSet(false, true)) {
       sweepStale(Path.of(System.getProperty("java.io.tmpdir")));
     }
-    return new ColonyChannel(who, colony, System::nanoTime, refusals);
+    return new ColonyChannel(who, colony, System::nanoTime, refusals, PythonClient.PYTHON);
   }
 
   private static final java.util.concurrent.atomic.AtomicBoolean SWEPT = new java.util.concurrent.atomic.AtomicBoolean();
@@ -184,12 +213,21 @@ public final class ColonyChannel implements AutoCloseable {
 
   /** With a clock in nanoseconds (tests of the rate limit). */
   static ColonyChannel open(Identity who, Colony colony, LongSupplier nanos) throws IOException {
-    return new ColonyChannel(who, colony, nanos, () -> { });
+    return new ColonyChannel(who, colony, nanos, () -> { }, PythonClient.PYTHON);
   }
 
   /** With a clock and a count of refusals (tests). */
   static ColonyChannel open(Identity who, Colony colony, LongSupplier nanos, Runnable refusals) throws IOException {
-    return new ColonyChannel(who, colony, nanos, refusals);
+    return new ColonyChannel(who, colony, nanos, refusals, PythonClient.PYTHON);
+  }
+
+  /**
+   * With a clock, a count of refusals and the python3 to try ({@code null}, or a path that is not
+   * there: the JVM client) (tests).
+   */
+  static ColonyChannel open(Identity who, Colony colony, LongSupplier nanos, Runnable refusals, Path python)
+      throws IOException {
+    return new ColonyChannel(who, colony, nanos, refusals, python);
   }
 
   /** The socket on the worker's disk (bound at {@link #SOCKET} inside). */
@@ -202,9 +240,14 @@ public final class ColonyChannel implements AutoCloseable {
     return client;
   }
 
-  /** The client's class on the worker's disk, in a directory of its own (bound at {@link #CODE}). */
+  /** The client's code on the worker's disk, in a directory of its own (bound at {@link #CODE}). */
   public Path code() {
     return code;
+  }
+
+  /** The python3 the client runs on, or null when it runs on the worker's JDK. */
+  public Path python() {
+    return python;
   }
 
   /** Where {@link #code()} is inside. */

@@ -32,6 +32,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The channel on a real Unix socket, with the real client: requests reach the colony as the
  * channel's ant; bad, huge, binary, silent and too many requests get one line and never wedge it.
+ * Here the client is {@link ChannelClient#run} in this JVM; {@link ColonyChannelPythonTest} and
+ * {@link ColonyChannelJvmTest} run the same tests through the channel's script, as a session does.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ColonyChannelTest {
@@ -66,7 +68,7 @@ class ColonyChannelTest {
 
   @BeforeEach
   void open() throws IOException {
-    channel = ColonyChannel.open(SCOUT, colony, nanos::get, refusals::incrementAndGet);
+    channel = ColonyChannel.open(SCOUT, colony, nanos::get, refusals::incrementAndGet, python());
   }
 
   @AfterEach
@@ -74,9 +76,20 @@ class ColonyChannelTest {
     channel.close();
   }
 
+  /** The python3 the channel tries (the JVM client when it is not there). */
+  java.nio.file.Path python() {
+    return PythonClient.PYTHON;
+  }
+
+  /** How many clients the flood starts at once. */
+  int floodClients() {
+    return 60;
+  }
+
   record Answer(int code, String out, String err) {}
 
-  private Answer client(String... args) {
+  /** Runs the client with {@code args} against the channel: its exit code, stdout and stderr (stripped). */
+  Answer client(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code = ChannelClient.run(List.of(args), channel.socket().toString(), new PrintStream(out, true, StandardCharsets.UTF_8),
@@ -126,7 +139,8 @@ class ColonyChannelTest {
 
   @Test
   void aHugeRequestGetsOneLineAndTheChannelGoesOn() throws IOException {
-    Answer big = client("send", "--from", "scout", "builder", "x".repeat(200_000));
+    // Two arguments: a process's one argument is at most 128 KiB (the kernel's MAX_ARG_STRLEN).
+    Answer big = client("send", "--from", "scout", "builder", "x".repeat(100_000), "x".repeat(100_000));
     assertEquals(1, big.code());
     assertTrue(big.err().startsWith("the request is 200,0"), big.err());
     // A client that ignores the bound and streams 8 MiB: the channel stops reading at the bound.
@@ -181,18 +195,18 @@ class ColonyChannelTest {
 
   @Test
   void aFloodOfConnectionsGetsAnswersNeverResets() throws Exception {
-    // 60 clients at once: each hears an answer (done, or "too many at once"); none loses it to a
+    // 60 clients at once (fewer JVMs): each hears an answer (done, or "too many at once"); none loses it to a
     // connection closed with its request unread.
     nanos.set(0);
     List<Answer> answers = new CopyOnWriteArrayList<>();
     List<Thread> threads = new ArrayList<>();
-    for (int i = 0; i < 60; i++) {
+    for (int i = 0; i < floodClients(); i++) {
       threads.add(Thread.ofPlatform().start(() -> answers.add(client("status")))); // as the client runs: its own thread
     }
     for (Thread t : threads) {
       t.join();
     }
-    assertEquals(60, answers.size());
+    assertEquals(floodClients(), answers.size());
     for (Answer a : answers) {
       assertTrue(a.code() == 0 || a.err().startsWith("too many requests at once")
           || a.err().startsWith("rate limit:"), a.toString());

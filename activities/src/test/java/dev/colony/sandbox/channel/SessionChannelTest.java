@@ -40,6 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A session in its real sandbox (bubblewrap, the {@code command} engine) reaches its colony through
  * {@code $COLONY_BIN} with the CLI's own command line: mail as itself arrives, everything else is
  * refused with one line, and nothing else of the worker (its socket directory, Temporal) is there.
+ * Here through the python client ({@code /usr/bin/python3}, run from the sandbox's {@code /usr});
+ * {@link SessionChannelJvmTest}: the same through the JVM client, the fallback.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class SessionChannelTest {
@@ -54,6 +56,21 @@ class SessionChannelTest {
   static void bubblewrapIsThere() {
     Bubblewrap.Probe p = Bubblewrap.probe();
     assertTrue(p.works(), "bubblewrap: " + p.problem());
+  }
+
+  /** The python3 the channel tries. */
+  Path tried() {
+    return PythonClient.PYTHON;
+  }
+
+  /** The python3 the channel runs its client on; null: the JVM client. */
+  Path expected() throws java.io.IOException {
+    // A worker without a python3 the sandbox runs: the JVM client, which these tests then check.
+    Path f = tmp.resolve(PythonClient.FILE);
+    try (var in = ChannelClient.class.getResourceAsStream(PythonClient.FILE)) {
+      Files.write(f, in.readAllBytes());
+    }
+    return PythonClient.problem(PythonClient.PYTHON, f) == null ? PythonClient.PYTHON : null;
   }
 
   private AntSpec spec(Path colony, String script) {
@@ -88,10 +105,12 @@ class SessionChannelTest {
         return "c/scout (engine command)";
       }
     };
+    Path expected = expected();
     Path[] socketDir = new Path[1];
     dev.colony.sandbox.CommandAnts.Ran ran = dev.colony.sandbox.CommandAnts.run(spec, 4, workspace, worker, session,
         Duration.ofSeconds(90), () -> {
-          ColonyChannel ch = ColonyChannel.open(who, fake);
+          ColonyChannel ch = ColonyChannel.open(who, fake, System::nanoTime, () -> { }, tried());
+          assertEquals(expected, ch.python(), "the client the sandbox runs");
           socketDir[0] = ch.socket().getParent();
           return ch;
         });
@@ -108,6 +127,16 @@ class SessionChannelTest {
     assertTrue(out.contains("send=0"), out);
     assertEquals(List.of(new Sent("builder", new Mail("finding 1 from session 4", false, "scout",
         Mail.derivedId("scout", "4", "builder", "finding 1 from session 4")))), sent);
+  }
+
+  @Test
+  void textThatIsNotAsciiArrivesAsWrittenWhateverTheSessionsLocale() throws Exception {
+    // An agent's shell in the C locale (LC_ALL=C is common in scripts) still sends UTF-8 bytes.
+    String out = session("LC_ALL=C \"$COLONY_BIN\" send --from \"$COLONY_ANT\" builder 'caf\u00e9 \u2713 \ud83d\udc1c'; "
+        + "echo \"send=$?\"");
+    assertTrue(out.contains("send=0"), out);
+    assertEquals(List.of(new Sent("builder", new Mail("caf\u00e9 \u2713 \ud83d\udc1c", false, "scout",
+        Mail.derivedId("scout", "4", "builder", "caf\u00e9 \u2713 \ud83d\udc1c")))), sent);
   }
 
   @Test
