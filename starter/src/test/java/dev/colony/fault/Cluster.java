@@ -471,7 +471,6 @@ public final class Cluster implements AutoCloseable {
           ProcessBuilder stop = new ProcessBuilder(LAUNCHER.toString(), "daemon", "stop").redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.DISCARD);
           stop.environment().put("COLONY_RUNTIME_DIR", d.toString());
-          stop.environment().put("COLONY_FAST", "off");
           stop.start().waitFor(30, TimeUnit.SECONDS);
         } catch (IOException | InterruptedException e) {
           // the JVM is going: it stops by itself when idle

@@ -59,7 +59,7 @@ class FastPathIT {
 
   @AfterEach
   void tearDown() throws Exception {
-    run(ROOT, Map.of("COLONY_FAST", "off"), null, "daemon", "stop");
+    run(ROOT, Map.of(), null, "daemon", "stop");
     Cluster.closeAll(cluster);
   }
 
@@ -92,7 +92,7 @@ class FastPathIT {
   }
 
   private String daemonStatus() throws Exception {
-    Result r = run(ROOT, Map.of("COLONY_FAST", "off"), null, "daemon", "status");
+    Result r = run(ROOT, Map.of(), null, "daemon", "status");
     return r.code() == 0 ? r.out() : "";
   }
 
