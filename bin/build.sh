@@ -1,5 +1,5 @@
 # The launcher's one rule for "the CLI jar is out of date": the parent pom, or any module's pom or
-# main source (every module the parent pom lists), is newer than the jar. Sourced by ./colony.
+# main source (every module the parent pom lists), is newer than the jar. Sourced by the launcher (bin/colony-jvm).
 # colony_jar_stale ROOT JAR: success (0) when JAR is missing or out of date, or when a build the
 # launcher began did not finish (JAR.building is still there: it was killed, by Ctrl-C or by an agent
 # host that gave up waiting for `colony mcp`, or failed), which may have left Maven's plain jar, or

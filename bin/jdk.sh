@@ -1,4 +1,4 @@
-# Sourced by ./colony, ./run-tests and .ci/run: exports JAVA_HOME pointing at a JDK 21+.
+# Sourced by the launcher (bin/colony-jvm), ./run-tests and .ci/run: exports JAVA_HOME pointing at a JDK 21+.
 # Order: $JAVA_HOME, the java on PATH, then the usual JVM install directories (newest first).
 
 colony_java_major() {

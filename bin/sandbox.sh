@@ -1,4 +1,4 @@
-# Sourced by ./colony and ./run-tests (or run directly: bin/sandbox.sh installs and reports).
+# Sourced by the launcher (bin/colony-jvm) and ./run-tests (or run directly: bin/sandbox.sh installs and reports).
 # Every agent session runs in a bubblewrap sandbox (docs/security.md); its network goes through
 # the worker's proxy, bridged inside the sandbox by socat. Both are Debian packages: when one is
 # missing and apt-get can run (as root, or with password-less sudo), they are installed; otherwise

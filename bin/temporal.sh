@@ -1,4 +1,4 @@
-# Sourced by ./colony, ./run-tests and .ci/run (or run directly: bin/temporal.sh prints the path).
+# Sourced by the launcher (bin/colony-jvm), ./run-tests and .ci/run (or run directly: bin/temporal.sh prints the path).
 # Finds the Temporal CLI (`temporal`, which runs the real dev server with the Web UI):
 #   1. $COLONY_TEMPORAL_CLI when it points at an executable,
 #   2. `temporal` on PATH,
