@@ -23,7 +23,16 @@ final class ConnectionPool implements AutoCloseable {
 
   /** A kept connection: the service stubs and their network thread. */
   record Connection(WorkflowServiceStubs stubs, EventLoopGroup loop) {
+    /** Closes it once the calls in flight (another command's) have ended. */
     void close() {
+      stubs.shutdown();
+      Thread.ofVirtual().start(() -> {
+        stubs.awaitTermination(1, TimeUnit.MINUTES);
+        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      });
+    }
+
+    void closeNow() {
       stubs.shutdownNow();
       loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
@@ -83,6 +92,13 @@ final class ConnectionPool implements AutoCloseable {
   }
 
   private final Map<Key, Connection> kept = new LinkedHashMap<>(16, 0.75f, true);
+  /** One opening at a time per key: two commands' first use share one connection. */
+  private final Map<Key, Object> opening = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The lock to hold while looking for, and opening, the connection of {@code key}. */
+  Object opening(Key key) {
+    return opening.computeIfAbsent(key, k -> new Object());
+  }
 
   synchronized Connection get(Key key) {
     return kept.get(key);
@@ -113,7 +129,7 @@ final class ConnectionPool implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    kept.values().forEach(Connection::close);
+    kept.values().forEach(Connection::closeNow);
     kept.clear();
   }
 }

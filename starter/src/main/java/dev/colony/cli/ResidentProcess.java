@@ -175,7 +175,7 @@ final class ResidentProcess {
       why = reason;
     }
     try {
-      // Only our own socket: one of a newer process may sit there already.
+      // Ours: no other process binds there before this one exits and lets go of the lock.
       Files.deleteIfExists(socket);
     } catch (IOException e) {
       log.println("cannot delete " + socket + ": " + e);

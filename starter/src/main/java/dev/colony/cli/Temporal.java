@@ -118,9 +118,22 @@ final class Temporal implements AutoCloseable {
         kept.drop(key, c);
       }
     }
-    Temporal fresh = open(profile, null, true);
-    kept.put(key, new ConnectionPool.Connection(fresh.stubs, fresh.loop));
-    return fresh;
+    synchronized (kept.opening(key)) {
+      ConnectionPool.Connection made = kept.get(key);
+      if (made != null && made != c) {
+        // another command opened it meanwhile
+        try {
+          check(made.stubs(), profile);
+          LAST_ADDRESS.set(profile.address());
+          return new Temporal(profile, made.stubs(), made.loop(), true);
+        } catch (StatusRuntimeException e) {
+          kept.drop(key, made);
+        }
+      }
+      Temporal fresh = open(profile, null, true);
+      kept.put(key, new ConnectionPool.Connection(fresh.stubs, fresh.loop));
+      return fresh;
+    }
   }
 
   /** Checks the server answers on {@code stubs} (and, with credentials, reads the namespace). */

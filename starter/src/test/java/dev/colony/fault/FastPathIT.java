@@ -179,6 +179,21 @@ class FastPathIT {
     String secret = "tok-" + "9f8e7d6c5b4a3210";
     assertAlike(dir, Map.of("MY_API_TOKEN", secret), null, "status", secret, "--address", a);
     assertAlike(dir, Map.of("MY_API_TOKEN", secret), null, "task", "show", secret, "--address", a);
+
+    // A fresh resident process, and callers at once: they share one new connection, and none is
+    // closed under another's command.
+    run(ROOT, Map.of(), null, "daemon", "stop");
+    warm();
+    List<CompletableFuture<Result>> together = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      together.add(CompletableFuture.supplyAsync(() -> call(dir, Map.of(), "status", "alpha", "--address", a)));
+    }
+    for (CompletableFuture<Result> f : together) {
+      Result r = f.join();
+      assertEquals(0, r.code(), r.both());
+      assertTrue(r.out().contains("fault/alpha"), r.both());
+    }
+    assertTrue(daemonStatus().contains("1 connection to Temporal kept"), daemonStatus());
   }
 
   private static String matchOne(Pattern p, String text) {
