@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
  * {@link ColonyChannelTest}'s tests through the channel's script when the worker has no python3
  * (the check pointed at a path that is not there): the JVM client, the fallback.
  */
+@org.junit.jupiter.api.Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
 class ColonyChannelJvmTest extends ColonyChannelPythonTest {
   @Override
   Path python() {

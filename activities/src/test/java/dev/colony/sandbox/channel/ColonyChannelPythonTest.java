@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * python3's client ({@code channel_client.py}). On a worker without a python3 the sandbox can run,
  * the channel chose the JVM, and these tests check that instead.
  */
+@org.junit.jupiter.api.Timeout(value = 60, unit = java.util.concurrent.TimeUnit.SECONDS)
 class ColonyChannelPythonTest extends ColonyChannelTest {
   Path scripts;
   Path script;
