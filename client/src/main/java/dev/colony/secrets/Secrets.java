@@ -49,8 +49,8 @@ public final class Secrets {
     return Invocation.secrets();
   }
 
-  /** The registry of this process itself, whoever runs on this thread. */
-  static Secrets processRegistry() {
+  /** The registry of this process itself, whoever runs on this thread (a process-wide object's). */
+  public static Secrets processRegistry() {
     return PROCESS;
   }
 

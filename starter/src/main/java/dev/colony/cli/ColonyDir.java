@@ -31,7 +31,10 @@ final class ColonyDir {
     return load(dir, false);
   }
 
-  static LoadedColony load(Path dir, boolean discordTokenOptional) {
+  static LoadedColony load(Path typed, boolean discordTokenOptional) {
+    // A directory the caller typed is the caller's: relative to its directory (the resident
+    // process runs commands for callers in other directories than its own).
+    Path dir = dev.colony.secrets.Invocation.resolve(typed);
     try {
       LoadedColony colony = ColonyLoader.load(dir, discordTokenOptional);
       // From here on, every value the config references is masked in this process's output.

@@ -21,18 +21,62 @@ import java.util.concurrent.TimeUnit;
 final class ConnectionPool implements AutoCloseable {
   static final int MAX = 8;
 
-  /** A kept connection: the service stubs and their network thread. */
-  record Connection(WorkflowServiceStubs stubs, EventLoopGroup loop) {
-    /** Closes it once the calls in flight (another command's) have ended. */
-    void close() {
-      stubs.shutdown();
-      Thread.ofVirtual().start(() -> {
-        stubs.awaitTermination(1, TimeUnit.MINUTES);
-        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-      });
+  /**
+   * A kept connection: the service stubs and their network thread, and how many commands hold it
+   * now. One that is dropped or pushed out is closed when the last command holding it lets go:
+   * never under a command's feet (gRPC refuses new calls on stubs that are shutting down).
+   */
+  static final class Connection {
+    private final WorkflowServiceStubs stubs;
+    private final EventLoopGroup loop;
+    private int leases;
+    private boolean retired;
+    private long lastUsed = System.nanoTime();
+
+    Connection(WorkflowServiceStubs stubs, EventLoopGroup loop) {
+      this.stubs = stubs;
+      this.loop = loop;
     }
 
-    void closeNow() {
+    WorkflowServiceStubs stubs() {
+      return stubs;
+    }
+
+    EventLoopGroup loop() {
+      return loop;
+    }
+
+    /** Takes it for one command; false when it is being closed. */
+    synchronized boolean lease() {
+      if (retired) {
+        return false;
+      }
+      leases++;
+      lastUsed = System.nanoTime();
+      return true;
+    }
+
+    synchronized void release() {
+      leases--;
+      lastUsed = System.nanoTime();
+      if (retired && leases == 0) {
+        closeNow();
+      }
+    }
+
+    /** No new command takes it; closed now, or when the last one holding it lets go. */
+    synchronized void retire() {
+      retired = true;
+      if (leases == 0) {
+        closeNow();
+      }
+    }
+
+    synchronized boolean idleFor(long nanos) {
+      return leases == 0 && System.nanoTime() - lastUsed > nanos;
+    }
+
+    private void closeNow() {
       stubs.shutdownNow();
       loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
@@ -107,20 +151,34 @@ final class ConnectionPool implements AutoCloseable {
   synchronized void put(Key key, Connection c) {
     Connection before = kept.put(key, c);
     if (before != null && before != c) {
-      before.close();
+      before.retire();
     }
     while (kept.size() > MAX) {
       var eldest = kept.entrySet().iterator().next();
       kept.remove(eldest.getKey());
-      eldest.getValue().close();
+      eldest.getValue().retire();
     }
   }
 
-  /** Forgets {@code c} (when it is still the one kept for {@code key}) and closes it. */
+  /** Forgets {@code c} (when it is still the one kept for {@code key}) and retires it. */
   synchronized void drop(Key key, Connection c) {
     if (kept.remove(key, c)) {
-      c.close();
+      c.retire();
     }
+  }
+
+  /**
+   * Closes the connections no command used for {@code nanos}: the credentials a caller connected
+   * with stay in this process no longer than that after its last command.
+   */
+  synchronized void closeIdle(long nanos) {
+    kept.entrySet().removeIf(e -> {
+      if (e.getValue().idleFor(nanos)) {
+        e.getValue().retire();
+        return true;
+      }
+      return false;
+    });
   }
 
   synchronized int size() {
@@ -129,7 +187,7 @@ final class ConnectionPool implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    kept.values().forEach(Connection::closeNow);
+    kept.values().forEach(Connection::retire);
     kept.clear();
   }
 }

@@ -36,6 +36,10 @@ final class Logging {
   }
 
   static void verbose() {
+    if (dev.colony.secrets.Invocation.current() != null) {
+      // The whole process's switch: a caller of the resident process gets a JVM of its own for it.
+      throw new dev.colony.secrets.Invocation.OwnProcessNeeded("verbose logging");
+    }
     verbose = true;
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
     System.setProperty("org.slf4j.simpleLogger.log.dev.colony", "info");

@@ -62,6 +62,8 @@ final class Resident {
   static final byte OWN_PROCESS = 'F';
   static final byte STALE = 'S';
   static final byte ANSWER = 'A';
+  /** The command begins: from here on the caller never runs it again elsewhere, whatever happens. */
+  static final byte BEGIN = 'B';
   /** The most a request may carry (arguments and environment): more is refused. */
   static final int MAX_REQUEST = 4 * 1024 * 1024;
   static final int MAX_FRAME = 1024 * 1024;
@@ -74,17 +76,27 @@ final class Resident {
 
   private Resident() {}
 
-  /** The runtime directory for {@code env} (not created). */
+  /**
+   * The runtime directory for {@code env} (not created): {@code $COLONY_RUNTIME_DIR} when absolute,
+   * else {@code $XDG_RUNTIME_DIR/colony} when that is an absolute directory of this user's, else
+   * {@code /tmp/colony-UID} (the thin client's rule, word for word).
+   */
   static Path runtimeDir(Map<String, String> env, long uid) {
     String own = env.get("COLONY_RUNTIME_DIR");
-    if (own != null && !own.isEmpty()) {
+    if (own != null && own.startsWith("/")) {
       return Path.of(own);
     }
     String xdg = env.get("XDG_RUNTIME_DIR");
-    if (xdg != null && !xdg.isEmpty() && Path.of(xdg).isAbsolute() && Files.isDirectory(Path.of(xdg))) {
-      return Path.of(xdg, "colony");
+    if (xdg != null && xdg.startsWith("/") && Files.isDirectory(Path.of(xdg))) {
+      try {
+        if (((Number) Files.getAttribute(Path.of(xdg), "unix:uid")).longValue() == uid) {
+          return Path.of(xdg, "colony");
+        }
+      } catch (IOException | RuntimeException e) {
+        // not ours to use
+      }
     }
-    return Path.of(System.getProperty("java.io.tmpdir", "/tmp"), "colony-" + uid);
+    return Path.of("/tmp", "colony-" + uid);
   }
 
   /** This process's user id. */
@@ -138,6 +150,32 @@ final class Resident {
     } catch (IOException | RuntimeException e) {
       return null;
     }
+  }
+
+  /**
+   * The build of the jar this JVM has open at {@code jar}'s path (found among its open files), which
+   * is what it runs even when a rebuild has since put another file there; the file at the path when
+   * this JVM does not hold it open.
+   */
+  static String openedBuild(Path jar) {
+    try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+      for (Path fd : fds.toList()) {
+        try {
+          String target = Files.readSymbolicLink(fd).toString();
+          if (target.equals(jar.toString()) || target.equals(jar + " (deleted)")) {
+            String b = build(fd);
+            if (b != null) {
+              return b;
+            }
+          }
+        } catch (IOException | RuntimeException e) {
+          // closed meanwhile, or not a link: next
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // no /proc: the path's
+    }
+    return build(jar);
   }
 
   /** Opens a connection to the socket at {@code socket}. */

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -45,6 +46,14 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ResidentProcess {
   /** How long a caller has to send its request once connected. */
   static final Duration REQUEST_WITHIN = Duration.ofSeconds(10);
+  /** How long commands running when it stops may take to end. */
+  static final Duration DRAIN = Duration.ofMinutes(10);
+  /** A connection to Temporal no command used for this long is closed (with the credentials it holds). */
+  static final Duration KEEP_CONNECTIONS = Duration.ofMinutes(10);
+  /** Callers served at once; more are closed at once and run in JVMs of their own. */
+  static final int SLOTS = 256;
+  private final java.util.concurrent.Semaphore slots = new java.util.concurrent.Semaphore(SLOTS);
+  private volatile Object socketId;
   private final Path jar;
   private final String build;
   private final Path socket;
@@ -65,7 +74,7 @@ final class ResidentProcess {
     t.setDaemon(true);
     return t;
   });
-  private final String owner;
+  private final java.nio.file.attribute.UserPrincipal owner;
   private volatile boolean stopping;
   private volatile String why = "";
   private ServerSocketChannel server;
@@ -76,7 +85,7 @@ final class ResidentProcess {
     this.socket = socket;
     this.idle = idle;
     this.log = log;
-    this.owner = Files.getOwner(socket.getParent()).getName();
+    this.owner = Files.getOwner(socket.getParent());
   }
 
   /**
@@ -94,20 +103,24 @@ final class ResidentProcess {
     }
     String name = Resident.name(real);
     Path lockFile = dir.resolve(name + ".lock");
-    try (FileChannel lockChannel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+    try (FileChannel lockChannel = FileChannel.open(lockFile, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
       FileLock lock = lockChannel.tryLock();
       if (lock == null) {
         return 0; // one already runs (or is starting) for this build tree
       }
-      String build = Resident.build(real);
+      // The build of the jar this JVM opened, not of whatever is at its path by now (a rebuild
+      // while this JVM started would otherwise be answered by the classes it loaded before).
+      String build = Resident.openedBuild(real);
       if (build == null) {
         err.println("colony: cannot read " + real);
         return 1;
       }
       Path socket = dir.resolve(name + ".sock");
       Path logFile = dir.resolve(name + ".log");
-      try (PrintStream log = new PrintStream(Files.newOutputStream(logFile, StandardOpenOption.CREATE,
-          StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE), true, StandardCharsets.UTF_8)) {
+      Files.deleteIfExists(logFile);
+      try (PrintStream log = new PrintStream(Files.newOutputStream(Files.createFile(logFile,
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))), true, StandardCharsets.UTF_8)) {
         return new ResidentProcess(real, build, socket, idle, log).run(root(real));
       }
     }
@@ -127,14 +140,16 @@ final class ResidentProcess {
     RoutedStream.install(log);
     Logging.init();
     Temporal.pool = pool;
-    Files.deleteIfExists(socket);
-    server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-    server.bind(UnixDomainSocketAddress.of(socket), 64);
-    Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
-    log.println(java.time.Instant.now() + " listening on " + socket + " for " + jar + " (build " + build + ")");
-    SourceWatch watch = root == null ? null : SourceWatch.start(root, () -> stop("the sources changed"));
-    timers.scheduleWithFixedDelay(this::checkIdleAndBuild, 2, 2, TimeUnit.SECONDS);
+    // Watching before listening: a source changed since the launcher's check is seen too.
+    SourceWatch watch = root == null ? null : SourceWatch.start(root, jar, () -> stop("the sources changed"));
     try {
+      Files.deleteIfExists(socket);
+      server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+      server.bind(UnixDomainSocketAddress.of(socket), 64);
+      Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+      socketId = Files.getAttribute(socket, "unix:ino", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+      log.println(java.time.Instant.now() + " listening on " + socket + " for " + jar + " (build " + build + ")");
+      timers.scheduleWithFixedDelay(this::checkIdleAndBuild, 2, 2, TimeUnit.SECONDS);
       while (!stopping) {
         SocketChannel ch;
         try {
@@ -143,9 +158,23 @@ final class ResidentProcess {
           if (stopping) {
             break;
           }
-          throw e;
+          // Out of file descriptors, or the like: the callers it could not take run in JVMs of
+          // their own meanwhile; this process goes on.
+          log.println(java.time.Instant.now() + " accept failed: " + e);
+          Thread.sleep(100);
+          continue;
         }
-        commands.execute(() -> serveConnection(ch));
+        if (!slots.tryAcquire()) {
+          ch.close(); // too many callers at once: that one runs in a JVM of its own
+          continue;
+        }
+        commands.execute(() -> {
+          try {
+            serveConnection(ch);
+          } finally {
+            slots.release();
+          }
+        });
       }
     } finally {
       if (watch != null) {
@@ -158,14 +187,26 @@ final class ResidentProcess {
   }
 
   private void checkIdleAndBuild() {
+    pool.closeIdle(KEEP_CONNECTIONS.toNanos());
     if (!build.equals(Resident.build(jar))) {
       stop("its jar changed (a rebuild or a new release)");
+    } else if (!ours()) {
+      stop("its socket is gone (its runtime directory was removed)");
     } else if (running.get() == 0 && System.nanoTime() - lastActivity.get() > idle.toNanos()) {
       stop("idle for " + idle.toSeconds() + " s");
     }
   }
 
-  /** Stops taking commands; the ones running end first. */
+  /** Whether the socket at its path is still the one this process bound. */
+  private boolean ours() {
+    try {
+      return socketId != null && socketId.equals(Files.getAttribute(socket, "unix:ino", java.nio.file.LinkOption.NOFOLLOW_LINKS));
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** Stops taking commands; the ones running end first (within {@link #DRAIN}). */
   void stop(String reason) {
     synchronized (this) {
       if (stopping) {
@@ -175,13 +216,16 @@ final class ResidentProcess {
       why = reason;
     }
     try {
-      // Ours: no other process binds there before this one exits and lets go of the lock.
-      Files.deleteIfExists(socket);
+      if (ours()) {
+        Files.deleteIfExists(socket); // never another process's (after its directory was made again)
+      }
     } catch (IOException e) {
       log.println("cannot delete " + socket + ": " + e);
     }
     try {
-      server.close();
+      if (server != null) {
+        server.close();
+      }
     } catch (IOException e) {
       // closing: nothing to do
     }
@@ -189,7 +233,9 @@ final class ResidentProcess {
 
   private void drain() throws InterruptedException {
     commands.shutdown();
-    commands.awaitTermination(30, TimeUnit.SECONDS);
+    if (!commands.awaitTermination(DRAIN.toSeconds(), TimeUnit.SECONDS)) {
+      log.println(java.time.Instant.now() + " commands still running after " + DRAIN.toMinutes() + " min: stopped with this process");
+    }
     pool.close();
     timers.shutdownNow();
   }
@@ -197,7 +243,7 @@ final class ResidentProcess {
   private void serveConnection(SocketChannel ch) {
     try (ch) {
       var peer = ch.getOption(jdk.net.ExtendedSocketOptions.SO_PEERCRED);
-      if (!owner.equals(peer.user().getName())) {
+      if (!owner.equals(peer.user())) { // by user id (a principal's equality), not by name
         log.println(java.time.Instant.now() + " refused a connection from user " + peer.user().getName());
         return;
       }
@@ -291,8 +337,8 @@ final class ResidentProcess {
     String theirBuild = r.string();
     if (!build.equals(theirBuild) || stopping) {
       wire.send(Resident.STALE, ("this resident process runs build " + build).getBytes(StandardCharsets.UTF_8));
-      if (!build.equals(theirBuild)) {
-        stop("a caller has another build of its jar");
+      if (!build.equals(Resident.build(jar))) {
+        stop("its jar changed (a rebuild or a new release)"); // and not when the caller's is the older one
       }
       return;
     }
@@ -315,7 +361,7 @@ final class ResidentProcess {
     for (int i = 0; i < envc; i++) {
       env.put(r.string(), r.string());
     }
-    String[] args = decline(rawArgs, codeset, ttys) ? null : decode(rawArgs);
+    String[] args = decline(rawArgs, codeset, ttys) || differs(env, codeset, System.getenv()) ? null : decode(rawArgs);
     if (args == null || !cwd.isAbsolute()) {
       wire.send(Resident.OWN_PROCESS, new byte[0]);
       return;
@@ -346,6 +392,51 @@ final class ResidentProcess {
   }
 
   /**
+   * The caller's variables a JVM reads when it starts, which this process read once with its own:
+   * a caller whose differ gets a JVM of its own (its JVM options, its time zone).
+   */
+  static final List<String> JVM_VARIABLES = List.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS",
+      "COLONY_JAVA_OPTS", "TZ");
+
+  /**
+   * Whether a JVM of the caller's own would differ from this process in what its commands print:
+   * another locale for messages, numbers or times (this process formats as the C locale does;
+   * {@code en_US} formats the same), its JVM variables ({@link #JVM_VARIABLES}), or outside a UTF-8
+   * codeset a variable that is not ASCII (which such a JVM reads in the locale's charset).
+   */
+  static boolean differs(Map<String, String> env, String codeset, Map<String, String> own) {
+    for (String category : List.of("LC_MESSAGES", "LC_NUMERIC", "LC_TIME", "LC_CTYPE")) {
+      String all = env.get("LC_ALL");
+      String one = env.get(category);
+      String lang = env.get("LANG");
+      String locale = all != null && !all.isEmpty() ? all : one != null && !one.isEmpty() ? one : lang;
+      if (locale != null && !locale.isEmpty() && !SAME_LOCALE.matcher(locale).matches()) {
+        return true;
+      }
+    }
+    for (String v : JVM_VARIABLES) {
+      if (!java.util.Objects.equals(emptyAsNull(env.get(v)), emptyAsNull(own.get(v)))) {
+        return true;
+      }
+    }
+    if (!"UTF-8".equalsIgnoreCase(codeset) && !"utf8".equalsIgnoreCase(codeset)) {
+      for (Map.Entry<String, String> e : env.entrySet()) {
+        if (!e.getKey().chars().allMatch(c -> c < 128) || !e.getValue().chars().allMatch(c -> c < 128)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static final java.util.regex.Pattern SAME_LOCALE =
+      java.util.regex.Pattern.compile("C|POSIX|C\\.(UTF-8|utf8)|en_US(\\.(UTF-8|utf8))?");
+
+  private static String emptyAsNull(String s) {
+    return s == null || s.isEmpty() ? null : s;
+  }
+
+  /**
    * The arguments as the caller's JVM would read them (UTF-8, a malformed byte as U+FFFD); null when
    * the command is not one this process runs or needs the verbose logging of a process of its own.
    */
@@ -361,8 +452,9 @@ final class ResidentProcess {
       if (a.equals("--")) {
         break;
       }
-      if (a.equals("-v") || a.equals("--verbose") || a.matches("-[a-zA-Z]*v[a-zA-Z]*") && !a.startsWith("--")) {
-        return null; // verbose logging is the whole process's switch
+      // verbose logging is the whole process's switch (-v, -hv, --verbose, --verbose=true, -v=true)
+      if (a.startsWith("--verbose") || a.matches("-[a-zA-Z]*v[a-zA-Z]*(=.*)?")) {
+        return null;
       }
     }
     return args;
@@ -408,15 +500,20 @@ final class ResidentProcess {
     });
     boolean ansi = ansi(env(invocation), ttys);
     CliContext context = CliContext.standard().withStdin(() -> stdin);
+    // From here on the command may act: a caller that loses this process now must not run it again.
+    wire.send(Resident.BEGIN, new byte[0]);
     int code;
     try {
       RoutedStream.route(out, err);
       code = Invocation.call(invocation, () -> ColonyCli.run(args, context, out, err, ansi));
-    } catch (Exception e) {
+    } catch (Throwable e) {
+      // Whatever broke, the caller hears of it, once: never a silent close (it would look like
+      // "nothing was done").
       err.println("colony: " + e.getClass().getSimpleName() + ": " + e.getMessage());
       code = 1;
     } finally {
       RoutedStream.unroute();
+      Temporal.forgetAddress();
       synchronized (lock) {
         over[0] = true; // no interrupt after this: the thread goes on to other callers' commands
       }

@@ -28,8 +28,12 @@ final class SourceWatch implements AutoCloseable {
     this.thread = thread;
   }
 
-  /** Starts watching the build tree at {@code root}; {@code changed} runs once, at the first change. */
-  static SourceWatch start(Path root, Runnable changed) throws IOException {
+  /**
+   * Starts watching the build tree at {@code root}; {@code changed} runs once, at the first change,
+   * or at once when a source is newer than {@code jar} already (changed between the launcher's
+   * check and this watch). Null {@code jar}: no such check.
+   */
+  static SourceWatch start(Path root, Path jar, Runnable changed) throws IOException {
     WatchService watcher = FileSystems.getDefault().newWatchService();
     List<Path> poms = new ArrayList<>(List.of(root.resolve("pom.xml")));
     register(watcher, root);
@@ -49,6 +53,9 @@ final class SourceWatch implements AutoCloseable {
           }
         }
       }
+    }
+    if (jar != null && newerThan(Files.getLastModifiedTime(jar), poms, root)) {
+      changed.run();
     }
     Thread t = Thread.ofPlatform().daemon().name("colony-source-watch").start(() -> {
       try {
@@ -70,6 +77,30 @@ final class SourceWatch implements AutoCloseable {
       }
     });
     return new SourceWatch(watcher, t);
+  }
+
+  /** The launcher's staleness rule (bin/build.sh): a pom or a file under a module's src/main newer than {@code than}. */
+  private static boolean newerThan(java.nio.file.attribute.FileTime than, List<Path> poms, Path root) throws IOException {
+    for (Path pom : poms) {
+      if (Files.isRegularFile(pom) && Files.getLastModifiedTime(pom).compareTo(than) > 0) {
+        return true;
+      }
+      Path main = pom.getParent().resolve("src/main");
+      if (!pom.getParent().equals(root) && Files.isDirectory(main)) {
+        try (Stream<Path> files = Files.walk(main)) {
+          if (files.anyMatch(f -> {
+            try {
+              return Files.getLastModifiedTime(f).compareTo(than) > 0;
+            } catch (IOException e) {
+              return true;
+            }
+          })) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 
   private static void register(WatchService watcher, Path dir) throws IOException {

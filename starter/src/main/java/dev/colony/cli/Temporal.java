@@ -42,11 +42,11 @@ final class Temporal implements AutoCloseable {
   final WorkflowClient client;
   /** This connection's own network thread, stopped on close. */
   private final EventLoopGroup loop;
-  /** Whether the stubs belong to the resident process's pool (kept open on close). */
-  private final boolean pooled;
+  /** The resident process's pooled connection this command holds (let go on close); null: its own. */
+  private final ConnectionPool.Connection lease;
 
-  private Temporal(ClientProfile profile, WorkflowServiceStubs stubs, EventLoopGroup loop, boolean pooled) {
-    this.pooled = pooled;
+  private Temporal(ClientProfile profile, WorkflowServiceStubs stubs, EventLoopGroup loop, ConnectionPool.Connection lease) {
+    this.lease = lease;
     this.profile = profile;
     this.address = profile.address();
     this.namespace = profile.namespace();
@@ -103,36 +103,44 @@ final class Temporal implements AutoCloseable {
       io.grpc.ClientInterceptor... interceptors) {
     ConnectionPool kept = pool;
     if (kept == null || metrics != null || interceptors.length > 0) {
-      return open(profile, metrics, false, interceptors);
+      return open(profile, metrics, null, interceptors);
     }
     ConnectionPool.Key key = ConnectionPool.Key.of(profile);
-    ConnectionPool.Connection c = kept.get(key);
-    if (c != null) {
-      try {
-        check(c.stubs(), profile);
-        LAST_ADDRESS.set(profile.address());
-        return new Temporal(profile, c.stubs(), c.loop(), true);
-      } catch (StatusRuntimeException e) {
-        // A kept connection that fails says nothing about the server now (it may be waiting out
-        // a reconnect backoff after a restart): only a new one does, with today's messages.
-        kept.drop(key, c);
-      }
+    Temporal kept1 = reuse(kept, key, kept.get(key), profile);
+    if (kept1 != null) {
+      return kept1;
     }
     synchronized (kept.opening(key)) {
-      ConnectionPool.Connection made = kept.get(key);
-      if (made != null && made != c) {
-        // another command opened it meanwhile
-        try {
-          check(made.stubs(), profile);
-          LAST_ADDRESS.set(profile.address());
-          return new Temporal(profile, made.stubs(), made.loop(), true);
-        } catch (StatusRuntimeException e) {
-          kept.drop(key, made);
-        }
+      Temporal kept2 = reuse(kept, key, kept.get(key), profile);
+      if (kept2 != null) {
+        return kept2; // another command opened it meanwhile
       }
-      Temporal fresh = open(profile, null, true);
-      kept.put(key, new ConnectionPool.Connection(fresh.stubs, fresh.loop));
-      return fresh;
+      Temporal fresh = open(profile, null, null);
+      ConnectionPool.Connection c = new ConnectionPool.Connection(fresh.stubs, fresh.loop);
+      c.lease();
+      kept.put(key, c);
+      return new Temporal(profile, fresh.stubs, fresh.loop, c);
+    }
+  }
+
+  /** The kept connection {@code c}, checked, for this command; null when there is none to use. */
+  private static Temporal reuse(ConnectionPool kept, ConnectionPool.Key key, ConnectionPool.Connection c, ClientProfile profile) {
+    if (c == null || !c.lease()) {
+      return null;
+    }
+    try {
+      check(c.stubs(), profile);
+      LAST_ADDRESS.set(profile.address());
+      return new Temporal(profile, c.stubs(), c.loop(), c);
+    } catch (StatusRuntimeException e) {
+      c.release();
+      if (Thread.currentThread().isInterrupted() || e.getStatus().getCode() == Status.Code.CANCELLED) {
+        throw e; // this command was stopped (Ctrl-C): the connection is fine
+      }
+      // A kept connection that fails says nothing about the server now (it may be waiting out
+      // a reconnect backoff after a restart): only a new one does, with today's messages.
+      kept.drop(key, c);
+      return null;
     }
   }
 
@@ -149,7 +157,7 @@ final class Temporal implements AutoCloseable {
     }
   }
 
-  private static Temporal open(ClientProfile profile, com.uber.m3.tally.Scope metrics, boolean pooled,
+  private static Temporal open(ClientProfile profile, com.uber.m3.tally.Scope metrics, ConnectionPool.Connection lease,
       io.grpc.ClientInterceptor... interceptors) {
     String address = profile.address();
     WorkflowServiceStubsOptions fromProfile;
@@ -207,7 +215,7 @@ final class Temporal implements AutoCloseable {
       throw new UserError(ConnectFailure.explain(cause, profile));
     }
     LAST_ADDRESS.set(address);
-    return new Temporal(profile, stubs, loop, pooled);
+    return new Temporal(profile, stubs, loop, lease);
   }
 
   /**
@@ -236,6 +244,11 @@ final class Temporal implements AutoCloseable {
     }
   }
 
+  /** Forgets the address of this thread's last connection (a resident process's thread, between commands). */
+  static void forgetAddress() {
+    LAST_ADDRESS.remove();
+  }
+
   /** The address of the last connection this command made; null before any. */
   static String lastAddress() {
     return LAST_ADDRESS.get();
@@ -243,8 +256,9 @@ final class Temporal implements AutoCloseable {
 
   @Override
   public void close() {
-    if (pooled) {
-      return; // the resident process's: open for its next command
+    if (lease != null) {
+      lease.release(); // the resident process's: open for its next command
+      return;
     }
     // Every call of this process has returned by now: nothing is left to drain, and waiting for
     // the transport's orderly goodbye cost a third of a short command's time.

@@ -41,10 +41,25 @@ class ResidentRulesTest {
     assertNull(ResidentProcess.decode(raw("status", "-v")), "verbose is the whole process's switch");
     assertNull(ResidentProcess.decode(raw("status", "--verbose")));
     assertNull(ResidentProcess.decode(raw("status", "-hv")));
+    assertNull(ResidentProcess.decode(raw("status", "--verbose=true")), "picocli takes --verbose=true too");
+    assertNull(ResidentProcess.decode(raw("status", "-v=true")));
     assertNotNull(ResidentProcess.decode(raw("send", "alpha", "--", "-v")), "after --, -v is the message");
     assertNotNull(ResidentProcess.decode(raw("task", "add", "--very-long")), "an option that only starts with -v");
     // A malformed byte reads as U+FFFD, as the JVM's own UTF-8 decoding of its arguments
     assertEquals("c\uFFFD", ResidentProcess.decode(List.of("validate".getBytes(), new byte[] {'c', (byte) 0xff}))[1]);
+  }
+
+  @Test
+  void aCallerWhoseJvmWouldFormatOrStartOtherwiseGetsAJvmOfItsOwn() {
+    assertFalse(ResidentProcess.differs(Map.of(), "UTF-8", Map.of()));
+    assertFalse(ResidentProcess.differs(Map.of("LANG", "C.UTF-8"), "UTF-8", Map.of()));
+    assertFalse(ResidentProcess.differs(Map.of("LANG", "en_US.UTF-8"), "UTF-8", Map.of()));
+    assertTrue(ResidentProcess.differs(Map.of("LANG", "de_DE.UTF-8"), "UTF-8", Map.of()), "80.000, not 80,000");
+    assertTrue(ResidentProcess.differs(Map.of("LANG", "C.UTF-8", "LC_NUMERIC", "fr_FR.UTF-8"), "UTF-8", Map.of()));
+    assertFalse(ResidentProcess.differs(Map.of("LC_ALL", "C", "LC_NUMERIC", "fr_FR.UTF-8"), "ANSI_X3.4-1968", Map.of()), "LC_ALL wins");
+    assertTrue(ResidentProcess.differs(Map.of("JAVA_TOOL_OPTIONS", "-Djavax.net.ssl.trustStore=/x" + System.nanoTime()), "UTF-8", Map.of()));
+    assertTrue(ResidentProcess.differs(Map.of("TEMPORAL_NAMESPACE", "café"), "ANSI_X3.4-1968", Map.of()));
+    assertFalse(ResidentProcess.differs(Map.of("TEMPORAL_NAMESPACE", "café"), "UTF-8", Map.of()));
   }
 
   @Test
@@ -70,7 +85,9 @@ class ResidentRulesTest {
     long uid = Resident.uid();
     assertEquals(tmp.resolve("own"), Resident.runtimeDir(Map.of("COLONY_RUNTIME_DIR", tmp.resolve("own").toString()), uid));
     assertEquals(tmp.resolve("colony"), Resident.runtimeDir(Map.of("XDG_RUNTIME_DIR", tmp.toString()), uid));
-    assertEquals(Path.of(System.getProperty("java.io.tmpdir"), "colony-" + uid), Resident.runtimeDir(Map.of(), uid));
+    assertEquals(Path.of("/tmp", "colony-" + uid), Resident.runtimeDir(Map.of(), uid));
+    assertEquals(Path.of("/tmp", "colony-" + uid), Resident.runtimeDir(Map.of("COLONY_RUNTIME_DIR", "relative/dir"), uid),
+        "a relative directory is not taken (the client and the process would read it against different directories)");
     Path made = tmp.resolve("made");
     assertNull(Resident.secureDir(made, uid));
     assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(made)));
@@ -80,7 +97,7 @@ class ResidentRulesTest {
     Files.writeString(tmp.resolve("file"), "");
     assertTrue(Resident.secureDir(tmp.resolve("file"), uid).contains("not a directory"));
     // The same FNV-1a as bin/colony-fast's name(): the client finds the socket the process made.
-    Process p = new ProcessBuilder("python3", "-I", "-S", "-c",
+    Process p = new ProcessBuilder("python3", "-I", "-S", "-B", "-c",
         "import importlib.machinery, importlib.util, sys\n"
             + "loader = importlib.machinery.SourceFileLoader('client', sys.argv[1])\n"
             + "module = importlib.util.module_from_spec(importlib.util.spec_from_loader('client', loader))\n"
@@ -99,15 +116,22 @@ class ResidentRulesTest {
     Files.writeString(module.resolve("X.java"), "class X {}");
     Files.createDirectories(tmp.resolve("m/target"));
     AtomicInteger changes = new AtomicInteger();
-    try (SourceWatch w = SourceWatch.start(tmp, changes::incrementAndGet)) {
+    try (SourceWatch w = SourceWatch.start(tmp, null, changes::incrementAndGet)) {
       Files.writeString(tmp.resolve("m/target/colony.jar"), "built");
       Files.writeString(tmp.resolve("README.md"), "notes");
       throughout(Duration.ofSeconds(2), () -> changes.get() == 0, () -> "the build's output and other files are not sources");
       Files.writeString(module.resolve("X.java"), "class X { int y; }");
       eventually(Duration.ofSeconds(20), () -> changes.get() == 1, "an edited source is seen");
     }
+    // A source newer than the jar when the watch begins (changed after the launcher's check): seen at once.
+    Path jar = tmp.resolve("m/target/colony.jar");
+    Files.setLastModifiedTime(jar, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+    AtomicInteger early = new AtomicInteger();
+    try (SourceWatch w = SourceWatch.start(tmp, jar, early::incrementAndGet)) {
+      assertEquals(1, early.get(), "X.java is newer than the jar");
+    }
     AtomicInteger poms = new AtomicInteger();
-    try (SourceWatch w = SourceWatch.start(tmp, poms::incrementAndGet)) {
+    try (SourceWatch w = SourceWatch.start(tmp, null, poms::incrementAndGet)) {
       Files.writeString(tmp.resolve("m/pom.xml"), "<project><!-- changed --></project>");
       eventually(Duration.ofSeconds(20), () -> poms.get() == 1, "an edited pom is seen");
     }

@@ -71,6 +71,9 @@ class FastPathIT {
   private Result run(Path launcher, Path cwd, Map<String, String> env, String stdin, String... args) throws Exception {
     List<String> argv = new ArrayList<>(List.of(launcher.toString()));
     argv.addAll(List.of(args));
+    if (args.length == 2 && args[0].equals("__shell__")) {
+      argv = List.of("bash", "-c", args[1]); // a command line as typed in a shell, in ROOT
+    }
     ProcessBuilder pb = new ProcessBuilder(argv).directory(cwd.toFile());
     pb.environment().put("COLONY_RUNTIME_DIR", runtime.toString());
     pb.environment().put("COLONY_TEMPORAL_CLI", Cluster.temporalCli());
@@ -156,6 +159,10 @@ class FastPathIT {
     assertAlike(dir, Map.of(), null, "task", "approve", id, "--address", a);
     assertAlike(dir, Map.of(), null, "merge", "status", "--address", a);
     assertAlike(tmp, Map.of(), null, "validate", "colony");
+    // A directory typed relative is the caller's, also for --all (not the resident process's own)
+    Path elsewhere = Files.createDirectories(tmp.resolve("elsewhere"));
+    assertAlike(elsewhere, Map.of(), null, "pause", ".", "--all", "--address", a);
+    assertAlike(dir, Map.of(), null, "resume", ".", "--all", "--address", a);
     assertAlike(tmp, Map.of(), null, "validate", "no-such-colony");
     assertAlike(tmp, Map.of(), null, "--help");
     assertAlike(tmp, Map.of(), null, "status", "--help");
@@ -244,38 +251,65 @@ class FastPathIT {
     return d;
   }
 
+  private Process waiting(ServerSocket silent) throws IOException {
+    List<String> argv = List.of(ROOT.resolve("colony").toString(), "status", "--address", "127.0.0.1:" + silent.getLocalPort());
+    ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
+    pb.environment().put("COLONY_RUNTIME_DIR", runtime.toString());
+    return pb.start();
+  }
+
   @Test
   void ctrlCStopsThatCommandAndOnlyIt() throws Exception {
     warm();
-    try (ServerSocket silent = new ServerSocket(0)) {
-      // A server that takes the connection and never answers: the command waits for it.
-      List<String> argv = List.of(ROOT.resolve("colony").toString(), "status", "--address", "127.0.0.1:" + silent.getLocalPort());
-      ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
-      pb.environment().put("COLONY_RUNTIME_DIR", runtime.toString());
-      Process stuck = pb.start();
+    ServerSocket silent = new ServerSocket(0);
+    try {
+      // A server that takes the connection and never answers: both commands wait for it.
+      Process stuck = waiting(silent);
+      Process other = waiting(silent);
       eventually(Duration.ofSeconds(30), () -> {
+        try {
+          return daemonStatus().contains(" 2 running");
+        } catch (Exception e) {
+          return false;
+        }
+      }, "both commands run in the resident process");
+      new ProcessBuilder("kill", "-INT", Long.toString(stuck.pid())).start().waitFor();
+      assertTrue(stuck.waitFor(10, TimeUnit.SECONDS), "Ctrl-C stops the command");
+      assertEquals(130, stuck.exitValue());
+      eventually(Duration.ofSeconds(20), () -> {
         try {
           return daemonStatus().contains(" 1 running");
         } catch (Exception e) {
           return false;
         }
-      }, "the command runs in the resident process");
-      Result other = run(ROOT, Map.of(), null, "--version");
-      assertEquals(0, other.code(), other.both());
-      long t0 = System.nanoTime();
-      new ProcessBuilder("kill", "-INT", Long.toString(stuck.pid())).start().waitFor();
-      assertTrue(stuck.waitFor(10, TimeUnit.SECONDS), "Ctrl-C stops the command");
-      assertEquals(130, stuck.exitValue());
-      assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(10));
-      eventually(Duration.ofSeconds(20), () -> {
-        try {
-          return daemonStatus().contains(" 0 running");
-        } catch (Exception e) {
-          return false;
-        }
-      }, "the resident process stopped the command too");
+      }, "the resident process stopped that command, and that one only");
+      assertTrue(other.isAlive(), "the other command goes on");
+      // The server goes away: the other command ends as it would have, not interrupted.
+      silent.close();
+      assertTrue(other.waitFor(60, TimeUnit.SECONDS));
+      String said = new String(other.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertEquals(1, other.exitValue(), said);
+      assertTrue(said.startsWith("colony: ") && said.contains("Temporal at 127.0.0.1:" + silent.getLocalPort()), said);
       Result after = run(ROOT, Map.of(), null, "--version");
-      assertEquals(0, after.code(), "and goes on answering: " + after.both());
+      assertEquals(0, after.code(), "and it goes on answering: " + after.both());
+    } finally {
+      silent.close();
+    }
+  }
+
+  @Test
+  void pipesClosedStreamsLocalesAndVerboseAnswerAsAJvmOfItsOwn() throws Exception {
+    warm();
+    for (String shell : List.of(
+        "./colony help task | head -c1 >/dev/null; echo \"exit ${PIPESTATUS[0]}\"",
+        "./colony help task >&-; echo \"exit $?\"",
+        "./colony validate nowhere <&-; echo \"exit $?\"",
+        "LANG=de_DE.UTF-8 ./colony validate nowhere; echo \"exit $?\"",
+        "./colony status --verbose=true --address 127.0.0.1:1 2>&1 | tail -1; echo \"exit ${PIPESTATUS[0]}\"")) {
+      Result fast = run(ROOT, Map.of(), null, "__shell__", shell);
+      Result own = run(ROOT, Map.of("COLONY_FAST", "off"), null, "__shell__", shell);
+      assertEquals(own.out(), fast.out(), shell);
+      assertEquals(own.err(), fast.err(), shell);
     }
   }
 

@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Tracing implements AutoCloseable {
   /** No traces: no interceptor, the API's no-op tracer. */
-  public static final Tracing OFF = new Tracing(null, OpenTelemetry.noop(), Secrets.process());
+  public static final Tracing OFF = new Tracing(null, OpenTelemetry.noop(), Secrets.processRegistry());
   private static volatile Tracing process = OFF;
 
   /** Null when off. */
