@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code colony daemon status|stop}: the resident process that answers one-shot commands in
- * milliseconds (see "Fast commands" in the README). It starts by itself at the first one-shot
+ * milliseconds (docs/cli.md, "Fast commands: the resident process"). It starts by itself at the first one-shot
  * command and stops by itself when idle; these say what it is doing and stop it now.
  */
 @Command(name = "daemon", mixinStandardHelpOptions = true,
