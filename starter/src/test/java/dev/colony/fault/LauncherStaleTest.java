@@ -100,7 +100,7 @@ class LauncherStaleTest {
     file("client/src/main/java/A.java", OLDER);
     Files.setLastModifiedTime(tmp.resolve("pom.xml"), OLDER);
     Files.createDirectories(tmp.resolve("bin"));
-    for (String f : new String[] {"colony", "bin/jdk.sh", "bin/temporal.sh", "bin/sandbox.sh", "bin/build.sh"}) {
+    for (String f : new String[] {"colony", "bin/colony-jvm", "bin/colony-fast", "bin/jdk.sh", "bin/temporal.sh", "bin/sandbox.sh", "bin/build.sh"}) {
       Files.copy(ROOT.resolve(f), tmp.resolve(f));
     }
     Path go = tmp.resolve("go");
