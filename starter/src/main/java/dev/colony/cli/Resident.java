@@ -379,5 +379,11 @@ final class Resident {
       ask();
       return pipe.read(b, off, len);
     }
+
+    /** The command is over: what the caller still sends is dropped (its feeder is let go). */
+    @Override
+    public void close() throws IOException {
+      pipe.close();
+    }
   }
 }

@@ -514,6 +514,11 @@ final class ResidentProcess {
     } finally {
       RoutedStream.unroute();
       Temporal.forgetAddress();
+      try {
+        stdin.close();
+      } catch (IOException e) {
+        // nothing left to let go
+      }
       synchronized (lock) {
         over[0] = true; // no interrupt after this: the thread goes on to other callers' commands
       }
