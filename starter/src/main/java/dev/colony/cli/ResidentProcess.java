@@ -478,10 +478,15 @@ final class ResidentProcess {
           if (f == null) {
             break;
           }
-          if (f.type() == Resident.STDIN) {
-            stdin.feed(f.payload());
-          } else if (f.type() == Resident.STDIN_END) {
-            stdin.end();
+          try {
+            if (f.type() == Resident.STDIN) {
+              stdin.feed(f.payload());
+            } else if (f.type() == Resident.STDIN_END) {
+              stdin.end();
+            }
+          } catch (IOException closed) {
+            // the command read what it wanted and closed its input: the rest is dropped (the
+            // caller is still there: only its going away stops the command)
           }
         }
       } catch (IOException e) {
