@@ -204,6 +204,9 @@ final class Temporal implements AutoCloseable {
       if (ConnectFailure.closedBeforeAnswering(e, profile)) {
         // A plaintext client to a TLS server sees that; so does one whose server just died. Ask
         // once more: a server that is gone now refuses the connection, and is named for that.
+        // At once, not after the channel's reconnect backoff (within which gRPC answers the same
+        // failure again without trying: a warm process asks within it, a cold one mostly not).
+        stubs.getRawChannel().resetConnectBackoff();
         try {
           stubs.blockingStub().withDeadlineAfter(2, TimeUnit.SECONDS).getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
         } catch (StatusRuntimeException again) {
