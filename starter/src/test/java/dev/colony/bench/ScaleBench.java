@@ -70,7 +70,11 @@ public final class ScaleBench {
       recovery(r);
     }
     if (only.contains("7")) {
-      CommandBench.run(r, Integer.getInteger("bench.cmdAnts", 1000), Integer.getInteger("bench.stormAnts", 3000));
+      List<Integer> cmdAnts = new ArrayList<>();
+      for (String s : System.getProperty("bench.cmdAnts", "10").split(",")) {
+        cmdAnts.add(Integer.parseInt(s.trim()));
+      }
+      CommandBench.run(r, cmdAnts, Integer.getInteger("bench.stormAnts", 3000));
     }
     if (only.contains("6")) {
       ClusterBench.run(r, Integer.getInteger("bench.clusterAnts", 10_000), Integer.getInteger("bench.clusterCommands", 200));
