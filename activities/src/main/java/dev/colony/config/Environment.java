@@ -8,7 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The variables {@code ${VAR}} resolves against: the process environment, with the colony
+ * The variables {@code ${VAR}} resolves against: the caller's environment ({@code Invocation}), with the colony
  * directory's {@code .env} file filling in what the environment does not set.
  */
 public final class Environment {
@@ -27,7 +27,7 @@ public final class Environment {
         env.put(e.getKey(), e.getValue());
       }
     }
-    env.putAll(System.getenv());
+    env.putAll(dev.colony.secrets.Invocation.env());
     return env;
   }
 }

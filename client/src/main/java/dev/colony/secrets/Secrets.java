@@ -41,8 +41,16 @@ public final class Secrets {
   /** Text known not to be secret (the colony's own paths); secrets inside it are kept. */
   private volatile List<String> publicText = List.of();
 
-  /** The registry of this process (the worker's). */
+  /**
+   * The registry of the caller: this process's (the worker's, a command's), or in the resident
+   * process the registry of the command running on this thread ({@link Invocation}).
+   */
   public static Secrets process() {
+    return Invocation.secrets();
+  }
+
+  /** The registry of this process itself, whoever runs on this thread. */
+  static Secrets processRegistry() {
     return PROCESS;
   }
 

@@ -23,7 +23,7 @@ record CliContext(TaskCommand.Boards boards, MergeCommand.Queues queues, Supplie
   /** The real world: Temporal's board and queues, $USER, System.in, today's AntWorkflow. */
   static CliContext standard() {
     return new CliContext(TaskCommand::openTemporal, MergeCommand::openTemporal,
-        () -> TaskCommand.by(System.getenv("USER")), () -> System.in, dev.colony.ant.AntWorkflowImpl.class);
+        () -> TaskCommand.by(dev.colony.secrets.Invocation.env("USER")), () -> System.in, dev.colony.ant.AntWorkflowImpl.class);
   }
 
   CliContext withBoards(TaskCommand.Boards b) {

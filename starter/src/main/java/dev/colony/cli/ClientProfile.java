@@ -47,7 +47,7 @@ record ClientProfile(String address, String namespace, ClientConfigProfile confi
     }
     String shownFile = file;
     if (file != null && !file.isBlank() && !o.disableConfigFile) {
-      Path p = Path.of(file);
+      Path p = dev.colony.secrets.Invocation.resolve(Path.of(file));
       if (!Files.exists(p) || Files.isDirectory(p)) {
         throw new UserError("Temporal config file " + Problem.printable(file, 200)
             + (Files.isDirectory(p) ? " is a directory" : " does not exist")
@@ -56,7 +56,7 @@ record ClientProfile(String address, String namespace, ClientConfigProfile confi
       if (blank(p)) {
         load.setDisableFile(true); // envconfig cannot read an empty file; it names no profile
       } else {
-        load.setConfigFilePath(file);
+        load.setConfigFilePath(p.toString());
       }
     } else if (!o.disableConfigFile) {
       shownFile = defaultConfigFile(env);
@@ -206,6 +206,10 @@ record ClientProfile(String address, String namespace, ClientConfigProfile confi
       return;
     }
     Path p = Path.of(path);
+    if (!p.isAbsolute() && dev.colony.secrets.Invocation.current() != null) {
+      // The SDK reads the file itself, against this process's directory, not the caller's.
+      throw new dev.colony.secrets.Invocation.OwnProcessNeeded("a relative TLS file path");
+    }
     if (!Files.isRegularFile(p)) {
       throw new UserError("TLS: the " + what + " " + Problem.printable(path, 200) + " does not exist");
     }

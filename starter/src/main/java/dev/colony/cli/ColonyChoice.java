@@ -30,7 +30,7 @@ class ColonyChoice {
     if (colony != null && !colony.isBlank()) {
       return colony.strip();
     }
-    String env = System.getenv("COLONY_COLONY");
+    String env = dev.colony.secrets.Invocation.env("COLONY_COLONY");
     if (dir == null && env != null && !env.isBlank()) {
       return env.strip();
     }
@@ -44,13 +44,13 @@ class ColonyChoice {
    * {@code $COLONY_COLONY} alone. After {@link #colonyName()}.
    */
   Path directory() {
-    return dir != null ? dir : loaded != null ? Path.of(".") : null;
+    return dev.colony.secrets.Invocation.resolve(dir != null ? dir : loaded != null ? Path.of(".") : null);
   }
 
   /** The colony's config, loaded once; {@code whenMissing} is the one-line error when no directory holds one. */
   LoadedColony config(String whenMissing) {
     if (loaded == null) {
-      Path d = dir != null ? dir : Path.of(".");
+      Path d = dev.colony.secrets.Invocation.resolve(dir != null ? dir : Path.of("."));
       if (dir == null && !Files.isRegularFile(d.resolve(dev.colony.config.ColonyLoader.COLONY_FILE))) {
         throw new UsageError(whenMissing);
       }

@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
         SignalCommands.Pause.class, SignalCommands.Resume.class, SignalCommands.Send.class,
         SignalCommands.Stop.class, SignalCommands.Clear.class, SignalCommands.Abort.class, SignalCommands.Approve.class,
         SignalCommands.Deny.class, TaskCommand.class, MergeCommand.class, McpCommand.class, UpgradeCommand.class,
-        SchemaCommand.class,
+        SchemaCommand.class, DaemonCommand.class,
         CommandLine.HelpCommand.class})
 public final class ColonyCli extends CliContext.Root {
   ColonyCli(CliContext context) {
@@ -58,6 +58,40 @@ public final class ColonyCli extends CliContext.Root {
     Logging.init();
     int code = commandLine(args, context).execute(args);
     System.exit(code);
+  }
+
+  /**
+   * The exit code {@link #run} answers for a command the resident process cannot run as a process
+   * of its own would ({@link dev.colony.secrets.Invocation.OwnProcessNeeded}): nothing was printed
+   * or done, and the thin client runs it in a JVM of its own.
+   */
+  static final int OWN_PROCESS = -2;
+
+  /**
+   * Runs one command as {@link #main} does, printing to {@code out} and {@code err} (the resident
+   * process's streams back to a caller); returns its exit code, or {@link #OWN_PROCESS}.
+   */
+  static int run(String[] args, CliContext context, java.io.PrintStream out, java.io.PrintStream err, boolean ansi) {
+    PrintWriter o = new PrintWriter(new java.io.OutputStreamWriter(out, java.nio.charset.StandardCharsets.UTF_8), true);
+    PrintWriter e = new PrintWriter(new java.io.OutputStreamWriter(err, java.nio.charset.StandardCharsets.UTF_8), true);
+    try {
+      if (args.length == 0 || args.length == 1 && (args[0].equals("--help") || args[0].equals("-h"))) {
+        String help = HelpText.prebuilt();
+        if (help != null) {
+          o.print(help);
+          return 0;
+        }
+      }
+      CommandLine cl = commandLine(args, context);
+      cl.setOut(o);
+      cl.setErr(e);
+      // picocli decides colours from this process's terminal: here it is the caller's
+      cl.setColorScheme(CommandLine.Help.defaultColorScheme(ansi ? CommandLine.Help.Ansi.ON : CommandLine.Help.Ansi.OFF));
+      return cl.execute(args);
+    } finally {
+      o.flush();
+      e.flush();
+    }
   }
 
   static CommandLine commandLine() {
@@ -152,6 +186,9 @@ public final class ColonyCli extends CliContext.Root {
   }
 
   private static int handle(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+    if (e instanceof dev.colony.secrets.Invocation.OwnProcessNeeded) {
+      return OWN_PROCESS;
+    }
     // Messages quote what ants, humans and Temporal said: nothing of it reaches the terminal raw.
     PrintWriter err = new PrintWriter(new java.io.Writer() {
       @Override
@@ -209,7 +246,7 @@ public final class ColonyCli extends CliContext.Root {
 
   /** " at ADDRESS" of the connection this command made, for a call that failed after it. */
   private static String at() {
-    String a = Temporal.lastAddress;
+    String a = Temporal.lastAddress();
     return a == null ? "" : " at " + a;
   }
 

@@ -42,7 +42,7 @@ final class HostOption {
   }
 
   static String defaultHost() {
-    String env = System.getenv("COLONY_HOST");
+    String env = dev.colony.secrets.Invocation.env("COLONY_HOST");
     if (env != null && !env.isBlank()) {
       return env.strip();
     }

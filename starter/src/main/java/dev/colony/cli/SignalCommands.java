@@ -94,7 +94,7 @@ final class SignalCommands {
 
   /** Who runs this CLI, as every surface records who steered an ant ({@code user@host}, via {@code cli}). */
   static Actor cli() {
-    String user = System.getenv().getOrDefault("USER", System.getProperty("user.name", "someone"));
+    String user = dev.colony.secrets.Invocation.env().getOrDefault("USER", System.getProperty("user.name", "someone"));
     String host;
     try {
       host = java.net.InetAddress.getLocalHost().getHostName();
@@ -254,14 +254,14 @@ final class SignalCommands {
     /** An ant writes to another ant of its colony. */
     private int sendFromAnt(String text) {
       if (colony == null) {
-        String env = System.getenv("COLONY_COLONY");
+        String env = dev.colony.secrets.Invocation.env("COLONY_COLONY");
         colony = env == null || env.isBlank() ? null : env;
       }
       String target = ant.contains("/") ? ant.substring(ant.indexOf('/') + 1) : ant;
       AntVerb.Send checked = read(() -> Verbs.fromAnt(from, target, text, urgent, id));
       String sender = checked.from();
-      String session = System.getenv("COLONY_SESSION");
-      String key = id != null ? id : session != null && sender.equals(System.getenv("COLONY_ANT"))
+      String session = dev.colony.secrets.Invocation.env("COLONY_SESSION");
+      String key = id != null ? id : session != null && sender.equals(dev.colony.secrets.Invocation.env("COLONY_ANT"))
           ? Mail.derivedId(sender, session, target, checked.text()) : null;
       return send(new AntVerb.Send(checked.text(), urgent, sender, key));
     }

@@ -510,7 +510,7 @@ final class TaskCommand implements Runnable {
       int bound = TaskLimits.BODY * 4 + 1;
       byte[] bytes;
       String name = file.equals("-") ? "standard input" : file;
-      try (InputStream in = file.equals("-") ? stdin.get() : Files.newInputStream(Path.of(file))) {
+      try (InputStream in = file.equals("-") ? stdin.get() : Files.newInputStream(dev.colony.secrets.Invocation.resolve(Path.of(file)))) {
         bytes = in.readNBytes(bound);
       } catch (java.nio.file.NoSuchFileException e) {
         throw new UserError("--body-file: no file " + dev.colony.config.Problem.printable(file, 200));

@@ -27,8 +27,13 @@ final class Temporal implements AutoCloseable {
    * JVM making its first connection), so it is generous.
    */
   static final java.time.Duration CONNECT_CHECK = java.time.Duration.ofSeconds(15);
-  /** The address of the last connection this process made: errors after it name the server. */
-  static volatile String lastAddress;
+  /** The address of the last connection this command made: errors after it name the server. */
+  private static final ThreadLocal<String> LAST_ADDRESS = new ThreadLocal<>();
+  /**
+   * The resident process's connections, kept open between the commands it runs (one per server,
+   * namespace and credentials); null in a process of its own, whose one connection closes with it.
+   */
+  static volatile ConnectionPool pool;
   final String address;
   final String namespace;
   /** How this connection was made (TLS, API key): for messages and the operator service. */
@@ -37,8 +42,11 @@ final class Temporal implements AutoCloseable {
   final WorkflowClient client;
   /** This connection's own network thread, stopped on close. */
   private final EventLoopGroup loop;
+  /** Whether the stubs belong to the resident process's pool (kept open on close). */
+  private final boolean pooled;
 
-  private Temporal(ClientProfile profile, WorkflowServiceStubs stubs, EventLoopGroup loop) {
+  private Temporal(ClientProfile profile, WorkflowServiceStubs stubs, EventLoopGroup loop, boolean pooled) {
+    this.pooled = pooled;
     this.profile = profile;
     this.address = profile.address();
     this.namespace = profile.namespace();
@@ -93,6 +101,43 @@ final class Temporal implements AutoCloseable {
    */
   static Temporal connect(ClientProfile profile, com.uber.m3.tally.Scope metrics,
       io.grpc.ClientInterceptor... interceptors) {
+    ConnectionPool kept = pool;
+    if (kept == null || metrics != null || interceptors.length > 0) {
+      return open(profile, metrics, false, interceptors);
+    }
+    ConnectionPool.Key key = ConnectionPool.Key.of(profile);
+    ConnectionPool.Connection c = kept.get(key);
+    if (c != null) {
+      try {
+        check(c.stubs(), profile);
+        LAST_ADDRESS.set(profile.address());
+        return new Temporal(profile, c.stubs(), c.loop(), true);
+      } catch (StatusRuntimeException e) {
+        // A kept connection that fails says nothing about the server now (it may be waiting out
+        // a reconnect backoff after a restart): only a new one does, with today's messages.
+        kept.drop(key, c);
+      }
+    }
+    Temporal fresh = open(profile, null, true);
+    kept.put(key, new ConnectionPool.Connection(fresh.stubs, fresh.loop));
+    return fresh;
+  }
+
+  /** Checks the server answers on {@code stubs} (and, with credentials, reads the namespace). */
+  private static void check(WorkflowServiceStubs stubs, ClientProfile profile) {
+    stubs.blockingStub().withDeadlineAfter(CONNECT_CHECK.toMillis(), TimeUnit.MILLISECONDS)
+        .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
+    if (profile.apiKey() != null || profile.tls()) {
+      // Servers answer GetSystemInfo without credentials: ask for the namespace, which a
+      // refused (or missing) key may not read, so it fails here and not in the middle of a
+      // command. A plaintext local server is spared the extra call.
+      stubs.blockingStub().withDeadlineAfter(CONNECT_CHECK.toMillis(), TimeUnit.MILLISECONDS)
+          .describeNamespace(DescribeNamespaceRequest.newBuilder().setNamespace(profile.namespace()).build());
+    }
+  }
+
+  private static Temporal open(ClientProfile profile, com.uber.m3.tally.Scope metrics, boolean pooled,
+      io.grpc.ClientInterceptor... interceptors) {
     String address = profile.address();
     WorkflowServiceStubsOptions fromProfile;
     try {
@@ -132,15 +177,7 @@ final class Temporal implements AutoCloseable {
             .setRpcLongPollTimeout(WORKER_LONG_POLL)
             .build());
     try {
-      stubs.blockingStub().withDeadlineAfter(CONNECT_CHECK.toMillis(), TimeUnit.MILLISECONDS)
-          .getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
-      if (profile.apiKey() != null || profile.tls()) {
-        // Servers answer GetSystemInfo without credentials: ask for the namespace, which a
-        // refused (or missing) key may not read, so it fails here and not in the middle of a
-        // command. A plaintext local server is spared the extra call.
-        stubs.blockingStub().withDeadlineAfter(CONNECT_CHECK.toMillis(), TimeUnit.MILLISECONDS)
-            .describeNamespace(DescribeNamespaceRequest.newBuilder().setNamespace(profile.namespace()).build());
-      }
+      check(stubs, profile);
     } catch (StatusRuntimeException e) {
       StatusRuntimeException cause = e;
       if (ConnectFailure.closedBeforeAnswering(e, profile)) {
@@ -156,8 +193,8 @@ final class Temporal implements AutoCloseable {
       loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw new UserError(ConnectFailure.explain(cause, profile));
     }
-    lastAddress = address;
-    return new Temporal(profile, stubs, loop);
+    LAST_ADDRESS.set(address);
+    return new Temporal(profile, stubs, loop, pooled);
   }
 
   /**
@@ -186,8 +223,16 @@ final class Temporal implements AutoCloseable {
     }
   }
 
+  /** The address of the last connection this command made; null before any. */
+  static String lastAddress() {
+    return LAST_ADDRESS.get();
+  }
+
   @Override
   public void close() {
+    if (pooled) {
+      return; // the resident process's: open for its next command
+    }
     // Every call of this process has returned by now: nothing is left to drain, and waiting for
     // the transport's orderly goodbye cost a third of a short command's time.
     stubs.shutdownNow();

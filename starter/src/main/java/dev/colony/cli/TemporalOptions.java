@@ -75,6 +75,6 @@ final class TemporalOptions {
 
   /** The connection these options, the environment and the config file describe. */
   ClientProfile resolve() {
-    return ClientProfile.resolve(this, System.getenv());
+    return ClientProfile.resolve(this, dev.colony.secrets.Invocation.env());
   }
 }

@@ -20,7 +20,7 @@ final class ValidateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    LoadedColony colony = ColonyDir.load(dir);
+    LoadedColony colony = ColonyDir.load(dev.colony.secrets.Invocation.resolve(dir));
     var out = spec.commandLine().getOut();
     out.printf("colony '%s' is valid: %d ant%s, chat on %s%n", colony.colony().name(),
         colony.ants().size(), colony.ants().size() == 1 ? "" : "s",

@@ -48,7 +48,7 @@ final class VersionOption {
   }
 
   private static String env(String name) {
-    String v = System.getenv(name);
+    String v = dev.colony.secrets.Invocation.env(name);
     return v == null || v.isBlank() ? null : v.strip();
   }
 }
