@@ -151,6 +151,8 @@ final class CommandBench {
         + "In Review beforehand, one per call); `merge status` lists a colony with no merge queue.", n, resident);
     r.line("");
     header(r);
+    List<Row> named = new ArrayList<>();
+    List<Figures> figures = new ArrayList<>();
     for (Row row : rows) {
       Figures f = measure(c, row);
       if (row.colony() == null) {
@@ -158,7 +160,11 @@ final class CommandBench {
             : "; today: the JVM client class") + ")", row.yardstick(), null, null, true);
       }
       r.line(line(row, f));
+      named.add(row);
+      figures.add(f);
     }
+    r.line("");
+    r.line(shows(named, figures));
     r.line("");
     if (storm < 0) {
       return;
@@ -397,6 +403,51 @@ final class CommandBench {
     }
   }
 
+  /**
+   * What a table shows, in one sentence: how many rows meet the target, the spread of the p50
+   * ratios (the best and the worst row named), and how much faster than today's path.
+   */
+  static String shows(List<Row> rows, List<Figures> figures) {
+    int met = 0;
+    int compared = 0;
+    double lo = Double.MAX_VALUE;
+    double hi = 0;
+    String best = "";
+    String worst = "";
+    List<Double> speedups = new ArrayList<>();
+    for (int i = 0; i < rows.size(); i++) {
+      Figures f = figures.get(i);
+      if (f.fast().isEmpty() || f.temporal().isEmpty()) {
+        continue;
+      }
+      compared++;
+      double p50 = pct(sorted(f.fast()), 50) / pct(sorted(f.temporal()), 50);
+      double p99 = pct(sorted(f.fast()), 99) / pct(sorted(f.temporal()), 99);
+      if (p50 <= 1.2 && p99 < 2) {
+        met++;
+      }
+      if (p50 < lo) {
+        lo = p50;
+        best = rows.get(i).name();
+      }
+      if (p50 > hi) {
+        hi = p50;
+        worst = rows.get(i).name();
+      }
+      if (!f.today().isEmpty()) {
+        speedups.add(pct(sorted(f.today()), 50) / pct(sorted(f.fast()), 50));
+      }
+    }
+    if (compared == 0) {
+      return "What it shows: nothing was measured.";
+    }
+    List<Double> up = sorted(speedups);
+    return String.format(Locale.ROOT, "What it shows: %d of %d rows meet the target; the colony command's p50 is "
+        + "%.2fx (%s) to %.2fx (%s) the `temporal` CLI's%s.", met, compared, lo, best, hi, worst, up.isEmpty() ? ""
+        : String.format(Locale.ROOT, "; today's plain JVM path takes %.1fx to %.1fx the fast path's p50",
+            up.get(0), up.get(up.size() - 1)));
+  }
+
   private static void header(ScaleBench.Report r) {
     r.line("| command | runs | p50 | p99 | `temporal` equivalent | its p50 | its p99 | ratio of p50s | ratio of p99s "
         + "| target | today (plain JVM) p50 |");
@@ -463,6 +514,9 @@ final class CommandBench {
         c.fastCalls, c.fastCalls - before, afterCalls);
     r.line("| then %d s idle (no command) | %s |", (System.nanoTime() - idle0) / 1_000_000_000L, afterIdle);
     r.line("");
+    r.line("What it shows: what the resident process keeps of this user's memory while it waits for the next "
+        + "command (it stops itself after its idle time, 180 minutes by default).");
+    r.line("");
   }
 
   private static void cold(ScaleBench.Report r, Calls c) throws Exception {
@@ -480,6 +534,7 @@ final class CommandBench {
     r.line("| first call after `daemon stop` | runs | p50 | p99 | today (plain JVM) p50 | ratio of p50s | resident "
         + "ready after (p50) | target |");
     r.line("|---|---|---|---|---|---|---|---|");
+    List<Double> ratios = new ArrayList<>();
     for (String[] cmd : List.of(new String[] {"status", "`./colony status ANT`"},
         new String[] {"pause", "`./colony pause ANT` / `resume ANT`"})) {
       List<Double> first = new ArrayList<>();
@@ -501,7 +556,12 @@ final class CommandBench {
       double ratio = pct(s, 50) / pct(sorted(today), 50);
       r.line("| %s | %d | %s | %s | %s | %.2fx | %s | %s |", cmd[1], s.size(), msd(pct(s, 50)), msd(pct(s, 99)),
           msd(pct(sorted(today), 50)), ratio, msd(pct(sorted(ready), 50)), ratio <= 1.0 ? "met" : "missed");
+      ratios.add(ratio);
     }
+    r.line("");
+    r.line("What it shows: with no resident process the first call costs %.2fx to %.2fx today's plain path at p50 "
+        + "(target: at most 1x), and the resident process answers from about the time shown on.",
+        Collections.min(ratios), Collections.max(ratios));
     r.line("");
   }
 
@@ -521,6 +581,7 @@ final class CommandBench {
     r.line("| first call after the jar changed | took | resident before → after (`./colony daemon status`) | "
         + "answered from |");
     r.line("|---|---|---|---|");
+    int oldBuild = 0;
     for (int i = 0; i < REBUILD_RUNS; i++) {
       c.warm();
       long pidBefore = c.residentPid();
@@ -549,7 +610,12 @@ final class CommandBench {
       Files.setLastModifiedTime(JAR, FileTime.from(Instant.now()));
       double plain = c.time(Way.TODAY, args, true);
       r.line("| `COLONY_FAST=off ./colony status ANT` (today) | %s | | the new build (a new JVM) |", msd(plain));
+      oldBuild += from.startsWith("the OLD") ? 1 : 0;
     }
+    r.line("");
+    r.line("What it shows: %s; the first call after a rebuild costs about what today's first call does (both train "
+        + "the start-up archive again).", oldBuild == 0 ? "no call was answered from the old build"
+            : oldBuild + " of " + REBUILD_RUNS + " calls were answered from the OLD build");
     r.line("");
   }
 
@@ -637,10 +703,16 @@ final class CommandBench {
     r.line("");
     header(r);
     int failed = c.failures - failures;
-    r.line(line(new Row("`./colony pause ANT` / `resume ANT` while " + n + " ants start", "`temporal workflow signal`",
-        null, null, true), new Figures(pause, tPause, todayPause, failed)));
-    r.line(line(new Row("`./colony status ANT` while " + n + " ants start", "`temporal workflow query --type status`",
-        null, null, true), new Figures(status, tStatus, todayStatus, 0)));
+    Row pauseRow = new Row("`./colony pause ANT` / `resume ANT` while " + n + " ants start", "`temporal workflow signal`",
+        null, null, true);
+    Row statusRow = new Row("`./colony status ANT` while " + n + " ants start", "`temporal workflow query --type status`",
+        null, null, true);
+    Figures pauseFigures = new Figures(pause, tPause, todayPause, failed);
+    Figures statusFigures = new Figures(status, tStatus, todayStatus, 0);
+    r.line(line(pauseRow, pauseFigures));
+    r.line(line(statusRow, statusFigures));
+    r.line("");
+    r.line(shows(List.of(pauseRow, statusRow), List.of(pauseFigures, statusFigures)));
     r.line("");
     if (failed > 0) {
       r.line("%d calls failed during the storm (not timed; the first failure is in the run's output).", failed);
