@@ -69,6 +69,8 @@ final class CommandBench {
   /** Fast-path commands before the resident process's RSS is read. */
   private static final int RSS_AFTER = Integer.getInteger("bench.rssAfter", 1000);
   private static final int IDLE_SECONDS = Integer.getInteger("bench.idleSeconds", 30);
+  /** The quiet time before each timed call of the cold rows. */
+  private static final long SETTLE_MS = Long.getLong("bench.settleMillis", 2000);
   /**
    * While the fast path has not landed, {@code colony daemon ...} does not exist: only for developing
    * the harness may the run go on without it (its rows then say so); a real run fails instead.
@@ -527,9 +529,11 @@ final class CommandBench {
       r.line("");
       return;
     }
-    r.line("Each run: `./colony daemon stop`, then the timed call (no resident process: it runs the plain JVM way "
-        + "and starts the resident process in the background), then the wait until the resident process answers "
-        + "on its socket (*resident ready after*, from the call's start), then today's call (`COLONY_FAST=off`) of the same command. Target: no slower than today's.");
+    r.line("Each run: today's call (`COLONY_FAST=off`), `./colony daemon stop` and the wait until the resident "
+        + "process is gone, then the timed call (no resident process: it runs the plain JVM way and starts the "
+        + "resident process in the background), then the wait until the resident process answers on its socket "
+        + "(*resident ready after*, from the call's start). Each timed call starts %.1f s after the last process "
+        + "before it ended, so both start on a quiet machine. Target: no slower than today's.", SETTLE_MS / 1000.0);
     r.line("");
     r.line("| first call after `daemon stop` | runs | p50 | p99 | today (plain JVM) p50 | ratio of p50s | resident "
         + "ready after (p50) | target |");
@@ -543,14 +547,18 @@ final class CommandBench {
       for (int i = 0; i < COLD_RUNS; i++) {
         List<String> args = cmd[0].equals("status") ? List.of("status", COLONY + "/" + ant(i, c.ants))
             : List.of(i % 2 == 0 ? "pause" : "resume", COLONY + "/" + ant(i, c.ants));
+        // Both timed calls start on a quiet machine: today's with the resident process up and idle,
+        // the cold one after the `daemon status`/`daemon stop` JVMs and the resident process are gone.
+        Thread.sleep(SETTLE_MS);
+        add(today, c.time(Way.TODAY, args, true));
         c.stopResident();
+        Thread.sleep(SETTLE_MS);
         long t0 = System.nanoTime();
         add(first, c.time(Way.FAST, args, true));
         if (!awaitResident(c, Duration.ofSeconds(120))) {
           throw new IllegalStateException("no resident process within 120 s of the first call after daemon stop");
         }
         ready.add((System.nanoTime() - t0) / 1e6);
-        add(today, c.time(Way.TODAY, args, true));
       }
       List<Double> s = sorted(first);
       double ratio = pct(s, 50) / pct(sorted(today), 50);
