@@ -50,7 +50,8 @@ public final class ScaleBench {
     r.line("# Colony benchmarks");
     r.line("");
     r.line("Produced by `%s` (the `ScaleBench` main) in one run, sections %s. Machine: %d cores, %s, Java %s. "
-        + "Started %s.", only.equals("7") ? "bench/commands" : "bench/run", only,
+        + "Started %s.", only.equals("7") ? "bench/commands" + (System.getProperty("bench.cmdAnts") == null ? ""
+            : " -Dbench.cmdAnts=" + System.getProperty("bench.cmdAnts")) : "bench/run", only,
         Runtime.getRuntime().availableProcessors(), System.getProperty("os.name") + " "
         + System.getProperty("os.arch"), Runtime.version(), Instant.now());
     r.line("Server: `colony server` (the Temporal dev server, SQLite) unless a row says otherwise; worker: "
@@ -70,7 +71,11 @@ public final class ScaleBench {
       recovery(r);
     }
     if (only.contains("7")) {
-      CommandBench.run(r, Integer.getInteger("bench.cmdAnts", 1000), Integer.getInteger("bench.stormAnts", 3000));
+      List<Integer> cmdAnts = new ArrayList<>();
+      for (String s : System.getProperty("bench.cmdAnts", "10").split(",")) {
+        cmdAnts.add(Integer.parseInt(s.trim()));
+      }
+      CommandBench.run(r, cmdAnts, Integer.getInteger("bench.stormAnts", 3000));
     }
     if (only.contains("6")) {
       ClusterBench.run(r, Integer.getInteger("bench.clusterAnts", 10_000), Integer.getInteger("bench.clusterCommands", 200));
