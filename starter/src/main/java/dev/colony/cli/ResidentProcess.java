@@ -54,6 +54,9 @@ final class ResidentProcess {
   static final int SLOTS = 256;
   private final java.util.concurrent.Semaphore slots = new java.util.concurrent.Semaphore(SLOTS);
   private volatile Object socketId;
+  /** After this long without a command, it collects once (and shrinks its heap). */
+  static final Duration SETTLE = Duration.ofSeconds(20);
+  private volatile boolean collected;
   private final Path jar;
   private final String build;
   private final Path socket;
@@ -188,6 +191,12 @@ final class ResidentProcess {
 
   private void checkIdleAndBuild() {
     pool.closeIdle(KEEP_CONNECTIONS.toNanos());
+    if (running.get() == 0 && !collected && System.nanoTime() - lastActivity.get() > SETTLE.toNanos()) {
+      // Quiet for a while: give back the memory the last commands took (a status of 10,000 ants
+      // grows the heap; with -XX:MaxHeapFreeRatio a full collection returns it to the system).
+      collected = true;
+      System.gc();
+    }
     if (!build.equals(Resident.build(jar))) {
       stop("its jar changed (a rebuild or a new release)");
     } else if (!ours()) {
@@ -275,6 +284,7 @@ final class ResidentProcess {
       }
       running.incrementAndGet();
       lastActivity.set(System.nanoTime());
+      collected = false;
       try {
         request(first.payload(), in, wire);
       } finally {
