@@ -136,12 +136,15 @@ final class ConnectionPool implements AutoCloseable {
   }
 
   private final Map<Key, Connection> kept = new LinkedHashMap<>(16, 0.75f, true);
-  /** One opening at a time per key: two commands' first use share one connection. */
-  private final Map<Key, Object> opening = new java.util.concurrent.ConcurrentHashMap<>();
+  /**
+   * One opening at a time per key: two commands' first use share one connection. A lock a waiting
+   * command can be interrupted out of (Ctrl-C of a command waiting behind another's opening).
+   */
+  private final Map<Key, java.util.concurrent.locks.ReentrantLock> opening = new java.util.concurrent.ConcurrentHashMap<>();
 
   /** The lock to hold while looking for, and opening, the connection of {@code key}. */
-  Object opening(Key key) {
-    return opening.computeIfAbsent(key, k -> new Object());
+  java.util.concurrent.locks.ReentrantLock opening(Key key) {
+    return opening.computeIfAbsent(key, k -> new java.util.concurrent.locks.ReentrantLock());
   }
 
   synchronized Connection get(Key key) {

@@ -110,7 +110,14 @@ final class Temporal implements AutoCloseable {
     if (kept1 != null) {
       return kept1;
     }
-    synchronized (kept.opening(key)) {
+    java.util.concurrent.locks.ReentrantLock opening = kept.opening(key);
+    try {
+      opening.lockInterruptibly();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Status.CANCELLED.withDescription("the command was stopped").asRuntimeException();
+    }
+    try {
       Temporal kept2 = reuse(kept, key, kept.get(key), profile);
       if (kept2 != null) {
         return kept2; // another command opened it meanwhile
@@ -120,6 +127,8 @@ final class Temporal implements AutoCloseable {
       c.lease();
       kept.put(key, c);
       return new Temporal(profile, fresh.stubs, fresh.loop, c);
+    } finally {
+      opening.unlock();
     }
   }
 
