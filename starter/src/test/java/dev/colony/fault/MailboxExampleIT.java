@@ -52,8 +52,16 @@ class MailboxExampleIT {
       cluster.cli("send", "mailbox/scout", "go");
       eventually(Duration.ofSeconds(90), () -> Files.exists(inbox)
           && Cluster.read(inbox).lines().count() == 3, "Files.exists(inbox) && Cluster.read(inbox).lines().count() == 3");
-      String scout = cluster.cli("status", "mailbox/scout");
-      assertTrue(scout.contains("state:              running (session 1)"), scout);
+      // The status of one ant is asked of its workflow with a 1.5 s deadline and read from
+      // visibility (which learns of a session a little later) when the worker is slower than that:
+      // asked until it says session 1 runs (the scout lingers 20 s in it).
+      eventually(Duration.ofSeconds(15), () -> {
+        try {
+          return cluster.cli("status", "mailbox/scout").contains("state:              running (session 1)");
+        } catch (Exception e) {
+          return false;
+        }
+      }, "the scout's status says its session 1 runs");
       Cluster.kill9(first);
       second = cluster.startWorker("w2");
       Cluster.WorkerProcess w2 = second;
