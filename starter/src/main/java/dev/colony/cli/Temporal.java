@@ -192,7 +192,7 @@ final class Temporal implements AutoCloseable {
       // with the key, as the temporal CLI does. Unsaid, the SDK turns TLS on for any API key.
       options.setEnableHttps(false);
     }
-    WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
+    WorkflowServiceStubsOptions built =
         options.setTarget(address).setGrpcClientInterceptors(java.util.List.of(interceptors))
             .setChannelInitializer(b -> {
               ((NettyChannelBuilder) b).eventLoopGroup(loop).channelType(NioSocketChannel.class);
@@ -205,7 +205,8 @@ final class Temporal implements AutoCloseable {
             // Workers re-poll at least this often, so `colony status` can tell a dead worker
             // from an idle one by the server's last-poll time (see WorkerCheck).
             .setRpcLongPollTimeout(WORKER_LONG_POLL)
-            .build());
+            .build();
+    WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(built);
     try {
       check(stubs, profile);
     } catch (StatusRuntimeException e) {
@@ -213,13 +214,15 @@ final class Temporal implements AutoCloseable {
       if (ConnectFailure.closedBeforeAnswering(e, profile)) {
         // A plaintext client to a TLS server sees that; so does one whose server just died. Ask
         // once more: a server that is gone now refuses the connection, and is named for that.
-        // At once, not after the channel's reconnect backoff (within which gRPC answers the same
-        // failure again without trying: a warm process asks within it, a cold one mostly not).
-        stubs.getRawChannel().resetConnectBackoff();
+        // On a channel of its own: the first one may not have seen its connection close yet (a
+        // warm process asks again within microseconds) and would put the call on it again.
+        WorkflowServiceStubs probe = WorkflowServiceStubs.newServiceStubs(built);
         try {
-          stubs.blockingStub().withDeadlineAfter(2, TimeUnit.SECONDS).getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
+          probe.blockingStub().withDeadlineAfter(2, TimeUnit.SECONDS).getSystemInfo(GetSystemInfoRequest.getDefaultInstance());
         } catch (StatusRuntimeException again) {
           cause = ConnectFailure.closedBeforeAnswering(again, profile) ? e : again;
+        } finally {
+          probe.shutdownNow();
         }
       }
       stubs.shutdownNow();
