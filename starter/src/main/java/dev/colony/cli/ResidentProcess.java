@@ -193,7 +193,7 @@ final class ResidentProcess {
     pool.closeIdle(KEEP_CONNECTIONS.toNanos());
     if (running.get() == 0 && !collected && System.nanoTime() - lastActivity.get() > SETTLE.toNanos()) {
       // Quiet for a while: give back the memory the last commands took (a status of 10,000 ants
-      // grows the heap; with -XX:MaxHeapFreeRatio a full collection returns it to the system).
+      // grows the heap; with the flags bin/colony-jvm starts it with, one full collection returns it).
       collected = true;
       System.gc();
     }
@@ -513,7 +513,7 @@ final class ResidentProcess {
         }
       }
     });
-    boolean ansi = ansi(env(invocation), ttys);
+    boolean ansi = ansi(invocation.environment(), ttys);
     CliContext context = CliContext.standard().withStdin(() -> stdin);
     // From here on the command may act: a caller that loses this process now must not run it again.
     wire.send(Resident.BEGIN, new byte[0]);
@@ -548,14 +548,6 @@ final class ResidentProcess {
       }
     } else {
       wire.sendInt(Resident.EXIT, code);
-    }
-  }
-
-  private static Map<String, String> env(Invocation invocation) {
-    try {
-      return Invocation.call(invocation, Invocation::env);
-    } catch (Exception e) {
-      return Map.of();
     }
   }
 
