@@ -80,6 +80,11 @@ public final class Invocation {
     return i == null ? Secrets.processRegistry() : i.secrets;
   }
 
+  /** This invocation's environment (the caller's, as it came). */
+  public Map<String, String> environment() {
+    return env;
+  }
+
   /** This invocation's directory. */
   public Path directory() {
     return cwd;

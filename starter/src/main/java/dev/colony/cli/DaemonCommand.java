@@ -40,6 +40,25 @@ final class DaemonCommand implements Runnable {
     return Resident.runtimeDir(Invocation.env(), Resident.uid()).resolve(Resident.name(jar) + ".sock");
   }
 
+  /**
+   * Sends {@code verb} to this build's resident process and prints its answer (exit 0); when none
+   * answers, prints {@code none} and exits {@code noneCode}.
+   */
+  private static int control(picocli.CommandLine.Model.CommandSpec spec, String verb, String purpose,
+      java.util.function.Function<Path, String> none, int noneCode) throws Exception {
+    Path jar = jar();
+    if (jar == null) {
+      throw new UserError("not run from colony.jar: no resident process " + purpose);
+    }
+    try {
+      spec.commandLine().getOut().println(Resident.control(socket(jar), verb));
+      return 0;
+    } catch (java.io.IOException e) {
+      spec.commandLine().getOut().println(none.apply(jar));
+      return noneCode;
+    }
+  }
+
   @Command(name = "status", mixinStandardHelpOptions = true,
       description = "Show the resident process of this build: pid, build, uptime, commands, memory. Exit 1 when none runs.")
   static final class Status implements Callable<Integer> {
@@ -48,19 +67,8 @@ final class DaemonCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      Path jar = jar();
-      if (jar == null) {
-        throw new UserError("not run from colony.jar: no resident process to ask");
-      }
-      Path socket = socket(jar);
-      try {
-        spec.commandLine().getOut().println(Resident.control(socket, "status"));
-        return 0;
-      } catch (java.io.IOException e) {
-        spec.commandLine().getOut().println("no resident process runs for " + jar
-            + " (it starts at the next one-shot command, such as colony status)");
-        return 1;
-      }
+      return control(spec, "status", "to ask", jar -> "no resident process runs for " + jar
+          + " (it starts at the next one-shot command, such as colony status)", 1);
     }
   }
 
@@ -72,17 +80,7 @@ final class DaemonCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      Path jar = jar();
-      if (jar == null) {
-        throw new UserError("not run from colony.jar: no resident process to stop");
-      }
-      Path socket = socket(jar);
-      try {
-        spec.commandLine().getOut().println(Resident.control(socket, "stop"));
-      } catch (java.io.IOException e) {
-        spec.commandLine().getOut().println("no resident process was running");
-      }
-      return 0;
+      return control(spec, "stop", "to stop", jar -> "no resident process was running", 0);
     }
   }
 

@@ -340,7 +340,8 @@ final class CommandBench {
      */
     private Path script(ColonyChannel ch) throws Exception {
       String text = Files.readString(ch.client());
-      client = text.startsWith("#!") && text.lines().findFirst().orElse("").contains("python") ? "python" : "JVM";
+      // The script execs python3 on the python client when the worker found one, else the JVM.
+      client = text.contains("channel_client.py") ? "python" : "JVM";
       if (!text.contains("/run/colony/")) {
         return ch.client();
       }
@@ -628,15 +629,8 @@ final class CommandBench {
   }
 
   /** Waits up to {@code limit} for the resident process; whether it came. */
-  private static boolean awaitResident(Calls c, Duration limit) throws InterruptedException {
-    long end = System.nanoTime() + limit.toNanos();
-    while (System.nanoTime() < end) {
-      if (c.residentUp()) {
-        return true;
-      }
-      Thread.sleep(50); // a poll of a socket, not a wait for time to pass
-    }
-    return false;
+  private static boolean awaitResident(Calls c, Duration limit) {
+    return dev.colony.testing.Eventually.within(limit, c::residentUp);
   }
 
   // ---- the storm, the worker's kill ----

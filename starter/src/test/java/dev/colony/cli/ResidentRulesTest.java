@@ -49,6 +49,18 @@ class ResidentRulesTest {
     assertEquals("c\uFFFD", ResidentProcess.decode(List.of("validate".getBytes(), new byte[] {'c', (byte) 0xff}))[1]);
   }
 
+  /** The launcher's list and the resident process's are one: a command missing from either runs slow or not at all. */
+  @Test
+  void theLauncherSendsTheResidentProcessExactlyItsCommands() throws Exception {
+    Path launcher = Path.of(System.getProperty("user.dir")).getParent().resolve("colony");
+    List<String> lines = Files.readAllLines(launcher).stream().map(String::trim)
+        .filter(l -> l.startsWith("pause|") && l.endsWith(")")).toList();
+    assertEquals(1, lines.size(), "one case line of one-shot commands in " + launcher + ": " + lines);
+    java.util.Set<String> expected = new java.util.HashSet<>(Resident.COMMANDS);
+    expected.addAll(List.of("daemon", "\"\""));
+    assertEquals(expected, java.util.Set.of(lines.get(0).substring(0, lines.get(0).length() - 1).split("\\|")));
+  }
+
   @Test
   void aCallerWhoseJvmWouldFormatOrStartOtherwiseGetsAJvmOfItsOwn() {
     assertFalse(ResidentProcess.differs(Map.of(), "UTF-8", Map.of()));

@@ -453,9 +453,6 @@ public final class Cluster implements AutoCloseable {
     return new CliRun(p.exitValue(), out);
   }
 
-  /** The commands ./colony hands to the resident process (its list, in the launcher). */
-  static final java.util.Set<String> ONE_SHOT = java.util.Set.of("pause", "resume", "send", "stop", "clear", "abort",
-      "approve", "deny", "status", "task", "merge", "validate", "help", "--help", "-h", "--version", "-V");
   private static Path residentDir;
 
   /**
@@ -495,6 +492,28 @@ public final class Cluster implements AutoCloseable {
   }
 
   static final Path LAUNCHER = JAR.getParent().getParent().getParent().resolve("colony");
+
+  /**
+   * The commands ./colony hands to the resident process: the words of the launcher's own case line
+   * (its {@code daemon} and the empty command aside, which no test runs through here).
+   */
+  static final java.util.Set<String> ONE_SHOT = launcherCommands();
+
+  private static java.util.Set<String> launcherCommands() {
+    if (!Files.isRegularFile(LAUNCHER)) {
+      return java.util.Set.of();
+    }
+    try {
+      String line = Files.readAllLines(LAUNCHER).stream().map(String::trim)
+          .filter(l -> l.startsWith("pause|") && l.endsWith(")")).findFirst()
+          .orElseThrow(() -> new AssertionError("no case line of one-shot commands in " + LAUNCHER));
+      java.util.Set<String> words = new java.util.HashSet<>(List.of(line.substring(0, line.length() - 1).split("\\|")));
+      words.removeAll(List.of("daemon", "\"\""));
+      return java.util.Set.copyOf(words);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 
   /**
    * The command line for {@code args} as a user types it: a one-shot command through
@@ -568,6 +587,38 @@ public final class Cluster implements AutoCloseable {
       }
     }
     return out.length() == 0 ? "none in its history" : out.toString();
+  }
+
+  /**
+   * The ant's activities that took more than one attempt or did not complete (type, attempt, the
+   * worker that ran the last one, and why the one before ended: a timeout's kind, a failure's message).
+   */
+  String retriedActivities(String name) {
+    StringBuilder out = new StringBuilder();
+    java.util.Map<Long, String> types = new java.util.HashMap<>();
+    for (var event : client.fetchHistory("ant/" + colonyName + "/" + name).getEvents()) {
+      if (event.hasActivityTaskScheduledEventAttributes()) {
+        types.put(event.getEventId(), event.getActivityTaskScheduledEventAttributes().getActivityType().getName());
+      } else if (event.hasActivityTaskStartedEventAttributes()) {
+        var a = event.getActivityTaskStartedEventAttributes();
+        if (a.getAttempt() > 1) {
+          out.append("\n  event ").append(event.getEventId()).append(' ').append(types.get(a.getScheduledEventId()))
+              .append(" attempt ").append(a.getAttempt()).append(" by ").append(a.getIdentity())
+              .append(", the one before: ").append(a.getLastFailure().getMessage())
+              .append(a.getLastFailure().hasTimeoutFailureInfo()
+                  ? " (" + a.getLastFailure().getTimeoutFailureInfo().getTimeoutType() + ")" : "");
+        }
+      } else if (event.hasActivityTaskTimedOutEventAttributes()) {
+        var a = event.getActivityTaskTimedOutEventAttributes();
+        out.append("\n  event ").append(event.getEventId()).append(' ').append(types.get(a.getScheduledEventId()))
+            .append(" timed out: ").append(a.getFailure().getMessage());
+      } else if (event.hasActivityTaskFailedEventAttributes()) {
+        var a = event.getActivityTaskFailedEventAttributes();
+        out.append("\n  event ").append(event.getEventId()).append(' ').append(types.get(a.getScheduledEventId()))
+            .append(" failed by ").append(a.getIdentity()).append(": ").append(a.getFailure().getMessage());
+      }
+    }
+    return out.length() == 0 ? "every activity done at its first attempt" : out.toString();
   }
 
   /** The ant's whole history (every run so far), as JSON: for checks that nothing secret is in it. */

@@ -44,6 +44,19 @@ public final class Eventually {
   }
 
   /**
+   * Whether {@code condition} came true within {@code atMost}, polled as {@link #eventually} polls:
+   * for a caller that measures or recovers instead of failing (a benchmark's "did it come up?").
+   */
+  public static boolean within(Duration atMost, BooleanSupplier condition) {
+    try {
+      eventually(atMost, condition, "");
+      return true;
+    } catch (AssertionError e) {
+      return false;
+    }
+  }
+
+  /**
    * "Nothing happens for a while": {@code condition} holds at every poll for the whole of
    * {@code during} (Awaitility's {@code await().during(...).atMost(...)}). Meant for a condition
    * that, once broken, stays broken (a count that only grows, a file that appears): the test then
