@@ -182,7 +182,7 @@ class HostsIT {
       // heartbeat shows its number again, a session nobody asked for a new one)
       assertEquals(2, sessions(home.get(ant), ant).size(), () -> ant + " ran both sessions on host " + home.get(ant)
           + ": " + sessions(home.get(ant), ant).stream().map(java.util.Arrays::toString).toList()
-          + "\n" + cluster.diagnostics());
+          + "\nits activities: " + cluster.retriedActivities(ant) + "\n" + cluster.diagnostics());
       assertTrue(sessions(other, ant).isEmpty(), ant + " never ran on host " + other);
     }
     List<String> longOnB = longAnts.stream().filter(x -> home.get(x).equals("b")).toList();

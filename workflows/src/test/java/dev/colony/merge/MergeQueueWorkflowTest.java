@@ -300,7 +300,9 @@ class MergeQueueWorkflowTest {
       git.rebaseBranch(b); // the rework's session resolved it and resubmits: no task, fix
       q.submit(new Submission(b, "", "colony/" + b, null, 2, "ant", false, null, null, true));
       if (review) {
-        eventually(() -> desk.inRework.size() == 2, "the fix came: its task goes back to In Review");
+        eventually(dev.colony.testing.Eventually.DEFAULT, () -> desk.inRework.size() == 2,
+            () -> "the fix came: its task goes back to In Review; the desk heard " + desk.inRework + ", the item is "
+                + q.card().items());
         assertTrue(desk.inRework.get(1).startsWith("t9 true the fix of " + b + "-1 came"), desk.inRework.get(1));
         assertEquals(TaskState.IN_REVIEW, desk.states.get("t9"), "with review the approval is withdrawn when the fix comes");
         // the board still says Done when the queue looks (the move failed, or raced the check): no approval
