@@ -26,8 +26,11 @@ import org.junit.jupiter.api.io.TempDir;
  * one host is killed (SIGKILL, some of its sessions mid-run) its ants move to the other after
  * {@code move_after}, where their sessions carry on, and nothing is lost.
  */
-// A thousand ants on two workers keep both cores busy: beside another test class a session missed
-// its 4 s heartbeat deadline and ran twice (seen twice with two forks, never alone).
+// A thousand ants on two workers keep both cores busy. With a 4 s heartbeat timeout, a session on a
+// starved worker (two CPU hogs beside the test, or another test class) missed its deadline and ran
+// twice: its history said RunSession attempt 2 after TIMEOUT_TYPE_HEARTBEAT (twice in clean-clone
+// CI, twice of two runs beside two `yes` processes). With 10 s it passed beside the same two; a
+// session cut short by the kill is retried 10 s later instead of 4.
 @RunsAlone
 @Timeout(600)
 class HostsIT {
@@ -55,7 +58,7 @@ class HostsIT {
     Files.writeString(f.resolve("colony.yaml"), """
         name: hosts
         defaults:
-          heartbeat_timeout: 4s
+          heartbeat_timeout: 10s
           move_after: 10s
         """);
     // Each session appends "session millis" to a file in its workspace (its cwd): the host's
@@ -138,6 +141,7 @@ class HostsIT {
   @Test
   void twoHostsShareAThousandAntsAndTheSurvivorTakesOverTheDeadOnesAnts() throws Exception {
     cluster = new Cluster(tmp, fixture()).startServer("dev");
+    cluster.colonyName = "hosts";
     Cluster.WorkerProcess a = cluster.startWorker("a", cluster.address, "--host", "a",
         "--workspace-root", tmp.resolve("host-a").toString());
     Cluster.WorkerProcess b = cluster.startWorker("b", cluster.address, "--host", "b",
