@@ -719,6 +719,21 @@ class ColonyLoaderTest {
     assertTrue(e.contains("schedule.cron: invalid cron expression '0 0 30 2 *': it never fires"), e);
   }
 
+  /** Verdicts on schedules are kept per expression: each ant sharing a bad one is still told, a good one still loads. */
+  @Test
+  void everyAntSharingASchedulesExpressionGetsItsVerdict() throws Exception {
+    String bad = ANT + "schedule:\n  cron: \" 0 0 30 2 *\"\n";
+    String e = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", bad, "ants/b.yaml", bad.replace("name: a", "name: b"),
+        "ants/c.yaml", ANT.replace("name: a", "name: c") + "schedule:\n  cron: \"61 9 * * *\"\n"), ENV);
+    assertTrue(e.contains("ants/a.yaml"), e);
+    assertTrue(e.contains("ants/b.yaml"), e);
+    assertEquals(2, e.split("invalid cron expression '0 0 30 2 \\*': it never fires", -1).length - 1, e);
+    assertTrue(e.contains("invalid cron expression '61 9 * * *'"), e);
+    for (int i = 0; i < 2; i++) {
+      load(colony(Map.of("colony.yaml", CONSOLE_COLONY, "ants/a.yaml", ANT + "schedule:\n  cron: \"0 9 * * 1\"\n")), ENV);
+    }
+  }
+
   @Test
   void anAntsPathThatIsAFileIsAnError() throws IOException {
     String e = errors(Map.of("colony.yaml", CONSOLE_COLONY, "ants", "oops"), ENV);
