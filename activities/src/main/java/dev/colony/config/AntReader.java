@@ -432,7 +432,8 @@ final class AntReader {
    * What is wrong with a schedule's cron expression ("" when nothing), kept per expression as
    * written: a colony's ants share a few schedules, and checking one (the cron library compiles its
    * patterns each time) was 40% of reading 10,000 ant files. Only the expression decides the
-   * verdict (a five-field expression that fires at all fires every year), so it never goes stale.
+   * verdict (whether it parses, and whether any date matches it: a date that exists comes again,
+   * Feb 29 every four years), so it never goes stale.
    */
   private static String cronProblem(String cron) {
     String known = CRON_PROBLEMS.get(cron);

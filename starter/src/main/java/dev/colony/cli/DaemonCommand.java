@@ -50,8 +50,9 @@ final class DaemonCommand implements Runnable {
     if (jar == null) {
       throw new UserError("not run from colony.jar: no resident process " + purpose);
     }
+    Path socket = socket(jar); // outside the try: a runtime directory it cannot name is an error, not "none runs"
     try {
-      spec.commandLine().getOut().println(Resident.control(socket(jar), verb));
+      spec.commandLine().getOut().println(Resident.control(socket, verb));
       return 0;
     } catch (java.io.IOException e) {
       spec.commandLine().getOut().println(none.apply(jar));

@@ -618,7 +618,7 @@ public final class Cluster implements AutoCloseable {
             .append(" failed by ").append(a.getIdentity()).append(": ").append(a.getFailure().getMessage());
       }
     }
-    return out.length() == 0 ? "every activity done at its first attempt" : out.toString();
+    return out.length() == 0 ? "no retried or failed activity in this run's history" : out.toString();
   }
 
   /** The ant's whole history (every run so far), as JSON: for checks that nothing secret is in it. */

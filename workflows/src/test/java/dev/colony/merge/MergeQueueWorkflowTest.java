@@ -118,6 +118,15 @@ class MergeQueueWorkflowTest {
     }
   }
 
+  /** The queue's items as its card says, or why it could not be read: for a failure's message. */
+  private static String cardItems(MergeQueueWorkflow q) {
+    try {
+      return String.valueOf(q.card().items());
+    } catch (RuntimeException e) {
+      return "(the card could not be read: " + e + ")";
+    }
+  }
+
   private static String refusal(Runnable update) {
     WorkflowUpdateException e = assertThrows(WorkflowUpdateException.class, update::run);
     return e.getCause().getMessage();
@@ -301,8 +310,8 @@ class MergeQueueWorkflowTest {
       q.submit(new Submission(b, "", "colony/" + b, null, 2, "ant", false, null, null, true));
       if (review) {
         eventually(dev.colony.testing.Eventually.DEFAULT, () -> desk.inRework.size() == 2,
-            () -> "the fix came: its task goes back to In Review; the desk heard " + desk.inRework + ", the item is "
-                + q.card().items());
+            () -> "the fix came: its task goes back to In Review; the desk heard " + desk.inRework + ", the items: "
+                + cardItems(q));
         assertTrue(desk.inRework.get(1).startsWith("t9 true the fix of " + b + "-1 came"), desk.inRework.get(1));
         assertEquals(TaskState.IN_REVIEW, desk.states.get("t9"), "with review the approval is withdrawn when the fix comes");
         // the board still says Done when the queue looks (the move failed, or raced the check): no approval

@@ -31,16 +31,21 @@ public final class Eventually {
   /** {@code detail} is built only on timeout: for diagnostics (posts, logs) that are costly to build. */
   public static void eventually(Duration atMost, BooleanSupplier condition, Supplier<String> detail) {
     try {
-      await()
-          .atMost(atMost)
-          .pollInSameThread()
-          .pollDelay(Duration.ZERO)
-          .pollInterval(Duration.ofMillis(20))
-          .ignoreExceptionsMatching(Eventually::transientServerError)
-          .until(condition::getAsBoolean);
+      poll(atMost, condition);
     } catch (ConditionTimeoutException e) {
       throw new AssertionError("not reached within " + atMost + ": " + detail.get(), e);
     }
+  }
+
+  /** Polls {@code condition} every 20 ms until it holds; Awaitility's timeout past {@code atMost}. */
+  private static void poll(Duration atMost, BooleanSupplier condition) {
+    await()
+        .atMost(atMost)
+        .pollInSameThread()
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(20))
+        .ignoreExceptionsMatching(Eventually::transientServerError)
+        .until(condition::getAsBoolean);
   }
 
   /**
@@ -49,10 +54,10 @@ public final class Eventually {
    */
   public static boolean within(Duration atMost, BooleanSupplier condition) {
     try {
-      eventually(atMost, condition, "");
+      poll(atMost, condition);
       return true;
-    } catch (AssertionError e) {
-      return false;
+    } catch (ConditionTimeoutException e) {
+      return false; // the condition's own failures are not a "no"
     }
   }
 
