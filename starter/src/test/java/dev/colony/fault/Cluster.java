@@ -431,6 +431,18 @@ public final class Cluster implements AutoCloseable {
     return r.out();
   }
 
+  /**
+   * Whether {@code colony status ANT} says {@code text} now: for polling with {@code eventually}. A
+   * call that fails (the ant not started yet, visibility behind) is a "not yet".
+   */
+  boolean statusSays(String ant, String text) {
+    try {
+      return cli("status", ant).contains(text);
+    } catch (Exception | AssertionError e) {
+      return false;
+    }
+  }
+
   /** Runs the CLI to completion; returns its exit code and output whatever the code. */
   record CliRun(int code, String out) {}
 

@@ -55,13 +55,8 @@ class MailboxExampleIT {
       // The status of one ant is asked of its workflow with a 1.5 s deadline and read from
       // visibility (which learns of a session a little later) when the worker is slower than that:
       // asked until it says session 1 runs (the scout lingers 20 s in it).
-      eventually(Duration.ofSeconds(15), () -> {
-        try {
-          return cluster.cli("status", "mailbox/scout").contains("state:              running (session 1)");
-        } catch (Exception e) {
-          return false;
-        }
-      }, "the scout's status says its session 1 runs");
+      eventually(Duration.ofSeconds(15), () -> cluster.statusSays("mailbox/scout", "state:              running (session 1)"),
+          "the scout's status says its session 1 runs");
       Cluster.kill9(first);
       second = cluster.startWorker("w2");
       Cluster.WorkerProcess w2 = second;

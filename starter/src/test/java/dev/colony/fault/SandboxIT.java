@@ -73,13 +73,8 @@ class SandboxIT {
         assertTrue(worker.process().isAlive(), "the worker lives");
         assertFalse(Files.exists(alice.resolve("pwned.txt")));
         assertFalse(Cluster.read(cluster.dir.resolve("ants/mallory.yaml")).contains("autonomy"));
-        eventually(Duration.ofSeconds(60), () -> {
-          try {
-            return cluster.cli("status", "walls/mallory").contains("last outcome:       success");
-          } catch (Exception e) {
-            return false;
-          }
-        }, "mallory's session ended");
+        eventually(Duration.ofSeconds(60), () -> cluster.statusSays("walls/mallory", "last outcome:       success"),
+            "mallory's session ended");
         // The detached child it left ended with its session.
         eventually(Duration.ofSeconds(20), SandboxIT::noOrphan, "no process of mallory's session is left");
         // The peer goes on.

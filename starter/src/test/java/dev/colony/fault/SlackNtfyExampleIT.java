@@ -125,13 +125,8 @@ class SlackNtfyExampleIT {
             "SLACK_APP_TOKEN", "xapp-revoked-token-9999999999",
             "NTFY_URL", "http://127.0.0.1:9/night-shift"));
     // The ant runs on regardless: sessions go on and it pauses on its billing error as usual.
-    eventually(LONG, () -> {
-      try {
-        return cluster.cli("status", "night-shift/builder").contains("paused:             yes (billing)");
-      } catch (Exception | AssertionError e) {
-        return false; // not started yet
-      }
-    }, () -> "{ try { return cluster.cli(\"status\", \"night-shift/builder\").contains(\"paused: yes (bill..." + logs(devLog, fakesLog));
+    eventually(LONG, () -> cluster.statusSays("night-shift/builder", "paused:             yes (billing)"),
+        () -> "night-shift/builder's status says paused (billing)" + logs(devLog, fakesLog));
     eventually(LONG, () -> Cluster.read(devLog).contains("notify: ntfy topic 'team': cannot reach ntfy at 127.0.0.1:9"), () -> "Cluster.read(devLog).contains(\"notify: ntfy topic 'team': cannot reach ntfy at 127.0.0...." + logs(devLog));
     String out = Cluster.read(devLog);
     assertTrue(out.contains("slack: connection failed: apps.connections.open: the app-level token was refused "
