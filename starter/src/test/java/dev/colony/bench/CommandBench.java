@@ -69,8 +69,8 @@ final class CommandBench {
   /** Fast-path commands before the resident process's RSS is read. */
   private static final int RSS_AFTER = Integer.getInteger("bench.rssAfter", 1000);
   private static final int IDLE_SECONDS = Integer.getInteger("bench.idleSeconds", 30);
-  /** The quiet time before each timed call of the cold rows. */
-  private static final long SETTLE_MS = Long.getLong("bench.settleMillis", 2000);
+  /** How long the resident process must have used no CPU before a timed call of the cold rows. */
+  private static final long QUIET_MS = Long.getLong("bench.quietMillis", 500);
   /**
    * While the fast path has not landed, {@code colony daemon ...} does not exist: only for developing
    * the harness may the run go on without it (its rows then say so); a real run fails instead.
@@ -533,8 +533,9 @@ final class CommandBench {
     r.line("Each run: today's call (`COLONY_FAST=off`), `./colony daemon stop` and the wait until the resident "
         + "process is gone, then the timed call (no resident process: it runs the plain JVM way and starts the "
         + "resident process in the background), then the wait until the resident process answers on its socket "
-        + "(*resident ready after*, from the call's start). Each timed call starts %.1f s after the last process "
-        + "before it ended, so both start on a quiet machine. Target: no slower than today's.", SETTLE_MS / 1000.0);
+        + "(*resident ready after*, from the call's start). Today's call starts once the resident process (just "
+        + "started by the previous run) has used no CPU for %d ms, so both start on a quiet machine. Target: no "
+        + "slower than today's.", QUIET_MS);
     r.line("");
     r.line("| first call after `daemon stop` | runs | p50 | p99 | today (plain JVM) p50 | ratio of p50s | resident "
         + "ready after (p50) | target |");
@@ -548,12 +549,11 @@ final class CommandBench {
       for (int i = 0; i < COLD_RUNS; i++) {
         List<String> args = cmd[0].equals("status") ? List.of("status", COLONY + "/" + ant(i, c.ants))
             : List.of(i % 2 == 0 ? "pause" : "resume", COLONY + "/" + ant(i, c.ants));
-        // Both timed calls start on a quiet machine: today's with the resident process up and idle,
-        // the cold one after the `daemon status`/`daemon stop` JVMs and the resident process are gone.
-        Thread.sleep(SETTLE_MS);
+        // Both timed calls start on a quiet machine: today's once the resident process has settled,
+        // the cold one once it is gone (stopResident waits for that).
+        c.awaitQuiet();
         add(today, c.time(Way.TODAY, args, true));
         c.stopResident();
-        Thread.sleep(SETTLE_MS);
         long t0 = System.nanoTime();
         add(first, c.time(Way.FAST, args, true));
         if (!awaitResident(c, Duration.ofSeconds(120))) {
@@ -856,6 +856,37 @@ final class CommandBench {
     private static final Pattern PID = Pattern.compile("(?i)\\bpid\\b\\D{0,5}(\\d+)");
 
     /** The running resident process's pid from {@code daemon status}, or -1. */
+    /**
+     * Waits until the resident process, if one runs, has used no CPU for {@link #QUIET_MS}: one
+     * that has just started still loads and compiles for a while after it first answers.
+     */
+    void awaitQuiet() throws Exception {
+      long pid = residentPid();
+      if (pid <= 0) {
+        return;
+      }
+      long[] seen = {-1, System.nanoTime()}; // CPU ticks, when they last changed
+      eventually(Duration.ofSeconds(60), () -> {
+        long ticks = cpuTicks(pid);
+        if (ticks != seen[0]) {
+          seen[0] = ticks;
+          seen[1] = System.nanoTime();
+        }
+        return ticks < 0 || System.nanoTime() - seen[1] >= QUIET_MS * 1_000_000L;
+      }, "the resident process went quiet");
+    }
+
+    /** User and system CPU ticks of {@code pid} (/proc/PID/stat), or -1 once it is gone. */
+    private static long cpuTicks(long pid) {
+      try {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime: fields 14 and 15
+      } catch (java.io.IOException | RuntimeException e) {
+        return -1;
+      }
+    }
+
     long residentPid() throws Exception {
       String out = daemon("status");
       Matcher m = PID.matcher(out);
